@@ -1,0 +1,1 @@
+//! chromate: a Chrome DevTools Protocol engine.

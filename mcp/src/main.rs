@@ -1,0 +1,2 @@
+//! The `chromate` binary.
+fn main() {}
