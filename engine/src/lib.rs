@@ -1,1 +1,4 @@
 //! chromate: a Chrome DevTools Protocol engine.
+#![warn(missing_docs)]
+
+pub mod cdp;

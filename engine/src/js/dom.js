@@ -1,0 +1,443 @@
+// dom: flat-tree traversal, text, the §9.1 predicates, implicit ARIA roles and
+// accessible names. Shared by every other module, so `role=` selectors and
+// snapshots agree by construction.
+(function (C) {
+  "use strict";
+
+  const ELEMENT = 1;
+  const TEXT = 3;
+  const FRAGMENT = 11;
+
+  /** Options for `checkVisibility`: display, visibility and opacity all count (§9.1). */
+  const VIS_OPTS = { opacityProperty: true, visibilityProperty: true };
+
+  /** Tags whose content never counts as element text (§5). */
+  const NO_TEXT = new Set(["script", "style", "template", "textarea", "select", "noscript"]);
+
+  /** Every concrete ARIA 1.2 role (plus graphics roles), for "first known token" (§7.3). */
+  const ARIA_ROLES = new Set(("alert alertdialog application article banner blockquote button caption cell " +
+    "checkbox code columnheader combobox comment complementary contentinfo definition deletion dialog " +
+    "directory document emphasis feed figure form generic grid gridcell group heading img image insertion " +
+    "link list listbox listitem log main mark marquee math menu menubar menuitem menuitemcheckbox " +
+    "menuitemradio meter navigation none note option paragraph presentation progressbar radio radiogroup " +
+    "region row rowgroup rowheader scrollbar search searchbox separator slider spinbutton status strong " +
+    "subscript suggestion superscript switch tab table tablist tabpanel term textbox time timer toolbar " +
+    "tooltip tree treegrid treeitem graphics-document graphics-object graphics-symbol").split(" "));
+
+  /** Roles whose accessible name may come from their own content (ARIA "name from content"). */
+  const NAME_FROM_CONTENT = new Set(["button", "cell", "checkbox", "columnheader", "gridcell", "heading",
+    "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio", "rowheader", "switch",
+    "tab", "tooltip", "treeitem"]);
+
+  /** Roles that print `(container)` and are named only from explicit labels (§7.6, §7.4). */
+  const CONTAINER_ROLES = new Set(["main", "navigation", "form", "search", "region", "article", "banner",
+    "contentinfo", "complementary", "dialog", "alertdialog", "group", "list", "table", "row", "feed"]);
+
+  /** Tags that end the banner/contentinfo scope of `header`/`footer` (ARIA in HTML). */
+  const SECTIONING = new Set(["article", "aside", "main", "nav", "section"]);
+  const SECTIONING_ROLES = new Set(["article", "complementary", "main", "navigation", "region"]);
+
+  /** Input types a person can type into (§9.1 fillable). */
+  const FILLABLE_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date",
+    "time", "datetime-local", "month", "week", "color", "range"]);
+
+  /** Role of a text-like input, `list` attribute aside. */
+  const INPUT_ROLES = {
+    button: "button", image: "button", reset: "button", submit: "button", checkbox: "checkbox",
+    radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", email: "textbox",
+    tel: "textbox", text: "textbox", url: "textbox",
+  };
+
+  /** Implicit roles by tag (ARIA in HTML); tags needing context are handled in `implicitRole`. */
+  const TAG_ROLES = {
+    article: "article", aside: "complementary", blockquote: "blockquote", button: "button",
+    caption: "caption", code: "code", datalist: "listbox", dd: "definition", del: "deletion",
+    details: "group", dfn: "term", dialog: "dialog", dt: "term", em: "emphasis", fieldset: "group",
+    figure: "figure", form: "form", h1: "heading", h2: "heading", h3: "heading", h4: "heading",
+    h5: "heading", h6: "heading", hgroup: "group", hr: "separator", ins: "insertion", li: "listitem",
+    main: "main", mark: "mark", math: "math", menu: "list", meter: "meter", nav: "navigation",
+    ol: "list", optgroup: "group", option: "option", output: "status", p: "paragraph",
+    progress: "progressbar", search: "search", strong: "strong", sub: "subscript", summary: "button",
+    sup: "superscript", table: "table", tbody: "rowgroup", textarea: "textbox", tfoot: "rowgroup",
+    thead: "rowgroup", time: "time", tr: "row", ul: "list", address: "group",
+  };
+
+  /** Normalise whitespace: runs (no-break space included) become one space; trimmed (§5). */
+  function normalize(s) {
+    return s ? s.replace(/[\s\u00a0]+/g, " ").trim() : "";
+  }
+
+  /** Cut `s` to at most `n` code points: `n - 1` of them plus `…` when longer (§7.4). */
+  function cut(s, n) {
+    if (s.length <= n) return s;
+    const cps = Array.from(s);
+    return cps.length <= n ? s : cps.slice(0, n - 1).join("") + "\u2026";
+  }
+
+  /** The flat-tree children of `node` (§7.2): open shadow roots replace the host's children; a
+   *  `<slot>` in a shadow tree yields its assigned nodes, nested slots flattened, else its fallback.
+   *  Closed roots are never entered (`shadowRoot` is null for them). */
+  function children(node) {
+    if (node.nodeType === ELEMENT) {
+      const sr = node.shadowRoot;
+      if (sr) return sr.childNodes;
+      if (node.localName === "slot") {
+        const root = node.getRootNode();
+        if (root.nodeType === FRAGMENT && root.host) return node.assignedNodes({ flatten: true });
+      }
+    }
+    return node.childNodes;
+  }
+
+  /** The flat-tree parent of `node`, or null: its assigned slot, else the shadow host for a
+   *  shadow root's child, else the DOM parent. */
+  function parent(node) {
+    const slot = node.assignedSlot;
+    if (slot) return slot;
+    const p = node.parentNode;
+    if (p && p.nodeType === FRAGMENT && p.host) return p.host;
+    return p;
+  }
+
+  /** Whether `a` is `b` or a flat-tree ancestor of `b` (crossing open shadow roots). */
+  function containsFlat(a, b) {
+    for (let n = b; n; n = parent(n)) if (n === a) return true;
+    return false;
+  }
+
+  /** Calls `visit(el)` for every element under `root` (exclusive) in flat-tree order; a `false`
+   *  result prunes that element's subtree. Slots in shadow trees are transparent. */
+  function walk(root, visit) {
+    const kids = children(root);
+    for (let i = 0; i < kids.length; i++) {
+      const n = kids[i];
+      if (n.nodeType !== ELEMENT) continue;
+      if (n.localName === "slot" && isShadowSlot(n)) { walk(n, visit); continue; }
+      if (visit(n) !== false) walk(n, visit);
+    }
+  }
+
+  /** Whether a `<slot>` lives in a shadow tree (and so is replaced by what it renders). */
+  function isShadowSlot(el) {
+    const root = el.getRootNode();
+    return root.nodeType === FRAGMENT && !!root.host;
+  }
+
+  /** Whether `el` carries `hidden`, `inert` or `aria-hidden="true"` itself (§7.5). */
+  function attrHidden(el) {
+    return el.hasAttribute("hidden") || el.hasAttribute("inert") || el.getAttribute("aria-hidden") === "true";
+  }
+
+  /** Whether a flat-tree ancestor-or-self carries `hidden`, `inert` or `aria-hidden="true"`. */
+  function underHidden(el) {
+    for (let n = el; n && n.nodeType === ELEMENT; n = parent(n)) if (attrHidden(n)) return true;
+    return false;
+  }
+
+  function styleOf(el) {
+    return el.ownerDocument.defaultView.getComputedStyle(el);
+  }
+
+  /** §9.1 visible: connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
+   *  `visibility: visible`, no ancestor-or-self with opacity 0, non-zero border box;
+   *  `display: contents` counts as visible when any child is. Viewport position is irrelevant. */
+  function isVisible(el) {
+    if (!el.isConnected) return false;
+    if (el.checkVisibility(VIS_OPTS)) {
+      const r = el.getBoundingClientRect();
+      return r.width > 0 && r.height > 0;
+    }
+    const cs = styleOf(el);
+    if (cs.display !== "contents") return false;
+    const kids = children(el);
+    for (let i = 0; i < kids.length; i++) {
+      const n = kids[i];
+      if (n.nodeType === ELEMENT && isVisible(n)) return true;
+      if (n.nodeType === TEXT && n.data.trim() && cs.visibility === "visible") {
+        const range = el.ownerDocument.createRange();
+        range.selectNodeContents(n);
+        const r = range.getBoundingClientRect();
+        if (r.width > 0 && r.height > 0) return true;
+      }
+    }
+    return false;
+  }
+
+  /** §7.5 snapshot-visible: visible and no flat-tree ancestor-or-self with `hidden`, `inert` or
+   *  `aria-hidden="true"`. */
+  function isSnapshotVisible(el) {
+    return !underHidden(el) && isVisible(el);
+  }
+
+  /** §9.1 enabled: not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
+  function isEnabled(el) {
+    return !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
+  }
+
+  /** §9.1 fillable: textarea, contenteditable, or an input of a typeable type. */
+  function isFillable(el) {
+    const tag = el.localName;
+    if (tag === "textarea") return true;
+    if (tag === "input") return FILLABLE_TYPES.has(el.type);
+    return !!el.isContentEditable;
+  }
+
+  /** §9.1 editable: enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
+  function isEditable(el) {
+    if (!isFillable(el) || !isEnabled(el)) return false;
+    if ((el.localName === "input" || el.localName === "textarea") && el.readOnly) return false;
+    return el.getAttribute("aria-readonly") !== "true";
+  }
+
+  /** Whether `el` is a contenteditable host: editable itself, its parent not. */
+  function isEditingHost(el) {
+    const v = el.getAttribute("contenteditable");
+    if (v === null || v.toLowerCase() === "false") return false;
+    const p = parent(el);
+    return !(p && p.nodeType === ELEMENT && p.isContentEditable);
+  }
+
+  /** Element text (§5): descendant text nodes in flat-tree order, minus script, style, template,
+   *  textarea and select content; CSS-hidden text counts. Not normalised. */
+  function text(el) {
+    if (NO_TEXT.has(el.localName)) return "";
+    let s = "";
+    const kids = children(el);
+    for (let i = 0; i < kids.length; i++) {
+      const n = kids[i];
+      if (n.nodeType === TEXT) s += n.data;
+      else if (n.nodeType === ELEMENT) s += text(n);
+    }
+    return s;
+  }
+
+  /** Snapshot-visible text of `el` (§7.4 for text-class elements): text of descendants that are
+   *  rendered, visible and not under `hidden`/`inert`/`aria-hidden`. With `fromContent`, ARIA
+   *  name-from-content extras apply: a descendant's `aria-label` or an image's `alt` stands in for it.
+   *  Not normalised. */
+  function visibleText(el, fromContent) {
+    return collectText(el, true, !!fromContent, el);
+  }
+
+  function collectText(el, own, fromContent, top) {
+    let s = "";
+    const kids = children(el);
+    for (let i = 0; i < kids.length; i++) {
+      const n = kids[i];
+      if (n.nodeType === TEXT) { if (own) s += n.data; continue; }
+      if (n.nodeType !== ELEMENT) continue;
+      const tag = n.localName;
+      if (NO_TEXT.has(tag) || attrHidden(n)) continue;
+      let vis = own;
+      if (!n.checkVisibility(VIS_OPTS)) {
+        const cs = styleOf(n);
+        if (cs.display === "none" || cs.opacity === "0") continue;
+        vis = cs.display === "contents" ? own && cs.visibility === "visible" : false;
+      }
+      if (fromContent && vis) {
+        const label = n.getAttribute("aria-label");
+        if (label && label.trim()) { s += " " + label + " "; continue; }
+        if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
+          s += " " + (n.getAttribute("alt") || "") + " ";
+          continue;
+        }
+      }
+      if (tag === "br") { if (vis) s += "\n"; continue; }
+      s += collectText(n, vis, fromContent, top);
+    }
+    return s;
+  }
+
+  /** Rendered text of `el` (`innerText`), as browser_read and browser_expect see it. */
+  function renderedText(el) {
+    return el.innerText !== undefined ? el.innerText : el.textContent || "";
+  }
+
+  /** The first known ARIA token of the `role` attribute, or null (§7.3). */
+  function explicitRole(el) {
+    const attr = el.getAttribute("role");
+    if (!attr) return null;
+    const tokens = attr.trim().toLowerCase().split(/\s+/);
+    for (const t of tokens) if (ARIA_ROLES.has(t)) return t === "image" ? "img" : t;
+    return null;
+  }
+
+  /** Implicit ARIA role of `el` (ARIA in HTML, plus summary → button and contenteditable hosts →
+   *  textbox; header/footer scoped; password, date, file and color inputs have none). `generic`
+   *  comes back as null so that callers print the tag name. */
+  function implicitRole(el) {
+    const tag = el.localName;
+    switch (tag) {
+      case "a": case "area": return el.hasAttribute("href") ? "link" : null;
+      case "input": {
+        const type = el.type;
+        if (el.hasAttribute("list") && ["email", "search", "tel", "text", "url"].includes(type)) return "combobox";
+        return INPUT_ROLES[type] || null;
+      }
+      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "img": {
+        const alt = el.getAttribute("alt");
+        return alt === "" && !el.hasAttribute("title") && !el.hasAttribute("aria-label") ? "presentation" : "img";
+      }
+      case "section": return hasExplicitName(el) ? "region" : null;
+      case "header": case "footer": return inSectioning(el) ? null : tag === "header" ? "banner" : "contentinfo";
+      case "td": return inGrid(el) ? "gridcell" : "cell";
+      case "th": {
+        const scope = (el.getAttribute("scope") || "").toLowerCase();
+        if (scope === "row" || scope === "rowgroup") return "rowheader";
+        return "columnheader";
+      }
+      default: {
+        const r = TAG_ROLES[tag];
+        if (r) return r;
+        return isEditingHost(el) ? "textbox" : null;
+      }
+    }
+  }
+
+  function hasExplicitName(el) {
+    const l = el.getAttribute("aria-label");
+    if (l && l.trim()) return true;
+    return !!normalize(labelledByText(el));
+  }
+
+  function inSectioning(el) {
+    for (let n = parent(el); n && n.nodeType === ELEMENT; n = parent(n)) {
+      if (SECTIONING.has(n.localName)) return true;
+      const r = explicitRole(n);
+      if (r && SECTIONING_ROLES.has(r)) return true;
+    }
+    return false;
+  }
+
+  function inGrid(el) {
+    const table = el.closest("table");
+    if (!table) return false;
+    const r = explicitRole(table);
+    return r === "grid" || r === "treegrid";
+  }
+
+  /** Role of `el` (§7.3): the first known ARIA token of `role`, else the implicit role, else null. */
+  function role(el) {
+    return explicitRole(el) || implicitRole(el);
+  }
+
+  /** Whether `role` (as returned by `role`) or the tag makes `el` a container (§7.6). */
+  function isContainer(el, r) {
+    return CONTAINER_ROLES.has(r) || (r === null && el.localName === "section");
+  }
+
+  /** Concatenated text of the elements named by `aria-labelledby` (in `el`'s tree), or "". */
+  function labelledByText(el) {
+    const ids = el.getAttribute("aria-labelledby");
+    if (!ids) return "";
+    const root = el.getRootNode();
+    const parts = [];
+    for (const id of ids.trim().split(/\s+/)) {
+      const ref = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
+      if (!ref) continue;
+      const label = ref.getAttribute("aria-label");
+      parts.push(label && label.trim() ? label : text(ref));
+    }
+    return parts.join(" ");
+  }
+
+  /** Texts of the `<label>` elements of `el` (for= and nesting), each not normalised. */
+  function labelTexts(el) {
+    const labels = el.labels;
+    if (!labels || !labels.length) return [];
+    const out = [];
+    for (let i = 0; i < labels.length; i++) out.push(visibleText(labels[i], true));
+    return out;
+  }
+
+  /** Whether `el` is a text-class element by tag or id word (§7.2), i.e. prints `text` without role. */
+  function isTextLike(el) {
+    const tag = el.localName;
+    if (tag === "p" || tag === "dt" || tag === "dd" || tag === "output" || tag === "caption" || tag === "figcaption") return true;
+    return (tag === "div" || tag === "span") && el.firstElementChild === null && hasEvidenceId(el);
+  }
+
+  /** Whether `el` has an `aria-live` region attribute other than `off`. */
+  function isLive(el) {
+    const v = el.getAttribute("aria-live");
+    return v !== null && v.toLowerCase() !== "off";
+  }
+
+  const EVIDENCE_WORD = /(?:^|[^a-z0-9])(?:status|result|message|error|success|log|notice|alert|feedback|confirmation)(?=$|[^a-z0-9])/;
+
+  /** Splits camelCase (`statusMsg` → `status msg`, `APIKey` → `api key`) and lower-cases. */
+  function words(s) {
+    return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase();
+  }
+
+  /** Whether the `id`, `data-testid` or `data-test-id` of `el` contains an evidence word (§7.2). */
+  function hasEvidenceId(el) {
+    for (const a of ["id", "data-testid", "data-test-id"]) {
+      const v = el.getAttribute(a);
+      if (v && EVIDENCE_WORD.test(words(v))) return true;
+    }
+    return false;
+  }
+
+  /** Accessible name of `el` (§7.4), normalised and untruncated. `r` is its role if known. */
+  function accName(el, r) {
+    if (r === undefined) r = role(el);
+    if (isTextLike(el) || isLive(el)) return normalize(visibleText(el, false));
+    const lb = normalize(labelledByText(el));
+    if (lb) return lb;
+    const al = normalize(el.getAttribute("aria-label"));
+    if (al) return al;
+    if (isContainer(el, r)) return "";
+    const tag = el.localName;
+    for (const t of labelTexts(el)) { const v = normalize(t); if (v) return v; }
+    if (tag === "input") {
+      const type = el.type;
+      if (type === "submit" || type === "reset" || type === "button") {
+        const v = el.getAttribute("value");
+        if (v !== null) { if (normalize(v)) return normalize(v); }
+        else if (type !== "button") return type === "submit" ? "Submit" : "Reset";
+      }
+    }
+    if (tag === "img" || tag === "area" || (tag === "input" && el.type === "image")) {
+      const v = normalize(el.getAttribute("alt"));
+      if (v) return v;
+    }
+    if (tag === "input" || tag === "textarea") {
+      const v = normalize(el.getAttribute("placeholder"));
+      if (v) return v;
+    }
+    const formish = tag === "input" || tag === "textarea" || tag === "select" || isEditingHost(el);
+    if (!formish && (r === null || NAME_FROM_CONTENT.has(r) || tag === "label" || tag === "summary")) {
+      const v = normalize(visibleText(el, true));
+      if (v) return v;
+    }
+    return normalize(el.getAttribute("title"));
+  }
+
+  /** Label texts `label=` compares against (§5): `<label>`s, `aria-label`, `aria-labelledby`. */
+  function labelCandidates(el) {
+    const out = labelTexts(el).map(normalize);
+    const al = el.getAttribute("aria-label");
+    if (al !== null) out.push(normalize(al));
+    if (el.hasAttribute("aria-labelledby")) out.push(normalize(labelledByText(el)));
+    return out;
+  }
+
+  /** `tag#id.class1.class2` for messages such as `obscuredBy` (id and classes only if present). */
+  function describe(el) {
+    let s = el.localName;
+    if (el.id) s += "#" + el.id;
+    const cls = el.getAttribute("class");
+    if (cls && cls.trim()) s += "." + cls.trim().split(/\s+/).join(".");
+    return cut(s, 120);
+  }
+
+  return {
+    normalize, cut, words, children, parent, containsFlat, walk, isShadowSlot, attrHidden, underHidden,
+    styleOf, isVisible, isSnapshotVisible, isEnabled, isFillable, isEditable, isEditingHost, text,
+    visibleText, renderedText, explicitRole, implicitRole, role, isContainer, labelledByText, labelTexts,
+    labelCandidates, isTextLike, isLive, hasEvidenceId, accName, describe,
+    ARIA_ROLES, CONTAINER_ROLES,
+  };
+})

@@ -1,0 +1,214 @@
+// selector: the §5 grammar and its engines. The page side accepts the raw selector string and
+// validates it itself, so Rust may forward what the caller typed.
+(function (C) {
+  "use strict";
+  const D = C.dom;
+
+  const PREFIXES = new Set(["css", "xpath", "id", "name", "testid", "tag", "class", "text", "text*",
+    "role", "label", "placeholder", "alt", "title", "ref"]);
+  const BARE_REF = /^\s*e([1-9][0-9]*)\s*$/;
+  const ROLE_SHAPE = /^([A-Za-z-]+)(?:\[name=(?:"((?:[^"\\]|\\[\s\S])*)"|'((?:[^'\\]|\\[\s\S])*)'|([^\]"']*))\])?$/;
+  const FORM_ROLES = new Set(["textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
+    "slider", "spinbutton"]);
+
+  /** Quotes `s` for `role=…[name="…"]` (backslash before `"` and `\`). */
+  function quote(s) {
+    return '"' + s.replace(/[\\"]/g, "\\$&") + '"';
+  }
+
+  /** `parse(selector)` → `{ok:true, engine, value, canonical, ref?, role?, name?}` or
+   *  `{ok:false, error:"invalid selector", reason}`. `engine` is one of the prefixes without `=`
+   *  (`css` for unprefixed text); a bare `e7` parses as `{engine:"ref", ref:7, bare:true}`. */
+  function parse(selector) {
+    if (typeof selector !== "string" || selector === "") return bad("selector is empty");
+    const m = BARE_REF.exec(selector);
+    if (m) {
+      const ref = Number(m[1]);
+      return { ok: true, engine: "ref", value: "e" + ref, ref, bare: true, canonical: "ref=e" + ref };
+    }
+    const eq = selector.indexOf("=");
+    let engine = "css";
+    let value = selector;
+    if (eq > 0) {
+      const prefix = selector.slice(0, eq).toLowerCase();
+      if (PREFIXES.has(prefix)) { engine = prefix; value = selector.slice(eq + 1); }
+    }
+    switch (engine) {
+      case "css": {
+        try { document.createDocumentFragment().querySelector(value); } catch (e) { return bad(e.message); }
+        return { ok: true, engine, value, canonical: "css=" + value };
+      }
+      case "xpath": {
+        try { document.createExpression(value); } catch (e) { return bad(e.message); }
+        return { ok: true, engine, value, canonical: "xpath=" + value };
+      }
+      case "ref": {
+        value = value.trim();
+        const ref = C.refs.parse(value);
+        if (ref === null) return bad("ref= needs e<N>, got " + JSON.stringify(value));
+        return { ok: true, engine, value: "e" + ref, ref, canonical: "ref=e" + ref };
+      }
+      case "role": {
+        value = value.trim();
+        const r = ROLE_SHAPE.exec(value);
+        if (!r) return bad("role= needs <role> or <role>[name=<name>], got " + JSON.stringify(value));
+        const roleName = r[1].toLowerCase();
+        let name = null;
+        if (r[2] !== undefined) name = r[2].replace(/\\([\s\S])/g, "$1");
+        else if (r[3] !== undefined) name = r[3].replace(/\\([\s\S])/g, "$1");
+        else if (r[4] !== undefined) name = r[4];
+        const canonical = "role=" + roleName + (name === null ? "" : "[name=" + quote(name) + "]");
+        return { ok: true, engine, value, role: roleName, name, canonical };
+      }
+      case "tag":
+        return { ok: true, engine, value: value.toLowerCase(), canonical: "tag=" + value.toLowerCase() };
+      default:
+        return { ok: true, engine, value, canonical: engine + "=" + value };
+    }
+  }
+
+  function bad(reason) {
+    return { ok: false, error: "invalid selector", reason };
+  }
+
+  /** `resolve(selector, root?)` → `{ok:true, canonical, elements}` (flat-tree order) |
+   *  `{ok:false, error:"invalid selector", reason}` | `{ok:false, error:"stale-ref", ref,
+   *  status:"detached"|"ambiguous"|"unknown"}`. `root` (an element) scopes the search to its
+   *  subtree, itself included; the default is the document. */
+  function resolve(selector, root) {
+    const p = typeof selector === "string" ? parse(selector) : selector;
+    if (!p.ok) return p;
+    if (p.engine === "ref") {
+      const hit = C.refs.lookup(p.ref);
+      if (hit.status !== "ok") return { ok: false, error: "stale-ref", ref: p.ref, status: hit.status, canonical: p.canonical };
+      const inScope = !root || D.containsFlat(root, hit.element);
+      return { ok: true, canonical: p.canonical, elements: inScope ? [hit.element] : [] };
+    }
+    let elements;
+    try {
+      elements = run(p, root || document);
+    } catch (e) {
+      return bad(e.message);
+    }
+    return { ok: true, canonical: p.canonical, elements };
+  }
+
+  /** `queryAll(selector, root?)` → Element[]: `resolve` without the envelope; [] on any error. */
+  function queryAll(selector, root) {
+    const r = resolve(selector, root);
+    return r.ok ? r.elements : [];
+  }
+
+  /** `query(selector, root?)` → the first match or null. */
+  function query(selector, root) {
+    return queryAll(selector, root)[0] || null;
+  }
+
+  function run(p, root) {
+    const v = p.value;
+    switch (p.engine) {
+      case "css": {
+        const list = root.querySelectorAll(v);
+        const out = [];
+        if (root.nodeType === 1 && root.matches(v)) out.push(root);
+        for (let i = 0; i < list.length; i++) out.push(list[i]);
+        return out;
+      }
+      case "xpath": {
+        const doc = root.ownerDocument || root;
+        const res = doc.evaluate(v, doc, null, XPathResult.ORDERED_NODE_SNAPSHOT_TYPE, null);
+        const out = [];
+        for (let i = 0; i < res.snapshotLength; i++) {
+          const n = res.snapshotItem(i);
+          if (n.nodeType === 1 && (root === doc || D.containsFlat(root, n))) out.push(n);
+        }
+        return out;
+      }
+      case "id": return filter(root, (el) => el.getAttribute("id") === v);
+      case "name": return filter(root, (el) => el.getAttribute("name") === v);
+      case "testid": return filter(root, (el) => el.getAttribute("data-testid") === v);
+      case "tag": return filter(root, (el) => el.localName === v);
+      case "class": return filter(root, (el) => el.classList.contains(v));
+      case "placeholder":
+        return filter(root, (el) => (el.localName === "input" || el.localName === "textarea") && el.getAttribute("placeholder") === v);
+      case "alt":
+        return filter(root, (el) => (el.localName === "img" || el.localName === "area" ||
+          (el.localName === "input" && el.type === "image")) && el.getAttribute("alt") === v);
+      case "title": return filter(root, (el) => el.getAttribute("title") === v);
+      case "text": return textMatches(root, D.normalize(v), false);
+      case "text*": return textMatches(root, D.normalize(v), true);
+      case "role": return roleMatches(root, p.role, p.name === null ? null : D.normalize(p.name));
+      case "label": {
+        const want = v;
+        return filter(root, (el) => {
+          const tag = el.localName;
+          const control = (tag === "input" && el.type !== "hidden") || tag === "textarea" || tag === "select" ||
+            FORM_ROLES.has(D.explicitRole(el));
+          return control && D.labelCandidates(el).includes(want);
+        });
+      }
+      default: throw new Error("unknown engine " + p.engine);
+    }
+  }
+
+  /** Elements under `root` (itself included when an element) passing `pred`, flat-tree order. */
+  function filter(root, pred) {
+    const out = [];
+    if (root.nodeType === 1 && pred(root)) out.push(root);
+    D.walk(root, (el) => { if (pred(el)) out.push(el); });
+    return out;
+  }
+
+  const TEXT_SKIP = new Set(["head", "script", "style", "template", "noscript", "title"]);
+
+  /** `text=`/`text*=`: elements whose normalised text equals (contains) `want`, innermost only. */
+  function textMatches(root, want, substring) {
+    const out = [];
+    // Post-order over the flat tree: each call returns [text, anyDescendantMatched] and pushes
+    // matches into `out` at their pre-order position, so results stay in flat-tree order.
+    function visit(el) {
+      const slot = out.length;
+      let s = "";
+      let below = false;
+      const skipText = TEXT_SKIP.has(el.localName) || el.localName === "textarea" || el.localName === "select";
+      const kids = D.children(el);
+      for (let i = 0; i < kids.length; i++) {
+        const n = kids[i];
+        if (n.nodeType === 3) { if (!skipText) s += n.data; }
+        else if (n.nodeType === 1) {
+          const r = visit(n);
+          if (!skipText) s += r[0];
+          below = below || r[1];
+        }
+      }
+      if (skipText || (el.localName === "slot" && D.isShadowSlot(el))) return [skipText ? "" : s, below];
+      if (!below) {
+        const t = D.normalize(s);
+        if (substring ? t.includes(want) : t === want) { out.splice(slot, 0, el); return [s, true]; }
+      }
+      return [s, below];
+    }
+    if (root.nodeType === 9) { if (root.documentElement) visit(root.documentElement); }
+    else visit(root);
+    return out;
+  }
+
+  /** `role=`: role per §7.3 and, when given, normalised accessible name; never under a hidden,
+   *  inert or aria-hidden ancestor-or-self. */
+  function roleMatches(root, wantRole, wantName) {
+    const out = [];
+    const test = (el) => {
+      if (D.attrHidden(el)) return false;
+      if (D.role(el) === wantRole && (wantName === null || D.accName(el) === wantName)) out.push(el);
+      return true;
+    };
+    if (root.nodeType === 1) {
+      if (D.underHidden(root)) return out;
+      test(root);
+    }
+    D.walk(root, test);
+    return out;
+  }
+
+  return { parse, resolve, queryAll, query, quote };
+})
