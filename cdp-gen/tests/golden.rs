@@ -1,0 +1,42 @@
+//! The generator's output for a small hand-written protocol, compared with a checked-in file so
+//! reviewers see every change to its shape. Re-bless with `UPDATE_EXPECT=1 cargo test -p cdp-gen`.
+
+use cdp_gen::{generate, DomainSelection, GenError};
+
+const MINI: &str = include_str!("mini_protocol.json");
+
+#[test]
+fn mini_protocol_generates_the_golden_output() {
+    let (src, stats) = generate(MINI, &DomainSelection::All).expect("mini protocol generates");
+    expect_test::expect_file!["expected/mini.rs.txt"].assert_eq(&src);
+    assert_eq!((stats.commands, stats.events, stats.types), (4, 2, 8));
+}
+
+#[test]
+fn selecting_a_domain_pulls_in_the_domains_it_references() {
+    let (_, stats) =
+        generate(MINI, &DomainSelection::Only(vec!["Alpha".into()])).expect("generates");
+    assert_eq!(stats.domains, ["Alpha", "Beta"]);
+    let (_, stats) = generate(MINI, &DomainSelection::Only(vec!["Beta".into()])).expect("generates");
+    assert_eq!(stats.domains, ["Beta"]);
+}
+
+#[test]
+fn unknown_references_name_their_protocol_path() {
+    let broken = MINI.replace("\"Beta.ScriptId\"", "\"Beta.Missing\"");
+    let err = generate(&broken, &DomainSelection::All).expect_err("must fail");
+    assert!(matches!(err, GenError::UnknownRef { .. }));
+    assert_eq!(err.to_string(), "Alpha.Node.script: unknown type reference `Beta.Missing`");
+}
+
+#[test]
+fn unknown_domains_are_rejected() {
+    let err = generate(MINI, &DomainSelection::Only(vec!["Gamma".into()])).expect_err("must fail");
+    assert_eq!(err.to_string(), "unknown domain `Gamma` (not in the protocol json)");
+}
+
+#[test]
+fn malformed_json_is_a_parse_error() {
+    let err = generate("{\"domains\": 3}", &DomainSelection::All).expect_err("must fail");
+    assert!(matches!(err, GenError::Parse(_)));
+}
