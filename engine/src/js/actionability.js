@@ -1,0 +1,459 @@
+// actionability: one-call resolve → pick → state checks → scroll → action point → hit test
+// (§9.1–9.3), plus the small in-page helpers the element actions and read-only tools need.
+// Every function takes a target `{selector?: string, ref?: number}` (a ref wins) and answers
+// `{status:"ok", …}` or a failure status:
+//   {status:"invalid-selector", reason} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
+//   "unknown"} | {status:"no-match"}.
+(function (C) {
+  "use strict";
+  const D = C.dom;
+
+  /** Last rect seen per element, for the stability check. */
+  const lastRects = new WeakMap();
+  const SET_VALUE_TYPES = new Set(["date", "time", "datetime-local", "month", "week", "color", "range"]);
+  const CHECK_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
+
+  /** Resolves a target to `{status:"ok", elements, canonical}` or a failure status. */
+  function resolveTarget(t) {
+    const sel = t.ref != null ? "ref=e" + t.ref : t.selector;
+    const r = C.selector.resolve(sel);
+    if (!r.ok) {
+      if (r.error === "stale-ref") return { status: "stale-ref", ref: r.ref, reason: r.status };
+      return { status: "invalid-selector", reason: r.reason };
+    }
+    if (!r.elements.length) return { status: "no-match", canonical: r.canonical };
+    return { status: "ok", elements: r.elements, canonical: r.canonical };
+  }
+
+  /** `pick(target, needVisible)` → `{status:"ok", element, matched}` | failure (`not-visible`
+   *  with `matched` when `needVisible` and none is). The candidate is the first visible match
+   *  (§9.2); for a ref, its element. */
+  function pick(t, needVisible) {
+    const r = resolveTarget(t);
+    if (r.status !== "ok") return r;
+    const els = r.elements;
+    if (t.ref != null || !needVisible) {
+      if (needVisible && !D.isVisible(els[0])) return { status: "not-visible", matched: 1 };
+      return { status: "ok", element: els[0], matched: els.length };
+    }
+    for (const el of els) if (D.isVisible(el)) return { status: "ok", element: el, matched: els.length };
+    return { status: "not-visible", matched: els.length };
+  }
+
+  /** Offset of `el`'s window inside the top window (same-origin frames walked in place). */
+  function frameOffset(el) {
+    let x = 0;
+    let y = 0;
+    let win = el.ownerDocument.defaultView;
+    while (win && win !== window) {
+      const fe = win.frameElement;
+      if (!fe) break;
+      const r = fe.getBoundingClientRect();
+      const cs = D.styleOf(fe);
+      x += r.left + fe.clientLeft + parseFloat(cs.paddingLeft);
+      y += r.top + fe.clientTop + parseFloat(cs.paddingTop);
+      win = fe.ownerDocument.defaultView;
+    }
+    return { x, y };
+  }
+
+  function rectOf(r) {
+    return { x: r.left, y: r.top, width: r.width, height: r.height };
+  }
+
+  /** The element's first non-empty layout box clipped to its viewport, or null. */
+  function visibleBox(el) {
+    const win = el.ownerDocument.defaultView;
+    const rects = el.getClientRects();
+    for (let i = 0; i < rects.length; i++) {
+      const r = rects[i];
+      if (r.width <= 0 || r.height <= 0) continue;
+      const left = Math.max(r.left, 0);
+      const top = Math.max(r.top, 0);
+      const right = Math.min(r.right, win.innerWidth);
+      const bottom = Math.min(r.bottom, win.innerHeight);
+      if (right <= left || bottom <= top) return null;
+      return { left, top, right, bottom };
+    }
+    return null;
+  }
+
+  function fullyInView(el) {
+    const win = el.ownerDocument.defaultView;
+    const r = el.getBoundingClientRect();
+    return r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
+  }
+
+  /** Topmost element at (x, y) of `doc`, descending through open shadow roots. */
+  function hitTest(doc, x, y) {
+    let hit = doc.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    return hit;
+  }
+
+  /** Whether a hit on `hit` counts as hitting `el` (§9.1 unobscured). */
+  function hitsTarget(el, hit) {
+    if (!hit) return false;
+    if (D.containsFlat(el, hit)) return true;
+    const labels = el.labels;
+    if (labels) for (let i = 0; i < labels.length; i++) if (D.containsFlat(labels[i], hit)) return true;
+    if (el.localName === "label" && el.control && D.containsFlat(el.control, hit)) return true;
+    return false;
+  }
+
+  function nextFrame(win) {
+    return new Promise((resolve) => {
+      let settled = false;
+      const finish = () => { if (!settled) { settled = true; resolve(); } };
+      win.requestAnimationFrame(() => win.requestAnimationFrame(finish));
+      win.setTimeout(finish, 50);
+    });
+  }
+
+  function sameRect(a, b) {
+    return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
+  }
+
+  /** `check({selector | ref, states:["visible","enabled","editable","unobscured"], scroll?,
+   *  stable?})` → Promise of `{status:"ok", point:{x,y}, rect:{x,y,width,height}, tag, matched,
+   *  fillable, editingHost}` | `{status:"no-match"}` | `{status:"not-visible", matched}` |
+   *  `{status:"not-enabled"}` | `{status:"not-editable", fillable}` (`fillable:false` → fail at
+   *  once, NOT_EDITABLE) | `{status:"unstable"}` | `{status:"outside-viewport"}` |
+   *  `{status:"obscured", obscuredBy:"tag#id.class"}` | stale/invalid. States are checked in
+   *  the order given; then, with `scroll`, the element is scrolled to the viewport centre unless
+   *  fully in view; with `stable`, its rect must equal the one seen by the previous call (or,
+   *  on a first call, the one two animation frames later). Coordinates are top-viewport CSS px. */
+  async function check(args) {
+    const states = args.states || [];
+    const needVisible = states.includes("visible") || states.includes("unobscured");
+    const p = pick(args, needVisible);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    for (const s of states) {
+      if (s === "enabled" && !D.isEnabled(el)) return { status: "not-enabled", matched: p.matched };
+      if (s === "editable" && !D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el), matched: p.matched };
+    }
+    const res = { status: "ok", tag: el.localName, matched: p.matched, fillable: D.isFillable(el), editingHost: D.isEditingHost(el) };
+    if (!needVisible && !D.isVisible(el)) return res;
+    if (args.scroll && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    let rect = rectOf(el.getBoundingClientRect());
+    if (args.stable) {
+      const prev = lastRects.get(el);
+      if (!prev) {
+        await nextFrame(el.ownerDocument.defaultView);
+        const again = rectOf(el.getBoundingClientRect());
+        lastRects.set(el, again);
+        if (!sameRect(rect, again) || !el.isConnected) return { status: "unstable" };
+        rect = again;
+      } else {
+        lastRects.set(el, rect);
+        if (!sameRect(prev, rect)) return { status: "unstable" };
+      }
+    }
+    const box = visibleBox(el);
+    if (!box) return { status: "outside-viewport" };
+    const lx = (box.left + box.right) / 2;
+    const ly = (box.top + box.bottom) / 2;
+    if (states.includes("unobscured")) {
+      const hit = hitTest(el.ownerDocument, lx, ly);
+      if (!hitsTarget(el, hit)) return { status: "obscured", obscuredBy: hit ? D.describe(hit) : "nothing" };
+    }
+    const off = frameOffset(el);
+    res.point = { x: lx + off.x, y: ly + off.y };
+    res.rect = { x: rect.x + off.x, y: rect.y + off.y, width: rect.width, height: rect.height };
+    return res;
+  }
+
+  /** `element(target)` → the element a check would act on (first visible match, else first
+   *  match; a ref's element) or null. For `returnByValue:false` callers needing an objectId. */
+  function element(t) {
+    const p = pick(t, true);
+    if (p.status === "ok") return p.element;
+    const r = resolveTarget(t);
+    return r.status === "ok" ? r.elements[0] : null;
+  }
+
+  /** `scrollToCenter(target)` → `{status:"ok"}` | failure: scrolls the element to the viewport
+   *  centre (browser_element scroll). */
+  function scrollToCenter(t) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    p.element.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+    return { status: "ok" };
+  }
+
+  /** `focusEnd(target)` → `{status:"ok", focused}`: focus() without a click, caret after the
+   *  existing text (inputs that support selection, textareas, editing hosts). */
+  function focusEnd(t) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    el.focus({ preventScroll: true });
+    caretToEnd(el);
+    return { status: "ok", focused: deepActive(el.ownerDocument) === el };
+  }
+
+  function caretToEnd(el) {
+    if (el.localName === "input" || el.localName === "textarea") {
+      try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) { /* type without selection */ }
+    } else if (el.isContentEditable) {
+      const sel = el.ownerDocument.getSelection();
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      range.collapse(false);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+  }
+
+  function deepActive(doc) {
+    let a = doc.activeElement;
+    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    return a;
+  }
+
+  /** `prepareFill(target)` → `{status:"ok", mode:"type"|"set", empty}` | `{status:"not-editable",
+   *  fillable}` | failure. Focuses and selects all content so that typed keys replace it
+   *  (send Delete first unless `empty`); `mode:"set"` means date/time/color/range: call
+   *  `setValue` instead of typing. */
+  function prepareFill(t) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    if (!D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el) };
+    if (el.localName === "input" && SET_VALUE_TYPES.has(el.type)) return { status: "ok", mode: "set", empty: el.value === "" };
+    el.focus({ preventScroll: true });
+    selectAll(el);
+    const empty = el.localName === "input" || el.localName === "textarea" ? el.value === "" : el.textContent === "";
+    return { status: "ok", mode: "type", empty };
+  }
+
+  function selectAll(el) {
+    if (el.localName === "input" || el.localName === "textarea") {
+      try { el.select(); } catch (e) { /* no selection API */ }
+      try { el.setSelectionRange(0, el.value.length); } catch (e) { /* email/number inputs */ }
+    } else {
+      const sel = el.ownerDocument.getSelection();
+      const range = el.ownerDocument.createRange();
+      range.selectNodeContents(el);
+      sel.removeAllRanges();
+      sel.addRange(range);
+    }
+  }
+
+  function fire(el, type) {
+    el.dispatchEvent(new Event(type, { bubbles: true, composed: type === "input" }));
+  }
+
+  /** `setValue(target, value)` → `{status:"ok", value}` | `{status:"rejected", value}` (the input
+   *  did not take it; old value restored) | `{status:"not-settable"}` | failure. For date, time,
+   *  datetime-local, month, week, color and range inputs; fires `input` and `change`. */
+  function setValue(t, value) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    if (el.localName !== "input" || !SET_VALUE_TYPES.has(el.type)) return { status: "not-settable" };
+    const old = el.value;
+    el.focus({ preventScroll: true });
+    el.value = value;
+    const took = el.type === "color" ? el.value === value.toLowerCase() : el.value === value;
+    if (!took) { el.value = old; return { status: "rejected", value: el.value }; }
+    fire(el, "input");
+    fire(el, "change");
+    return { status: "ok", value: el.value };
+  }
+
+  /** `clear(target)` → `{status:"ok"}` | `{status:"not-editable", fillable}` | failure: empties an
+   *  editable field (as a delete would), firing `input` and `change`. */
+  function clear(t) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    if (!D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el) };
+    el.focus({ preventScroll: true });
+    const isField = el.localName === "input" || el.localName === "textarea";
+    if (isField ? el.value !== "" : el.textContent !== "") {
+      selectAll(el);
+      el.ownerDocument.execCommand("delete");
+      if (isField ? el.value !== "" : el.textContent !== "") {
+        if (isField) el.value = ""; else el.textContent = "";
+        fire(el, "input");
+      }
+    }
+    fire(el, "change");
+    return { status: "ok" };
+  }
+
+  /** The checkable element behind `el`: itself, or the control of a `<label>`; or null. */
+  function checkable(el) {
+    if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) return el;
+    if (CHECK_ROLES.has(D.explicitRole(el))) return el;
+    if (el.localName === "label" && el.control) return checkable(el.control);
+    return null;
+  }
+
+  /** `checkState(target)` → `{status:"ok", kind:"checkbox"|"radio"|<role>, checked:true|false|
+   *  "mixed"}` | `{status:"not-checkable"}` | failure. Reads the state of a checkbox/radio input,
+   *  an element with role checkbox/switch/radio/menuitemcheckbox/menuitemradio, or the input of a
+   *  `<label>` (browser_element check/uncheck). */
+  function checkState(t) {
+    const r = resolveTarget(t);
+    if (r.status !== "ok") return r;
+    const p = pick(t, false);
+    const target = checkable(p.element || r.elements[0]);
+    if (!target) return { status: "not-checkable" };
+    if (target.localName === "input") {
+      return { status: "ok", kind: target.type, checked: target.indeterminate && target.type === "checkbox" ? "mixed" : target.checked };
+    }
+    const a = target.getAttribute("aria-checked");
+    return { status: "ok", kind: D.explicitRole(target), checked: a === "mixed" ? "mixed" : a === "true" };
+  }
+
+  /** `selectOption(target, value)` → `{status:"ok", value, label}` | `{status:"not-select"}` |
+   *  `{status:"no-option", options:[{value, label, disabled}] (≤20), count}` |
+   *  `{status:"disabled-option", value, label}` | failure. Picks the first option whose `value`
+   *  attribute equals `value`, else whose trimmed label does; fires `input` and `change`. */
+  function selectOption(t, value) {
+    const p = pick(t, true);
+    if (p.status !== "ok") return p;
+    const el = p.element;
+    if (el.localName !== "select") return { status: "not-select" };
+    const opts = Array.from(el.options);
+    const opt = opts.find((o) => o.getAttribute("value") === value) || opts.find((o) => o.label.trim() === value);
+    if (!opt) {
+      return {
+        status: "no-option", count: opts.length,
+        options: opts.slice(0, 20).map((o) => ({ value: o.value, label: o.label.trim(), disabled: o.matches(":disabled") })),
+      };
+    }
+    if (opt.matches(":disabled")) return { status: "disabled-option", value: opt.value, label: opt.label.trim() };
+    el.focus({ preventScroll: true });
+    for (const o of opts) o.selected = o === opt;
+    fire(el, "input");
+    fire(el, "change");
+    return { status: "ok", value: opt.value, label: opt.label.trim() };
+  }
+
+  /** The `<input type=file>` behind `el` (itself or its label's control), or null. */
+  function fileInputOf(el) {
+    if (el.localName === "input" && el.type === "file") return el;
+    if (el.localName === "label" && el.control && el.control.localName === "input" && el.control.type === "file") return el.control;
+    return null;
+  }
+
+  /** `fileInputInfo(target)` → `{status:"ok", multiple, enabled, connected}` |
+   *  `{status:"not-file-input"}` | failure. Visibility is never required (browser_upload). */
+  function fileInputInfo(t) {
+    const p = pick(t, false);
+    if (p.status !== "ok") return p;
+    const input = fileInputOf(p.element);
+    if (!input) return { status: "not-file-input" };
+    return { status: "ok", multiple: input.multiple, enabled: D.isEnabled(input), connected: input.isConnected };
+  }
+
+  /** `fileInput(target)` → the file input element or null (call with `returnByValue:false`, then
+   *  `DOM.setFileInputFiles` on its objectId); then `fireFileEvents` is not needed: CDP fires
+   *  `input` and `change` itself. */
+  function fileInput(t) {
+    const p = pick(t, false);
+    return p.status === "ok" ? fileInputOf(p.element) : null;
+  }
+
+  function textMatch(el) {
+    return D.cut(D.normalize(D.renderedText(el)), 60);
+  }
+
+  /** `find({selector, all?, limit?=20, offset?=0})` → `{status:"ok", count, offset, limit,
+   *  matches:[{index, tag, text, visible}], truncated, nextOffset}` | failure (zero matches is
+   *  `count:0`, not a failure). `all:false` gives the first match only (`truncated: count > 1`). */
+  function find(args) {
+    const r = resolveTarget(args);
+    if (r.status === "no-match") return { status: "ok", count: 0, offset: 0, limit: 0, matches: [], truncated: false, nextOffset: null };
+    if (r.status !== "ok") return r;
+    const els = r.elements;
+    const all = !!args.all;
+    const limit = all ? args.limit || 20 : 1;
+    const offset = all ? args.offset || 0 : 0;
+    const matches = [];
+    for (let i = offset; i < els.length && i < offset + limit; i++) {
+      matches.push({ index: i, tag: els[i].localName, text: textMatch(els[i]), visible: D.isVisible(els[i]) });
+    }
+    const more = offset + limit < els.length;
+    return { status: "ok", count: els.length, offset, limit, matches, truncated: all ? more : els.length > 1, nextOffset: all && more ? offset + limit : null };
+  }
+
+  /** `exists({selector})` → `{status:"ok", exists, count}` | stale/invalid. */
+  function exists(args) {
+    const r = resolveTarget(args);
+    if (r.status === "no-match") return { status: "ok", exists: false, count: 0 };
+    if (r.status !== "ok") return r;
+    return { status: "ok", exists: true, count: r.elements.length };
+  }
+
+  const MAX_READ = 32768;
+
+  /** Cuts `s` to at most `max` UTF-8 bytes on a character boundary. */
+  function capBytes(s, max) {
+    const bytes = new TextEncoder().encode(s);
+    if (bytes.length <= max) return { text: s, truncated: false, totalBytes: bytes.length };
+    let end = max;
+    while (end > 0 && (bytes[end] & 0xc0) === 0x80) end--;
+    return { text: new TextDecoder().decode(bytes.subarray(0, end)), truncated: true, totalBytes: bytes.length };
+  }
+
+  /** `read({selector?, field:"text"|"attr"|"value"|"is", name?, what?:"visible"|"enabled"|
+   *  "checked"})` → `{status:"ok", text, truncated, totalBytes}` (text: trimmed `innerText` of the
+   *  first match, else the body, ≤32 KiB) | `{status:"ok", name, value|null, truncated,
+   *  totalBytes}` (attr) | `{status:"ok", value, truncated, totalBytes}` (value) |
+   *  `{status:"ok", what, result}` (is; no match → visible false) | `{status:"no-value"}` (value
+   *  of something other than input/textarea/select) | failure. */
+  function read(args) {
+    const field = args.field || "text";
+    let el;
+    if (args.selector == null && args.ref == null) {
+      if (field !== "text") return { status: "no-match" };
+      el = document.body || document.documentElement;
+    } else {
+      const r = resolveTarget(args);
+      if (r.status === "no-match" && field === "is" && args.what === "visible") return { status: "ok", what: "visible", result: false };
+      if (r.status !== "ok") return r;
+      el = r.elements[0];
+    }
+    switch (field) {
+      case "text": {
+        const c = capBytes(D.renderedText(el).trim(), MAX_READ);
+        return { status: "ok", text: c.text, truncated: c.truncated, totalBytes: c.totalBytes };
+      }
+      case "attr": {
+        const v = el.getAttribute(args.name);
+        if (v === null) return { status: "ok", name: args.name, value: null, truncated: false, totalBytes: 0 };
+        const c = capBytes(v, MAX_READ);
+        return { status: "ok", name: args.name, value: c.text, truncated: c.truncated, totalBytes: c.totalBytes };
+      }
+      case "value": {
+        const tag = el.localName;
+        if (tag !== "input" && tag !== "textarea" && tag !== "select") return { status: "no-value", tag };
+        const c = capBytes(el.value, MAX_READ);
+        return { status: "ok", value: c.text, truncated: c.truncated, totalBytes: c.totalBytes };
+      }
+      case "is": {
+        const what = args.what;
+        let result;
+        if (what === "visible") result = D.isVisible(el);
+        else if (what === "enabled") result = D.isEnabled(el);
+        else result = (el.localName === "input" && !!el.checked) || el.getAttribute("aria-checked") === "true";
+        return { status: "ok", what, result };
+      }
+      default: return { status: "bad-field" };
+    }
+  }
+
+  return {
+    check, element, scrollToCenter, focusEnd, prepareFill, setValue, clear, checkState, selectOption,
+    fileInputInfo, fileInput, find, exists, read,
+  };
+})

@@ -1,0 +1,95 @@
+// locators: durable selector proposals for one element (§11.4). Never writes to the page and
+// never proposes a ref.
+(function (C) {
+  "use strict";
+  const D = C.dom;
+  const S = C.selector;
+
+  const ID_SHAPE = /^[A-Za-z][A-Za-z0-9_-]*$/;
+  const GENERATED_ID = /^[0-9]|[0-9a-f]{8,}|[0-9]{4,}|^:r|^ember[0-9]|^mui-|^radix-|^headlessui-|^react-aria-/i;
+  const VOLATILE = /[0-9\p{Sc}]/u;
+  const LABELLED = new Set(["input", "textarea", "select"]);
+  const MAX_CHECKED = 8;
+
+  /** Whether an id looks machine-generated (§11.4) or unusable as a bare `#id`. */
+  function isGeneratedId(id) {
+    return !ID_SHAPE.test(id) || GENERATED_ID.test(id);
+  }
+
+  /** Grades `selector` against `target`: `{status:"unique"|"ambiguous"|"missing", matches}`. */
+  function grade(selector, target) {
+    const els = S.queryAll(selector);
+    const has = els.includes(target);
+    return { status: !has ? "missing" : els.length === 1 ? "unique" : "ambiguous", matches: els.length };
+  }
+
+  /** `suggest({selector | ref, limit?=5})` → `{status:"ok", target:{tag, role, name, canonical},
+   *  candidates:[{selector, kind, status:"unique"|"ambiguous"|"missing", matches}], best, note?}` |
+   *  `{status:"no-match"}` | stale/invalid. Candidates in §11.4 order (role, label, testid,
+   *  placeholder, alt, text, id, name); a volatile-looking name (digit or currency sign) moves
+   *  role and text last and sets `note`. At most 8 are checked; stops after `limit` uniques;
+   *  returns at most `limit` + 2. `best` is the first unique selector or null. */
+  function suggest(args) {
+    const limit = args.limit || 5;
+    const sel = args.ref != null ? "ref=e" + args.ref : args.selector;
+    const r = S.resolve(sel);
+    if (!r.ok) {
+      if (r.error === "stale-ref") return { status: "stale-ref", ref: r.ref, reason: r.status };
+      return { status: "invalid-selector", reason: r.reason };
+    }
+    if (!r.elements.length) return { status: "no-match", canonical: r.canonical };
+    const el = r.elements[0];
+    const tag = el.localName;
+    const role = D.role(el);
+    const name = role ? D.accName(el, role) : "";
+    const volatile = VOLATILE.test(name);
+
+    const front = [];
+    const back = [];
+    const roleCand = [];
+    if (role && role !== "none" && role !== "presentation" && D.ARIA_ROLES.has(role) && name.length <= 80) {
+      roleCand.push({ selector: "role=" + role + (name ? "[name=" + S.quote(name) + "]" : ""), kind: "role" });
+    }
+    (volatile ? back : front).push(...roleCand);
+    if (LABELLED.has(tag) || D.explicitRole(el)) {
+      const label = D.labelCandidates(el).find((v) => v);
+      if (label) front.push({ selector: "label=" + label, kind: "label" });
+    }
+    const testid = el.getAttribute("data-testid");
+    if (testid) front.push({ selector: "testid=" + testid, kind: "testid" });
+    const ph = el.getAttribute("placeholder");
+    if (ph && (tag === "input" || tag === "textarea")) front.push({ selector: "placeholder=" + ph, kind: "placeholder" });
+    const alt = el.getAttribute("alt");
+    if (alt && (tag === "img" || tag === "area" || (tag === "input" && el.type === "image"))) front.push({ selector: "alt=" + alt, kind: "alt" });
+    const text = D.normalize(D.text(el));
+    if (text && text.length <= 80) (volatile ? back : front).push({ selector: "text=" + text, kind: "text" });
+    const id = el.getAttribute("id");
+    if (id && !isGeneratedId(id)) front.push({ selector: "#" + id, kind: "id" });
+    const nm = el.getAttribute("name");
+    if (nm && !/["\\]/.test(nm)) front.push({ selector: "css=" + tag + '[name="' + nm + '"]', kind: "name" });
+
+    const ordered = front.concat(back).slice(0, MAX_CHECKED);
+    const candidates = [];
+    let uniques = 0;
+    for (const c of ordered) {
+      if (uniques >= limit || candidates.length >= limit + 2) break;
+      const g = grade(c.selector, el);
+      candidates.push({ selector: c.selector, kind: c.kind, status: g.status, matches: g.matches });
+      if (g.status === "unique") uniques++;
+    }
+    const best = candidates.find((c) => c.status === "unique");
+    const res = {
+      status: "ok",
+      target: { tag, role: role || null, name: name || null, canonical: r.canonical },
+      candidates,
+      best: best ? best.selector : null,
+    };
+    if (volatile && roleCand.length + (text ? 1 : 0) > 0) {
+      res.note = "the accessible name looks volatile (digit or currency sign), so role and text candidates come last";
+    }
+    if (!best) res.note = (res.note ? res.note + "; " : "") + "no unique selector: consider adding a data-testid attribute";
+    return res;
+  }
+
+  return { suggest, isGeneratedId };
+})

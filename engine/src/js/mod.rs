@@ -1,0 +1,91 @@
+//! Page JavaScript: every script chromate runs inside pages, one file per module.
+//!
+//! Each `*.js` file is a single function expression `(function (C) { …; return {…}; })` that
+//! receives the shared namespace object `C` and returns its module; [`install_source`] chains
+//! them into one installer that defines a frozen, non-enumerable `__chromate` global. The
+//! installer is registered with `Page.addScriptToEvaluateOnNewDocument({source, worldName:
+//! "chromate", runImmediately: true})` (and evaluated in worlds made by
+//! `Page.createIsolatedWorld`), so it only ever runs in chromate's isolated world: page scripts
+//! can neither see nor tamper with it, and it keeps its state (the ref table, last rects) there.
+//!
+//! Calls go through `Runtime.callFunctionOn` in that world's execution context, e.g.
+//! `functionDeclaration: "function (a) { return __chromate.snapshot.take(a) }"`,
+//! `arguments: [{value: args}]`, `returnByValue: true`, `awaitPromise: true`. Each public JS
+//! function carries a JSDoc line with its argument and result shapes; the Rust side mirrors them.
+//!
+//! This module owns the scripts only. It does not decide when to call them, retry them or render
+//! their results: that is the job of `selector/`, `snapshot/`, `actions/` and `wait/`.
+//!
+//! No JS string literal lives anywhere else in Rust: callers reference these functions by name.
+
+/// `dom`: flat-tree traversal, element text (§5), the §9.1 predicates (visible, enabled,
+/// editable, fillable), snapshot visibility (§7.5), implicit ARIA roles (§7.3) and accessible
+/// names (§7.4). Shared by `role=` selectors and snapshots, so they agree by construction.
+pub(crate) const DOM: &str = include_str!("dom.js");
+
+/// `refs`: the ref table of a document (`assign`, `refOf`, `lookup`, `status`, `parse`), held in
+/// the isolated world only (§6.1). Rust owns the session-wide counter and passes `nextRef` in.
+pub(crate) const REFS: &str = include_str!("refs.js");
+
+/// `selector`: the §5 grammar (`parse` → canonical form or `invalid selector`) and every engine
+/// (`resolve`, `queryAll`, `query`), matches in flat-tree order.
+pub(crate) const SELECTOR: &str = include_str!("selector.js");
+
+/// `snapshot`: the §7 walk (`take`), returning structured line records, plus `frameOwner` for
+/// cross-origin frames and a reference text renderer (`render`, `renderLine`).
+pub(crate) const SNAPSHOT: &str = include_str!("snapshot.js");
+
+/// `actionability`: one-call `check` (§9.1–9.3: pick, states, scroll, stability, action point,
+/// hit test) and the element helpers behind fill, element, upload, find, read and exists.
+pub(crate) const ACTIONABILITY: &str = include_str!("actionability.js");
+
+/// `locators`: durable selector proposals for browser_locators (`suggest`, §11.4).
+pub(crate) const LOCATORS: &str = include_str!("locators.js");
+
+/// Modules in installation order (dependencies first), as `(namespace key, source)`.
+const MODULES: [(&str, &str); 6] = [
+    ("dom", DOM),
+    ("refs", REFS),
+    ("selector", SELECTOR),
+    ("snapshot", SNAPSHOT),
+    ("actionability", ACTIONABILITY),
+    ("locators", LOCATORS),
+];
+
+/// The installer script: defines `globalThis.__chromate` (frozen, non-enumerable) holding every
+/// module, unless it already exists in this world.
+///
+/// ```ignore
+/// let source = chromate::js::install_source();
+/// assert!(source.starts_with("(() => {"));
+/// ```
+pub(crate) fn install_source() -> String {
+    let capacity = MODULES.iter().map(|(_, src)| src.len() + 24).sum::<usize>() + 160;
+    let mut res = String::with_capacity(capacity);
+    res.push_str("(() => {\nif (globalThis.__chromate) return;\nconst C = {};\n");
+    for (key, src) in MODULES {
+        res.push_str("C.");
+        res.push_str(key);
+        res.push_str(" = (");
+        res.push_str(src.trim_end());
+        res.push_str(")(C);\n");
+    }
+    res.push_str("Object.defineProperty(globalThis, \"__chromate\", {value: Object.freeze(C)});\n})()");
+    res
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn installer_lists_every_module_in_dependency_order() {
+        let source = install_source();
+        let positions: Vec<usize> = ["C.dom =", "C.refs =", "C.selector =", "C.snapshot =", "C.actionability =", "C.locators ="]
+            .iter()
+            .map(|needle| source.find(needle).expect(needle))
+            .collect();
+        assert!(positions.windows(2).all(|w| w[0] < w[1]));
+        assert!(source.ends_with("})()"));
+    }
+}
