@@ -1,2 +1,74 @@
-//! The `chromate` binary.
-fn main() {}
+//! The `chromate` binary: argv dispatch to `mcp` (the MCP server over
+//! stdio), `init --mcp` (client configuration snippets) and, later, one-shot
+//! subcommands such as `demo` and `bench-snapshot`.
+//!
+//! Owns: process exit statuses (2 for usage errors, before stdin is ever
+//! read), printing environment warnings to stderr, and building the tokio
+//! runtime. Does not own argv grammar (`cli.rs`), configuration (`config.rs`)
+//! or the protocol (`server.rs`).
+
+mod artifacts;
+mod cli;
+mod config;
+#[cfg(test)]
+mod docs;
+mod error;
+mod jsonrpc;
+mod server;
+mod session;
+mod tools;
+
+use std::process::ExitCode;
+
+use cli::Command;
+use config::Config;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args_os()
+        .skip(1)
+        .map(|arg| arg.to_string_lossy().into_owned())
+        .collect();
+    let command = match cli::parse_args(&args) {
+        Ok(command) => command,
+        Err(cli::UsageError(message)) => {
+            eprintln!("chromate: {}", message.trim_end());
+            return ExitCode::from(2);
+        }
+    };
+    match command {
+        Command::Help(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Command::Version => {
+            println!("chromate {}", env!("CARGO_PKG_VERSION"));
+            ExitCode::SUCCESS
+        }
+        Command::Init { agent } => {
+            print!("{}", cli::init_text(agent));
+            ExitCode::SUCCESS
+        }
+        Command::Mcp(flags) => {
+            let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
+            for warning in warnings {
+                eprintln!("chromate: {warning}");
+            }
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    eprintln!("chromate: cannot start the async runtime: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            let status = runtime.block_on(server::serve(config));
+            // The stdin reader thread may be blocked in read(); exiting the
+            // process (rather than joining it) is what lets EOF-less shutdowns
+            // (signals) finish promptly.
+            std::process::exit(status);
+        }
+    }
+}

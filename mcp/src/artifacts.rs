@@ -1,0 +1,319 @@
+//! The session artifact directory, spilling of large text blocks and the
+//! response cap (§12).
+//!
+//! Owns: naming and lazily creating `<root>/chromate-mcp-<pid>-<stamp>/`
+//! (0700, files 0600, `NNNN-<label>`), the per-session quota, the inline
+//! preview a spilled block turns into, and shrinking a whole response under
+//! `CHROMATE_MCP_MAX_RESPONSE_BYTES`. The size rules are pure functions so
+//! they are unit-tested without a filesystem.
+//!
+//! Does not own: deciding *which* blocks spill (the server does, per §12),
+//! trace files (outside the quota, §11.6) or ever deleting the directory.
+//!
+//! Test knobs: `CHROMATE_MCP_MAX_ARTIFACT_FILES` and
+//! `CHROMATE_MCP_MAX_ARTIFACT_BYTES` override the quota (500 files, 256 MiB)
+//! so tests can reach it cheaply; they are read in `main.rs` with the other
+//! environment variables.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Value};
+
+use crate::error::{cut_bytes, floor_char_boundary};
+
+/// Default spill threshold (`CHROMATE_MCP_SPILL_BYTES`).
+pub(crate) const DEFAULT_SPILL_BYTES: usize = 2048;
+/// Default response cap (`CHROMATE_MCP_MAX_RESPONSE_BYTES`).
+pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 32768;
+/// Smallest accepted response cap; lower values are ignored.
+pub(crate) const MIN_RESPONSE_BYTES: usize = 1024;
+/// Default quota: files per session directory.
+pub(crate) const DEFAULT_MAX_FILES: u64 = 500;
+/// Default quota: bytes per session directory.
+pub(crate) const DEFAULT_MAX_BYTES: u64 = 256 * 1024 * 1024;
+
+const PREVIEW_LINES: usize = 5;
+const PREVIEW_LINE_CHARS: usize = 240;
+const QUOTA_MARKER: &str = "… (truncated: artifact quota reached)";
+const TEXT_CUT_MARKER: &str = "\n… (truncated)";
+
+/// The numbers that bound artifacts and responses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) spill_bytes: usize,
+    pub(crate) max_response_bytes: usize,
+    pub(crate) max_files: u64,
+    pub(crate) max_bytes: u64,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits {
+            spill_bytes: DEFAULT_SPILL_BYTES,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            max_files: DEFAULT_MAX_FILES,
+            max_bytes: DEFAULT_MAX_BYTES,
+        }
+    }
+}
+
+/// Why an artifact was not written.
+#[derive(Debug)]
+pub(crate) enum WriteError {
+    /// The session directory is full (§12 quota).
+    Quota,
+    /// The filesystem refused; the message names the path.
+    Io(String),
+}
+
+/// The session directory and its quota accounting.
+#[derive(Debug)]
+pub(crate) struct ArtifactStore {
+    dir: PathBuf,
+    limits: Limits,
+    created: bool,
+    counter: u32,
+    files: u64,
+    bytes: u64,
+}
+
+impl ArtifactStore {
+    /// A store for `<root>/chromate-mcp-<pid>-<stamp>/`; nothing is created yet.
+    pub(crate) fn new(root: &Path, pid: u32, started: SystemTime, limits: Limits) -> ArtifactStore {
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+        ArtifactStore {
+            dir: root.join(session_dir_name(pid, started)),
+            limits,
+            created: false,
+            counter: 0,
+            files: 0,
+            bytes: 0,
+        }
+    }
+
+    /// The session directory (it may not exist yet).
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    pub(crate) fn limits(&self) -> Limits {
+        self.limits
+    }
+
+    /// Writes `NNNN-<label>` holding `data`, creating the directory on first use.
+    pub(crate) fn write(&mut self, label: &str, data: &[u8]) -> Result<PathBuf, WriteError> {
+        if self.files + 1 > self.limits.max_files
+            || self.bytes + data.len() as u64 > self.limits.max_bytes
+        {
+            return Err(WriteError::Quota);
+        }
+        self.ensure_dir()?;
+        self.counter += 1;
+        let path = self.dir.join(format!("{:04}-{label}", self.counter));
+        write_private_file(&path, data)
+            .map_err(|err| WriteError::Io(format!("{}: {err}", path.display())))?;
+        self.files += 1;
+        self.bytes += data.len() as u64;
+        Ok(path)
+    }
+
+    /// Spills `text` if it is over the spill size (§12) and returns what goes inline.
+    pub(crate) fn spill(&mut self, label: &str, text: &str) -> Spilled {
+        if text.len() <= self.limits.spill_bytes {
+            return Spilled {
+                inline: text.to_owned(),
+                path: None,
+            };
+        }
+        match self.write(label, text.as_bytes()) {
+            Ok(path) => Spilled {
+                inline: spill_preview(text, &path.display().to_string()),
+                path: Some(path),
+            },
+            Err(WriteError::Quota) => Spilled {
+                inline: cut_bytes(text, self.limits.spill_bytes, QUOTA_MARKER),
+                path: None,
+            },
+            Err(WriteError::Io(reason)) => Spilled {
+                inline: cut_bytes(
+                    text,
+                    self.limits.spill_bytes,
+                    &format!("… (truncated: artifact not written: {reason})"),
+                ),
+                path: None,
+            },
+        }
+    }
+
+    fn ensure_dir(&mut self) -> Result<(), WriteError> {
+        if self.created {
+            return Ok(());
+        }
+        if let Some(parent) = self.dir.parent() {
+            fs::create_dir_all(parent)
+                .map_err(|err| WriteError::Io(format!("{}: {err}", parent.display())))?;
+        }
+        let mut builder = fs::DirBuilder::new();
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::DirBuilderExt;
+            builder.mode(0o700);
+        }
+        match builder.create(&self.dir) {
+            Ok(()) => {}
+            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(WriteError::Io(format!("{}: {err}", self.dir.display()))),
+        }
+        self.created = true;
+        Ok(())
+    }
+}
+
+/// What a text block becomes after [`ArtifactStore::spill`].
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Spilled {
+    pub(crate) inline: String,
+    pub(crate) path: Option<PathBuf>,
+}
+
+fn write_private_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
+    let mut options = fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let mut file = options.open(path)?;
+    file.write_all(data)?;
+    file.flush()
+}
+
+/// `chromate-mcp-<pid>-<YYYYMMDDTHHMMSSZ>`.
+pub(crate) fn session_dir_name(pid: u32, started: SystemTime) -> String {
+    format!("chromate-mcp-{pid}-{}", utc_stamp(started))
+}
+
+/// `YYYYMMDDTHHMMSSZ` for `time` in UTC.
+pub(crate) fn utc_stamp(time: SystemTime) -> String {
+    let secs = time
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+    let rem = secs % 86_400;
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60
+    )
+}
+
+/// Days since 1970-01-01 → (year, month, day). Howard Hinnant's
+/// `civil_from_days` (http://howardhinnant.github.io/date_algorithms.html).
+pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (year, month, day)
+}
+
+/// The inline form of a spilled block: its first 5 lines (each over 240
+/// characters cut to 239 + `…`), a `…` line and `(full output: <path>, <N> bytes)`.
+pub(crate) fn spill_preview(text: &str, path: &str) -> String {
+    let mut out = String::new();
+    for line in text.lines().take(PREVIEW_LINES) {
+        if line.chars().count() > PREVIEW_LINE_CHARS {
+            out.extend(line.chars().take(PREVIEW_LINE_CHARS - 1));
+            out.push('…');
+        } else {
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.push_str("…\n");
+    out.push_str(&format!("(full output: {path}, {} bytes)", text.len()));
+    out
+}
+
+/// Shrinks a `tools/call` response envelope (`{jsonrpc, id, result}`) to at
+/// most `cap` serialised bytes (§12). First `structuredContent.result` is
+/// replaced by `{truncated, totalBytes, previewBytes, preview, fullOutput}`
+/// (`full_output` is asked to save the whole result JSON and return its
+/// path); if still over, text blocks are cut from the last to the first, each
+/// ending `\n… (truncated)`. Tool errors keep their (already bounded)
+/// `structuredContent.error` so clients can always branch on the code.
+pub(crate) fn cap_response(
+    envelope: &mut Value,
+    cap: usize,
+    full_output: impl FnOnce(&str) -> Option<String>,
+) {
+    if serialised_len(envelope) <= cap {
+        return;
+    }
+    if let Some(structured) = envelope.pointer_mut("/result/structuredContent/result") {
+        let result_json = structured.to_string();
+        let preview_len = floor_char_boundary(&result_json, cap / 4);
+        let preview = &result_json[..preview_len];
+        *structured = json!({
+            "truncated": true,
+            "totalBytes": result_json.len(),
+            "previewBytes": preview.len(),
+            "preview": preview,
+            "fullOutput": full_output(&result_json),
+        });
+    }
+    let n_blocks = envelope
+        .pointer("/result/content")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    for block_idx in (0..n_blocks).rev() {
+        let total = serialised_len(envelope);
+        if total <= cap {
+            return;
+        }
+        let excess = total - cap;
+        let pointer = format!("/result/content/{block_idx}/text");
+        let Some(Value::String(text)) = envelope.pointer_mut(&pointer) else {
+            continue;
+        };
+        *text = cut_text_block(text, excess);
+    }
+}
+
+/// Removes at least `excess` serialised bytes from `text`, ending it `\n… (truncated)`.
+fn cut_text_block(text: &str, excess: usize) -> String {
+    // JSON escaping can make a character cost up to 6 bytes; cutting by its
+    // escaped length keeps the arithmetic on serialised bytes.
+    let escaped_len = |s: &str| Value::String(s.to_owned()).to_string().len() - 2;
+    let full = escaped_len(text);
+    let budget = full.saturating_sub(excess + escaped_len(TEXT_CUT_MARKER));
+    let mut kept = 0;
+    let mut end = 0;
+    for (idx, ch) in text.char_indices() {
+        let cost = escaped_len(ch.encode_utf8(&mut [0; 4]));
+        if kept + cost > budget {
+            break;
+        }
+        kept += cost;
+        end = idx + ch.len_utf8();
+    }
+    format!("{}{TEXT_CUT_MARKER}", &text[..end])
+}
+
+fn serialised_len(value: &Value) -> usize {
+    value.to_string().len()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,258 @@
+//! The parsed options of `chromate mcp`: flags (§1.1), the environment
+//! variables with fallback-and-warn, and the origin lists (§1.5).
+//!
+//! Owns: [`Config`], resolving the environment through an injectable lookup
+//! (so tests never touch the process environment), and parsing origin
+//! patterns. Does not own argv parsing (`cli.rs`) or applying the origin
+//! policy to requests (the engine will, from these parsed patterns).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use crate::artifacts::{self, Limits};
+
+/// Default `timeout_ms` when `CHROMATE_AGENT_TIMEOUT` is unset (§4.2).
+pub(crate) const DEFAULT_AGENT_TIMEOUT_MS: u64 = 5000;
+/// Largest `timeout_ms` anywhere.
+pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
+
+/// Options given on the `chromate mcp` command line.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct McpFlags {
+    pub(crate) headed: bool,
+    pub(crate) browser: Option<PathBuf>,
+    pub(crate) cdp_endpoint: Option<String>,
+    pub(crate) artifacts_dir: Option<PathBuf>,
+    pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
+    pub(crate) blocked_origins: Option<Vec<OriginPattern>>,
+}
+
+/// Everything the server needs to know from its invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Config {
+    pub(crate) headed: bool,
+    /// `--browser`, else `CHROMATE_BROWSER`; `None` = search (§1.5).
+    pub(crate) browser: Option<PathBuf>,
+    /// `--cdp-endpoint`: connect instead of launching.
+    pub(crate) cdp_endpoint: Option<String>,
+    /// Root under which the session directory is made (§12).
+    pub(crate) artifacts_root: PathBuf,
+    /// `None` = allow all.
+    pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
+    pub(crate) blocked_origins: Vec<OriginPattern>,
+    pub(crate) limits: Limits,
+    /// Default `timeout_ms` (`CHROMATE_AGENT_TIMEOUT`).
+    pub(crate) agent_timeout_ms: u64,
+    /// `CHROMATE_TRACE_DIR`; `None` = `<session dir>/traces`.
+    pub(crate) trace_dir: Option<PathBuf>,
+    /// `CHROMATE_STATE_DIR`, else `./.chromate/state`.
+    pub(crate) state_dir: PathBuf,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        Config::resolve(McpFlags::default(), &|_| None).0
+    }
+}
+
+impl Config {
+    /// Combines flags and environment; returns the config and the warnings to print.
+    pub(crate) fn resolve(
+        flags: McpFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> (Config, Vec<String>) {
+        let mut warnings = Vec::new();
+        let var = |name: &str| env(name).filter(|value| !value.is_empty());
+
+        let browser = flags
+            .browser
+            .or_else(|| var("CHROMATE_BROWSER").map(PathBuf::from));
+        let artifacts_root = flags
+            .artifacts_dir
+            .or_else(|| var("CHROMATE_MCP_ARTIFACTS_DIR").map(PathBuf::from))
+            .unwrap_or_else(std::env::temp_dir);
+
+        let mut number = |name: &str, default: u64, min: u64, max: u64| -> u64 {
+            let Some(text) = var(name) else {
+                return default;
+            };
+            match text.trim().parse::<u64>() {
+                Ok(value) if (min..=max).contains(&value) => value,
+                _ => {
+                    warnings.push(format!(
+                        "warning: ignoring {name}={text:?}: expected an integer between {min} and {max}; using {default}"
+                    ));
+                    default
+                }
+            }
+        };
+        let limits = Limits {
+            spill_bytes: number(
+                "CHROMATE_MCP_SPILL_BYTES",
+                artifacts::DEFAULT_SPILL_BYTES as u64,
+                1,
+                u32::MAX as u64,
+            ) as usize,
+            max_response_bytes: number(
+                "CHROMATE_MCP_MAX_RESPONSE_BYTES",
+                artifacts::DEFAULT_MAX_RESPONSE_BYTES as u64,
+                artifacts::MIN_RESPONSE_BYTES as u64,
+                u32::MAX as u64,
+            ) as usize,
+            max_files: number(
+                "CHROMATE_MCP_MAX_ARTIFACT_FILES",
+                artifacts::DEFAULT_MAX_FILES,
+                0,
+                u32::MAX as u64,
+            ),
+            max_bytes: number(
+                "CHROMATE_MCP_MAX_ARTIFACT_BYTES",
+                artifacts::DEFAULT_MAX_BYTES,
+                0,
+                u64::MAX / 2,
+            ),
+        };
+        let agent_timeout_ms = number(
+            "CHROMATE_AGENT_TIMEOUT",
+            DEFAULT_AGENT_TIMEOUT_MS,
+            0,
+            MAX_TIMEOUT_MS,
+        );
+        let trace_dir = var("CHROMATE_TRACE_DIR").map(PathBuf::from);
+        let state_dir = var("CHROMATE_STATE_DIR")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(".chromate").join("state"));
+
+        let config = Config {
+            headed: flags.headed,
+            browser,
+            cdp_endpoint: flags.cdp_endpoint,
+            artifacts_root,
+            allowed_origins: flags.allowed_origins,
+            blocked_origins: flags.blocked_origins.unwrap_or_default(),
+            limits,
+            agent_timeout_ms,
+            trace_dir,
+            state_dir,
+        };
+        (config, warnings)
+    }
+
+    /// `launch` or `cdp-endpoint` (browser_status `mode`).
+    pub(crate) fn mode(&self) -> &'static str {
+        if self.cdp_endpoint.is_some() {
+            "cdp-endpoint"
+        } else {
+            "launch"
+        }
+    }
+}
+
+/// The port part of an origin pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PortPattern {
+    /// No port written: the scheme's default port.
+    Default,
+    /// `:*`.
+    Any,
+    Exact(u16),
+}
+
+/// One `scheme://host[:port]` entry of `--allowed-origins`/`--blocked-origins`;
+/// `*` may replace the port or a leading host label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct OriginPattern {
+    pub(crate) scheme: String,
+    /// Lower-case; may start with `*.` or be `*`; empty for `file://`.
+    pub(crate) host: String,
+    pub(crate) port: PortPattern,
+}
+
+impl fmt::Display for OriginPattern {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}://{}", self.scheme, self.host)?;
+        match self.port {
+            PortPattern::Default => Ok(()),
+            PortPattern::Any => write!(f, ":*"),
+            PortPattern::Exact(port) => write!(f, ":{port}"),
+        }
+    }
+}
+
+/// Parses a comma list of origin patterns; the error names the bad entry.
+pub(crate) fn parse_origin_list(list: &str) -> Result<Vec<OriginPattern>, String> {
+    let mut patterns = Vec::new();
+    for entry in list.split(',') {
+        let entry = entry.trim();
+        if entry.is_empty() {
+            return Err("empty entry in origin list".to_owned());
+        }
+        patterns.push(parse_origin(entry)?);
+    }
+    Ok(patterns)
+}
+
+fn parse_origin(entry: &str) -> Result<OriginPattern, String> {
+    let bad = |why: &str| format!("bad origin {entry:?}: {why}");
+    let Some((scheme, rest)) = entry.split_once("://") else {
+        return Err(bad("expected scheme://host[:port]"));
+    };
+    let scheme = scheme.to_ascii_lowercase();
+    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+        && scheme
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    if !scheme_ok {
+        return Err(bad("invalid scheme"));
+    }
+    if rest.contains(['/', '?', '#', '@']) {
+        return Err(bad(
+            "only scheme://host[:port] is allowed, no path, query or user",
+        ));
+    }
+    if scheme == "file" {
+        if !rest.is_empty() {
+            return Err(bad("the file origin is written file://"));
+        }
+        return Ok(OriginPattern {
+            scheme,
+            host: String::new(),
+            port: PortPattern::Default,
+        });
+    }
+    let (host, port) = match rest.rsplit_once(':') {
+        Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => {
+            let port = match port {
+                "*" => PortPattern::Any,
+                digits => PortPattern::Exact(
+                    digits
+                        .parse::<u16>()
+                        .map_err(|_| bad("port must be 0-65535 or *"))?,
+                ),
+            };
+            (host, port)
+        }
+        _ => (rest, PortPattern::Default),
+    };
+    let host = host.to_ascii_lowercase();
+    if host.is_empty() {
+        return Err(bad("missing host"));
+    }
+    let plain = host.strip_prefix("*.").unwrap_or(&host);
+    let host_ok = host == "*"
+        || (host.starts_with('[') && host.ends_with(']'))
+        || (!plain.is_empty()
+            && plain.split('.').all(|label| {
+                !label.is_empty()
+                    && label
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+            }));
+    if !host_ok {
+        return Err(bad("invalid host (`*` may only replace a leading label)"));
+    }
+    Ok(OriginPattern { scheme, host, port })
+}
+
+#[cfg(test)]
+mod tests;

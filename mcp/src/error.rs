@@ -1,0 +1,327 @@
+//! Tool errors and the MCP result shapes of the contract (§3, §13).
+//!
+//! Owns: the public error-code table ([`ErrorCode`], with the text that
+//! `docs/error-codes.md` is generated from), the tool error value
+//! ([`ToolError`]), the success value ([`ToolOutput`]), the size bounds on
+//! message, hint and detail, and the rendering of both into a `tools/call`
+//! result. It does not own protocol errors (-326xx, see `jsonrpc.rs`),
+//! spilling or the response cap (see `artifacts.rs`), and it does not map
+//! engine errors yet: that arrives with the engine wiring.
+
+use serde_json::{json, Map, Value};
+
+/// Longest error message kept, in bytes (§3).
+pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024;
+/// Longest hint kept, in bytes (§3).
+pub(crate) const MAX_HINT_BYTES: usize = 4 * 1024;
+/// Largest serialised `detail` kept as is, in bytes (§3).
+pub(crate) const MAX_DETAIL_BYTES: usize = 8 * 1024;
+/// Largest recovery snapshot kept, in bytes (§3, §6.4).
+pub(crate) const MAX_RECOVERY_BYTES: usize = 12 * 1024;
+
+macro_rules! error_codes {
+    ($($variant:ident => $text:literal, when: $when:literal, detail: $detail:literal;)*) => {
+        /// The public, stable error codes of §13. Append-only: never rename one.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub(crate) enum ErrorCode {
+            $(
+                #[doc = $when]
+                $variant,
+            )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in table order.
+            #[cfg_attr(not(test), allow(dead_code))]
+            pub(crate) const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            /// The wire spelling, e.g. `NO_MATCH`.
+            pub(crate) fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $text,)*
+                }
+            }
+
+            /// Parses the wire spelling; the inverse of [`ErrorCode::as_str`].
+            #[cfg_attr(not(test), allow(dead_code))]
+            pub(crate) fn parse(text: &str) -> Option<ErrorCode> {
+                match text {
+                    $($text => Some(ErrorCode::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// When the code is used (the "When" column of §13).
+            #[cfg_attr(not(test), allow(dead_code))]
+            pub(crate) fn when(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $when,)*
+                }
+            }
+
+            /// The `detail` keys the code carries (the "detail" column of §13).
+            #[cfg_attr(not(test), allow(dead_code))]
+            pub(crate) fn detail_keys(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $detail,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    NoMatch => "NO_MATCH",
+        when: "zero matches at an element action's or read's first check; wait `visible`/`attached` never matched; no such option or tab",
+        detail: "`selector`, `query`, `options?`";
+    TimeoutWaitingVisible => "TIMEOUT_WAITING_VISIBLE",
+        when: "matched, never visible",
+        detail: "`selector`, `timeout`, `matched`";
+    TimeoutWaitingState => "TIMEOUT_WAITING_STATE",
+        when: "visible, never enabled/editable/unobscured; never hidden/detached",
+        detail: "`selector`, `timeout`, `state`, `obscuredBy?`";
+    TimeoutWaitingLoad => "TIMEOUT_WAITING_LOAD",
+        when: "navigation or load state not reached",
+        detail: "`state`, `timeout`, `url`, `clicked?`";
+    Timeout => "TIMEOUT",
+        when: "logs wait, eval promise",
+        detail: "`timeout`, filters";
+    ExpectMismatch => "EXPECT_MISMATCH",
+        when: "browser_expect failed; check/uncheck did not take",
+        detail: "`matcher`, `expected`, `actual`, …";
+    EvalThrew => "EVAL_THREW",
+        when: "page script threw",
+        detail: "`exception`, `origin?`";
+    EvalBadArg => "EVAL_BAD_ARG",
+        when: "result not serialisable",
+        detail: "`returnedType`";
+    InvalidArgument => "INVALID_ARGUMENT",
+        when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id",
+        detail: "`argument?`, `allowed?`, `selector?`, `reason?`, `cdpMessage?`, `step?`";
+    StateInvalid => "STATE_INVALID",
+        when: "dialog blocks the call or none to answer; mock limit; trace state or name clash; quota; no capture for no-errors",
+        detail: "`reason`";
+    BareRef => "BARE_REF",
+        when: "bare `eN` never issued",
+        detail: "`ref`";
+    StaleRef => "STALE_REF",
+        when: "the ref no longer resolves (§6.3)",
+        detail: "`ref`, `reason` ∈ detached, document-changed, unknown-ref, ambiguous, no-snapshot; `error.recoverySnapshot` when available";
+    NotEditable => "NOT_EDITABLE",
+        when: "fill/clear on a container ref or an element that cannot take text",
+        detail: "`target`, `role`, `alternative?`";
+    NavigationFailed => "NAVIGATION_FAILED",
+        when: "main document failed at network level (`net::ERR_…`) or was blocked",
+        detail: "`netError`, `url`, `blockedBy?`";
+    BrowserUnavailable => "BROWSER_UNAVAILABLE",
+        when: "no executable, start failure/timeout, endpoint unreachable",
+        detail: "`tried`, `endpoint?`, `reason`";
+    DriverError => "DRIVER_ERROR",
+        when: "protocol/transport failure, browser lost, anything unexpected",
+        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason`";
+    Unsupported => "UNSUPPORTED",
+        when: "the connected browser lacks a protocol method the call needs (also: a tool not wired to the engine in this build)",
+        detail: "`cdpMethod`, `feature`";
+}
+
+/// A tool failure after argument validation (§3): `{code, message, hint?, detail?, recoverySnapshot?}`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolError {
+    pub(crate) code: ErrorCode,
+    /// Lower-case, no final period, starting with the tool's verb.
+    pub(crate) message: String,
+    /// The next useful step; every error should have one.
+    pub(crate) hint: Option<String>,
+    /// Structured facts per §13; never stack traces.
+    pub(crate) detail: Option<Value>,
+    /// A rendered snapshot attached to STALE_REF (§6.4).
+    pub(crate) recovery_snapshot: Option<String>,
+}
+
+impl ToolError {
+    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+        ToolError {
+            code,
+            message: message.into(),
+            hint: None,
+            detail: None,
+            recovery_snapshot: None,
+        }
+    }
+
+    /// INVALID_ARGUMENT for a cross-argument rule, with `detail.argument`.
+    pub(crate) fn invalid_argument(
+        message: impl Into<String>,
+        argument: &str,
+        hint: impl Into<String>,
+    ) -> ToolError {
+        ToolError::new(ErrorCode::InvalidArgument, message)
+            .with_hint(hint)
+            .with_detail(json!({ "argument": argument }))
+    }
+
+    /// UNSUPPORTED for a tool (or action) that needs the engine, which this build lacks.
+    pub(crate) fn not_in_this_build(verb: &str, tool: &str) -> ToolError {
+        ToolError::new(
+            ErrorCode::Unsupported,
+            format!("{verb}: not available in this build yet"),
+        )
+        .with_hint("this build has no browser engine wired in; use browser_status, browser_logs, browser_mock, browser_trace status or browser_state list meanwhile")
+        .with_detail(json!({ "feature": tool, "cdpMethod": null }))
+    }
+
+    pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> ToolError {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    pub(crate) fn with_detail(mut self, detail: Value) -> ToolError {
+        self.detail = Some(detail);
+        self
+    }
+
+    /// Adds one key to `detail` (creating it as an object if needed).
+    pub(crate) fn with_detail_key(mut self, key: &str, value: Value) -> ToolError {
+        let mut map = match self.detail.take() {
+            Some(Value::Object(map)) => map,
+            _ => Map::new(),
+        };
+        map.insert(key.to_owned(), value);
+        self.detail = Some(Value::Object(map));
+        self
+    }
+
+    /// The bounded `structuredContent.error` object (§3 bounds applied).
+    pub(crate) fn to_json(&self) -> Value {
+        let mut map = Map::new();
+        map.insert("code".into(), json!(self.code.as_str()));
+        map.insert(
+            "message".into(),
+            json!(cut_bytes(&self.message, MAX_MESSAGE_BYTES, "…")),
+        );
+        if let Some(hint) = &self.hint {
+            map.insert("hint".into(), json!(cut_bytes(hint, MAX_HINT_BYTES, "…")));
+        }
+        if let Some(detail) = &self.detail {
+            map.insert("detail".into(), bound_detail(detail));
+        }
+        if let Some(snapshot) = &self.recovery_snapshot {
+            map.insert("recoverySnapshot".into(), json!(bound_recovery(snapshot)));
+        }
+        Value::Object(map)
+    }
+
+    /// The text block of §3: `error:`, `code:`, `hint:` lines, then the recovery snapshot.
+    /// `recovery_text` replaces the snapshot text (it may have been spilled).
+    pub(crate) fn to_text(&self, recovery_text: Option<&str>) -> String {
+        let mut text = format!(
+            "error: {}\ncode:  {}",
+            cut_bytes(&self.message, MAX_MESSAGE_BYTES, "…"),
+            self.code.as_str()
+        );
+        if let Some(hint) = &self.hint {
+            text.push_str("\nhint:  ");
+            text.push_str(&cut_bytes(hint, MAX_HINT_BYTES, "…"));
+        }
+        let recovery = recovery_text
+            .map(str::to_owned)
+            .or_else(|| self.recovery_snapshot.as_deref().map(bound_recovery));
+        if let Some(recovery) = recovery {
+            text.push_str("\nrecovery snapshot:\n");
+            text.push_str(&recovery);
+        }
+        text
+    }
+
+    /// The whole `tools/call` result for this error (before the response cap).
+    pub(crate) fn to_call_result(&self, recovery_text: Option<&str>) -> Value {
+        json!({
+            "isError": true,
+            "content": [{ "type": "text", "text": self.to_text(recovery_text) }],
+            "structuredContent": { "error": self.to_json() },
+        })
+    }
+}
+
+/// A successful tool result (§3) before spilling and the response cap.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ToolOutput {
+    /// `structuredContent.result`.
+    pub(crate) result: Value,
+    /// Replaces the compact JSON of `result` as `content[0]` (browser_snapshot's
+    /// rendering, browser_batch's step summary).
+    pub(crate) text: Option<String>,
+    /// browser_batch only: a batch whose `ok` is false is a success shape with `isError:true`.
+    pub(crate) is_error: bool,
+    /// Set by the tool when it already made its own observation (browser_batch);
+    /// otherwise the server asks the observation hook after observation-bearing tools.
+    pub(crate) observation: Option<Observation>,
+}
+
+impl ToolOutput {
+    /// A plain result: `content[0]` is its compact JSON.
+    pub(crate) fn new(result: Value) -> ToolOutput {
+        ToolOutput {
+            result,
+            text: None,
+            is_error: false,
+            observation: None,
+        }
+    }
+}
+
+/// The post-action observation (§8) as two parts, because spilling (§12)
+/// applies to the snapshot/diff part only and the tripwire stays after it.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Observation {
+    /// The dialog notice, full rendering, or diff (§8 steps 2–3).
+    pub(crate) body: String,
+    /// `errors: <n> (logCursor <c>)`, absent only if logs cannot be captured.
+    pub(crate) tripwire: Option<String>,
+}
+
+/// Cuts `text` to at most `max` bytes on a character boundary, appending
+/// `marker` (whose bytes count toward `max`) when anything was cut.
+pub(crate) fn cut_bytes(text: &str, max: usize, marker: &str) -> String {
+    if text.len() <= max {
+        return text.to_owned();
+    }
+    let keep = floor_char_boundary(text, max.saturating_sub(marker.len()));
+    format!("{}{marker}", &text[..keep])
+}
+
+/// The largest index `<= index` that is a char boundary of `text`.
+pub(crate) fn floor_char_boundary(text: &str, index: usize) -> usize {
+    if index >= text.len() {
+        return text.len();
+    }
+    let mut index = index;
+    while !text.is_char_boundary(index) {
+        index -= 1;
+    }
+    index
+}
+
+fn bound_detail(detail: &Value) -> Value {
+    let serialised = detail.to_string();
+    if serialised.len() <= MAX_DETAIL_BYTES {
+        return detail.clone();
+    }
+    json!({
+        "truncated": true,
+        "totalBytes": serialised.len(),
+        "preview": cut_bytes(&serialised, MAX_DETAIL_BYTES / 2, ""),
+    })
+}
+
+fn bound_recovery(snapshot: &str) -> String {
+    cut_bytes(
+        snapshot,
+        MAX_RECOVERY_BYTES,
+        "\n… (recovery snapshot truncated)",
+    )
+}
+
+#[cfg(test)]
+mod tests;

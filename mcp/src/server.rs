@@ -1,0 +1,622 @@
+//! The MCP server loop over stdio: reading frames, dispatching methods,
+//! scheduling tool calls, progress, cancellation and shutdown (§1.2–§1.4).
+//!
+//! Owns: the stdin reader thread, the single stdout writer task, the method
+//! table of §1.3, the one-at-a-time tool-call worker with its queue,
+//! `notifications/cancelled`, `notifications/progress`, turning tool results
+//! into MCP results (spilling and the response cap applied), and the
+//! shutdown sequence. Does not own argument rules (`tools/`), framing and
+//! JSON-RPC shapes (`jsonrpc.rs`) or browser state (`session.rs`).
+
+use std::collections::VecDeque;
+use std::io::{Read, Write};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Map, Value};
+use tokio::sync::{mpsc, watch, Notify};
+
+use crate::artifacts::{cap_response, WriteError};
+use crate::config::Config;
+use crate::error::{ToolError, ToolOutput};
+use crate::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
+use crate::session::Session;
+use crate::tools::{self, Cancel, Defaults, Progress, ToolCall, ToolContext, ToolDecl};
+
+/// Protocol versions we speak; the last is the default (§1.3).
+pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
+    ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+const LATEST_VERSION: &str = "2025-11-25";
+
+/// The `instructions` of the initialize result (§1.3), verbatim.
+pub(crate) const INSTRUCTIONS: &str = "One browser per session. Page-changing tools add a text block: the page as numbered lines (`e7: button \"Save\" #save`), later only +/- changes. Pass `ref=e7` (or `e7`) as the next selector. Refs are session state: never put them in tests; browser_locators gives durable selectors. A removed element or a navigation makes a ref STALE_REF; the error carries a recovery snapshot with current refs. Probe guesses with browser_exists; branch on structuredContent.error.code.";
+
+/// How long a running call gets to stop after shutdown cancels it.
+const SHUTDOWN_CALL_GRACE: Duration = Duration::from_millis(2500);
+/// How long the backend's shutdown hook gets (it kills the browser after 2 s).
+const SHUTDOWN_HOOK_GRACE: Duration = Duration::from_millis(2000);
+const PROGRESS_DELAY: Duration = Duration::from_secs(1);
+const PROGRESS_EVERY: Duration = Duration::from_secs(1);
+const STDIN_CHUNK: usize = 64 * 1024;
+
+/// The stdout writer's handle: every message goes through here, one per line.
+#[derive(Debug, Clone)]
+pub(crate) struct Outbox {
+    sender: mpsc::UnboundedSender<String>,
+}
+
+impl Outbox {
+    pub(crate) fn send(&self, message: &Value) {
+        // A closed writer means stdout is gone; there is no one left to tell.
+        let _ = self.sender.send(message.to_string());
+    }
+}
+
+/// A tool call waiting for the worker.
+struct QueuedCall {
+    id: Value,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    progress: Progress,
+}
+
+/// The running call's id and its cancellation switch.
+struct RunningCall {
+    id: Value,
+    cancel: watch::Sender<bool>,
+}
+
+#[derive(Default)]
+struct Queue {
+    pending: VecDeque<QueuedCall>,
+    running: Option<RunningCall>,
+    closed: bool,
+}
+
+struct Shared {
+    queue: Mutex<Queue>,
+    wake: Notify,
+    outbox: Outbox,
+    session: tokio::sync::Mutex<Session>,
+    defaults: Defaults,
+}
+
+impl Shared {
+    fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
+        match self.queue.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+}
+
+/// Why the read loop ended.
+enum Input {
+    Event(FrameEvent),
+    Eof,
+}
+
+/// Runs the server until stdin closes or a signal arrives; returns the exit status.
+pub(crate) async fn serve(config: Config) -> i32 {
+    let defaults = Defaults {
+        agent_timeout_ms: config.agent_timeout_ms,
+    };
+    let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
+    let writer = tokio::spawn(write_stdout(out_rx));
+    let shared = Arc::new(Shared {
+        queue: Mutex::new(Queue::default()),
+        wake: Notify::new(),
+        outbox: Outbox { sender: out_tx },
+        session: tokio::sync::Mutex::new(Session::new(config)),
+        defaults,
+    });
+    let worker = tokio::spawn(run_worker(shared.clone()));
+
+    let (in_tx, mut in_rx) = mpsc::channel::<Input>(64);
+    // A plain thread: a blocking stdin read cannot be cancelled, and the
+    // process exits without joining it.
+    let spawned = std::thread::Builder::new()
+        .name("stdin".into())
+        .spawn(move || read_stdin(in_tx));
+    if let Err(err) = spawned {
+        eprintln!("chromate: cannot start the stdin reader: {err}");
+        return 1;
+    }
+
+    let mut dispatcher = Dispatcher {
+        shared: shared.clone(),
+        initialized: false,
+    };
+    let mut signals = Signals::new();
+    loop {
+        tokio::select! {
+            input = in_rx.recv() => match input {
+                Some(Input::Event(FrameEvent::Frame(frame))) => dispatcher.frame(&frame),
+                Some(Input::Event(FrameEvent::TooLarge)) => {
+                    shared.outbox.send(&RpcError::frame_too_large().to_json());
+                }
+                Some(Input::Eof) | None => break,
+            },
+            () = signals.recv() => break,
+        }
+    }
+    shutdown(shared, worker, writer).await;
+    0
+}
+
+/// Stop reading, drop queued calls, cancel the running one, call the
+/// backend's shutdown hook, flush stdout — all bounded well under 5 s.
+async fn shutdown(
+    shared: Arc<Shared>,
+    worker: tokio::task::JoinHandle<()>,
+    writer: tokio::task::JoinHandle<()>,
+) {
+    {
+        let mut queue = shared.queue();
+        queue.closed = true;
+        for call in queue.pending.drain(..) {
+            call.progress.with_state(|state| state.finished = true);
+        }
+        if let Some(running) = &queue.running {
+            let _ = running.cancel.send(true);
+        }
+    }
+    shared.wake.notify_one();
+    let _ = tokio::time::timeout(SHUTDOWN_CALL_GRACE, worker).await;
+    if let Ok(mut session) = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, shared.session.lock()).await
+    {
+        let _ = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, session.shutdown()).await;
+    }
+    drop(shared);
+    let _ = tokio::time::timeout(Duration::from_millis(300), writer).await;
+}
+
+fn read_stdin(sender: mpsc::Sender<Input>) {
+    let mut stdin = std::io::stdin().lock();
+    let mut decoder = FrameDecoder::default();
+    let mut chunk = vec![0u8; STDIN_CHUNK];
+    let mut events = Vec::new();
+    loop {
+        let n_read = match stdin.read(&mut chunk) {
+            Ok(0) => break,
+            Ok(n_read) => n_read,
+            Err(err) if err.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => break,
+        };
+        decoder.push(&chunk[..n_read], &mut events);
+        for event in events.drain(..) {
+            if sender.blocking_send(Input::Event(event)).is_err() {
+                return;
+            }
+        }
+    }
+    decoder.finish(&mut events);
+    for event in events.drain(..) {
+        if sender.blocking_send(Input::Event(event)).is_err() {
+            return;
+        }
+    }
+    let _ = sender.blocking_send(Input::Eof);
+}
+
+async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>) {
+    // Blocking writes on a dedicated thread keep stdout ordered and never
+    // stall the runtime when the client reads slowly.
+    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
+    let thread = std::thread::Builder::new()
+        .name("stdout".into())
+        .spawn(move || {
+            let mut stdout = std::io::stdout().lock();
+            while let Ok(line) = line_rx.recv() {
+                let written = stdout
+                    .write_all(line.as_bytes())
+                    .and_then(|()| stdout.write_all(b"\n"))
+                    .and_then(|()| stdout.flush());
+                if written.is_err() {
+                    break;
+                }
+            }
+        });
+    let Ok(thread) = thread else {
+        eprintln!("chromate: cannot start the stdout writer");
+        return;
+    };
+    while let Some(line) = receiver.recv().await {
+        if line_tx.send(line).is_err() {
+            break;
+        }
+    }
+    drop(line_tx);
+    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+}
+
+/// SIGTERM, SIGINT and SIGHUP (Ctrl-C elsewhere).
+struct Signals {
+    #[cfg(unix)]
+    streams: Vec<tokio::signal::unix::Signal>,
+}
+
+impl Signals {
+    fn new() -> Signals {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let streams = [
+                SignalKind::terminate(),
+                SignalKind::interrupt(),
+                SignalKind::hangup(),
+            ]
+            .into_iter()
+            .filter_map(|kind| match signal(kind) {
+                Ok(stream) => Some(stream),
+                Err(err) => {
+                    eprintln!("chromate: cannot watch a signal: {err}");
+                    None
+                }
+            })
+            .collect();
+            Signals { streams }
+        }
+        #[cfg(not(unix))]
+        {
+            Signals {}
+        }
+    }
+
+    async fn recv(&mut self) {
+        #[cfg(unix)]
+        {
+            if self.streams.is_empty() {
+                return std::future::pending().await;
+            }
+            let futures: Vec<_> = self
+                .streams
+                .iter_mut()
+                .map(|stream| Box::pin(stream.recv()))
+                .collect();
+            select_any(futures).await;
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
+    }
+}
+
+/// Resolves when any of the futures resolves.
+#[cfg(unix)]
+async fn select_any<F: std::future::Future + Unpin>(mut futures: Vec<F>) {
+    std::future::poll_fn(|cx| {
+        for future in futures.iter_mut() {
+            if std::pin::Pin::new(future).poll(cx).is_ready() {
+                return std::task::Poll::Ready(());
+            }
+        }
+        std::task::Poll::Pending
+    })
+    .await
+}
+
+/// Handles frames on the read loop; everything but tools/call is answered here.
+struct Dispatcher {
+    shared: Arc<Shared>,
+    initialized: bool,
+}
+
+impl Dispatcher {
+    fn frame(&mut self, frame: &[u8]) {
+        match jsonrpc::parse_frame(frame) {
+            Err(error) => self.shared.outbox.send(&error.to_json()),
+            Ok(Incoming::Response) => {}
+            Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
+            Ok(Incoming::Request { id, method, params }) => {
+                let reply = match params {
+                    Some(params) if !params.is_object() => Err(RpcError::new(
+                        id.clone(),
+                        jsonrpc::INVALID_PARAMS,
+                        format!("invalid params: {method} params must be an object"),
+                    )),
+                    params => self.request(&id, &method, params.unwrap_or_else(|| json!({}))),
+                };
+                match reply {
+                    Ok(Some(result)) => self.shared.outbox.send(&jsonrpc::response(&id, result)),
+                    Ok(None) => {}
+                    Err(error) => self.shared.outbox.send(&error.to_json()),
+                }
+            }
+        }
+    }
+
+    fn notification(&mut self, method: &str, params: Option<Value>) {
+        if method != "notifications/cancelled" {
+            // notifications/initialized has no effect; unknown ones are ignored.
+            return;
+        }
+        let Some(request_id) = params.as_ref().and_then(|params| params.get("requestId")) else {
+            return;
+        };
+        let mut queue = self.shared.queue();
+        if let Some(pos) = queue.pending.iter().position(|call| &call.id == request_id) {
+            if let Some(call) = queue.pending.remove(pos) {
+                call.progress.with_state(|state| state.finished = true);
+            }
+        } else if let Some(running) = &queue.running {
+            if &running.id == request_id {
+                let _ = running.cancel.send(true);
+            }
+        }
+    }
+
+    /// `Ok(None)` = answered later (tools/call).
+    fn request(
+        &mut self,
+        id: &Value,
+        method: &str,
+        params: Value,
+    ) -> Result<Option<Value>, RpcError> {
+        let invalid_params =
+            |message: String| RpcError::new(id.clone(), jsonrpc::INVALID_PARAMS, message);
+        match method {
+            "initialize" => {
+                if self.initialized {
+                    return Err(RpcError::new(
+                        id.clone(),
+                        jsonrpc::INVALID_REQUEST,
+                        "invalid request: already initialized",
+                    ));
+                }
+                self.initialized = true;
+                let requested = params.get("protocolVersion").and_then(Value::as_str);
+                Ok(Some(initialize_result(requested)))
+            }
+            "ping" => Ok(Some(json!({}))),
+            "tools/list" => {
+                if params.get("cursor").is_some_and(|cursor| !cursor.is_null()) {
+                    return Err(invalid_params(
+                        "invalid params: tools/list has a single page; no cursor".to_owned(),
+                    ));
+                }
+                Ok(Some(tools::tools_list(&self.shared.defaults)))
+            }
+            "resources/list" => Ok(Some(json!({ "resources": [] }))),
+            "resources/templates/list" => Ok(Some(json!({ "resourceTemplates": [] }))),
+            "prompts/list" => Ok(Some(json!({ "prompts": [] }))),
+            "tools/call" => {
+                self.tools_call(id, &params)?;
+                Ok(None)
+            }
+            other => Err(RpcError::new(
+                id.clone(),
+                jsonrpc::METHOD_NOT_FOUND,
+                format!("method not found: {other}"),
+            )),
+        }
+    }
+
+    /// Validates at arrival (§2: validation never waits for the browser),
+    /// then queues the call for the worker.
+    fn tools_call(&mut self, id: &Value, params: &Value) -> Result<(), RpcError> {
+        let arrived = Instant::now();
+        let invalid_params =
+            |message: String| RpcError::new(id.clone(), jsonrpc::INVALID_PARAMS, message);
+        let name = match params.get("name") {
+            None | Some(Value::Null) => {
+                return Err(invalid_params("tools/call: missing \"name\"".to_owned()))
+            }
+            Some(Value::String(name)) => name.as_str(),
+            Some(_) => {
+                return Err(invalid_params(
+                    "tools/call: \"name\" must be a string".to_owned(),
+                ))
+            }
+        };
+        let Some(decl) = tools::find(name) else {
+            return Err(invalid_params(format!("unknown tool \"{name}\""))
+                .with_data(json!({ "tool": name })));
+        };
+        let arguments = tools::validate(decl, params.get("arguments"), &self.shared.defaults)
+            .map_err(|error| invalid_params(error.full_message()).with_data(error.data()))?;
+        let progress = Progress::new("queued behind another tool call", arrived);
+        let token = params
+            .get("_meta")
+            .and_then(|meta| meta.get("progressToken"))
+            .filter(|token| token.is_string() || token.is_i64() || token.is_u64())
+            .cloned();
+        if let Some(token) = token {
+            tokio::spawn(report_progress(
+                progress.clone(),
+                token,
+                self.shared.outbox.clone(),
+            ));
+        }
+        let mut queue = self.shared.queue();
+        queue.pending.push_back(QueuedCall {
+            id: id.clone(),
+            decl,
+            arguments,
+            progress,
+        });
+        drop(queue);
+        self.shared.wake.notify_one();
+        Ok(())
+    }
+}
+
+/// The initialize result for the client's requested version.
+pub(crate) fn initialize_result(requested: Option<&str>) -> Value {
+    let version = requested
+        .filter(|version| PROTOCOL_VERSIONS.contains(version))
+        .unwrap_or(LATEST_VERSION);
+    json!({
+        "protocolVersion": version,
+        "capabilities": { "tools": {} },
+        "serverInfo": { "name": "chromate", "version": env!("CARGO_PKG_VERSION") },
+        "instructions": INSTRUCTIONS,
+    })
+}
+
+/// Sends `notifications/progress` once the call is 1 s old, then about every
+/// second, until the call's progress state is finished.
+async fn report_progress(progress: Progress, token: Value, outbox: Outbox) {
+    let mut next = progress.started() + PROGRESS_DELAY;
+    loop {
+        tokio::time::sleep_until(next.into()).await;
+        let elapsed = progress.started().elapsed().as_secs();
+        let sent = progress.with_state(|state| {
+            if state.finished {
+                return false;
+            }
+            let mut params = json!({ "progressToken": token, "message": state.phase });
+            match state.steps {
+                Some((done, total)) => {
+                    params["progress"] = json!(done);
+                    params["total"] = json!(total);
+                }
+                None => params["progress"] = json!(elapsed),
+            }
+            outbox.send(&jsonrpc::notification("notifications/progress", params));
+            true
+        });
+        if !sent {
+            return;
+        }
+        next += PROGRESS_EVERY;
+    }
+}
+
+async fn run_worker(shared: Arc<Shared>) {
+    loop {
+        let call = loop {
+            let notified = shared.wake.notified();
+            {
+                let mut queue = shared.queue();
+                if queue.closed {
+                    return;
+                }
+                if let Some(call) = queue.pending.pop_front() {
+                    break call;
+                }
+            }
+            notified.await;
+        };
+        let (cancel_tx, cancel_rx) = watch::channel(false);
+        shared.queue().running = Some(RunningCall {
+            id: call.id.clone(),
+            cancel: cancel_tx,
+        });
+        let progress = call.progress.clone();
+        progress.set_phase(format!("running {}", call.decl.name));
+        let id = call.id.clone();
+        let task_shared = shared.clone();
+        let cancel = Cancel::new(cancel_rx.clone());
+        let handle = tokio::spawn(async move {
+            let mut session = task_shared.session.lock().await;
+            execute(&mut session, call, cancel).await
+        });
+        let envelope = match handle.await {
+            Ok(envelope) => envelope,
+            Err(join_error) => RpcError::new(
+                id.clone(),
+                jsonrpc::INTERNAL_ERROR,
+                format!("internal error: tool call failed: {join_error}"),
+            )
+            .to_json(),
+        };
+        let cancelled = *cancel_rx.borrow();
+        shared.queue().running = None;
+        progress.with_state(|state| {
+            if !state.finished && !cancelled {
+                shared.outbox.send(&envelope);
+            }
+            state.finished = true;
+        });
+    }
+}
+
+/// Runs one validated call against the session; returns the response envelope.
+async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Value {
+    let decl = call.decl;
+    let outcome = match ToolCall::from_validated(decl, call.arguments) {
+        Err(error) => Err(error),
+        Ok(tool_call) => match tool_call.check(session) {
+            Err(error) => Err(error),
+            Ok(()) => {
+                let mut ctx = ToolContext {
+                    session: &mut *session,
+                    cancel: cancel.clone(),
+                    progress: call.progress.clone(),
+                };
+                let mut outcome = tool_call.run(&mut ctx).await;
+                // The observation hook (§8); browser_batch makes its own.
+                if let Ok(output) = &mut outcome {
+                    if decl.observes && decl.name != "browser_batch" && output.observation.is_none()
+                    {
+                        output.observation = ctx.session.observe(&cancel).await;
+                    }
+                }
+                outcome
+            }
+        },
+    };
+    let result = render(session, decl, outcome);
+    let mut envelope = jsonrpc::response(&call.id, result);
+    let cap = session.artifacts.limits().max_response_bytes;
+    let artifacts = &mut session.artifacts;
+    cap_response(&mut envelope, cap, |full_json| {
+        match artifacts.write(&format!("{}.json", decl.name), full_json.as_bytes()) {
+            Ok(path) => Some(path.display().to_string()),
+            Err(WriteError::Quota | WriteError::Io(_)) => None,
+        }
+    });
+    envelope
+}
+
+/// A tool outcome → the `tools/call` result of §3, spilling applied (§12).
+fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, ToolError>) -> Value {
+    match outcome {
+        Err(error) => {
+            let recovery = error
+                .recovery_snapshot
+                .as_deref()
+                .map(|snapshot| session.artifacts.spill("recovery.txt", snapshot).inline);
+            error.to_call_result(recovery.as_deref())
+        }
+        Ok(output) => {
+            let label = match decl.name {
+                "browser_snapshot" => "snapshot.txt".to_owned(),
+                "browser_batch" => "batch.txt".to_owned(),
+                name => format!("{name}.json"),
+            };
+            let text = output
+                .text
+                .clone()
+                .unwrap_or_else(|| output.result.to_string());
+            let mut content = vec![json!({
+                "type": "text",
+                "text": session.artifacts.spill(&label, &text).inline,
+            })];
+            if let Some(observation) = &output.observation {
+                let mut text = session
+                    .artifacts
+                    .spill("snapshot.txt", &observation.body)
+                    .inline;
+                if let Some(tripwire) = &observation.tripwire {
+                    text.push('\n');
+                    text.push_str(tripwire);
+                }
+                content.push(json!({ "type": "text", "text": text }));
+            }
+            let mut result = json!({
+                "content": content,
+                "structuredContent": { "result": output.result },
+            });
+            if output.is_error {
+                result["isError"] = json!(true);
+            }
+            result
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

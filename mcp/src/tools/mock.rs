@@ -1,0 +1,259 @@
+//! browser_mock (§11.1): the server-held mock table and URL glob matching.
+//!
+//! Owns: the table (ids `m<N>` never reused, at most 20 active, creation
+//! order), add/block/list/remove/clear, the default content type, and
+//! [`glob_matches`] as a pure function. Does not intercept requests: the
+//! engine installs the table at launch and relaunch and asks [`MockTable::find`]
+//! per request.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::schema::{Arg, Hints, IntDefault, ToolDecl};
+use super::ToolContext;
+use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::session::Session;
+
+/// Most active mocks (§11.1).
+pub(crate) const MAX_MOCKS: usize = 20;
+
+pub(crate) const MOCK: ToolDecl = ToolDecl {
+    name: "browser_mock",
+    title: "Network mocks",
+    verb: "mock",
+    description: "Answer (add) or fail (block) requests whose URL matches a glob, in every tab; list, remove, clear.",
+    hints: Hints::A,
+    observes: false,
+    args: &[
+        Arg::one_of("action", "What to do", &["add", "block", "list", "remove", "clear"])
+            .default_str("list"),
+        Arg::string("pattern", "URL glob; * matches anything; no ? = ignore query (add, block)")
+            .min_len(1)
+            .max_len(500),
+        Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
+        Arg::string("body", "Response body (add)").max_len(65536),
+        Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
+        Arg::string("id", "Mock id m<N> (remove)").min_len(1).max_len(128),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct MockArgs {
+    pub(crate) action: String,
+    pub(crate) pattern: Option<String>,
+    pub(crate) status: u16,
+    pub(crate) body: Option<String>,
+    pub(crate) content_type: Option<String>,
+    pub(crate) id: Option<String>,
+}
+
+/// What a matching request gets.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum MockKind {
+    /// Answered with this response (plus CORS headers, §11.1).
+    Respond {
+        status: u16,
+        body: String,
+        content_type: String,
+    },
+    /// Failed with `net::ERR_BLOCKED_BY_CLIENT`.
+    Block,
+}
+
+/// One active mock.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct MockRule {
+    pub(crate) id: String,
+    pub(crate) pattern: String,
+    pub(crate) kind: MockKind,
+}
+
+impl MockRule {
+    fn to_json(&self) -> Value {
+        match &self.kind {
+            MockKind::Respond { status, .. } => {
+                json!({ "id": self.id, "pattern": self.pattern, "kind": "mock", "status": status })
+            }
+            MockKind::Block => json!({ "id": self.id, "pattern": self.pattern, "kind": "block" }),
+        }
+    }
+}
+
+/// The session's mocks, in creation order.
+#[derive(Debug, Default)]
+pub(crate) struct MockTable {
+    rules: Vec<MockRule>,
+    next_id: u64,
+}
+
+impl MockTable {
+    /// Adds a rule; STATE_INVALID at the limit.
+    pub(crate) fn add(&mut self, pattern: &str, kind: MockKind) -> Result<&MockRule, ToolError> {
+        if self.rules.len() >= MAX_MOCKS {
+            return Err(ToolError::new(
+                ErrorCode::StateInvalid,
+                format!("mock: limit reached ({MAX_MOCKS} active)"),
+            )
+            .with_hint("remove mocks with browser_mock action=remove or action=clear")
+            .with_detail(json!({ "reason": "mock-limit" })));
+        }
+        self.next_id += 1;
+        self.rules.push(MockRule {
+            id: format!("m{}", self.next_id),
+            pattern: pattern.to_owned(),
+            kind,
+        });
+        let last = self.rules.len() - 1;
+        Ok(&self.rules[last])
+    }
+
+    /// Removes by id; returns false if no such mock is active.
+    pub(crate) fn remove(&mut self, id: &str) -> bool {
+        let before = self.rules.len();
+        self.rules.retain(|rule| rule.id != id);
+        self.rules.len() != before
+    }
+
+    /// Removes all; returns how many there were.
+    pub(crate) fn clear(&mut self) -> usize {
+        std::mem::take(&mut self.rules).len()
+    }
+
+    pub(crate) fn rules(&self) -> &[MockRule] {
+        &self.rules
+    }
+
+    /// The first rule (in creation order) matching `url`.
+    #[allow(dead_code)] // Called by the engine's request interception once wired.
+    pub(crate) fn find(&self, url: &str) -> Option<&MockRule> {
+        self.rules
+            .iter()
+            .find(|rule| glob_matches(&rule.pattern, url))
+    }
+}
+
+/// §11.1: a glob over the full URL; `*` and `**` match any characters
+/// (including `/`), everything else is literal; a pattern without `?`
+/// ignores the URL's query.
+pub(crate) fn glob_matches(pattern: &str, url: &str) -> bool {
+    let url = if pattern.contains('?') {
+        url.to_owned()
+    } else {
+        strip_query(url)
+    };
+    wildcard_match(pattern.as_bytes(), url.as_bytes())
+}
+
+/// `https://a/b?x=1#f` → `https://a/b#f`.
+fn strip_query(url: &str) -> String {
+    match url.find('?') {
+        None => url.to_owned(),
+        Some(start) => {
+            let fragment = url[start..].find('#').map_or("", |idx| &url[start + idx..]);
+            format!("{}{fragment}", &url[..start])
+        }
+    }
+}
+
+/// Iterative `*` matching with backtracking to the last star (linear-ish,
+/// no recursion, so hostile patterns cannot blow the stack).
+fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
+    let (mut p, mut t) = (0, 0);
+    let mut star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && pattern[p] == b'*' {
+            while p < pattern.len() && pattern[p] == b'*' {
+                p += 1;
+            }
+            star = Some((p, t));
+        } else if p < pattern.len() && pattern[p] == text[t] {
+            p += 1;
+            t += 1;
+        } else if let Some((star_p, star_t)) = star {
+            p = star_p;
+            t = star_t + 1;
+            star = Some((star_p, star_t + 1));
+        } else {
+            return false;
+        }
+    }
+    while p < pattern.len() && pattern[p] == b'*' {
+        p += 1;
+    }
+    p == pattern.len()
+}
+
+/// `application/json` if the body parses as JSON, else `text/plain; charset=utf-8`.
+pub(crate) fn default_content_type(body: &str) -> &'static str {
+    if serde_json::from_str::<Value>(body).is_ok() {
+        "application/json"
+    } else {
+        "text/plain; charset=utf-8"
+    }
+}
+
+pub(crate) fn check_mock(args: &MockArgs, _session: &Session) -> Result<(), ToolError> {
+    let needs = |argument: &str, hint: &str| {
+        Err(ToolError::invalid_argument(
+            format!("mock: action \"{}\" needs \"{argument}\"", args.action),
+            argument,
+            hint,
+        ))
+    };
+    match args.action.as_str() {
+        "add" | "block" if args.pattern.is_none() => needs(
+            "pattern",
+            "pass pattern= a URL glob such as https://api.example.com/*",
+        ),
+        "remove" if args.id.is_none() => {
+            needs("id", "pass id= an id from browser_mock action=list")
+        }
+        _ => Ok(()),
+    }
+}
+
+pub(crate) async fn mock(
+    ctx: &mut ToolContext<'_>,
+    args: MockArgs,
+) -> Result<ToolOutput, ToolError> {
+    let table = &mut ctx.session.mocks;
+    let result = match (args.action.as_str(), &args.pattern, &args.id) {
+        ("add", Some(pattern), _) => {
+            let body = args.body.clone().unwrap_or_default();
+            let content_type = args
+                .content_type
+                .clone()
+                .unwrap_or_else(|| default_content_type(&body).to_owned());
+            let kind = MockKind::Respond {
+                status: args.status,
+                body,
+                content_type,
+            };
+            let rule = table.add(pattern, kind)?;
+            json!({ "ok": true, "action": "add", "id": rule.id, "pattern": rule.pattern, "status": args.status })
+        }
+        ("block", Some(pattern), _) => {
+            let rule = table.add(pattern, MockKind::Block)?;
+            json!({ "ok": true, "action": "block", "id": rule.id, "pattern": rule.pattern })
+        }
+        ("remove", _, Some(id)) => {
+            if !table.remove(id) {
+                let open: Vec<&str> = table.rules().iter().map(|rule| rule.id.as_str()).collect();
+                return Err(ToolError::new(
+                    ErrorCode::InvalidArgument,
+                    format!("mock remove: no active mock with id \"{id}\""),
+                )
+                .with_hint("use an id from browser_mock action=list")
+                .with_detail(json!({ "argument": "id", "open": open })));
+            }
+            json!({ "ok": true, "action": "remove", "id": id, "remaining": table.rules().len() })
+        }
+        ("clear", _, _) => json!({ "ok": true, "action": "clear", "cleared": table.clear() }),
+        _ => {
+            let mocks: Vec<Value> = table.rules().iter().map(MockRule::to_json).collect();
+            json!({ "mocks": mocks, "count": mocks.len() })
+        }
+    };
+    Ok(ToolOutput::new(result))
+}

@@ -1,0 +1,346 @@
+//! The single registry of the 28 tools (§4.1), in tools/list order, and the
+//! context a tool handler runs with.
+//!
+//! Owns: [`TOOLS`] (each tool's declaration, declared once in its group
+//! file), the typed call ([`ToolCall`]) a validated argument map turns into,
+//! dispatch to each tool's cross-argument `check` and async handler, the
+//! tools/list result, and [`ToolContext`] (session, cancellation, progress).
+//! Does not own: validation itself (`schema.rs`), scheduling (`server.rs`)
+//! or result rendering (`error.rs`, `artifacts.rs`).
+//!
+//! Adding a tool: declare `pub(crate) const DECL: ToolDecl`, an args struct,
+//! `check` and the handler in a group file, then add one line to
+//! `registry!` below.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::{json, Map, Value};
+use tokio::sync::watch;
+
+use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::session::Session;
+
+/// Handlers that need the engine: each answers UNSUPPORTED `<verb>: not available
+/// in this build yet` until it is wired.
+macro_rules! unwired {
+    ($($handler:ident($args:ident) => $decl:ident;)*) => {
+        $(
+            pub(crate) async fn $handler(
+                _ctx: &mut ToolContext<'_>,
+                _args: $args,
+            ) -> Result<ToolOutput, ToolError> {
+                Err(ToolError::not_in_this_build($decl.verb, $decl.name))
+            }
+        )*
+    };
+}
+
+pub(crate) mod schema;
+
+mod batch;
+mod eval;
+mod input;
+mod logs;
+mod mock;
+mod navigation;
+mod read;
+mod screenshot;
+mod snapshot;
+mod state;
+mod status;
+mod tabs;
+mod trace;
+
+pub(crate) use mock::MockTable;
+pub(crate) use schema::{Defaults, ToolDecl};
+
+use schema::{Arg, IntDefault};
+
+/// Everything a handler may touch while it runs.
+pub(crate) struct ToolContext<'a> {
+    /// Server-held state: config, artifacts, mocks, journal, trace (and later the browser).
+    pub(crate) session: &'a mut Session,
+    /// Fires when `notifications/cancelled` names this call or the server shuts down.
+    pub(crate) cancel: Cancel,
+    /// The phase and step count reported in `notifications/progress`.
+    pub(crate) progress: Progress,
+}
+
+/// A cancellation signal a handler checks at its wait and poll points.
+#[derive(Debug, Clone)]
+pub(crate) struct Cancel {
+    receiver: watch::Receiver<bool>,
+}
+
+impl Cancel {
+    pub(crate) fn new(receiver: watch::Receiver<bool>) -> Cancel {
+        Cancel { receiver }
+    }
+
+    /// A signal that never fires (unit tests, one-shot subcommands).
+    #[cfg_attr(not(test), allow(dead_code))]
+    pub(crate) fn never() -> Cancel {
+        let (sender, receiver) = watch::channel(false);
+        // Keeping the sender alive forever keeps `cancelled()` pending.
+        std::mem::forget(sender);
+        Cancel { receiver }
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        *self.receiver.borrow()
+    }
+
+    /// Resolves once the call is cancelled; pends forever otherwise.
+    pub(crate) async fn cancelled(&mut self) {
+        if self
+            .receiver
+            .wait_for(|cancelled| *cancelled)
+            .await
+            .is_err()
+        {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// The error a handler returns when it stopped because it was cancelled
+/// (never sent: the server drops the response).
+pub(crate) fn cancelled_error(verb: &str) -> ToolError {
+    ToolError::new(ErrorCode::DriverError, format!("{verb}: cancelled"))
+        .with_detail(json!({ "reason": "cancelled" }))
+}
+
+/// What progress notifications say about the running call.
+#[derive(Debug)]
+pub(crate) struct ProgressState {
+    /// `launching browser`, `waiting for css=#save to become enabled`.
+    pub(crate) phase: String,
+    /// browser_batch: (steps done, steps).
+    pub(crate) steps: Option<(u64, u64)>,
+    /// Set when the response has been sent (or dropped): no notification after it.
+    pub(crate) finished: bool,
+}
+
+/// A shared handle on a call's [`ProgressState`].
+#[derive(Debug, Clone)]
+pub(crate) struct Progress {
+    state: Arc<Mutex<ProgressState>>,
+    started: Instant,
+}
+
+impl Progress {
+    pub(crate) fn new(phase: &str, started: Instant) -> Progress {
+        Progress {
+            state: Arc::new(Mutex::new(ProgressState {
+                phase: phase.to_owned(),
+                steps: None,
+                finished: false,
+            })),
+            started,
+        }
+    }
+
+    /// When the call arrived (progress counts queue time).
+    pub(crate) fn started(&self) -> Instant {
+        self.started
+    }
+
+    pub(crate) fn set_phase(&self, phase: impl Into<String>) {
+        self.with_state(|state| state.phase = phase.into());
+    }
+
+    pub(crate) fn set_steps(&self, done: u64, total: u64) {
+        self.with_state(|state| state.steps = Some((done, total)));
+    }
+
+    /// Runs `f` with the state locked; the server sends notifications and the
+    /// final response under this lock so none follows the response.
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut ProgressState) -> R) -> R {
+        let mut guard = match self.state.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+}
+
+/// `timeout_ms` with the agent default (§4.2).
+pub(crate) const TIMEOUT: Arg = Arg::int(
+    "timeout_ms",
+    "Max wait in ms; 0 = check once",
+    0,
+    crate::config::MAX_TIMEOUT_MS as i64,
+)
+.default_int(IntDefault::AgentTimeout);
+
+/// `timeout_ms` for navigation waits (=30000).
+pub(crate) const NAV_TIMEOUT: Arg = Arg::int(
+    "timeout_ms",
+    "Max wait for load in ms",
+    0,
+    crate::config::MAX_TIMEOUT_MS as i64,
+)
+.default_int(IntDefault::Value(30_000));
+
+/// A required selector (§5).
+pub(crate) const SELECTOR: Arg = Arg::string(
+    "selector",
+    "Target: ref=e7 or e7, css (default), text=, role=button[name=\"Save\"], label=, testid=, xpath=",
+)
+.min_len(1)
+.required();
+
+/// An optional selector.
+pub(crate) const SELECTOR_OPT: Arg =
+    Arg::string("selector", "Target element (same syntax as elsewhere)").min_len(1);
+
+/// The future a tool handler returns.
+pub(crate) type ToolFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
+
+macro_rules! registry {
+    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $check:ident, $run:ident;)*) => {
+        /// Every tool, in tools/list order.
+        pub(crate) const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
+
+        /// A validated call, with typed arguments.
+        #[derive(Debug)]
+        pub(crate) enum ToolCall {
+            $($variant($group::$args),)*
+        }
+
+        impl ToolCall {
+            /// Types a map the validator produced. A failure here is a bug
+            /// (declaration and args struct disagree), reported as DRIVER_ERROR.
+            pub(crate) fn from_validated(
+                decl: &'static ToolDecl,
+                arguments: Map<String, Value>,
+            ) -> Result<ToolCall, ToolError> {
+                let arguments = Value::Object(arguments);
+                let typed = |err: serde_json::Error| {
+                    ToolError::new(
+                        ErrorCode::DriverError,
+                        format!("{}: internal error: arguments did not decode: {err}", decl.verb),
+                    )
+                    .with_hint("report this chromate bug; the call was not run")
+                    .with_detail(json!({ "reason": "internal" }))
+                };
+                $(
+                    if decl.name == $group2::$decl.name {
+                        return serde_json::from_value(arguments)
+                            .map(ToolCall::$variant)
+                            .map_err(typed);
+                    }
+                )*
+                Err(ToolError::new(
+                    ErrorCode::DriverError,
+                    format!("internal error: no handler for {}", decl.name),
+                ))
+            }
+
+            pub(crate) fn decl(&self) -> &'static ToolDecl {
+                match self {
+                    $(ToolCall::$variant(_) => &$group2::$decl,)*
+                }
+            }
+
+            /// Cross-argument rules (§2): run before any browser work.
+            pub(crate) fn check(&self, session: &Session) -> Result<(), ToolError> {
+                match self {
+                    $(ToolCall::$variant(args) => $group::$check(args, session),)*
+                }
+            }
+
+            /// Runs the handler. Boxed (and `Send`) because browser_batch
+            /// runs its steps through this same dispatcher.
+            pub(crate) fn run<'a>(self, ctx: &'a mut ToolContext<'_>) -> ToolFuture<'a> {
+                match self {
+                    $(ToolCall::$variant(args) => Box::pin($group::$run(ctx, args)),)*
+                }
+            }
+        }
+    };
+}
+
+registry! {
+    Navigate(navigation::NavigateArgs) = navigation::NAVIGATE => check_navigate, navigate;
+    Click(input::ClickArgs) = input::CLICK => check_click, click;
+    Fill(input::FillArgs) = input::FILL => check_fill, fill;
+    Type(input::TypeArgs) = input::TYPE => check_type, type_text;
+    Element(input::ElementArgs) = input::ELEMENT => check_element, element;
+    Press(input::PressArgs) = input::PRESS => check_press, press;
+    Key(input::KeyArgs) = input::KEY => check_key, key;
+    Mouse(input::MouseArgs) = input::MOUSE => check_mouse, mouse;
+    Hover(input::HoverArgs) = input::HOVER => check_hover, hover;
+    Upload(input::UploadArgs) = input::UPLOAD => check_upload, upload;
+    Dialog(input::DialogArgs) = input::DIALOG => check_dialog, dialog;
+    Find(read::FindArgs) = read::FIND => check_find, find;
+    Exists(read::ExistsArgs) = read::EXISTS => check_exists, exists;
+    Wait(read::WaitArgs) = read::WAIT => check_wait, wait;
+    Read(read::ReadArgs) = read::READ => check_read, read;
+    Expect(read::ExpectArgs) = read::EXPECT => check_expect, expect;
+    Snapshot(snapshot::SnapshotArgs) = snapshot::SNAPSHOT => check_snapshot, snapshot;
+    Locators(snapshot::LocatorsArgs) = snapshot::LOCATORS => check_locators, locators;
+    A11y(snapshot::A11yArgs) = snapshot::A11Y => check_a11y, a11y;
+    Page(tabs::PageArgs) = tabs::PAGE => check_page, page;
+    Logs(logs::LogsArgs) = logs::LOGS => check_logs, logs;
+    Mock(mock::MockArgs) = mock::MOCK => check_mock, mock;
+    State(state::StateArgs) = state::STATE => check_state, state;
+    Trace(trace::TraceArgs) = trace::TRACE => check_trace, trace;
+    Screenshot(screenshot::ScreenshotArgs) = screenshot::SCREENSHOT => check_screenshot, screenshot;
+    Status(status::StatusArgs) = status::STATUS => check_status, status;
+    Batch(batch::BatchArgs) = batch::BATCH => check_batch, batch;
+    AdvancedEval(eval::EvalArgs) = eval::EVAL => check_eval, eval;
+}
+
+/// The declaration of a tool by name.
+pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
+    TOOLS.iter().copied().find(|decl| decl.name == name)
+}
+
+/// The tools a browser_batch step may name (all but the batch itself).
+pub(crate) fn step_tool_names() -> Vec<&'static str> {
+    TOOLS
+        .iter()
+        .filter(|decl| decl.name != batch::BATCH.name)
+        .map(|decl| decl.name)
+        .collect()
+}
+
+/// Validates `arguments` for `decl` (§2), including browser_batch steps.
+pub(crate) fn validate(
+    decl: &'static ToolDecl,
+    arguments: Option<&Value>,
+    defaults: &Defaults,
+) -> Result<Map<String, Value>, schema::ArgError> {
+    let lookup = |name: &str| find(name).filter(|decl| decl.name != batch::BATCH.name);
+    schema::validate(decl, arguments, defaults, &lookup)
+}
+
+/// One tools/list entry.
+pub(crate) fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
+    let [read_only, destructive, idempotent, open_world] = decl.hints.flags();
+    json!({
+        "name": decl.name,
+        "title": decl.title,
+        "description": decl.description,
+        "inputSchema": schema::input_schema(decl, defaults, &step_tool_names()),
+        "annotations": {
+            "title": decl.title,
+            "readOnlyHint": read_only,
+            "destructiveHint": destructive,
+            "idempotentHint": idempotent,
+            "openWorldHint": open_world,
+        },
+    })
+}
+
+/// The whole tools/list result.
+pub(crate) fn tools_list(defaults: &Defaults) -> Value {
+    let tools: Vec<Value> = TOOLS.iter().map(|decl| tool_json(decl, defaults)).collect();
+    json!({ "tools": tools })
+}
+
+#[cfg(test)]
+mod tests;

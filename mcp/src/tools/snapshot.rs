@@ -1,0 +1,154 @@
+//! The page-model tools (§4.3): browser_snapshot, browser_locators,
+//! browser_a11y — declarations, arguments and the a11y rule-list rules.
+//!
+//! Does not snapshot yet: handlers answer UNSUPPORTED until the engine is
+//! wired; checking rule ids against bundled axe-core belongs to the engine.
+
+use serde::Deserialize;
+
+use super::schema::{Arg, Hints, IntDefault, ToolDecl};
+use super::{ToolContext, SELECTOR, SELECTOR_OPT};
+use crate::error::{ToolError, ToolOutput};
+use crate::session::Session;
+
+pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
+    name: "browser_snapshot",
+    title: "Page snapshot",
+    verb: "snapshot",
+    description: "Render the active tab as numbered lines with refs (e7) and make it the baseline.",
+    hints: Hints::R,
+    observes: false,
+    args: &[
+        Arg::string(
+            "selector",
+            "Only this element's subtree (issues refs, keeps the baseline)",
+        )
+        .min_len(1),
+        Arg::int("max_lines", "Semantic line budget for this call", 1, 5000)
+            .default_int(IntDefault::Value(80)),
+    ],
+};
+
+pub(crate) const LOCATORS: ToolDecl = ToolDecl {
+    name: "browser_locators",
+    title: "Durable selectors",
+    verb: "locators",
+    description: "Propose durable selectors (role, label, testid, text, id) for an element, graded by uniqueness.",
+    hints: Hints::R,
+    observes: false,
+    args: &[
+        SELECTOR,
+        Arg::int("limit", "Unique candidates wanted", 1, 20).default_int(IntDefault::Value(5)),
+    ],
+};
+
+/// Most rule ids in `rules`/`disable_rules`.
+const MAX_RULE_IDS: usize = 50;
+
+pub(crate) const A11Y: ToolDecl = ToolDecl {
+    name: "browser_a11y",
+    title: "Accessibility audit",
+    verb: "a11y",
+    description:
+        "Run an axe-core accessibility audit of the page or a subtree; violations come with refs.",
+    hints: Hints::R,
+    observes: false,
+    args: &[
+        SELECTOR_OPT,
+        Arg::one_of(
+            "min_impact",
+            "Lowest impact reported",
+            &["minor", "moderate", "serious", "critical"],
+        )
+        .default_str("minor"),
+        Arg::boolean("check", "Add passed:true|false"),
+        Arg::string("rules", "Comma list of axe rule ids to run only").max_len(1024),
+        Arg::string("disable_rules", "Comma list of axe rule ids to skip").max_len(1024),
+        Arg::int("limit", "Most violations", 1, 100).default_int(IntDefault::Value(20)),
+        Arg::int("nodes", "Most nodes per violation", 1, 10).default_int(IntDefault::Value(3)),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // Fields are read once the engine is wired.
+pub(crate) struct SnapshotArgs {
+    pub(crate) selector: Option<String>,
+    pub(crate) max_lines: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // Fields are read once the engine is wired.
+pub(crate) struct LocatorsArgs {
+    pub(crate) selector: String,
+    pub(crate) limit: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)] // Fields are read once the engine is wired.
+pub(crate) struct A11yArgs {
+    pub(crate) selector: Option<String>,
+    pub(crate) min_impact: String,
+    #[serde(default)]
+    pub(crate) check: bool,
+    pub(crate) rules: Option<String>,
+    pub(crate) disable_rules: Option<String>,
+    pub(crate) limit: u64,
+    pub(crate) nodes: u64,
+}
+
+pub(crate) fn check_snapshot(_args: &SnapshotArgs, _session: &Session) -> Result<(), ToolError> {
+    Ok(())
+}
+
+pub(crate) fn check_locators(_args: &LocatorsArgs, _session: &Session) -> Result<(), ToolError> {
+    Ok(())
+}
+
+pub(crate) fn check_a11y(args: &A11yArgs, _session: &Session) -> Result<(), ToolError> {
+    if args.rules.is_some() && args.disable_rules.is_some() {
+        return Err(ToolError::invalid_argument(
+            "a11y: pass either rules or disable_rules, not both",
+            "disable_rules",
+            "keep one of the two lists",
+        ));
+    }
+    for (argument, list) in [
+        ("rules", &args.rules),
+        ("disable_rules", &args.disable_rules),
+    ] {
+        let Some(list) = list else { continue };
+        let ids = rule_ids(list);
+        if ids.is_empty() || ids.iter().any(|id| id.is_empty()) {
+            return Err(ToolError::invalid_argument(
+                format!("a11y: {argument} must be a comma list of rule ids"),
+                argument,
+                "write ids like color-contrast,label",
+            ));
+        }
+        if ids.len() > MAX_RULE_IDS {
+            return Err(ToolError::invalid_argument(
+                format!(
+                    "a11y: {argument} has {} rule ids; at most {MAX_RULE_IDS}",
+                    ids.len()
+                ),
+                argument,
+                "pass fewer rule ids",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Splits a comma list of rule ids, trimming each.
+pub(crate) fn rule_ids(list: &str) -> Vec<&str> {
+    list.split(',').map(str::trim).collect()
+}
+
+unwired! {
+    snapshot(SnapshotArgs) => SNAPSHOT;
+    locators(LocatorsArgs) => LOCATORS;
+    a11y(A11yArgs) => A11Y;
+}

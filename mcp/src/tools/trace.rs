@@ -1,0 +1,126 @@
+//! browser_trace (§11.6): declaration, arguments, `status`, and the state
+//! rules of `start`/`stop` that need no browser.
+//!
+//! Owns: the trace root, default names (`trace-<n>`), the name-clash and
+//! not-recording rules. Does not record yet: recording needs the engine
+//! (screenshots, per-call events), so a valid `start` answers UNSUPPORTED and
+//! nothing is ever recording in this build.
+
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::schema::{Arg, Hints, Pattern, ToolDecl};
+use super::ToolContext;
+use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::session::Session;
+
+/// `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`: bare, no path, no leading dot.
+pub(crate) static TRACE_NAME: Pattern = Pattern {
+    source: "^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$",
+    matches: |name| {
+        let mut bytes = name.bytes();
+        let first_ok = bytes
+            .next()
+            .is_some_and(|byte| byte.is_ascii_alphanumeric() || byte == b'_' || byte == b'-');
+        first_ok
+            && name.len() <= 64
+            && bytes.all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'.' | b'_' | b'-'))
+    },
+};
+
+pub(crate) const TRACE: ToolDecl = ToolDecl {
+    name: "browser_trace",
+    title: "Tracing",
+    verb: "trace",
+    description:
+        "Record tool calls with screenshots into an offline HTML viewer; start, stop or status.",
+    hints: Hints::T,
+    observes: false,
+    args: &[
+        Arg::one_of("action", "What to do", &["start", "stop", "status"]).default_str("status"),
+        Arg::string("name", "Trace name (start; default trace-<n>)")
+            .max_len(64)
+            .pattern(&TRACE_NAME),
+        Arg::boolean("zip", "Also write <name>.zip (stop)"),
+        Arg::boolean("no_screenshots", "Skip screenshots (start)"),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct TraceArgs {
+    pub(crate) action: String,
+    pub(crate) name: Option<String>,
+    #[serde(default)]
+    #[allow(dead_code)] // Read once recording is wired.
+    pub(crate) zip: bool,
+    #[serde(default)]
+    #[allow(dead_code)] // Read once recording is wired.
+    pub(crate) no_screenshots: bool,
+}
+
+pub(crate) fn check_trace(_args: &TraceArgs, _session: &Session) -> Result<(), ToolError> {
+    Ok(())
+}
+
+/// The first `trace-<n>` (n from 1) not present under `root`.
+pub(crate) fn first_free_name(root: &Path) -> String {
+    (1u64..)
+        .map(|n| format!("trace-{n}"))
+        .find(|name| !root.join(name).exists())
+        .unwrap_or_else(|| "trace".to_owned())
+}
+
+pub(crate) async fn trace(
+    ctx: &mut ToolContext<'_>,
+    args: TraceArgs,
+) -> Result<ToolOutput, ToolError> {
+    let root = ctx.session.trace_root();
+    let recording = ctx.session.trace.as_ref();
+    match args.action.as_str() {
+        "start" => {
+            if let Some(recording) = recording {
+                return Err(state_invalid(
+                    format!("trace start: already recording \"{}\"", recording.name),
+                    "browser_trace action=stop first",
+                    "already-recording",
+                ));
+            }
+            let name = args.name.clone().unwrap_or_else(|| first_free_name(&root));
+            if root.join(&name).exists() {
+                return Err(state_invalid(
+                    format!("trace start: {} already exists", root.join(&name).display()),
+                    "pick another name, or omit name for the next free trace-<n>",
+                    "name-exists",
+                ));
+            }
+            Err(ToolError::not_in_this_build("trace start", TRACE.name))
+        }
+        "stop" => match recording {
+            None => Err(state_invalid(
+                "trace stop: no trace is recording".to_owned(),
+                "start one with browser_trace action=start",
+                "not-recording",
+            )),
+            Some(_) => Err(ToolError::not_in_this_build("trace stop", TRACE.name)),
+        },
+        _ => Ok(ToolOutput::new(match recording {
+            None => json!({ "running": false, "root": root.display().to_string() }),
+            Some(recording) => json!({
+                "running": true,
+                "name": recording.name,
+                "outDir": recording.out_dir.display().to_string(),
+                "startedAt": recording.started_at,
+                "events": recording.events,
+            }),
+        })),
+    }
+}
+
+fn state_invalid(message: String, hint: &str, reason: &str) -> ToolError {
+    ToolError::new(ErrorCode::StateInvalid, message)
+        .with_hint(hint)
+        .with_detail(json!({ "reason": reason }))
+}
