@@ -16,6 +16,10 @@
 //! reports it as a non-finite number, and `id` checks reject it. A client
 //! could forge the marker by sending that exact string; the only effect is
 //! that its string is treated as an overflowing number and rejected.
+//!
+//! Nesting: the same scan counts `[`/`{` outside strings and rejects more
+//! than 128 levels; serde_json's built-in limit (127) is disabled through
+//! its additive `unbounded_depth` feature so exactly 128 parses.
 
 use serde_json::{json, Map, Value};
 
@@ -223,14 +227,14 @@ pub(crate) fn parse_json(frame: &[u8]) -> Result<Value, String> {
         rewritten = out;
         &rewritten
     };
-    serde_json::from_str(text).map_err(|err| {
-        let why = err.to_string();
-        if why.starts_with("recursion limit exceeded") {
-            format!("nesting deeper than {MAX_DEPTH} levels")
-        } else {
-            why
-        }
-    })
+    // serde_json's own limit stops at 127 levels; the scan above already
+    // bounds nesting at 128, so its limit is switched off (`unbounded_depth`).
+    let mut deserializer = serde_json::Deserializer::from_str(text);
+    deserializer.disable_recursion_limit();
+    let value = <Value as serde::Deserialize>::deserialize(&mut deserializer)
+        .map_err(|err| err.to_string())?;
+    deserializer.end().map_err(|err| err.to_string())?;
+    Ok(value)
 }
 
 struct Scan {

@@ -1,1 +1,152 @@
+use std::time::{Duration, UNIX_EPOCH};
+
+use expect_test::expect;
+use serde_json::json;
+
 use super::*;
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chromate-mcp-unit-{}-{name}", std::process::id()));
+    let _ = fs::remove_dir_all(&dir);
+    dir
+}
+
+#[test]
+fn stamps_are_utc_basic_iso() {
+    assert_eq!(utc_stamp(UNIX_EPOCH), "19700101T000000Z");
+    let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661);
+    assert_eq!(utc_stamp(leap_day), "20000229T010101Z");
+    assert_eq!(
+        session_dir_name(42, UNIX_EPOCH + Duration::from_secs(1_764_451_845)),
+        "chromate-mcp-42-20251129T213045Z"
+    );
+}
+
+#[test]
+fn spill_preview_keeps_five_lines_and_cuts_long_ones() {
+    let long = "x".repeat(300);
+    let text = format!("one\ntwo\n{long}\nfour\nfive\nsix\nseven");
+    let preview = spill_preview(&text, "/tmp/s/0001-snapshot.txt");
+    let lines: Vec<&str> = preview.lines().collect();
+    assert_eq!(lines.len(), 7);
+    assert_eq!(lines[2].chars().count(), 240);
+    assert!(lines[2].ends_with("x…"));
+    expect![[r#"
+        …
+        (full output: /tmp/s/0001-snapshot.txt, 328 bytes)"#]]
+    .assert_eq(&lines[5..].join("\n"));
+}
+
+#[test]
+fn small_text_stays_inline_and_creates_nothing() {
+    let root = scratch_dir("small");
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, Limits::default());
+    let spilled = store.spill("snapshot.txt", "short");
+    assert_eq!(spilled.inline, "short");
+    assert!(!root.exists());
+}
+
+#[test]
+fn spilled_text_goes_to_a_private_numbered_file() {
+    let root = scratch_dir("spill");
+    let limits = Limits {
+        spill_bytes: 10,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    let spilled = store.spill("snapshot.txt", "0123456789abcdef");
+    let path = spilled.path.clone().unwrap_or_default();
+    assert!(path.ends_with("chromate-mcp-7-19700101T000000Z/0001-snapshot.txt"));
+    assert_eq!(
+        fs::read_to_string(&path).unwrap_or_default(),
+        "0123456789abcdef"
+    );
+    assert!(spilled.inline.ends_with(", 16 bytes)"));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| {
+            fs::metadata(p)
+                .map(|m| m.permissions().mode() & 0o777)
+                .unwrap_or(0)
+        };
+        assert_eq!(mode(&path), 0o600);
+        assert_eq!(mode(store.dir()), 0o700);
+    }
+    let second = store.spill("batch.txt", "0123456789abcdef");
+    assert!(second.path.unwrap_or_default().ends_with("0002-batch.txt"));
+    let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn quota_turns_spills_into_cut_inline_text() {
+    let root = scratch_dir("quota");
+    let limits = Limits {
+        spill_bytes: 8,
+        max_files: 1,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    assert!(store.spill("a.txt", "0123456789").path.is_some());
+    let cut = store.spill("b.txt", "0123456789");
+    assert_eq!(cut.path, None);
+    assert_eq!(cut.inline, "… (truncated: artifact quota reached)");
+    let cut = store.spill("c.txt", &"z".repeat(100));
+    assert!(cut.inline.starts_with('z') || cut.inline.starts_with('…'));
+    assert!(matches!(
+        store.write("d.png", b"png"),
+        Err(WriteError::Quota)
+    ));
+    let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn byte_quota_counts_file_sizes() {
+    let root = scratch_dir("bytes");
+    let limits = Limits {
+        max_bytes: 10,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    assert!(store.write("a.png", &[0; 6]).is_ok());
+    assert!(matches!(
+        store.write("b.png", &[0; 6]),
+        Err(WriteError::Quota)
+    ));
+    assert!(store.write("c.png", &[0; 4]).is_ok());
+    let _ = fs::remove_dir_all(&root);
+}
+
+#[test]
+fn response_under_the_cap_is_untouched() {
+    let mut envelope = json!({"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"result":{"a":1}}}});
+    let before = envelope.clone();
+    cap_response(&mut envelope, 1024, |_| None);
+    assert_eq!(envelope, before);
+}
+
+#[test]
+fn response_over_the_cap_truncates_structured_content_then_text() {
+    let big = "é".repeat(3000);
+    let mut envelope = json!({
+        "jsonrpc": "2.0", "id": 1,
+        "result": {
+            "content": [{"type":"text","text": big}, {"type":"text","text": "x".repeat(2000)}],
+            "structuredContent": {"result": {"value": big}},
+        }
+    });
+    cap_response(&mut envelope, 4096, |json| {
+        Some(format!("/tmp/full-{}.json", json.len()))
+    });
+    let total = envelope.to_string().len();
+    assert!(total <= 4096, "{total}");
+    let structured = &envelope["result"]["structuredContent"]["result"];
+    assert_eq!(structured["truncated"], json!(true));
+    assert_eq!(structured["totalBytes"], json!(6012));
+    assert_eq!(structured["fullOutput"], json!("/tmp/full-6012.json"));
+    assert!(structured["previewBytes"].as_u64().unwrap_or(0) <= 1024);
+    let last = envelope["result"]["content"][1]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(last.ends_with("\n… (truncated)"), "{last}");
+}

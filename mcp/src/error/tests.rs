@@ -1,1 +1,65 @@
+use expect_test::expect;
+use serde_json::json;
+
 use super::*;
+
+#[test]
+fn every_code_round_trips_through_its_wire_spelling() {
+    assert_eq!(ErrorCode::ALL.len(), 17);
+    for code in ErrorCode::ALL {
+        assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+        assert!(!code.when().is_empty());
+    }
+    assert_eq!(ErrorCode::parse("no_match"), None);
+}
+
+#[test]
+fn error_text_has_error_code_and_hint_lines() {
+    let error = ToolError::new(ErrorCode::NoMatch, "click: no element matches css=#nope")
+        .with_hint("check the selector with browser_find")
+        .with_detail(json!({ "selector": "css=#nope" }));
+    expect![[r#"
+        error: click: no element matches css=#nope
+        code:  NO_MATCH
+        hint:  check the selector with browser_find"#]]
+    .assert_eq(&error.to_text(None));
+    expect![[r#"{"content":[{"text":"error: click: no element matches css=#nope\ncode:  NO_MATCH\nhint:  check the selector with browser_find","type":"text"}],"isError":true,"structuredContent":{"error":{"code":"NO_MATCH","detail":{"selector":"css=#nope"},"hint":"check the selector with browser_find","message":"click: no element matches css=#nope"}}}"#]]
+    .assert_eq(&error.to_call_result(None).to_string());
+}
+
+#[test]
+fn recovery_snapshot_follows_the_hint() {
+    let mut error = ToolError::new(
+        ErrorCode::StaleRef,
+        "ref=e3 is stale: the element was removed from the document",
+    );
+    error.recovery_snapshot = Some("page: t — about:blank\ne9: button \"Save\"".into());
+    expect![[r#"
+        error: ref=e3 is stale: the element was removed from the document
+        code:  STALE_REF
+        recovery snapshot:
+        page: t — about:blank
+        e9: button "Save""#]]
+    .assert_eq(&error.to_text(None));
+}
+
+#[test]
+fn oversized_message_hint_and_detail_are_bounded() {
+    let error = ToolError::new(ErrorCode::DriverError, "x".repeat(40_000))
+        .with_hint("é".repeat(5_000))
+        .with_detail(json!({ "cdpMessage": "y".repeat(20_000) }));
+    let value = error.to_json();
+    let message = value["message"].as_str().unwrap_or_default();
+    assert!(message.len() <= MAX_MESSAGE_BYTES && message.ends_with('…'));
+    let hint = value["hint"].as_str().unwrap_or_default();
+    assert!(hint.len() <= MAX_HINT_BYTES);
+    assert_eq!(value["detail"]["truncated"], json!(true));
+    assert!(value["detail"]["totalBytes"].as_u64().unwrap_or(0) > 20_000);
+}
+
+#[test]
+fn cut_bytes_respects_char_boundaries() {
+    assert_eq!(cut_bytes("abc", 3, "…"), "abc");
+    assert_eq!(cut_bytes("ééé", 5, "."), "éé.");
+    assert_eq!(cut_bytes("ééé", 4, "."), "é.");
+}

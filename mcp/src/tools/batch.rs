@@ -29,13 +29,13 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
     name: "browser_batch",
     title: "Batch",
     verb: "batch",
-    description: "Run up to 25 tool calls in order as one call, stopping at the first failure; one observation at the end.",
+    description: "Run up to 25 tool calls in order as one call; stops at the first failure.",
     hints: Hints::D,
     observes: true,
     args: &[
         Arg::kind(
             "steps",
-            "Calls to run: {tool, arguments}; arguments as for that tool",
+            "{tool, arguments} per call",
             Kind::Steps {
                 min_items: 1,
                 max_items: 25,
@@ -43,8 +43,12 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
         )
         .required(),
         Arg::boolean("continue_on_error", "Run later steps after a failure"),
-        Arg::one_of("observe", "End observation: diff (delta) or page identity", &["page", "delta"])
-            .default_str("delta"),
+        Arg::one_of(
+            "observe",
+            "Final observation: diff or page identity",
+            &["page", "delta"],
+        )
+        .default_str("delta"),
     ],
 };
 

@@ -80,7 +80,7 @@ pub(crate) const PRESS: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     args: &[
-        Arg::string("key", "Key or chord: a, Enter, Shift+Tab, ControlOrMeta+A")
+        Arg::string("key", "Key or chord: a, Enter, Control+A")
             .min_len(1)
             .max_len(64)
             .required(),
@@ -93,7 +93,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
     name: "browser_key",
     title: "Keyboard",
     verb: "key",
-    description: "Press, hold down or release one key; held modifiers apply to later input.",
+    description: "Press, hold or release one key; held modifiers apply to later input.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -118,7 +118,7 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
     name: "browser_mouse",
     title: "Mouse",
     verb: "mouse",
-    description: "Move, click, press, release or wheel the mouse at an element or viewport point.",
+    description: "Move, click, press, release or wheel the mouse at an element or a point.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -129,18 +129,8 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
         )
         .required(),
         SELECTOR_OPT,
-        Arg::num(
-            "x",
-            "Viewport x in CSS px (with y, not with selector)",
-            0.0,
-            COORDINATE_MAX,
-        ),
-        Arg::num(
-            "y",
-            "Viewport y in CSS px (with x, not with selector)",
-            0.0,
-            COORDINATE_MAX,
-        ),
+        Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
+        Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
         Arg::one_of("button", "Mouse button", &["left", "middle", "right"]).default_str("left"),
         Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
         Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
@@ -169,7 +159,7 @@ pub(crate) const UPLOAD: ToolDecl = ToolDecl {
         SELECTOR,
         Arg::kind(
             "files",
-            "Local file paths (relative to the server's working directory)",
+            "Local paths (relative to server cwd)",
             Kind::StrList {
                 min_items: 1,
                 max_items: 10,

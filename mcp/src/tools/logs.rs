@@ -21,15 +21,14 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     name: "browser_logs",
     title: "Console and network",
     verb: "logs",
-    description:
-        "List, wait for or clear console, error and network entries captured since launch.",
+    description: "List, wait for or clear captured console, error and network entries.",
     hints: Hints::L,
     observes: false,
     args: &[
         Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
         Arg::string(
             "kind",
-            "Comma list: console,error,request,response,requestfailed",
+            "Comma list of console,error,request,response,requestfailed",
         )
         .max_len(64),
         Arg::one_of(
@@ -37,7 +36,7 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
             "This level or more severe",
             &["debug", "info", "warn", "error"],
         ),
-        Arg::string("contains", "Case-insensitive substring of text or url").max_len(512),
+        Arg::string("contains", "Substring of text or url (any case)").max_len(512),
         Arg::int("since", "Only entries with seq > since", 0, MAX_SAFE_INT),
         Arg::int("limit", "Newest matches returned (list)", 1, 500)
             .default_int(IntDefault::Value(20)),

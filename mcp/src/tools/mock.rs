@@ -21,19 +21,26 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
     name: "browser_mock",
     title: "Network mocks",
     verb: "mock",
-    description: "Answer (add) or fail (block) requests whose URL matches a glob, in every tab; list, remove, clear.",
+    description:
+        "Answer (add) or fail (block) requests whose URL matches a glob; list, remove, clear.",
     hints: Hints::A,
     observes: false,
     args: &[
-        Arg::one_of("action", "What to do", &["add", "block", "list", "remove", "clear"])
-            .default_str("list"),
-        Arg::string("pattern", "URL glob; * matches anything; no ? = ignore query (add, block)")
+        Arg::one_of(
+            "action",
+            "What to do",
+            &["add", "block", "list", "remove", "clear"],
+        )
+        .default_str("list"),
+        Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
             .min_len(1)
             .max_len(500),
         Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
         Arg::string("body", "Response body (add)").max_len(65536),
         Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
-        Arg::string("id", "Mock id m<N> (remove)").min_len(1).max_len(128),
+        Arg::string("id", "Mock id m<N> (remove)")
+            .min_len(1)
+            .max_len(128),
     ],
 };
 

@@ -78,8 +78,8 @@ impl Cancel {
         Cancel { receiver }
     }
 
-    /// A signal that never fires (unit tests, one-shot subcommands).
-    #[cfg_attr(not(test), allow(dead_code))]
+    /// A signal that never fires (one-shot subcommands).
+    #[allow(dead_code)] // For one-shot subcommands such as `chromate demo`.
     pub(crate) fn never() -> Cancel {
         let (sender, receiver) = watch::channel(false);
         // Keeping the sender alive forever keeps `cancelled()` pending.
@@ -168,7 +168,7 @@ impl Progress {
 /// `timeout_ms` with the agent default (§4.2).
 pub(crate) const TIMEOUT: Arg = Arg::int(
     "timeout_ms",
-    "Max wait in ms; 0 = check once",
+    "Max wait, ms; 0 = check once",
     0,
     crate::config::MAX_TIMEOUT_MS as i64,
 )
@@ -177,7 +177,7 @@ pub(crate) const TIMEOUT: Arg = Arg::int(
 /// `timeout_ms` for navigation waits (=30000).
 pub(crate) const NAV_TIMEOUT: Arg = Arg::int(
     "timeout_ms",
-    "Max wait for load in ms",
+    "Max wait for load, ms",
     0,
     crate::config::MAX_TIMEOUT_MS as i64,
 )
@@ -186,14 +186,13 @@ pub(crate) const NAV_TIMEOUT: Arg = Arg::int(
 /// A required selector (§5).
 pub(crate) const SELECTOR: Arg = Arg::string(
     "selector",
-    "Target: ref=e7 or e7, css (default), text=, role=button[name=\"Save\"], label=, testid=, xpath=",
+    "e7/ref=e7, css, text=, role=button[name=…], label=, testid=, xpath=",
 )
 .min_len(1)
 .required();
 
 /// An optional selector.
-pub(crate) const SELECTOR_OPT: Arg =
-    Arg::string("selector", "Target element (same syntax as elsewhere)").min_len(1);
+pub(crate) const SELECTOR_OPT: Arg = Arg::string("selector", "Optional target element").min_len(1);
 
 /// The future a tool handler returns.
 pub(crate) type ToolFuture<'a> =

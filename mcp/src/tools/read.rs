@@ -50,7 +50,7 @@ pub(crate) const WAIT: ToolDecl = ToolDecl {
         SELECTOR_OPT,
         Arg::one_of(
             "state",
-            "Element state (default visible) or load state (default load)",
+            "Element state (=visible) or load state (=load)",
             &[
                 "visible",
                 "hidden",
@@ -90,7 +90,7 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     name: "browser_expect",
     title: "Assert page state",
     verb: "expect",
-    description: "Assert visibility, text, URL or no new errors, re-checking until the timeout.",
+    description: "Assert visibility, text, URL or no new errors, retrying until the timeout.",
     hints: Hints::R,
     observes: false,
     args: &[

@@ -19,11 +19,7 @@ pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     args: &[
-        Arg::string(
-            "selector",
-            "Only this element's subtree (issues refs, keeps the baseline)",
-        )
-        .min_len(1),
+        Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
         Arg::int("max_lines", "Semantic line budget for this call", 1, 5000)
             .default_int(IntDefault::Value(80)),
     ],
@@ -33,7 +29,7 @@ pub(crate) const LOCATORS: ToolDecl = ToolDecl {
     name: "browser_locators",
     title: "Durable selectors",
     verb: "locators",
-    description: "Propose durable selectors (role, label, testid, text, id) for an element, graded by uniqueness.",
+    description: "Propose durable selectors (role, label, testid, text, id) for an element.",
     hints: Hints::R,
     observes: false,
     args: &[
@@ -49,8 +45,7 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
     name: "browser_a11y",
     title: "Accessibility audit",
     verb: "a11y",
-    description:
-        "Run an axe-core accessibility audit of the page or a subtree; violations come with refs.",
+    description: "Run an axe-core accessibility audit of the page or a subtree.",
     hints: Hints::R,
     observes: false,
     args: &[

@@ -1,1 +1,262 @@
+use serde_json::{json, Map, Value};
+
 use super::*;
+use crate::config::Config;
+
+const DEFAULTS: Defaults = Defaults {
+    agent_timeout_ms: 5000,
+};
+
+#[test]
+fn registry_holds_28_tools_in_catalogue_order() {
+    let names: Vec<&str> = TOOLS.iter().map(|decl| decl.name).collect();
+    assert_eq!(
+        names,
+        [
+            "browser_navigate",
+            "browser_click",
+            "browser_fill",
+            "browser_type",
+            "browser_element",
+            "browser_press",
+            "browser_key",
+            "browser_mouse",
+            "browser_hover",
+            "browser_upload",
+            "browser_dialog",
+            "browser_find",
+            "browser_exists",
+            "browser_wait",
+            "browser_read",
+            "browser_expect",
+            "browser_snapshot",
+            "browser_locators",
+            "browser_a11y",
+            "browser_page",
+            "browser_logs",
+            "browser_mock",
+            "browser_state",
+            "browser_trace",
+            "browser_screenshot",
+            "browser_status",
+            "browser_batch",
+            "browser_advanced_eval",
+        ]
+    );
+}
+
+#[test]
+fn tools_list_fits_the_size_budget() {
+    let size = tools_list(&DEFAULTS).to_string().len();
+    assert!(size <= 24_576, "tools/list is {size} bytes");
+}
+
+#[test]
+fn every_declaration_is_well_formed() {
+    for decl in TOOLS {
+        assert!(decl.description.ends_with('.'), "{}", decl.name);
+        assert!(!decl.description.contains('\n'), "{}", decl.name);
+        for arg in decl.args {
+            assert!(
+                !arg.description.is_empty() && !arg.description.contains('\n'),
+                "{}.{}",
+                decl.name,
+                arg.name
+            );
+        }
+        let schema = schema::input_schema(decl, &DEFAULTS, &step_tool_names());
+        for (name, property) in schema["properties"].as_object().into_iter().flatten() {
+            if property["type"] == "string" && property.get("enum").is_none() {
+                assert!(property.get("maxLength").is_some(), "{}.{name}", decl.name);
+            }
+            if property["type"] == "array" {
+                assert!(
+                    property.get("maxItems").is_some() && property.get("items").is_some(),
+                    "{}.{name}",
+                    decl.name
+                );
+            }
+        }
+    }
+}
+
+/// Minimal valid arguments for each tool: every required argument filled.
+fn minimal_arguments(decl: &ToolDecl) -> Value {
+    let mut map = Map::new();
+    for arg in decl.args.iter().filter(|arg| arg.required) {
+        let value = match arg.kind {
+            schema::Kind::Enum { values, .. } => json!(values[0]),
+            schema::Kind::StrList { .. } => json!(["Cargo.toml"]),
+            schema::Kind::Steps { .. } => json!([{ "tool": "browser_status" }]),
+            schema::Kind::Int { min, .. } => json!(min),
+            _ => json!("x"),
+        };
+        map.insert(arg.name.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+#[test]
+fn every_declaration_decodes_into_its_args_struct() {
+    for decl in TOOLS {
+        let arguments = minimal_arguments(decl);
+        let valid = validate(decl, Some(&arguments), &DEFAULTS);
+        let Ok(valid) = valid else {
+            panic!("{}: {valid:?}", decl.name);
+        };
+        let call = ToolCall::from_validated(decl, valid);
+        assert!(call.is_ok(), "{}: {call:?}", decl.name);
+        assert_eq!(call.map(|call| call.decl().name).ok(), Some(decl.name));
+    }
+}
+
+#[test]
+fn glob_patterns_match_full_urls() {
+    let cases = [
+        (
+            "https://api.example.com/*",
+            "https://api.example.com/v1/users",
+            true,
+        ),
+        (
+            "https://api.example.com/*",
+            "https://api.example.com/v1/users?page=2",
+            true,
+        ),
+        (
+            "https://api.example.com/v1",
+            "https://api.example.com/v1?x=1",
+            true,
+        ),
+        (
+            "https://api.example.com/v1?x=1",
+            "https://api.example.com/v1?x=1",
+            true,
+        ),
+        (
+            "https://api.example.com/v1?x=*",
+            "https://api.example.com/v1",
+            false,
+        ),
+        ("**/logo.png", "https://cdn.example.com/img/logo.png", true),
+        ("*.png", "https://a/b.png?v=3", true),
+        ("https://a/*/c", "https://a/b/x/c", true),
+        ("https://a/*/c", "https://a/b/x/d", false),
+        ("https://a/b", "https://a/bc", false),
+        ("*", "anything", true),
+        ("a*b*c", "aXbYbZc", true),
+        ("a*b*c", "aXbYbZ", false),
+    ];
+    for (pattern, url, expected) in cases {
+        assert_eq!(
+            mock::glob_matches(pattern, url),
+            expected,
+            "{pattern} vs {url}"
+        );
+    }
+}
+
+#[test]
+fn mock_table_issues_ids_once_and_stops_at_twenty() {
+    let mut table = MockTable::default();
+    for _ in 0..20 {
+        assert!(table.add("https://a/*", mock::MockKind::Block).is_ok());
+    }
+    let full = table
+        .add("https://b/*", mock::MockKind::Block)
+        .map(|rule| rule.id.clone());
+    assert_eq!(
+        full.map_err(|error| error.message),
+        Err("mock: limit reached (20 active)".to_owned())
+    );
+    assert!(table.remove("m3"));
+    assert!(!table.remove("m3"));
+    let id = table
+        .add("https://c/*", mock::MockKind::Block)
+        .map(|rule| rule.id.clone());
+    assert_eq!(id.ok().as_deref(), Some("m21"));
+    assert_eq!(
+        table.find("https://c/x").map(|rule| rule.id.as_str()),
+        Some("m21")
+    );
+    assert_eq!(
+        table.find("https://a/x").map(|rule| rule.id.as_str()),
+        Some("m1")
+    );
+    assert_eq!(table.clear(), 20);
+}
+
+#[test]
+fn mock_content_type_follows_the_body() {
+    assert_eq!(mock::default_content_type(r#"{"a":1}"#), "application/json");
+    assert_eq!(
+        mock::default_content_type("hello"),
+        "text/plain; charset=utf-8"
+    );
+}
+
+#[test]
+fn navigable_urls() {
+    for url in [
+        "https://example.com",
+        "http://127.0.0.1:8080/x",
+        "file:///tmp/a.html",
+        "data:text/html,hi",
+        "about:blank",
+    ] {
+        assert!(navigation::url_is_navigable(url), "{url}");
+    }
+    for url in [
+        "example.com",
+        "https://",
+        "about:srcdoc",
+        "javascript:alert(1)",
+        "ftp://x",
+    ] {
+        assert!(!navigation::url_is_navigable(url), "{url}");
+    }
+}
+
+#[test]
+fn chords_are_not_single_keys() {
+    assert!(input::is_chord("Control+A"));
+    assert!(input::is_chord("Shift++"));
+    assert!(!input::is_chord("+"));
+    assert!(!input::is_chord("Enter"));
+}
+
+#[test]
+fn log_kinds_parse_and_reject_unknown_ones() {
+    assert_eq!(
+        logs::parse_kinds("error, console,error").ok(),
+        Some(vec!["error", "console"])
+    );
+    let error = logs::parse_kinds("console,warnings").err();
+    assert_eq!(
+        error.map(|error| error.message),
+        Some("logs: unknown kind \"warnings\"".to_owned())
+    );
+}
+
+#[test]
+fn trace_and_state_name_patterns() {
+    assert!((trace::TRACE_NAME.matches)("trace-1.v2"));
+    assert!(!(trace::TRACE_NAME.matches)(".hidden"));
+    assert!(!(trace::TRACE_NAME.matches)("a/b"));
+    assert!(!(trace::TRACE_NAME.matches)(&"a".repeat(65)));
+    assert!((state::STATE_NAME.matches)("admin_login-2"));
+    assert!(!(state::STATE_NAME.matches)("a.b"));
+    assert!(!(state::STATE_NAME.matches)(""));
+}
+
+#[test]
+fn status_before_launch_has_null_browser_fields() {
+    let session = Session::new(Config::default());
+    let status = status::status_json(&session);
+    assert_eq!(status["ready"], json!(false));
+    assert_eq!(status["browser"], Value::Null);
+    assert_eq!(status["browserPid"], Value::Null);
+    assert_eq!(status["mode"], json!("launch"));
+    assert_eq!(status["serverPid"], json!(std::process::id()));
+    assert_eq!(status["headless"], json!(true));
+}
