@@ -243,7 +243,9 @@
         }
       }
       if (tag === "br") { if (vis) s += "\n"; continue; }
-      s += collectText(n, vis, fromContent, top);
+      // Name from content separates the text of non-inline boxes, as browsers do.
+      if (fromContent && vis && styleOf(n).display !== "inline") s += " " + collectText(n, vis, fromContent, top) + " ";
+      else s += collectText(n, vis, fromContent, top);
     }
     return s;
   }

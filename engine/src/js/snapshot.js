@@ -121,10 +121,13 @@
    *  `{lines:[{depth, ref?, role, container?, name?, level?, href?, value?, hint?, disabled?,
    *  checked?:true|"mixed", selected?, expanded?, pressed?, current?, kind:"semantic"|"evidence"|
    *  "text"|"shadow"|"iframe", frame?:{index}}], nextRef, budgets:{semantic, evidence, text},
-   *  truncated, title, url, ms}` | `{error:"invalid selector"|"stale-ref"|"no-match", …}`.
-   *  Same-origin iframes are walked in place; a cross-origin one gets `frame:{index}` and no
-   *  content (Rust walks it and splices its lines after the iframe line, each `depth` + iframe
-   *  depth + 1). `depth` counts indentation levels (two spaces each). */
+   *  truncated, title, url, ms, paused?:{token, frame:{index}, depth}}` | `{ok:false,
+   *  error:"invalid selector"|"stale-ref"|"no-match", …}`. Same-origin iframes are walked in
+   *  place. At a cross-origin iframe the walk pauses right after the iframe line (marked
+   *  `frame:{index}`) and returns `paused`: Rust finds the frame (`pausedFrame(token)`), walks it
+   *  in its own isolated world with the returned `nextRef`/`budgets`, adds `paused.depth` to each
+   *  of its lines' `depth`, appends them, and calls `resume` with what is left; the pieces
+   *  concatenate in document order. `depth` counts indentation levels (two spaces each). */
   function take(args) {
     const t0 = performance.now();
     args = args || {};
@@ -135,23 +138,75 @@
       left: { semantic: num(b.semantic, 80), evidence: num(b.evidence, 10), text: num(b.text, 7) },
       truncated: false,
       frames: new Map(),
+      pending: [],
+      stack: [],
+      sent: 0,
     };
-    let root = null;
     if (args.scopeRef != null || args.scopeSelector != null) {
       const sel = args.scopeRef != null ? "ref=e" + args.scopeRef : args.scopeSelector;
       const r = C.selector.resolve(sel);
       if (!r.ok) return r;
       if (!r.elements.length) return { ok: false, error: "no-match", canonical: r.canonical };
-      root = r.elements[0];
-      if (!D.underHidden(root)) visitElement(st, root, 0);
-    } else {
-      const de = document.documentElement;
-      if (de) walkChildren(st, de, 0);
+      const root = r.elements[0];
+      if (!D.underHidden(root)) st.stack.push({ kids: [root], i: 0, depth: 0 });
+    } else if (document.documentElement) {
+      push(st, document.documentElement, 0);
     }
-    return {
-      lines: st.lines, nextRef: st.nextRef, budgets: st.left, truncated: st.truncated,
+    return step(st, t0);
+  }
+
+  /** Paused walks, by token (one per pending cross-origin frame). */
+  const paused = new Map();
+  let lastToken = 0;
+
+  /** Runs the walk until it ends or pauses at a cross-origin frame; returns the lines since the
+   *  last piece. */
+  function step(st, t0) {
+    const pause = run(st);
+    const res = {
+      lines: st.sent ? st.lines.slice(st.sent) : st.lines, nextRef: st.nextRef, budgets: st.left, truncated: st.truncated,
       title: document.title, url: document.URL, ms: performance.now() - t0,
     };
+    if (pause) {
+      const token = ++lastToken;
+      paused.set(token, { st, iframe: pause.iframe });
+      // Rust resumes or cancels at once; an abandoned walk must not pin a document forever.
+      if (paused.size > 8) paused.delete(paused.keys().next().value);
+      res.paused = { token, frame: pause.line.frame, depth: pause.line.depth + 1 };
+    }
+    st.sent = st.lines.length;
+    return res;
+  }
+
+  /** `resume({token, nextRef, budgets, truncated?})` → the next piece of a walk that paused at a
+   *  cross-origin frame (`take` result shape, possibly with `paused` again) | `{ok:false,
+   *  error:"unknown-token"}`. Pass the counter and budgets left after walking that frame. */
+  function resume(args) {
+    const t0 = performance.now();
+    const p = paused.get(args.token);
+    if (!p) return { ok: false, error: "unknown-token" };
+    paused.delete(args.token);
+    const b = args.budgets || {};
+    const st = p.st;
+    st.nextRef = args.nextRef;
+    st.left = { semantic: num(b.semantic, 0), evidence: num(b.evidence, 0), text: num(b.text, 0) };
+    if (args.truncated) st.truncated = true;
+    return step(st, t0);
+  }
+
+  /** `pausedFrame(token)` → the iframe element a paused walk waits on, or null. Call with
+   *  `returnByValue:false` and `DOM.describeNode` the result: its `frameId` names the frame (and,
+   *  for an out-of-process frame, the target) to walk. */
+  function pausedFrame(token) {
+    const p = paused.get(token);
+    return p ? p.iframe : null;
+  }
+
+  /** `cancel({token})` → `{ok:true}`: drops a paused walk (e.g. the frame could not be walked
+   *  and Rust gives up on this snapshot). */
+  function cancel(args) {
+    paused.delete(args.token);
+    return { ok: true };
   }
 
   function num(v, d) {
@@ -163,21 +218,37 @@
     return st.truncated && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0;
   }
 
-  function walkChildren(st, node, depth) {
-    const kids = D.children(node);
-    for (let i = 0; i < kids.length; i++) {
-      const n = kids[i];
-      if (n.nodeType !== 1) continue;
-      if (done(st)) return;
-      visitElement(st, n, depth);
-    }
+  /** Pushes the flat-tree children of `node` as a frame of the walk stack. */
+  function push(st, node, depth, shadow) {
+    st.stack.push({ kids: D.children(node), i: 0, depth, shadow });
   }
 
-  function visitElement(st, el, depth) {
-    if (D.attrHidden(el)) return;
+  /** Runs the walk (an explicit stack, so that it can pause at a cross-origin frame and resume
+   *  in a later call); returns the iframe it paused at, or null when the walk is over. */
+  function run(st) {
+    const stack = st.stack;
+    while (stack.length) {
+      const f = stack[stack.length - 1];
+      if (f.i >= f.kids.length || done(st)) {
+        stack.pop();
+        if (f.shadow) endShadow(st, f.shadow);
+        continue;
+      }
+      const n = f.kids[f.i++];
+      if (n.nodeType !== 1) continue;
+      const pause = visit(st, n, f.depth);
+      if (pause) return pause;
+    }
+    return null;
+  }
+
+  /** Visits one element: lists it if it is a candidate, then pushes what to walk below it.
+   *  Returns `{iframe, line}` to pause at a cross-origin frame. */
+  function visit(st, el, depth) {
+    if (D.attrHidden(el)) return null;
     const tag = el.localName;
-    if (tag === "slot" && D.isShadowSlot(el)) { walkChildren(st, el, depth); return; }
-    if (tag === "script" || tag === "style" || tag === "template" || tag === "head" || tag === "noscript") return;
+    if (tag === "slot" && D.isShadowSlot(el)) { push(st, el, depth); return null; }
+    if (tag === "script" || tag === "style" || tag === "template" || tag === "head" || tag === "noscript") return null;
     const r = D.role(el);
     let cls = r === "none" || r === "presentation" ? null : classify(el, tag, r);
     if ((tag === "header" || tag === "footer") && r === null && !el.hasAttribute("role")) cls = null;
@@ -187,7 +258,7 @@
       if (!D.isVisible(el)) {
         // A display:none or opacity:0 element hides its whole subtree: no need to walk it.
         const cs = D.styleOf(el);
-        if (cs.display === "none" || cs.opacity === "0") return;
+        if (cs.display === "none" || cs.opacity === "0") return null;
       } else if (st.left[cls] === 0) {
         if (!st.truncated) {
           if (cls === "semantic") st.truncated = true;
@@ -196,47 +267,59 @@
             if (t && !(cls === "text" && t.length > MAX_TEXT)) st.truncated = true;
           }
         }
-        if (done(st)) return;
+        if (done(st)) return null;
       } else {
         const line = makeLine(st, el, tag, r, cls, depth);
         if (line) {
           st.left[cls]--;
           listed = true;
           if (line.container) childDepth = depth + 1;
-          if (tag === "iframe") { walkFrame(st, el, line, depth + 1); return; }
+          if (tag === "iframe") return enterFrame(st, el, line, depth + 1);
         }
       }
     }
-    const sr = el.shadowRoot;
-    if (sr) {
-      walkShadow(st, el, listed ? depth + 1 : depth);
-      return;
+    if (el.shadowRoot) {
+      // An open shadow root: a `#shadow-root (open)` marker one level below the host (reserved
+      // now, kept only if the shadow tree yields a line), its content one level deeper.
+      const markerDepth = listed ? depth + 1 : depth;
+      const entry = { at: st.lines.length, depth: markerDepth, reserved: st.left.semantic > 0, inserted: false };
+      if (entry.reserved) st.left.semantic--;
+      st.pending.push(entry);
+      push(st, el, markerDepth + 1, entry);
+      return null;
     }
-    if (tag === "iframe") return;
-    walkChildren(st, el, childDepth);
+    if (tag !== "iframe") push(st, el, childDepth);
+    return null;
   }
 
-  /** Walks an open shadow root under a `#shadow-root (open)` marker at `depth`, content one level
-   *  deeper; the marker stays only if the shadow tree yields a line. */
-  function walkShadow(st, host, depth) {
-    const at = st.lines.length;
-    const reserved = st.left.semantic > 0;
-    if (reserved) st.left.semantic--;
-    walkChildren(st, host, depth + 1);
-    if (st.lines.length === at) { if (reserved) st.left.semantic++; return; }
-    if (reserved) st.lines.splice(at, 0, { depth, role: "#shadow-root (open)", kind: "shadow" });
-    else st.truncated = true;
+  function endShadow(st, entry) {
+    st.pending.pop();
+    if (entry.inserted) return;
+    if (st.lines.length === entry.at) { if (entry.reserved) st.left.semantic++; return; }
+    insertMarker(st, entry, 0);
   }
 
-  /** Same-origin frame: walk its document in place; cross-origin: mark the line for Rust. */
-  function walkFrame(st, iframe, line, depth) {
+  function insertMarker(st, entry, shift) {
+    entry.inserted = true;
+    if (!entry.reserved) { st.truncated = true; return 0; }
+    st.lines.splice(entry.at + shift, 0, { depth: entry.depth, role: "#shadow-root (open)", kind: "shadow" });
+    return 1;
+  }
+
+  /** Same-origin frame: walk its document in place; cross-origin: pause the walk for Rust. */
+  function enterFrame(st, iframe, line, depth) {
     let doc = null;
     try { doc = iframe.contentDocument; } catch (e) { doc = null; }
     if (doc) {
-      if (doc.documentElement) walkChildren(st, doc.documentElement, depth);
-      return;
+      if (doc.documentElement) push(st, doc.documentElement, depth);
+      return null;
     }
-    if (iframe.contentWindow) line.frame = { index: iframeIndex(iframe, st.frames) };
+    if (!iframe.contentWindow) return null;
+    line.frame = { index: iframeIndex(iframe, st.frames) };
+    // The iframe line is itself a line of every shadow tree it sits in: their markers go out now.
+    let shift = 0;
+    for (const entry of st.pending) if (!entry.inserted) shift += insertMarker(st, entry, shift);
+    return { iframe, line };
   }
 
   function makeLine(st, el, tag, r, cls, depth) {
@@ -321,5 +404,5 @@
     return s;
   }
 
-  return { take, render, renderLine, frameOwner, isSecretField, isSecretWord };
+  return { take, resume, pausedFrame, cancel, render, renderLine, frameOwner, isSecretField, isSecretWord };
 })
