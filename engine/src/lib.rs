@@ -1,4 +1,34 @@
 //! chromate: a Chrome DevTools Protocol engine.
+//!
+//! Launch or connect to Chromium, drive pages through typed CDP bindings, and (in later
+//! modules) resolve selectors, act with auto-waiting and snapshot what a person sees.
+//!
+//! ```no_run
+//! # async fn demo() -> chromate::Result<()> {
+//! use std::time::Duration;
+//! let browser = chromate::Browser::launch(chromate::LaunchOptions::default()).await?;
+//! let page = browser.new_page("about:blank").await?;
+//! page.goto("data:text/html,<title>hi</title>", chromate::WaitUntil::Load, Duration::from_secs(5)).await?;
+//! assert_eq!(page.title().await?, "hi");
+//! browser.close().await;
+//! # Ok(()) }
+//! ```
 #![warn(missing_docs)]
 
+mod browser;
 pub mod cdp;
+mod error;
+pub(crate) mod js;
+mod launch;
+mod page;
+mod session;
+mod transport;
+
+pub use browser::{Browser, BrowserVersion, TargetInfo};
+pub use error::{Error, ErrorCode, Result, StaleReason};
+pub use launch::{find_browser, LaunchOptions};
+pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use session::{
+    EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
+};
+pub use transport::{EventMessage, EVENT_QUEUE};

@@ -70,7 +70,9 @@ pub(crate) fn install_source() -> String {
         res.push_str(src.trim_end());
         res.push_str(")(C);\n");
     }
-    res.push_str("Object.defineProperty(globalThis, \"__chromate\", {value: Object.freeze(C)});\n})()");
+    res.push_str(
+        "Object.defineProperty(globalThis, \"__chromate\", {value: Object.freeze(C)});\n})()",
+    );
     res
 }
 
@@ -81,10 +83,17 @@ mod tests {
     #[test]
     fn installer_lists_every_module_in_dependency_order() {
         let source = install_source();
-        let positions: Vec<usize> = ["C.dom =", "C.refs =", "C.selector =", "C.snapshot =", "C.actionability =", "C.locators ="]
-            .iter()
-            .map(|needle| source.find(needle).expect(needle))
-            .collect();
+        let positions: Vec<usize> = [
+            "C.dom =",
+            "C.refs =",
+            "C.selector =",
+            "C.snapshot =",
+            "C.actionability =",
+            "C.locators =",
+        ]
+        .iter()
+        .map(|needle| source.find(needle).expect(needle))
+        .collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]));
         assert!(source.ends_with("})()"));
     }

@@ -1,0 +1,615 @@
+//! `Browser`: a launched or connected browser, its targets and its pages.
+//!
+//! Owns the connection, the process (when chromate started it), and target tracking:
+//! browser-wide auto-attach with `flatten: true` and `waitForDebuggerOnStart`, so every page —
+//! tabs chromate opens, popups, `target=_blank` links — is paused until its set-up commands
+//! (sent in parallel) are in, then resumed. Frames in other processes (OOPIFs) attach to their
+//! page's session and are set up the same way. Dropping the last `Browser` handle ends the
+//! process it launched; [`Browser::close`] does it gracefully and waits.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Weak};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+
+use crate::cdp::{
+    browser as cdp_browser, emulation, log, network, page as cdp_page, runtime, target,
+};
+use crate::error::{Error, Result};
+use crate::launch::{self, BrowserProcess, LaunchOptions};
+use crate::page::{Page, Shared};
+use crate::session::Session;
+use crate::transport::{connect_websocket, lock, Connection, Wire};
+
+/// The oldest protocol version chromate speaks.
+const MIN_PROTOCOL: (u32, u32) = (1, 3);
+
+/// Facts about a target (tab, frame, worker).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetInfo {
+    /// Target id.
+    pub id: String,
+    /// `page`, `iframe`, `worker`, `service_worker`, `browser`, ...
+    pub kind: String,
+    /// Current URL.
+    pub url: String,
+    /// Current title.
+    pub title: String,
+    /// The target that opened this one (popups).
+    pub opener_id: Option<String>,
+}
+
+/// A browser. Cheap to clone; the last clone dropped ends a browser chromate launched.
+#[derive(Clone)]
+pub struct Browser {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    conn: Connection,
+    session: Session,
+    process: Option<BrowserProcess>,
+    version: BrowserVersion,
+    viewport: Option<(u32, u32)>,
+    targets: Mutex<HashMap<String, TargetInfo>>,
+    /// Pages that finished set-up, in attach order.
+    pages: Mutex<Vec<Page>>,
+    changed: watch::Sender<u64>,
+}
+
+/// What `Browser.getVersion` reports.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserVersion {
+    /// `Chrome/156.0.8078.108`.
+    pub product: String,
+    /// `1.3`.
+    pub protocol: String,
+    /// The browser's user agent.
+    pub user_agent: String,
+}
+
+impl Drop for Inner {
+    fn drop(&mut self) {
+        // Kill first so the connection's reader sees EOF and ends its task.
+        if let Some(process) = &self.process {
+            process.kill();
+        }
+        self.conn.close("the browser handle was dropped");
+    }
+}
+
+impl Browser {
+    /// Launches a browser with `options`.
+    ///
+    /// ```no_run
+    /// # async fn demo() -> chromate::Result<()> {
+    /// let browser = chromate::Browser::launch(chromate::LaunchOptions::default()).await?;
+    /// let page = browser.new_page("about:blank").await?;
+    /// println!("{}", page.title().await?);
+    /// browser.close().await;
+    /// # Ok(()) }
+    /// ```
+    pub async fn launch(options: LaunchOptions) -> Result<Self> {
+        launch::remove_stale_profiles();
+        let executable = launch::find_browser(options.executable.as_deref())?;
+        let profile = launch::new_profile()?;
+        let args = launch::browser_args(&options, profile.path());
+        let spawned = BrowserProcess::spawn(&executable, args, profile)?;
+        let conn = Connection::start(Wire::Pipe(spawned.pipes));
+        let process = spawned.process;
+        let session = Session::new(conn.clone(), None);
+        let version = tokio::select! {
+            version = session.send_with_timeout(&cdp_browser::GetVersionParams::default(), options.startup_timeout) => version,
+            status = process.wait_exit() => {
+                return Err(Error::LaunchFailed {
+                    reason: format!("the browser exited before it was ready ({status})"),
+                    stderr_tail: process.stderr_tail(),
+                })
+            }
+        };
+        let version = match version {
+            Ok(version) => version,
+            Err(err) => {
+                let reason = match process.try_exit_status() {
+                    Some(status) => format!("the browser exited before it was ready ({status})"),
+                    None => format!("the browser did not answer: {err}"),
+                };
+                let stderr_tail = process.stderr_tail();
+                drop(process);
+                return Err(Error::LaunchFailed {
+                    reason,
+                    stderr_tail,
+                });
+            }
+        };
+        Self::start(conn, session, Some(process), version, options.viewport).await
+    }
+
+    /// Connects to a running browser: a `ws://…/devtools/browser/…` URL or `http://host:port`.
+    /// Closing or dropping the handle then leaves that browser running.
+    pub async fn connect(endpoint: &str) -> Result<Self> {
+        let (socket, _) = connect_websocket(endpoint).await?;
+        let conn = Connection::start(Wire::WebSocket(socket));
+        let session = Session::new(conn.clone(), None);
+        let version = session
+            .send_with_timeout(
+                &cdp_browser::GetVersionParams::default(),
+                Duration::from_secs(30),
+            )
+            .await
+            .map_err(|err| Error::ConnectFailed {
+                endpoint: endpoint.to_string(),
+                reason: err.to_string(),
+            })?;
+        Self::start(conn, session, None, version, Some((1280, 800))).await
+    }
+
+    async fn start(
+        conn: Connection,
+        session: Session,
+        process: Option<BrowserProcess>,
+        version: cdp_browser::GetVersionReturns,
+        viewport: Option<(u32, u32)>,
+    ) -> Result<Self> {
+        check_protocol(&version.protocol_version)?;
+        let inner = Arc::new(Inner {
+            conn: conn.clone(),
+            session: session.clone(),
+            process,
+            version: BrowserVersion {
+                product: version.product,
+                protocol: version.protocol_version,
+                user_agent: version.user_agent,
+            },
+            viewport,
+            targets: Mutex::new(HashMap::new()),
+            pages: Mutex::new(Vec::new()),
+            changed: watch::channel(0).0,
+        });
+        let weak = Arc::downgrade(&inner);
+        conn.set_handler(
+            None,
+            Arc::new(move |method: &str, params: &RawValue| {
+                on_browser_event(&weak, method, params)
+            }),
+        );
+        // When the process exits, fail everything pending at once instead of waiting on EOF.
+        if let Some(process) = &inner.process {
+            let exit = process.exited_watch();
+            let conn = conn.clone();
+            tokio::spawn(async move {
+                let status = BrowserProcess::wait_on(exit).await;
+                conn.close(&format!("the browser process exited ({status})"));
+            });
+        }
+        let discover = session.send(&target::SetDiscoverTargetsParams::new(true));
+        let attach = session.send(&target::SetAutoAttachParams::new(true, true).flatten(true));
+        let (discover, attach) = tokio::join!(discover, attach);
+        discover?;
+        attach?;
+        Ok(Browser { inner })
+    }
+
+    /// What the browser reports about itself.
+    pub fn version(&self) -> &BrowserVersion {
+        &self.inner.version
+    }
+
+    /// The browser's process id, when chromate launched it.
+    pub fn pid(&self) -> Option<u32> {
+        self.inner.process.as_ref().map(BrowserProcess::pid)
+    }
+
+    /// The browser-level CDP session.
+    pub fn session(&self) -> &Session {
+        &self.inner.session
+    }
+
+    /// Whether the connection is gone.
+    pub fn is_closed(&self) -> bool {
+        self.inner.conn.is_closed()
+    }
+
+    /// Every tracked target.
+    pub fn targets(&self) -> Vec<TargetInfo> {
+        lock(&self.inner.targets).values().cloned().collect()
+    }
+
+    /// Open pages (tabs and popups) that finished set-up, in attach order.
+    pub fn pages(&self) -> Vec<Page> {
+        lock(&self.inner.pages)
+            .iter()
+            .filter(|p| !p.is_closed())
+            .cloned()
+            .collect()
+    }
+
+    /// Opens a tab, waits until it is set up, and navigates it to `url` (waiting for `load`).
+    pub async fn new_page(&self, url: &str) -> Result<Page> {
+        let created = self
+            .inner
+            .session
+            .send(&target::CreateTargetParams::new("about:blank"))
+            .await?;
+        let page = self
+            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .await?;
+        if url != "about:blank" {
+            page.goto(url, crate::WaitUntil::Load, Duration::from_secs(30))
+                .await?;
+        }
+        Ok(page)
+    }
+
+    /// Waits until the page with `target_id` is attached and set up.
+    pub async fn wait_for_page(&self, target_id: &str, timeout: Duration) -> Result<Page> {
+        let mut changed = self.inner.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            if let Some(page) = lock(&self.inner.pages)
+                .iter()
+                .find(|p| p.target_id() == target_id)
+            {
+                return Ok(page.clone());
+            }
+            if self.inner.conn.is_closed() {
+                return Err(Error::ConnectionClosed {
+                    reason: self.inner.conn.closed().await,
+                });
+            }
+            match tokio::time::timeout_at(deadline, changed.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        what: format!("page {target_id} to attach"),
+                        timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Waits until a page other than `known` appears (a popup or a new tab), up to `timeout`.
+    pub async fn wait_for_new_page(&self, known: &[Page], timeout: Duration) -> Result<Page> {
+        let mut changed = self.inner.changed.subscribe();
+        let deadline = tokio::time::Instant::now() + timeout;
+        loop {
+            let found = self
+                .pages()
+                .into_iter()
+                .find(|p| !known.iter().any(|k| k.target_id() == p.target_id()));
+            if let Some(page) = found {
+                return Ok(page);
+            }
+            match tokio::time::timeout_at(deadline, changed.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        what: "a new page to open".into(),
+                        timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Closes a tab.
+    pub async fn close_page(&self, page: &Page) -> Result<()> {
+        let params = target::CloseTargetParams::new(target::TargetID(page.target_id().to_string()));
+        self.inner.session.send(&params).await?;
+        page.shared.mark_closed("the page was closed");
+        Ok(())
+    }
+
+    /// Closes the browser: `Browser.close`, then a kill if it has not exited within 2 s; waits
+    /// until the process is reaped and its profile removed. A connected (not launched) browser
+    /// is left running; only chromate's connection closes.
+    pub async fn close(self) {
+        match &self.inner.process {
+            Some(process) => {
+                let graceful = self.inner.session.send_with_timeout(
+                    &cdp_browser::CloseParams::default(),
+                    Duration::from_secs(2),
+                );
+                let _ = graceful.await;
+                if tokio::time::timeout(Duration::from_secs(2), process.wait_exit())
+                    .await
+                    .is_err()
+                {
+                    process.kill();
+                }
+                process.wait_exit().await;
+            }
+            None => self.inner.conn.close("chromate closed the connection"),
+        }
+    }
+}
+
+fn check_protocol(found: &str) -> Result<()> {
+    let mut parts = found.split('.').map(|p| p.parse::<u32>().unwrap_or(0));
+    let version = (parts.next().unwrap_or(0), parts.next().unwrap_or(0));
+    if version < MIN_PROTOCOL {
+        return Err(Error::ProtocolTooOld {
+            found: found.to_string(),
+            needed: format!("{}.{}", MIN_PROTOCOL.0, MIN_PROTOCOL.1),
+        });
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WireTargetInfo {
+    target_id: String,
+    r#type: String,
+    url: String,
+    title: String,
+    opener_id: Option<String>,
+}
+
+impl From<WireTargetInfo> for TargetInfo {
+    fn from(info: WireTargetInfo) -> Self {
+        TargetInfo {
+            id: info.target_id,
+            kind: info.r#type,
+            url: info.url,
+            title: info.title,
+            opener_id: info.opener_id,
+        }
+    }
+}
+
+/// The browser session's state handler (runs on the reader task; must not block).
+fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
+    let Some(inner) = weak.upgrade() else { return };
+    match method {
+        "Target.targetCreated" | "Target.targetInfoChanged" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct P {
+                target_info: WireTargetInfo,
+            }
+            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                let info = TargetInfo::from(p.target_info);
+                lock(&inner.targets).insert(info.id.clone(), info);
+                inner.changed.send_modify(|v| *v += 1);
+            }
+        }
+        "Target.targetDestroyed" | "Target.targetCrashed" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct P {
+                target_id: String,
+            }
+            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                lock(&inner.targets).remove(&p.target_id);
+                let reason = if method == "Target.targetCrashed" {
+                    "the page crashed"
+                } else {
+                    "the page was closed"
+                };
+                for page in lock(&inner.pages)
+                    .iter()
+                    .filter(|pg| pg.target_id() == p.target_id)
+                {
+                    page.shared.mark_closed(reason);
+                }
+                lock(&inner.pages).retain(|pg| pg.target_id() != p.target_id);
+                inner.changed.send_modify(|v| *v += 1);
+            }
+        }
+        "Target.attachedToTarget" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct P {
+                session_id: String,
+                target_info: WireTargetInfo,
+            }
+            let Ok(p) = serde_json::from_str::<P>(params.get()) else {
+                return;
+            };
+            let session = Session::new(inner.conn.clone(), Some(&p.session_id));
+            if p.target_info.r#type != "page" {
+                // Not ours to drive (service workers, shared workers...): let it run.
+                tokio::spawn(async move {
+                    let _ = session
+                        .send(&runtime::RunIfWaitingForDebuggerParams::default())
+                        .await;
+                });
+                return;
+            }
+            let shared = Shared::new();
+            let page = Page {
+                session: session.clone(),
+                target_id: Arc::from(p.target_info.target_id.as_str()),
+                shared: shared.clone(),
+            };
+            // Installed before this handler returns, so none of the page's events is missed.
+            install_page_handler(&inner.conn, &session, &shared);
+            let viewport = inner.viewport;
+            let weak = weak.clone();
+            tokio::spawn(async move {
+                if set_up_page(&page, viewport).await.is_ok() {
+                    if let Some(inner) = weak.upgrade() {
+                        lock(&inner.pages).push(page);
+                        inner.changed.send_modify(|v| *v += 1);
+                    }
+                }
+            });
+        }
+        "Target.detachedFromTarget" => {
+            #[derive(Deserialize)]
+            #[serde(rename_all = "camelCase")]
+            struct P {
+                session_id: String,
+            }
+            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                inner.conn.remove_handler(&p.session_id);
+                for page in lock(&inner.pages)
+                    .iter()
+                    .filter(|pg| pg.session().id() == Some(p.session_id.as_str()))
+                {
+                    page.shared.mark_closed("the page was detached");
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Routes the page session's events into its state, and sets up frames that attach to it.
+fn install_page_handler(conn: &Connection, session: &Session, shared: &Arc<Shared>) {
+    let handler_shared = Arc::clone(shared);
+    let handler_conn = conn.clone();
+    conn.set_handler(
+        session.id().map(str::to_string),
+        Arc::new(move |method: &str, params: &RawValue| {
+            if method == "Target.attachedToTarget" {
+                on_child_attached(&handler_conn, &handler_shared, params);
+            }
+            handler_shared.handle_event(None, method, params);
+        }),
+    );
+}
+
+/// An out-of-process iframe (or a worker) attached to a page: route its events into the page's
+/// state under its own session, set it up, and resume it.
+fn on_child_attached(conn: &Connection, shared: &Arc<Shared>, params: &RawValue) {
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct P {
+        session_id: String,
+        target_info: WireTargetInfo,
+    }
+    let Ok(p) = serde_json::from_str::<P>(params.get()) else {
+        return;
+    };
+    let session = Session::new(conn.clone(), Some(&p.session_id));
+    let is_frame = p.target_info.r#type == "iframe";
+    if is_frame {
+        let child_shared = Arc::clone(shared);
+        let child_id: Arc<str> = Arc::from(p.session_id.as_str());
+        conn.set_handler(
+            Some(p.session_id.clone()),
+            Arc::new(move |method: &str, params: &RawValue| {
+                child_shared.handle_event(Some(&child_id), method, params)
+            }),
+        );
+    }
+    tokio::spawn(async move {
+        if is_frame {
+            let _ = set_up_frame_session(&session).await;
+        }
+        let _ = session
+            .send(&runtime::RunIfWaitingForDebuggerParams::default())
+            .await;
+    });
+}
+
+/// Set-up of a page session: domains, lifecycle events, chromate's world on every new
+/// document, auto-attach for frames, viewport; all in parallel, then resume.
+async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
+    let session = page.session();
+    let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
+        .world_name(crate::page::WORLD_NAME)
+        .run_immediately(true);
+    let auto_attach = target::SetAutoAttachParams::new(true, true).flatten(true);
+    let page_enable = session.send(&cdp_page::EnableParams::default());
+    let lifecycle = session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true));
+    let runtime_enable = session.send(&runtime::EnableParams::default());
+    let network_enable = session.send(&network::EnableParams::default());
+    let log_enable = session.send(&log::EnableParams::default());
+    let world = session.send(&script);
+    let attach = session.send(&auto_attach);
+    let metrics = async {
+        match viewport {
+            Some((width, height)) => session
+                .send(&emulation::SetDeviceMetricsOverrideParams::new(
+                    i64::from(width),
+                    i64::from(height),
+                    1.0,
+                    false,
+                ))
+                .await
+                .map(|_| ()),
+            None => Ok(()),
+        }
+    };
+    let tree = session.send(&cdp_page::GetFrameTreeParams::default());
+    let (
+        page_enable,
+        lifecycle,
+        runtime_enable,
+        network_enable,
+        log_enable,
+        world,
+        attach,
+        metrics,
+        tree,
+    ) = tokio::join!(
+        page_enable,
+        lifecycle,
+        runtime_enable,
+        network_enable,
+        log_enable,
+        world,
+        attach,
+        metrics,
+        tree
+    );
+    page_enable?;
+    lifecycle?;
+    runtime_enable?;
+    network_enable?;
+    log_enable?;
+    world?;
+    attach?;
+    metrics?;
+    if let Ok(tree) = tree {
+        seed_frames(page, &tree.frame_tree);
+    }
+    session
+        .send(&runtime::RunIfWaitingForDebuggerParams::default())
+        .await?;
+    Ok(())
+}
+
+/// Records frames that existed before the page was attached (`Page.getFrameTree`).
+fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
+    let frame = &tree.frame;
+    let json = serde_json::json!({"frame": {
+        "id": frame.id.0, "parentId": frame.parent_id.as_ref().map(|p| p.0.clone()),
+        "loaderId": frame.loader_id.0, "url": frame.url, "name": frame.name,
+    }});
+    if let Ok(raw) = serde_json::value::to_raw_value(&json) {
+        page.shared.handle_event(None, "Page.frameNavigated", &raw);
+    }
+    for child in tree.child_frames.iter().flatten() {
+        seed_frames(page, child);
+    }
+}
+
+/// Set-up of an out-of-process frame's session.
+async fn set_up_frame_session(session: &Session) -> Result<()> {
+    let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
+        .world_name(crate::page::WORLD_NAME)
+        .run_immediately(true);
+    let (a, b, c, d, e) = tokio::join!(
+        session.send(&cdp_page::EnableParams::default()),
+        session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true)),
+        session.send(&runtime::EnableParams::default()),
+        session.send(&script),
+        session.send(&network::EnableParams::default()),
+    );
+    a?;
+    b?;
+    c?;
+    d?;
+    e?;
+    Ok(())
+}

@@ -1,0 +1,367 @@
+//! `chromate::Error` and its stable [`ErrorCode`].
+//!
+//! Every failure of the engine is one variant carrying its context (selector, timeout, CDP
+//! method, URL...). The code of a variant is API: codes are never renamed, only added, and their
+//! strings come from one table ([`ErrorCode::ALL`]) so `as_str` and parsing cannot drift apart.
+//! The MCP layer maps these one to one onto the public codes of the contract.
+
+use std::time::Duration;
+
+/// A stable, machine-readable error code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorCode {
+    /// Nothing matched the selector at the first check.
+    NoMatch,
+    /// Matches existed but none became visible in time.
+    TimeoutWaitingVisible,
+    /// The element never reached the required state (enabled, editable, unobscured...).
+    TimeoutWaitingState,
+    /// A navigation or load state was not reached in time.
+    TimeoutWaitingLoad,
+    /// Any other wait ran out of time.
+    Timeout,
+    /// An assertion did not hold.
+    ExpectMismatch,
+    /// Page script threw.
+    EvalThrew,
+    /// A script result could not be returned as JSON.
+    EvalBadArg,
+    /// The caller passed something unusable.
+    InvalidArgument,
+    /// The call cannot run in the current state (a dialog is open, nothing to answer...).
+    StateInvalid,
+    /// A bare `eN` that was never issued.
+    BareRef,
+    /// A ref that no longer names exactly one live element.
+    StaleRef,
+    /// The target cannot take text.
+    NotEditable,
+    /// The main document failed at network level or was blocked.
+    NavigationFailed,
+    /// No browser could be found, started or reached.
+    BrowserUnavailable,
+    /// A protocol or transport failure, or the browser went away.
+    DriverError,
+    /// The browser lacks a protocol method the call needs.
+    Unsupported,
+}
+
+impl ErrorCode {
+    /// Every code with its string, the single source for `as_str` and `parse`.
+    pub const ALL: &'static [(ErrorCode, &'static str)] = &[
+        (ErrorCode::NoMatch, "NO_MATCH"),
+        (ErrorCode::TimeoutWaitingVisible, "TIMEOUT_WAITING_VISIBLE"),
+        (ErrorCode::TimeoutWaitingState, "TIMEOUT_WAITING_STATE"),
+        (ErrorCode::TimeoutWaitingLoad, "TIMEOUT_WAITING_LOAD"),
+        (ErrorCode::Timeout, "TIMEOUT"),
+        (ErrorCode::ExpectMismatch, "EXPECT_MISMATCH"),
+        (ErrorCode::EvalThrew, "EVAL_THREW"),
+        (ErrorCode::EvalBadArg, "EVAL_BAD_ARG"),
+        (ErrorCode::InvalidArgument, "INVALID_ARGUMENT"),
+        (ErrorCode::StateInvalid, "STATE_INVALID"),
+        (ErrorCode::BareRef, "BARE_REF"),
+        (ErrorCode::StaleRef, "STALE_REF"),
+        (ErrorCode::NotEditable, "NOT_EDITABLE"),
+        (ErrorCode::NavigationFailed, "NAVIGATION_FAILED"),
+        (ErrorCode::BrowserUnavailable, "BROWSER_UNAVAILABLE"),
+        (ErrorCode::DriverError, "DRIVER_ERROR"),
+        (ErrorCode::Unsupported, "UNSUPPORTED"),
+    ];
+
+    /// The code's stable string (`NO_MATCH`).
+    pub fn as_str(self) -> &'static str {
+        Self::ALL
+            .iter()
+            .find(|(code, _)| *code == self)
+            .map_or("DRIVER_ERROR", |(_, s)| s)
+    }
+
+    /// The code for a string, if it is one.
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == text)
+            .map(|(code, _)| *code)
+    }
+
+    /// Whether an auto-waiting action should keep polling after this error.
+    pub fn is_retryable(self) -> bool {
+        matches!(
+            self,
+            ErrorCode::TimeoutWaitingVisible | ErrorCode::TimeoutWaitingState
+        )
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why a ref no longer resolves (contract §6.3).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum StaleReason {
+    /// The element was removed from its document.
+    Detached,
+    /// The page navigated, reloaded, or the tab changed after the ref was issued.
+    DocumentChanged,
+    /// This session never issued the ref.
+    UnknownRef,
+    /// The element now sits in another document or frame.
+    Ambiguous,
+    /// No snapshot since the session started or the baseline was reset.
+    NoSnapshot,
+}
+
+impl StaleReason {
+    /// The contract's reason string.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StaleReason::Detached => "detached",
+            StaleReason::DocumentChanged => "document-changed",
+            StaleReason::UnknownRef => "unknown-ref",
+            StaleReason::Ambiguous => "ambiguous",
+            StaleReason::NoSnapshot => "no-snapshot",
+        }
+    }
+
+    /// The human explanation used in messages.
+    pub fn explain(self) -> &'static str {
+        match self {
+            StaleReason::Detached => "the element was removed from the document",
+            StaleReason::DocumentChanged => {
+                "the page navigated, reloaded, or the tab changed after the ref was issued"
+            }
+            StaleReason::UnknownRef => "this session never issued the ref",
+            StaleReason::Ambiguous => "the ref no longer identifies one element of its page",
+            StaleReason::NoSnapshot => {
+                "no snapshot since the session started or the baseline was reset"
+            }
+        }
+    }
+}
+
+/// Everything that can go wrong in the engine.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// No browser executable was found.
+    #[error("no chromium or chrome executable found (tried: {}); install one (debian/ubuntu: `sudo apt-get install chromium`) or set CHROMATE_BROWSER", tried.join(", "))]
+    BrowserNotFound {
+        /// Every path and name that was tried.
+        tried: Vec<String>,
+    },
+    /// The browser process could not be started or exited before it was ready.
+    #[error("browser failed to start: {reason}{}", stderr_suffix(stderr_tail))]
+    LaunchFailed {
+        /// What went wrong (exit status, spawn error, timeout).
+        reason: String,
+        /// The last lines the browser wrote to stderr.
+        stderr_tail: String,
+    },
+    /// A remote browser endpoint could not be reached.
+    #[error("cannot connect to browser endpoint {endpoint}: {reason}")]
+    ConnectFailed {
+        /// The endpoint as given.
+        endpoint: String,
+        /// Why the connection failed.
+        reason: String,
+    },
+    /// The browser speaks a protocol version chromate cannot use.
+    #[error("browser protocol version {found} is too old; chromate needs {needed} or newer")]
+    ProtocolTooOld {
+        /// What the browser reports.
+        found: String,
+        /// What chromate needs.
+        needed: String,
+    },
+    /// The browser answered a command with an error.
+    #[error("{method} failed: {message} (cdp error {code})")]
+    Protocol {
+        /// The CDP method.
+        method: String,
+        /// The CDP error code.
+        code: i64,
+        /// The CDP error message.
+        message: String,
+    },
+    /// A command got no answer in time.
+    #[error("{method} got no answer within {}ms", timeout.as_millis())]
+    CommandTimeout {
+        /// The CDP method.
+        method: String,
+        /// The time it was given.
+        timeout: Duration,
+    },
+    /// The connection to the browser is gone (crash, kill, close).
+    #[error("the browser connection closed: {reason}")]
+    ConnectionClosed {
+        /// What ended it.
+        reason: String,
+    },
+    /// A message from the browser could not be decoded.
+    #[error("cannot decode the answer to {method}")]
+    Decode {
+        /// The CDP method or event.
+        method: String,
+        /// The decoding error.
+        #[source]
+        source: serde_json::Error,
+    },
+    /// The main document failed to load at network level.
+    #[error("navigation to {url} failed: {net_error}")]
+    NavigationFailed {
+        /// The URL being loaded.
+        url: String,
+        /// The `net::ERR_...` text.
+        net_error: String,
+    },
+    /// A load state was not reached in time.
+    #[error("timed out after {}ms waiting for {state} of {url}", timeout.as_millis())]
+    TimeoutWaitingLoad {
+        /// The state waited for (`load`, `domcontentloaded`, `networkidle`, `commit`).
+        state: String,
+        /// The URL being loaded.
+        url: String,
+        /// The time it was given.
+        timeout: Duration,
+    },
+    /// Page script threw.
+    #[error("evaluation threw: {message}")]
+    EvalThrew {
+        /// The exception's first line (`TypeError: x is undefined`).
+        message: String,
+        /// `url:line:column` of the throw, when known.
+        origin: Option<String>,
+    },
+    /// A script result is not JSON-serialisable.
+    #[error("evaluation returned a {returned_type}, which cannot be returned as json")]
+    EvalBadArg {
+        /// What came back (`function`, `symbol`, `bigint`, `node`, `window`, `circular`).
+        returned_type: String,
+    },
+    /// A wait other than element and load waits ran out.
+    #[error("timed out after {}ms waiting for {what}", timeout.as_millis())]
+    Timeout {
+        /// What was waited for.
+        what: String,
+        /// The time it was given.
+        timeout: Duration,
+    },
+    /// The caller passed something unusable.
+    #[error("{message}")]
+    InvalidArgument {
+        /// What is wrong, naming the argument.
+        message: String,
+    },
+    /// A page script's dialog is open and blocks the call.
+    #[error("a dialog is open: {message}")]
+    DialogOpen {
+        /// The dialog's message.
+        message: String,
+    },
+    /// The call cannot run now.
+    #[error("{message}")]
+    StateInvalid {
+        /// Why.
+        message: String,
+    },
+    /// The target page or browser went away during the call.
+    #[error("the page was closed")]
+    PageClosed,
+    /// File or process I/O failed.
+    #[error("{context}")]
+    Io {
+        /// What was being done.
+        context: String,
+        /// The I/O error.
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+fn stderr_suffix(tail: &str) -> String {
+    if tail.trim().is_empty() {
+        String::new()
+    } else {
+        format!("; browser stderr ends with:\n{}", tail.trim_end())
+    }
+}
+
+impl Error {
+    /// The stable code of this error.
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Error::BrowserNotFound { .. }
+            | Error::LaunchFailed { .. }
+            | Error::ConnectFailed { .. }
+            | Error::ProtocolTooOld { .. } => ErrorCode::BrowserUnavailable,
+            Error::Protocol { code: -32601, .. } => ErrorCode::Unsupported,
+            Error::Protocol { .. }
+            | Error::CommandTimeout { .. }
+            | Error::ConnectionClosed { .. }
+            | Error::Decode { .. }
+            | Error::PageClosed
+            | Error::Io { .. } => ErrorCode::DriverError,
+            Error::NavigationFailed { .. } => ErrorCode::NavigationFailed,
+            Error::TimeoutWaitingLoad { .. } => ErrorCode::TimeoutWaitingLoad,
+            Error::EvalThrew { .. } => ErrorCode::EvalThrew,
+            Error::EvalBadArg { .. } => ErrorCode::EvalBadArg,
+            Error::Timeout { .. } => ErrorCode::Timeout,
+            Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Error::DialogOpen { .. } | Error::StateInvalid { .. } => ErrorCode::StateInvalid,
+        }
+    }
+
+    pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
+        Error::Io {
+            context: context.into(),
+            source,
+        }
+    }
+}
+
+/// `Result` with [`Error`].
+pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_round_trips_through_its_string() {
+        for (code, text) in ErrorCode::ALL {
+            assert_eq!(code.as_str(), *text);
+            assert_eq!(ErrorCode::parse(text), Some(*code));
+        }
+        assert_eq!(ErrorCode::parse("NOPE"), None);
+    }
+
+    #[test]
+    fn only_waiting_codes_are_retryable() {
+        let retryable: Vec<_> = ErrorCode::ALL
+            .iter()
+            .filter(|(c, _)| c.is_retryable())
+            .map(|(_, s)| *s)
+            .collect();
+        assert_eq!(
+            retryable,
+            ["TIMEOUT_WAITING_VISIBLE", "TIMEOUT_WAITING_STATE"]
+        );
+    }
+
+    #[test]
+    fn messages_are_lower_case_without_final_period() {
+        let err = Error::NavigationFailed {
+            url: "http://127.0.0.1:9/".into(),
+            net_error: "net::ERR_CONNECTION_REFUSED".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "navigation to http://127.0.0.1:9/ failed: net::ERR_CONNECTION_REFUSED"
+        );
+        assert_eq!(err.code(), ErrorCode::NavigationFailed);
+    }
+}

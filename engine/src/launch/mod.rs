@@ -1,0 +1,220 @@
+//! Finding a Chromium executable, choosing its flags, and owning its process and profile.
+//!
+//! Owns: the executable search, the command line, the temporary profile directory and the
+//! process lifecycle (see `process.rs`: the browser never outlives its owner). Does not own the
+//! protocol connection (`transport/`) or targets (`browser.rs`).
+
+mod process;
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+
+pub(crate) use process::{new_profile, BrowserProcess};
+
+/// Names looked up on `PATH`, in order.
+const PATH_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "google-chrome",
+    "google-chrome-stable",
+    "chrome",
+];
+
+/// Usual install locations, tried after `PATH`.
+const INSTALL_PATHS: &[&str] = &[
+    "/usr/bin/chromium",
+    "/usr/bin/chromium-browser",
+    "/snap/bin/chromium",
+    "/usr/bin/google-chrome",
+    "/usr/bin/google-chrome-stable",
+    "/opt/google/chrome/chrome",
+    "/Applications/Chromium.app/Contents/MacOS/Chromium",
+    "/Applications/Google Chrome.app/Contents/MacOS/Google Chrome",
+];
+
+/// How to start a browser.
+#[derive(Debug, Clone)]
+pub struct LaunchOptions {
+    /// An explicit executable; wins over `CHROMATE_BROWSER` and the search.
+    pub executable: Option<PathBuf>,
+    /// Show a window instead of running headless.
+    pub headed: bool,
+    /// Viewport size for every page (`None` leaves the browser's default).
+    pub viewport: Option<(u32, u32)>,
+    /// Extra command-line arguments, appended last.
+    pub extra_args: Vec<String>,
+    /// How long the browser may take to answer its first command.
+    pub startup_timeout: std::time::Duration,
+}
+
+impl Default for LaunchOptions {
+    fn default() -> Self {
+        Self {
+            executable: None,
+            headed: false,
+            viewport: Some((1280, 800)),
+            extra_args: Vec::new(),
+            startup_timeout: std::time::Duration::from_secs(30),
+        }
+    }
+}
+
+impl LaunchOptions {
+    /// Headed instead of headless.
+    pub fn headed(mut self) -> Self {
+        self.headed = true;
+        self
+    }
+
+    /// Uses this executable.
+    pub fn executable(mut self, path: impl Into<PathBuf>) -> Self {
+        self.executable = Some(path.into());
+        self
+    }
+
+    /// Appends a command-line argument.
+    pub fn arg(mut self, arg: impl Into<String>) -> Self {
+        self.extra_args.push(arg.into());
+        self
+    }
+}
+
+/// Finds the browser: the explicit path, then `CHROMATE_BROWSER`, then `PATH`, then the usual
+/// install paths. The error lists everything tried.
+pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf> {
+    let mut tried = Vec::new();
+    let env_path = std::env::var_os("CHROMATE_BROWSER").map(PathBuf::from);
+    for candidate in explicit.map(Path::to_path_buf).into_iter().chain(env_path) {
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+        tried.push(candidate.display().to_string());
+    }
+    let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    for name in PATH_NAMES {
+        for dir in &path_dirs {
+            let candidate = dir.join(name);
+            if is_executable(&candidate) {
+                return Ok(candidate);
+            }
+        }
+        tried.push(format!("{name} on PATH"));
+    }
+    for path in INSTALL_PATHS {
+        let candidate = PathBuf::from(path);
+        if is_executable(&candidate) {
+            return Ok(candidate);
+        }
+        tried.push((*path).to_string());
+    }
+    Err(Error::BrowserNotFound { tried })
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// The command line for a launch: the offline, no-first-run flags chromate always uses.
+pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<String> {
+    let mut args = vec![
+        format!("--user-data-dir={}", profile.display()),
+        "--remote-debugging-pipe".to_string(),
+        "--no-first-run".to_string(),
+        "--no-default-browser-check".to_string(),
+        "--disable-background-networking".to_string(),
+        "--disable-component-update".to_string(),
+        "--disable-sync".to_string(),
+        "--disable-gpu".to_string(),
+        "--disable-quic".to_string(),
+        "--disable-extensions".to_string(),
+        "--disable-default-apps".to_string(),
+        "--disable-breakpad".to_string(),
+        "--disable-crash-reporter".to_string(),
+        "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication"
+            .to_string(),
+        "--metrics-recording-only".to_string(),
+        "--password-store=basic".to_string(),
+        "--use-mock-keychain".to_string(),
+        "--mute-audio".to_string(),
+        "--force-device-scale-factor=1".to_string(),
+    ];
+    if running_as_root() {
+        args.push("--no-sandbox".to_string());
+    }
+    if !options.headed {
+        args.push("--headless".to_string());
+    }
+    if let Some((width, height)) = options.viewport {
+        args.push(format!("--window-size={width},{height}"));
+    }
+    args.extend(options.extra_args.iter().cloned());
+    args.push("about:blank".to_string());
+    args
+}
+
+fn running_as_root() -> bool {
+    process::effective_uid() == 0
+}
+
+/// Removes profile directories left by chromate processes that no longer run (a killed owner
+/// cannot remove its own).
+pub(crate) fn remove_stale_profiles() {
+    let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(rest) = name
+            .to_str()
+            .and_then(|n| n.strip_prefix(process::PROFILE_PREFIX))
+        else {
+            continue;
+        };
+        let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
+            continue;
+        };
+        if !Path::new(&format!("/proc/{pid}")).exists() {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_explicit_browser_lists_what_was_tried() {
+        let err = find_browser(Some(Path::new("/nonexistent/chrome"))).map(|_| ());
+        if let Err(Error::BrowserNotFound { tried }) = err {
+            assert_eq!(tried[0], "/nonexistent/chrome");
+        }
+    }
+
+    #[test]
+    fn args_are_offline_and_headless_by_default() {
+        let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));
+        for flag in [
+            "--headless",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--no-first-run",
+            "--disable-gpu",
+            "--user-data-dir=/tmp/p",
+            "--remote-debugging-pipe",
+            "--window-size=1280,800",
+        ] {
+            assert!(
+                args.iter().any(|a| a == flag),
+                "{flag} missing from {args:?}"
+            );
+        }
+        let headed = browser_args(&LaunchOptions::default().headed(), Path::new("/tmp/p"));
+        assert!(!headed.iter().any(|a| a == "--headless"));
+    }
+}

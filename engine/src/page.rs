@@ -1,0 +1,972 @@
+//! `Page`: one tab — its frames, navigation with a chosen wait, evaluation, chromate's isolated
+//! world, and JavaScript dialogs.
+//!
+//! The page's state (frames, lifecycle per loader, execution contexts, dialog, main-document
+//! status) is kept current by a state handler that runs on the transport's reader task, so no
+//! event is missed however fast a page loads; waiters are woken through a `watch` counter and
+//! re-check the state. Waits are armed before the action that triggers them: lifecycle events
+//! are recorded per loader id, so an event that arrives before the waiter looks is still there.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::Deserialize;
+use serde_json::value::RawValue;
+use serde_json::Value;
+use tokio::sync::watch;
+
+use crate::cdp::{page as cdp_page, runtime};
+use crate::error::{Error, Result};
+use crate::session::Session;
+use crate::transport::lock;
+
+/// chromate's isolated world name.
+pub(crate) const WORLD_NAME: &str = "chromate";
+
+/// What a navigation waits for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum WaitUntil {
+    /// The new document is committed.
+    Commit,
+    /// `DOMContentLoaded` fired in the new document.
+    DomContentLoaded,
+    /// `load` fired in the new document.
+    #[default]
+    Load,
+    /// `load` fired and the network has been idle for 500 ms.
+    NetworkIdle,
+}
+
+impl WaitUntil {
+    /// The contract's name of the state.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WaitUntil::Commit => "commit",
+            WaitUntil::DomContentLoaded => "domcontentloaded",
+            WaitUntil::Load => "load",
+            WaitUntil::NetworkIdle => "networkidle",
+        }
+    }
+
+    fn reached(self, lifecycle: &HashSet<String>, committed: bool) -> bool {
+        match self {
+            WaitUntil::Commit => committed,
+            WaitUntil::DomContentLoaded => lifecycle.contains("DOMContentLoaded"),
+            WaitUntil::Load => lifecycle.contains("load"),
+            WaitUntil::NetworkIdle => {
+                lifecycle.contains("load") && lifecycle.contains("networkIdle")
+            }
+        }
+    }
+}
+
+/// A JavaScript dialog that is open.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dialog {
+    /// `alert`, `confirm`, `prompt` or `beforeunload`.
+    pub kind: String,
+    /// The dialog's message.
+    pub message: String,
+    /// The default answer of a prompt.
+    pub default_prompt: Option<String>,
+}
+
+/// A frame of the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrameInfo {
+    /// The frame id.
+    pub id: String,
+    /// The parent frame id (`None` for the main frame).
+    pub parent_id: Option<String>,
+    /// The frame's URL.
+    pub url: String,
+    /// The frame's `name`.
+    pub name: String,
+}
+
+/// The result of a navigation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct NavigationResult {
+    /// The URL the frame ended on.
+    pub url: String,
+    /// The main response's HTTP status, if the document came over HTTP.
+    pub status: Option<u16>,
+    /// The loader id of the new document (`None` for same-document navigations).
+    pub loader_id: Option<String>,
+}
+
+#[derive(Debug, Default)]
+struct FrameState {
+    parent_id: Option<String>,
+    url: String,
+    name: String,
+    loader_id: Option<String>,
+    lifecycle: HashSet<String>,
+    /// The CDP session that owns the frame (`None` = the page session).
+    session: Option<Arc<str>>,
+}
+
+#[derive(Debug, Clone)]
+struct ContextInfo {
+    frame_id: String,
+    isolated: bool,
+    session: Option<Arc<str>>,
+}
+
+#[derive(Debug, Default)]
+pub(crate) struct PageState {
+    main_frame: Option<String>,
+    frames: HashMap<String, FrameState>,
+    contexts: HashMap<(Option<Arc<str>>, i64), ContextInfo>,
+    dialog: Option<Dialog>,
+    /// Main-document HTTP status by loader id (the last few only).
+    doc_status: Vec<(String, u16)>,
+    /// A navigation's failure reported by `Page.frameRequestedNavigation`-less paths: loader id
+    /// → net error (from `Network.loadingFailed` of the document).
+    doc_failed: Vec<(String, String)>,
+    pub(crate) closed: Option<String>,
+    title: String,
+}
+
+/// State shared between the page handle and its state handler.
+pub(crate) struct Shared {
+    state: Mutex<PageState>,
+    version: watch::Sender<u64>,
+}
+
+impl Shared {
+    pub(crate) fn new() -> Arc<Self> {
+        Arc::new(Self {
+            state: Mutex::new(PageState::default()),
+            version: watch::channel(0).0,
+        })
+    }
+
+    fn update<R>(&self, f: impl FnOnce(&mut PageState) -> R) -> R {
+        let res = f(&mut lock(&self.state));
+        self.version.send_modify(|v| *v += 1);
+        res
+    }
+
+    pub(crate) fn mark_closed(&self, reason: &str) {
+        self.update(|state| {
+            if state.closed.is_none() {
+                state.closed = Some(reason.to_string());
+            }
+        });
+    }
+
+    /// Applies one event of `session` (the page's own session or a child frame's).
+    pub(crate) fn handle_event(&self, session: Option<&Arc<str>>, method: &str, params: &RawValue) {
+        // Only the events that move page state are decoded; everything else costs a match.
+        match method {
+            "Page.frameAttached" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                    parent_frame_id: Option<String>,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        let frame = s.frames.entry(p.frame_id).or_default();
+                        frame.parent_id = p.parent_frame_id;
+                        frame.session = session.cloned();
+                    });
+                }
+            }
+            "Page.frameNavigated" => {
+                #[derive(Deserialize)]
+                struct P {
+                    frame: F,
+                }
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct F {
+                    id: String,
+                    parent_id: Option<String>,
+                    loader_id: String,
+                    url: String,
+                    url_fragment: Option<String>,
+                    name: Option<String>,
+                }
+                if let Ok(P { frame }) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        if frame.parent_id.is_none() && session.is_none() {
+                            s.main_frame = Some(frame.id.clone());
+                        }
+                        let state = s.frames.entry(frame.id).or_default();
+                        state.parent_id = frame.parent_id;
+                        state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");
+                        state.name = frame.name.unwrap_or_default();
+                        state.session = session.cloned();
+                        if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
+                            state.loader_id = Some(frame.loader_id);
+                            state.lifecycle.clear();
+                        }
+                        state.lifecycle.insert("commit".into());
+                    });
+                }
+            }
+            "Page.navigatedWithinDocument" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                    url: String,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        if let Some(frame) = s.frames.get_mut(&p.frame_id) {
+                            frame.url = p.url;
+                        }
+                    });
+                }
+            }
+            "Page.frameDetached" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                    reason: Option<String>,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    // A frame swapped into another process is not gone; its new session reports it.
+                    if p.reason.as_deref() != Some("swap") {
+                        self.update(|s| {
+                            s.frames.remove(&p.frame_id);
+                        });
+                    }
+                }
+            }
+            "Page.lifecycleEvent" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                    loader_id: String,
+                    name: String,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        let frame = s.frames.entry(p.frame_id).or_default();
+                        if p.name == "init"
+                            || frame.loader_id.as_deref() != Some(p.loader_id.as_str())
+                        {
+                            if frame.loader_id.as_deref() != Some(p.loader_id.as_str()) {
+                                frame.lifecycle.clear();
+                            }
+                            frame.loader_id = Some(p.loader_id);
+                        }
+                        frame.lifecycle.insert(p.name);
+                    });
+                }
+            }
+            "Page.javascriptDialogOpening" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    message: String,
+                    r#type: String,
+                    default_prompt: Option<String>,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        s.dialog = Some(Dialog {
+                            kind: p.r#type,
+                            message: p.message,
+                            default_prompt: p.default_prompt,
+                        })
+                    });
+                }
+            }
+            "Page.javascriptDialogClosed" => self.update(|s| s.dialog = None),
+            "Runtime.executionContextCreated" => {
+                #[derive(Deserialize)]
+                struct P {
+                    context: C,
+                }
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct C {
+                    id: i64,
+                    name: String,
+                    aux_data: Option<Aux>,
+                }
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct Aux {
+                    frame_id: Option<String>,
+                    is_default: Option<bool>,
+                }
+                if let Ok(P { context }) = serde_json::from_str::<P>(params.get()) {
+                    let Some(aux) = context.aux_data else { return };
+                    let Some(frame_id) = aux.frame_id else { return };
+                    let isolated = context.name == WORLD_NAME;
+                    if !isolated && aux.is_default != Some(true) {
+                        return;
+                    }
+                    self.update(|s| {
+                        s.contexts.insert(
+                            (session.cloned(), context.id),
+                            ContextInfo {
+                                frame_id,
+                                isolated,
+                                session: session.cloned(),
+                            },
+                        );
+                    });
+                }
+            }
+            "Runtime.executionContextDestroyed" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    execution_context_id: i64,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        s.contexts
+                            .remove(&(session.cloned(), p.execution_context_id));
+                    });
+                }
+            }
+            "Runtime.executionContextsCleared" => self.update(|s| {
+                s.contexts.retain(|(owner, _), _| owner.as_ref() != session);
+            }),
+            "Network.responseReceived" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    loader_id: String,
+                    r#type: Option<String>,
+                    response: R,
+                }
+                #[derive(Deserialize)]
+                struct R {
+                    status: f64,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    if p.r#type.as_deref() == Some("Document") {
+                        self.update(|s| {
+                            push_bounded(
+                                &mut s.doc_status,
+                                (p.loader_id, p.response.status as u16),
+                            );
+                        });
+                    }
+                }
+            }
+            "Network.loadingFailed" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    request_id: String,
+                    r#type: Option<String>,
+                    error_text: String,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    // For documents the request id is the loader id.
+                    if p.r#type.as_deref() == Some("Document") {
+                        self.update(|s| {
+                            push_bounded(&mut s.doc_failed, (p.request_id, p.error_text))
+                        });
+                    }
+                }
+            }
+            "Inspector.targetCrashed" => self.mark_closed("the page crashed"),
+            _ => {}
+        }
+    }
+}
+
+fn push_bounded<T>(list: &mut Vec<T>, item: T) {
+    if list.len() >= 16 {
+        list.remove(0);
+    }
+    list.push(item);
+}
+
+/// A tab. Cheap to clone; clones share the tab.
+#[derive(Clone)]
+pub struct Page {
+    pub(crate) session: Session,
+    pub(crate) target_id: Arc<str>,
+    pub(crate) shared: Arc<Shared>,
+}
+
+impl std::fmt::Debug for Page {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Page")
+            .field("target_id", &self.target_id)
+            .finish()
+    }
+}
+
+impl Page {
+    /// The page's CDP session, for typed or raw commands of your own.
+    pub fn session(&self) -> &Session {
+        &self.session
+    }
+
+    /// The target id of the tab.
+    pub fn target_id(&self) -> &str {
+        &self.target_id
+    }
+
+    /// The main frame's current URL.
+    pub fn url(&self) -> String {
+        let state = lock(&self.shared.state);
+        state
+            .main_frame
+            .as_ref()
+            .and_then(|id| state.frames.get(id))
+            .map(|f| f.url.clone())
+            .unwrap_or_default()
+    }
+
+    /// The main frame's id, once known.
+    pub fn main_frame_id(&self) -> Option<String> {
+        lock(&self.shared.state).main_frame.clone()
+    }
+
+    /// The loader id of the main frame's current document.
+    pub fn document_id(&self) -> Option<String> {
+        let state = lock(&self.shared.state);
+        state
+            .main_frame
+            .as_ref()
+            .and_then(|id| state.frames.get(id))
+            .and_then(|f| f.loader_id.clone())
+    }
+
+    /// Every frame of the page, the main frame first.
+    pub fn frames(&self) -> Vec<FrameInfo> {
+        let state = lock(&self.shared.state);
+        let mut res: Vec<FrameInfo> = state
+            .frames
+            .iter()
+            .map(|(id, f)| FrameInfo {
+                id: id.clone(),
+                parent_id: f.parent_id.clone(),
+                url: f.url.clone(),
+                name: f.name.clone(),
+            })
+            .collect();
+        res.sort_by_key(|f| (f.parent_id.is_some(), f.id.clone()));
+        res
+    }
+
+    /// The open JavaScript dialog, if any.
+    pub fn dialog(&self) -> Option<Dialog> {
+        lock(&self.shared.state).dialog.clone()
+    }
+
+    /// Whether the tab has been closed or crashed.
+    pub fn is_closed(&self) -> bool {
+        lock(&self.shared.state).closed.is_some() || self.session.conn.is_closed()
+    }
+
+    /// The document title.
+    pub async fn title(&self) -> Result<String> {
+        let value = self.evaluate("document.title").await?;
+        let title = value.as_str().unwrap_or_default().to_string();
+        lock(&self.shared.state).title.clone_from(&title);
+        Ok(title)
+    }
+
+    /// Navigates the main frame to `url` and waits for `wait_until` of the new document.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// use std::time::Duration;
+    /// let nav = page.goto("http://127.0.0.1:8080/", chromate::WaitUntil::Load, Duration::from_secs(30)).await?;
+    /// println!("{} answered {:?}", nav.url, nav.status);
+    /// # Ok(()) }
+    /// ```
+    pub async fn goto(
+        &self,
+        url: &str,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<NavigationResult> {
+        let deadline = Instant::now() + timeout;
+        let params = cdp_page::NavigateParams::new(url);
+        let navigate = self.session.send_with_timeout(&params, timeout);
+        let answer =
+            match tokio::time::timeout_at(deadline.into(), self.unless_dialog(navigate)).await {
+                Ok(answer) => answer?,
+                Err(_) => {
+                    return Err(Error::TimeoutWaitingLoad {
+                        state: wait_until.as_str().into(),
+                        url: url.into(),
+                        timeout,
+                    })
+                }
+            };
+        if let Some(net_error) = answer.error_text.filter(|e| !e.is_empty()) {
+            return Err(Error::NavigationFailed {
+                url: url.to_string(),
+                net_error,
+            });
+        }
+        let frame_id = answer.frame_id.0;
+        let Some(loader_id) = answer.loader_id.map(|l| l.0) else {
+            // Same-document navigation: nothing to load.
+            return Ok(NavigationResult {
+                url: self.url(),
+                status: None,
+                loader_id: None,
+            });
+        };
+        self.wait_for_loader(&frame_id, &loader_id, wait_until, url, deadline, timeout)
+            .await
+    }
+
+    /// Waits until the frame's document `loader_id` (or a document that replaced it, such as a
+    /// client redirect) reaches `wait_until`.
+    async fn wait_for_loader(
+        &self,
+        frame_id: &str,
+        loader_id: &str,
+        wait_until: WaitUntil,
+        url: &str,
+        deadline: Instant,
+        timeout: Duration,
+    ) -> Result<NavigationResult> {
+        let mut version = self.shared.version.subscribe();
+        loop {
+            {
+                let state = lock(&self.shared.state);
+                if let Some(reason) = &state.closed {
+                    return Err(Error::ConnectionClosed {
+                        reason: reason.clone(),
+                    });
+                }
+                if let Some((_, net_error)) = state.doc_failed.iter().find(|(l, _)| l == loader_id)
+                {
+                    return Err(Error::NavigationFailed {
+                        url: url.to_string(),
+                        net_error: net_error.clone(),
+                    });
+                }
+                if let Some(frame) = state.frames.get(frame_id) {
+                    let current = frame.loader_id.as_deref();
+                    let committed =
+                        current == Some(loader_id) && frame.lifecycle.contains("commit");
+                    if current == Some(loader_id) && wait_until.reached(&frame.lifecycle, committed)
+                    {
+                        let status = state
+                            .doc_status
+                            .iter()
+                            .rev()
+                            .find(|(l, _)| l == loader_id)
+                            .map(|(_, s)| *s);
+                        return Ok(NavigationResult {
+                            url: frame.url.clone(),
+                            status,
+                            loader_id: Some(loader_id.to_string()),
+                        });
+                    }
+                }
+                if state.dialog.is_some() && wait_until != WaitUntil::Commit {
+                    let message = state
+                        .dialog
+                        .as_ref()
+                        .map(|d| d.message.clone())
+                        .unwrap_or_default();
+                    return Err(Error::DialogOpen { message });
+                }
+            }
+            if self.session.conn.is_closed() {
+                return Err(Error::ConnectionClosed {
+                    reason: self.session.conn.closed().await,
+                });
+            }
+            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) => {
+                    return Err(Error::TimeoutWaitingLoad {
+                        state: wait_until.as_str().into(),
+                        url: url.into(),
+                        timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Waits until the current main document has reached `state` (it may already have).
+    pub async fn wait_for_load_state(&self, state: WaitUntil, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let (frame_id, loader_id) = {
+            let s = lock(&self.shared.state);
+            let frame_id = s.main_frame.clone().ok_or(Error::PageClosed)?;
+            let loader = s
+                .frames
+                .get(&frame_id)
+                .and_then(|f| f.loader_id.clone())
+                .unwrap_or_default();
+            (frame_id, loader)
+        };
+        let url = self.url();
+        self.wait_for_loader(&frame_id, &loader_id, state, &url, deadline, timeout)
+            .await
+            .map(|_| ())
+    }
+
+    /// Reloads the page and waits for `wait_until`.
+    pub async fn reload(
+        &self,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<NavigationResult> {
+        let before = self.document_id();
+        self.session
+            .send(&cdp_page::ReloadParams::default())
+            .await?;
+        self.wait_for_new_document(before, wait_until, timeout)
+            .await
+    }
+
+    /// Goes back in history; `Ok(None)` if there is no entry to go back to.
+    pub async fn back(
+        &self,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<Option<NavigationResult>> {
+        self.history_step(-1, wait_until, timeout).await
+    }
+
+    /// Goes forward in history; `Ok(None)` if there is no entry to go forward to.
+    pub async fn forward(
+        &self,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<Option<NavigationResult>> {
+        self.history_step(1, wait_until, timeout).await
+    }
+
+    async fn history_step(
+        &self,
+        delta: i64,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<Option<NavigationResult>> {
+        let history = self
+            .session
+            .send(&cdp_page::GetNavigationHistoryParams::default())
+            .await?;
+        let index = history.current_index + delta;
+        let Some(entry) = usize::try_from(index)
+            .ok()
+            .and_then(|i| history.entries.get(i))
+        else {
+            return Ok(None);
+        };
+        let before = self.document_id();
+        let same_document = {
+            let current = usize::try_from(history.current_index)
+                .ok()
+                .and_then(|i| history.entries.get(i));
+            current.is_some_and(|c| strip_fragment(&c.url) == strip_fragment(&entry.url))
+        };
+        self.session
+            .send(&cdp_page::NavigateToHistoryEntryParams::new(entry.id))
+            .await?;
+        if same_document {
+            return Ok(Some(NavigationResult {
+                url: entry.url.clone(),
+                status: None,
+                loader_id: before,
+            }));
+        }
+        self.wait_for_new_document(before, wait_until, timeout)
+            .await
+            .map(Some)
+    }
+
+    async fn wait_for_new_document(
+        &self,
+        before: Option<String>,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<NavigationResult> {
+        let deadline = Instant::now() + timeout;
+        let mut version = self.shared.version.subscribe();
+        loop {
+            let found = {
+                let s = lock(&self.shared.state);
+                let frame = s
+                    .main_frame
+                    .as_ref()
+                    .and_then(|id| s.frames.get(id).map(|f| (id.clone(), f)));
+                frame.and_then(|(id, f)| (f.loader_id != before).then(|| (id, f.loader_id.clone())))
+            };
+            if let Some((frame_id, Some(loader_id))) = found {
+                let url = self.url();
+                return self
+                    .wait_for_loader(&frame_id, &loader_id, wait_until, &url, deadline, timeout)
+                    .await;
+            }
+            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) => {
+                    return Err(Error::TimeoutWaitingLoad {
+                        state: wait_until.as_str().into(),
+                        url: self.url(),
+                        timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Evaluates `expression` in the page's main world and returns its value as JSON; promises
+    /// are awaited.
+    ///
+    /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node or window result is
+    /// [`Error::EvalBadArg`].
+    pub async fn evaluate(&self, expression: &str) -> Result<Value> {
+        let params = runtime::EvaluateParams::new(expression)
+            .return_by_value(true)
+            .await_promise(true);
+        let answer = self.unless_dialog(self.session.send(&params)).await;
+        let answer = match answer {
+            Err(Error::Protocol { message, .. })
+                if message.contains("could not be cloned")
+                    || message.contains("reference chain") =>
+            {
+                return Err(Error::EvalBadArg {
+                    returned_type: "circular".into(),
+                })
+            }
+            other => other?,
+        };
+        if let Some(details) = answer.exception_details {
+            return Err(exception_error(&details));
+        }
+        remote_value(answer.result)
+    }
+
+    /// Calls one of chromate's page functions (`"snapshot.take"`) with `arg` in the isolated
+    /// world of `frame_id` (the main frame if `None`), returning its JSON result.
+    pub(crate) async fn call_isolated(
+        &self,
+        frame_id: Option<&str>,
+        function: &str,
+        arg: &Value,
+    ) -> Result<Value> {
+        let declaration = format!("function (a) {{ return __chromate.{function}(a) }}");
+        let mut last_error = None;
+        for _ in 0..3 {
+            let (session, context_id) = self.isolated_context(frame_id).await?;
+            let params = runtime::CallFunctionOnParams::new(declaration.clone())
+                .execution_context_id(runtime::ExecutionContextId(context_id))
+                .arguments(vec![call_argument(arg)])
+                .return_by_value(true)
+                .await_promise(true);
+            match self.unless_dialog(session.send(&params)).await {
+                Ok(answer) => {
+                    if let Some(details) = answer.exception_details {
+                        return Err(exception_error(&details));
+                    }
+                    return remote_value(answer.result);
+                }
+                // The document went away between lookup and call: find the new world.
+                Err(Error::Protocol { message, .. }) if message.contains("context") => {
+                    self.shared.update(|s| {
+                        s.contexts.retain(|_, c| {
+                            c.session.as_deref() != session.id()
+                                || !c.isolated
+                                || Some(c.frame_id.as_str()) != frame_id
+                        });
+                    });
+                    last_error = Some(Error::StateInvalid {
+                        message: format!("the frame's document changed during {function}"),
+                    });
+                }
+                Err(other) => return Err(other),
+            }
+        }
+        Err(last_error.unwrap_or(Error::PageClosed))
+    }
+
+    /// The session and execution context of chromate's world in a frame, created if missing.
+    async fn isolated_context(&self, frame_id: Option<&str>) -> Result<(Session, i64)> {
+        let (frame_id, frame_session) = {
+            let state = lock(&self.shared.state);
+            let frame_id = match frame_id {
+                Some(id) => id.to_string(),
+                None => state.main_frame.clone().ok_or(Error::PageClosed)?,
+            };
+            let frame_session = state.frames.get(&frame_id).and_then(|f| f.session.clone());
+            if let Some(((_, ctx), _)) = state
+                .contexts
+                .iter()
+                .find(|(_, c)| c.isolated && c.frame_id == frame_id)
+            {
+                let session = self.session_for(frame_session.clone());
+                return Ok((session, *ctx));
+            }
+            (frame_id, frame_session)
+        };
+        let session = self.session_for(frame_session);
+        let world = cdp_page::CreateIsolatedWorldParams::new(cdp_page::FrameId(frame_id))
+            .world_name(WORLD_NAME);
+        let created = session.send(&world).await?;
+        let context_id = created.execution_context_id.0;
+        let install = runtime::EvaluateParams::new(crate::js::install_source())
+            .context_id(runtime::ExecutionContextId(context_id));
+        let answer = session.send(&install).await?;
+        if let Some(details) = answer.exception_details {
+            return Err(exception_error(&details));
+        }
+        Ok((session, context_id))
+    }
+
+    fn session_for(&self, id: Option<Arc<str>>) -> Session {
+        match id {
+            None => self.session.clone(),
+            Some(id) => Session {
+                conn: self.session.conn.clone(),
+                id: Some(id),
+                timeout: self.session.timeout,
+            },
+        }
+    }
+
+    /// Runs `fut`, but fails with [`Error::DialogOpen`] as soon as a dialog blocks the page.
+    pub(crate) async fn unless_dialog<T>(
+        &self,
+        fut: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let mut version = self.shared.version.subscribe();
+        tokio::pin!(fut);
+        loop {
+            if let Some(dialog) = lock(&self.shared.state).dialog.clone() {
+                return Err(Error::DialogOpen {
+                    message: dialog.message,
+                });
+            }
+            tokio::select! {
+                res = &mut fut => return res,
+                changed = version.changed() => {
+                    if changed.is_err() {
+                        return fut.await;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Waits until a dialog is open, up to `timeout`.
+    pub async fn wait_for_dialog(&self, timeout: Duration) -> Result<Dialog> {
+        let deadline = Instant::now() + timeout;
+        let mut version = self.shared.version.subscribe();
+        loop {
+            if let Some(dialog) = lock(&self.shared.state).dialog.clone() {
+                return Ok(dialog);
+            }
+            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
+                Ok(Ok(())) => {}
+                Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) => {
+                    return Err(Error::Timeout {
+                        what: "a dialog to open".into(),
+                        timeout,
+                    })
+                }
+            }
+        }
+    }
+
+    /// Accepts the open dialog, answering a prompt with `prompt_text`.
+    pub async fn accept_dialog(&self, prompt_text: Option<&str>) -> Result<Dialog> {
+        self.answer_dialog(true, prompt_text).await
+    }
+
+    /// Dismisses the open dialog.
+    pub async fn dismiss_dialog(&self) -> Result<Dialog> {
+        self.answer_dialog(false, None).await
+    }
+
+    async fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<Dialog> {
+        let dialog = self.dialog().ok_or_else(|| Error::StateInvalid {
+            message: "no dialog is open".into(),
+        })?;
+        let mut params = cdp_page::HandleJavaScriptDialogParams::new(accept);
+        if let Some(text) = prompt_text {
+            params = params.prompt_text(text);
+        }
+        self.session.send(&params).await?;
+        self.shared.update(|s| s.dialog = None);
+        Ok(dialog)
+    }
+}
+
+fn strip_fragment(url: &str) -> &str {
+    url.split('#').next().unwrap_or(url)
+}
+
+fn call_argument(arg: &Value) -> runtime::CallArgument {
+    runtime::CallArgument {
+        value: Some(arg.clone()),
+        unserializable_value: None,
+        object_id: None,
+    }
+}
+
+/// A script result as JSON, or the contract's EVAL_BAD_ARG for what JSON cannot hold.
+fn remote_value(object: runtime::RemoteObject) -> Result<Value> {
+    use runtime::{RemoteObjectSubtype as Sub, RemoteObjectType as Ty};
+    let bad = |t: &str| {
+        Err(Error::EvalBadArg {
+            returned_type: t.to_string(),
+        })
+    };
+    match (&object.r#type, &object.subtype) {
+        (Ty::Undefined, _) => Ok(Value::Null),
+        (Ty::Function, _) => bad("function"),
+        (Ty::Symbol, _) => bad("symbol"),
+        (Ty::Bigint, _) => bad("bigint"),
+        (Ty::Object, Some(Sub::Node)) => bad("node"),
+        (Ty::Object, _) if object.class_name.as_deref() == Some("Window") => bad("window"),
+        (Ty::Number, _) if object.unserializable_value.is_some() => Ok(Value::Null),
+        _ => Ok(object.value.unwrap_or(Value::Null)),
+    }
+}
+
+/// The first line of a thrown exception, and where it was thrown.
+pub(crate) fn exception_error(details: &runtime::ExceptionDetails) -> Error {
+    let description = details
+        .exception
+        .as_ref()
+        .and_then(|e| e.description.clone());
+    let message = description
+        .as_deref()
+        .and_then(|d| d.lines().next())
+        .map(str::to_string)
+        .or_else(|| {
+            details
+                .exception
+                .as_ref()
+                .and_then(|e| e.value.as_ref())
+                .map(|v| match v {
+                    Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                })
+        })
+        .unwrap_or_else(|| details.text.clone());
+    let origin = details.url.as_ref().map(|url| {
+        format!(
+            "{url}:{}:{}",
+            details.line_number + 1,
+            details.column_number + 1
+        )
+    });
+    Error::EvalThrew { message, origin }
+}

@@ -1,0 +1,217 @@
+//! `Session`: one CDP session (the browser's, a page's, a frame's or a worker's) — typed
+//! commands, raw commands, and typed event streams.
+//!
+//! Owns nothing but the session id and a connection handle; cheap to clone.
+
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::Serialize;
+use serde_json::value::RawValue;
+use tokio::sync::broadcast;
+
+use crate::cdp::{Command, Event};
+use crate::error::{Error, Result};
+use crate::transport::{Connection, EventMessage};
+
+/// The default time a command may take before it fails with `CommandTimeout`.
+pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// A CDP session handle.
+#[derive(Clone)]
+pub struct Session {
+    pub(crate) conn: Connection,
+    pub(crate) id: Option<Arc<str>>,
+    pub(crate) timeout: Duration,
+}
+
+impl std::fmt::Debug for Session {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Session").field("id", &self.id).finish()
+    }
+}
+
+impl Session {
+    pub(crate) fn new(conn: Connection, id: Option<&str>) -> Self {
+        Self {
+            conn,
+            id: id.map(Arc::from),
+            timeout: DEFAULT_COMMAND_TIMEOUT,
+        }
+    }
+
+    /// The CDP session id (`None` for the browser session).
+    pub fn id(&self) -> Option<&str> {
+        self.id.as_deref()
+    }
+
+    /// Sends a typed command and decodes its typed answer. The params are serialised at once,
+    /// so the returned future borrows nothing and many commands can be in flight together.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// use chromate::cdp::runtime::EvaluateParams;
+    /// let answer = page.session().send(&EvaluateParams::new("1 + 1")).await?;
+    /// assert_eq!(answer.result.value, Some(serde_json::json!(2)));
+    /// # Ok(()) }
+    /// ```
+    pub fn send<C: Command>(
+        &self,
+        command: &C,
+    ) -> impl std::future::Future<Output = Result<C::Returns>> + Send + 'static
+    where
+        C::Returns: Send + 'static,
+    {
+        self.send_with_timeout(command, self.timeout)
+    }
+
+    /// [`send`](Self::send) with its own timeout.
+    pub fn send_with_timeout<C: Command>(
+        &self,
+        command: &C,
+        timeout: Duration,
+    ) -> impl std::future::Future<Output = Result<C::Returns>> + Send + 'static
+    where
+        C::Returns: Send + 'static,
+    {
+        let params = serde_json::value::to_raw_value(command).map_err(|source| Error::Decode {
+            method: C::METHOD.to_string(),
+            source,
+        });
+        let conn = self.conn.clone();
+        let id = self.id.clone();
+        async move {
+            let params = params?;
+            let raw = conn
+                .call(id.as_deref(), C::METHOD, &params, timeout)
+                .await?;
+            serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+                method: C::METHOD.to_string(),
+                source,
+            })
+        }
+    }
+
+    /// The escape hatch: any method with JSON params, answered with JSON.
+    pub async fn send_raw(
+        &self,
+        method: &str,
+        params: serde_json::Value,
+    ) -> Result<serde_json::Value> {
+        let raw = self.send_raw_value(method, &params).await?;
+        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+            method: method.to_string(),
+            source,
+        })
+    }
+
+    pub(crate) async fn send_raw_value<P: Serialize>(
+        &self,
+        method: &str,
+        params: &P,
+    ) -> Result<Box<RawValue>> {
+        self.conn
+            .call(self.id.as_deref(), method, params, self.timeout)
+            .await
+    }
+
+    /// A stream of one event type on this session. A subscriber that falls more than
+    /// [`crate::EVENT_QUEUE`] events behind loses the oldest and is told how many.
+    pub fn events<E: Event>(&self) -> EventStream<E> {
+        EventStream {
+            rx: self.conn.subscribe(),
+            session: self.id.clone(),
+            _event: PhantomData,
+        }
+    }
+
+    /// Every event of this session, undecoded.
+    pub fn raw_events(&self) -> RawEventStream {
+        RawEventStream {
+            rx: self.conn.subscribe(),
+            session: self.id.clone(),
+        }
+    }
+}
+
+/// Typed events of one kind from one session.
+pub struct EventStream<E> {
+    rx: broadcast::Receiver<Arc<EventMessage>>,
+    session: Option<Arc<str>>,
+    _event: PhantomData<fn() -> E>,
+}
+
+/// What an event stream yields instead of an event.
+#[derive(Debug, thiserror::Error)]
+pub enum EventStreamError {
+    /// The subscriber fell behind and this many events were dropped for it.
+    #[error("the subscriber fell behind and lost {0} events")]
+    Lagged(u64),
+    /// An event arrived that does not decode into the expected type.
+    #[error("cannot decode {method}: {message}")]
+    Decode {
+        /// The event method.
+        method: String,
+        /// The decoding error.
+        message: String,
+    },
+}
+
+impl<E: Event> EventStream<E> {
+    /// The next event; `None` once the connection is closed.
+    pub async fn recv(&mut self) -> Option<std::result::Result<E, EventStreamError>> {
+        loop {
+            match self.rx.recv().await {
+                Ok(message) => {
+                    if message.method != E::METHOD
+                        || message.session_id.as_deref() != self.session.as_deref()
+                    {
+                        continue;
+                    }
+                    return Some(serde_json::from_str(message.params.get()).map_err(|err| {
+                        EventStreamError::Decode {
+                            method: message.method.clone(),
+                            message: err.to_string(),
+                        }
+                    }));
+                }
+                Err(broadcast::error::RecvError::Lagged(n_missed)) => {
+                    return Some(Err(EventStreamError::Lagged(n_missed)))
+                }
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+
+    /// The same events as a `futures::Stream`.
+    pub fn into_stream(
+        self,
+    ) -> impl futures::Stream<Item = std::result::Result<E, EventStreamError>> {
+        futures::stream::unfold(self, |mut stream| async move {
+            stream.recv().await.map(|item| (item, stream))
+        })
+    }
+}
+
+/// Every event of one session, as received.
+pub struct RawEventStream {
+    rx: broadcast::Receiver<Arc<EventMessage>>,
+    session: Option<Arc<str>>,
+}
+
+impl RawEventStream {
+    /// The next event; `None` once the connection is closed; `Err(n)` after losing `n` events.
+    pub async fn recv(&mut self) -> Option<std::result::Result<Arc<EventMessage>, u64>> {
+        loop {
+            match self.rx.recv().await {
+                Ok(message) if message.session_id.as_deref() == self.session.as_deref() => {
+                    return Some(Ok(message))
+                }
+                Ok(_) => continue,
+                Err(broadcast::error::RecvError::Lagged(n_missed)) => return Some(Err(n_missed)),
+                Err(broadcast::error::RecvError::Closed) => return None,
+            }
+        }
+    }
+}

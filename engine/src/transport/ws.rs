@@ -1,0 +1,118 @@
+//! The websocket transport, for browsers chromate did not start: a `ws://` DevTools URL, or
+//! `http://host:port` resolved through `/json/version`.
+
+use futures::{SinkExt, StreamExt};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::sync::mpsc;
+use tokio_tungstenite::tungstenite::protocol::WebSocketConfig;
+use tokio_tungstenite::tungstenite::Message;
+
+use super::Connection;
+use crate::error::{Error, Result};
+
+pub(crate) type Socket = tokio_tungstenite::WebSocketStream<tokio::net::TcpStream>;
+
+/// Connects to `endpoint` (`ws://…` or `http://host:port`) and returns the socket and the
+/// websocket URL used.
+pub(crate) async fn connect_websocket(endpoint: &str) -> Result<(Socket, String)> {
+    let fail = |reason: String| Error::ConnectFailed {
+        endpoint: endpoint.to_string(),
+        reason,
+    };
+    let ws_url = if endpoint.starts_with("ws://") {
+        endpoint.to_string()
+    } else if let Some(rest) = endpoint.strip_prefix("http://") {
+        let host_port = rest.trim_end_matches('/');
+        browser_ws_url(host_port).await.map_err(fail)?
+    } else {
+        return Err(fail(
+            "only ws:// and http:// endpoints are supported".into(),
+        ));
+    };
+    let host_port = ws_url
+        .strip_prefix("ws://")
+        .and_then(|rest| rest.split('/').next())
+        .ok_or_else(|| fail(format!("bad websocket url {ws_url}")))?
+        .to_string();
+    let stream = tokio::net::TcpStream::connect(&host_port)
+        .await
+        .map_err(|e| fail(e.to_string()))?;
+    stream.set_nodelay(true).map_err(|e| fail(e.to_string()))?;
+    let config = WebSocketConfig::default()
+        .max_message_size(Some(256 << 20))
+        .max_frame_size(Some(256 << 20));
+    let (socket, _) =
+        tokio_tungstenite::client_async_with_config(ws_url.as_str(), stream, Some(config))
+            .await
+            .map_err(|e| fail(e.to_string()))?;
+    Ok((socket, ws_url))
+}
+
+/// Reads `webSocketDebuggerUrl` from `http://host_port/json/version` with a minimal
+/// HTTP/1.1 request (no HTTP client dependency for one GET).
+async fn browser_ws_url(host_port: &str) -> std::result::Result<String, String> {
+    let mut stream = tokio::net::TcpStream::connect(host_port)
+        .await
+        .map_err(|e| e.to_string())?;
+    let request =
+        format!("GET /json/version HTTP/1.1\r\nHost: {host_port}\r\nConnection: close\r\n\r\n");
+    stream
+        .write_all(request.as_bytes())
+        .await
+        .map_err(|e| e.to_string())?;
+    let mut response = Vec::new();
+    stream
+        .take(1 << 20)
+        .read_to_end(&mut response)
+        .await
+        .map_err(|e| e.to_string())?;
+    let text = String::from_utf8_lossy(&response);
+    let body = text
+        .split_once("\r\n\r\n")
+        .map(|(_, body)| body)
+        .ok_or("malformed http response")?;
+    let version: serde_json::Value =
+        serde_json::from_str(body.trim()).map_err(|e| format!("/json/version is not json: {e}"))?;
+    version
+        .get("webSocketDebuggerUrl")
+        .and_then(|v| v.as_str())
+        .map(str::to_string)
+        .ok_or_else(|| "/json/version has no webSocketDebuggerUrl".to_string())
+}
+
+pub(super) fn spawn(
+    socket: Socket,
+    conn: Connection,
+    mut outgoing: mpsc::UnboundedReceiver<Vec<u8>>,
+) {
+    let (mut sink, mut stream) = socket.split();
+    let write_conn = conn.clone();
+    tokio::spawn(async move {
+        while let Some(frame) = outgoing.recv().await {
+            let text = match String::from_utf8(frame) {
+                Ok(text) => text,
+                Err(_) => continue,
+            };
+            if let Err(err) = sink.send(Message::text(text)).await {
+                write_conn.close(&format!("websocket write failed: {err}"));
+                break;
+            }
+        }
+        let _ = sink.close().await;
+    });
+    tokio::spawn(async move {
+        while let Some(message) = stream.next().await {
+            match message {
+                Ok(Message::Text(text)) => conn.dispatch(text.as_bytes()),
+                Ok(Message::Binary(bytes)) => conn.dispatch(&bytes),
+                Ok(Message::Close(_)) => break,
+                Ok(_) => {}
+                Err(err) => {
+                    conn.close(&format!("websocket read failed: {err}"));
+                    return;
+                }
+            }
+        }
+        conn.close("the browser closed the websocket");
+    });
+}
