@@ -67,13 +67,28 @@ pub(crate) fn install_source() -> String {
         res.push_str("C.");
         res.push_str(key);
         res.push_str(" = (");
-        res.push_str(src.trim_end());
+        push_lean(&mut res, src);
         res.push_str(")(C);\n");
     }
     res.push_str(
         "Object.defineProperty(globalThis, \"__chromate\", {value: Object.freeze(C)});\n})()",
     );
     res
+}
+
+/// Appends `src` without indentation, blank lines and whole-line comments: the installer runs
+/// in every document, so it stays small. Whole-line comments are the only ones dropped (a line
+/// whose first non-blank characters are `//`, `/*` or `*`); the modules are written so that no
+/// code line starts that way.
+fn push_lean(res: &mut String, src: &str) {
+    for line in src.lines() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with("//") || line.starts_with("/*") || line.starts_with('*') {
+            continue;
+        }
+        res.push_str(line);
+        res.push('\n');
+    }
 }
 
 #[cfg(test)]
@@ -96,5 +111,12 @@ mod tests {
         .collect();
         assert!(positions.windows(2).all(|w| w[0] < w[1]));
         assert!(source.ends_with("})()"));
+    }
+
+    #[test]
+    fn installer_drops_comments_and_indentation() {
+        let source = install_source();
+        assert!(!source.lines().any(|line| line.starts_with(' ') || line.starts_with("//") || line.starts_with('*')));
+        assert!(source.len() < DOM.len() + REFS.len() + SELECTOR.len() + SNAPSHOT.len() + ACTIONABILITY.len() + LOCATORS.len());
     }
 }
