@@ -1,0 +1,1401 @@
+//! Wire tests: the real `chromate` binary over stdio, no browser needed.
+//!
+//! Every read has a deadline (a reader thread feeds a channel read with
+//! `recv_timeout`), so a misbehaving server fails a test instead of hanging
+//! it; nothing here sleeps. Goldens live in `tests/expected/` (bless with
+//! `UPDATE_EXPECT=1`).
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use expect_test::expect_file;
+use serde_json::{json, Map, Value};
+
+const DEADLINE: Duration = Duration::from_secs(15);
+const FRAME_LIMIT: usize = 1_048_576;
+
+fn chromate() -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_chromate"));
+    for (name, _) in std::env::vars() {
+        if name.starts_with("CHROMATE_") {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+fn scratch_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("chromate-wire-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    if let Err(err) = std::fs::create_dir_all(&dir) {
+        panic!("cannot create {}: {err}", dir.display());
+    }
+    dir
+}
+
+/// A running `chromate mcp` with a deadline on every read.
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Option<Value>>,
+    /// Messages read while looking for another one (notifications, other ids).
+    stash: Vec<Value>,
+    next_id: i64,
+    artifacts: PathBuf,
+}
+
+impl Server {
+    fn start(name: &str) -> Server {
+        Server::start_with(name, &[], &[])
+    }
+
+    fn start_with(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Server {
+        let artifacts = scratch_dir(name);
+        let mut command = chromate();
+        command
+            .arg("mcp")
+            .args(args)
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", &artifacts)
+            .env("CHROMATE_STATE_DIR", artifacts.join("state"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => panic!("cannot start chromate: {err}"),
+        };
+        let stdin = child.stdin.take();
+        let Some(stdout) = child.stdout.take() else {
+            panic!("no stdout");
+        };
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str::<Value>(&line).unwrap_or_else(
+                    |err| json!({ "unparsable stdout line": line, "error": err.to_string() }),
+                );
+                if sender.send(Some(value)).is_err() {
+                    return;
+                }
+            }
+            let _ = sender.send(None);
+        });
+        Server {
+            child,
+            stdin,
+            lines,
+            stash: Vec::new(),
+            next_id: 1000,
+            artifacts,
+        }
+    }
+
+    fn send_raw(&mut self, bytes: &[u8]) {
+        let Some(stdin) = self.stdin.as_mut() else {
+            panic!("stdin already closed");
+        };
+        if let Err(err) = stdin.write_all(bytes).and_then(|()| stdin.flush()) {
+            panic!("cannot write to chromate: {err}");
+        }
+    }
+
+    fn send(&mut self, message: &Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next message on stdout (stashed ones first).
+    fn recv(&mut self) -> Value {
+        if !self.stash.is_empty() {
+            return self.stash.remove(0);
+        }
+        self.recv_fresh()
+    }
+
+    fn recv_fresh(&mut self) -> Value {
+        match self.lines.recv_timeout(DEADLINE) {
+            Ok(Some(value)) => value,
+            Ok(None) => panic!("chromate closed stdout"),
+            Err(_) => panic!("no message from chromate within {DEADLINE:?}"),
+        }
+    }
+
+    /// Waits for the response with `id`, stashing anything else.
+    fn response(&mut self, id: &Value) -> Value {
+        if let Some(pos) = self
+            .stash
+            .iter()
+            .position(|m| &m["id"] == id && m.get("method").is_none())
+        {
+            return self.stash.remove(pos);
+        }
+        loop {
+            let message = self.recv_fresh();
+            if &message["id"] == id && message.get("method").is_none() {
+                return message;
+            }
+            self.stash.push(message);
+        }
+    }
+
+    fn fresh_id(&mut self) -> i64 {
+        self.next_id += 1;
+        self.next_id
+    }
+
+    fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.fresh_id();
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.response(&json!(id))
+    }
+
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        )
+    }
+
+    /// A successful tools/call result's `structuredContent.result`.
+    fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.call(tool, arguments);
+        let result = &response["result"];
+        assert!(
+            result.get("isError").is_none() && result["structuredContent"].get("result").is_some(),
+            "{tool} failed: {response}"
+        );
+        result["structuredContent"]["result"].clone()
+    }
+
+    /// A tool error's `structuredContent.error`.
+    fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
+        let response = self.call(tool, arguments);
+        assert_eq!(response["result"]["isError"], json!(true), "{response}");
+        response["result"]["structuredContent"]["error"].clone()
+    }
+
+    fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the process to exit (with the deadline).
+    fn wait_exit(&mut self, within: Duration) -> ExitStatus {
+        let started = Instant::now();
+        loop {
+            match self.child.try_wait() {
+                Ok(Some(status)) => return status,
+                Ok(None) => {}
+                Err(err) => panic!("cannot wait for chromate: {err}"),
+            }
+            assert!(
+                started.elapsed() < within,
+                "chromate did not exit within {within:?}"
+            );
+            // Blocking on stdout EOF is the wait point: it closes when the process exits.
+            if let Ok(Some(value)) = self.lines.recv_timeout(Duration::from_millis(50)) {
+                self.stash.push(value);
+            }
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self.artifacts);
+    }
+}
+
+fn error_of(response: &Value) -> (i64, String) {
+    let error = &response["error"];
+    (
+        error["code"].as_i64().unwrap_or(0),
+        error["message"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+// ---------------------------------------------------------------------------
+// Lifecycle and methods
+// ---------------------------------------------------------------------------
+
+#[test]
+fn initialize_echoes_a_supported_version_and_rejects_a_second_initialize() {
+    let mut server = Server::start("init");
+    let response = server.request("initialize", json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }));
+    let result = &response["result"];
+    assert_eq!(result["protocolVersion"], json!("2025-03-26"));
+    assert_eq!(result["capabilities"], json!({ "tools": {} }));
+    assert_eq!(result["serverInfo"]["name"], json!("chromate"));
+    assert_eq!(
+        result["serverInfo"]["version"],
+        json!(env!("CARGO_PKG_VERSION"))
+    );
+    assert_eq!(
+        result["instructions"],
+        json!("One browser per session. Page-changing tools add a text block: the page as numbered lines (`e7: button \"Save\" #save`), later only +/- changes. Pass `ref=e7` (or `e7`) as the next selector. Refs are session state: never put them in tests; browser_locators gives durable selectors. A removed element or a navigation makes a ref STALE_REF; the error carries a recovery snapshot with current refs. Probe guesses with browser_exists; branch on structuredContent.error.code.")
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    let again = server.request("initialize", json!({ "protocolVersion": "2025-03-26" }));
+    assert_eq!(error_of(&again).0, -32600);
+    assert!(error_of(&again).1.starts_with("invalid request: "));
+}
+
+#[test]
+fn unsupported_protocol_version_gets_the_latest() {
+    for (requested, expected) in [
+        ("1999-01-01", "2025-11-25"),
+        ("2024-11-05", "2024-11-05"),
+        ("2025-06-18", "2025-06-18"),
+        ("2025-11-25", "2025-11-25"),
+    ] {
+        let mut server = Server::start("versions");
+        let response = server.request("initialize", json!({ "protocolVersion": requested }));
+        assert_eq!(
+            response["result"]["protocolVersion"],
+            json!(expected),
+            "{requested}"
+        );
+    }
+}
+
+#[test]
+fn requests_before_initialize_are_served() {
+    let mut server = Server::start("before-init");
+    let response = server.request("tools/list", json!({}));
+    assert_eq!(
+        response["result"]["tools"].as_array().map(Vec::len),
+        Some(28)
+    );
+}
+
+#[test]
+fn empty_lists_and_ping() {
+    let mut server = Server::start("lists");
+    assert_eq!(server.request("ping", json!({}))["result"], json!({}));
+    assert_eq!(
+        server.request("resources/list", json!({}))["result"],
+        json!({ "resources": [] })
+    );
+    assert_eq!(
+        server.request("resources/templates/list", json!({}))["result"],
+        json!({ "resourceTemplates": [] })
+    );
+    assert_eq!(
+        server.request("prompts/list", json!({}))["result"],
+        json!({ "prompts": [] })
+    );
+}
+
+#[test]
+fn unknown_methods_are_method_not_found() {
+    let mut server = Server::start("unknown-method");
+    for method in ["server/discover", "tools/frobnicate", ""] {
+        let response = server.request(method, json!({}));
+        assert_eq!(
+            error_of(&response),
+            (-32601, format!("method not found: {method}"))
+        );
+    }
+}
+
+#[test]
+fn notifications_and_responses_are_never_answered() {
+    let mut server = Server::start("notifications");
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
+    server.send(
+        &json!({ "jsonrpc": "2.0", "method": "notifications/whatever", "params": { "x": 1 } }),
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": 424242 } }));
+    server.send(&json!({ "jsonrpc": "2.0", "id": 9, "result": {} }));
+    server.send(&json!({ "jsonrpc": "2.0", "id": 10, "error": { "code": 1, "message": "x" } }));
+    server.send(&json!({ "jsonrpc": "2.0", "id": "last", "method": "ping" }));
+    // The first thing on stdout is the ping's answer: nothing before it was answered.
+    let first = server.recv();
+    assert_eq!(
+        first,
+        json!({ "jsonrpc": "2.0", "id": "last", "result": {} })
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Framing and JSON-RPC error classes
+// ---------------------------------------------------------------------------
+
+#[test]
+fn malformed_frames_are_parse_errors_and_serving_continues() {
+    let mut server = Server::start("parse-errors");
+    let nested_129 = format!("{}{}\n", "[".repeat(129), "]".repeat(129));
+    let nested_128 = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":128,\"method\":\"ping\",\"params\":{{\"p\":{}{}}}}}\n",
+        "[".repeat(126),
+        "]".repeat(126)
+    );
+    let frames: [&[u8]; 4] = [
+        b"{not json\n",
+        b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"\n",
+        b"{\"a\":\"\xff\xfe\"}\n",
+        nested_129.as_bytes(),
+    ];
+    for frame in frames {
+        server.send_raw(frame);
+        let response = server.recv();
+        assert_eq!(response["id"], Value::Null, "{response}");
+        assert_eq!(error_of(&response).0, -32700, "{response}");
+        assert!(
+            error_of(&response).1.starts_with("parse error: "),
+            "{response}"
+        );
+    }
+    server.send_raw(nested_128.as_bytes());
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 128, "result": {} })
+    );
+}
+
+#[test]
+fn crlf_and_blank_lines_are_accepted() {
+    let mut server = Server::start("crlf");
+    server.send_raw(b"\n\r\n   \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n");
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+}
+
+#[test]
+fn batch_arrays_are_invalid_requests_and_nothing_in_them_runs() {
+    let mut server = Server::start("batch-array");
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n");
+    let response = server.recv();
+    assert_eq!(response["id"], Value::Null);
+    assert_eq!(error_of(&response).0, -32600);
+    server.send(&json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" }));
+    assert_eq!(
+        server.recv()["id"],
+        json!(3),
+        "the batch's pings must not have run"
+    );
+}
+
+#[test]
+fn invalid_requests_carry_the_id_when_it_is_valid() {
+    let mut server = Server::start("invalid-request");
+    let cases = [
+        (json!("just a string"), Value::Null),
+        (
+            json!({ "jsonrpc": "1.0", "id": 5, "method": "ping" }),
+            json!(5),
+        ),
+        (json!({ "id": 6, "method": "ping" }), json!(6)),
+        (
+            json!({ "jsonrpc": "2.0", "id": "s", "method": 17 }),
+            json!("s"),
+        ),
+        (
+            json!({ "jsonrpc": "2.0", "id": { "x": 1 }, "method": "ping" }),
+            Value::Null,
+        ),
+        (
+            json!({ "jsonrpc": "2.0", "id": 1.5, "method": "ping" }),
+            Value::Null,
+        ),
+        (
+            json!({ "jsonrpc": "2.0", "id": null, "method": "ping" }),
+            Value::Null,
+        ),
+    ];
+    for (message, id) in cases {
+        server.send(&message);
+        let response = server.recv();
+        assert_eq!(response["id"], id, "{message}");
+        assert_eq!(error_of(&response).0, -32600, "{message}");
+        assert!(
+            error_of(&response).1.starts_with("invalid request: "),
+            "{response}"
+        );
+    }
+    // An overflowing id is not an integer.
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1e400,\"method\":\"ping\"}\n");
+    let response = server.recv();
+    assert_eq!(
+        (response["id"].clone(), error_of(&response).0),
+        (Value::Null, -32600)
+    );
+}
+
+#[test]
+fn non_object_params_are_invalid_params() {
+    let mut server = Server::start("params");
+    for params in [json!([1]), json!("x"), json!(3)] {
+        let response = server.request("ping", params.clone());
+        assert_eq!(error_of(&response).0, -32602, "{params}");
+    }
+    assert_eq!(server.request("ping", Value::Null)["result"], json!({}));
+}
+
+/// A ping frame of exactly `len` bytes (terminator excluded).
+fn ping_frame(id: i64, len: usize) -> Vec<u8> {
+    let skeleton = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\",\"params\":{{\"pad\":\"\"}}}}"
+    );
+    let pad = len - skeleton.len();
+    let frame = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":{id},\"method\":\"ping\",\"params\":{{\"pad\":\"{}\"}}}}",
+        "x".repeat(pad)
+    );
+    assert_eq!(frame.len(), len);
+    frame.into_bytes()
+}
+
+#[test]
+fn a_frame_of_exactly_one_mebibyte_is_served() {
+    let mut server = Server::start("frame-exact");
+    let mut frame = ping_frame(1, FRAME_LIMIT);
+    frame.push(b'\n');
+    server.send_raw(&frame);
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 1, "result": {} })
+    );
+    let mut frame = ping_frame(2, FRAME_LIMIT);
+    frame.extend_from_slice(b"\r\n");
+    server.send_raw(&frame);
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+}
+
+#[test]
+fn one_byte_over_is_rejected_before_the_newline_and_serving_continues() {
+    let mut server = Server::start("frame-over");
+    let frame = ping_frame(1, FRAME_LIMIT + 1);
+    // No newline yet: the error must come anyway.
+    server.send_raw(&frame);
+    let response = server.recv();
+    assert_eq!(
+        response,
+        json!({ "jsonrpc": "2.0", "id": null, "error": { "code": -32700, "message": "input frame exceeds 1048576-byte limit" } })
+    );
+    // The rest of that frame is discarded through the next newline.
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":99,\"method\":\"ping\"}\n");
+    server.send(&json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 3, "result": {} })
+    );
+}
+
+#[test]
+fn tools_call_protocol_errors() {
+    let mut server = Server::start("call-errors");
+    let response = server.request("tools/call", json!({}));
+    assert_eq!(
+        error_of(&response),
+        (-32602, "tools/call: missing \"name\"".to_owned())
+    );
+    let response = server.request("tools/call", json!({ "name": "browser_nope" }));
+    assert_eq!(
+        error_of(&response),
+        (-32602, "unknown tool \"browser_nope\"".to_owned())
+    );
+    assert_eq!(response["error"]["data"], json!({ "tool": "browser_nope" }));
+    let response = server.request("tools/list", json!({ "cursor": "abc" }));
+    assert_eq!(error_of(&response).0, -32602);
+    let response = server.request(
+        "tools/call",
+        json!({ "name": "browser_status", "arguments": [1] }),
+    );
+    assert_eq!(error_of(&response).0, -32602);
+    assert_eq!(response["error"]["data"]["tool"], json!("browser_status"));
+}
+
+#[test]
+fn overflow_literals_parse_and_are_rejected_where_used() {
+    let mut server = Server::start("overflow");
+    server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"browser_logs\",\"arguments\":{\"limit\":1e400}}}\n");
+    let response = server.recv();
+    assert_eq!(
+        error_of(&response),
+        (
+            -32602,
+            "browser_logs: argument \"limit\" must be a finite number, got 1e400".to_owned()
+        )
+    );
+    // Where unused, it is harmless.
+    server.send_raw(
+        b"{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\",\"params\":{\"x\":-1e999}}\n",
+    );
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": 2, "result": {} })
+    );
+}
+
+// ---------------------------------------------------------------------------
+// tools/list and the schema walk
+// ---------------------------------------------------------------------------
+
+#[test]
+fn tools_list_matches_the_golden_and_fits_the_budget() {
+    let mut server = Server::start("tools-list");
+    let result = server.request("tools/list", json!({}))["result"].clone();
+    let compact = result.to_string();
+    assert!(
+        compact.len() <= 24_576,
+        "tools/list is {} bytes",
+        compact.len()
+    );
+    let pretty = serde_json::to_string_pretty(&result).unwrap_or_default();
+    expect_file!["expected/tools_list.json"].assert_eq(&format!("{pretty}\n"));
+}
+
+/// A value that satisfies a property schema.
+fn valid_value(schema: &Value) -> Value {
+    if let Some(values) = schema["enum"].as_array() {
+        return values[0].clone();
+    }
+    match schema["type"].as_str() {
+        Some("string") => json!("x"),
+        Some("integer") | Some("number") => schema["minimum"].clone(),
+        Some("boolean") => json!(false),
+        Some("array") if schema["items"]["type"] == "object" => {
+            json!([{ "tool": "browser_status" }])
+        }
+        Some("array") => json!(["x"]),
+        other => panic!("unexpected schema type {other:?}"),
+    }
+}
+
+fn minimal_arguments(schema: &Value) -> Map<String, Value> {
+    let mut arguments = Map::new();
+    for name in schema["required"].as_array().into_iter().flatten() {
+        let name = name.as_str().unwrap_or_default();
+        arguments.insert(name.to_owned(), valid_value(&schema["properties"][name]));
+    }
+    arguments
+}
+
+/// A marker replaced by a raw overflow literal in the frame text.
+const OVERFLOW: &str = "__overflow_literal__";
+
+struct Walk<'a> {
+    server: &'a mut Server,
+    tool: String,
+    base: Map<String, Value>,
+    n_checked: usize,
+}
+
+impl Walk<'_> {
+    /// Calls the tool with `name` set to `value` and expects -32602 naming `argument`.
+    fn rejects(&mut self, name: &str, value: Value, argument: &str, what: &str) {
+        let mut arguments = self.base.clone();
+        arguments.insert(name.to_owned(), value);
+        self.rejects_arguments(Value::Object(arguments), argument, what);
+    }
+
+    fn rejects_arguments(&mut self, arguments: Value, argument: &str, what: &str) {
+        let id = self.server.fresh_id();
+        let frame = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": self.tool, "arguments": arguments } })
+            .to_string()
+            .replace(&format!("\"{OVERFLOW}\""), "1e400");
+        self.server.send_raw(format!("{frame}\n").as_bytes());
+        let response = self.server.response(&json!(id));
+        let (code, message) = error_of(&response);
+        let context = format!("{} {what} ({argument}): {response}", self.tool);
+        assert_eq!(code, -32602, "{context}");
+        assert!(
+            message.starts_with(&format!("{}: ", self.tool)),
+            "{context}"
+        );
+        // A batch step's message names the step's own argument.
+        let named = argument.rsplit(".arguments.").next().unwrap_or(argument);
+        assert!(message.contains(&format!("\"{named}")), "{context}");
+        assert_eq!(
+            response["error"]["data"]["tool"],
+            json!(self.tool),
+            "{context}"
+        );
+        let data_argument = response["error"]["data"]["argument"]
+            .as_str()
+            .unwrap_or_default();
+        assert!(data_argument.starts_with(argument), "{context}");
+        self.n_checked += 1;
+    }
+}
+
+#[test]
+fn every_declared_constraint_of_every_tool_is_enforced() {
+    let mut server = Server::start("schema-walk");
+    let tools = server.request("tools/list", json!({}))["result"]["tools"].clone();
+    let mut n_checked = 0;
+    for tool in tools.as_array().into_iter().flatten() {
+        let name = tool["name"].as_str().unwrap_or_default().to_owned();
+        let schema = &tool["inputSchema"];
+        assert_eq!(schema["additionalProperties"], json!(false), "{name}");
+        let base = minimal_arguments(schema);
+        // The minimal arguments pass validation (any failure is a tool error, not -32602).
+        let response = server.call(&name, Value::Object(base.clone()));
+        assert!(
+            response.get("result").is_some(),
+            "{name} minimal arguments rejected: {response}"
+        );
+        let mut walk = Walk {
+            server: &mut server,
+            tool: name.clone(),
+            base,
+            n_checked: 0,
+        };
+        walk.rejects("zz_unknown", json!(1), "zz_unknown", "unknown argument");
+        for required in schema["required"].as_array().into_iter().flatten() {
+            let required = required.as_str().unwrap_or_default();
+            let mut arguments = walk.base.clone();
+            arguments.remove(required);
+            walk.rejects_arguments(Value::Object(arguments.clone()), required, "required");
+            arguments.insert(required.to_owned(), Value::Null);
+            walk.rejects_arguments(Value::Object(arguments), required, "required (null)");
+        }
+        for (property, prop) in schema["properties"].as_object().into_iter().flatten() {
+            let mut covered: Vec<&str> = vec!["type", "description", "default", "items"];
+            match prop["type"].as_str() {
+                Some("string") => {
+                    walk.rejects(property, json!(5), property, "type");
+                    walk.rejects(property, json!(true), property, "type");
+                    if let Some(values) = prop["enum"].as_array() {
+                        walk.rejects(property, json!("not-a-listed-value"), property, "enum");
+                        assert!(!values.is_empty());
+                        covered.push("enum");
+                    }
+                    if let Some(max) = prop["maxLength"].as_u64() {
+                        walk.rejects(
+                            property,
+                            json!("a".repeat(max as usize + 1)),
+                            property,
+                            "maxLength",
+                        );
+                        walk.rejects(
+                            property,
+                            json!("é".repeat(max as usize + 1)),
+                            property,
+                            "maxLength (code points)",
+                        );
+                        covered.push("maxLength");
+                    }
+                    if prop["minLength"].as_u64().is_some() {
+                        walk.rejects(property, json!(""), property, "minLength");
+                        covered.push("minLength");
+                    }
+                    if prop["pattern"].is_string() {
+                        walk.rejects(property, json!("bad/name"), property, "pattern");
+                        walk.rejects(property, json!(".hidden"), property, "pattern");
+                        covered.push("pattern");
+                    }
+                }
+                Some(kind @ ("integer" | "number")) => {
+                    walk.rejects(property, json!("5"), property, "type");
+                    walk.rejects(property, json!(OVERFLOW), property, "finite");
+                    let min = prop["minimum"].as_f64().unwrap_or(0.0);
+                    let max = prop["maximum"].as_f64().unwrap_or(0.0);
+                    walk.rejects(property, json!(min - 1.0), property, "minimum");
+                    walk.rejects(property, json!(max + 1.0), property, "maximum");
+                    covered.extend(["minimum", "maximum"]);
+                    if kind == "integer" {
+                        walk.rejects(property, json!(min + 0.5), property, "integer");
+                    }
+                }
+                Some("boolean") => {
+                    walk.rejects(property, json!("true"), property, "type");
+                    walk.rejects(property, json!(1), property, "type");
+                }
+                Some("array") => {
+                    walk.rejects(property, json!("x"), property, "type");
+                    let max = prop["maxItems"].as_u64().unwrap_or(0) as usize;
+                    let item =
+                        valid_value(&json!({ "type": "array", "items": prop["items"] }))[0].clone();
+                    walk.rejects(
+                        property,
+                        Value::Array(vec![item; max + 1]),
+                        property,
+                        "maxItems",
+                    );
+                    covered.push("maxItems");
+                    if prop["minItems"].as_u64().is_some_and(|min| min > 0) {
+                        walk.rejects(property, json!([]), property, "minItems");
+                        covered.push("minItems");
+                    }
+                    let items = &prop["items"];
+                    let first = format!("{property}[0]");
+                    walk.rejects(property, json!([5]), &first, "item type");
+                    if let Some(item_max) = items["maxLength"].as_u64() {
+                        walk.rejects(
+                            property,
+                            json!(["a".repeat(item_max as usize + 1)]),
+                            &first,
+                            "item maxLength",
+                        );
+                    }
+                    if items["minLength"].as_u64().is_some() {
+                        walk.rejects(
+                            property,
+                            json!(["ok", ""]),
+                            &format!("{property}[1]"),
+                            "item minLength",
+                        );
+                    }
+                    if items["type"] == "object" {
+                        // browser_batch steps: item shape, tool enum, nesting, nested arguments.
+                        walk.rejects(
+                            property,
+                            json!([{ "tool": "browser_status", "x": 1 }]),
+                            &format!("{first}.x"),
+                            "item unknown key",
+                        );
+                        walk.rejects(
+                            property,
+                            json!([{ "tool": "browser_nope" }]),
+                            &format!("{first}.tool"),
+                            "item tool enum",
+                        );
+                        walk.rejects(
+                            property,
+                            json!([{}]),
+                            &format!("{first}.tool"),
+                            "item tool required",
+                        );
+                        walk.rejects(
+                            property,
+                            json!([{ "tool": "browser_status", "arguments": [] }]),
+                            &format!("{first}.arguments"),
+                            "item arguments type",
+                        );
+                        walk.rejects(property, json!([{ "tool": "browser_status" }, { "tool": "browser_logs", "arguments": { "limit": 0 } }]), "steps[1].arguments.limit", "nested argument");
+                        let nested = walk.server.call(
+                            &name,
+                            json!({ "steps": [{ "tool": name, "arguments": {} }] }),
+                        );
+                        assert_eq!(error_of(&nested), (-32602, "browser_batch: steps[0] (browser_batch): browser_batch cannot be nested".to_owned()));
+                        assert_eq!(nested["error"]["data"]["argument"], json!("steps[0].tool"));
+                    }
+                }
+                other => panic!("{name}.{property}: unexpected type {other:?}"),
+            }
+            for key in prop
+                .as_object()
+                .into_iter()
+                .flatten()
+                .map(|(key, _)| key.as_str())
+            {
+                assert!(
+                    covered.contains(&key),
+                    "{name}.{property}: constraint {key} is not exercised"
+                );
+            }
+        }
+        n_checked += walk.n_checked;
+    }
+    assert!(n_checked > 400, "only {n_checked} rejections checked");
+}
+
+// ---------------------------------------------------------------------------
+// Scheduling, cancellation, progress, shutdown
+// ---------------------------------------------------------------------------
+
+#[test]
+fn ping_is_answered_during_a_slow_call_and_progress_names_the_phase() {
+    let mut server = Server::start("slow-call");
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {
+        "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 2500 },
+        "_meta": { "progressToken": "tok" } } }),
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": "ping", "method": "ping" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "ping", "result": {} })
+    );
+    // Progress arrives after about a second, before the response.
+    let progress = server.recv();
+    assert_eq!(
+        progress["method"],
+        json!("notifications/progress"),
+        "{progress}"
+    );
+    assert_eq!(progress["params"]["progressToken"], json!("tok"));
+    assert_eq!(
+        progress["params"]["message"],
+        json!("waiting for a matching log entry")
+    );
+    assert!(progress["params"]["progress"]
+        .as_u64()
+        .is_some_and(|seconds| seconds >= 1));
+    let response = server.response(&json!("slow"));
+    let error = &response["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("TIMEOUT"));
+    assert_eq!(
+        error["message"],
+        json!("logs wait: nothing matched within 2500ms")
+    );
+    // Whatever was stashed arrived before the response.
+    assert!(server
+        .stash
+        .iter()
+        .all(|m| m["method"] == json!("notifications/progress")));
+    server.stash.clear();
+    // Nothing follows the response for that token.
+    server.send(&json!({ "jsonrpc": "2.0", "id": "after", "method": "ping" }));
+    assert_eq!(
+        server.recv(),
+        json!({ "jsonrpc": "2.0", "id": "after", "result": {} })
+    );
+}
+
+#[test]
+fn tool_calls_run_in_arrival_order_and_cancellation_drops_them() {
+    let mut server = Server::start("cancel");
+    let wait = |id: &str| {
+        json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } })
+    };
+    server.send(&wait("running"));
+    server.send(&wait("queued"));
+    server.send(&json!({ "jsonrpc": "2.0", "id": "status", "method": "tools/call", "params": { "name": "browser_status" } }));
+    // Queued behind the waits: status answers only after both are cancelled.
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "queued" } }));
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "running", "reason": "user" } }));
+    let first = server.recv();
+    assert_eq!(
+        first["id"],
+        json!("status"),
+        "cancelled calls must not answer: {first}"
+    );
+    assert_eq!(
+        first["result"]["structuredContent"]["result"]["ready"],
+        json!(false)
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": "end", "method": "ping" }));
+    assert_eq!(server.recv()["id"], json!("end"));
+}
+
+#[test]
+fn stdin_eof_cancels_the_running_call_and_exits_zero() {
+    let mut server = Server::start("eof");
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" }));
+    assert_eq!(server.recv()["id"], json!(2));
+    let started = Instant::now();
+    server.close_stdin();
+    let status = server.wait_exit(Duration::from_secs(5));
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(5));
+    assert!(
+        server.stash.iter().all(|m| m["id"] != json!(1)),
+        "cancelled call answered: {:?}",
+        server.stash
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn sigterm_exits_zero_within_five_seconds() {
+    let mut server = Server::start("sigterm");
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": 2, "method": "ping" }));
+    assert_eq!(server.recv()["id"], json!(2));
+    let killed = Command::new("kill")
+        .arg("-TERM")
+        .arg(server.child.id().to_string())
+        .status();
+    assert!(killed.is_ok_and(|status| status.success()));
+    let status = server.wait_exit(Duration::from_secs(5));
+    assert!(status.success(), "{status:?}");
+}
+
+// ---------------------------------------------------------------------------
+// Tools that need no browser
+// ---------------------------------------------------------------------------
+
+#[test]
+fn status_before_launch() {
+    let mut server = Server::start("status");
+    let status = server.call_ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(false));
+    for field in ["browser", "browserVersion", "browserPid", "activeUrl"] {
+        assert_eq!(status[field], Value::Null, "{field}");
+    }
+    assert_eq!(status["mode"], json!("launch"));
+    assert_eq!(status["serverPid"], json!(server.child.id()));
+    assert_eq!(status["headless"], json!(true));
+    assert_eq!(status["viewport"], json!({ "width": 1280, "height": 800 }));
+    let dir = status["artifactsDir"].as_str().unwrap_or_default();
+    let expected_prefix = format!(
+        "{}/chromate-mcp-{}-",
+        server.artifacts.display(),
+        server.child.id()
+    );
+    assert!(dir.starts_with(&expected_prefix), "{dir}");
+    // Created lazily: a status call creates nothing.
+    assert!(!Path::new(dir).exists());
+
+    let mut headed = Server::start_with(
+        "status-headed",
+        &["--headed", "--cdp-endpoint", "http://127.0.0.1:1"],
+        &[],
+    );
+    let status = headed.call_ok("browser_status", json!({}));
+    assert_eq!(
+        (status["mode"].clone(), status["headless"].clone()),
+        (json!("cdp-endpoint"), json!(false))
+    );
+}
+
+#[test]
+fn success_results_carry_compact_json_text_and_structured_content() {
+    let mut server = Server::start("shape");
+    let response = server.call("browser_logs", json!({}));
+    let result = &response["result"];
+    let expected =
+        json!({ "entries": [], "cursor": 0, "dropped": 0, "truncated": false, "capturing": false });
+    assert_eq!(result["structuredContent"]["result"], expected);
+    assert_eq!(
+        result["content"],
+        json!([{ "type": "text", "text": expected.to_string() }])
+    );
+    assert_eq!(
+        server.call_ok("browser_logs", json!({ "action": "clear" })),
+        json!({ "ok": true, "cleared": 0, "capturing": false })
+    );
+    let error = server.call_err("browser_logs", json!({ "kind": "console,warnings" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
+    assert_eq!(
+        error["detail"]["allowed"],
+        json!(["console", "error", "request", "response", "requestfailed"])
+    );
+}
+
+#[test]
+fn mocks_are_held_by_the_server() {
+    let mut server = Server::start("mocks");
+    let added = server.call_ok(
+        "browser_mock",
+        json!({ "action": "add", "pattern": "https://api.test/*", "body": "{\"a\":1}" }),
+    );
+    assert_eq!(
+        added,
+        json!({ "ok": true, "action": "add", "id": "m1", "pattern": "https://api.test/*", "status": 200 })
+    );
+    let blocked = server.call_ok(
+        "browser_mock",
+        json!({ "action": "block", "pattern": "**/ads/*" }),
+    );
+    assert_eq!(
+        blocked,
+        json!({ "ok": true, "action": "block", "id": "m2", "pattern": "**/ads/*" })
+    );
+    let list = server.call_ok("browser_mock", json!({}));
+    assert_eq!(
+        list,
+        json!({ "mocks": [
+        { "id": "m1", "pattern": "https://api.test/*", "kind": "mock", "status": 200 },
+        { "id": "m2", "pattern": "**/ads/*", "kind": "block" } ], "count": 2 })
+    );
+    assert_eq!(
+        server.call_ok("browser_mock", json!({ "action": "remove", "id": "m1" })),
+        json!({ "ok": true, "action": "remove", "id": "m1", "remaining": 1 })
+    );
+    let error = server.call_err("browser_mock", json!({ "action": "remove", "id": "m1" }));
+    assert_eq!(
+        (error["code"].clone(), error["detail"]["open"].clone()),
+        (json!("INVALID_ARGUMENT"), json!(["m2"]))
+    );
+    let error = server.call_err("browser_mock", json!({ "action": "add" }));
+    assert_eq!(
+        error["message"],
+        json!("mock: action \"add\" needs \"pattern\"")
+    );
+    for _ in 0..19 {
+        server.call_ok("browser_mock", json!({ "action": "block", "pattern": "x" }));
+    }
+    let error = server.call_err("browser_mock", json!({ "action": "block", "pattern": "y" }));
+    assert_eq!(
+        (error["code"].clone(), error["message"].clone()),
+        (
+            json!("STATE_INVALID"),
+            json!("mock: limit reached (20 active)")
+        )
+    );
+    assert_eq!(
+        server.call_ok("browser_mock", json!({ "action": "clear" })),
+        json!({ "ok": true, "action": "clear", "cleared": 20 })
+    );
+    let again = server.call_ok("browser_mock", json!({ "action": "block", "pattern": "z" }));
+    assert_eq!(again["id"], json!("m22"), "ids are never reused");
+}
+
+#[test]
+fn trace_state_and_page_lists_never_launch() {
+    let mut server = Server::start("lists-no-launch");
+    let trace = server.call_ok("browser_trace", json!({}));
+    assert_eq!(trace["running"], json!(false));
+    assert!(trace["root"]
+        .as_str()
+        .unwrap_or_default()
+        .ends_with("/traces"));
+    let error = server.call_err("browser_trace", json!({ "action": "stop" }));
+    assert_eq!(
+        (error["code"].clone(), error["message"].clone()),
+        (
+            json!("STATE_INVALID"),
+            json!("trace stop: no trace is recording")
+        )
+    );
+    assert_eq!(
+        server.call_ok("browser_page", json!({ "action": "list" })),
+        json!({ "pages": [], "count": 0, "active": null })
+    );
+    let state_root = server.artifacts.join("state");
+    let states = server.call_ok("browser_state", json!({}));
+    assert_eq!(
+        states,
+        json!({ "states": [], "root": state_root.display().to_string() })
+    );
+    assert!(!state_root.exists(), "list must not create the state root");
+    let _ = std::fs::create_dir_all(&state_root);
+    let _ = std::fs::write(state_root.join("admin.json"), "{}");
+    assert_eq!(
+        server.call_ok("browser_state", json!({ "action": "list" }))["states"],
+        json!(["admin"])
+    );
+    let error = server.call_err(
+        "browser_state",
+        json!({ "action": "load", "name": "guest" }),
+    );
+    assert_eq!(
+        error["message"],
+        json!("state load: no saved state named \"guest\"")
+    );
+    assert_eq!(error["detail"]["available"], json!(["admin"]));
+}
+
+#[test]
+fn browser_tools_answer_unsupported_in_this_build() {
+    let mut server = Server::start("unsupported");
+    let response = server.call("browser_click", json!({ "selector": "#save" }));
+    let result = &response["result"];
+    assert_eq!(result["isError"], json!(true));
+    assert_eq!(
+        result["structuredContent"]["error"]["code"],
+        json!("UNSUPPORTED")
+    );
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "error: click: not available in this build yet");
+    assert_eq!(lines[1], "code:  UNSUPPORTED");
+    assert!(lines[2].starts_with("hint:  "));
+    assert_eq!(
+        result["content"].as_array().map(Vec::len),
+        Some(1),
+        "errors carry no observation"
+    );
+}
+
+#[test]
+fn cross_argument_rules_fail_before_the_browser() {
+    let mut server = Server::start("cross-args");
+    let cases = [
+        ("browser_navigate", json!({ "url": "example.com" }), "navigate: \"example.com\" is not an absolute http, https, file or data URL, or about:blank"),
+        ("browser_mouse", json!({ "action": "click", "x": 3 }), "mouse: x and y go together"),
+        ("browser_mouse", json!({ "action": "move" }), "mouse: move needs a target (selector or x/y)"),
+        ("browser_mouse", json!({ "action": "click", "x": 1, "y": 2, "selector": "#a" }), "mouse: pass either selector or x/y, not both"),
+        ("browser_wait", json!({ "state": "load", "selector": "#a" }), "wait: state \"load\" is a load state and takes no selector"),
+        ("browser_wait", json!({ "state": "hidden" }), "wait: state \"hidden\" needs a selector"),
+        ("browser_read", json!({ "field": "attr", "selector": "a" }), "read: field \"attr\" needs \"name\""),
+        ("browser_expect", json!({ "what": "url" }), "expect: \"url\" needs exactly one of \"expected\" and \"contains\""),
+        ("browser_expect", json!({ "what": "text", "selector": "#m", "expected": "a", "contains": "b" }), "expect: \"text\" needs exactly one of \"expected\" and \"contains\""),
+        ("browser_element", json!({ "action": "select", "selector": "#s" }), "element: action \"select\" needs \"value\""),
+        ("browser_key", json!({ "action": "press", "key": "Control+A" }), "key: \"Control+A\" is a chord; browser_key takes one key"),
+        ("browser_dialog", json!({ "action": "dismiss", "text": "x" }), "dialog: text is only for action \"accept\", not \"dismiss\""),
+        ("browser_upload", json!({ "selector": "#f", "files": ["Cargo.toml", "/definitely/not/here"] }), "upload: files[1] does not exist or is not a regular file"),
+        ("browser_screenshot", json!({ "selector": "#a", "full_page": true }), "screenshot: full_page cannot be combined with selector"),
+        ("browser_a11y", json!({ "rules": "label", "disable_rules": "region" }), "a11y: pass either rules or disable_rules, not both"),
+        ("browser_page", json!({ "action": "select" }), "page select: missing \"target\""),
+        ("browser_state", json!({ "action": "save" }), "state save: missing \"name\""),
+    ];
+    for (tool, arguments, message) in cases {
+        let error = server.call_err(tool, arguments);
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{tool}: {error}");
+        assert_eq!(error["message"], json!(message), "{tool}");
+        assert!(error["hint"].is_string(), "{tool}: every error has a hint");
+    }
+}
+
+#[test]
+fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
+    let mut server = Server::start("batch");
+    let response = server.call(
+        "browser_batch",
+        json!({ "steps": [
+        { "tool": "browser_mock", "arguments": { "action": "block", "pattern": "x" } },
+        { "tool": "browser_click", "arguments": { "selector": "#a" } },
+        { "tool": "browser_status" } ] }),
+    );
+    let result = &response["result"];
+    assert_eq!(result["isError"], json!(true));
+    let batch = &result["structuredContent"]["result"];
+    assert_eq!(
+        (
+            batch["ok"].clone(),
+            batch["ran"].clone(),
+            batch["skipped"].clone(),
+            batch["failedStep"].clone()
+        ),
+        (json!(false), json!(2), json!(1), json!(1))
+    );
+    assert_eq!(batch["steps"][1]["error"]["code"], json!("UNSUPPORTED"));
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("1 ✓ browser_mock  "), "{text}");
+    assert!(text.contains("\n2 ✗ browser_click  "), "{text}");
+    assert!(
+        text.ends_with("stopped at step 2 of 3; 1 later step(s) not run"),
+        "{text}"
+    );
+
+    let ok = server.call_ok("browser_batch", json!({ "continue_on_error": true, "steps": [{ "tool": "browser_mock" }, { "tool": "browser_status" }] }));
+    assert_eq!(
+        (ok["ok"].clone(), ok["ran"].clone()),
+        (json!(true), json!(2))
+    );
+    assert_eq!(ok["steps"][0]["result"]["count"], json!(1));
+
+    let error = server.call_err("browser_batch", json!({ "steps": [{ "tool": "browser_status" }, { "tool": "browser_mock", "arguments": { "action": "add" } }] }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(error["detail"]["step"], json!(1));
+    assert_eq!(
+        error["message"],
+        json!("batch: steps[1] (browser_mock): mock: action \"add\" needs \"pattern\"")
+    );
+}
+
+// ---------------------------------------------------------------------------
+// Spilling and the response cap
+// ---------------------------------------------------------------------------
+
+#[test]
+fn large_text_spills_to_the_session_directory() {
+    let mut server = Server::start_with("spill", &[], &[("CHROMATE_MCP_SPILL_BYTES", "200")]);
+    for idx in 0..5 {
+        server.call_ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": format!("https://spill.test/{idx}/*") }),
+        );
+    }
+    let response = server.call("browser_mock", json!({}));
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("(full output: ") && last.ends_with(" bytes)"),
+        "{text}"
+    );
+    let path = last
+        .trim_start_matches("(full output: ")
+        .split(", ")
+        .next()
+        .unwrap_or_default();
+    assert!(path.ends_with("/0001-browser_mock.json"), "{path}");
+    let full = std::fs::read_to_string(path).unwrap_or_default();
+    assert_eq!(
+        serde_json::from_str::<Value>(&full).ok(),
+        Some(response["result"]["structuredContent"]["result"].clone())
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| {
+            std::fs::metadata(p)
+                .map(|m| m.permissions().mode() & 0o777)
+                .unwrap_or(0)
+        };
+        assert_eq!(mode(Path::new(path)), 0o600);
+        assert_eq!(
+            mode(Path::new(path).parent().unwrap_or(Path::new("/"))),
+            0o700
+        );
+    }
+}
+
+#[test]
+fn artifact_quota_turns_spills_into_truncated_text() {
+    let mut server = Server::start_with(
+        "quota",
+        &[],
+        &[
+            ("CHROMATE_MCP_SPILL_BYTES", "100"),
+            ("CHROMATE_MCP_MAX_ARTIFACT_FILES", "0"),
+        ],
+    );
+    for idx in 0..5 {
+        server.call_ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": format!("https://quota.test/{idx}/*") }),
+        );
+    }
+    let response = server.call("browser_mock", json!({}));
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(
+        text.ends_with("… (truncated: artifact quota reached)"),
+        "{text}"
+    );
+    assert!(text.len() <= 100);
+}
+
+#[test]
+fn responses_over_the_cap_truncate_structured_content() {
+    let mut server = Server::start_with(
+        "cap",
+        &[],
+        &[
+            ("CHROMATE_MCP_MAX_RESPONSE_BYTES", "1024"),
+            ("CHROMATE_MCP_SPILL_BYTES", "100000"),
+        ],
+    );
+    for idx in 0..20 {
+        server.call_ok("browser_mock", json!({ "action": "block", "pattern": format!("https://cap.test/{idx}/{}", "p".repeat(100)) }));
+    }
+    let id = server.fresh_id();
+    server.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "browser_mock" } }));
+    let response = server.response(&json!(id));
+    assert!(
+        response.to_string().len() <= 1024,
+        "{} bytes",
+        response.to_string().len()
+    );
+    let structured = &response["result"]["structuredContent"]["result"];
+    assert_eq!(structured["truncated"], json!(true));
+    assert!(structured["totalBytes"].as_u64().unwrap_or(0) > 2000);
+    assert!(structured["fullOutput"]
+        .as_str()
+        .is_some_and(|path| path.ends_with("-browser_mock.json")));
+    let text = response["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.ends_with("\n… (truncated)"), "{text}");
+}
+
+// ---------------------------------------------------------------------------
+// CLI
+// ---------------------------------------------------------------------------
+
+fn run_with_open_stdin(args: &[&str]) -> (ExitStatus, String, String) {
+    let mut child = match chromate()
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+    {
+        Ok(child) => child,
+        Err(err) => panic!("cannot start chromate: {err}"),
+    };
+    // stdin stays open: a process that read it would hang, and the deadline would fail.
+    let _stdin = child.stdin.take();
+    let mut stdout = child.stdout.take();
+    let mut stderr = child.stderr.take();
+    let (sender, receiver) = mpsc::channel();
+    std::thread::spawn(move || {
+        let mut out = String::new();
+        let mut err = String::new();
+        if let Some(stdout) = stdout.as_mut() {
+            let _ = stdout.read_to_string(&mut out);
+        }
+        if let Some(stderr) = stderr.as_mut() {
+            let _ = stderr.read_to_string(&mut err);
+        }
+        let _ = sender.send((out, err));
+    });
+    let Ok((out, err)) = receiver.recv_timeout(DEADLINE) else {
+        let _ = child.kill();
+        panic!("chromate {args:?} did not exit");
+    };
+    let status = match child.wait() {
+        Ok(status) => status,
+        Err(err) => panic!("{err}"),
+    };
+    (status, out, err)
+}
+
+#[test]
+fn bad_cli_flags_exit_2_without_reading_stdin() {
+    for args in [
+        &["mcp", "--bogus"][..],
+        &["mcp", "--browser"],
+        &["mcp", "--allowed-origins", "not-an-origin"],
+        &["mcp", "--blocked-origins", "https://a.com/path"],
+        &["nope"],
+        &[],
+        &["init", "--mcp", "--agent", "vim"],
+    ] {
+        let (status, out, err) = run_with_open_stdin(args);
+        assert_eq!(status.code(), Some(2), "{args:?}");
+        assert!(out.is_empty(), "{args:?}: stdout must stay clean: {out}");
+        assert!(err.starts_with("chromate: "), "{args:?}: {err}");
+    }
+    let (_, _, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
+    assert!(
+        err.contains("claude, vscode, codex, cursor, gemini, goose, zed"),
+        "{err}"
+    );
+}
+
+#[test]
+fn invalid_environment_values_warn_on_stderr_and_fall_back() {
+    let mut server = Server::start_with("bad-env", &[], &[("CHROMATE_AGENT_TIMEOUT", "soon")]);
+    let tools = server.request("tools/list", json!({}));
+    assert_eq!(
+        tools["result"]["tools"][1]["inputSchema"]["properties"]["timeout_ms"]["default"],
+        json!(5000)
+    );
+    let mut custom = Server::start_with("env-timeout", &[], &[("CHROMATE_AGENT_TIMEOUT", "1234")]);
+    let tools = custom.request("tools/list", json!({}));
+    assert_eq!(
+        tools["result"]["tools"][1]["inputSchema"]["properties"]["timeout_ms"]["default"],
+        json!(1234)
+    );
+}
+
+#[test]
+fn init_mcp_prints_every_client_snippet() {
+    let (status, out, err) = run_with_open_stdin(&["init", "--mcp"]);
+    assert!(status.success() && err.is_empty(), "{err}");
+    expect_file!["expected/init_mcp.txt"].assert_eq(&out);
+    let (status, out, _) = run_with_open_stdin(&["init", "--mcp", "--agent", "vscode"]);
+    assert!(status.success());
+    assert!(out.starts_with("# VS Code — .vscode/mcp.json"), "{out}");
+    assert!(out.contains(r#"{ "servers": { "chromate": { "type": "stdio", "command": "chromate", "args": ["mcp"] } } }"#));
+}
+
+#[test]
+fn help_goes_to_stdout_and_exits_zero() {
+    let (status, out, _) = run_with_open_stdin(&["mcp", "--help"]);
+    assert!(status.success());
+    assert!(out.starts_with("usage: chromate mcp [options]"));
+}
