@@ -119,11 +119,33 @@ fn generate_tokens(
     let event_enum = emit::events::event_enum(&plan);
     let protocol_version = format!("{}.{}", protocol.version.major, protocol.version.minor);
     let domain_list = &stats.domains;
+    let commands: Vec<String> = plan
+        .domains
+        .iter()
+        .flat_map(|d| {
+            d.commands
+                .iter()
+                .map(move |c| format!("{}.{}", d.domain, c.name))
+        })
+        .collect();
+    let events: Vec<String> = plan
+        .domains
+        .iter()
+        .flat_map(|d| {
+            d.events
+                .iter()
+                .map(move |e| format!("{}.{}", d.domain, e.name))
+        })
+        .collect();
     let tokens = quote! {
         /// The protocol version the bindings were generated from.
         pub const PROTOCOL_VERSION: &str = #protocol_version;
         /// The domains compiled into this build, in protocol order.
         pub const DOMAINS: &[&str] = &[#(#domain_list),*];
+        /// Every command method compiled into this build.
+        pub const COMMANDS: &[&str] = &[#(#commands),*];
+        /// Every event method compiled into this build.
+        pub const EVENTS: &[&str] = &[#(#events),*];
         #modules
         #event_enum
     };

@@ -17,7 +17,8 @@ fn selecting_a_domain_pulls_in_the_domains_it_references() {
     let (_, stats) =
         generate(MINI, &DomainSelection::Only(vec!["Alpha".into()])).expect("generates");
     assert_eq!(stats.domains, ["Alpha", "Beta"]);
-    let (_, stats) = generate(MINI, &DomainSelection::Only(vec!["Beta".into()])).expect("generates");
+    let (_, stats) =
+        generate(MINI, &DomainSelection::Only(vec!["Beta".into()])).expect("generates");
     assert_eq!(stats.domains, ["Beta"]);
 }
 
@@ -26,13 +27,19 @@ fn unknown_references_name_their_protocol_path() {
     let broken = MINI.replace("\"Beta.ScriptId\"", "\"Beta.Missing\"");
     let err = generate(&broken, &DomainSelection::All).expect_err("must fail");
     assert!(matches!(err, GenError::UnknownRef { .. }));
-    assert_eq!(err.to_string(), "Alpha.Node.script: unknown type reference `Beta.Missing`");
+    assert_eq!(
+        err.to_string(),
+        "Alpha.Node.script: unknown type reference `Beta.Missing`"
+    );
 }
 
 #[test]
 fn unknown_domains_are_rejected() {
     let err = generate(MINI, &DomainSelection::Only(vec!["Gamma".into()])).expect_err("must fail");
-    assert_eq!(err.to_string(), "unknown domain `Gamma` (not in the protocol json)");
+    assert_eq!(
+        err.to_string(),
+        "unknown domain `Gamma` (not in the protocol json)"
+    );
 }
 
 #[test]

@@ -208,6 +208,11 @@ impl Browser {
         &self.inner.session
     }
 
+    /// Every event of every session of the connection, undecoded.
+    pub fn raw_events(&self) -> crate::RawEventStream {
+        crate::RawEventStream::all(&self.inner.conn)
+    }
+
     /// Whether the connection is gone.
     pub fn is_closed(&self) -> bool {
         self.inner.conn.is_closed()

@@ -130,7 +130,7 @@ impl Session {
     pub fn raw_events(&self) -> RawEventStream {
         RawEventStream {
             rx: self.conn.subscribe(),
-            session: self.id.clone(),
+            session: Some(self.id.clone()),
         }
     }
 }
@@ -194,18 +194,31 @@ impl<E: Event> EventStream<E> {
     }
 }
 
-/// Every event of one session, as received.
+/// Every event of one session (or of the whole connection), as received.
 pub struct RawEventStream {
     rx: broadcast::Receiver<Arc<EventMessage>>,
-    session: Option<Arc<str>>,
+    /// `None` = every session of the connection.
+    session: Option<Option<Arc<str>>>,
 }
 
 impl RawEventStream {
+    pub(crate) fn all(conn: &crate::transport::Connection) -> Self {
+        RawEventStream {
+            rx: conn.subscribe(),
+            session: None,
+        }
+    }
+
     /// The next event; `None` once the connection is closed; `Err(n)` after losing `n` events.
     pub async fn recv(&mut self) -> Option<std::result::Result<Arc<EventMessage>, u64>> {
         loop {
             match self.rx.recv().await {
-                Ok(message) if message.session_id.as_deref() == self.session.as_deref() => {
+                Ok(message)
+                    if self
+                        .session
+                        .as_ref()
+                        .is_none_or(|s| message.session_id.as_deref() == s.as_deref()) =>
+                {
                     return Some(Ok(message))
                 }
                 Ok(_) => continue,

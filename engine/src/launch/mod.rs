@@ -80,16 +80,20 @@ impl LaunchOptions {
     }
 }
 
-/// Finds the browser: the explicit path, then `CHROMATE_BROWSER`, then `PATH`, then the usual
-/// install paths. The error lists everything tried.
+/// Finds the browser: the explicit path, else `CHROMATE_BROWSER` (either one alone is tried
+/// when given), else `PATH`, then the usual install paths. The error lists everything tried.
 pub fn find_browser(explicit: Option<&Path>) -> Result<PathBuf> {
     let mut tried = Vec::new();
-    let env_path = std::env::var_os("CHROMATE_BROWSER").map(PathBuf::from);
-    for candidate in explicit.map(Path::to_path_buf).into_iter().chain(env_path) {
+    // A browser the user named is the only one tried: a typo must not silently pick another.
+    let named = explicit
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("CHROMATE_BROWSER").map(PathBuf::from));
+    if let Some(candidate) = named {
         if is_executable(&candidate) {
             return Ok(candidate);
         }
         tried.push(candidate.display().to_string());
+        return Err(Error::BrowserNotFound { tried });
     }
     let path_dirs: Vec<PathBuf> = std::env::var_os("PATH")
         .map(|p| std::env::split_paths(&p).collect())
@@ -189,9 +193,9 @@ mod tests {
 
     #[test]
     fn missing_explicit_browser_lists_what_was_tried() {
-        let err = find_browser(Some(Path::new("/nonexistent/chrome"))).map(|_| ());
-        if let Err(Error::BrowserNotFound { tried }) = err {
-            assert_eq!(tried[0], "/nonexistent/chrome");
+        match find_browser(Some(Path::new("/nonexistent/chrome"))) {
+            Err(Error::BrowserNotFound { tried }) => assert_eq!(tried, ["/nonexistent/chrome"]),
+            other => panic!("expected BrowserNotFound, got {other:?}"),
         }
     }
 
