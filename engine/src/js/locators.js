@@ -9,6 +9,9 @@
   const GENERATED_ID = /^[0-9]|[0-9a-f]{8,}|[0-9]{4,}|^:r|^ember[0-9]|^mui-|^radix-|^headlessui-|^react-aria-/i;
   const VOLATILE = /[0-9\p{Sc}]/u;
   const LABELLED = new Set(["input", "textarea", "select"]);
+  /** Roles the `label=` engine accepts besides native controls (as in selector.js). */
+  const FORM_ROLES = new Set(["textbox", "searchbox", "combobox", "listbox", "checkbox", "radio", "switch",
+    "slider", "spinbutton"]);
   const MAX_CHECKED = 8;
 
   /** Whether an id looks machine-generated (§11.4) or unusable as a bare `#id`. */
@@ -51,7 +54,7 @@
       roleCand.push({ selector: "role=" + role + (name ? "[name=" + S.quote(name) + "]" : ""), kind: "role" });
     }
     (volatile ? back : front).push(...roleCand);
-    if (LABELLED.has(tag) || D.explicitRole(el)) {
+    if ((LABELLED.has(tag) && !(tag === "input" && el.type === "hidden")) || FORM_ROLES.has(D.explicitRole(el))) {
       const label = D.labelCandidates(el).find((v) => v);
       if (label) front.push({ selector: "label=" + label, kind: "label" });
     }

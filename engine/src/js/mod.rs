@@ -83,7 +83,11 @@ pub(crate) fn install_source() -> String {
 fn push_lean(res: &mut String, src: &str) {
     for line in src.lines() {
         let line = line.trim();
-        if line.is_empty() || line.starts_with("//") || line.starts_with("/*") || line.starts_with('*') {
+        if line.is_empty()
+            || line.starts_with("//")
+            || line.starts_with("/*")
+            || line.starts_with('*')
+        {
             continue;
         }
         res.push_str(line);
@@ -116,7 +120,17 @@ mod tests {
     #[test]
     fn installer_drops_comments_and_indentation() {
         let source = install_source();
-        assert!(!source.lines().any(|line| line.starts_with(' ') || line.starts_with("//") || line.starts_with('*')));
-        assert!(source.len() < DOM.len() + REFS.len() + SELECTOR.len() + SNAPSHOT.len() + ACTIONABILITY.len() + LOCATORS.len());
+        assert!(!source
+            .lines()
+            .any(|line| line.starts_with(' ') || line.starts_with("//") || line.starts_with('*')));
+        assert!(
+            source.len()
+                < DOM.len()
+                    + REFS.len()
+                    + SELECTOR.len()
+                    + SNAPSHOT.len()
+                    + ACTIONABILITY.len()
+                    + LOCATORS.len()
+        );
     }
 }

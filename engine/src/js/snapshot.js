@@ -55,11 +55,15 @@
     if (!el.hasAttribute("href")) return undefined;
     const abs = el.href;
     if (typeof abs !== "string" || !abs) return undefined;
+    // `href` is already absolute and serialised, so a same-origin URL is the origin followed by
+    // "/" (path), "?" or "#"; no URL parsing needed.
+    const origin = el.ownerDocument.location.origin;
     let s = abs;
-    try {
-      const u = new URL(abs);
-      if (u.origin === el.ownerDocument.location.origin && u.origin !== "null") s = u.pathname + u.search + u.hash;
-    } catch (e) { /* keep the absolute text */ }
+    if (origin !== "null" && abs.startsWith(origin)) {
+      const c = abs.charAt(origin.length);
+      if (c === "/" || c === "?" || c === "#") s = abs.slice(origin.length);
+      else if (c === "") s = "/";
+    }
     return D.cut(s, 80);
   }
 
@@ -148,7 +152,7 @@
       if (!r.ok) return r;
       if (!r.elements.length) return { ok: false, error: "no-match", canonical: r.canonical };
       const root = r.elements[0];
-      if (!D.underHidden(root)) st.stack.push({ kids: [root], i: 0, depth: 0 });
+      if (!D.underHidden(root)) st.stack.push({ cur: null, arr: [root], i: 0, depth: 0 });
     } else if (document.documentElement) {
       push(st, document.documentElement, 0);
     }
@@ -218,9 +222,17 @@
     return st.truncated && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0;
   }
 
-  /** Pushes the flat-tree children of `node` as a frame of the walk stack. */
+  /** Pushes the flat-tree element children of `node` as a frame of the walk stack: a sibling
+   *  chain (cheap: no NodeList) or, for slots, the array of assigned elements. */
   function push(st, node, depth, shadow) {
-    st.stack.push({ kids: D.children(node), i: 0, depth, shadow });
+    const sr = node.shadowRoot;
+    if (sr) { st.stack.push({ cur: sr.firstElementChild, arr: null, i: 0, depth, shadow }); return; }
+    if (node.localName === "slot" && D.isShadowSlot(node)) {
+      const arr = node.assignedNodes({ flatten: true }).filter((n) => n.nodeType === 1);
+      st.stack.push({ cur: null, arr, i: 0, depth, shadow });
+      return;
+    }
+    st.stack.push({ cur: node.firstElementChild, arr: null, i: 0, depth, shadow });
   }
 
   /** Runs the walk (an explicit stack, so that it can pause at a cross-origin frame and resume
@@ -229,13 +241,14 @@
     const stack = st.stack;
     while (stack.length) {
       const f = stack[stack.length - 1];
-      if (f.i >= f.kids.length || done(st)) {
+      let n;
+      if (f.arr) n = f.i < f.arr.length ? f.arr[f.i++] : null;
+      else { n = f.cur; if (n) f.cur = n.nextElementSibling; }
+      if (!n || done(st)) {
         stack.pop();
         if (f.shadow) endShadow(st, f.shadow);
         continue;
       }
-      const n = f.kids[f.i++];
-      if (n.nodeType !== 1) continue;
       const pause = visit(st, n, f.depth);
       if (pause) return pause;
     }
