@@ -31,10 +31,15 @@ const LATEST_VERSION: &str = "2025-11-25";
 /// The `instructions` of the initialize result (§1.3), verbatim.
 pub(crate) const INSTRUCTIONS: &str = "One browser per session. Page-changing tools add a text block: the page as numbered lines (`e7: button \"Save\" #save`), later only +/- changes. Pass `ref=e7` (or `e7`) as the next selector. Refs are session state: never put them in tests; browser_locators gives durable selectors. A removed element or a navigation makes a ref STALE_REF; the error carries a recovery snapshot with current refs. Probe guesses with browser_exists; branch on structuredContent.error.code.";
 
-/// How long a running call gets to stop after shutdown cancels it.
-const SHUTDOWN_CALL_GRACE: Duration = Duration::from_millis(2500);
+/// How long a running call gets to stop after shutdown cancels it; then its
+/// task is aborted so the shutdown hook can take the session.
+const SHUTDOWN_CALL_GRACE: Duration = Duration::from_millis(1500);
+/// How long taking the session may take once the call is gone.
+const SHUTDOWN_LOCK_GRACE: Duration = Duration::from_millis(300);
 /// How long the backend's shutdown hook gets (it kills the browser after 2 s).
-const SHUTDOWN_HOOK_GRACE: Duration = Duration::from_millis(2000);
+const SHUTDOWN_HOOK_GRACE: Duration = Duration::from_millis(2500);
+/// How long the writer gets to flush what is already queued.
+const SHUTDOWN_FLUSH_GRACE: Duration = Duration::from_millis(300);
 const PROGRESS_DELAY: Duration = Duration::from_secs(1);
 const PROGRESS_EVERY: Duration = Duration::from_secs(1);
 const STDIN_CHUNK: usize = 64 * 1024;
@@ -43,12 +48,18 @@ const STDIN_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct Outbox {
     sender: mpsc::UnboundedSender<String>,
+    closing: Arc<Notify>,
 }
 
 impl Outbox {
     pub(crate) fn send(&self, message: &Value) {
         // A closed writer means stdout is gone; there is no one left to tell.
         let _ = self.sender.send(message.to_string());
+    }
+
+    /// Tells the writer to flush what is queued and stop.
+    fn close(&self) {
+        self.closing.notify_one();
     }
 }
 
@@ -64,6 +75,9 @@ struct QueuedCall {
 struct RunningCall {
     id: Value,
     cancel: watch::Sender<bool>,
+    /// Set once the call's task is spawned; shutdown aborts a call that
+    /// ignores cancellation.
+    abort: Option<tokio::task::AbortHandle>,
 }
 
 #[derive(Default)]
@@ -102,11 +116,15 @@ pub(crate) async fn serve(config: Config) -> i32 {
         agent_timeout_ms: config.agent_timeout_ms,
     };
     let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
-    let writer = tokio::spawn(write_stdout(out_rx));
+    let closing = Arc::new(Notify::new());
+    let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
     let shared = Arc::new(Shared {
         queue: Mutex::new(Queue::default()),
         wake: Notify::new(),
-        outbox: Outbox { sender: out_tx },
+        outbox: Outbox {
+            sender: out_tx,
+            closing,
+        },
         session: tokio::sync::Mutex::new(Session::new(config)),
         defaults,
     });
@@ -162,13 +180,25 @@ async fn shutdown(
         }
     }
     shared.wake.notify_one();
-    let _ = tokio::time::timeout(SHUTDOWN_CALL_GRACE, worker).await;
-    if let Ok(mut session) = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, shared.session.lock()).await
+    if tokio::time::timeout(SHUTDOWN_CALL_GRACE, worker)
+        .await
+        .is_err()
+    {
+        if let Some(abort) = shared
+            .queue()
+            .running
+            .as_ref()
+            .and_then(|r| r.abort.clone())
+        {
+            abort.abort();
+        }
+    }
+    if let Ok(mut session) = tokio::time::timeout(SHUTDOWN_LOCK_GRACE, shared.session.lock()).await
     {
         let _ = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, session.shutdown()).await;
     }
-    drop(shared);
-    let _ = tokio::time::timeout(Duration::from_millis(300), writer).await;
+    shared.outbox.close();
+    let _ = tokio::time::timeout(SHUTDOWN_FLUSH_GRACE, writer).await;
 }
 
 fn read_stdin(sender: mpsc::Sender<Input>) {
@@ -199,7 +229,7 @@ fn read_stdin(sender: mpsc::Sender<Input>) {
     let _ = sender.blocking_send(Input::Eof);
 }
 
-async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>) {
+async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>, closing: Arc<Notify>) {
     // Blocking writes on a dedicated thread keep stdout ordered and never
     // stall the runtime when the client reads slowly.
     let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
@@ -221,9 +251,25 @@ async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>) {
         eprintln!("chromate: cannot start the stdout writer");
         return;
     };
-    while let Some(line) = receiver.recv().await {
-        if line_tx.send(line).is_err() {
-            break;
+    loop {
+        tokio::select! {
+            biased;
+            line = receiver.recv() => match line {
+                Some(line) => {
+                    if line_tx.send(line).is_err() {
+                        break;
+                    }
+                }
+                None => break,
+            },
+            () = closing.notified() => {
+                while let Ok(line) = receiver.try_recv() {
+                    if line_tx.send(line).is_err() {
+                        break;
+                    }
+                }
+                break;
+            }
         }
     }
     drop(line_tx);
@@ -503,6 +549,7 @@ async fn run_worker(shared: Arc<Shared>) {
         shared.queue().running = Some(RunningCall {
             id: call.id.clone(),
             cancel: cancel_tx,
+            abort: None,
         });
         let progress = call.progress.clone();
         progress.set_phase(format!("running {}", call.decl.name));
@@ -513,6 +560,9 @@ async fn run_worker(shared: Arc<Shared>) {
             let mut session = task_shared.session.lock().await;
             execute(&mut session, call, cancel).await
         });
+        if let Some(running) = shared.queue().running.as_mut() {
+            running.abort = Some(handle.abort_handle());
+        }
         let envelope = match handle.await {
             Ok(envelope) => envelope,
             Err(join_error) => RpcError::new(
