@@ -14,7 +14,7 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
     name: "browser_advanced_eval",
     title: "Evaluate JavaScript",
     verb: "eval",
-    description: "Run JavaScript (an expression or a function body) in the active tab and return its JSON value.",
+    description: "Run JavaScript in the active tab and return its JSON value.",
     hints: Hints::D,
     observes: true,
     args: &[

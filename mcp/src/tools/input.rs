@@ -18,7 +18,7 @@ pub(crate) const CLICK: ToolDecl = ToolDecl {
     name: "browser_click",
     title: "Click",
     verb: "click",
-    description: "Click an element once it is visible, enabled and unobscured; awaits a navigation it starts.",
+    description: "Click an element once visible, enabled and unobscured.",
     hints: Hints::A,
     observes: true,
     args: &[SELECTOR, Arg::boolean("double", "Double-click"), TIMEOUT],
@@ -28,7 +28,7 @@ pub(crate) const FILL: ToolDecl = ToolDecl {
     name: "browser_fill",
     title: "Fill field",
     verb: "fill",
-    description: "Replace the content of an editable field with a value, typed as key events.",
+    description: "Replace an editable field's content, typed as key events.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -53,8 +53,7 @@ pub(crate) const ELEMENT: ToolDecl = ToolDecl {
     name: "browser_element",
     title: "Element action",
     verb: "element",
-    description:
-        "Double-click, focus, scroll to, clear, check, uncheck or select an option of an element.",
+    description: "Double-click, focus, scroll to, clear, check, uncheck or select on an element.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -76,7 +75,7 @@ pub(crate) const PRESS: ToolDecl = ToolDecl {
     name: "browser_press",
     title: "Press key",
     verb: "press",
-    description: "Press a key or chord (Enter, Control+A), optionally after focusing an element.",
+    description: "Press a key or chord, optionally after focusing an element.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -103,7 +102,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
             &["press", "down", "up"],
         )
         .required(),
-        Arg::string("key", "One key (no chord): Shift, a, Enter")
+        Arg::string("key", "One key: Shift, a, Enter")
             .min_len(1)
             .max_len(64)
             .required(),
@@ -142,7 +141,7 @@ pub(crate) const HOVER: ToolDecl = ToolDecl {
     name: "browser_hover",
     title: "Hover",
     verb: "hover",
-    description: "Move the pointer over an element once visible and unobscured (disabled is fine).",
+    description: "Move the pointer over an element once visible and unobscured.",
     hints: Hints::A,
     observes: true,
     args: &[SELECTOR, TIMEOUT],
@@ -152,7 +151,7 @@ pub(crate) const UPLOAD: ToolDecl = ToolDecl {
     name: "browser_upload",
     title: "Upload files",
     verb: "upload",
-    description: "Set the files of an <input type=file> (or its label) from local paths.",
+    description: "Set the files of a file input (or its label) from local paths.",
     hints: Hints::A,
     observes: true,
     args: &[
@@ -176,8 +175,7 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
     name: "browser_dialog",
     title: "Dialog",
     verb: "dialog",
-    description:
-        "Inspect, accept or dismiss the open alert, confirm, prompt or beforeunload dialog.",
+    description: "Inspect, accept or dismiss the open JavaScript dialog.",
     hints: Hints::A,
     observes: true,
     args: &[

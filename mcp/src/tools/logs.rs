@@ -28,18 +28,17 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
         Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
         Arg::string(
             "kind",
-            "Comma list of console,error,request,response,requestfailed",
+            "Comma list: console,error,request,response,requestfailed",
         )
         .max_len(64),
         Arg::one_of(
             "level",
-            "This level or more severe",
+            "Minimum level",
             &["debug", "info", "warn", "error"],
         ),
         Arg::string("contains", "Substring of text or url (any case)").max_len(512),
-        Arg::int("since", "Only entries with seq > since", 0, MAX_SAFE_INT),
-        Arg::int("limit", "Newest matches returned (list)", 1, 500)
-            .default_int(IntDefault::Value(20)),
+        Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
+        Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
         TIMEOUT,
     ],
 };

@@ -168,7 +168,7 @@ impl Progress {
 /// `timeout_ms` with the agent default (§4.2).
 pub(crate) const TIMEOUT: Arg = Arg::int(
     "timeout_ms",
-    "Max wait, ms; 0 = check once",
+    "ms; 0 = check once",
     0,
     crate::config::MAX_TIMEOUT_MS as i64,
 )
@@ -177,19 +177,17 @@ pub(crate) const TIMEOUT: Arg = Arg::int(
 /// `timeout_ms` for navigation waits (=30000).
 pub(crate) const NAV_TIMEOUT: Arg = Arg::int(
     "timeout_ms",
-    "Max wait for load, ms",
+    "ms to wait for load",
     0,
     crate::config::MAX_TIMEOUT_MS as i64,
 )
 .default_int(IntDefault::Value(30_000));
 
 /// A required selector (§5).
-pub(crate) const SELECTOR: Arg = Arg::string(
-    "selector",
-    "e7/ref=e7, css, text=, role=button[name=…], label=, testid=, xpath=",
-)
-.min_len(1)
-.required();
+pub(crate) const SELECTOR: Arg =
+    Arg::string("selector", "e7, css, text=, role=, label=, testid=, xpath=")
+        .min_len(1)
+        .required();
 
 /// An optional selector.
 pub(crate) const SELECTOR_OPT: Arg = Arg::string("selector", "Optional target element").min_len(1);

@@ -14,8 +14,7 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     name: "browser_navigate",
     title: "Navigate",
     verb: "navigate",
-    description:
-        "Load a URL in the active tab and wait for its load event; returns {url, title, status}.",
+    description: "Load a URL in the active tab and wait for its load event.",
     hints: Hints::A,
     observes: true,
     args: &[

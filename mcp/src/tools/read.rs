@@ -16,12 +16,12 @@ pub(crate) const FIND: ToolDecl = ToolDecl {
     name: "browser_find",
     title: "Find elements",
     verb: "find",
-    description: "List elements matching a selector (tag, text, visibility) without waiting.",
+    description: "List elements matching a selector, without waiting.",
     hints: Hints::R,
     observes: false,
     args: &[
         SELECTOR,
-        Arg::boolean("all", "List all matches (paged) instead of the first"),
+        Arg::boolean("all", "List all matches (paged)"),
         Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
         Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
     ],
@@ -74,7 +74,7 @@ pub(crate) const READ: ToolDecl = ToolDecl {
     observes: false,
     args: &[
         Arg::one_of("field", "What to read", &["text", "attr", "value", "is"]).default_str("text"),
-        Arg::string("selector", "Target element (optional for text: whole page)").min_len(1),
+        Arg::string("selector", "Element (optional for text)").min_len(1),
         Arg::string("name", "Attribute name (field=attr)")
             .min_len(1)
             .max_len(256),
@@ -90,7 +90,7 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     name: "browser_expect",
     title: "Assert page state",
     verb: "expect",
-    description: "Assert visibility, text, URL or no new errors, retrying until the timeout.",
+    description: "Assert visibility, text, URL or no new errors, retrying until timeout.",
     hints: Hints::R,
     observes: false,
     args: &[
@@ -103,12 +103,7 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
         SELECTOR_OPT,
         Arg::string("expected", "Exact value (text, url)"),
         Arg::string("contains", "Substring (text, url)"),
-        Arg::int(
-            "since",
-            "no-errors: only log entries after this seq",
-            0,
-            MAX_SAFE_INT,
-        ),
+        Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
         TIMEOUT,
     ],
 };

@@ -15,8 +15,7 @@ pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     name: "browser_screenshot",
     title: "Screenshot",
     verb: "screenshot",
-    description:
-        "Save a PNG of the viewport, the full page or one element to the session directory.",
+    description: "Save a PNG of the viewport, full page or one element to the session directory.",
     hints: Hints::S,
     observes: false,
     args: &[

@@ -15,12 +15,12 @@ pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     name: "browser_snapshot",
     title: "Page snapshot",
     verb: "snapshot",
-    description: "Render the active tab as numbered lines with refs (e7) and make it the baseline.",
+    description: "Render the active tab as lines with refs (e7); becomes the baseline.",
     hints: Hints::R,
     observes: false,
     args: &[
         Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
-        Arg::int("max_lines", "Semantic line budget for this call", 1, 5000)
+        Arg::int("max_lines", "Line budget (this call)", 1, 5000)
             .default_int(IntDefault::Value(80)),
     ],
 };
@@ -29,12 +29,12 @@ pub(crate) const LOCATORS: ToolDecl = ToolDecl {
     name: "browser_locators",
     title: "Durable selectors",
     verb: "locators",
-    description: "Propose durable selectors (role, label, testid, text, id) for an element.",
+    description: "Propose durable selectors for an element, graded by uniqueness.",
     hints: Hints::R,
     observes: false,
     args: &[
         SELECTOR,
-        Arg::int("limit", "Unique candidates wanted", 1, 20).default_int(IntDefault::Value(5)),
+        Arg::int("limit", "Unique selectors wanted", 1, 20).default_int(IntDefault::Value(5)),
     ],
 };
 
@@ -57,8 +57,8 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
         )
         .default_str("minor"),
         Arg::boolean("check", "Add passed:true|false"),
-        Arg::string("rules", "Comma list of axe rule ids to run only").max_len(1024),
-        Arg::string("disable_rules", "Comma list of axe rule ids to skip").max_len(1024),
+        Arg::string("rules", "Axe rule ids to run (comma list)").max_len(1024),
+        Arg::string("disable_rules", "Axe rule ids to skip (comma list)").max_len(1024),
         Arg::int("limit", "Most violations", 1, 100).default_int(IntDefault::Value(20)),
         Arg::int("nodes", "Most nodes per violation", 1, 10).default_int(IntDefault::Value(3)),
     ],

@@ -31,8 +31,7 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     name: "browser_state",
     title: "Login state",
     verb: "state",
-    description:
-        "Save or load cookies and the active origin's storage under a name, or list saved names.",
+    description: "Save or load cookies and storage under a name, or list saved names.",
     hints: Hints::D,
     observes: false,
     args: &[

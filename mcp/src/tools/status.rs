@@ -16,8 +16,7 @@ pub(crate) const STATUS: ToolDecl = ToolDecl {
     name: "browser_status",
     title: "Status",
     verb: "status",
-    description:
-        "Report the browser, mode, active URL, tab count and artifact directory; never launches.",
+    description: "Report browser, mode, URL, tab count and artifact directory; never launches.",
     hints: Hints::L,
     observes: false,
     args: &[],

@@ -21,12 +21,9 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
     observes: false,
     args: &[
         Arg::one_of("action", "Tab action", &["list", "open", "select", "close"]).required(),
-        Arg::string(
-            "target",
-            "Tab index or id (select, close; close defaults to active)",
-        )
-        .min_len(1)
-        .max_len(128),
+        Arg::string("target", "Tab index or id (select, close)")
+            .min_len(1)
+            .max_len(128),
         Arg::string("url", "URL to open (open)").max_len(2048),
         NAV_TIMEOUT,
     ],

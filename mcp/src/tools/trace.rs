@@ -34,13 +34,12 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     name: "browser_trace",
     title: "Tracing",
     verb: "trace",
-    description:
-        "Record tool calls with screenshots into an offline HTML viewer; start, stop or status.",
+    description: "Record tool calls with screenshots into an offline HTML viewer.",
     hints: Hints::T,
     observes: false,
     args: &[
         Arg::one_of("action", "What to do", &["start", "stop", "status"]).default_str("status"),
-        Arg::string("name", "Trace name (start; default trace-<n>)")
+        Arg::string("name", "Name (start; default trace-<n>)")
             .max_len(64)
             .pattern(&TRACE_NAME),
         Arg::boolean("zip", "Also write <name>.zip (stop)"),
