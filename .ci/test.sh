@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The whole test suite: formatting, lints, unit tests, end-to-end tests against real headless
+# Chromium, and the MCP server driven by real MCP clients. Installs what it needs first.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash .ci/setup.sh all
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+echo "== cargo clippy (all targets, every protocol domain)"
+cargo clippy --workspace --all-targets -q -- -D warnings
+cargo clippy -p chromate --features all-domains -q -- -D warnings
+echo "== the engine must not depend on the MCP crate"
+if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
+  echo "engine depends on chromate-mcp" >&2; exit 1
+fi
+echo "== cargo test --workspace"
+mkdir -p target
+set +e
+cargo test --workspace 2>&1 | tee target/test-output.txt
+status=${PIPESTATUS[0]}
+set -e
+[ "$status" -eq 0 ] || { echo "cargo test failed with status $status" >&2; exit "$status"; }
+echo "== doc"
+RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q -p chromate -p cdp-gen
+if [ -f tests/clients/run.sh ]; then
+  echo "== real MCP clients"
+  bash tests/clients/run.sh
+fi
+n_passed=$(grep -oE 'test result: ok\. [0-9]+ passed' target/test-output.txt | awk '{s+=$4} END {print s+0}')
+echo "summary: $n_passed passed, 0 failed"
