@@ -134,6 +134,7 @@
     return false;
   }
 
+  /** `styleOf(el)` → CSSStyleDeclaration: computed style from `el`'s own window (frames too). */
   function styleOf(el) {
     return el.ownerDocument.defaultView.getComputedStyle(el);
   }
@@ -344,9 +345,43 @@
     return parts.join(" ");
   }
 
+  /** Per-call cache: tree root → Map(control → labels). Live `el.labels` lists are rebuilt by
+   *  walking the whole tree after any DOM change, once per control, which makes a snapshot of a
+   *  big page quadratic; one `querySelectorAll("label")` per root and call is linear. */
+  let labelCache = null;
+  const LABELABLE = new Set(["button", "input", "meter", "output", "progress", "select", "textarea"]);
+
+  /** `withCache(fn)` → `fn()`, with per-call caches on while it runs (never across calls, since
+   *  the page may change in between). */
+  function withCache(fn) {
+    if (labelCache) return fn();
+    labelCache = new Map();
+    try { return fn(); } finally { labelCache = null; }
+  }
+
+  /** The `<label>` elements of `el` (for= and nesting), as `el.labels`. */
+  function labelsOf(el) {
+    if (!LABELABLE.has(el.localName)) return [];
+    if (!labelCache) return el.labels;
+    const root = el.getRootNode();
+    let map = labelCache.get(root);
+    if (!map) {
+      map = new Map();
+      const all = root.querySelectorAll ? root.querySelectorAll("label") : [];
+      for (let i = 0; i < all.length; i++) {
+        const c = all[i].control;
+        if (!c) continue;
+        const list = map.get(c);
+        if (list) list.push(all[i]); else map.set(c, [all[i]]);
+      }
+      labelCache.set(root, map);
+    }
+    return map.get(el) || [];
+  }
+
   /** Texts of the `<label>` elements of `el` (for= and nesting), each not normalised. */
   function labelTexts(el) {
-    const labels = el.labels;
+    const labels = labelsOf(el);
     if (!labels || !labels.length) return [];
     const out = [];
     for (let i = 0; i < labels.length; i++) out.push(visibleText(labels[i], true));
@@ -439,7 +474,7 @@
     normalize, cut, words, children, parent, containsFlat, walk, isShadowSlot, attrHidden, underHidden,
     styleOf, isVisible, isSnapshotVisible, isEnabled, isFillable, isEditable, isEditingHost, text,
     visibleText, renderedText, explicitRole, implicitRole, role, isContainer, labelledByText, labelTexts,
-    labelCandidates, isTextLike, isLive, hasEvidenceId, accName, describe,
+    labelCandidates, labelsOf, withCache, isTextLike, isLive, hasEvidenceId, accName, describe,
     ARIA_ROLES, CONTAINER_ROLES,
   };
 })

@@ -76,6 +76,10 @@
    *  status:"detached"|"ambiguous"|"unknown"}`. `root` (an element) scopes the search to its
    *  subtree, itself included; the default is the document. */
   function resolve(selector, root) {
+    return D.withCache(() => resolveUncached(selector, root));
+  }
+
+  function resolveUncached(selector, root) {
     const p = typeof selector === "string" ? parse(selector) : selector;
     if (!p.ok) return p;
     if (p.engine === "ref") {

@@ -133,6 +133,10 @@
    *  of its lines' `depth`, appends them, and calls `resume` with what is left; the pieces
    *  concatenate in document order. `depth` counts indentation levels (two spaces each). */
   function take(args) {
+    return D.withCache(() => takeUncached(args));
+  }
+
+  function takeUncached(args) {
     const t0 = performance.now();
     args = args || {};
     const b = args.budgets || {};
@@ -186,6 +190,10 @@
    *  cross-origin frame (`take` result shape, possibly with `paused` again) | `{ok:false,
    *  error:"unknown-token"}`. Pass the counter and budgets left after walking that frame. */
   function resume(args) {
+    return D.withCache(() => resumeUncached(args));
+  }
+
+  function resumeUncached(args) {
     const t0 = performance.now();
     const p = paused.get(args.token);
     if (!p) return { ok: false, error: "unknown-token" };
@@ -267,7 +275,9 @@
     if ((tag === "header" || tag === "footer") && r === null && !el.hasAttribute("role")) cls = null;
     let childDepth = depth;
     let listed = false;
-    if (cls) {
+    if (cls && st.left[cls] === 0 && st.truncated) {
+      // This class is full and the snapshot already says so: nothing more to learn here.
+    } else if (cls) {
       if (!D.isVisible(el)) {
         // A display:none or opacity:0 element hides its whole subtree: no need to walk it.
         const cs = D.styleOf(el);
