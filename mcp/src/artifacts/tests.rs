@@ -1,3 +1,5 @@
+//! Unit tests for session directory naming, spilling, the quota and the response cap.
+
 use std::time::{Duration, UNIX_EPOCH};
 
 use expect_test::expect;

@@ -1,3 +1,5 @@
+//! Unit tests for argv parsing and the `init --mcp` text.
+
 use expect_test::{expect, Expect};
 
 use super::*;

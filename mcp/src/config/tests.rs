@@ -1,3 +1,5 @@
+//! Unit tests for environment fallback and origin-list parsing.
+
 use expect_test::{expect, Expect};
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests for the error-code table, tool error text and size bounds.
+
 use expect_test::expect;
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! Unit tests for framing, parsing limits, overflow literals and message classification.
+
 use expect_test::{expect, Expect};
 use serde_json::json;
 

@@ -1,3 +1,5 @@
+//! Unit tests for the initialize result; the wire behaviour is tested in `mcp/tests/wire.rs`.
+
 use serde_json::json;
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests for the registry, declarations, mock globs and the pure tool rules.
+
 use serde_json::{json, Map, Value};
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests for the validator: check order, exact messages and batch steps.
+
 use expect_test::{expect, Expect};
 use serde_json::Value;
 
