@@ -1399,3 +1399,88 @@ fn help_goes_to_stdout_and_exits_zero() {
     assert!(status.success());
     assert!(out.starts_with("usage: chromate mcp [options]"));
 }
+
+#[test]
+fn environment_warnings_go_to_stderr_and_stdout_stays_clean() {
+    let output = chromate()
+        .arg("mcp")
+        .env("CHROMATE_MCP_SPILL_BYTES", "lots")
+        .env("CHROMATE_MCP_ARTIFACTS_DIR", std::env::temp_dir())
+        .stdin(Stdio::null())
+        .output();
+    let Ok(output) = output else {
+        panic!("cannot run chromate");
+    };
+    assert!(output.status.success(), "{output:?}");
+    assert!(output.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("warning: ignoring CHROMATE_MCP_SPILL_BYTES=\"lots\""),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn other_methods_and_rejected_calls_are_answered_while_a_call_runs() {
+    let mut server = Server::start("out-of-order");
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {
+        "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
+    );
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": "bad", "method": "tools/call", "params": {
+        "name": "browser_click", "arguments": {} } }),
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": "list", "method": "tools/list" }));
+    let bad = server.recv();
+    assert_eq!(bad["id"], json!("bad"));
+    assert_eq!(
+        error_of(&bad),
+        (
+            -32602,
+            "browser_click: missing required argument \"selector\"".to_owned()
+        )
+    );
+    assert_eq!(server.recv()["id"], json!("list"));
+    server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "slow" } }));
+    server.send(&json!({ "jsonrpc": "2.0", "id": "next", "method": "tools/call", "params": { "name": "browser_status" } }));
+    assert_eq!(server.recv()["id"], json!("next"));
+}
+
+#[test]
+fn batch_progress_counts_steps() {
+    let mut server = Server::start("batch-progress");
+    server.send(
+        &json!({ "jsonrpc": "2.0", "id": "batch", "method": "tools/call", "params": {
+        "name": "browser_batch",
+        "arguments": { "steps": [
+            { "tool": "browser_status" },
+            { "tool": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 1600 } } ] },
+        "_meta": { "progressToken": 7 } } }),
+    );
+    let progress = server.recv();
+    assert_eq!(
+        progress["method"],
+        json!("notifications/progress"),
+        "{progress}"
+    );
+    assert_eq!(progress["params"]["progressToken"], json!(7));
+    assert_eq!(
+        (
+            progress["params"]["progress"].clone(),
+            progress["params"]["total"].clone()
+        ),
+        (json!(1), json!(2))
+    );
+    assert_eq!(
+        progress["params"]["message"],
+        json!("waiting for a matching log entry")
+    );
+    let response = server.response(&json!("batch"));
+    let batch = &response["result"]["structuredContent"]["result"];
+    assert_eq!(
+        (batch["ok"].clone(), batch["failedStep"].clone()),
+        (json!(false), json!(1))
+    );
+    assert_eq!(batch["steps"][1]["error"]["code"], json!("TIMEOUT"));
+}
