@@ -125,8 +125,9 @@
    *  once, NOT_EDITABLE) | `{status:"unstable"}` | `{status:"outside-viewport"}` |
    *  `{status:"obscured", obscuredBy:"tag#id.class"}` | stale/invalid. States are checked in
    *  the order given; then, with `scroll`, the element is scrolled to the viewport centre unless
-   *  fully in view; with `stable`, its rect must equal the one seen by the previous call (or,
-   *  on a first call, the one two animation frames later). Coordinates are top-viewport CSS px. */
+   *  fully in view; with `stable`, its rect must equal the one seen by the previous call if an
+   *  animation frame has passed since, else the one two animation frames later (this call then
+   *  waits for them, up to 50 ms). Coordinates are top-viewport CSS px. */
   async function check(args) {
     const states = args.states || [];
     const needVisible = states.includes("visible") || states.includes("unobscured");
@@ -142,16 +143,20 @@
     if (args.scroll && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     let rect = rectOf(el.getBoundingClientRect());
     if (args.stable) {
+      // Rects only change between animation frames, so the previous observation is evidence only
+      // if a frame has passed since (the document timeline advanced); else wait for two frames.
+      const timeline = el.ownerDocument.timeline;
+      const now = timeline ? timeline.currentTime : null;
       const prev = lastRects.get(el);
-      if (!prev) {
+      if (!prev || prev.time === now || now === null) {
         await nextFrame(el.ownerDocument.defaultView);
         const again = rectOf(el.getBoundingClientRect());
-        lastRects.set(el, again);
+        lastRects.set(el, { rect: again, time: timeline ? timeline.currentTime : null });
         if (!sameRect(rect, again) || !el.isConnected) return { status: "unstable" };
         rect = again;
       } else {
-        lastRects.set(el, rect);
-        if (!sameRect(prev, rect)) return { status: "unstable" };
+        lastRects.set(el, { rect, time: now });
+        if (!sameRect(prev.rect, rect)) return { status: "unstable" };
       }
     }
     const box = visibleBox(el);
