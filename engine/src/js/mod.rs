@@ -13,6 +13,22 @@
 //! `arguments: [{value: args}]`, `returnByValue: true`, `awaitPromise: true`. Each public JS
 //! function carries a JSDoc line with its argument and result shapes; the Rust side mirrors them.
 //!
+//! Conventions the Rust side relies on:
+//!
+//! - Element-returning helpers (`refs.lookup(n).element`, `actionability.element`,
+//!   `actionability.fileInput`, `snapshot.pausedFrame`) are for `returnByValue: false` calls that
+//!   need an objectId; everything else returns plain JSON.
+//! - Failures are values, never throws: `{status: "invalid-selector" | "stale-ref" | "no-match" |
+//!   "not-visible" | "not-enabled" | "not-editable" | "obscured" | "unstable" | …}` from
+//!   `actionability`/`locators`, `{ok: false, error: …}` from `selector` and `snapshot`.
+//! - Cross-origin frames: `snapshot.take` pauses after the iframe line and returns `paused:
+//!   {token, frame, depth}`; Rust resolves the frame with `snapshot.pausedFrame(token)` +
+//!   `DOM.describeNode` (its `frameId`, which is the target id of an out-of-process frame), walks
+//!   it in that frame's own world with the `nextRef` and `budgets` left, adds `depth` to its
+//!   lines, and continues with `snapshot.resume({token, nextRef, budgets, truncated})`.
+//! - Refs minted while walking a same-origin frame in place live in the table of the world that
+//!   walked it (the parent's); their action points come back in top-viewport coordinates.
+//!
 //! This module owns the scripts only. It does not decide when to call them, retry them or render
 //! their results: that is the job of `selector/`, `snapshot/`, `actions/` and `wait/`.
 //!
