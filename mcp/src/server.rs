@@ -532,25 +532,27 @@ async fn report_progress(progress: Progress, token: Value, outbox: Outbox) {
 
 async fn run_worker(shared: Arc<Shared>) {
     loop {
-        let call = loop {
+        let (call, cancel_rx) = loop {
             let notified = shared.wake.notified();
             {
                 let mut queue = shared.queue();
                 if queue.closed {
                     return;
                 }
+                // Popping and marking it running under one lock: a cancel
+                // always finds the call in one place or the other.
                 if let Some(call) = queue.pending.pop_front() {
-                    break call;
+                    let (cancel_tx, cancel_rx) = watch::channel(false);
+                    queue.running = Some(RunningCall {
+                        id: call.id.clone(),
+                        cancel: cancel_tx,
+                        abort: None,
+                    });
+                    break (call, cancel_rx);
                 }
             }
             notified.await;
         };
-        let (cancel_tx, cancel_rx) = watch::channel(false);
-        shared.queue().running = Some(RunningCall {
-            id: call.id.clone(),
-            cancel: cancel_tx,
-            abort: None,
-        });
         let progress = call.progress.clone();
         progress.set_phase(format!("running {}", call.decl.name));
         let id = call.id.clone();

@@ -1455,7 +1455,7 @@ fn batch_progress_counts_steps() {
         "name": "browser_batch",
         "arguments": { "steps": [
             { "tool": "browser_status" },
-            { "tool": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 1600 } } ] },
+            { "tool": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 2500 } } ] },
         "_meta": { "progressToken": 7 } } }),
     );
     let progress = server.recv();
