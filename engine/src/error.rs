@@ -271,6 +271,74 @@ pub enum Error {
     /// The target page or browser went away during the call.
     #[error("the page was closed")]
     PageClosed,
+    /// Nothing matched the selector at the first check (or a wait for it never matched).
+    #[error("{verb}: no element matches {selector}")]
+    NoMatch {
+        /// The action's verb (`click`).
+        verb: String,
+        /// The selector in canonical form (`css=#save`).
+        selector: String,
+    },
+    /// Elements matched but none became visible in time.
+    #[error("{verb}: timed out after {}ms waiting for {selector} to become visible ({matched} elements match, none visible)", timeout.as_millis())]
+    TimeoutWaitingVisible {
+        /// The action's verb.
+        verb: String,
+        /// The selector in canonical form.
+        selector: String,
+        /// The time it was given.
+        timeout: Duration,
+        /// How many elements matched at the last check.
+        matched: usize,
+    },
+    /// The element never reached a required state.
+    #[error("{verb}: timed out after {}ms waiting for {selector} to become {state}{}", timeout.as_millis(), obscured_suffix(obscured_by.as_deref()))]
+    TimeoutWaitingState {
+        /// The action's verb.
+        verb: String,
+        /// The selector in canonical form.
+        selector: String,
+        /// The time it was given.
+        timeout: Duration,
+        /// The first unmet state: `enabled`, `editable`, `unobscured`, `hidden`, `detached`.
+        state: String,
+        /// What covers the element (`div#overlay.modal-backdrop`), for `unobscured`.
+        obscured_by: Option<String>,
+    },
+    /// A bare `eN` that this session never issued.
+    #[error("{element_ref} looks like a snapshot ref but this session never issued it")]
+    BareRef {
+        /// The ref as written (`e7`).
+        element_ref: String,
+    },
+    /// A ref that no longer names exactly one live element.
+    #[error("ref={element_ref} is stale: {}", reason.explain())]
+    StaleRef {
+        /// The ref (`e7`).
+        element_ref: String,
+        /// Why it is stale.
+        reason: StaleReason,
+    },
+    /// The target cannot take text.
+    #[error("{verb}: {target} is not an editable field ({role})")]
+    NotEditable {
+        /// The action's verb.
+        verb: String,
+        /// The selector or ref.
+        target: String,
+        /// The element's role.
+        role: String,
+    },
+    /// An assertion did not hold.
+    #[error("{message}")]
+    ExpectMismatch {
+        /// `expected #msg to have text "Saved", but got "Saving…" after 5000ms`.
+        message: String,
+        /// What was expected.
+        expected: String,
+        /// What was there.
+        actual: String,
+    },
     /// File or process I/O failed.
     #[error("{context}")]
     Io {
@@ -280,6 +348,12 @@ pub enum Error {
         #[source]
         source: std::io::Error,
     },
+}
+
+fn obscured_suffix(obscured_by: Option<&str>) -> String {
+    obscured_by
+        .map(|by| format!(" ({by} covers it)"))
+        .unwrap_or_default()
 }
 
 fn stderr_suffix(tail: &str) -> String {
@@ -312,6 +386,13 @@ impl Error {
             Error::Timeout { .. } => ErrorCode::Timeout,
             Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Error::DialogOpen { .. } | Error::StateInvalid { .. } => ErrorCode::StateInvalid,
+            Error::NoMatch { .. } => ErrorCode::NoMatch,
+            Error::TimeoutWaitingVisible { .. } => ErrorCode::TimeoutWaitingVisible,
+            Error::TimeoutWaitingState { .. } => ErrorCode::TimeoutWaitingState,
+            Error::BareRef { .. } => ErrorCode::BareRef,
+            Error::StaleRef { .. } => ErrorCode::StaleRef,
+            Error::NotEditable { .. } => ErrorCode::NotEditable,
+            Error::ExpectMismatch { .. } => ErrorCode::ExpectMismatch,
         }
     }
 
