@@ -168,27 +168,40 @@
   /** `text=`/`text*=`: elements whose normalised text equals (contains) `want`, innermost only. */
   function textMatches(root, want, substring) {
     const out = [];
-    // Post-order over the flat tree: each call returns [text, anyDescendantMatched] and pushes
-    // matches into `out` at their pre-order position, so results stay in flat-tree order.
+    // For equality, text longer than `want` can never match, nor can its ancestors' (text only
+    // grows): such text is carried as null instead of being concatenated all the way up.
+    const cap = substring ? Infinity : want.length + 2;
+    // Post-order over the flat tree: each call returns [text|null, anyDescendantMatched] and
+    // pushes matches into `out` after their descendants' (none, for a match: innermost only), so
+    // results stay in flat-tree order.
     function visit(el) {
-      const slot = out.length;
       let s = "";
       let below = false;
       const skipText = TEXT_SKIP.has(el.localName) || el.localName === "textarea" || el.localName === "select";
-      const kids = D.children(el);
-      for (let i = 0; i < kids.length; i++) {
-        const n = kids[i];
-        if (n.nodeType === 3) { if (!skipText) s += n.data; }
+      // Flat-tree children as a sibling chain (or the slot's assigned nodes): no live NodeList.
+      const sr = el.shadowRoot;
+      const arr = !sr && el.localName === "slot" && D.isShadowSlot(el) ? el.assignedNodes({ flatten: true }) : null;
+      let next = arr ? null : sr ? sr.firstChild : el.firstChild;
+      for (let i = 0; ; ) {
+        const n = arr ? arr[i++] : next;
+        if (!n) break;
+        if (!arr) next = n.nextSibling;
+        if (n.nodeType === 3) { if (!skipText && s !== null) s += n.data; }
         else if (n.nodeType === 1) {
           const r = visit(n);
-          if (!skipText) s += r[0];
+          if (!skipText) s = s === null || r[0] === null ? null : s + r[0];
           below = below || r[1];
         }
+        if (s !== null && s.length > cap) {
+          s = s.replace(/[\s\u00a0]+/g, " ");
+          if (s.length > cap) s = null;
+        }
       }
-      if (skipText || (el.localName === "slot" && D.isShadowSlot(el))) return [skipText ? "" : s, below];
-      if (!below) {
+      if (skipText) return ["", below];
+      if (el.localName === "slot" && D.isShadowSlot(el)) return [s, below];
+      if (!below && s !== null) {
         const t = D.normalize(s);
-        if (substring ? t.includes(want) : t === want) { out.splice(slot, 0, el); return [s, true]; }
+        if (substring ? t.includes(want) : t === want) { out.push(el); return [s, true]; }
       }
       return [s, below];
     }

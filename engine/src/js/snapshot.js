@@ -85,7 +85,8 @@
     if (EVIDENCE_TAGS.has(tag) || D.isLive(el) || EVIDENCE_ROLES.has(r)) return "evidence";
     if ((TEXT_TAGS.has(tag) || ((tag === "div" || tag === "span") && el.firstElementChild === null)) &&
       D.hasEvidenceId(el)) return "evidence";
-    if (SEMANTIC_TAGS.has(tag) || el.hasAttribute("role") || el.shadowRoot) return "semantic";
+    if (SEMANTIC_TAGS.has(tag) || el.shadowRoot) return "semantic";
+    if (el.hasAttribute("role") && el.getAttribute("role").trim()) return "semantic";
     if (tag === "input") return el.type === "hidden" ? null : "semantic";
     if (el.hasAttribute("contenteditable") && D.isEditingHost(el)) return "semantic";
     if (TEXT_TAGS.has(tag)) return "text";
