@@ -61,10 +61,18 @@
     return { x: r.left, y: r.top, width: r.width, height: r.height };
   }
 
-  /** The element's first non-empty layout box clipped to its viewport, or null. */
+  /** The element's first non-empty layout box clipped to its viewport, or null. A box-less
+   *  element (`display: contents`) uses its first visible child's. */
   function visibleBox(el) {
     const win = el.ownerDocument.defaultView;
     const rects = el.getClientRects();
+    if (!rects.length) {
+      const kids = D.children(el);
+      for (let i = 0; i < kids.length; i++) {
+        if (kids[i].nodeType === 1 && D.isVisible(kids[i])) return visibleBox(kids[i]);
+      }
+      return null;
+    }
     for (let i = 0; i < rects.length; i++) {
       const r = rects[i];
       if (r.width <= 0 || r.height <= 0) continue;
@@ -127,7 +135,8 @@
    *  the order given; then, with `scroll`, the element is scrolled to the viewport centre unless
    *  fully in view; with `stable`, its rect must equal the one seen by the previous call if an
    *  animation frame has passed since, else the one two animation frames later (this call then
-   *  waits for them, up to 50 ms). Coordinates are top-viewport CSS px. */
+   *  waits for them, up to 50 ms). Coordinates are top-viewport CSS px. Without "visible" or
+   *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. */
   async function check(args) {
     const states = args.states || [];
     const needVisible = states.includes("visible") || states.includes("unobscured");
@@ -360,9 +369,8 @@
     return { status: "ok", multiple: input.multiple, enabled: D.isEnabled(input), connected: input.isConnected };
   }
 
-  /** `fileInput(target)` → the file input element or null (call with `returnByValue:false`, then
-   *  `DOM.setFileInputFiles` on its objectId); then `fireFileEvents` is not needed: CDP fires
-   *  `input` and `change` itself. */
+  /** `fileInput(target)` → the file input element or null. Call with `returnByValue:false` and
+   *  pass its objectId to `DOM.setFileInputFiles`, which fires `input` and `change` itself. */
   function fileInput(t) {
     const p = pick(t, false);
     return p.status === "ok" ? fileInputOf(p.element) : null;
