@@ -58,6 +58,8 @@ struct Inner {
     /// Pages that finished set-up, in attach order.
     pages: Mutex<Vec<Page>>,
     changed: watch::Sender<u64>,
+    /// The ref table every page of this browser shares.
+    refs: Arc<crate::snapshot::refs::RefTable>,
 }
 
 /// What `Browser.getVersion` reports.
@@ -168,6 +170,7 @@ impl Browser {
             targets: Mutex::new(HashMap::new()),
             pages: Mutex::new(Vec::new()),
             changed: watch::channel(0).0,
+            refs: Arc::default(),
         });
         let weak = Arc::downgrade(&inner);
         conn.set_handler(
@@ -191,6 +194,11 @@ impl Browser {
         discover?;
         attach?;
         Ok(Browser { inner })
+    }
+
+    /// The ref table shared by every page of this browser.
+    pub(crate) fn ref_table(&self) -> &crate::snapshot::refs::RefTable {
+        &self.inner.refs
     }
 
     /// What the browser reports about itself.
@@ -433,6 +441,7 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
                 session: session.clone(),
                 target_id: Arc::from(p.target_info.target_id.as_str()),
                 shared: shared.clone(),
+                refs: Arc::clone(&inner.refs),
             };
             // Installed before this handler returns, so none of the page's events is missed.
             install_page_handler(&inner.conn, &session, &shared);

@@ -22,12 +22,14 @@ pub(crate) mod js;
 mod launch;
 mod page;
 mod session;
+mod snapshot;
 mod transport;
 
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
 };

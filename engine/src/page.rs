@@ -394,6 +394,8 @@ pub struct Page {
     pub(crate) session: Session,
     pub(crate) target_id: Arc<str>,
     pub(crate) shared: Arc<Shared>,
+    /// The browser-wide ref table (`snapshot::refs`), shared by every page of the browser.
+    pub(crate) refs: Arc<crate::snapshot::refs::RefTable>,
 }
 
 impl std::fmt::Debug for Page {
@@ -438,6 +440,14 @@ impl Page {
             .main_frame
             .as_ref()
             .and_then(|id| state.frames.get(id))
+            .and_then(|f| f.loader_id.clone())
+    }
+
+    /// The loader id of `frame_id`'s current document, if the frame is known.
+    pub(crate) fn frame_loader_id(&self, frame_id: &str) -> Option<String> {
+        lock(&self.shared.state)
+            .frames
+            .get(frame_id)
             .and_then(|f| f.loader_id.clone())
     }
 
@@ -796,7 +806,7 @@ impl Page {
     }
 
     /// The session and execution context of chromate's world in a frame, created if missing.
-    async fn isolated_context(&self, frame_id: Option<&str>) -> Result<(Session, i64)> {
+    pub(crate) async fn isolated_context(&self, frame_id: Option<&str>) -> Result<(Session, i64)> {
         let (frame_id, frame_session) = {
             let state = lock(&self.shared.state);
             let frame_id = match frame_id {

@@ -1,0 +1,152 @@
+//! Snapshot diffs for post-action observations (§8 step 3).
+//!
+//! A pure function of two snapshots. Lines compare without their `eN: ` prefix (indentation
+//! kept) as multisets, so removing one of three identical buttons shows. Among identical lines
+//! the ones with the same ref pair up first, so the `-`/`+` lines name the element that really
+//! went or came when the page kept its refs. This module does not decide what the baseline is.
+
+use std::collections::HashMap;
+
+use super::Snapshot;
+
+/// What changed between a baseline and a new snapshot, ready to render.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Diff {
+    /// No baseline, or another document or URL: the whole new snapshot.
+    Full(String),
+    /// The same document: the header and the lines that went and came.
+    Changes {
+        /// The new snapshot's header line.
+        header: String,
+        /// Baseline lines now missing, in the baseline's document order, with their refs.
+        removed: Vec<String>,
+        /// New lines absent from the baseline, in document order, with their refs.
+        added: Vec<String>,
+    },
+}
+
+impl Diff {
+    /// Whether the accessibility lines are unchanged (always `false` for a full rendering).
+    pub fn is_unchanged(&self) -> bool {
+        matches!(self, Diff::Changes { removed, added, .. } if removed.is_empty() && added.is_empty())
+    }
+
+    /// The §8 text: the full snapshot, or the header with `- line`s then `+ line`s, or the
+    /// header and `(no a11y changes)`.
+    pub fn render(&self) -> String {
+        match self {
+            Diff::Full(text) => text.clone(),
+            Diff::Changes {
+                header,
+                removed,
+                added,
+            } => {
+                let mut res = header.clone();
+                if removed.is_empty() && added.is_empty() {
+                    res.push_str("\n(no a11y changes)");
+                }
+                for line in removed {
+                    res.push_str("\n- ");
+                    res.push_str(line);
+                }
+                for line in added {
+                    res.push_str("\n+ ");
+                    res.push_str(line);
+                }
+                res
+            }
+        }
+    }
+}
+
+/// Compares `current` with `baseline` (§8 step 3): the full rendering when there is no
+/// baseline or the document id or full URL differs, else the removed and added lines.
+///
+/// ```no_run
+/// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+/// let before = page.snapshot(chromate::SnapshotOptions::default()).await?;
+/// let after = page.snapshot(chromate::SnapshotOptions::default()).await?;
+/// assert!(chromate::diff(Some(&before), &after).is_unchanged());
+/// # Ok(()) }
+/// ```
+pub fn diff(baseline: Option<&Snapshot>, current: &Snapshot) -> Diff {
+    let Some(baseline) = baseline else {
+        return Diff::Full(current.render());
+    };
+    if baseline.document_id != current.document_id || baseline.url != current.url {
+        return Diff::Full(current.render());
+    }
+    let old_keys: Vec<String> = baseline
+        .lines
+        .iter()
+        .map(|l| l.render_without_ref())
+        .collect();
+    let new_keys: Vec<String> = current
+        .lines
+        .iter()
+        .map(|l| l.render_without_ref())
+        .collect();
+    // Line indices by key, in document order.
+    let mut old_by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (idx, key) in old_keys.iter().enumerate() {
+        old_by_key.entry(key).or_default().push(idx);
+    }
+    let mut new_by_key: HashMap<&str, Vec<usize>> = HashMap::new();
+    for (idx, key) in new_keys.iter().enumerate() {
+        new_by_key.entry(key).or_default().push(idx);
+    }
+    let mut old_matched = vec![false; old_keys.len()];
+    let mut new_matched = vec![false; new_keys.len()];
+    for (key, old_idxs) in &old_by_key {
+        let Some(new_idxs) = new_by_key.get(key) else {
+            continue;
+        };
+        // Same key and same ref first, then the rest in document order.
+        for &o in old_idxs {
+            let element_ref = baseline.lines[o].element_ref;
+            if element_ref.is_none() {
+                continue;
+            }
+            if let Some(&n) = new_idxs
+                .iter()
+                .find(|&&n| !new_matched[n] && current.lines[n].element_ref == element_ref)
+            {
+                old_matched[o] = true;
+                new_matched[n] = true;
+            }
+        }
+        let free_new: Vec<usize> = new_idxs
+            .iter()
+            .filter(|&&n| !new_matched[n])
+            .copied()
+            .collect();
+        let free_old: Vec<usize> = old_idxs
+            .iter()
+            .filter(|&&o| !old_matched[o])
+            .copied()
+            .collect();
+        for (o, n) in free_old.into_iter().zip(free_new) {
+            old_matched[o] = true;
+            new_matched[n] = true;
+        }
+    }
+    let removed = baseline
+        .lines
+        .iter()
+        .zip(&old_matched)
+        .filter(|(_, matched)| !**matched)
+        .map(|(line, _)| line.to_string())
+        .collect();
+    let added = current
+        .lines
+        .iter()
+        .zip(&new_matched)
+        .filter(|(_, matched)| !**matched)
+        .map(|(line, _)| line.to_string())
+        .collect();
+    Diff::Changes {
+        header: current.header(),
+        removed,
+        added,
+    }
+}

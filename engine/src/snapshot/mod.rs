@@ -1,0 +1,505 @@
+//! Snapshots (§7): what a person can see and use on the page, as numbered lines.
+//!
+//! The walk runs in the page (`js/snapshot.js`) and returns line records; this module drives it
+//! frame by frame (a cross-origin iframe is walked in its own frame's isolated world with the
+//! budgets left and its lines spliced in place, two spaces deeper), records every newly minted
+//! ref in the browser-wide table ([`refs`]), and renders the contract's text ([`render`]) and
+//! diffs ([`diff`]). It does not keep a baseline or count revisions: that is the MCP layer's.
+
+pub(crate) mod diff;
+pub(crate) mod refs;
+pub(crate) mod render;
+
+#[cfg(test)]
+mod tests;
+
+use std::future::Future;
+use std::pin::Pin;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::cdp::{dom, runtime};
+use crate::error::{Error, Result};
+use crate::Page;
+
+pub use diff::{diff, Diff};
+pub use refs::ElementRef;
+
+/// What to snapshot and how much.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SnapshotOptions {
+    /// The semantic line budget (§7.8); evidence (10) and ordinary text (7) keep theirs.
+    pub max_lines: usize,
+    /// Only this element's subtree: any §5 selector (top document), or a ref (`ref=e7`, or a
+    /// bare `e7` this browser issued) in whichever frame holds it.
+    pub scope: Option<String>,
+}
+
+impl Default for SnapshotOptions {
+    fn default() -> Self {
+        Self {
+            max_lines: 80,
+            scope: None,
+        }
+    }
+}
+
+/// A snapshot of one tab.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub struct Snapshot {
+    /// The top document's URL (full; the header cuts it).
+    pub url: String,
+    /// The top document's title.
+    pub title: String,
+    /// Opaque; changes whenever the tab's document is replaced (navigation, reload, another
+    /// tab).
+    pub document_id: String,
+    /// The tab's target id.
+    pub target_id: String,
+    /// The listed elements in document order, iframe content spliced in.
+    pub lines: Vec<Line>,
+    /// Whether a budget left something out.
+    pub truncated: bool,
+    /// Time spent walking inside the page(s), in milliseconds.
+    pub page_ms: f64,
+}
+
+/// What kind of candidate a line lists (§7.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// Controls, landmarks, headings, images, shadow hosts, elements with a role.
+    Semantic,
+    /// An `iframe` (its content follows, indented).
+    Iframe,
+    /// Status and result text (`output`, live regions, `#status`…).
+    Evidence,
+    /// Ordinary `p`, `dt`, `dd` text.
+    Text,
+    /// The `#shadow-root (open)` marker; it has no ref.
+    ShadowRoot,
+}
+
+/// A `checked` flag (§7.6).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Checked {
+    /// `(checked)`.
+    True,
+    /// `(checked=mixed)`.
+    Mixed,
+}
+
+/// One listed element (§7.6).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Line {
+    /// Indentation in levels of two spaces.
+    pub depth: usize,
+    /// The element's ref (`None` only for the shadow-root marker).
+    pub element_ref: Option<ElementRef>,
+    /// `button`, `text`, `x-card`, …
+    pub role: String,
+    /// The line's candidate class.
+    pub kind: LineKind,
+    /// Whether the line prints `(container)`.
+    pub container: bool,
+    /// The accessible name, already cut at 80.
+    pub name: Option<String>,
+    /// Heading level.
+    pub level: Option<u32>,
+    /// Link destination.
+    pub href: Option<String>,
+    /// Field value (secrets are never here).
+    pub value: Option<String>,
+    /// `#id`, `[data-testid="…"]` or `tag[name="…"]`.
+    pub hint: Option<String>,
+    /// `(disabled)`.
+    pub disabled: bool,
+    /// `(checked)` or `(checked=mixed)`.
+    pub checked: Option<Checked>,
+    /// `(selected)`.
+    pub selected: bool,
+    /// `(expanded=…)`.
+    pub expanded: Option<String>,
+    /// `(pressed=…)`.
+    pub pressed: Option<String>,
+    /// `(current=…)`.
+    pub current: Option<String>,
+}
+
+/// A line record as `snapshot.take` returns it.
+#[derive(Debug, Deserialize)]
+struct LineRecord {
+    depth: usize,
+    #[serde(default, rename = "ref")]
+    number: u64,
+    #[serde(default)]
+    role: String,
+    kind: String,
+    #[serde(default)]
+    container: bool,
+    name: Option<String>,
+    level: Option<u32>,
+    href: Option<String>,
+    value: Option<String>,
+    hint: Option<String>,
+    #[serde(default)]
+    disabled: bool,
+    checked: Option<Value>,
+    #[serde(default)]
+    selected: bool,
+    expanded: Option<String>,
+    pressed: Option<String>,
+    current: Option<String>,
+}
+
+impl LineRecord {
+    fn into_line(self, depth_offset: usize) -> Line {
+        let kind = match self.kind.as_str() {
+            "iframe" => LineKind::Iframe,
+            "evidence" => LineKind::Evidence,
+            "text" => LineKind::Text,
+            "shadow" => LineKind::ShadowRoot,
+            _ => LineKind::Semantic,
+        };
+        let checked = match self.checked {
+            Some(Value::String(s)) if s == "mixed" => Some(Checked::Mixed),
+            Some(Value::Bool(true)) => Some(Checked::True),
+            _ => None,
+        };
+        Line {
+            depth: self.depth + depth_offset,
+            element_ref: (kind != LineKind::ShadowRoot)
+                .then(|| ElementRef::new(self.number))
+                .flatten(),
+            role: self.role,
+            kind,
+            container: self.container,
+            name: self.name,
+            level: self.level,
+            href: self.href,
+            value: self.value,
+            hint: self.hint,
+            disabled: self.disabled,
+            checked,
+            selected: self.selected,
+            expanded: self.expanded,
+            pressed: self.pressed,
+            current: self.current,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, Deserialize, serde::Serialize)]
+struct Budgets {
+    semantic: u64,
+    evidence: u64,
+    text: u64,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Piece {
+    lines: Vec<LineRecord>,
+    next_ref: u64,
+    budgets: Budgets,
+    #[serde(default)]
+    truncated: bool,
+    #[serde(default)]
+    title: String,
+    #[serde(default)]
+    url: String,
+    #[serde(default)]
+    ms: f64,
+    paused: Option<Paused>,
+}
+
+#[derive(Debug, Deserialize)]
+struct Paused {
+    token: u64,
+    depth: usize,
+}
+
+/// The running state of one snapshot walk across frames.
+struct Walk {
+    lines: Vec<Line>,
+    /// Newly minted refs and the frame whose world holds them.
+    minted: Vec<(u64, String)>,
+    first_new: u64,
+    next_ref: u64,
+    budgets: Budgets,
+    truncated: bool,
+    title: Option<String>,
+    url: Option<String>,
+    page_ms: f64,
+}
+
+impl Walk {
+    fn absorb(&mut self, piece: Piece, frame_id: &str, depth_offset: usize) -> Option<Paused> {
+        if self.title.is_none() {
+            self.title = Some(piece.title);
+            self.url = Some(piece.url);
+        }
+        for record in piece.lines {
+            if record.kind != "shadow" && record.number >= self.first_new {
+                self.minted.push((record.number, frame_id.to_string()));
+            }
+            self.lines.push(record.into_line(depth_offset));
+        }
+        self.next_ref = self.next_ref.max(piece.next_ref);
+        self.budgets = piece.budgets;
+        self.truncated |= piece.truncated;
+        self.page_ms += piece.ms;
+        piece.paused
+    }
+}
+
+/// Decodes a `take`/`resume` answer, or the error it reports.
+fn decode_piece(value: Value, scope: Option<&str>) -> Result<Piece> {
+    if value.get("ok") == Some(&Value::Bool(false)) {
+        let error = value.get("error").and_then(Value::as_str).unwrap_or("");
+        let canonical = value
+            .get("canonical")
+            .and_then(Value::as_str)
+            .or(scope)
+            .unwrap_or("")
+            .to_string();
+        return Err(match error {
+            "no-match" => Error::NoMatch {
+                verb: "snapshot".into(),
+                selector: canonical,
+            },
+            "invalid selector" => Error::InvalidArgument {
+                message: format!("snapshot: invalid selector {canonical}"),
+            },
+            other => Error::StateInvalid {
+                message: format!("snapshot: the page walk failed ({other})"),
+            },
+        });
+    }
+    serde_json::from_value(value).map_err(|source| Error::Decode {
+        method: "snapshot.take".into(),
+        source,
+    })
+}
+
+/// Where the walk starts.
+enum Scope {
+    Whole,
+    Selector(String),
+    Ref(u64),
+}
+
+/// Whether an error of a child frame's walk ends the whole snapshot (rather than leaving that
+/// frame's content out, as for a frame that has not loaded yet).
+fn is_fatal(err: &Error) -> bool {
+    matches!(
+        err,
+        Error::DialogOpen { .. } | Error::PageClosed | Error::ConnectionClosed { .. }
+    )
+}
+
+impl Page {
+    /// Snapshots the tab (§7): every listed element with its ref, iframes included.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let snapshot = page.snapshot(chromate::SnapshotOptions::default()).await?;
+    /// println!("{}", snapshot.render());
+    /// # Ok(()) }
+    /// ```
+    pub async fn snapshot(&self, options: SnapshotOptions) -> Result<Snapshot> {
+        let (scope, scope_frame) = match options.scope.as_deref().map(str::trim) {
+            None | Some("") => (Scope::Whole, None),
+            Some(text) => match scope_ref(self, text)? {
+                Some(element_ref) => {
+                    let target = refs::resolve_live_ref(self, element_ref).await?;
+                    (Scope::Ref(target.number), Some(target.frame_id))
+                }
+                None => (Scope::Selector(text.to_string()), None),
+            },
+        };
+        let _minting = self.refs.minting.lock().await;
+        let mut last_error = None;
+        // A document that is replaced during the walk is walked again.
+        for _ in 0..3 {
+            let frame_id = match &scope_frame {
+                Some(id) => id.clone(),
+                None => self.main_frame_id().ok_or(Error::PageClosed)?,
+            };
+            let main_frame = self.main_frame_id().ok_or(Error::PageClosed)?;
+            let document_before = self.frame_loader_id(&main_frame);
+            let mut walk = Walk {
+                lines: Vec::new(),
+                minted: Vec::new(),
+                first_new: self.refs.next(),
+                next_ref: self.refs.next(),
+                budgets: Budgets {
+                    semantic: options.max_lines as u64,
+                    evidence: 10,
+                    text: 7,
+                },
+                truncated: false,
+                title: None,
+                url: None,
+                page_ms: 0.0,
+            };
+            let walked = walk_frame(self, frame_id, &scope, 0, &mut walk).await;
+            // Numbers the page saw are never minted again, whatever happened.
+            self.refs.advance_to(walk.next_ref);
+            for (number, frame) in &walk.minted {
+                self.refs.record(
+                    *number,
+                    refs::Issued {
+                        target_id: self.target_id.clone(),
+                        frame_id: frame.clone(),
+                        loader_id: self.frame_loader_id(frame),
+                    },
+                );
+            }
+            if let Err(err) = walked {
+                match err {
+                    Error::StateInvalid { .. } => {
+                        last_error = Some(err);
+                        continue;
+                    }
+                    other => return Err(other),
+                }
+            }
+            let document_after = self.frame_loader_id(&main_frame);
+            if document_after != document_before {
+                last_error = Some(Error::StateInvalid {
+                    message: "the page's document changed during the snapshot".into(),
+                });
+                continue;
+            }
+            return Ok(Snapshot {
+                url: walk.url.unwrap_or_default(),
+                title: walk.title.unwrap_or_default(),
+                document_id: document_after.unwrap_or_default(),
+                target_id: self.target_id.to_string(),
+                lines: walk.lines,
+                truncated: walk.truncated,
+                page_ms: walk.page_ms,
+            });
+        }
+        Err(last_error.unwrap_or(Error::PageClosed))
+    }
+
+    /// The frame a cross-origin iframe element of a paused walk shows: `snapshot.pausedFrame`
+    /// (as an object) and `DOM.describeNode`. `None` if the frame has no document yet.
+    async fn paused_frame(&self, frame_id: &str, token: u64) -> Result<Option<String>> {
+        let (session, context_id) = self.isolated_context(Some(frame_id)).await?;
+        let params = runtime::CallFunctionOnParams::new(
+            "function (t) { return __chromate.snapshot.pausedFrame(t) }",
+        )
+        .execution_context_id(runtime::ExecutionContextId(context_id))
+        .arguments(vec![runtime::CallArgument {
+            value: Some(Value::from(token)),
+            unserializable_value: None,
+            object_id: None,
+        }]);
+        let answer = self.unless_dialog(session.send(&params)).await?;
+        if let Some(details) = answer.exception_details {
+            return Err(crate::page::exception_error(&details));
+        }
+        let Some(object_id) = answer.result.object_id else {
+            return Ok(None);
+        };
+        let described = session
+            .send(&dom::DescribeNodeParams::default().object_id(object_id.clone()))
+            .await;
+        let _ = session
+            .send(&runtime::ReleaseObjectParams::new(object_id))
+            .await;
+        Ok(described?.node.frame_id.map(|id| id.0))
+    }
+}
+
+/// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued), or `None` for any
+/// other selector.
+fn scope_ref(page: &Page, text: &str) -> Result<Option<ElementRef>> {
+    if let Some((prefix, value)) = text.split_once('=') {
+        if prefix.eq_ignore_ascii_case("ref") {
+            return ElementRef::parse(value.trim()).map(Some).ok_or_else(|| {
+                Error::InvalidArgument {
+                    message: format!("snapshot: ref={} is not a ref like e7", value.trim()),
+                }
+            });
+        }
+        return Ok(None);
+    }
+    let looks_bare = text.len() > 1 && text.starts_with('e') && ElementRef::parse(text).is_some();
+    if looks_bare {
+        return refs::bare_ref(page, text).map(Some);
+    }
+    Ok(None)
+}
+
+/// Walks one frame's document (or the scope inside it) in its isolated world, descending into
+/// cross-origin iframes where the page walk pauses.
+fn walk_frame<'a>(
+    page: &'a Page,
+    frame_id: String,
+    scope: &'a Scope,
+    depth_offset: usize,
+    walk: &'a mut Walk,
+) -> Pin<Box<dyn Future<Output = Result<()>> + Send + 'a>> {
+    Box::pin(async move {
+        let mut args = json!({
+            "nextRef": walk.next_ref,
+            "budgets": walk.budgets,
+        });
+        let scope_text = match scope {
+            Scope::Whole => None,
+            Scope::Selector(selector) => {
+                args["scopeSelector"] = Value::from(selector.as_str());
+                Some(selector.as_str())
+            }
+            Scope::Ref(number) => {
+                args["scopeRef"] = Value::from(*number);
+                None
+            }
+        };
+        let answer = page
+            .call_isolated(Some(&frame_id), "snapshot.take", &args)
+            .await?;
+        let mut piece = decode_piece(answer, scope_text)?;
+        loop {
+            let Some(paused) = walk.absorb(piece, &frame_id, depth_offset) else {
+                return Ok(());
+            };
+            match page.paused_frame(&frame_id, paused.token).await {
+                Ok(Some(child)) => {
+                    let child_walk = walk_frame(
+                        page,
+                        child,
+                        &Scope::Whole,
+                        depth_offset + paused.depth,
+                        walk,
+                    )
+                    .await;
+                    if let Err(err) = child_walk {
+                        if is_fatal(&err) {
+                            return Err(err);
+                        }
+                    }
+                }
+                Ok(None) => {}
+                Err(err) if is_fatal(&err) => return Err(err),
+                Err(_) => {}
+            }
+            let resume = json!({
+                "token": paused.token,
+                "nextRef": walk.next_ref,
+                "budgets": walk.budgets,
+                "truncated": walk.truncated,
+            });
+            let answer = page
+                .call_isolated(Some(&frame_id), "snapshot.resume", &resume)
+                .await?;
+            piece = decode_piece(answer, scope_text)?;
+        }
+    })
+}

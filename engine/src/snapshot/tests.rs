@@ -1,0 +1,263 @@
+//! Unit tests for snapshot rendering, diffs and refs, from recorded `snapshot.take` records.
+
+use expect_test::{expect, Expect};
+use serde_json::{json, Value};
+
+use super::refs::ElementRef;
+use super::*;
+
+/// A snapshot from recorded line records (as `snapshot.take` returns them).
+fn snapshot(url: &str, document_id: &str, records: Value, truncated: bool) -> Snapshot {
+    let piece = json!({
+        "lines": records, "nextRef": 1, "budgets": {"semantic": 0, "evidence": 0, "text": 0},
+        "truncated": truncated, "title": "Sign in — Acme", "url": url, "ms": 1.5,
+    });
+    let piece = decode_piece(piece, None).expect("recorded records decode");
+    Snapshot {
+        url: piece.url,
+        title: piece.title,
+        document_id: document_id.to_string(),
+        target_id: "T".into(),
+        lines: piece.lines.into_iter().map(|r| r.into_line(0)).collect(),
+        truncated: piece.truncated,
+        page_ms: piece.ms,
+    }
+}
+
+fn check_render(records: Value, truncated: bool, expect: Expect) {
+    let snap = snapshot("http://127.0.0.1:PORT/login.html", "L1", records, truncated);
+    expect.assert_eq(&snap.render());
+}
+
+fn check_diff(before: Value, after: Value, expect: Expect) {
+    let url = "http://127.0.0.1:PORT/login.html";
+    let before = snapshot(url, "L1", before, false);
+    let after = snapshot(url, "L1", after, false);
+    expect.assert_eq(&diff(Some(&before), &after).render());
+}
+
+fn button(number: u64, name: &str) -> Value {
+    json!({"depth": 1, "ref": number, "role": "button", "kind": "semantic", "name": name})
+}
+
+#[test]
+fn renders_every_field_in_contract_order() {
+    check_render(
+        json!([
+            {"depth": 0, "ref": 1, "role": "banner", "kind": "semantic", "container": true},
+            {"depth": 1, "ref": 2, "role": "link", "kind": "semantic", "name": "Acme", "href": "/", "hint": "#home"},
+            {"depth": 1, "ref": 3, "role": "heading", "kind": "semantic", "name": "Sign \"in\"", "level": 1},
+            {"depth": 1, "ref": 4, "role": "textbox", "kind": "semantic", "name": "Email", "value": "ann@example.com", "hint": "#email"},
+            {"depth": 1, "ref": 5, "role": "checkbox", "kind": "semantic", "name": "Remember me", "checked": true},
+            {"depth": 1, "ref": 6, "role": "checkbox", "kind": "semantic", "name": "Some", "checked": "mixed", "disabled": true},
+            {"depth": 1, "ref": 7, "role": "tab", "kind": "semantic", "name": "One", "selected": true, "expanded": "false", "pressed": "mixed", "current": "page"},
+            {"depth": 1, "ref": 8, "role": "text", "kind": "text", "name": "Use your work email."},
+            {"depth": 1, "ref": 9, "role": "link", "kind": "semantic", "href": ""},
+            {"depth": 1, "ref": 10, "role": "button", "kind": "semantic", "name": "SSO", "hint": "[data-testid=\"sso\"]", "current": ""},
+        ]),
+        false,
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            e1: banner (container)
+              e2: link "Acme" href="/" #home
+              e3: heading "Sign \"in\"" [level=1]
+              e4: textbox "Email" value="ann@example.com" #email
+              e5: checkbox "Remember me" (checked)
+              e6: checkbox "Some" (disabled) (checked=mixed)
+              e7: tab "One" (selected) (expanded=false) (pressed=mixed) (current=page)
+              e8: text "Use your work email."
+              e9: link href=""
+              e10: button "SSO" [data-testid="sso"]"#]],
+    );
+}
+
+#[test]
+fn renders_shadow_markers_and_iframe_lines() {
+    check_render(
+        json!([
+            {"depth": 0, "ref": 1, "role": "x-card", "kind": "semantic", "name": "Card", "hint": "#card"},
+            {"depth": 1, "role": "#shadow-root (open)", "kind": "shadow"},
+            {"depth": 2, "ref": 2, "role": "button", "kind": "semantic", "name": "Save card"},
+            {"depth": 0, "ref": 3, "role": "iframe", "kind": "iframe", "name": "Cross-origin frame", "hint": "#xo", "frame": {"index": 2}},
+        ]),
+        true,
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            e1: x-card "Card" #card
+              #shadow-root (open)
+                e2: button "Save card"
+            e3: iframe "Cross-origin frame" #xo
+            … (more elements not shown: snapshot limits reached)"#]],
+    );
+}
+
+#[test]
+fn empty_snapshot_says_so_and_header_has_placeholders() {
+    let mut snap = snapshot("", "L1", json!([]), false);
+    snap.title = String::new();
+    expect![[r#"
+        page: (untitled) — (no url)
+        (no interactive elements detected)"#]]
+    .assert_eq(&snap.render());
+}
+
+#[test]
+fn header_cuts_title_at_80_and_url_at_200_characters() {
+    let mut snap = snapshot("", "L1", json!([]), false);
+    snap.title = "é".repeat(81);
+    snap.url = format!("http://x/{}", "a".repeat(300));
+    let header = snap.header();
+    let (title, url) = header
+        .strip_prefix("page: ")
+        .and_then(|h| h.split_once(" — "))
+        .expect("header shape");
+    assert_eq!(title.chars().count(), 80);
+    assert!(title.ends_with("é…"));
+    assert_eq!(url.chars().count(), 200);
+    assert!(url.ends_with("a…"));
+}
+
+#[test]
+fn diff_lists_removed_then_added_lines_in_document_order() {
+    check_diff(
+        json!([button(1, "Save"), button(2, "Cancel"), button(3, "Help")]),
+        json!([
+            button(1, "Save"),
+            button(4, "Saved!"),
+            button(3, "Help"),
+            button(5, "Undo")
+        ]),
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            -   e2: button "Cancel"
+            +   e4: button "Saved!"
+            +   e5: button "Undo""#]],
+    );
+}
+
+#[test]
+fn diff_counts_duplicate_lines_as_a_multiset() {
+    // Removing one of three identical buttons shows; the one that went keeps its ref.
+    check_diff(
+        json!([
+            button(1, "Delete"),
+            button(2, "Delete"),
+            button(3, "Delete")
+        ]),
+        json!([button(1, "Delete"), button(3, "Delete")]),
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            -   e2: button "Delete""#]],
+    );
+    // A re-rendered duplicate (new ref, same text) is not a change.
+    check_diff(
+        json!([button(1, "Delete"), button(2, "Delete")]),
+        json!([
+            button(1, "Delete"),
+            button(7, "Delete"),
+            button(8, "Delete")
+        ]),
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            +   e8: button "Delete""#]],
+    );
+}
+
+#[test]
+fn diff_keeps_indentation_in_the_comparison() {
+    let deeper = json!({"depth": 2, "ref": 1, "role": "button", "kind": "semantic", "name": "Go"});
+    check_diff(
+        json!([button(1, "Go")]),
+        json!([deeper]),
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            -   e1: button "Go"
+            +     e1: button "Go""#]],
+    );
+}
+
+#[test]
+fn diff_without_changes_says_so() {
+    check_diff(
+        json!([button(1, "Go")]),
+        json!([button(1, "Go")]),
+        expect![[r#"
+            page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+            (no a11y changes)"#]],
+    );
+}
+
+#[test]
+fn diff_renders_in_full_without_baseline_or_after_navigation() {
+    let url = "http://127.0.0.1:PORT/login.html";
+    let before = snapshot(url, "L1", json!([button(1, "Go")]), false);
+    let reloaded = snapshot(url, "L2", json!([button(2, "Go")]), false);
+    let moved = snapshot(&format!("{url}#faq"), "L1", json!([button(1, "Go")]), false);
+    let full = expect![[r#"
+        page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+          e2: button "Go""#]];
+    full.assert_eq(&diff(Some(&before), &reloaded).render());
+    full.assert_eq(&diff(None, &reloaded).render());
+    assert!(matches!(diff(Some(&before), &moved), Diff::Full(_)));
+    assert!(diff(Some(&before), &before).is_unchanged());
+}
+
+#[test]
+fn element_refs_parse_and_print() {
+    assert_eq!(ElementRef::parse("e12").map(|r| r.number()), Some(12));
+    assert_eq!(
+        ElementRef::parse("E7").map(|r| r.to_string()),
+        Some("e7".into())
+    );
+    for bad in [
+        "e0",
+        "e012",
+        "e",
+        "12",
+        "e1x",
+        " e1",
+        "e-1",
+        "e99999999999999999999999",
+    ] {
+        assert_eq!(ElementRef::parse(bad), None, "{bad}");
+    }
+    assert_eq!(ElementRef::new(0), None);
+}
+
+#[test]
+fn ref_table_never_moves_back_and_keeps_the_first_record() {
+    let table = refs::RefTable::default();
+    assert_eq!(table.next(), 1);
+    table.advance_to(5);
+    table.advance_to(3);
+    assert_eq!(table.next(), 5);
+    let issued = |frame: &str| refs::Issued {
+        target_id: "T".into(),
+        frame_id: frame.into(),
+        loader_id: Some("L".into()),
+    };
+    table.record(4, issued("F1"));
+    table.record(4, issued("F2"));
+    assert_eq!(table.issued(4).map(|i| i.frame_id), Some("F1".into()));
+    assert!(table.has_issued(4));
+    assert!(!table.has_issued(3));
+}
+
+#[test]
+fn page_errors_become_engine_errors() {
+    let no_match = decode_piece(
+        json!({"ok": false, "error": "no-match", "canonical": "css=#nope"}),
+        None,
+    );
+    assert!(
+        matches!(no_match, Err(crate::Error::NoMatch { ref selector, .. }) if selector == "css=#nope")
+    );
+    let invalid = decode_piece(
+        json!({"ok": false, "error": "invalid selector"}),
+        Some("css=["),
+    );
+    assert_eq!(
+        invalid.map(|_| ()).map_err(|e| e.to_string()),
+        Err("snapshot: invalid selector css=[".to_string())
+    );
+}
