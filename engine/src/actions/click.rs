@@ -1,0 +1,91 @@
+//! `click`, double click, other buttons and modifiers: element action + unobscured, press and
+//! release at the action point, then the §9.5 click navigation wait.
+
+use crate::error::Result;
+use crate::input::{keys, Input, MouseButton};
+use crate::wait::{self, Deadline, NAVIGATION_TIMEOUT};
+
+use super::{states, Locator};
+
+/// How to click.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ClickOptions {
+    /// The button (left by default).
+    pub button: MouseButton,
+    /// 1 = click, 2 = double click.
+    pub count: u8,
+    /// Modifier keys held during the click, in order (`["Shift"]`, `["Control", "Alt"]`).
+    pub modifiers: Vec<String>,
+}
+
+impl Default for ClickOptions {
+    fn default() -> Self {
+        Self {
+            button: MouseButton::Left,
+            count: 1,
+            modifiers: Vec::new(),
+        }
+    }
+}
+
+impl Locator {
+    /// Clicks the element once it is visible, enabled and unobscured; awaits a navigation the
+    /// click started (§9.5).
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// page.locator("text=Sign in")?.click().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn click(&self) -> Result<()> {
+        self.click_with("click", &ClickOptions::default()).await
+    }
+
+    /// Double-clicks the element (click counts 1 and 2).
+    pub async fn dblclick(&self) -> Result<()> {
+        let options = ClickOptions {
+            count: 2,
+            ..ClickOptions::default()
+        };
+        self.click_with("dblclick", &options).await
+    }
+
+    /// Clicks with another button, count or held modifiers. `verb` names the action in errors.
+    pub async fn click_with(&self, verb: &str, options: &ClickOptions) -> Result<()> {
+        let mut modifiers = Vec::with_capacity(options.modifiers.len());
+        for name in &options.modifiers {
+            let key = keys::parse_key(verb, name)?;
+            if key.modifier_bit() == 0 {
+                return Err(crate::Error::InvalidArgument {
+                    message: format!(
+                        "{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"
+                    ),
+                });
+            }
+            modifiers.push(key);
+        }
+        let deadline = Deadline::new(self.timeout);
+        let target = self
+            .wait_actionable(verb, states::CLICK, true, deadline)
+            .await?;
+        let input = Input::new(&self.page);
+        let before = self.page.nav_mark();
+        for key in &modifiers {
+            input.key_down(key).await?;
+        }
+        let clicked = input
+            .click_at(
+                target.point.x,
+                target.point.y,
+                options.button,
+                i64::from(options.count.max(1)),
+            )
+            .await;
+        for key in modifiers.iter().rev() {
+            input.key_up(key).await?;
+        }
+        clicked?;
+        wait::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
+        Ok(())
+    }
+}

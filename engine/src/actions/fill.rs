@@ -1,0 +1,97 @@
+//! `fill`, `fill_and_submit` and `clear` (§4.3 browser_fill, browser_element clear): element
+//! action + editable; focus, select all, delete, then type per character. Date, time, colour
+//! and range inputs are set through the JS helper instead.
+
+use serde_json::{json, Value};
+use tokio::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::input::{keys, Input};
+use crate::wait::{self, Deadline};
+
+use super::{states, status, Locator};
+
+impl Locator {
+    /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill).
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// page.locator("label=Email")?.fill("ann@example.com").await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn fill(&self, value: &str) -> Result<()> {
+        self.fill_inner("fill", value).await
+    }
+
+    /// Fills, then presses Enter on the same element under the Enter fence (§9.4). Returns
+    /// whether a navigation was seen.
+    pub async fn fill_and_submit(&self, value: &str) -> Result<bool> {
+        self.fill_inner("fill", value).await?;
+        let enter = keys::parse_chord("fill", "Enter")?;
+        let before = self.page.nav_mark();
+        let pressed_at = Instant::now();
+        Input::new(&self.page).press_chord(&enter).await?;
+        wait::enter_fence(&self.page, &before, pressed_at).await
+    }
+
+    async fn fill_inner(&self, verb: &str, value: &str) -> Result<()> {
+        let deadline = Deadline::new(self.timeout);
+        self.wait_actionable(verb, states::FILL, false, deadline)
+            .await?;
+        let prepared = self.call("actionability.prepareFill", json!({})).await?;
+        match status(&prepared) {
+            "ok" => {}
+            "not-editable" => return Err(self.not_editable(verb).await),
+            _ => {
+                self.target_status(verb, &prepared)?;
+                return Err(Error::StateInvalid {
+                    message: format!(
+                        "{verb}: {} changed before it could be filled",
+                        self.selector.canonical()
+                    ),
+                });
+            }
+        }
+        if prepared.get("mode").and_then(Value::as_str) == Some("set") {
+            let answer = self
+                .call_with_value("actionability.setValue", json!(value))
+                .await?;
+            return match status(&answer) {
+                "ok" => Ok(()),
+                "rejected" => Err(Error::InvalidArgument {
+                    message: format!(
+                        "{verb}: {} rejected the value {value:?}",
+                        self.selector.canonical()
+                    ),
+                }),
+                _ => self
+                    .target_status(verb, &answer)
+                    .and(Err(Error::StateInvalid {
+                        message: format!(
+                            "{verb}: {} cannot take a value",
+                            self.selector.canonical()
+                        ),
+                    })),
+            };
+        }
+        let input = Input::new(&self.page);
+        if prepared.get("empty").and_then(Value::as_bool) != Some(true) {
+            let delete = keys::parse_chord(verb, "Delete")?;
+            input.press_chord(&delete).await?;
+        }
+        input.type_text(value, false).await
+    }
+
+    /// Empties an editable field, firing `input` and `change` (browser_element clear).
+    pub async fn clear(&self) -> Result<()> {
+        let deadline = Deadline::new(self.timeout);
+        self.wait_actionable("clear", states::FILL, false, deadline)
+            .await?;
+        let answer = self.call("actionability.clear", json!({})).await?;
+        match status(&answer) {
+            "ok" => Ok(()),
+            "not-editable" => Err(self.not_editable("clear").await),
+            _ => self.target_status("clear", &answer),
+        }
+    }
+}

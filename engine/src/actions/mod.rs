@@ -1,0 +1,279 @@
+//! Element actions (§9.2): a [`Locator`] names an element by selector, and every verb is
+//! resolve → actionability → act under one deadline. One verb per file; this file holds the
+//! shared loop ([`Locator::wait_actionable`]) that polls the one-round-trip JS
+//! `actionability.check` on the §9.2 schedule and turns its last failure into the timeout's
+//! reason.
+//!
+//! Actions do not render results for MCP, take snapshots or observe the page afterwards: the
+//! MCP layer does that with what these functions return.
+
+mod check;
+mod click;
+mod fill;
+mod hover;
+mod mouse;
+mod press;
+mod read;
+mod scroll;
+mod select;
+mod upload;
+mod wait_for;
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result, StaleReason};
+use crate::page::Page;
+use crate::selector::{self, Selector};
+use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
+
+pub use click::ClickOptions;
+pub use read::{FindOptions, FindResult, FoundElement, ReadText};
+pub use select::SelectedOption;
+pub use wait_for::{ElementState, TextMatch};
+
+/// An element named by a selector on a page, with the timeout its actions use.
+///
+/// ```no_run
+/// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+/// use std::time::Duration;
+/// page.locator("role=button[name=\"Save\"]")?.click().await?;
+/// page.locator("#email")?.timeout(Duration::from_secs(2)).fill("ann@example.com").await?;
+/// # Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct Locator {
+    page: Page,
+    selector: Selector,
+    timeout: Duration,
+}
+
+impl Page {
+    /// A locator for `selector` (§5), parsed and validated once; a malformed selector is
+    /// [`Error::InvalidArgument`] naming it. Actions wait up to 5 s unless
+    /// [`Locator::timeout`] says otherwise.
+    pub fn locator(&self, selector: &str) -> Result<Locator> {
+        Ok(Locator {
+            page: self.clone(),
+            selector: Selector::parse(selector)?,
+            timeout: DEFAULT_TIMEOUT,
+        })
+    }
+}
+
+/// The `actionability.check` answer once the element is actionable.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Actionable {
+    /// The action point in top-viewport CSS px.
+    pub(crate) point: Point,
+}
+
+#[derive(Debug, Clone, Copy, Deserialize)]
+pub(crate) struct Point {
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+}
+
+/// What the last check said, for the timeout message.
+#[derive(Debug, Clone)]
+enum LastReason {
+    NotVisible(usize),
+    State(&'static str, Option<String>),
+}
+
+/// The states a verb waits for, in the order they are checked.
+pub(crate) mod states {
+    pub(crate) const CLICK: &[&str] = &["visible", "enabled", "unobscured"];
+    pub(crate) const HOVER: &[&str] = &["visible", "unobscured"];
+    pub(crate) const FILL: &[&str] = &["visible", "enabled", "editable"];
+    pub(crate) const ENABLED: &[&str] = &["visible", "enabled"];
+    pub(crate) const VISIBLE: &[&str] = &["visible"];
+}
+
+impl Locator {
+    /// The same locator with another timeout for its actions (`Duration::ZERO` = one check).
+    pub fn timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    /// The parsed selector.
+    pub fn selector(&self) -> &Selector {
+        &self.selector
+    }
+
+    /// The page this locator acts on.
+    pub fn page(&self) -> &Page {
+        &self.page
+    }
+
+    /// Calls a JS `actionability` function with the target merged into `extra`.
+    pub(crate) async fn call(&self, function: &str, extra: Value) -> Result<Value> {
+        let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
+        if let (Some(arg), Value::Object(extra)) = (arg.as_object_mut(), extra) {
+            arg.extend(extra);
+        }
+        self.page
+            .call_isolated(frame_id.as_deref(), function, &arg)
+            .await
+    }
+
+    /// Calls a JS `actionability` function as `function(target, value)`.
+    pub(crate) async fn call_with_value(&self, function: &str, value: Value) -> Result<Value> {
+        let (frame_id, arg) = selector::js_target(&self.page, &self.selector)?;
+        self.page
+            .call_isolated_with(frame_id.as_deref(), function, &[arg, value])
+            .await
+    }
+
+    /// Turns the target failures every JS helper shares (stale ref, invalid selector, no match)
+    /// into errors; other statuses pass.
+    pub(crate) fn target_status(&self, verb: &str, answer: &Value) -> Result<()> {
+        match status(answer) {
+            "stale-ref" => Err(stale(answer)),
+            "invalid-selector" => Err(self.invalid(verb, answer)),
+            "no-match" => Err(self.no_match(verb)),
+            _ => Ok(()),
+        }
+    }
+
+    pub(crate) fn no_match(&self, verb: &str) -> Error {
+        Error::NoMatch {
+            verb: verb.into(),
+            selector: self.selector.canonical().into(),
+        }
+    }
+
+    fn invalid(&self, verb: &str, answer: &Value) -> Error {
+        let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
+        Error::InvalidArgument {
+            message: format!(
+                "{verb}: invalid selector {}: {reason}",
+                self.selector.canonical()
+            ),
+        }
+    }
+
+    /// Polls `actionability.check` until the element is in every state of `states` (§9.2), or
+    /// fails: NO_MATCH at the first check, NOT_EDITABLE at once for a non-fillable target,
+    /// else the timeout naming what it waited for and the last reason.
+    pub(crate) async fn wait_actionable(
+        &self,
+        verb: &str,
+        states: &[&str],
+        scroll: bool,
+        deadline: Deadline,
+    ) -> Result<Actionable> {
+        let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
+        if let Some(arg) = arg.as_object_mut() {
+            arg.insert("states".into(), json!(states));
+            arg.insert("scroll".into(), json!(scroll));
+            arg.insert("stable".into(), json!(scroll));
+        }
+        let mut poller = Poller::new(deadline, POLL_EVERY);
+        let mut last = LastReason::NotVisible(0);
+        while poller.next().await {
+            let first = poller.is_first();
+            let call = self
+                .page
+                .call_isolated(frame_id.as_deref(), "actionability.check", &arg);
+            let answer = match tokio::time::timeout_at(deadline.at().into(), call).await {
+                Ok(answer) => answer?,
+                Err(_) => break,
+            };
+            match status(&answer) {
+                "ok" => {
+                    return serde_json::from_value(answer).map_err(|source| Error::Decode {
+                        method: "actionability.check".into(),
+                        source,
+                    })
+                }
+                "no-match" if first => return Err(self.no_match(verb)),
+                "no-match" => last = LastReason::NotVisible(0),
+                "not-visible" => last = LastReason::NotVisible(matched(&answer)),
+                "not-enabled" => last = LastReason::State("enabled", None),
+                "not-editable" => {
+                    if answer.get("fillable").and_then(Value::as_bool) == Some(false) {
+                        return Err(self.not_editable(verb).await);
+                    }
+                    last = LastReason::State("editable", None);
+                }
+                "obscured" => {
+                    let by = answer.get("obscuredBy").and_then(Value::as_str);
+                    last = LastReason::State("unobscured", by.map(String::from));
+                }
+                "unstable" => last = LastReason::State("stable", None),
+                "outside-viewport" => last = LastReason::State("in the viewport", None),
+                _ => self.target_status(verb, &answer)?,
+            }
+        }
+        Err(self.timed_out(verb, deadline.timeout(), last))
+    }
+
+    fn timed_out(&self, verb: &str, timeout: Duration, last: LastReason) -> Error {
+        let selector = self.selector.canonical().to_string();
+        match last {
+            LastReason::NotVisible(matched) => Error::TimeoutWaitingVisible {
+                verb: verb.into(),
+                selector,
+                timeout,
+                matched,
+            },
+            LastReason::State(state, obscured_by) => Error::TimeoutWaitingState {
+                verb: verb.into(),
+                selector,
+                timeout,
+                state: state.into(),
+                obscured_by,
+            },
+        }
+    }
+
+    /// NOT_EDITABLE for this target, naming its tag when it can be read.
+    pub(crate) async fn not_editable(&self, verb: &str) -> Error {
+        let role = self
+            .call("actionability.find", json!({}))
+            .await
+            .ok()
+            .and_then(|v| {
+                v.pointer("/matches/0/tag")
+                    .and_then(Value::as_str)
+                    .map(String::from)
+            })
+            .unwrap_or_else(|| "element".into());
+        Error::NotEditable {
+            verb: verb.into(),
+            target: self.selector.canonical().into(),
+            role,
+        }
+    }
+}
+
+/// The `status` of a JS answer.
+pub(crate) fn status(answer: &Value) -> &str {
+    answer.get("status").and_then(Value::as_str).unwrap_or("")
+}
+
+fn matched(answer: &Value) -> usize {
+    answer
+        .get("matched")
+        .and_then(Value::as_u64)
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0)
+}
+
+/// STALE_REF from a JS `stale-ref` answer.
+pub(crate) fn stale(answer: &Value) -> Error {
+    let reason = match answer.get("reason").and_then(Value::as_str) {
+        Some("detached") => StaleReason::Detached,
+        Some("ambiguous") => StaleReason::Ambiguous,
+        _ => StaleReason::UnknownRef,
+    };
+    let n = answer.get("ref").and_then(Value::as_u64).unwrap_or(0);
+    Error::StaleRef {
+        element_ref: format!("e{n}"),
+        reason,
+    }
+}

@@ -1,0 +1,174 @@
+//! Reads that never wait (browser_find, browser_exists, browser_read): one check of the
+//! current page; zero matches is NO_MATCH except where the contract says otherwise.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+
+use super::{status, Locator};
+
+/// Paging for [`Locator::find`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct FindOptions {
+    /// All matches (paged) rather than the first.
+    pub all: bool,
+    /// Page size, 1..=500.
+    pub limit: usize,
+    /// Index of the first match returned.
+    pub offset: usize,
+}
+
+impl Default for FindOptions {
+    fn default() -> Self {
+        Self {
+            all: false,
+            limit: 20,
+            offset: 0,
+        }
+    }
+}
+
+/// One match of [`Locator::find`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub struct FoundElement {
+    /// Its index among all matches.
+    pub index: usize,
+    /// Lower-case tag.
+    pub tag: String,
+    /// Collapsed rendered text, at most 60 characters.
+    pub text: String,
+    /// §9.1 visibility.
+    pub visible: bool,
+}
+
+/// The answer of [`Locator::find`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FindResult {
+    /// Total matches.
+    pub count: usize,
+    /// Offset of `matches[0]`.
+    pub offset: usize,
+    /// The page size used.
+    pub limit: usize,
+    /// The matches of this page.
+    pub matches: Vec<FoundElement>,
+    /// More matches than returned.
+    pub truncated: bool,
+    /// The offset of the next page, if any.
+    pub next_offset: Option<usize>,
+}
+
+/// Text read from the page, capped at 32 KiB.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ReadText {
+    /// The text (or `None` for an absent attribute).
+    pub text: Option<String>,
+    /// Whether it was cut.
+    pub truncated: bool,
+    /// Its full size in bytes.
+    pub total_bytes: usize,
+}
+
+impl Locator {
+    /// Lists matches without waiting; `all: false` and zero matches is NO_MATCH.
+    pub async fn find(&self, options: FindOptions) -> Result<FindResult> {
+        let answer = self
+            .call(
+                "actionability.find",
+                json!({"all": options.all, "limit": options.limit, "offset": options.offset}),
+            )
+            .await?;
+        self.target_status("find", &answer)?;
+        let res: FindResult = decode("actionability.find", answer)?;
+        if !options.all && res.count == 0 {
+            return Err(self.no_match("find"));
+        }
+        Ok(res)
+    }
+
+    /// One check: whether anything matches, and how many.
+    pub async fn exists(&self) -> Result<(bool, usize)> {
+        let answer = self.call("actionability.exists", json!({})).await?;
+        self.target_status("exists", &answer)?;
+        let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0);
+        Ok((count > 0, usize::try_from(count).unwrap_or(usize::MAX)))
+    }
+
+    async fn read(&self, fields: Value) -> Result<Value> {
+        let answer = self.call("actionability.read", fields).await?;
+        match status(&answer) {
+            "no-value" => {
+                Err(Error::InvalidArgument {
+                    message: format!(
+                    "read: {} is a <{}>, which has no value (only input, textarea and select do)",
+                    self.selector.canonical(),
+                    answer.get("tag").and_then(Value::as_str).unwrap_or("element")
+                ),
+                })
+            }
+            _ => {
+                self.target_status("read", &answer)?;
+                Ok(answer)
+            }
+        }
+    }
+
+    /// The rendered text (`innerText`, trimmed) of the first match.
+    pub async fn text(&self) -> Result<ReadText> {
+        let answer = self.read(json!({"field": "text"})).await?;
+        Ok(read_text(&answer, "text"))
+    }
+
+    /// The full value of attribute `name` of the first match (`text: None` if absent).
+    pub async fn attribute(&self, name: &str) -> Result<ReadText> {
+        let answer = self.read(json!({"field": "attr", "name": name})).await?;
+        Ok(read_text(&answer, "value"))
+    }
+
+    /// The `value` property of the first match (input, textarea or select).
+    pub async fn value(&self) -> Result<ReadText> {
+        let answer = self.read(json!({"field": "value"})).await?;
+        Ok(read_text(&answer, "value"))
+    }
+
+    async fn is(&self, what: &str) -> Result<bool> {
+        let answer = self.read(json!({"field": "is", "what": what})).await?;
+        Ok(answer.get("result").and_then(Value::as_bool) == Some(true))
+    }
+
+    /// Whether the first match is visible (§9.1); no match is `false`.
+    pub async fn is_visible(&self) -> Result<bool> {
+        self.is("visible").await
+    }
+
+    /// Whether the first match is enabled (§9.1).
+    pub async fn is_enabled(&self) -> Result<bool> {
+        self.is("enabled").await
+    }
+
+    /// Whether the first match is checked (`checked` or `aria-checked="true"`).
+    pub async fn is_checked(&self) -> Result<bool> {
+        self.is("checked").await
+    }
+}
+
+fn read_text(answer: &Value, key: &str) -> ReadText {
+    ReadText {
+        text: answer.get(key).and_then(Value::as_str).map(String::from),
+        truncated: answer.get("truncated").and_then(Value::as_bool) == Some(true),
+        total_bytes: answer
+            .get("totalBytes")
+            .and_then(Value::as_u64)
+            .and_then(|n| usize::try_from(n).ok())
+            .unwrap_or(0),
+    }
+}
+
+pub(crate) fn decode<T: serde::de::DeserializeOwned>(method: &str, value: Value) -> Result<T> {
+    serde_json::from_value(value).map_err(|source| Error::Decode {
+        method: method.into(),
+        source,
+    })
+}

@@ -1,0 +1,61 @@
+//! `select_option` (browser_element select): the first option whose `value` attribute equals
+//! the text, else whose trimmed label does; fires `input` and `change`.
+
+use serde_json::{json, Value};
+
+use crate::error::{Error, Result};
+use crate::wait::Deadline;
+
+use super::{states, status, Locator};
+
+/// The option that was selected.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SelectedOption {
+    /// Its `value`.
+    pub value: String,
+    /// Its trimmed label.
+    pub label: String,
+}
+
+impl Locator {
+    /// Selects the option of a `<select>` whose value, else label, equals `value_or_label`.
+    pub async fn select_option(&self, value_or_label: &str) -> Result<SelectedOption> {
+        let verb = "select";
+        let deadline = Deadline::new(self.timeout);
+        self.wait_actionable(verb, states::ENABLED, false, deadline)
+            .await?;
+        let answer = self
+            .call_with_value("actionability.selectOption", json!(value_or_label))
+            .await?;
+        let text = |key: &str| {
+            answer
+                .get(key)
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_string()
+        };
+        match status(&answer) {
+            "ok" => Ok(SelectedOption {
+                value: text("value"),
+                label: text("label"),
+            }),
+            "not-select" => Err(Error::InvalidArgument {
+                message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
+            }),
+            "no-option" => Err(Error::NoMatch {
+                verb: verb.into(),
+                selector: format!("option {value_or_label:?} in {}", self.selector.canonical()),
+            }),
+            "disabled-option" => Err(Error::InvalidArgument {
+                message: format!(
+                    "{verb}: option {value_or_label:?} of {} is disabled",
+                    self.selector.canonical()
+                ),
+            }),
+            _ => {
+                self.target_status(verb, &answer)?;
+                Err(self.no_match(verb))
+            }
+        }
+    }
+}

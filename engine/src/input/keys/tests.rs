@@ -1,0 +1,87 @@
+//! The key table and chord grammar of §9.6.
+
+use super::*;
+
+fn chord(text: &str) -> String {
+    match parse_chord("press", text) {
+        Ok(c) => {
+            let mut parts: Vec<String> = c.modifiers.iter().map(|k| k.key.clone()).collect();
+            parts.push(format!("{}/{}/{}", c.key.key, c.key.code, c.key.key_code));
+            parts.join(" ")
+        }
+        Err(e) => format!("error: {e}"),
+    }
+}
+
+#[test]
+fn chords_parse_as_the_table_says() {
+    let cases = [
+        ("a", "a/KeyA/65"),
+        ("A", "a/KeyA/65"),
+        ("+", "=/Equal/187"),
+        (" ", " /Space/32"),
+        ("Enter", "Enter/Enter/13"),
+        ("return", "Enter/Enter/13"),
+        ("page_down", "PageDown/PageDown/34"),
+        ("Page-Up", "PageUp/PageUp/33"),
+        ("arrow left", "ArrowLeft/ArrowLeft/37"),
+        ("up", "ArrowUp/ArrowUp/38"),
+        ("esc", "Escape/Escape/27"),
+        ("F12", "F12/F12/123"),
+        ("numpad7", "7/Numpad7/103"),
+        ("Control+A", "Control a/KeyA/65"),
+        ("ctrl+shift+k", "Control Shift k/KeyK/75"),
+        ("Meta+Shift+K", "Meta Shift k/KeyK/75"),
+        ("Shift+Tab", "Shift Tab/Tab/9"),
+        ("Control++", "Control =/Equal/187"),
+        ("Option+Cmd+x", "Alt Meta x/KeyX/88"),
+    ];
+    for (input, want) in cases {
+        assert_eq!(chord(input), want, "{input}");
+    }
+}
+
+#[test]
+fn malformed_chords_are_invalid_arguments() {
+    for input in [
+        "",
+        "a+",
+        "+a",
+        "Control++a",
+        "++",
+        "a+b",
+        "Foo",
+        "Enter+a",
+        "F13",
+        "F0",
+        "numpad10",
+    ] {
+        let err = parse_chord("press", input).expect_err(input);
+        assert_eq!(err.code(), crate::ErrorCode::InvalidArgument, "{input}");
+        assert!(err.to_string().starts_with("press: "), "{err}");
+    }
+    let err = parse_chord("press", "Foo").expect_err("unknown");
+    assert!(err.to_string().contains("ArrowUp"), "lists names: {err}");
+}
+
+#[test]
+fn shift_upper_cases_letters_and_control_types_nothing() {
+    let a = Key::for_char('a').expect("a");
+    assert_eq!(a.text_with(0).as_deref(), Some("a"));
+    assert_eq!(a.text_with(SHIFT).as_deref(), Some("A"));
+    assert_eq!(a.key_with(SHIFT), "A");
+    assert_eq!(a.text_with(CONTROL), None);
+    let bang = Key::for_char('!').expect("!");
+    assert!(bang.needs_shift);
+    assert_eq!(bang.code, "Digit1");
+    assert_eq!(bang.text_with(SHIFT).as_deref(), Some("!"));
+    assert_eq!(Key::for_char('é'), None);
+    assert_eq!(named("Enter").and_then(|k| k.text), Some("\r".into()));
+}
+
+#[test]
+fn names_ignore_case_underscores_dashes_and_spaces() {
+    assert_eq!(normalize_name("Page_Down"), "pagedown");
+    assert_eq!(normalize_name("control - or meta"), "controlormeta");
+    assert!(named("CONTROL_OR_META").is_some());
+}

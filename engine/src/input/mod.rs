@@ -1,0 +1,291 @@
+//! Trusted input through the CDP `Input` domain: the §9.6 key table and chord parser
+//! ([`keys`]), the keyboard (modifiers held across calls, per-character typing) and the mouse
+//! (pointer position, buttons).
+//!
+//! This module sends events only. It does not find elements or wait for them (`actions/`), nor
+//! decide where to click (`actionability.check` gives the action point).
+
+pub(crate) mod keys;
+
+use crate::cdp::input::{
+    DispatchKeyEventParams, DispatchKeyEventParamsType as KeyType, DispatchMouseEventParams,
+    DispatchMouseEventParamsType as MouseType, InsertTextParams, MouseButton as CdpButton,
+};
+use crate::error::Result;
+use crate::page::Page;
+use crate::transport::lock;
+
+pub use keys::{Key, KeyChord};
+
+/// A mouse button.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MouseButton {
+    /// The primary button.
+    #[default]
+    Left,
+    /// The wheel button.
+    Middle,
+    /// The context-menu button.
+    Right,
+}
+
+impl MouseButton {
+    fn cdp(self) -> CdpButton {
+        match self {
+            MouseButton::Left => CdpButton::Left,
+            MouseButton::Middle => CdpButton::Middle,
+            MouseButton::Right => CdpButton::Right,
+        }
+    }
+
+    /// The `buttons` bit of this button (Left=1, Right=2, Middle=4).
+    fn bit(self) -> i64 {
+        match self {
+            MouseButton::Left => 1,
+            MouseButton::Right => 2,
+            MouseButton::Middle => 4,
+        }
+    }
+
+    /// The contract's name (`left`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            MouseButton::Left => "left",
+            MouseButton::Middle => "middle",
+            MouseButton::Right => "right",
+        }
+    }
+}
+
+/// Keyboard modifiers held by `key_down` and the pointer, per page.
+#[derive(Debug, Default)]
+pub(crate) struct InputState {
+    /// CDP modifier bits held down (Alt=1, Ctrl=2, Meta=4, Shift=8).
+    modifiers: i64,
+    /// The pointer position in viewport CSS px.
+    x: f64,
+    y: f64,
+    /// Mouse buttons held (`buttons` bits).
+    buttons: i64,
+}
+
+/// Sends keyboard and mouse events to a page.
+pub(crate) struct Input<'a> {
+    page: &'a Page,
+}
+
+impl<'a> Input<'a> {
+    pub(crate) fn new(page: &'a Page) -> Self {
+        Self { page }
+    }
+
+    fn held(&self) -> i64 {
+        lock(&self.page.shared.input).modifiers
+    }
+
+    /// The pointer position.
+    pub(crate) fn pointer(&self) -> (f64, f64) {
+        let state = lock(&self.page.shared.input);
+        (state.x, state.y)
+    }
+
+    /// Sends the key-down of `key` with `modifiers` (plus those held); a key with text types it
+    /// unless Control, Alt or Meta is down.
+    async fn send_down(&self, key: &Key, modifiers: i64) -> Result<()> {
+        let modifiers = modifiers | self.held();
+        let text = key.text_with(modifiers);
+        let kind = if text.is_some() {
+            KeyType::KeyDown
+        } else {
+            KeyType::RawKeyDown
+        };
+        let mut params = DispatchKeyEventParams::new(kind)
+            .key(key.key_with(modifiers))
+            .code(key.code.clone())
+            .windows_virtual_key_code(key.key_code)
+            .native_virtual_key_code(key.key_code)
+            .modifiers(modifiers)
+            .location(key.location);
+        if let Some(text) = text {
+            params = params.text(text.clone()).unmodified_text(text);
+        }
+        if key.is_keypad() {
+            params = params.is_keypad(true);
+        }
+        // Control+A / Meta+A select all on every platform (§9.6): ask the editor directly.
+        if key.code == "KeyA" && modifiers & (keys::CONTROL | keys::META) != 0 {
+            params = params.commands(vec!["selectAll".into()]);
+        }
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+
+    async fn send_up(&self, key: &Key, modifiers: i64) -> Result<()> {
+        let modifiers = modifiers | self.held();
+        let params = DispatchKeyEventParams::new(KeyType::KeyUp)
+            .key(key.key_with(modifiers))
+            .code(key.code.clone())
+            .windows_virtual_key_code(key.key_code)
+            .native_virtual_key_code(key.key_code)
+            .modifiers(modifiers)
+            .location(key.location);
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+
+    /// Presses a chord: modifiers down in order, the key pressed with them held, modifiers up
+    /// in reverse.
+    pub(crate) async fn press_chord(&self, chord: &KeyChord) -> Result<()> {
+        let mut modifiers = 0;
+        for modifier in &chord.modifiers {
+            self.send_down(modifier, modifiers).await?;
+            modifiers |= modifier.modifier_bit();
+        }
+        self.send_down(&chord.key, modifiers).await?;
+        self.send_up(&chord.key, modifiers).await?;
+        for modifier in chord.modifiers.iter().rev() {
+            modifiers &= !modifier.modifier_bit();
+            self.send_up(modifier, modifiers).await?;
+        }
+        Ok(())
+    }
+
+    /// Holds `key` down; a modifier then applies to all later input until [`Input::key_up`].
+    pub(crate) async fn key_down(&self, key: &Key) -> Result<()> {
+        self.send_down(key, 0).await?;
+        lock(&self.page.shared.input).modifiers |= key.modifier_bit();
+        Ok(())
+    }
+
+    /// Releases `key`.
+    pub(crate) async fn key_up(&self, key: &Key) -> Result<()> {
+        lock(&self.page.shared.input).modifiers &= !key.modifier_bit();
+        self.send_up(key, 0).await
+    }
+
+    /// Types `text` character by character: characters with a key go in as keydown,
+    /// keypress/input, keyup; the others as text input. With `newline_is_enter`, `\n` presses
+    /// Enter; otherwise it is inserted as text (fill never submits).
+    pub(crate) async fn type_text(&self, text: &str, newline_is_enter: bool) -> Result<()> {
+        for ch in text.chars() {
+            let key = match ch {
+                '\n' if newline_is_enter => keys::named("Enter"),
+                '\n' | '\r' => None,
+                _ => Key::for_char(ch),
+            };
+            match key {
+                Some(key) => {
+                    let shift = if key.needs_shift { keys::SHIFT } else { 0 };
+                    self.send_down(&key, shift).await?;
+                    self.send_up(&key, shift).await?;
+                }
+                None => {
+                    let mut buf = [0u8; 4];
+                    let params = InsertTextParams::new(ch.encode_utf8(&mut buf).to_string());
+                    self.page
+                        .unless_dialog(self.page.session.send(&params))
+                        .await?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    async fn mouse(
+        &self,
+        kind: MouseType,
+        x: f64,
+        y: f64,
+        button: Option<MouseButton>,
+        clicks: i64,
+    ) -> Result<()> {
+        let (modifiers, buttons) = {
+            let mut state = lock(&self.page.shared.input);
+            state.x = x;
+            state.y = y;
+            match (&kind, button) {
+                (MouseType::MousePressed, Some(b)) => state.buttons |= b.bit(),
+                (MouseType::MouseReleased, Some(b)) => state.buttons &= !b.bit(),
+                _ => {}
+            }
+            (state.modifiers, state.buttons)
+        };
+        let mut params = DispatchMouseEventParams::new(kind, x, y)
+            .modifiers(modifiers)
+            .buttons(buttons);
+        if let Some(button) = button {
+            params = params.button(button.cdp()).click_count(clicks);
+        }
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+
+    /// Moves the pointer to `(x, y)`.
+    pub(crate) async fn mouse_move(&self, x: f64, y: f64) -> Result<()> {
+        self.mouse(MouseType::MouseMoved, x, y, None, 0).await
+    }
+
+    /// Presses `button` at `(x, y)` as the `click_count`th click.
+    pub(crate) async fn mouse_down(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        click_count: i64,
+    ) -> Result<()> {
+        self.mouse(MouseType::MousePressed, x, y, Some(button), click_count)
+            .await
+    }
+
+    /// Releases `button` at `(x, y)`.
+    pub(crate) async fn mouse_up(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        click_count: i64,
+    ) -> Result<()> {
+        self.mouse(MouseType::MouseReleased, x, y, Some(button), click_count)
+            .await
+    }
+
+    /// Moves to `(x, y)` and clicks `count` times (1 = click, 2 = double click).
+    pub(crate) async fn click_at(
+        &self,
+        x: f64,
+        y: f64,
+        button: MouseButton,
+        count: i64,
+    ) -> Result<()> {
+        self.mouse_move(x, y).await?;
+        for n in 1..=count {
+            self.mouse_down(x, y, button, n).await?;
+            self.mouse_up(x, y, button, n).await?;
+        }
+        Ok(())
+    }
+
+    /// Scrolls the wheel by `(delta_x, delta_y)` at `(x, y)`.
+    pub(crate) async fn wheel(&self, x: f64, y: f64, delta_x: f64, delta_y: f64) -> Result<()> {
+        let modifiers = self.held();
+        {
+            let mut state = lock(&self.page.shared.input);
+            state.x = x;
+            state.y = y;
+        }
+        let params = DispatchMouseEventParams::new(MouseType::MouseWheel, x, y)
+            .modifiers(modifiers)
+            .delta_x(delta_x)
+            .delta_y(delta_y);
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,215 @@
+//! Deadlines and the retry schedule of §9.2, and the navigation waits that follow input: the
+//! click navigation wait (§9.5) and the Enter fence (§9.4).
+//!
+//! One [`Deadline`] covers a whole action; [`Poller`] yields check times on the contract's
+//! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
+//! No fixed sleeps: waits sleep until the next slot or until page state changes. This module
+//! does not know what is checked (`actions/` does).
+
+use std::time::Duration;
+
+use tokio::time::Instant;
+
+use crate::error::{Error, Result};
+use crate::page::{NavMark, Page};
+
+/// The default element-action timeout (`CHROMATE_AGENT_TIMEOUT`).
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
+/// How long a navigation started by a click is awaited.
+pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(30);
+/// The interval between actionability checks.
+pub(crate) const POLL_EVERY: Duration = Duration::from_millis(25);
+/// The interval between `expect` re-checks.
+pub(crate) const EXPECT_EVERY: Duration = Duration::from_millis(100);
+/// How long the Enter fence waits for a navigation to start.
+const FENCE_START: Duration = Duration::from_millis(140);
+/// The Enter fence's hard cap from the key press.
+const FENCE_CAP: Duration = Duration::from_millis(500);
+/// Quiet time after `load` that the fence waits for a client redirect.
+const FENCE_SETTLE: Duration = Duration::from_millis(25);
+
+/// One deadline for a whole call.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Deadline {
+    start: Instant,
+    timeout: Duration,
+}
+
+impl Deadline {
+    pub(crate) fn new(timeout: Duration) -> Self {
+        Self {
+            start: Instant::now(),
+            timeout,
+        }
+    }
+
+    pub(crate) fn at(&self) -> Instant {
+        self.start + self.timeout
+    }
+
+    pub(crate) fn timeout(&self) -> Duration {
+        self.timeout
+    }
+}
+
+/// The offsets of the checks a wait of `timeout` makes when checking every `every`: 0, then
+/// every `every` before the deadline, then the deadline itself.
+pub(crate) fn schedule(timeout: Duration, every: Duration) -> impl Iterator<Item = Duration> {
+    let mut n = 0u32;
+    let mut done = false;
+    std::iter::from_fn(move || {
+        if done {
+            return None;
+        }
+        let at = every.saturating_mul(n);
+        n += 1;
+        if at >= timeout || every.is_zero() {
+            done = true;
+            return Some(timeout.min(at));
+        }
+        Some(at)
+    })
+}
+
+/// Yields check times on [`schedule`], skipping slots that a slow check overran.
+pub(crate) struct Poller {
+    deadline: Deadline,
+    every: Duration,
+    checks: u32,
+}
+
+impl Poller {
+    pub(crate) fn new(deadline: Deadline, every: Duration) -> Self {
+        Self {
+            deadline,
+            every,
+            checks: 0,
+        }
+    }
+
+    /// Waits for the next check slot; `false` once the deadline has been checked.
+    pub(crate) async fn next(&mut self) -> bool {
+        if self.checks == 0 {
+            self.checks = 1;
+            return true;
+        }
+        let elapsed = self.deadline.start.elapsed();
+        let slot = schedule(self.deadline.timeout, self.every)
+            .enumerate()
+            .find(|(i, at)| {
+                *i as u32 >= self.checks && (*at >= elapsed || *at == self.deadline.timeout)
+            });
+        let Some((index, at)) = slot else {
+            return false;
+        };
+        if elapsed > self.deadline.timeout {
+            return false;
+        }
+        self.checks = index as u32 + 1;
+        tokio::time::sleep_until((self.deadline.start + at).into()).await;
+        true
+    }
+
+    /// Whether no check has run yet (the next is the immediate first check).
+    pub(crate) fn is_first(&self) -> bool {
+        self.checks <= 1
+    }
+}
+
+/// After a click's input events were acknowledged: if a cross-document main-frame navigation
+/// was requested or started since `before`, waits for the new document's `load` (§9.5).
+pub(crate) async fn wait_for_click_navigation(
+    page: &Page,
+    before: &NavMark,
+    timeout: Duration,
+) -> Result<bool> {
+    let now = page.nav_mark();
+    if now.requests == before.requests && now.loader_id == before.loader_id {
+        return Ok(false);
+    }
+    let deadline = Instant::now() + timeout;
+    let mut changes = page.state_changes();
+    loop {
+        let now = page.nav_mark();
+        let new_document = now.loader_id != before.loader_id;
+        if new_document && page.main_loaded() {
+            return Ok(true);
+        }
+        // Cancelled (204, download, blocked) navigations stop loading without a new document.
+        if !new_document && now.stopped > before.stopped {
+            return Ok(false);
+        }
+        if page.dialog().is_some() || page.is_closed() {
+            return Ok(true);
+        }
+        match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(Error::PageClosed),
+            Err(_) => {
+                return Err(Error::TimeoutWaitingLoad {
+                    state: "load".into(),
+                    url: page.url(),
+                    timeout,
+                })
+            }
+        }
+    }
+}
+
+/// The §9.4 Enter fence: `pressed_at` is when the key went down, `before` the mark taken just
+/// before. Waits up to 140 ms for a main-frame navigation to start; if one does, waits for its
+/// `load` plus 25 ms of quiet, never past 500 ms after the press. Returns whether a navigation
+/// was seen.
+pub(crate) async fn enter_fence(
+    page: &Page,
+    before: &NavMark,
+    pressed_at: Instant,
+) -> Result<bool> {
+    let start_by = pressed_at + FENCE_START;
+    let cap = pressed_at + FENCE_CAP;
+    let mut changes = page.state_changes();
+    let mut settle_from: Option<(Instant, Option<String>)> = None;
+    loop {
+        let now = page.nav_mark();
+        if page.dialog().is_some() || page.is_closed() {
+            return Ok(settle_from.is_some() || now.requests != before.requests);
+        }
+        let started = now.requests != before.requests || now.loader_id != before.loader_id;
+        if !started && now.same_document != before.same_document {
+            return Ok(false);
+        }
+        let until = if !started {
+            start_by
+        } else if now.loader_id != before.loader_id && page.main_loaded() {
+            match &settle_from {
+                Some((_, loader)) if *loader == now.loader_id => {}
+                _ => settle_from = Some((Instant::now(), now.loader_id.clone())),
+            }
+            let settled = settle_from
+                .as_ref()
+                .map_or(cap, |(at, _)| *at + FENCE_SETTLE);
+            if Instant::now() >= settled {
+                return Ok(true);
+            }
+            settled.min(cap)
+        } else {
+            settle_from = None;
+            cap
+        };
+        if Instant::now() >= until {
+            return Ok(started);
+        }
+        match tokio::time::timeout_at(until.into(), changes.changed()).await {
+            Ok(Ok(())) => {}
+            Ok(Err(_)) => return Err(Error::PageClosed),
+            Err(_) => {
+                if Instant::now() >= cap || !started {
+                    return Ok(started);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;
