@@ -15,22 +15,33 @@
 //! ```
 #![warn(missing_docs)]
 
+mod actions;
 mod browser;
 pub mod cdp;
 mod error;
+pub(crate) mod input;
 pub(crate) mod js;
 mod launch;
 mod page;
+mod selector;
 mod session;
 mod snapshot;
 mod transport;
+mod wait;
 
+pub use actions::{
+    ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,
+    SelectedOption, TextMatch,
+};
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use error::{Error, ErrorCode, Result, StaleReason};
+pub use input::{Key, KeyChord, MouseButton};
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
-pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
+pub use selector::Selector;
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
 };
+pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
 pub use transport::{EventMessage, EVENT_QUEUE};
+pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};

@@ -127,12 +127,29 @@ pub(crate) struct PageState {
     doc_failed: Vec<(String, String)>,
     pub(crate) closed: Option<String>,
     title: String,
+    /// Main-frame navigation marks for the click and Enter fences (`actions/`).
+    nav: NavMark,
+}
+
+/// Counters of main-frame navigation activity; a fence compares two marks.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct NavMark {
+    /// Cross-document navigations requested or started in the current tab.
+    pub(crate) requests: u64,
+    /// `Page.frameStoppedLoading` of the main frame.
+    pub(crate) stopped: u64,
+    /// Same-document navigations of the main frame.
+    pub(crate) same_document: u64,
+    /// The main frame's current loader id.
+    pub(crate) loader_id: Option<String>,
 }
 
 /// State shared between the page handle and its state handler.
 pub(crate) struct Shared {
     state: Mutex<PageState>,
     version: watch::Sender<u64>,
+    /// Keyboard modifiers held and the pointer position (`input/`).
+    pub(crate) input: Mutex<crate::input::InputState>,
 }
 
 impl Shared {
@@ -140,6 +157,7 @@ impl Shared {
         Arc::new(Self {
             state: Mutex::new(PageState::default()),
             version: watch::channel(0).0,
+            input: Mutex::new(crate::input::InputState::default()),
         })
     }
 
@@ -209,6 +227,55 @@ impl Shared {
                     });
                 }
             }
+            "Page.frameRequestedNavigation" | "Page.frameStartedNavigating" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                    url: String,
+                    disposition: Option<String>,
+                    navigation_type: Option<String>,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        if session.is_some() || s.main_frame.as_deref() != Some(p.frame_id.as_str())
+                        {
+                            return;
+                        }
+                        let current = s
+                            .frames
+                            .get(&p.frame_id)
+                            .map(|f| f.url.as_str())
+                            .unwrap_or("");
+                        let same_document = matches!(
+                            p.navigation_type.as_deref(),
+                            Some("sameDocument" | "historySameDocument")
+                        ) || (p.navigation_type.is_none()
+                            && p.url.contains('#')
+                            && strip_fragment(&p.url) == strip_fragment(current));
+                        let current_tab =
+                            p.disposition.as_deref().is_none_or(|d| d == "currentTab");
+                        if current_tab && !same_document {
+                            s.nav.requests += 1;
+                        }
+                    });
+                }
+            }
+            "Page.frameStoppedLoading" => {
+                #[derive(Deserialize)]
+                #[serde(rename_all = "camelCase")]
+                struct P {
+                    frame_id: String,
+                }
+                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                    self.update(|s| {
+                        if session.is_none() && s.main_frame.as_deref() == Some(p.frame_id.as_str())
+                        {
+                            s.nav.stopped += 1;
+                        }
+                    });
+                }
+            }
             "Page.navigatedWithinDocument" => {
                 #[derive(Deserialize)]
                 #[serde(rename_all = "camelCase")]
@@ -218,6 +285,10 @@ impl Shared {
                 }
                 if let Ok(p) = serde_json::from_str::<P>(params.get()) {
                     self.update(|s| {
+                        if session.is_none() && s.main_frame.as_deref() == Some(p.frame_id.as_str())
+                        {
+                            s.nav.same_document += 1;
+                        }
                         if let Some(frame) = s.frames.get_mut(&p.frame_id) {
                             frame.url = p.url;
                         }
@@ -698,7 +769,35 @@ impl Page {
             .map(Some)
     }
 
-    async fn wait_for_new_document(
+    /// The main frame's navigation mark now (for the click and Enter fences).
+    pub(crate) fn nav_mark(&self) -> NavMark {
+        let state = lock(&self.shared.state);
+        let mut mark = state.nav.clone();
+        mark.loader_id = state
+            .main_frame
+            .as_ref()
+            .and_then(|id| state.frames.get(id))
+            .and_then(|f| f.loader_id.clone());
+        mark
+    }
+
+    /// Whether the main frame's current document has fired `load`.
+    pub(crate) fn main_loaded(&self) -> bool {
+        let state = lock(&self.shared.state);
+        state
+            .main_frame
+            .as_ref()
+            .and_then(|id| state.frames.get(id))
+            .is_some_and(|f| f.lifecycle.contains("load"))
+    }
+
+    /// A receiver that changes whenever page state moves (frames, lifecycle, dialogs).
+    pub(crate) fn state_changes(&self) -> watch::Receiver<u64> {
+        self.shared.version.subscribe()
+    }
+
+    /// Waits for a main-frame document other than `before` to reach `wait_until`.
+    pub(crate) async fn wait_for_new_document(
         &self,
         before: Option<String>,
         wait_until: WaitUntil,
@@ -770,13 +869,25 @@ impl Page {
         function: &str,
         arg: &Value,
     ) -> Result<Value> {
-        let declaration = format!("function (a) {{ return __chromate.{function}(a) }}");
+        self.call_isolated_with(frame_id, function, std::slice::from_ref(arg))
+            .await
+    }
+
+    /// [`Page::call_isolated`] for page functions taking several arguments
+    /// (`actionability.setValue(target, value)`).
+    pub(crate) async fn call_isolated_with(
+        &self,
+        frame_id: Option<&str>,
+        function: &str,
+        args: &[Value],
+    ) -> Result<Value> {
+        let declaration = format!("function (...a) {{ return __chromate.{function}(...a) }}");
         let mut last_error = None;
         for _ in 0..3 {
             let (session, context_id) = self.isolated_context(frame_id).await?;
             let params = runtime::CallFunctionOnParams::new(declaration.clone())
                 .execution_context_id(runtime::ExecutionContextId(context_id))
-                .arguments(vec![call_argument(arg)])
+                .arguments(args.iter().map(call_argument).collect())
                 .return_by_value(true)
                 .await_promise(true);
             match self.unless_dialog(session.send(&params)).await {
@@ -803,6 +914,26 @@ impl Page {
             }
         }
         Err(last_error.unwrap_or(Error::PageClosed))
+    }
+
+    /// Like [`Page::call_isolated`] but returns the result as a remote object: its object id
+    /// (`None` for `null`/`undefined`) and the session it lives in, for DOM commands on elements.
+    pub(crate) async fn call_isolated_object(
+        &self,
+        frame_id: Option<&str>,
+        function: &str,
+        arg: &Value,
+    ) -> Result<Option<(Session, runtime::RemoteObjectId)>> {
+        let declaration = format!("function (a) {{ return __chromate.{function}(a) }}");
+        let (session, context_id) = self.isolated_context(frame_id).await?;
+        let params = runtime::CallFunctionOnParams::new(declaration)
+            .execution_context_id(runtime::ExecutionContextId(context_id))
+            .arguments(vec![call_argument(arg)]);
+        let answer = self.unless_dialog(session.send(&params)).await?;
+        if let Some(details) = answer.exception_details {
+            return Err(exception_error(&details));
+        }
+        Ok(answer.result.object_id.map(|id| (session, id)))
     }
 
     /// The session and execution context of chromate's world in a frame, created if missing.
