@@ -1,0 +1,412 @@
+//! Snapshots, refs and diffs on real Chromium: golden snapshots of the fixture pages
+//! (cross-origin frames spliced in), ref identity across DOM changes, navigations and tabs,
+//! every STALE_REF reason and BARE_REF, a diff after a small change, and the budget on a
+//! 10 000-element page.
+
+use std::time::{Duration, Instant};
+
+use chromate::{
+    diff, Browser, Error, ErrorCode, Page, Snapshot, SnapshotOptions, StaleReason, WaitUntil,
+};
+use chromate_tests::FixtureServer;
+use expect_test::{expect, expect_file, ExpectFile};
+
+use crate::util::{close_and_check, launch, NAV};
+
+async fn snapshot(page: &Page) -> Snapshot {
+    page.snapshot(SnapshotOptions::default())
+        .await
+        .unwrap_or_else(|err| panic!("snapshot failed: {err}"))
+}
+
+async fn open(browser: &Browser, url: &str) -> Page {
+    let page = browser.new_page("about:blank").await.expect("new page");
+    page.goto(url, WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    page
+}
+
+/// The rendering with the server's port replaced as in the goldens.
+fn portable(text: &str, server: &FixtureServer) -> String {
+    let port = server.port();
+    text.replace(&format!("localhost%3A{port}"), "localhost%3AXOPORT")
+        .replace(&format!("127.0.0.1:{port}"), "127.0.0.1:PORT")
+}
+
+/// The ref printed on the line containing `needle`.
+fn ref_of(snapshot: &Snapshot, needle: &str) -> String {
+    snapshot
+        .lines
+        .iter()
+        .find(|line| line.to_string().contains(needle))
+        .and_then(|line| line.element_ref)
+        .map(|r| r.to_string())
+        .unwrap_or_else(|| panic!("no line contains {needle}:\n{}", snapshot.render()))
+}
+
+/// Snapshots until `done` holds (frames attach and load on their own schedule).
+async fn snapshot_until(page: &Page, what: &str, done: impl Fn(&Snapshot) -> bool) -> Snapshot {
+    let deadline = Instant::now() + NAV;
+    loop {
+        let snap = snapshot(page).await;
+        if done(&snap) {
+            return snap;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{what} never happened:\n{}",
+            snap.render()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+fn stale_reason(res: chromate::Result<Snapshot>) -> StaleReason {
+    match res {
+        Err(Error::StaleRef { reason, .. }) => reason,
+        Err(other) => panic!("expected STALE_REF, got {other}"),
+        Ok(snap) => panic!("expected STALE_REF, got a snapshot:\n{}", snap.render()),
+    }
+}
+
+fn scoped(scope: &str) -> SnapshotOptions {
+    SnapshotOptions {
+        scope: Some(scope.to_string()),
+        ..SnapshotOptions::default()
+    }
+}
+
+#[tokio::test]
+async fn fixture_pages_match_their_golden_snapshots() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let goldens: [(&str, usize, ExpectFile); 10] = [
+        (
+            "login.html",
+            80,
+            expect_file!["../fixtures/expected/login.snapshot.txt"],
+        ),
+        (
+            "shadow.html",
+            80,
+            expect_file!["../fixtures/expected/shadow.snapshot.txt"],
+        ),
+        (
+            "hidden.html",
+            80,
+            expect_file!["../fixtures/expected/hidden.snapshot.txt"],
+        ),
+        (
+            "secrets.html",
+            80,
+            expect_file!["../fixtures/expected/secrets.snapshot.txt"],
+        ),
+        (
+            "selectors.html",
+            80,
+            expect_file!["../fixtures/expected/selectors.snapshot.txt"],
+        ),
+        (
+            "caps.html",
+            80,
+            expect_file!["../fixtures/expected/caps.snapshot.txt"],
+        ),
+        (
+            "dashboard.html",
+            80,
+            expect_file!["../fixtures/expected/dashboard.snapshot.txt"],
+        ),
+        (
+            "roles.html",
+            80,
+            expect_file!["../fixtures/expected/roles.snapshot.txt"],
+        ),
+        (
+            "roles.html",
+            500,
+            expect_file!["../fixtures/expected/roles.max500.snapshot.txt"],
+        ),
+        (
+            "bench-50.html",
+            80,
+            expect_file!["../fixtures/expected/bench-50.snapshot.txt"],
+        ),
+    ];
+    for (path, max_lines, golden) in goldens {
+        // A fresh tab per page, so refs start where the golden's do not matter: compare text
+        // with refs renumbered from e1 in order of appearance.
+        let page = open(&browser, &server.url(path)).await;
+        let options = SnapshotOptions {
+            max_lines,
+            ..SnapshotOptions::default()
+        };
+        let snap = page.snapshot(options).await.expect("snapshot");
+        golden.assert_eq(&format!(
+            "{}\n",
+            renumbered(&portable(&snap.render(), &server))
+        ));
+        browser.close_page(&page).await.expect("close tab");
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn cross_origin_frames_are_walked_in_their_own_world_and_spliced_in_place() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let xo = server.localhost_url("frame-xo.html");
+    let url = format!(
+        "{}?xo={}",
+        server.url("iframe.html"),
+        xo.replace(':', "%3A").replace('/', "%2F")
+    );
+    let page = open(&browser, &url).await;
+    let snap = snapshot_until(&page, "the cross-origin frame to load", |s| {
+        s.render().contains("Cross-origin button")
+    })
+    .await;
+    expect_file!["../fixtures/expected/iframe.snapshot.txt"].assert_eq(&format!(
+        "{}\n",
+        renumbered(&portable(&snap.render(), &server))
+    ));
+    // Its refs resolve in the frame that holds them.
+    let xo_button = ref_of(&snap, "Cross-origin button");
+    let scoped_snap = page.snapshot(scoped(&format!("ref={xo_button}"))).await;
+    let scoped_snap = scoped_snap.expect("scoped snapshot of a cross-origin ref");
+    assert_eq!(scoped_snap.lines.len(), 1, "{}", scoped_snap.render());
+    assert!(scoped_snap.lines[0]
+        .to_string()
+        .contains("Cross-origin button"));
+    close_and_check(browser).await;
+}
+
+/// Refs renumbered e1, e2, … in order of first appearance, so a golden does not depend on how
+/// many refs the browser issued before.
+fn renumbered(text: &str) -> String {
+    let mut seen: Vec<String> = Vec::new();
+    text.lines()
+        .map(|line| {
+            let body = line.trim_start();
+            let indent = &line[..line.len() - body.len()];
+            match body.split_once(": ") {
+                Some((r, rest))
+                    if r.starts_with('e')
+                        && r[1..].bytes().all(|b| b.is_ascii_digit())
+                        && r.len() > 1 =>
+                {
+                    let n = match seen.iter().position(|s| s == r) {
+                        Some(i) => i + 1,
+                        None => {
+                            seen.push(r.to_string());
+                            seen.len()
+                        }
+                    };
+                    format!("{indent}e{n}: {rest}")
+                }
+                _ => line.to_string(),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test]
+async fn refs_survive_insertions_removals_and_attribute_changes() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("login.html")).await;
+    let first = snapshot(&page).await;
+    let submit = ref_of(&first, "\"Sign in\" #submit");
+    let email = ref_of(&first, "#email");
+    let help = ref_of(&first, "\"Help\"");
+    page.evaluate(
+        "(() => { const b = document.createElement('button'); b.textContent = 'New first';
+          document.querySelector('main').prepend(b);
+          document.querySelector('#email').value = 'bob@example.com';
+          document.querySelector('#submit').setAttribute('aria-pressed', 'true');
+          document.querySelector('a[href^=\"/help\"]').remove(); })()",
+    )
+    .await
+    .expect("change the page");
+    let second = snapshot(&page).await;
+    assert_eq!(ref_of(&second, "#submit"), submit);
+    assert_eq!(ref_of(&second, "value=\"bob@example.com\""), email);
+    let new_first = ref_of(&second, "New first");
+    let max_first = first
+        .lines
+        .iter()
+        .filter_map(|l| l.element_ref)
+        .max()
+        .expect("refs");
+    assert!(
+        new_first
+            .trim_start_matches('e')
+            .parse::<u64>()
+            .expect("number")
+            > max_first.number()
+    );
+    // The removed link is gone from the snapshot, and its ref says so.
+    assert!(!second.render().contains(&format!("{help}:")));
+    let reason = stale_reason(page.snapshot(scoped(&format!("ref={help}"))).await);
+    assert_eq!(reason, StaleReason::Detached);
+    // A re-rendered element is a new element with a new ref; the old one is detached.
+    page.evaluate("(() => { const s = document.querySelector('#submit'); s.replaceWith(s.cloneNode(true)); })()")
+        .await
+        .expect("re-render");
+    let third = snapshot(&page).await;
+    assert_ne!(ref_of(&third, "#submit"), submit);
+    let reason = stale_reason(page.snapshot(scoped(&submit)).await);
+    assert_eq!(reason, StaleReason::Detached);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn refs_are_never_reused_across_navigations_and_tabs() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("login.html")).await;
+    let first = snapshot(&page).await;
+    let submit = ref_of(&first, "#submit");
+    page.reload(WaitUntil::Load, NAV).await.expect("reload");
+    let second = snapshot(&page).await;
+    assert_ne!(second.document_id, first.document_id);
+    let max_first = first
+        .lines
+        .iter()
+        .filter_map(|l| l.element_ref)
+        .max()
+        .expect("refs");
+    let min_second = second
+        .lines
+        .iter()
+        .filter_map(|l| l.element_ref)
+        .min()
+        .expect("refs");
+    assert!(
+        min_second > max_first,
+        "{min_second} reuses a number up to {max_first}"
+    );
+    let reason = stale_reason(page.snapshot(scoped(&format!("ref={submit}"))).await);
+    assert_eq!(reason, StaleReason::DocumentChanged);
+    // Another tab continues the same counter; a ref of one tab is stale in another.
+    let other = open(&browser, &server.url("login.html")).await;
+    let third = snapshot(&other).await;
+    let max_second = second
+        .lines
+        .iter()
+        .filter_map(|l| l.element_ref)
+        .max()
+        .expect("refs");
+    let min_third = third
+        .lines
+        .iter()
+        .filter_map(|l| l.element_ref)
+        .min()
+        .expect("refs");
+    assert!(min_third > max_second);
+    let tab_one_ref = ref_of(&second, "#submit");
+    let reason = stale_reason(other.snapshot(scoped(&format!("ref={tab_one_ref}"))).await);
+    assert_eq!(reason, StaleReason::DocumentChanged);
+    assert!(browser.has_issued_ref(max_first));
+    assert!(!browser.has_issued_ref(browser.next_ref()));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn unknown_ambiguous_and_bare_refs_fail_with_their_codes() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("login.html")).await;
+    let first = snapshot(&page).await;
+    let unknown = page.snapshot(scoped("ref=e9999")).await;
+    assert_eq!(stale_reason(unknown), StaleReason::UnknownRef);
+    let bare = page.snapshot(scoped("e9999")).await;
+    match bare {
+        Err(err @ Error::BareRef { .. }) => {
+            assert_eq!(err.code(), ErrorCode::BareRef);
+            assert_eq!(
+                err.to_string(),
+                "e9999 looks like a snapshot ref but this session never issued it"
+            );
+        }
+        other => panic!("expected BARE_REF, got {other:?}"),
+    }
+    // A bare ref this browser issued works as ref=eN.
+    let submit = ref_of(&first, "#submit");
+    let scoped_snap = page
+        .snapshot(scoped(&submit))
+        .await
+        .expect("bare issued ref");
+    assert_eq!(scoped_snap.lines.len(), 1);
+    // An element moved into another document no longer identifies one element of its page.
+    page.evaluate(
+        "new Promise((resolve) => { const f = document.createElement('iframe');
+           f.onload = () => { f.contentDocument.body.appendChild(document.querySelector('#submit')); resolve(true); };
+           document.body.appendChild(f); })",
+    )
+    .await
+    .expect("move the button");
+    let moved = page.snapshot(scoped(&format!("ref={submit}"))).await;
+    let err = moved.as_ref().err().map(|e| (e.code(), e.to_string()));
+    assert_eq!(stale_reason(moved), StaleReason::Ambiguous);
+    assert_eq!(
+        err,
+        Some((
+            ErrorCode::StaleRef,
+            format!("ref={submit} is stale: the ref no longer identifies one element of its page")
+        ))
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_small_change_diffs_to_its_lines() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("login.html")).await;
+    let before = snapshot(&page).await;
+    assert!(diff(Some(&before), &snapshot(&page).await).is_unchanged());
+    page.evaluate(
+        "(() => { document.querySelector('#submit').disabled = true;
+          const p = document.createElement('p'); p.id = 'status'; p.textContent = 'Signing in…';
+          document.querySelector('form').append(p); })()",
+    )
+    .await
+    .expect("change the page");
+    let after = snapshot(&page).await;
+    let rendered = diff(Some(&before), &after).render();
+    let submit = ref_of(&after, "#submit");
+    let status = ref_of(&after, "#status");
+    let expected = format!(
+        "page: Sign in — Acme — http://127.0.0.1:PORT/login.html\n\
+         -     {submit}: button \"Sign in\" #submit\n\
+         +     {submit}: button \"Sign in\" #submit (disabled)\n\
+         +     {status}: text \"Signing in…\" #status"
+    );
+    assert_eq!(portable(&rendered, &server), expected);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_ten_thousand_element_page_stays_within_budget() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("bench-10000.html")).await;
+    let started = Instant::now();
+    let snap = snapshot(&page).await;
+    let elapsed = started.elapsed();
+    let rendered = snap.render();
+    assert!(snap.truncated);
+    assert!(rendered.ends_with("… (more elements not shown: snapshot limits reached)"));
+    // 80 semantic + 10 evidence + 7 text lines at most.
+    assert!(snap.lines.len() <= 97, "{} lines", snap.lines.len());
+    assert!(rendered.len() < 12 * 1024, "{} bytes", rendered.len());
+    assert!(elapsed < Duration::from_secs(5), "took {elapsed:?}");
+    let empty = open(&browser, "about:blank").await;
+    expect![[r#"
+        page: (untitled) — about:blank
+        (no interactive elements detected)"#]]
+    .assert_eq(&snapshot(&empty).await.render());
+    close_and_check(browser).await;
+}
