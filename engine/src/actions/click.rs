@@ -85,6 +85,13 @@ impl Locator {
             input.key_up(key).await?;
         }
         clicked?;
+        // An ordering round trip to the renderer: navigation requests the click caused are
+        // reported before its answer. A dialog or a navigation may interrupt it; either is
+        // seen by the wait below.
+        let _ = self
+            .page
+            .call_isolated(None, "dom.normalize", &serde_json::Value::Null)
+            .await;
         wait::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
         Ok(())
     }

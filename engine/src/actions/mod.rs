@@ -163,14 +163,16 @@ impl Locator {
         &self,
         verb: &str,
         states: &[&str],
-        scroll: bool,
+        pointer: bool,
         deadline: Deadline,
     ) -> Result<Actionable> {
         let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
         if let Some(arg) = arg.as_object_mut() {
             arg.insert("states".into(), json!(states));
-            arg.insert("scroll".into(), json!(scroll));
-            arg.insert("stable".into(), json!(scroll));
+            // Every action scrolls its element into view (so the action point exists); only
+            // pointer actions also need it to hold still.
+            arg.insert("scroll".into(), json!(true));
+            arg.insert("stable".into(), json!(pointer));
         }
         let mut poller = Poller::new(deadline, POLL_EVERY);
         let mut last = LastReason::NotVisible(0);
@@ -179,7 +181,7 @@ impl Locator {
             let call = self
                 .page
                 .call_isolated(frame_id.as_deref(), "actionability.check", &arg);
-            let answer = match tokio::time::timeout_at(deadline.at().into(), call).await {
+            let answer = match tokio::time::timeout_at(deadline.at(), call).await {
                 Ok(answer) => answer?,
                 Err(_) => break,
             };

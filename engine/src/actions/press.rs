@@ -8,6 +8,7 @@ use tokio::time::Instant;
 use crate::error::{Error, Result};
 use crate::input::{keys, Input};
 use crate::page::Page;
+use crate::selector;
 use crate::wait::{self, Deadline};
 
 use super::{states, status, Locator};
@@ -58,8 +59,20 @@ impl Locator {
         let deadline = Deadline::new(self.timeout);
         self.wait_actionable(verb, states::ENABLED, false, deadline)
             .await?;
-        let answer = self.call("actionability.focusEnd", json!({})).await?;
-        self.target_status(verb, &answer)
+        // Plain focus(): an element that already has focus keeps its selection (so that
+        // `Control+A` then `Backspace` on the same field deletes everything).
+        let (frame_id, arg) = selector::js_target(&self.page, &self.selector)?;
+        let object = self
+            .page
+            .call_isolated_object(frame_id.as_deref(), "actionability.element", &arg)
+            .await?;
+        let Some((session, object_id)) = object else {
+            return Err(self.no_match(verb));
+        };
+        session
+            .send(&crate::cdp::dom::FocusParams::default().object_id(object_id))
+            .await?;
+        Ok(())
     }
 }
 

@@ -106,7 +106,7 @@ impl Poller {
             return false;
         }
         self.checks = index as u32 + 1;
-        tokio::time::sleep_until((self.deadline.start + at).into()).await;
+        tokio::time::sleep_until(self.deadline.start + at).await;
         true
     }
 
@@ -142,7 +142,7 @@ pub(crate) async fn wait_for_click_navigation(
         if page.dialog().is_some() || page.is_closed() {
             return Ok(true);
         }
-        match tokio::time::timeout_at(deadline.into(), changes.changed()).await {
+        match tokio::time::timeout_at(deadline, changes.changed()).await {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return Err(Error::PageClosed),
             Err(_) => {
@@ -199,7 +199,7 @@ pub(crate) async fn enter_fence(
         if Instant::now() >= until {
             return Ok(started);
         }
-        match tokio::time::timeout_at(until.into(), changes.changed()).await {
+        match tokio::time::timeout_at(until, changes.changed()).await {
             Ok(Ok(())) => {}
             Ok(Err(_)) => return Err(Error::PageClosed),
             Err(_) => {
