@@ -42,6 +42,9 @@ pub use selector::Selector;
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
 };
-pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
+pub use snapshot::{
+    diff, CandidateStatus, Checked, Diff, ElementRef, Line, LineKind, LocatorCandidate,
+    LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
+};
 pub use transport::{EventMessage, EVENT_QUEUE};
 pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};

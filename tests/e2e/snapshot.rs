@@ -410,3 +410,17 @@ async fn a_ten_thousand_element_page_stays_within_budget() {
     .assert_eq(&snapshot(&empty).await.render());
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn locators_propose_unique_selectors_and_report_no_match() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("login.html")).await;
+    let found = page.locators("#submit", 3).await.expect("locators");
+    assert_eq!(found.target.tag, "button");
+    assert_eq!(found.best.as_deref(), Some("role=button[name=\"Sign in\"]"));
+    assert!(found.candidates.len() <= 5);
+    let missing = page.locators("css=#nope", 3).await;
+    assert_eq!(missing.err().map(|e| e.code()), Some(ErrorCode::NoMatch));
+    close_and_check(browser).await;
+}

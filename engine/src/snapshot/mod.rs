@@ -7,6 +7,7 @@
 //! diffs ([`diff`]). It does not keep a baseline or count revisions: that is the MCP layer's.
 
 pub(crate) mod diff;
+pub(crate) mod locators;
 pub(crate) mod refs;
 pub(crate) mod render;
 
@@ -24,6 +25,7 @@ use crate::error::{Error, Result};
 use crate::Page;
 
 pub use diff::{diff, Diff};
+pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, LocatorTarget};
 pub use refs::ElementRef;
 
 /// What to snapshot and how much.

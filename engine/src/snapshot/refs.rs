@@ -174,13 +174,23 @@ pub(crate) async fn check_ref(
         .await?;
     match status.as_str() {
         Some("ok") => Ok(()),
-        Some("detached") => Err(stale(element_ref, StaleReason::Detached)),
-        Some("ambiguous") => Err(stale(element_ref, StaleReason::Ambiguous)),
-        Some("unknown") => Err(stale(element_ref, StaleReason::DocumentChanged)),
-        _ => Err(Error::StateInvalid {
+        Some(other) => Err(stale_from_status(element_ref, other)),
+        None => Err(Error::StateInvalid {
             message: format!("refs.status returned an unexpected value for {element_ref}"),
         }),
     }
+}
+
+/// The `StaleRef` for a non-`ok` status of the page's `refs.lookup`/`refs.status` (also the
+/// `reason` of a `{status: "stale-ref"}` from `actionability`/`locators`): `detached`,
+/// `ambiguous`, and `unknown` (the frame's world was replaced, so its document changed).
+pub(crate) fn stale_from_status(element_ref: ElementRef, status: &str) -> Error {
+    let reason = match status {
+        "ambiguous" => StaleReason::Ambiguous,
+        "unknown" => StaleReason::DocumentChanged,
+        _ => StaleReason::Detached,
+    };
+    stale(element_ref, reason)
 }
 
 /// [`resolve_ref`] then [`check_ref`]: the frame of a live ref, or the §6.3 `StaleRef`.

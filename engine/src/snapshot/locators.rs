@@ -1,0 +1,131 @@
+//! Durable selector proposals for one element (§11.4), from the page's `locators.suggest`.
+//!
+//! Resolves without waiting and never writes to the page or proposes a ref. This module only
+//! types the page's answer and maps its failures to engine errors; the ranking lives in
+//! `js/locators.js`.
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use super::{refs, scope_ref};
+use crate::error::{Error, Result};
+use crate::Page;
+
+/// How a proposed selector fares on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum CandidateStatus {
+    /// Exactly one match: the target.
+    Unique,
+    /// The target and others match.
+    Ambiguous,
+    /// The target does not match.
+    Missing,
+}
+
+/// One proposed selector.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct LocatorCandidate {
+    /// The selector (`role=button[name="Save"]`, `testid=save`, `#save`…).
+    pub selector: String,
+    /// Its engine: `role`, `label`, `testid`, `placeholder`, `alt`, `text`, `id`, `name`.
+    pub kind: String,
+    /// How it fares.
+    pub status: CandidateStatus,
+    /// How many elements it matches.
+    pub matches: u64,
+}
+
+/// The element the proposals are for.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct LocatorTarget {
+    /// Lower-case tag.
+    pub tag: String,
+    /// Its role, if any.
+    pub role: Option<String>,
+    /// Its accessible name, if any.
+    pub name: Option<String>,
+    /// The selector that found it, in canonical form.
+    pub canonical: String,
+}
+
+/// Proposals for the first element a selector matches (§11.4).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct LocatorSuggestions {
+    /// The element.
+    pub target: LocatorTarget,
+    /// Candidates in the contract's order, at most `limit` + 2.
+    pub candidates: Vec<LocatorCandidate>,
+    /// The first unique candidate.
+    pub best: Option<String>,
+    /// Why role and text came last, or a hint to add a `data-testid`.
+    pub note: Option<String>,
+}
+
+impl Page {
+    /// Proposes durable selectors for the first element `selector` matches, checking up to 8
+    /// and stopping after `limit` unique ones. Zero matches is [`Error::NoMatch`].
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let found = page.locators("#submit", 3).await?;
+    /// println!("{:?}", found.best);
+    /// # Ok(()) }
+    /// ```
+    pub async fn locators(&self, selector: &str, limit: usize) -> Result<LocatorSuggestions> {
+        let (frame_id, arg) = match scope_ref(self, selector.trim())? {
+            Some(element_ref) => {
+                let target = refs::resolve_ref(self, element_ref)?;
+                (
+                    Some(target.frame_id),
+                    json!({"ref": target.number, "limit": limit.max(1)}),
+                )
+            }
+            None => (None, json!({"selector": selector, "limit": limit.max(1)})),
+        };
+        let answer = self
+            .call_isolated(frame_id.as_deref(), "locators.suggest", &arg)
+            .await?;
+        decode(answer, selector)
+    }
+}
+
+fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
+    let text = |key: &str| answer.get(key).and_then(Value::as_str).unwrap_or("");
+    match text("status") {
+        "ok" => serde_json::from_value(answer).map_err(|source| Error::Decode {
+            method: "locators.suggest".into(),
+            source,
+        }),
+        "no-match" => Err(Error::NoMatch {
+            verb: "locators".into(),
+            selector: match text("canonical") {
+                "" => selector.to_string(),
+                canonical => canonical.to_string(),
+            },
+        }),
+        "stale-ref" => {
+            let element_ref = answer
+                .get("ref")
+                .and_then(Value::as_u64)
+                .and_then(super::ElementRef::new);
+            match element_ref {
+                Some(element_ref) => Err(refs::stale_from_status(element_ref, text("reason"))),
+                None => Err(Error::StateInvalid {
+                    message: format!("locators: {selector} is a stale ref"),
+                }),
+            }
+        }
+        _ => Err(Error::InvalidArgument {
+            message: format!("locators: invalid selector {selector}: {}", text("reason")),
+        }),
+    }
+}
+
+#[cfg(test)]
+pub(super) fn decode_for_tests(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
+    decode(answer, selector)
+}
