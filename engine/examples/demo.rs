@@ -37,11 +37,18 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     let started = Instant::now();
     let browser = Browser::launch(LaunchOptions::default()).await?;
-    println!("launched {} (pid {}) in {} ms", browser.version().product, browser.pid().unwrap_or(0), started.elapsed().as_millis());
+    println!(
+        "launched {} (pid {}) in {} ms",
+        browser.version().product,
+        browser.pid().unwrap_or(0),
+        started.elapsed().as_millis()
+    );
 
     let page = browser.new_page("about:blank").await?;
     let nav_started = Instant::now();
-    let nav = page.goto(&url, WaitUntil::Load, Duration::from_secs(30)).await?;
+    let nav = page
+        .goto(&url, WaitUntil::Load, Duration::from_secs(30))
+        .await?;
     println!(
         "navigated to {} (HTTP {}) in {} ms; title {:?}",
         nav.url,
@@ -58,13 +65,22 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         println!("  {}", line.as_str().unwrap_or_default());
     }
 
-    page.evaluate("document.querySelector('input').value = 'ann'; document.querySelector('#go').click(); 1").await?;
-    let status = page.evaluate("document.querySelector('#status').textContent").await?;
+    page.evaluate(
+        "document.querySelector('input').value = 'ann'; document.querySelector('#go').click(); 1",
+    )
+    .await?;
+    let status = page
+        .evaluate("document.querySelector('#status').textContent")
+        .await?;
     println!("filled the user field, clicked Sign in; the page says {status}");
 
     let pid = browser.pid();
     browser.close().await;
-    println!("closed the browser (pid {}) and removed its profile; total {} ms", pid.unwrap_or(0), started.elapsed().as_millis());
+    println!(
+        "closed the browser (pid {}) and removed its profile; total {} ms",
+        pid.unwrap_or(0),
+        started.elapsed().as_millis()
+    );
     Ok(())
 }
 

@@ -134,7 +134,7 @@ impl Browser {
     /// Closing or dropping the handle then leaves that browser running.
     pub async fn connect(endpoint: &str) -> Result<Self> {
         let (socket, _) = connect_websocket(endpoint).await?;
-        let conn = Connection::start(Wire::WebSocket(socket));
+        let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
         let session = Session::new(conn.clone(), None);
         let version = session
             .send_with_timeout(

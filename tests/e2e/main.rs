@@ -1,1 +1,12 @@
-//! End-to-end tests.
+//! End-to-end tests against real headless Chromium. One binary; each test launches its own
+//! browser (fresh profile) and ends it, and every test that starts a browser proves by PID that
+//! nothing of it is left.
+//!
+//! Modules:
+mod actions; // auto-waiting element actions, trusted input, fences, uploads
+mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
+mod protocol; // generated bindings against the live browser: drift and decoding real traffic
+mod selectors; // every selector engine on fixture pages, shadow DOM, malformed selectors
+mod snapshot; // golden snapshots, ref identity and staleness, diffs, budgets
+
+mod util;

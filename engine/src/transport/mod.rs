@@ -107,7 +107,7 @@ pub(crate) enum Wire {
     /// `--remote-debugging-pipe`: NUL-separated JSON on two pipes.
     Pipe(PipeEnds),
     /// A websocket to a browser's DevTools endpoint.
-    WebSocket(ws::Socket),
+    WebSocket(Box<ws::Socket>),
 }
 
 impl Connection {
@@ -130,7 +130,7 @@ impl Connection {
         let conn = Connection { inner };
         match wire {
             Wire::Pipe(ends) => pipe::spawn(ends, conn.clone(), outgoing_rx),
-            Wire::WebSocket(socket) => ws::spawn(socket, conn.clone(), outgoing_rx),
+            Wire::WebSocket(socket) => ws::spawn(*socket, conn.clone(), outgoing_rx),
         }
         conn
     }

@@ -1,0 +1,390 @@
+//! The engine core on real Chromium: launch and lifecycle, transport, navigation, evaluation,
+//! frames, popups and dialogs.
+
+use std::time::{Duration, Instant};
+
+use chromate::cdp::{page as cdp_page, runtime};
+use chromate::{Browser, Error, ErrorCode, LaunchOptions, WaitUntil};
+use chromate_tests::{procs, FixtureServer};
+
+use crate::util::{close_and_check, launch, NAV};
+
+#[tokio::test]
+async fn launch_then_close_leaves_no_process_and_no_profile() {
+    let browser = launch().await;
+    let pid = browser.pid().expect("pid");
+    let profile = procs::ProcessInfo::read(pid)
+        .and_then(|info| {
+            info.cmdline
+                .iter()
+                .find_map(|a| a.strip_prefix("--user-data-dir=").map(String::from))
+        })
+        .expect("the browser runs with --user-data-dir");
+    assert!(std::path::Path::new(&profile).is_dir());
+    assert!(
+        browser.version().product.contains("Chrome"),
+        "{:?}",
+        browser.version()
+    );
+    close_and_check(browser).await;
+    assert!(
+        !std::path::Path::new(&profile).exists(),
+        "profile dir {profile} was not removed"
+    );
+    assert!(!procs::is_zombie(pid), "the browser was not reaped");
+}
+
+#[tokio::test]
+async fn dropping_the_browser_ends_its_process() {
+    let browser = launch().await;
+    let pid = browser.pid().expect("pid");
+    let mut pids = procs::descendants(pid);
+    pids.push(pid);
+    drop(browser);
+    let deadline = Instant::now() + Duration::from_secs(5);
+    assert_eq!(procs::wait_until_gone(&pids, deadline).await, Ok(()));
+}
+
+#[tokio::test]
+async fn owner_killed_with_sigkill_leaves_no_browser_behind() {
+    let mut owner = std::process::Command::new(env!("CARGO_BIN_EXE_owner-probe"))
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn owner-probe");
+    let stdout = owner.stdout.take().expect("stdout");
+    let line = tokio::task::spawn_blocking(move || {
+        let mut line = String::new();
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line).map(|_| line)
+    });
+    let line = tokio::time::timeout(Duration::from_secs(30), line)
+        .await
+        .expect("owner reports")
+        .expect("join")
+        .expect("read");
+    let browser_pid: u32 = line
+        .trim()
+        .strip_prefix("pid ")
+        .and_then(|p| p.parse().ok())
+        .expect("pid line");
+    let mut pids = procs::descendants(browser_pid);
+    pids.push(browser_pid);
+    assert!(procs::is_alive(browser_pid));
+    owner.kill().expect("SIGKILL the owner");
+    owner.wait().expect("reap the owner");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    assert_eq!(
+        procs::wait_until_gone(&pids, deadline).await,
+        Ok(()),
+        "browser outlived its killed owner"
+    );
+}
+
+#[tokio::test]
+async fn a_missing_browser_lists_what_was_tried() {
+    let err = Browser::launch(LaunchOptions::default().executable("/nonexistent/chromium"))
+        .await
+        .err()
+        .expect("must fail");
+    assert_eq!(err.code(), ErrorCode::BrowserUnavailable);
+    assert!(err.to_string().contains("/nonexistent/chromium"), "{err}");
+    assert!(
+        err.to_string().contains("apt-get install chromium"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_browser_that_exits_at_once_reports_its_exit_status() {
+    let err = Browser::launch(LaunchOptions::default().executable("/bin/false"))
+        .await
+        .err()
+        .expect("must fail");
+    assert!(matches!(err, Error::LaunchFailed { .. }), "{err:?}");
+    assert!(err.to_string().contains("exit status: 1"), "{err}");
+}
+
+#[tokio::test]
+async fn a_thousand_pipelined_commands_are_all_answered() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let session = page.session().clone();
+    let calls = (0..1000).map(|i| {
+        session.send(&runtime::EvaluateParams::new(format!("{i} * 2")).return_by_value(true))
+    });
+    let answers = futures::future::join_all(calls).await;
+    for (i, answer) in answers.into_iter().enumerate() {
+        let value = answer.expect("answered").result.value;
+        assert_eq!(value, Some(serde_json::json!(i * 2)));
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn typed_event_streams_deliver_the_page_load() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let mut loads = page.session().events::<cdp_page::EventLoadEventFired>();
+    page.goto(&server.url("nav.html"), WaitUntil::Commit, NAV)
+        .await
+        .expect("navigate");
+    let event = tokio::time::timeout(NAV, loads.recv())
+        .await
+        .expect("a load event")
+        .expect("open")
+        .expect("decodes");
+    assert!(event.timestamp.0 > 0.0);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn every_navigation_wait_is_reached_on_a_fast_page() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    for wait in [
+        WaitUntil::Commit,
+        WaitUntil::DomContentLoaded,
+        WaitUntil::Load,
+        WaitUntil::NetworkIdle,
+    ] {
+        let nav = page
+            .goto(&server.url("nav.html"), wait, NAV)
+            .await
+            .unwrap_or_else(|e| panic!("{wait:?}: {e}"));
+        assert_eq!(nav.status, Some(200), "{wait:?}");
+        assert!(nav.url.ends_with("/nav.html"), "{wait:?}: {}", nav.url);
+    }
+    assert_eq!(page.title().await.expect("title"), "Nav one");
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_slow_page_times_out_naming_the_state_it_waited_for() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let started = Instant::now();
+    let err = page
+        .goto(
+            &server.url("slow-body/3000"),
+            WaitUntil::Load,
+            Duration::from_millis(500),
+        )
+        .await
+        .expect_err("must time out");
+    assert_eq!(err.code(), ErrorCode::TimeoutWaitingLoad, "{err}");
+    assert!(err.to_string().contains("waiting for load"), "{err}");
+    assert!(
+        started.elapsed() < Duration::from_secs(3),
+        "the timeout was not honoured"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn error_statuses_load_and_report_their_status() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let nav = page
+        .goto(&server.url("status/404"), WaitUntil::Load, NAV)
+        .await
+        .expect("a 404 still loads");
+    assert_eq!(nav.status, Some(404));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn navigating_to_a_closed_port_fails_fast_with_the_net_error() {
+    let closed_port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let started = Instant::now();
+    let err = page
+        .goto(
+            &format!("http://127.0.0.1:{closed_port}/"),
+            WaitUntil::Load,
+            NAV,
+        )
+        .await
+        .expect_err("must fail");
+    assert_eq!(err.code(), ErrorCode::NavigationFailed);
+    assert!(
+        err.to_string().contains("net::ERR_CONNECTION_REFUSED"),
+        "{err}"
+    );
+    assert!(started.elapsed() < Duration::from_secs(5));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn evaluate_returns_json_and_reports_throws_and_unserialisable_values() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    assert_eq!(
+        page.evaluate("({a: [1, 'x'], b: null})")
+            .await
+            .expect("value"),
+        serde_json::json!({"a": [1, "x"], "b": null})
+    );
+    assert_eq!(
+        page.evaluate("Promise.resolve(7)").await.expect("awaited"),
+        serde_json::json!(7)
+    );
+    assert_eq!(
+        page.evaluate("undefined").await.expect("undefined"),
+        serde_json::Value::Null
+    );
+    let thrown = page.evaluate("null.x").await.expect_err("throws");
+    assert_eq!(thrown.code(), ErrorCode::EvalThrew);
+    assert!(thrown.to_string().contains("TypeError"), "{thrown}");
+    for (expr, kind) in [
+        ("() => 1", "function"),
+        ("Symbol('s')", "symbol"),
+        ("10n", "bigint"),
+        ("document.body", "node"),
+        ("window", "window"),
+    ] {
+        match page.evaluate(expr).await {
+            Err(Error::EvalBadArg { returned_type }) => assert_eq!(returned_type, kind, "{expr}"),
+            other => panic!("{expr}: expected EvalBadArg, got {other:?}"),
+        }
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn same_and_cross_origin_iframes_appear_as_frames() {
+    let server = FixtureServer::start().await.expect("server");
+    let other = FixtureServer::start().await.expect("second server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let cross = other.localhost_url("nav2.html");
+    let url = format!("{}?xo={}", server.url("iframe.html"), cross);
+    page.goto(&url, WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let deadline = Instant::now() + NAV;
+    loop {
+        let frames = page.frames();
+        let has_cross = frames
+            .iter()
+            .any(|f| f.url.starts_with(&other.localhost_origin()));
+        let n_children = frames.iter().filter(|f| f.parent_id.is_some()).count();
+        if has_cross && n_children >= 2 {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "frames never appeared: {frames:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn popups_show_up_as_pages() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser
+        .new_page(&server.url("nav.html"))
+        .await
+        .expect("page");
+    let known = browser.pages();
+    page.evaluate(&format!("window.open({:?}); 1", server.url("nav2.html")))
+        .await
+        .expect("open");
+    let popup = browser.wait_for_new_page(&known, NAV).await.expect("popup");
+    popup
+        .wait_for_load_state(WaitUntil::Load, NAV)
+        .await
+        .expect("popup loads");
+    assert!(popup.url().ends_with("/nav2.html"), "{}", popup.url());
+    assert!(browser
+        .targets()
+        .iter()
+        .any(|t| t.opener_id.as_deref() == Some(page.target_id())));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn dialogs_are_noticed_and_answered_and_block_evaluation_clearly() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let err = page
+        .evaluate("prompt('your name?', 'ann')")
+        .await
+        .expect_err("blocked by the dialog");
+    assert!(
+        matches!(&err, Error::DialogOpen { message } if message == "your name?"),
+        "{err:?}"
+    );
+    assert_eq!(err.code(), ErrorCode::StateInvalid);
+    let dialog = page.dialog().expect("dialog open");
+    assert_eq!(
+        (dialog.kind.as_str(), dialog.default_prompt.as_deref()),
+        ("prompt", Some("ann"))
+    );
+    page.accept_dialog(Some("bob")).await.expect("accept");
+    assert!(page.dialog().is_none());
+    page.evaluate("window.answer = confirm('sure?') ; 1")
+        .await
+        .expect_err("confirm blocks");
+    page.dismiss_dialog().await.expect("dismiss");
+    assert_eq!(
+        page.evaluate("window.answer").await.expect("value"),
+        serde_json::json!(false)
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn killing_the_browser_fails_pending_commands_within_a_second() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let pid = browser.pid().expect("pid");
+    let pending = tokio::spawn({
+        let page = page.clone();
+        async move { page.evaluate("new Promise(() => {})").await }
+    });
+    // The promise is in flight once the browser has answered a later command.
+    page.evaluate("1").await.expect("still serving");
+    let killed_at = Instant::now();
+    procs::kill(pid);
+    let outcome = tokio::time::timeout(Duration::from_secs(1), pending)
+        .await
+        .expect("failed within a second")
+        .expect("join");
+    let err = outcome.expect_err("the pending command fails");
+    assert_eq!(err.code(), ErrorCode::DriverError, "{err}");
+    assert!(killed_at.elapsed() < Duration::from_secs(1));
+    drop(browser);
+    assert_eq!(
+        procs::wait_until_gone(&[pid], Instant::now() + Duration::from_secs(5)).await,
+        Ok(())
+    );
+}
+
+#[tokio::test]
+async fn connecting_over_websocket_drives_a_browser_chromate_did_not_start() {
+    let external =
+        chromate_tests::ExternalChromium::start().expect("start chromium with a debugging port");
+    let browser = Browser::connect(&format!("http://127.0.0.1:{}", external.port()))
+        .await
+        .expect("connect");
+    let page = browser.new_page("about:blank").await.expect("page");
+    assert_eq!(
+        page.evaluate("6 * 7").await.expect("eval"),
+        serde_json::json!(42)
+    );
+    browser.close().await;
+    assert!(
+        external.is_alive(),
+        "closing a connection must not end a browser chromate did not start"
+    );
+}
