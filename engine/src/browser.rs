@@ -115,6 +115,8 @@ impl Browser {
         let version = match version {
             Ok(version) => version,
             Err(err) => {
+                // The pipe may break before the exit is reaped; give the status a moment.
+                let _ = tokio::time::timeout(Duration::from_secs(1), process.wait_exit()).await;
                 let reason = match process.try_exit_status() {
                     Some(status) => format!("the browser exited before it was ready ({status})"),
                     None => format!("the browser did not answer: {err}"),
@@ -426,35 +428,7 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
             let Ok(p) = serde_json::from_str::<P>(params.get()) else {
                 return;
             };
-            let session = Session::new(inner.conn.clone(), Some(&p.session_id));
-            if p.target_info.r#type != "page" {
-                // Not ours to drive (service workers, shared workers...): let it run.
-                tokio::spawn(async move {
-                    let _ = session
-                        .send(&runtime::RunIfWaitingForDebuggerParams::default())
-                        .await;
-                });
-                return;
-            }
-            let shared = Shared::new();
-            let page = Page {
-                session: session.clone(),
-                target_id: Arc::from(p.target_info.target_id.as_str()),
-                shared: shared.clone(),
-                refs: Arc::clone(&inner.refs),
-            };
-            // Installed before this handler returns, so none of the page's events is missed.
-            install_page_handler(&inner.conn, &session, &shared);
-            let viewport = inner.viewport;
-            let weak = weak.clone();
-            tokio::spawn(async move {
-                if set_up_page(&page, viewport).await.is_ok() {
-                    if let Some(inner) = weak.upgrade() {
-                        lock(&inner.pages).push(page);
-                        inner.changed.send_modify(|v| *v += 1);
-                    }
-                }
-            });
+            attach_target(&inner, weak, &p.session_id, &p.target_info);
         }
         "Target.detachedFromTarget" => {
             #[derive(Deserialize)]
@@ -476,15 +450,67 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
     }
 }
 
+/// A target attached to the browser session, or a page (popup) attached to a page's session:
+/// pages get their state handler at once (before their first event can arrive), are set up in
+/// parallel, resumed, then listed; anything else is resumed and left alone.
+fn attach_target(
+    inner: &Arc<Inner>,
+    weak: &Weak<Inner>,
+    session_id: &str,
+    target_info: &WireTargetInfo,
+) {
+    let session = Session::new(inner.conn.clone(), Some(session_id));
+    if target_info.r#type != "page" {
+        // Not ours to drive (service workers, shared workers...): let it run.
+        tokio::spawn(async move {
+            let _ = session
+                .send(&runtime::RunIfWaitingForDebuggerParams::default())
+                .await;
+        });
+        return;
+    }
+    if lock(&inner.pages)
+        .iter()
+        .any(|p| p.target_id() == target_info.target_id)
+    {
+        return;
+    }
+    let shared = Shared::new();
+    let page = Page {
+        session: session.clone(),
+        target_id: Arc::from(target_info.target_id.as_str()),
+        shared: shared.clone(),
+        refs: Arc::clone(&inner.refs),
+    };
+    // Installed before this handler returns, so none of the page's events is missed.
+    install_page_handler(&inner.conn, &session, &shared, weak);
+    let viewport = inner.viewport;
+    let weak = weak.clone();
+    tokio::spawn(async move {
+        if set_up_page(&page, viewport).await.is_ok() {
+            if let Some(inner) = weak.upgrade() {
+                lock(&inner.pages).push(page);
+                inner.changed.send_modify(|v| *v += 1);
+            }
+        }
+    });
+}
+
 /// Routes the page session's events into its state, and sets up frames that attach to it.
-fn install_page_handler(conn: &Connection, session: &Session, shared: &Arc<Shared>) {
+fn install_page_handler(
+    conn: &Connection,
+    session: &Session,
+    shared: &Arc<Shared>,
+    browser: &Weak<Inner>,
+) {
+    let browser = browser.clone();
     let handler_shared = Arc::clone(shared);
     let handler_conn = conn.clone();
     conn.set_handler(
         session.id().map(str::to_string),
         Arc::new(move |method: &str, params: &RawValue| {
             if method == "Target.attachedToTarget" {
-                on_child_attached(&handler_conn, &handler_shared, params);
+                on_child_attached(&handler_conn, &handler_shared, &browser, params);
             }
             handler_shared.handle_event(None, method, params);
         }),
@@ -493,7 +519,12 @@ fn install_page_handler(conn: &Connection, session: &Session, shared: &Arc<Share
 
 /// An out-of-process iframe (or a worker) attached to a page: route its events into the page's
 /// state under its own session, set it up, and resume it.
-fn on_child_attached(conn: &Connection, shared: &Arc<Shared>, params: &RawValue) {
+fn on_child_attached(
+    conn: &Connection,
+    shared: &Arc<Shared>,
+    browser: &Weak<Inner>,
+    params: &RawValue,
+) {
     #[derive(Deserialize)]
     #[serde(rename_all = "camelCase")]
     struct P {
@@ -503,6 +534,13 @@ fn on_child_attached(conn: &Connection, shared: &Arc<Shared>, params: &RawValue)
     let Ok(p) = serde_json::from_str::<P>(params.get()) else {
         return;
     };
+    if p.target_info.r#type == "page" {
+        // A popup can attach through its opener's session; it is a page like any other.
+        if let Some(inner) = browser.upgrade() {
+            attach_target(&inner, browser, &p.session_id, &p.target_info);
+        }
+        return;
+    }
     let session = Session::new(conn.clone(), Some(&p.session_id));
     let is_frame = p.target_info.r#type == "iframe";
     if is_frame {

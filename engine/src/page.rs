@@ -840,25 +840,38 @@ impl Page {
     /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node or window result is
     /// [`Error::EvalBadArg`].
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
+        // By reference first: the remote object's type says whether JSON can hold the value
+        // (a symbol or a node cannot be "returned by value" and would only give a vague error).
         let params = runtime::EvaluateParams::new(expression)
-            .return_by_value(true)
-            .await_promise(true);
-        let answer = self.unless_dialog(self.session.send(&params)).await;
-        let answer = match answer {
-            Err(Error::Protocol { message, .. })
-                if message.contains("could not be cloned")
-                    || message.contains("reference chain") =>
-            {
-                return Err(Error::EvalBadArg {
-                    returned_type: "circular".into(),
-                })
-            }
-            other => other?,
-        };
+            .await_promise(true)
+            .object_group(EVAL_GROUP);
+        let answer = self.unless_dialog(self.session.send(&params)).await?;
         if let Some(details) = answer.exception_details {
             return Err(exception_error(&details));
         }
-        remote_value(answer.result)
+        let object = answer.result;
+        let Some(object_id) = object
+            .object_id
+            .clone()
+            .filter(|_| serialisable_object(&object))
+        else {
+            return remote_value(object);
+        };
+        let by_value = runtime::CallFunctionOnParams::new("function () { return this }")
+            .object_id(object_id)
+            .return_by_value(true);
+        let res = match self.unless_dialog(self.session.send(&by_value)).await {
+            Ok(answer) => remote_value(answer.result),
+            Err(Error::Protocol { .. }) => Err(Error::EvalBadArg {
+                returned_type: "circular".into(),
+            }),
+            Err(other) => Err(other),
+        };
+        let release = self
+            .session
+            .send(&runtime::ReleaseObjectGroupParams::new(EVAL_GROUP));
+        tokio::spawn(release);
+        res
     }
 
     /// Calls one of chromate's page functions (`"snapshot.take"`) with `arg` in the isolated
@@ -1059,6 +1072,17 @@ fn call_argument(arg: &Value) -> runtime::CallArgument {
         unserializable_value: None,
         object_id: None,
     }
+}
+
+/// The object group of `evaluate`'s remote objects, released after each call.
+const EVAL_GROUP: &str = "chromate-eval";
+
+/// Whether a by-reference result is an object JSON can hold (then it is fetched by value).
+fn serialisable_object(object: &runtime::RemoteObject) -> bool {
+    use runtime::{RemoteObjectSubtype as Sub, RemoteObjectType as Ty};
+    object.r#type == Ty::Object
+        && !matches!(object.subtype, Some(Sub::Node) | Some(Sub::Null))
+        && object.class_name.as_deref() != Some("Window")
 }
 
 /// A script result as JSON, or the contract's EVAL_BAD_ARG for what JSON cannot hold.

@@ -120,6 +120,7 @@ impl Session {
     /// [`crate::EVENT_QUEUE`] events behind loses the oldest and is told how many.
     pub fn events<E: Event>(&self) -> EventStream<E> {
         EventStream {
+            conn: self.conn.clone(),
             rx: self.conn.subscribe(),
             session: self.id.clone(),
             _event: PhantomData,
@@ -129,6 +130,7 @@ impl Session {
     /// Every event of this session, undecoded.
     pub fn raw_events(&self) -> RawEventStream {
         RawEventStream {
+            conn: self.conn.clone(),
             rx: self.conn.subscribe(),
             session: Some(self.id.clone()),
         }
@@ -137,6 +139,7 @@ impl Session {
 
 /// Typed events of one kind from one session.
 pub struct EventStream<E> {
+    conn: Connection,
     rx: broadcast::Receiver<Arc<EventMessage>>,
     session: Option<Arc<str>>,
     _event: PhantomData<fn() -> E>,
@@ -162,7 +165,7 @@ impl<E: Event> EventStream<E> {
     /// The next event; `None` once the connection is closed.
     pub async fn recv(&mut self) -> Option<std::result::Result<E, EventStreamError>> {
         loop {
-            match self.rx.recv().await {
+            match next_message(&mut self.rx, &self.conn).await {
                 Ok(message) => {
                     if message.method != E::METHOD
                         || message.session_id.as_deref() != self.session.as_deref()
@@ -196,6 +199,7 @@ impl<E: Event> EventStream<E> {
 
 /// Every event of one session (or of the whole connection), as received.
 pub struct RawEventStream {
+    conn: Connection,
     rx: broadcast::Receiver<Arc<EventMessage>>,
     /// `None` = every session of the connection.
     session: Option<Option<Arc<str>>>,
@@ -204,6 +208,7 @@ pub struct RawEventStream {
 impl RawEventStream {
     pub(crate) fn all(conn: &crate::transport::Connection) -> Self {
         RawEventStream {
+            conn: conn.clone(),
             rx: conn.subscribe(),
             session: None,
         }
@@ -212,7 +217,7 @@ impl RawEventStream {
     /// The next event; `None` once the connection is closed; `Err(n)` after losing `n` events.
     pub async fn recv(&mut self) -> Option<std::result::Result<Arc<EventMessage>, u64>> {
         loop {
-            match self.rx.recv().await {
+            match next_message(&mut self.rx, &self.conn).await {
                 Ok(message)
                     if self
                         .session
@@ -226,5 +231,22 @@ impl RawEventStream {
                 Err(broadcast::error::RecvError::Closed) => return None,
             }
         }
+    }
+}
+
+/// The next queued event; once the connection has closed, what is still queued and then
+/// `Closed`, so streams end instead of waiting forever.
+async fn next_message(
+    rx: &mut broadcast::Receiver<Arc<EventMessage>>,
+    conn: &Connection,
+) -> Result<Arc<EventMessage>, broadcast::error::RecvError> {
+    tokio::select! {
+        biased;
+        message = rx.recv() => message,
+        _ = conn.closed() => match rx.try_recv() {
+            Ok(message) => Ok(message),
+            Err(broadcast::error::TryRecvError::Lagged(n)) => Err(broadcast::error::RecvError::Lagged(n)),
+            Err(_) => Err(broadcast::error::RecvError::Closed),
+        },
     }
 }

@@ -92,22 +92,39 @@ impl ExternalChromium {
         crate::procs::is_alive(self.child.id())
     }
 
-    /// GETs `path` from the DevTools HTTP endpoint and returns the body.
+    /// GETs `path` from the DevTools HTTP endpoint and returns the body (read by its
+    /// `Content-Length`: Chromium keeps the connection open).
     pub fn get(&self, path: &str) -> std::io::Result<String> {
         use std::io::{Read, Write};
         let mut stream = std::net::TcpStream::connect(("127.0.0.1", self.port))?;
         stream.set_read_timeout(Some(Duration::from_secs(10)))?;
         write!(
             stream,
-            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\nConnection: close\r\n\r\n",
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{}\r\n\r\n",
             self.port
         )?;
         let mut response = Vec::new();
-        stream.read_to_end(&mut response)?;
-        let text = String::from_utf8_lossy(&response).into_owned();
-        text.split_once("\r\n\r\n")
-            .map(|(_, body)| body.to_string())
-            .ok_or_else(|| std::io::Error::other("malformed response"))
+        let mut chunk = [0u8; 65536];
+        loop {
+            let n_read = stream.read(&mut chunk)?;
+            response.extend_from_slice(&chunk[..n_read]);
+            let text = String::from_utf8_lossy(&response);
+            if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                let length = head.lines().find_map(|line| {
+                    let (name, value) = line.split_once(':')?;
+                    name.eq_ignore_ascii_case("content-length")
+                        .then(|| value.trim().parse::<usize>().ok())?
+                });
+                if length.is_some_and(|len| body.len() >= len) || n_read == 0 {
+                    return Ok(body.to_string());
+                }
+            }
+            if n_read == 0 {
+                return Err(std::io::Error::other(
+                    "connection closed before the response was complete",
+                ));
+            }
+        }
     }
 }
 

@@ -247,6 +247,8 @@ impl Connection {
         };
         // Dropping the reply senders wakes every waiter with "connection closed".
         drop(waiting);
+        // State handlers hold page state that holds connection handles: break the cycle.
+        lock(&self.inner.handlers).clear();
         self.inner.closed_tx.send_replace(Some(reason.to_string()));
     }
 

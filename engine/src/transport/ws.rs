@@ -51,26 +51,21 @@ pub(crate) async fn connect_websocket(endpoint: &str) -> Result<(Socket, String)
 /// Reads `webSocketDebuggerUrl` from `http://host_port/json/version` with a minimal
 /// HTTP/1.1 request (no HTTP client dependency for one GET).
 async fn browser_ws_url(host_port: &str) -> std::result::Result<String, String> {
-    let mut stream = tokio::net::TcpStream::connect(host_port)
+    let fetch = async {
+        let mut stream = tokio::net::TcpStream::connect(host_port)
+            .await
+            .map_err(|e| e.to_string())?;
+        let request =
+            format!("GET /json/version HTTP/1.1\r\nHost: {host_port}\r\nConnection: close\r\n\r\n");
+        stream
+            .write_all(request.as_bytes())
+            .await
+            .map_err(|e| e.to_string())?;
+        read_http_body(&mut stream).await
+    };
+    let body = tokio::time::timeout(std::time::Duration::from_secs(10), fetch)
         .await
-        .map_err(|e| e.to_string())?;
-    let request =
-        format!("GET /json/version HTTP/1.1\r\nHost: {host_port}\r\nConnection: close\r\n\r\n");
-    stream
-        .write_all(request.as_bytes())
-        .await
-        .map_err(|e| e.to_string())?;
-    let mut response = Vec::new();
-    stream
-        .take(1 << 20)
-        .read_to_end(&mut response)
-        .await
-        .map_err(|e| e.to_string())?;
-    let text = String::from_utf8_lossy(&response);
-    let body = text
-        .split_once("\r\n\r\n")
-        .map(|(_, body)| body)
-        .ok_or("malformed http response")?;
+        .map_err(|_| "no answer from /json/version within 10s".to_string())??;
     let version: serde_json::Value =
         serde_json::from_str(body.trim()).map_err(|e| format!("/json/version is not json: {e}"))?;
     version
@@ -78,6 +73,34 @@ async fn browser_ws_url(host_port: &str) -> std::result::Result<String, String> 
         .and_then(|v| v.as_str())
         .map(str::to_string)
         .ok_or_else(|| "/json/version has no webSocketDebuggerUrl".to_string())
+}
+
+/// Reads one HTTP/1.1 response body, by `Content-Length` when given (Chromium keeps the
+/// connection open), else to the end; at most 1 MiB.
+async fn read_http_body(stream: &mut tokio::net::TcpStream) -> std::result::Result<String, String> {
+    let mut response = Vec::new();
+    let mut chunk = [0u8; 8192];
+    loop {
+        let n_read = stream.read(&mut chunk).await.map_err(|e| e.to_string())?;
+        response.extend_from_slice(&chunk[..n_read]);
+        if response.len() > 1 << 20 {
+            return Err("http response over 1 MiB".into());
+        }
+        let text = String::from_utf8_lossy(&response);
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head.lines().find_map(|line| {
+                let (name, value) = line.split_once(':')?;
+                name.eq_ignore_ascii_case("content-length")
+                    .then(|| value.trim().parse::<usize>().ok())?
+            });
+            if length.is_some_and(|len| body.len() >= len) || (n_read == 0 && length.is_none()) {
+                return Ok(body.to_string());
+            }
+        }
+        if n_read == 0 {
+            return Err("the connection closed before the response was complete".into());
+        }
+    }
 }
 
 pub(super) fn spawn(
