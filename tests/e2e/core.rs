@@ -300,11 +300,20 @@ async fn popups_show_up_as_pages() {
         .await
         .expect("open");
     let popup = browser.wait_for_new_page(&known, NAV).await.expect("popup");
+    // A popup starts on about:blank and then navigates: wait for its own document.
+    let deadline = Instant::now() + NAV;
+    while !popup.url().ends_with("/nav2.html") {
+        assert!(
+            Instant::now() < deadline,
+            "the popup never reached nav2.html: {}",
+            popup.url()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
     popup
         .wait_for_load_state(WaitUntil::Load, NAV)
         .await
         .expect("popup loads");
-    assert!(popup.url().ends_with("/nav2.html"), "{}", popup.url());
     assert!(browser
         .targets()
         .iter()
