@@ -489,7 +489,12 @@ fn attach_target(
     tokio::spawn(async move {
         if set_up_page(&page, viewport).await.is_ok() {
             if let Some(inner) = weak.upgrade() {
-                lock(&inner.pages).push(page);
+                let mut pages = lock(&inner.pages);
+                // A popup may attach through both the browser and its opener: list it once.
+                if !pages.iter().any(|p| p.target_id() == page.target_id()) {
+                    pages.push(page);
+                }
+                drop(pages);
                 inner.changed.send_modify(|v| *v += 1);
             }
         }

@@ -296,9 +296,11 @@ async fn popups_show_up_as_pages() {
         .await
         .expect("page");
     let known = browser.pages();
-    page.evaluate(&format!("window.open({:?}); 1", server.url("nav2.html")))
-        .await
-        .expect("open");
+    // With a user gesture, as a click gives: headless Chromium may block script-only popups.
+    let open =
+        runtime::EvaluateParams::new(format!("window.open({:?}); 1", server.url("nav2.html")))
+            .user_gesture(true);
+    page.session().send(&open).await.expect("open");
     let popup = browser.wait_for_new_page(&known, NAV).await.expect("popup");
     // A popup starts on about:blank and then navigates: wait for its own document.
     let deadline = Instant::now() + NAV;
