@@ -12,12 +12,16 @@ use crate::util::{close_and_check, launch, NAV};
 
 async fn open(browser: &chromate::Browser, server: &FixtureServer, path: &str) -> Page {
     let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url(path), WaitUntil::Load, NAV).await.expect("navigate");
+    page.goto(&server.url(path), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
     page
 }
 
 async fn eval(page: &Page, expression: &str) -> Value {
-    page.evaluate(expression).await.unwrap_or_else(|e| panic!("{expression}: {e}"))
+    page.evaluate(expression)
+        .await
+        .unwrap_or_else(|e| panic!("{expression}: {e}"))
 }
 
 #[tokio::test]
@@ -26,9 +30,15 @@ async fn click_acts_as_soon_as_a_late_button_appears() {
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
     let button = page.locator("#late-button").expect("selector");
-    button.wait_for(ElementState::Visible).await.expect("appears");
+    button
+        .wait_for(ElementState::Visible)
+        .await
+        .expect("appears");
     button.click().await.expect("click");
-    let after = eval(&page, "window.clickedAfterMs").await.as_f64().expect("clicked");
+    let after = eval(&page, "window.clickedAfterMs")
+        .await
+        .as_f64()
+        .expect("clicked");
     // Generous for parallel runs on two cores; a fixed poll would show up as ≥ its period.
     assert!(after < 400.0, "clicked {after}ms after appearing");
     assert_eq!(eval(&page, "window.clickCount").await, json!(1));
@@ -41,10 +51,19 @@ async fn click_on_nothing_fails_with_no_match_at_once() {
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
     let started = Instant::now();
-    let err = page.locator("#nope").expect("selector").click().await.expect_err("no match");
+    let err = page
+        .locator("#nope")
+        .expect("selector")
+        .click()
+        .await
+        .expect_err("no match");
     assert_eq!(err.code(), ErrorCode::NoMatch);
     assert_eq!(err.to_string(), "click: no element matches css=#nope");
-    assert!(started.elapsed() < Duration::from_millis(500), "{:?}", started.elapsed());
+    assert!(
+        started.elapsed() < Duration::from_millis(500),
+        "{:?}",
+        started.elapsed()
+    );
     close_and_check(browser).await;
 }
 
@@ -53,12 +72,29 @@ async fn click_waits_until_button_is_enabled_and_times_out_naming_enabled() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
-    page.locator("#soon-enabled").expect("selector").click().await.expect("enabled later");
+    page.locator("#soon-enabled")
+        .expect("selector")
+        .click()
+        .await
+        .expect("enabled later");
     let timeout = Duration::from_millis(400);
     for selector in ["#never-enabled", "#aria-disabled", "#in-fieldset"] {
-        let err = page.locator(selector).expect("selector").timeout(timeout).click().await.expect_err(selector);
-        assert_eq!(err.code(), ErrorCode::TimeoutWaitingState, "{selector}: {err}");
-        assert!(matches!(&err, Error::TimeoutWaitingState { state, .. } if state == "enabled"), "{err:?}");
+        let err = page
+            .locator(selector)
+            .expect("selector")
+            .timeout(timeout)
+            .click()
+            .await
+            .expect_err(selector);
+        assert_eq!(
+            err.code(),
+            ErrorCode::TimeoutWaitingState,
+            "{selector}: {err}"
+        );
+        assert!(
+            matches!(&err, Error::TimeoutWaitingState { state, .. } if state == "enabled"),
+            "{err:?}"
+        );
         assert!(err.to_string().contains("to become enabled"), "{err}");
     }
     assert_eq!(eval(&page, "window.clicks").await, json!(["soon-enabled"]));
@@ -79,15 +115,24 @@ async fn a_covered_button_names_the_overlay_and_the_overlay_gets_no_click() {
         .expect_err("covered");
     assert_eq!(err.code(), ErrorCode::TimeoutWaitingState);
     match &err {
-        Error::TimeoutWaitingState { state, obscured_by, .. } => {
+        Error::TimeoutWaitingState {
+            state, obscured_by, ..
+        } => {
             assert_eq!(state, "unobscured");
             assert_eq!(obscured_by.as_deref(), Some("div#overlay.modal-backdrop"));
         }
         other => panic!("{other:?}"),
     }
     assert_eq!(eval(&page, "window.overlayClicks").await, json!(0));
-    page.locator("#briefly-covered").expect("selector").click().await.expect("uncovered later");
-    assert_eq!(eval(&page, "window.clicks").await, json!(["briefly-covered"]));
+    page.locator("#briefly-covered")
+        .expect("selector")
+        .click()
+        .await
+        .expect("uncovered later");
+    assert_eq!(
+        eval(&page, "window.clicks").await,
+        json!(["briefly-covered"])
+    );
     close_and_check(browser).await;
 }
 
@@ -96,13 +141,26 @@ async fn a_moving_button_is_clicked_where_it_stops() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "animated.html").await;
-    page.locator("#moving-button").expect("selector").click().await.expect("click");
+    page.locator("#moving-button")
+        .expect("selector")
+        .click()
+        .await
+        .expect("click");
     let clicks = eval(&page, "window.clicks").await;
     let clicks = clicks.as_array().expect("array");
     assert_eq!(clicks.len(), 1, "{clicks:?}");
     let x = clicks[0]["x"].as_f64().expect("x");
-    let left = eval(&page, "document.getElementById('moving-button').getBoundingClientRect().left").await.as_f64().expect("left");
-    assert!(x >= left && x <= left + 120.0, "clicked at {x}, button at {left}");
+    let left = eval(
+        &page,
+        "document.getElementById('moving-button').getBoundingClientRect().left",
+    )
+    .await
+    .as_f64()
+    .expect("left");
+    assert!(
+        x >= left && x <= left + 120.0,
+        "clicked at {x}, button at {left}"
+    );
     close_and_check(browser).await;
 }
 
@@ -124,33 +182,120 @@ async fn fill_types_into_every_kind_of_control() {
     ];
     for (selector, value) in cases {
         eval(&page, "window.clearEvents()").await;
-        page.locator(selector).expect("selector").fill(value).await.unwrap_or_else(|e| panic!("{selector}: {e}"));
-        let got = page.locator(selector).expect("selector").value().await.expect("value");
+        page.locator(selector)
+            .expect("selector")
+            .fill(value)
+            .await
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let got = page
+            .locator(selector)
+            .expect("selector")
+            .value()
+            .await
+            .expect("value");
         assert_eq!(got.text.as_deref(), Some(value), "{selector}");
         let id = &selector[1..];
-        let inputs = eval(&page, &format!("window.eventsFor('{id}').filter(e => e.type === 'input').length")).await;
-        assert!(inputs.as_u64().unwrap_or(0) >= 1, "{selector}: no input event");
+        let inputs = eval(
+            &page,
+            &format!("window.eventsFor('{id}').filter(e => e.type === 'input').length"),
+        )
+        .await;
+        assert!(
+            inputs.as_u64().unwrap_or(0) >= 1,
+            "{selector}: no input event"
+        );
     }
-    let keys = eval(&page, "window.eventsFor('text-input').filter(e => e.type === 'keydown').map(e => e.key).join('')").await;
-    assert_eq!(keys, json!("Deletecaf ncode"), "characters without a key go in as text, with no keydown");
-    page.locator("#editor").expect("selector").fill("rich text").await.expect("contenteditable");
-    assert_eq!(page.locator("#editor").expect("selector").text().await.expect("text").text.as_deref(), Some("rich text"));
-    for (selector, value) in [("#date-input", "2024-05-17"), ("#time-input", "13:45"), ("#color-input", "#ff8800"), ("#range-input", "7")] {
+    let keys = eval(
+        &page,
+        "window.eventsFor('text-input').filter(e => e.type === 'keydown').map(e => e.key).join('')",
+    )
+    .await;
+    assert_eq!(
+        keys,
+        json!("Deletecaf ncode"),
+        "characters without a key go in as text, with no keydown"
+    );
+    page.locator("#editor")
+        .expect("selector")
+        .fill("rich text")
+        .await
+        .expect("contenteditable");
+    assert_eq!(
+        page.locator("#editor")
+            .expect("selector")
+            .text()
+            .await
+            .expect("text")
+            .text
+            .as_deref(),
+        Some("rich text")
+    );
+    for (selector, value) in [
+        ("#date-input", "2024-05-17"),
+        ("#time-input", "13:45"),
+        ("#color-input", "#ff8800"),
+        ("#range-input", "7"),
+    ] {
         eval(&page, "window.clearEvents()").await;
-        page.locator(selector).expect("selector").fill(value).await.unwrap_or_else(|e| panic!("{selector}: {e}"));
+        page.locator(selector)
+            .expect("selector")
+            .fill(value)
+            .await
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
         let id = &selector[1..];
         let types = eval(&page, &format!("window.eventsFor('{id}').map(e => e.type).filter(t => t === 'input' || t === 'change')")).await;
         assert_eq!(types, json!(["input", "change"]), "{selector}");
-        assert_eq!(page.locator(selector).expect("selector").value().await.expect("value").text.as_deref(), Some(value));
+        assert_eq!(
+            page.locator(selector)
+                .expect("selector")
+                .value()
+                .await
+                .expect("value")
+                .text
+                .as_deref(),
+            Some(value)
+        );
     }
-    let err = page.locator("#date-input").expect("selector").fill("not a date").await.expect_err("rejected");
+    let err = page
+        .locator("#date-input")
+        .expect("selector")
+        .fill("not a date")
+        .await
+        .expect_err("rejected");
     assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
-    let err = page.locator("#terms-checkbox").expect("selector").fill("x").await.expect_err("checkbox");
+    let err = page
+        .locator("#terms-checkbox")
+        .expect("selector")
+        .fill("x")
+        .await
+        .expect_err("checkbox");
     assert_eq!(err.code(), ErrorCode::NotEditable, "{err}");
-    let err = page.locator("#readonly-input").expect("selector").timeout(Duration::from_millis(300)).fill("x").await.expect_err("readonly");
-    assert!(matches!(&err, Error::TimeoutWaitingState { state, .. } if state == "editable"), "{err:?}");
-    page.locator("#textarea").expect("selector").clear().await.expect("clear");
-    assert_eq!(page.locator("#textarea").expect("selector").value().await.expect("value").text.as_deref(), Some(""));
+    let err = page
+        .locator("#readonly-input")
+        .expect("selector")
+        .timeout(Duration::from_millis(300))
+        .fill("x")
+        .await
+        .expect_err("readonly");
+    assert!(
+        matches!(&err, Error::TimeoutWaitingState { state, .. } if state == "editable"),
+        "{err:?}"
+    );
+    page.locator("#textarea")
+        .expect("selector")
+        .clear()
+        .await
+        .expect("clear");
+    assert_eq!(
+        page.locator("#textarea")
+            .expect("selector")
+            .value()
+            .await
+            .expect("value")
+            .text
+            .as_deref(),
+        Some("")
+    );
     close_and_check(browser).await;
 }
 
@@ -159,10 +304,24 @@ async fn enter_on_a_search_form_waits_for_the_results_page() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "form-submit.html").await;
-    let navigated = page.locator("#search-input").expect("selector").fill_and_submit("cats & dogs").await.expect("submit");
+    let navigated = page
+        .locator("#search-input")
+        .expect("selector")
+        .fill_and_submit("cats & dogs")
+        .await
+        .expect("submit");
     assert!(navigated);
-    assert!(page.url().contains("submitted.html?q=cats"), "{}", page.url());
-    let received = page.locator("#received-query").expect("selector").text().await.expect("text");
+    assert!(
+        page.url().contains("submitted.html?q=cats"),
+        "{}",
+        page.url()
+    );
+    let received = page
+        .locator("#received-query")
+        .expect("selector")
+        .text()
+        .await
+        .expect("text");
     assert_eq!(received.text.as_deref(), Some("cats & dogs"));
     close_and_check(browser).await;
 }
@@ -173,12 +332,22 @@ async fn enter_on_a_validating_form_returns_fast() {
     let browser = launch().await;
     let page = open(&browser, &server, "form-submit.html").await;
     let started = Instant::now();
-    let navigated = page.locator("#email-field").expect("selector").fill_and_submit("").await.expect("submit");
+    let navigated = page
+        .locator("#email-field")
+        .expect("selector")
+        .fill_and_submit("")
+        .await
+        .expect("submit");
     let took = started.elapsed();
     assert!(!navigated);
     assert!(took < Duration::from_millis(450), "{took:?}");
     assert_eq!(eval(&page, "window.validateCount").await, json!(1));
-    let status = page.locator("#status").expect("selector").text().await.expect("text");
+    let status = page
+        .locator("#status")
+        .expect("selector")
+        .text()
+        .await
+        .expect("text");
     assert_eq!(status.text.as_deref(), Some("Email is required"));
     close_and_check(browser).await;
 }
@@ -193,17 +362,34 @@ async fn key_chords_reach_the_page_in_order() {
     eval(&page, "window.clearEvents()").await;
     field.press("Control+A").await.expect("select all");
     field.press("Backspace").await.expect("delete");
-    assert_eq!(field.value().await.expect("value").text.as_deref(), Some(""));
+    assert_eq!(
+        field.value().await.expect("value").text.as_deref(),
+        Some("")
+    );
     field.press("Shift+b").await.expect("shift");
-    assert_eq!(field.value().await.expect("value").text.as_deref(), Some("B"));
-    let downs = eval(&page, "window.eventsFor('text-input').filter(e => e.type === 'keydown').map(e => e.key)").await;
+    assert_eq!(
+        field.value().await.expect("value").text.as_deref(),
+        Some("B")
+    );
+    let downs = eval(
+        &page,
+        "window.eventsFor('text-input').filter(e => e.type === 'keydown').map(e => e.key)",
+    )
+    .await;
     assert_eq!(downs, json!(["Control", "a", "Backspace", "Shift", "B"]));
-    let ups = eval(&page, "window.eventsFor('text-input').filter(e => e.type === 'keyup').map(e => e.key)").await;
+    let ups = eval(
+        &page,
+        "window.eventsFor('text-input').filter(e => e.type === 'keyup').map(e => e.key)",
+    )
+    .await;
     assert_eq!(ups, json!(["a", "Control", "Backspace", "B", "Shift"]));
     page.key_down("Shift").await.expect("hold shift");
     page.type_text("x").await.expect("type");
     page.key_up("Shift").await.expect("release");
-    assert_eq!(field.value().await.expect("value").text.as_deref(), Some("BX"));
+    assert_eq!(
+        field.value().await.expect("value").text.as_deref(),
+        Some("BX")
+    );
     let err = page.press("Control+Nope").await.expect_err("unknown key");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     close_and_check(browser).await;
@@ -214,29 +400,100 @@ async fn check_uncheck_and_select_take_effect() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "controls.html").await;
-    for selector in ["#terms-checkbox", "#wrapping-label", "#aria-checkbox", "#aria-switch", "#size-small"] {
+    for selector in [
+        "#terms-checkbox",
+        "#wrapping-label",
+        "#aria-checkbox",
+        "#aria-switch",
+        "#size-small",
+    ] {
         let locator = page.locator(selector).expect("selector");
-        locator.check().await.unwrap_or_else(|e| panic!("{selector}: {e}"));
-        locator.check().await.unwrap_or_else(|e| panic!("{selector} again: {e}"));
+        locator
+            .check()
+            .await
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        locator
+            .check()
+            .await
+            .unwrap_or_else(|e| panic!("{selector} again: {e}"));
     }
-    assert!(page.locator("#terms-checkbox").expect("selector").is_checked().await.expect("read"));
-    assert!(page.locator("#wrapped-checkbox").expect("selector").is_checked().await.expect("read"));
-    assert!(page.locator("#aria-switch").expect("selector").is_checked().await.expect("read"));
-    assert!(!page.locator("#size-medium").expect("selector").is_checked().await.expect("read"));
-    page.locator("#terms-checkbox").expect("selector").uncheck().await.expect("uncheck");
-    assert!(!page.locator("#terms-checkbox").expect("selector").is_checked().await.expect("read"));
-    let err = page.locator("#size-small").expect("selector").uncheck().await.expect_err("radio");
+    assert!(page
+        .locator("#terms-checkbox")
+        .expect("selector")
+        .is_checked()
+        .await
+        .expect("read"));
+    assert!(page
+        .locator("#wrapped-checkbox")
+        .expect("selector")
+        .is_checked()
+        .await
+        .expect("read"));
+    assert!(page
+        .locator("#aria-switch")
+        .expect("selector")
+        .is_checked()
+        .await
+        .expect("read"));
+    assert!(!page
+        .locator("#size-medium")
+        .expect("selector")
+        .is_checked()
+        .await
+        .expect("read"));
+    page.locator("#terms-checkbox")
+        .expect("selector")
+        .uncheck()
+        .await
+        .expect("uncheck");
+    assert!(!page
+        .locator("#terms-checkbox")
+        .expect("selector")
+        .is_checked()
+        .await
+        .expect("read"));
+    let err = page
+        .locator("#size-small")
+        .expect("selector")
+        .uncheck()
+        .await
+        .expect_err("radio");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
-    let err = page.locator("#text-input").expect("selector").check().await.expect_err("not checkable");
+    let err = page
+        .locator("#text-input")
+        .expect("selector")
+        .check()
+        .await
+        .expect_err("not checkable");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     let fruit = page.locator("#fruit-select").expect("selector");
     eval(&page, "window.clearEvents()").await;
-    assert_eq!(fruit.select_option("Banana").await.expect("by label").value, "ban");
-    assert_eq!(fruit.select_option("dur").await.expect("by value").label, "Durian");
-    let types = eval(&page, "window.eventsFor('fruit-select').map(e => e.type).filter(t => t !== 'click')").await;
+    assert_eq!(
+        fruit.select_option("Banana").await.expect("by label").value,
+        "ban"
+    );
+    assert_eq!(
+        fruit.select_option("dur").await.expect("by value").label,
+        "Durian"
+    );
+    let types = eval(
+        &page,
+        "window.eventsFor('fruit-select').map(e => e.type).filter(t => t !== 'click')",
+    )
+    .await;
     assert_eq!(types, json!(["input", "change", "input", "change"]));
-    assert_eq!(fruit.select_option("che").await.expect_err("disabled").code(), ErrorCode::InvalidArgument);
-    assert_eq!(fruit.select_option("Mango").await.expect_err("none").code(), ErrorCode::NoMatch);
+    assert_eq!(
+        fruit
+            .select_option("che")
+            .await
+            .expect_err("disabled")
+            .code(),
+        ErrorCode::InvalidArgument
+    );
+    assert_eq!(
+        fruit.select_option("Mango").await.expect_err("none").code(),
+        ErrorCode::NoMatch
+    );
     close_and_check(browser).await;
 }
 
@@ -251,18 +508,47 @@ async fn upload_sets_two_files_the_page_can_read() {
     let second = dir.join("second.csv");
     std::fs::write(&first, "hello").expect("write");
     std::fs::write(&second, "a,b\n1,2\n").expect("write");
-    let count = page.locator("#multi-files").expect("selector").set_input_files(&[&first, &second]).await.expect("upload");
+    let count = page
+        .locator("#multi-files")
+        .expect("selector")
+        .set_input_files(&[&first, &second])
+        .await
+        .expect("upload");
     assert_eq!(count, 2);
-    let seen = eval(&page, "window.uploads['multi-files'].map(f => f.name + ':' + f.size)").await;
+    let seen = eval(
+        &page,
+        "window.uploads['multi-files'].map(f => f.name + ':' + f.size)",
+    )
+    .await;
     assert_eq!(seen, json!(["first.txt:5", "second.csv:8"]));
     // A hidden input behind its label works too.
-    page.locator("#upload-label").expect("selector").set_input_files(&[&first]).await.expect("via label");
-    assert_eq!(eval(&page, "window.uploads['hidden-files'].length").await, json!(1));
-    let err = page.locator("#single-file").expect("selector").set_input_files(&[&first, &second]).await.expect_err("single");
+    page.locator("#upload-label")
+        .expect("selector")
+        .set_input_files(&[&first])
+        .await
+        .expect("via label");
+    assert_eq!(
+        eval(&page, "window.uploads['hidden-files'].length").await,
+        json!(1)
+    );
+    let err = page
+        .locator("#single-file")
+        .expect("selector")
+        .set_input_files(&[&first, &second])
+        .await
+        .expect_err("single");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     let missing = dir.join("missing.txt");
-    let err = page.locator("#single-file").expect("selector").set_input_files(&[&missing]).await.expect_err("missing");
-    assert_eq!(err.to_string(), "upload: files[0] does not exist or is not a regular file");
+    let err = page
+        .locator("#single-file")
+        .expect("selector")
+        .set_input_files(&[&missing])
+        .await
+        .expect_err("missing");
+    assert_eq!(
+        err.to_string(),
+        "upload: files[0] does not exist or is not a regular file"
+    );
     std::fs::remove_dir_all(&dir).expect("cleanup");
     close_and_check(browser).await;
 }
@@ -272,7 +558,11 @@ async fn a_link_click_returns_after_the_next_page_loaded() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "nav.html").await;
-    page.locator("#to-nav2").expect("selector").click().await.expect("click");
+    page.locator("#to-nav2")
+        .expect("selector")
+        .click()
+        .await
+        .expect("click");
     assert!(page.url().ends_with("/nav2.html"), "{}", page.url());
     let title = page.title().await.expect("title");
     assert!(title.starts_with("Nav two"), "{title}");
@@ -285,10 +575,23 @@ async fn hover_and_mouse_reach_the_element() {
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
     // A disabled control is hovered too.
-    page.locator("#never-enabled").expect("selector").hover().await.expect("hover");
-    let hovered = eval(&page, "document.querySelector('#never-enabled').matches(':hover')").await;
+    page.locator("#never-enabled")
+        .expect("selector")
+        .hover()
+        .await
+        .expect("hover");
+    let hovered = eval(
+        &page,
+        "document.querySelector('#never-enabled').matches(':hover')",
+    )
+    .await;
     assert_eq!(hovered, json!(true));
-    let (x, y) = page.locator("#soon-enabled").expect("selector").mouse_move().await.expect("move");
+    let (x, y) = page
+        .locator("#soon-enabled")
+        .expect("selector")
+        .mouse_move()
+        .await
+        .expect("move");
     assert_eq!(page.mouse_position(), (x, y));
     close_and_check(browser).await;
 }
@@ -298,8 +601,16 @@ async fn waits_and_expectations_report_what_they_saw() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
-    page.locator("#late-button").expect("selector").expect_visible().await.expect("appears");
-    page.locator("#status").expect("selector").expect_text(&chromate::TextMatch::Exact("appeared".into())).await.expect("text");
+    page.locator("#late-button")
+        .expect("selector")
+        .expect_visible()
+        .await
+        .expect("appears");
+    page.locator("#status")
+        .expect("selector")
+        .expect_text(&chromate::TextMatch::Exact("appeared".into()))
+        .await
+        .expect("text");
     let err = page
         .locator("#status")
         .expect("selector")
@@ -308,11 +619,30 @@ async fn waits_and_expectations_report_what_they_saw() {
         .await
         .expect_err("mismatch");
     assert_eq!(err.code(), ErrorCode::ExpectMismatch);
-    assert_eq!(err.to_string(), "expect: expected #status to have text \"clicked\", but got \"appeared\" after 250ms");
-    let err = page.locator("#nope").expect("selector").timeout(Duration::from_millis(100)).wait_for(ElementState::Visible).await.expect_err("never");
+    assert_eq!(
+        err.to_string(),
+        "expect: expected #status to have text \"clicked\", but got \"appeared\" after 250ms"
+    );
+    let err = page
+        .locator("#nope")
+        .expect("selector")
+        .timeout(Duration::from_millis(100))
+        .wait_for(ElementState::Visible)
+        .await
+        .expect_err("never");
     assert_eq!(err.code(), ErrorCode::NoMatch);
-    page.locator("#nope").expect("selector").wait_for(ElementState::Detached).await.expect("detached");
-    let err = page.locator("#status").expect("selector").timeout(Duration::from_millis(100)).wait_for(ElementState::Hidden).await.expect_err("shown");
+    page.locator("#nope")
+        .expect("selector")
+        .wait_for(ElementState::Detached)
+        .await
+        .expect("detached");
+    let err = page
+        .locator("#status")
+        .expect("selector")
+        .timeout(Duration::from_millis(100))
+        .wait_for(ElementState::Hidden)
+        .await
+        .expect_err("shown");
     assert_eq!(err.code(), ErrorCode::TimeoutWaitingState);
     close_and_check(browser).await;
 }

@@ -25,10 +25,16 @@ const CASES: &[(&str, &[&str])] = &[
     ("text=Hello world", &["mixed"]),
     ("text*=Save", &["save", "save-copy"]),
     // CSS-hidden elements match; only hidden/inert/aria-hidden subtrees are excluded.
-    ("role=button[name=\"Continue\"]", &["r-plain", "r-div", "r-css-hidden"]),
+    (
+        "role=button[name=\"Continue\"]",
+        &["r-plain", "r-div", "r-css-hidden"],
+    ),
     ("role=link[name=Continue]", &["r-link"]),
     ("role=heading[name='Heading two']", &["r-heading"]),
-    ("role=button[name=\"Say \\\"hi\\\" \\\\ bye\"]", &["r-quote"]),
+    (
+        "role=button[name=\"Say \\\"hi\\\" \\\\ bye\"]",
+        &["r-quote"],
+    ),
     ("role=checkbox", &["r-check", "r-aria-check"]),
     ("label=Full name", &["r-for"]),
     ("label=Age", &["r-wrap"]),
@@ -69,19 +75,39 @@ async fn every_selector_form_matches_what_the_grammar_says() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV).await.expect("navigate");
+    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
     for (selector, want) in CASES {
-        let locator = page.locator(selector).unwrap_or_else(|e| panic!("{selector}: {e}"));
-        let (exists, count) = locator.exists().await.unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let locator = page
+            .locator(selector)
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let (exists, count) = locator
+            .exists()
+            .await
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
         assert!(exists, "{selector} matched nothing");
         assert_eq!(count, want.len(), "{selector}");
-        let found = locator.find(FindOptions { all: true, ..FindOptions::default() }).await.expect("find");
+        let found = locator
+            .find(FindOptions {
+                all: true,
+                ..FindOptions::default()
+            })
+            .await
+            .expect("find");
         assert_eq!(found.count, want.len(), "{selector}");
         for (i, id) in want.iter().enumerate() {
             if *id == "-" {
                 continue;
             }
-            let got = locator.find(FindOptions { all: true, limit: 1, offset: i }).await.expect("find page");
+            let got = locator
+                .find(FindOptions {
+                    all: true,
+                    limit: 1,
+                    offset: i,
+                })
+                .await
+                .expect("find page");
             assert_eq!(got.matches.len(), 1, "{selector} #{i}");
         }
         let first_id = locator.attribute("id").await.expect("attr").text;
@@ -90,8 +116,14 @@ async fn every_selector_form_matches_what_the_grammar_says() {
         }
     }
     for selector in MISSES {
-        let locator = page.locator(selector).unwrap_or_else(|e| panic!("{selector}: {e}"));
-        assert_eq!(locator.exists().await.expect("exists"), (false, 0), "{selector} matched");
+        let locator = page
+            .locator(selector)
+            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        assert_eq!(
+            locator.exists().await.expect("exists"),
+            (false, 0),
+            "{selector} matched"
+        );
         let err = locator.text().await.expect_err("no match");
         assert_eq!(err.code(), ErrorCode::NoMatch, "{selector}");
     }
@@ -107,19 +139,42 @@ async fn malformed_selectors_fail_before_or_at_the_first_check() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV).await.expect("navigate");
+    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
     for selector in ["", "ref=x", "role=butt0n", "role=button[label=x]"] {
         let err = page.locator(selector).expect_err(selector);
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{selector}");
     }
     for selector in ["css=[", "xpath=//*[", "button[["] {
-        let err = page.locator(selector).expect("parses").click().await.expect_err(selector);
+        let err = page
+            .locator(selector)
+            .expect("parses")
+            .click()
+            .await
+            .expect_err(selector);
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{selector}: {err}");
-        assert!(err.to_string().starts_with("click: invalid selector css=") || err.to_string().starts_with("click: invalid selector xpath="), "{err}");
+        assert!(
+            err.to_string().starts_with("click: invalid selector css=")
+                || err
+                    .to_string()
+                    .starts_with("click: invalid selector xpath="),
+            "{err}"
+        );
     }
-    let err = page.locator("e7").expect("parses").click().await.expect_err("bare ref");
+    let err = page
+        .locator("e7")
+        .expect("parses")
+        .click()
+        .await
+        .expect_err("bare ref");
     assert_eq!(err.code(), ErrorCode::BareRef);
-    let err = page.locator("ref=e999").expect("parses").click().await.expect_err("unknown ref");
+    let err = page
+        .locator("ref=e999")
+        .expect("parses")
+        .click()
+        .await
+        .expect_err("unknown ref");
     assert_eq!(err.code(), ErrorCode::StaleRef, "{err}");
     close_and_check(browser).await;
 }
@@ -129,18 +184,54 @@ async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("shadow.html"), WaitUntil::Load, NAV).await.expect("navigate");
-    for selector in ["id=outer-button", "id=inner-input", "label=Inner label", "text=Nested slotted link", "id=fallback-button", "role=button[name=\"Save card\"]"] {
-        let (exists, _) = page.locator(selector).expect("selector").exists().await.expect("exists");
+    page.goto(&server.url("shadow.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    for selector in [
+        "id=outer-button",
+        "id=inner-input",
+        "label=Inner label",
+        "text=Nested slotted link",
+        "id=fallback-button",
+        "role=button[name=\"Save card\"]",
+    ] {
+        let (exists, _) = page
+            .locator(selector)
+            .expect("selector")
+            .exists()
+            .await
+            .expect("exists");
         assert!(exists, "{selector}");
     }
-    for selector in ["#outer-button", "id=closed-button", "text=Closed root button"] {
-        let (exists, _) = page.locator(selector).expect("selector").exists().await.expect("exists");
+    for selector in [
+        "#outer-button",
+        "id=closed-button",
+        "text=Closed root button",
+    ] {
+        let (exists, _) = page
+            .locator(selector)
+            .expect("selector")
+            .exists()
+            .await
+            .expect("exists");
         assert!(!exists, "{selector}");
     }
-    page.locator("id=outer-button").expect("selector").click().await.expect("click in shadow root");
-    page.locator("id=inner-input").expect("selector").fill("deep").await.expect("fill in nested root");
-    let value = page.locator("id=inner-input").expect("selector").value().await.expect("value");
+    page.locator("id=outer-button")
+        .expect("selector")
+        .click()
+        .await
+        .expect("click in shadow root");
+    page.locator("id=inner-input")
+        .expect("selector")
+        .fill("deep")
+        .await
+        .expect("fill in nested root");
+    let value = page
+        .locator("id=inner-input")
+        .expect("selector")
+        .value()
+        .await
+        .expect("value");
     assert_eq!(value.text.as_deref(), Some("deep"));
     close_and_check(browser).await;
 }

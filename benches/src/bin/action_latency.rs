@@ -24,7 +24,8 @@ async fn main() -> chromate::Result<()> {
     let browser = Browser::launch(LaunchOptions::default()).await?;
     let page = browser.new_page("about:blank").await?;
 
-    page.goto(&server.url("disabled.html"), WaitUntil::Load, NAV).await?;
+    page.goto(&server.url("disabled.html"), WaitUntil::Load, NAV)
+        .await?;
     let target = page.locator("#soon-enabled")?;
     target.click().await?; // warm-up: isolated world, enabled after 300 ms
     let mut clicks = Vec::with_capacity(REPS);
@@ -34,7 +35,8 @@ async fn main() -> chromate::Result<()> {
         clicks.push(started.elapsed());
     }
 
-    page.goto(&server.url("controls.html"), WaitUntil::Load, NAV).await?;
+    page.goto(&server.url("controls.html"), WaitUntil::Load, NAV)
+        .await?;
     let field = page.locator("#text-input")?;
     field.fill("warm").await?;
     let mut fills = Vec::with_capacity(REPS);
@@ -46,7 +48,8 @@ async fn main() -> chromate::Result<()> {
 
     let mut navigations = Vec::with_capacity(REPS);
     for _ in 0..REPS {
-        page.goto(&server.url("nav.html"), WaitUntil::Load, NAV).await?;
+        page.goto(&server.url("nav.html"), WaitUntil::Load, NAV)
+            .await?;
         let link = page.locator("#to-nav2")?;
         let started = Instant::now();
         link.click().await?;
@@ -55,8 +58,17 @@ async fn main() -> chromate::Result<()> {
 
     browser.close().await;
     println!("action latency, median of {REPS}:");
-    println!("  click (no navigation)   {:>7.1} ms", median(clicks).as_secs_f64() * 1e3);
-    println!("  fill (~15 characters)   {:>7.1} ms", median(fills).as_secs_f64() * 1e3);
-    println!("  click that navigates    {:>7.1} ms", median(navigations).as_secs_f64() * 1e3);
+    println!(
+        "  click (no navigation)   {:>7.1} ms",
+        median(clicks).as_secs_f64() * 1e3
+    );
+    println!(
+        "  fill (~15 characters)   {:>7.1} ms",
+        median(fills).as_secs_f64() * 1e3
+    );
+    println!(
+        "  click that navigates    {:>7.1} ms",
+        median(navigations).as_secs_f64() * 1e3
+    );
     Ok(())
 }

@@ -15,7 +15,13 @@ use chromate::cdp::{network, CdpEvent};
 use chromate::{Browser, LaunchOptions, WaitUntil};
 use chromate_tests::FixtureServer;
 
-const PAGES: &[&str] = &["dashboard.html", "login.html", "console.html", "controls.html", "bench-2000.html"];
+const PAGES: &[&str] = &[
+    "dashboard.html",
+    "login.html",
+    "console.html",
+    "controls.html",
+    "bench-2000.html",
+];
 const ROUNDS: usize = 2000;
 
 #[tokio::main(flavor = "current_thread")]
@@ -27,21 +33,38 @@ async fn main() {
             std::process::exit(1);
         }
     };
-    let requests: Vec<&str> =
-        recorded.iter().filter(|(m, _)| m == "Network.requestWillBeSent").map(|(_, p)| p.as_str()).collect();
-    println!("recorded {} events, {} Network.requestWillBeSent", recorded.len(), requests.len());
+    let requests: Vec<&str> = recorded
+        .iter()
+        .filter(|(m, _)| m == "Network.requestWillBeSent")
+        .map(|(_, p)| p.as_str())
+        .collect();
+    println!(
+        "recorded {} events, {} Network.requestWillBeSent",
+        recorded.len(),
+        requests.len()
+    );
     let typed = median_per_item(&requests, |params| {
         serde_json::from_str::<network::EventRequestWillBeSent>(params).is_ok()
     });
     let raw: Vec<(String, Box<serde_json::value::RawValue>)> = recorded
         .iter()
-        .filter_map(|(m, p)| serde_json::value::RawValue::from_string(p.clone()).ok().map(|r| (m.clone(), r)))
+        .filter_map(|(m, p)| {
+            serde_json::value::RawValue::from_string(p.clone())
+                .ok()
+                .map(|r| (m.clone(), r))
+        })
         .collect();
     let all = median_per_item(&raw.iter().collect::<Vec<_>>(), |(method, params)| {
         !matches!(CdpEvent::decode(method, params), CdpEvent::Raw(_))
     });
-    println!("Network.requestWillBeSent typed decode: median {:.2} µs per event", typed.as_secs_f64() * 1e6);
-    println!("CdpEvent::decode over all recorded events: median {:.2} µs per event", all.as_secs_f64() * 1e6);
+    println!(
+        "Network.requestWillBeSent typed decode: median {:.2} µs per event",
+        typed.as_secs_f64() * 1e6
+    );
+    println!(
+        "CdpEvent::decode over all recorded events: median {:.2} µs per event",
+        all.as_secs_f64() * 1e6
+    );
 }
 
 /// Median over `ROUNDS` rounds of the mean time per item of one pass over `items`.
@@ -55,7 +78,11 @@ fn median_per_item<T>(items: &[T], mut decode: impl FnMut(&T) -> bool) -> Durati
         }
         samples.push(started.elapsed() / u32::try_from(items.len().max(1)).unwrap_or(u32::MAX));
     }
-    assert_eq!(n_ok, items.len() * ROUNDS, "every recorded event must decode");
+    assert_eq!(
+        n_ok,
+        items.len() * ROUNDS,
+        "every recorded event must decode"
+    );
     samples.sort();
     samples[samples.len() / 2]
 }
@@ -67,11 +94,14 @@ async fn record() -> Result<Vec<(String, String)>, Box<dyn std::error::Error>> {
     let mut events = browser.raw_events();
     let page = browser.new_page("about:blank").await?;
     for path in PAGES {
-        page.goto(&server.url(path), WaitUntil::Load, Duration::from_secs(30)).await?;
+        page.goto(&server.url(path), WaitUntil::Load, Duration::from_secs(30))
+            .await?;
     }
     page.evaluate("1").await?;
     let mut recorded = Vec::new();
-    while let Ok(Some(Ok(message))) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await {
+    while let Ok(Some(Ok(message))) =
+        tokio::time::timeout(Duration::from_millis(200), events.recv()).await
+    {
         recorded.push((message.method.clone(), message.params.get().to_string()));
     }
     browser.close().await;

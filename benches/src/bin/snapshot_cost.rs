@@ -47,7 +47,11 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             in_page.push(Duration::from_secs_f64(last.page_ms / 1000.0));
         }
         let rendered = last.render();
-        let refs = last.lines.iter().filter(|l| l.element_ref.is_some()).count();
+        let refs = last
+            .lines
+            .iter()
+            .filter(|l| l.element_ref.is_some())
+            .count();
         println!(
             "{:<18} {:>9.1} {:>11.1} {:>11.1} {:>7} {:>6} {:>5}",
             path,
