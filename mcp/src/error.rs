@@ -5,8 +5,10 @@
 //! ([`ToolError`]), the success value ([`ToolOutput`]), the size bounds on
 //! message, hint and detail, and the rendering of both into a `tools/call`
 //! result. It does not own protocol errors (-326xx, see `jsonrpc.rs`),
-//! spilling or the response cap (see `artifacts.rs`), and it does not map
-//! engine errors yet: that arrives with the engine wiring.
+//! spilling or the response cap (see `artifacts.rs`). [`from_engine`] is
+//! the one place a `chromate::Error` becomes a tool error: the code one to
+//! one by its string, the message prefixed with the tool's verb, the §13
+//! `detail` keys from the variant's fields, and a hint per code.
 
 use serde_json::{json, Map, Value};
 
@@ -268,6 +270,133 @@ impl ToolOutput {
             is_error: false,
             observation: None,
         }
+    }
+}
+
+/// Maps an engine error onto the tool error of the contract (§13), one to
+/// one by `err.code().as_str()`. `verb` starts the message unless the engine
+/// already put it there (element actions name their verb themselves).
+pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
+    use chromate::Error as E;
+    let code = ErrorCode::parse(err.code().as_str()).unwrap_or(ErrorCode::DriverError);
+    let text = err.to_string();
+    let message = if text.starts_with(&format!("{verb}:")) {
+        text
+    } else {
+        format!("{verb}: {text}")
+    };
+    let ms = |timeout: &std::time::Duration| {
+        json!(u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX))
+    };
+    let detail = match err {
+        E::BrowserNotFound { tried } => json!({ "tried": tried, "reason": "not-found" }),
+        E::LaunchFailed { reason, .. } => json!({ "tried": [], "reason": reason }),
+        E::ConnectFailed { endpoint, reason } => {
+            json!({ "tried": [], "endpoint": endpoint, "reason": reason })
+        }
+        E::ProtocolTooOld { found, needed } => {
+            json!({ "tried": [], "reason": format!("protocol {found} < {needed}") })
+        }
+        E::Protocol {
+            method,
+            code: cdp_code,
+            message: cdp_message,
+        } => {
+            if code == ErrorCode::Unsupported {
+                json!({ "cdpMethod": method, "feature": verb })
+            } else {
+                json!({ "cdpMethod": method, "cdpCode": cdp_code, "cdpMessage": cdp_message, "reason": "protocol-error" })
+            }
+        }
+        E::CommandTimeout { method, .. } => {
+            json!({ "cdpMethod": method, "reason": "command-timeout" })
+        }
+        E::ConnectionClosed { .. } => json!({ "reason": "browser-closed" }),
+        E::Decode { method, .. } => json!({ "cdpMethod": method, "reason": "decode" }),
+        E::PageClosed => json!({ "reason": "page-closed" }),
+        E::Io { .. } => json!({ "reason": "io" }),
+        E::NavigationFailed { url, net_error } => json!({ "netError": net_error, "url": url }),
+        E::TimeoutWaitingLoad {
+            state,
+            url,
+            timeout,
+        } => json!({ "state": state, "timeout": ms(timeout), "url": url }),
+        E::EvalThrew { message, origin } => match origin {
+            Some(origin) => json!({ "exception": message, "origin": origin }),
+            None => json!({ "exception": message }),
+        },
+        E::EvalBadArg { returned_type } => json!({ "returnedType": returned_type }),
+        E::Timeout { what, timeout } => json!({ "timeout": ms(timeout), "what": what }),
+        E::InvalidArgument { .. } => json!({ "reason": "invalid" }),
+        E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
+        E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
+        E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
+        E::TimeoutWaitingVisible {
+            selector,
+            timeout,
+            matched,
+            ..
+        } => json!({ "selector": selector, "timeout": ms(timeout), "matched": matched }),
+        E::TimeoutWaitingState {
+            selector,
+            timeout,
+            state,
+            obscured_by,
+            ..
+        } => {
+            let mut detail =
+                json!({ "selector": selector, "timeout": ms(timeout), "state": state });
+            if let Some(by) = obscured_by {
+                detail["obscuredBy"] = json!(by);
+            }
+            detail
+        }
+        E::BareRef { element_ref } => json!({ "ref": element_ref }),
+        E::StaleRef {
+            element_ref,
+            reason,
+        } => json!({ "ref": element_ref, "reason": reason.as_str() }),
+        E::NotEditable { target, role, .. } => json!({ "target": target, "role": role }),
+        E::ExpectMismatch {
+            expected, actual, ..
+        } => json!({ "expected": expected, "actual": actual }),
+        _ => json!({ "reason": "unexpected" }),
+    };
+    let hint = match err {
+        E::BareRef { element_ref } => format!(
+            "use ref={element_ref} from the latest snapshot, or css={element_ref} for a literal <{element_ref}> element"
+        ),
+        E::DialogOpen { .. } => "answer it with browser_dialog accept or dismiss".to_owned(),
+        E::ConnectionClosed { .. } => {
+            "the browser is gone; the next call relaunches it".to_owned()
+        }
+        _ => hint_for(code).to_owned(),
+    };
+    ToolError::new(code, message)
+        .with_hint(hint)
+        .with_detail(detail)
+}
+
+/// The default hint of a code: the next useful step (§13).
+pub(crate) fn hint_for(code: ErrorCode) -> &'static str {
+    match code {
+        ErrorCode::NoMatch => "check the selector against a fresh browser_snapshot, or probe with browser_exists",
+        ErrorCode::TimeoutWaitingVisible => "the element exists but is hidden; reveal it first or check browser_snapshot",
+        ErrorCode::TimeoutWaitingState => "wait for the page to enable or uncover the element (browser_wait), then retry",
+        ErrorCode::TimeoutWaitingLoad => "raise timeout_ms, or check the page with browser_snapshot",
+        ErrorCode::Timeout => "raise timeout_ms, or check what the page is doing with browser_logs",
+        ErrorCode::ExpectMismatch => "look at the page with browser_snapshot or browser_read",
+        ErrorCode::EvalThrew => "fix the script; browser_logs kind=error lists page errors",
+        ErrorCode::EvalBadArg => "return JSON-serialisable data, e.g. el.textContent instead of el",
+        ErrorCode::InvalidArgument => "fix the argument named in the message",
+        ErrorCode::StateInvalid => "check browser_status, or answer an open dialog with browser_dialog",
+        ErrorCode::BareRef => "use ref=eN from the latest snapshot",
+        ErrorCode::StaleRef => "take a fresh snapshot and use the new ref; refs are never reassigned",
+        ErrorCode::NotEditable => "use browser_element check/select or browser_upload for this element",
+        ErrorCode::NavigationFailed => "check the URL and that the server is reachable",
+        ErrorCode::BrowserUnavailable => "install Chromium (sudo apt install chromium, brew install --cask chromium) or set CHROMATE_BROWSER / --browser",
+        ErrorCode::DriverError => "retry the call; browser_status shows whether the browser is still running",
+        ErrorCode::Unsupported => "this browser lacks a protocol method the call needs; use a newer Chromium",
     }
 }
 

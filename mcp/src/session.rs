@@ -1,20 +1,61 @@
 //! The tool backend: state one MCP session holds across tool calls.
 //!
 //! Owns: the configuration, the artifact store, the mock table, the log
-//! journal's cursor, the trace state, and the two hooks the server calls
+//! journal's cursor, the trace state, the browser (launched lazily by the
+//! first call that needs a page, §1.5), the tabs and their `p<N>` ids
+//! (§11.3), the snapshot baseline (§6.3), and the two hooks the server calls
 //! around tools: [`Session::observe`] after a successful observation-bearing
-//! call (§8) and [`Session::shutdown`] at exit (§1.5). Does not own a browser
-//! yet: the engine is wired in here later (a `browser: Option<…>` launched
-//! lazily by the first tool that needs a page), and until then both hooks
-//! have nothing to do.
+//! call (§8) and [`Session::shutdown`] at exit (§1.5).
+//!
+//! Does not own the browser's internals (the engine) or tool semantics
+//! (`tools/`). The engine has no log journal yet, so observations carry no
+//! tripwire (§8 allows its absence only when logs cannot be captured at all,
+//! which is the case in this build).
 
 use std::path::PathBuf;
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
+
+use serde_json::json;
 
 use crate::artifacts::ArtifactStore;
 use crate::config::Config;
-use crate::error::Observation;
+use crate::error::{from_engine, ErrorCode, Observation, ToolError};
 use crate::tools::{Cancel, MockTable};
+
+/// A tab chromate controls or lists, with its session-wide id.
+#[derive(Debug, Clone)]
+pub(crate) struct Tab {
+    /// `p<N>`, never reused.
+    pub(crate) id: String,
+    pub(crate) page: chromate::Page,
+}
+
+/// The running browser and its tabs, in opening order.
+pub(crate) struct Live {
+    pub(crate) browser: chromate::Browser,
+    pub(crate) tabs: Vec<Tab>,
+    /// The active tab's id.
+    pub(crate) active: Option<String>,
+    /// Target ids of the tabs chromate opened itself (closed at exit in
+    /// `--cdp-endpoint` mode, where the others belong to the user).
+    pub(crate) own_targets: Vec<String>,
+}
+
+impl std::fmt::Debug for Live {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Live")
+            .field("tabs", &self.tabs)
+            .field("active", &self.active)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Live {
+    pub(crate) fn active_tab(&self) -> Option<&Tab> {
+        let active = self.active.as_deref()?;
+        self.tabs.iter().find(|tab| tab.id == active)
+    }
+}
 
 /// The log journal as the MCP layer sees it (§10). Capture itself belongs to
 /// the engine; before a browser has run the journal is empty.
@@ -46,6 +87,16 @@ pub(crate) struct Session {
     pub(crate) mocks: MockTable,
     pub(crate) journal: Journal,
     pub(crate) trace: Option<TraceRecording>,
+    /// The browser, once launched (and again after a loss).
+    pub(crate) live: Option<Live>,
+    /// The next `p<N>` number.
+    next_tab: u64,
+    /// The baseline of §6.3: the latest full snapshot shown.
+    pub(crate) baseline: Option<chromate::Snapshot>,
+    /// How many snapshots this session took (`revision`, §7.8).
+    pub(crate) revision: u64,
+    /// The first ref number a relaunched browser may mint (§6.1: never reused).
+    next_ref: Option<chromate::ElementRef>,
 }
 
 impl Session {
@@ -64,7 +115,316 @@ impl Session {
             mocks: MockTable::default(),
             journal: Journal::default(),
             trace: None,
+            live: None,
+            next_tab: 1,
+            baseline: None,
+            revision: 0,
+            next_ref: None,
         }
+    }
+
+    /// Whether a browser runs now (a lost one does not count).
+    pub(crate) fn browser_running(&self) -> bool {
+        self.live
+            .as_ref()
+            .is_some_and(|live| !live.browser.is_closed())
+    }
+
+    /// Forgets a browser that went away (§1.5 browser loss): tabs, dialogs
+    /// and baseline are gone; ref numbering continues on the next launch.
+    fn drop_lost_browser(&mut self) {
+        if let Some(live) = &self.live {
+            if live.browser.is_closed() {
+                self.next_ref = Some(live.browser.next_ref());
+                self.live = None;
+                self.baseline = None;
+            }
+        }
+    }
+
+    /// Brings the tab list up to date with the browser: new pages (popups,
+    /// `target=_blank`) get the next id, closed ones go; if the active tab
+    /// went, the lowest-index remaining one becomes active and the baseline
+    /// is cleared.
+    pub(crate) fn sync_tabs(&mut self) {
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        live.tabs.retain(|tab| !tab.page.is_closed());
+        for page in live.browser.pages() {
+            if !live
+                .tabs
+                .iter()
+                .any(|tab| tab.page.target_id() == page.target_id())
+            {
+                live.tabs.push(Tab {
+                    id: format!("p{}", self.next_tab),
+                    page,
+                });
+                self.next_tab += 1;
+            }
+        }
+        let active_alive = live
+            .active
+            .as_deref()
+            .is_some_and(|id| live.tabs.iter().any(|tab| tab.id == id));
+        if !active_alive {
+            live.active = live.tabs.first().map(|tab| tab.id.clone());
+            self.baseline = None;
+        }
+    }
+
+    /// Launches or connects (§1.5), without opening a tab.
+    async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
+        let browser = match &self.config.cdp_endpoint {
+            Some(endpoint) => chromate::Browser::connect(endpoint).await,
+            None => {
+                let options = chromate::LaunchOptions {
+                    executable: self.config.browser.clone(),
+                    headed: self.config.headed,
+                    ..chromate::LaunchOptions::default()
+                };
+                chromate::Browser::launch(options).await
+            }
+        };
+        let browser = browser.map_err(|err| from_engine(verb, &err))?;
+        if let Some(next) = self.next_ref {
+            browser.continue_refs_from(next);
+        }
+        self.journal.capturing = false;
+        let mut live = Live {
+            browser,
+            tabs: Vec::new(),
+            active: None,
+            own_targets: Vec::new(),
+        };
+        let first = if self.config.cdp_endpoint.is_some() {
+            None
+        } else {
+            // The launched browser's initial tab, once it is attached.
+            live.browser
+                .wait_for_new_page(&[], Duration::from_secs(5))
+                .await
+                .ok()
+        };
+        let first = match first {
+            Some(page) => page,
+            None => {
+                let page = live
+                    .browser
+                    .new_page("about:blank")
+                    .await
+                    .map_err(|err| from_engine(verb, &err))?;
+                live.own_targets.push(page.target_id().to_owned());
+                page
+            }
+        };
+        let target = first.target_id().to_owned();
+        self.live = Some(live);
+        self.sync_tabs();
+        if let Some(live) = self.live.as_mut() {
+            live.active = live
+                .tabs
+                .iter()
+                .find(|tab| tab.page.target_id() == target)
+                .map(|tab| tab.id.clone());
+        }
+        self.baseline = None;
+        Ok(())
+    }
+
+    /// The running browser, launching it first if needed (§1.5 lazy launch;
+    /// a lost browser is relaunched).
+    pub(crate) async fn ensure_browser(&mut self, verb: &str) -> Result<&mut Live, ToolError> {
+        self.drop_lost_browser();
+        if self.live.is_none() {
+            self.start_browser(verb).await?;
+        }
+        self.sync_tabs();
+        self.live
+            .as_mut()
+            .ok_or_else(|| ToolError::new(ErrorCode::DriverError, format!("{verb}: no browser")))
+    }
+
+    /// The active tab's page, launching the browser and opening a tab if
+    /// needed. Does not check for dialogs (browser_dialog and
+    /// browser_snapshot report them).
+    pub(crate) async fn active_page_any(
+        &mut self,
+        verb: &str,
+    ) -> Result<chromate::Page, ToolError> {
+        let live = self.ensure_browser(verb).await?;
+        if let Some(tab) = live.active_tab() {
+            return Ok(tab.page.clone());
+        }
+        let page = live
+            .browser
+            .new_page("about:blank")
+            .await
+            .map_err(|err| from_engine(verb, &err))?;
+        live.own_targets.push(page.target_id().to_owned());
+        let target = page.target_id().to_owned();
+        self.sync_tabs();
+        if let Some(live) = self.live.as_mut() {
+            live.active = live
+                .tabs
+                .iter()
+                .find(|tab| tab.page.target_id() == target)
+                .map(|tab| tab.id.clone());
+        }
+        self.baseline = None;
+        Ok(page)
+    }
+
+    /// The active tab's page for a tool that touches it: STATE_INVALID while
+    /// a dialog is open (§4.2).
+    pub(crate) async fn active_page(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
+        let page = self.active_page_any(verb).await?;
+        if let Some(dialog) = page.dialog() {
+            return Err(dialog_blocks(verb, &dialog));
+        }
+        Ok(page)
+    }
+
+    /// The active page without launching: `None` before launch or after a loss.
+    pub(crate) fn current_page(&mut self) -> Option<chromate::Page> {
+        self.drop_lost_browser();
+        self.sync_tabs();
+        self.live
+            .as_ref()
+            .and_then(Live::active_tab)
+            .map(|tab| tab.page.clone())
+    }
+
+    /// An engine error as a tool error; a lost browser becomes DRIVER_ERROR
+    /// `reason:"browser-closed"` and is forgotten, so the next call relaunches.
+    pub(crate) fn engine_error(&mut self, verb: &str, err: &chromate::Error) -> ToolError {
+        let lost = self
+            .live
+            .as_ref()
+            .is_some_and(|live| live.browser.is_closed());
+        let mut error = from_engine(verb, err);
+        if lost && error.code == ErrorCode::DriverError {
+            error = ToolError::new(
+                ErrorCode::DriverError,
+                format!("{verb}: the browser closed during the call"),
+            )
+            .with_hint("the next call relaunches the browser; refs and tabs from before are gone")
+            .with_detail(json!({ "reason": "browser-closed" }));
+        }
+        self.drop_lost_browser();
+        error
+    }
+
+    /// Takes a full snapshot of `page`, counting the revision.
+    pub(crate) async fn take_snapshot(
+        &mut self,
+        page: &chromate::Page,
+        options: chromate::SnapshotOptions,
+    ) -> Result<chromate::Snapshot, chromate::Error> {
+        let snapshot = page.snapshot(options).await?;
+        self.revision += 1;
+        Ok(snapshot)
+    }
+
+    /// Handles a failed element call (§6.3, §6.4): a STALE_REF on a ref
+    /// selector gets a recovery snapshot that becomes the baseline.
+    pub(crate) async fn element_error(
+        &mut self,
+        verb: &str,
+        page: &chromate::Page,
+        err: &chromate::Error,
+    ) -> ToolError {
+        let mut error = self.engine_error(verb, err);
+        // The page's ref table forgets a ref when its document is replaced;
+        // a ref this session did issue is then `document-changed` (§6.3 row
+        // 4), not `unknown-ref` (row 3).
+        if let chromate::Error::StaleRef {
+            element_ref,
+            reason: chromate::StaleReason::UnknownRef,
+        } = err
+        {
+            let issued = chromate::ElementRef::parse(element_ref)
+                .is_some_and(|element_ref| page.has_issued_ref(element_ref));
+            if issued {
+                let reason = chromate::StaleReason::DocumentChanged;
+                error.message = format!("{verb}: ref={element_ref} is stale: {}", reason.explain());
+                error = error.with_detail_key("reason", json!(reason.as_str()));
+            }
+        }
+        if error.code == ErrorCode::StaleRef {
+            error = self.attach_recovery(page, error).await;
+        }
+        error
+    }
+
+    /// Attaches a recovery snapshot (§6.4) to a STALE_REF error, when the
+    /// browser runs without a dialog.
+    pub(crate) async fn attach_recovery(
+        &mut self,
+        page: &chromate::Page,
+        error: ToolError,
+    ) -> ToolError {
+        let reason = error
+            .detail
+            .as_ref()
+            .and_then(|detail| detail.get("reason"))
+            .and_then(|reason| reason.as_str())
+            .unwrap_or("");
+        if reason == "unknown-ref" || page.is_closed() || page.dialog().is_some() {
+            return error;
+        }
+        match self
+            .take_snapshot(page, chromate::SnapshotOptions::default())
+            .await
+        {
+            Ok(snapshot) => {
+                let mut error = error;
+                error.recovery_snapshot = Some(snapshot.render());
+                error.hint = Some(
+                    "pick a current ref from recoverySnapshot; the failed call was not retried"
+                        .to_owned(),
+                );
+                self.baseline = Some(snapshot);
+                error
+            }
+            Err(_) => error,
+        }
+    }
+
+    /// §6.3 row 2: a ref selector (issued by this session) with no baseline
+    /// is STALE_REF `no-snapshot`, with a recovery snapshot. Bare refs never
+    /// issued fail BARE_REF in the engine first.
+    pub(crate) async fn check_ref_baseline(
+        &mut self,
+        verb: &str,
+        page: &chromate::Page,
+        selector: &str,
+    ) -> Result<(), ToolError> {
+        let Ok(parsed) = chromate::Selector::parse(selector) else {
+            return Ok(());
+        };
+        let Some(number) = parsed.element_ref() else {
+            return Ok(());
+        };
+        if self.baseline.is_some() {
+            return Ok(());
+        }
+        let Some(element_ref) = chromate::ElementRef::new(number) else {
+            return Ok(());
+        };
+        if !page.has_issued_ref(element_ref) {
+            return Ok(());
+        }
+        let error = ToolError::new(
+            ErrorCode::StaleRef,
+            format!(
+                "{verb}: ref={element_ref} is stale: no snapshot since the session started or the baseline was reset"
+            ),
+        )
+        .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
+        .with_detail(json!({ "ref": element_ref.to_string(), "reason": "no-snapshot" }));
+        Err(self.attach_recovery(page, error).await)
     }
 
     /// `CHROMATE_TRACE_DIR`, else `<session dir>/traces` (§11.6).
@@ -83,21 +443,85 @@ impl Session {
 
     /// The observation hook (§8): called by the server after a successful
     /// call of an observation-bearing tool that did not attach its own.
-    /// Returns `None` when there is nothing to observe: with no browser there
-    /// is no page and, with capture off, no tripwire. The engine wiring
-    /// replaces the body with: settle, snapshot, diff against the baseline,
-    /// tripwire; it must stop early when `cancel` fires.
+    /// Returns `None` when there is nothing to observe (no browser).
+    ///
+    /// Settle: the snapshot's own round trip through the renderer orders the
+    /// events the action caused; the engine offers no animation-frame wait.
+    /// No tripwire: the engine has no log journal yet, so logs cannot be
+    /// captured at all (the one case §8 allows).
     pub(crate) async fn observe(&mut self, cancel: &Cancel) -> Option<Observation> {
         if cancel.is_cancelled() {
             return None;
         }
-        None
+        let page = self.current_page()?;
+        if let Some(dialog) = page.dialog() {
+            return Some(Observation {
+                body: format!(
+                    "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+                    dialog.message
+                ),
+                tripwire: None,
+            });
+        }
+        let body = match self
+            .take_snapshot(&page, chromate::SnapshotOptions::default())
+            .await
+        {
+            Ok(snapshot) => {
+                let body = chromate::diff(self.baseline.as_ref(), &snapshot).render();
+                self.baseline = Some(snapshot);
+                body
+            }
+            Err(err) => {
+                self.baseline = None;
+                if let Some(dialog) = page.dialog() {
+                    format!(
+                        "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+                        dialog.message
+                    )
+                } else {
+                    format!("post-action snapshot unavailable: {err}")
+                }
+            }
+        };
+        Some(Observation {
+            body,
+            tripwire: None,
+        })
     }
 
     /// The shutdown hook (§1.5): end any trace, close the browser (kill after
     /// 2 s), delete the profile. The server bounds the whole shutdown to 5 s.
     pub(crate) async fn shutdown(&mut self) {
-        // No recording can be active in this build, and there is no browser.
+        // No recording can be active in this build.
         self.trace = None;
+        let Some(live) = self.live.take() else {
+            return;
+        };
+        if self.config.cdp_endpoint.is_some() {
+            // Only chromate's own tabs close; the user's browser keeps running.
+            for tab in &live.tabs {
+                if live
+                    .own_targets
+                    .iter()
+                    .any(|target| target == tab.page.target_id())
+                {
+                    let _ = live.browser.close_page(&tab.page).await;
+                }
+            }
+        }
+        let Live { browser, tabs, .. } = live;
+        drop(tabs);
+        browser.close().await;
     }
+}
+
+/// STATE_INVALID `a dialog is open: <message>` (§4.2).
+pub(crate) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
+    ToolError::new(
+        ErrorCode::StateInvalid,
+        format!("{verb}: a dialog is open: {}", dialog.message),
+    )
+    .with_hint("answer it with browser_dialog accept or dismiss (browser_dialog inspect shows it)")
+    .with_detail(json!({ "reason": "dialog-open", "dialog": { "type": dialog.kind, "message": dialog.message } }))
 }

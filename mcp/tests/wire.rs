@@ -1094,9 +1094,9 @@ fn trace_state_and_page_lists_never_launch() {
 }
 
 #[test]
-fn browser_tools_answer_unsupported_in_this_build() {
+fn unwired_tools_answer_unsupported_without_launching() {
     let mut server = Server::start("unsupported");
-    let response = server.call("browser_click", json!({ "selector": "#save" }));
+    let response = server.call("browser_a11y", json!({}));
     let result = &response["result"];
     assert_eq!(result["isError"], json!(true));
     assert_eq!(
@@ -1105,7 +1105,7 @@ fn browser_tools_answer_unsupported_in_this_build() {
     );
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "error: click: not available in this build yet");
+    assert_eq!(lines[0], "error: a11y: not available in this build yet");
     assert_eq!(lines[1], "code:  UNSUPPORTED");
     assert!(lines[2].starts_with("hint:  "));
     assert_eq!(
@@ -1152,7 +1152,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
         "browser_batch",
         json!({ "steps": [
         { "tool": "browser_mock", "arguments": { "action": "block", "pattern": "x" } },
-        { "tool": "browser_click", "arguments": { "selector": "#a" } },
+        { "tool": "browser_a11y" },
         { "tool": "browser_status" } ] }),
     );
     let result = &response["result"];
@@ -1170,7 +1170,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
     assert_eq!(batch["steps"][1]["error"]["code"], json!("UNSUPPORTED"));
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.starts_with("1 ✓ browser_mock  "), "{text}");
-    assert!(text.contains("\n2 ✗ browser_click  "), "{text}");
+    assert!(text.contains("\n2 ✗ browser_a11y  "), "{text}");
     assert!(
         text.ends_with("stopped at step 2 of 3; 1 later step(s) not run"),
         "{text}"

@@ -1,13 +1,17 @@
 //! browser_advanced_eval (§4.3, §11.5): declaration and arguments.
 //!
-//! Does not run script yet: the handler answers UNSUPPORTED until the engine
-//! is wired. No tool ever runs caller code outside the page.
+//! Owns the expression-or-function-body rule (decided by compiling, never by
+//! running twice), the promise timeout and the 32 KiB result bound. No tool
+//! ever runs caller code outside the page.
+
+use std::time::Duration;
 
 use serde::Deserialize;
+use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, ToolDecl};
-use super::{ToolContext, TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
+use super::{cancelled_error, ToolContext, TIMEOUT};
+use crate::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 pub(crate) const EVAL: ToolDecl = ToolDecl {
@@ -28,7 +32,6 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct EvalArgs {
     pub(crate) js: String,
     pub(crate) timeout_ms: u64,
@@ -38,6 +41,69 @@ pub(crate) fn check_eval(_args: &EvalArgs, _session: &Session) -> Result<(), Too
     Ok(())
 }
 
-unwired! {
-    eval(EvalArgs) => EVAL;
+/// Results beyond this many bytes of JSON are returned as a preview (§11.5).
+const MAX_RESULT_BYTES: usize = 32 * 1024;
+
+pub(crate) async fn eval(
+    ctx: &mut ToolContext<'_>,
+    args: EvalArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = EVAL.verb;
+    let page = ctx.session.active_page(verb).await?;
+    // Compiled as a script first (what Runtime.evaluate runs); a syntax
+    // error there means a function body such as `const a = 1; return a`.
+    let compiled = page
+        .session()
+        .send_raw(
+            "Runtime.compileScript",
+            json!({ "expression": args.js, "sourceURL": "", "persistScript": false }),
+        )
+        .await;
+    let is_expression = match compiled {
+        Ok(answer) => answer.get("exceptionDetails").is_none(),
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    let source = if is_expression {
+        args.js.clone()
+    } else {
+        format!("(async () => {{\n{}\n}})()", args.js)
+    };
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let evaluated = ctx
+        .cancel
+        .run(tokio::time::timeout(timeout, page.evaluate(&source)))
+        .await
+        .ok_or_else(|| cancelled_error(verb))?;
+    let value = match evaluated {
+        Err(_elapsed) => {
+            return Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!(
+                    "eval: timed out after {}ms waiting for the promise to settle",
+                    args.timeout_ms
+                ),
+            )
+            .with_hint("raise timeout_ms, or return without awaiting")
+            .with_detail(json!({ "timeout": args.timeout_ms })))
+        }
+        Ok(Err(err)) => return Err(ctx.session.engine_error(verb, &err)),
+        Ok(Ok(value)) => value,
+    };
+    Ok(ToolOutput::new(json!({ "result": bound_result(value) })))
+}
+
+/// The value, or beyond 32 KiB `{value, truncated, totalBytes, retainedBytes}`
+/// with a JSON-text preview (§11.5).
+fn bound_result(value: Value) -> Value {
+    let text = value.to_string();
+    if text.len() <= MAX_RESULT_BYTES {
+        return value;
+    }
+    let preview = cut_bytes(&text, MAX_RESULT_BYTES, "");
+    json!({
+        "value": preview,
+        "truncated": true,
+        "totalBytes": text.len(),
+        "retainedBytes": preview.len(),
+    })
 }

@@ -3,15 +3,16 @@
 //!
 //! Owns the rules that need no browser (mouse target shapes, dialog `text`,
 //! element `select` value, single-key `browser_key`, upload files existing).
-//! Does not act on a page yet: handlers answer UNSUPPORTED until the engine
-//! is wired; key-name parsing (§9.6) belongs to the engine.
+//! Handlers are thin: locate (dialog, ref and selector checks), one engine
+//! call, the result shape. Key-name parsing (§9.6), waiting and fences
+//! belong to the engine.
 
 use serde::Deserialize;
 use serde_json::json;
 
 use super::schema::{Arg, Hints, Kind, ToolDecl};
-use super::{ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
+use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
+use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 pub(crate) const CLICK: ToolDecl = ToolDecl {
@@ -387,15 +388,242 @@ pub(crate) fn check_dialog(args: &DialogArgs, _session: &Session) -> Result<(), 
     Ok(())
 }
 
-unwired! {
-    click(ClickArgs) => CLICK;
-    fill(FillArgs) => FILL;
-    type_text(TypeArgs) => TYPE;
-    element(ElementArgs) => ELEMENT;
-    press(PressArgs) => PRESS;
-    key(KeyArgs) => KEY;
-    mouse(MouseArgs) => MOUSE;
-    hover(HoverArgs) => HOVER;
-    upload(UploadArgs) => UPLOAD;
-    dialog(DialogArgs) => DIALOG;
+pub(crate) async fn click(
+    ctx: &mut ToolContext<'_>,
+    args: ClickArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = if args.double { "dblclick" } else { CLICK.verb };
+    let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    if args.double {
+        act(ctx, verb, &page, locator.dblclick()).await?;
+    } else {
+        act(ctx, verb, &page, locator.click()).await?;
+    }
+    Ok(ToolOutput::new(
+        json!({ "ok": true, "selector": echo(&args.selector) }),
+    ))
+}
+
+pub(crate) async fn fill(
+    ctx: &mut ToolContext<'_>,
+    args: FillArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = FILL.verb;
+    let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    let mut result = json!({ "ok": true, "selector": echo(&args.selector) });
+    if args.submit {
+        act(ctx, verb, &page, locator.fill_and_submit(&args.value)).await?;
+        result["submitted"] = json!(true);
+    } else {
+        act(ctx, verb, &page, locator.fill(&args.value)).await?;
+    }
+    Ok(ToolOutput::new(result))
+}
+
+pub(crate) async fn type_text(
+    ctx: &mut ToolContext<'_>,
+    args: TypeArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = TYPE.verb;
+    let page = ctx.session.active_page(verb).await?;
+    let length = act(ctx, verb, &page, page.type_text(&args.text)).await?;
+    Ok(ToolOutput::new(json!({ "ok": true, "length": length })))
+}
+
+pub(crate) async fn element(
+    ctx: &mut ToolContext<'_>,
+    args: ElementArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = args.action.as_str();
+    let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    let mut result = json!({ "ok": true, "selector": echo(&args.selector), "action": verb });
+    match verb {
+        "dblclick" => act(ctx, verb, &page, locator.dblclick()).await?,
+        "focus" => act(ctx, verb, &page, locator.focus()).await?,
+        "scroll" => act(ctx, verb, &page, locator.scroll_into_view()).await?,
+        "clear" => act(ctx, verb, &page, locator.clear()).await?,
+        "check" | "uncheck" => {
+            if verb == "check" {
+                act(ctx, verb, &page, locator.check()).await?;
+            } else {
+                act(ctx, verb, &page, locator.uncheck()).await?;
+            }
+            result["checked"] = json!(verb == "check");
+        }
+        _ => {
+            let value = args.value.as_deref().unwrap_or("");
+            let selected = engine(ctx, verb, &page, locator.select_option(value)).await?;
+            result["value"] = json!(selected.value);
+        }
+    }
+    Ok(ToolOutput::new(result))
+}
+
+pub(crate) async fn press(
+    ctx: &mut ToolContext<'_>,
+    args: PressArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = PRESS.verb;
+    match &args.selector {
+        Some(selector) => {
+            let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
+            act(ctx, verb, &page, locator.press(&args.key)).await?;
+        }
+        None => {
+            let page = ctx.session.active_page(verb).await?;
+            act(ctx, verb, &page, page.press(&args.key)).await?;
+        }
+    }
+    Ok(ToolOutput::new(json!({ "ok": true, "key": args.key })))
+}
+
+pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<ToolOutput, ToolError> {
+    let verb = KEY.verb;
+    match &args.selector {
+        Some(selector) => {
+            let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
+            match args.action.as_str() {
+                "down" => act(ctx, verb, &page, locator.key_down(&args.key)).await?,
+                "up" => act(ctx, verb, &page, locator.key_up(&args.key)).await?,
+                _ => {
+                    act(ctx, verb, &page, locator.press(&args.key)).await?;
+                }
+            }
+        }
+        None => {
+            let page = ctx.session.active_page(verb).await?;
+            match args.action.as_str() {
+                "down" => act(ctx, verb, &page, page.key_down(&args.key)).await?,
+                "up" => act(ctx, verb, &page, page.key_up(&args.key)).await?,
+                _ => {
+                    act(ctx, verb, &page, page.press(&args.key)).await?;
+                }
+            }
+        }
+    }
+    Ok(ToolOutput::new(
+        json!({ "ok": true, "action": args.action, "key": args.key }),
+    ))
+}
+
+fn mouse_button(name: &str) -> chromate::MouseButton {
+    match name {
+        "middle" => chromate::MouseButton::Middle,
+        "right" => chromate::MouseButton::Right,
+        _ => chromate::MouseButton::Left,
+    }
+}
+
+pub(crate) async fn mouse(
+    ctx: &mut ToolContext<'_>,
+    args: MouseArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = "mouse";
+    let button = mouse_button(&args.button);
+    let (x, y) = match &args.selector {
+        Some(selector) => {
+            let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
+            match args.action.as_str() {
+                "move" => act(ctx, verb, &page, locator.mouse_move()).await?,
+                "click" => act(ctx, verb, &page, locator.mouse_click(button)).await?,
+                "down" => act(ctx, verb, &page, locator.mouse_down(button)).await?,
+                "up" => act(ctx, verb, &page, locator.mouse_up(button)).await?,
+                _ => {
+                    let wheel = locator.mouse_wheel(args.delta_x, args.delta_y);
+                    act(ctx, verb, &page, wheel).await?
+                }
+            }
+        }
+        None => {
+            let page = ctx.session.active_page(verb).await?;
+            let (x, y) = match (args.x, args.y) {
+                (Some(x), Some(y)) => (x, y),
+                _ => page.mouse_position(),
+            };
+            match args.action.as_str() {
+                "move" => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
+                "click" => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
+                "down" => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
+                "up" => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
+                _ => {
+                    let wheel = page.mouse_wheel(x, y, args.delta_x, args.delta_y);
+                    act(ctx, verb, &page, wheel).await?;
+                }
+            }
+            page.mouse_position()
+        }
+    };
+    let mut result = json!({ "ok": true, "action": args.action, "x": x, "y": y });
+    if matches!(args.action.as_str(), "click" | "down" | "up") {
+        result["button"] = json!(args.button);
+    }
+    Ok(ToolOutput::new(result))
+}
+
+pub(crate) async fn hover(
+    ctx: &mut ToolContext<'_>,
+    args: HoverArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = HOVER.verb;
+    let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    act(ctx, verb, &page, locator.hover()).await?;
+    Ok(ToolOutput::new(
+        json!({ "ok": true, "selector": echo(&args.selector) }),
+    ))
+}
+
+pub(crate) async fn upload(
+    ctx: &mut ToolContext<'_>,
+    args: UploadArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = UPLOAD.verb;
+    let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    let count = act(ctx, verb, &page, locator.set_input_files(&args.files)).await?;
+    Ok(ToolOutput::new(
+        json!({ "ok": true, "selector": echo(&args.selector), "count": count }),
+    ))
+}
+
+pub(crate) async fn dialog(
+    ctx: &mut ToolContext<'_>,
+    args: DialogArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = format!("dialog {}", args.action);
+    let page = ctx.session.active_page_any(&verb).await?;
+    let open = page.dialog();
+    if args.action == "inspect" {
+        let mut result = match &open {
+            None => json!({ "open": false, "message": "" }),
+            Some(dialog) => json!({ "open": true, "type": dialog.kind, "message": dialog.message }),
+        };
+        if let Some(default) = open
+            .as_ref()
+            .filter(|d| d.kind == "prompt")
+            .and_then(|d| d.default_prompt.as_ref())
+        {
+            result["defaultValue"] = json!(default);
+        }
+        return Ok(ToolOutput::new(result));
+    }
+    let Some(dialog) = open else {
+        return Err(ToolError::new(
+            ErrorCode::StateInvalid,
+            format!("{verb}: no dialog is open"),
+        )
+        .with_hint("nothing to answer; take a browser_snapshot to see the page")
+        .with_detail(json!({ "reason": "no-dialog" })));
+    };
+    let answered = if args.action == "accept" {
+        // The prompt text goes to prompts only (§4.3: ignored otherwise).
+        let text = args.text.as_deref().filter(|_| dialog.kind == "prompt");
+        page.accept_dialog(text).await
+    } else {
+        page.dismiss_dialog().await
+    };
+    match answered {
+        Ok(answered) => Ok(ToolOutput::new(
+            json!({ "ok": true, "action": args.action, "type": answered.kind }),
+        )),
+        Err(err) => Err(ctx.session.engine_error(&verb, &err)),
+    }
 }

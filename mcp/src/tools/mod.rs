@@ -91,6 +91,16 @@ impl Cancel {
         *self.receiver.borrow()
     }
 
+    /// Runs `future` unless the call is cancelled first (`None`): the
+    /// future is dropped at its next await point.
+    pub(crate) async fn run<F: std::future::Future>(&self, future: F) -> Option<F::Output> {
+        let mut cancel = self.clone();
+        tokio::select! {
+            output = future => Some(output),
+            () = cancel.cancelled() => None,
+        }
+    }
+
     /// Resolves once the call is cancelled; pends forever otherwise.
     pub(crate) async fn cancelled(&mut self) {
         if self
@@ -162,6 +172,84 @@ impl Progress {
             Err(poisoned) => poisoned.into_inner(),
         };
         f(&mut guard)
+    }
+}
+
+/// The active page and a locator for `selector` with `timeout_ms`, for an
+/// element tool: STATE_INVALID while a dialog is open, STALE_REF
+/// `no-snapshot` (with a recovery snapshot) for a ref without a baseline,
+/// INVALID_ARGUMENT for a malformed selector.
+pub(crate) async fn locate(
+    ctx: &mut ToolContext<'_>,
+    verb: &str,
+    selector: &str,
+    timeout_ms: u64,
+) -> Result<(chromate::Page, chromate::Locator), ToolError> {
+    let page = ctx.session.active_page(verb).await?;
+    ctx.session
+        .check_ref_baseline(verb, &page, selector)
+        .await?;
+    // A bare `e7` this session issued means `ref=e7` (§6.2); one it never
+    // issued stays bare and fails BARE_REF in the engine.
+    let issued_bare = chromate::Selector::parse(selector)
+        .ok()
+        .filter(chromate::Selector::is_bare_ref)
+        .and_then(|parsed| parsed.element_ref())
+        .and_then(chromate::ElementRef::new)
+        .filter(|element_ref| page.has_issued_ref(*element_ref));
+    let selector = match issued_bare {
+        Some(element_ref) => format!("ref={element_ref}"),
+        None => selector.to_owned(),
+    };
+    let locator = page
+        .locator(&selector)
+        .map_err(|err| crate::error::from_engine(verb, &err))?
+        .timeout(std::time::Duration::from_millis(timeout_ms));
+    ctx.progress
+        .set_phase(format!("{verb} {}", locator.selector().canonical()));
+    Ok((page, locator))
+}
+
+/// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`.
+pub(crate) fn echo(selector: &str) -> String {
+    match chromate::Selector::parse(selector) {
+        Ok(parsed) if parsed.is_bare_ref() => parsed.canonical().to_owned(),
+        _ => selector.to_owned(),
+    }
+}
+
+/// Runs an engine future unless the call is cancelled, mapping its error
+/// (with a recovery snapshot for a stale ref).
+pub(crate) async fn engine<T>(
+    ctx: &mut ToolContext<'_>,
+    verb: &str,
+    page: &chromate::Page,
+    future: impl std::future::Future<Output = chromate::Result<T>>,
+) -> Result<T, ToolError> {
+    match ctx.cancel.run(future).await {
+        None => Err(cancelled_error(verb)),
+        Some(Ok(value)) => Ok(value),
+        Some(Err(err)) => Err(ctx.session.element_error(verb, page, &err).await),
+    }
+}
+
+/// [`engine`] for input actions. A dialog that opens while the action runs
+/// was opened by the page in answer to it (tools refuse to start while one
+/// is open), so the action counts as done and its observation reports the
+/// dialog (§8 step 2); the value is then the type's default.
+pub(crate) async fn act<T: Default>(
+    ctx: &mut ToolContext<'_>,
+    verb: &str,
+    page: &chromate::Page,
+    future: impl std::future::Future<Output = chromate::Result<T>>,
+) -> Result<T, ToolError> {
+    match ctx.cancel.run(future).await {
+        None => Err(cancelled_error(verb)),
+        Some(Ok(value)) => Ok(value),
+        Some(Err(chromate::Error::DialogOpen { .. })) if page.dialog().is_some() => {
+            Ok(T::default())
+        }
+        Some(Err(err)) => Err(ctx.session.element_error(verb, page, &err).await),
     }
 }
 

@@ -1,12 +1,15 @@
 //! browser_navigate (§4.3): its declaration, arguments, URL rule and handler.
 //!
-//! Owns the URL-shape cross-argument rule. Does not load anything yet: the
-//! handler is wired to the engine later and answers UNSUPPORTED meanwhile.
+//! Owns the URL-shape cross-argument rule and the `{url, title, status}`
+//! result. Loading and waiting are the engine's (`Page::goto`).
+
+use std::time::Duration;
 
 use serde::Deserialize;
+use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
-use super::{ToolContext, NAV_TIMEOUT};
+use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::error::{ToolError, ToolOutput};
 use crate::session::Session;
 
@@ -27,7 +30,6 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct NavigateArgs {
     pub(crate) url: String,
     pub(crate) timeout_ms: u64,
@@ -64,8 +66,36 @@ pub(crate) fn url_is_navigable(url: &str) -> bool {
 }
 
 pub(crate) async fn navigate(
-    _ctx: &mut ToolContext<'_>,
-    _args: NavigateArgs,
+    ctx: &mut ToolContext<'_>,
+    args: NavigateArgs,
 ) -> Result<ToolOutput, ToolError> {
-    Err(ToolError::not_in_this_build(NAVIGATE.verb, NAVIGATE.name))
+    let verb = NAVIGATE.verb;
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase("launching browser");
+    }
+    let page = ctx.session.active_page(verb).await?;
+    ctx.progress
+        .set_phase(format!("waiting for {} to load", args.url));
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let navigation = ctx
+        .cancel
+        .run(page.goto(&args.url, chromate::WaitUntil::Load, timeout))
+        .await
+        .ok_or_else(|| cancelled_error(verb))?;
+    let navigation = match navigation {
+        Ok(navigation) => navigation,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    let title = match page.title().await {
+        Ok(title) => title,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    // `null` when the document did not come over HTTP (data:, file:, about:).
+    let is_http = navigation.url.starts_with("http://") || navigation.url.starts_with("https://");
+    let status = navigation.status.filter(|_| is_http);
+    Ok(ToolOutput::new(json!({
+        "url": navigation.url,
+        "title": title,
+        "status": status,
+    })))
 }

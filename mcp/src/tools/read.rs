@@ -2,14 +2,18 @@
 //! declarations, arguments and the cross-argument rules between `state`,
 //! `field`, `what`, `selector`, `expected` and `contains`.
 //!
-//! Does not read a page yet: handlers answer UNSUPPORTED until the engine is
-//! wired.
+//! Handlers are thin over the engine's reads and waits. `expect no-errors`
+//! needs the log journal, which the engine does not capture yet, so it fails
+//! STATE_INVALID (§13: no capture for no-errors).
+
+use std::time::{Duration, Instant};
 
 use serde::Deserialize;
+use serde_json::json;
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
-use super::{ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
+use super::{cancelled_error, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
+use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 pub(crate) const FIND: ToolDecl = ToolDecl {
@@ -239,10 +243,222 @@ pub(crate) fn check_expect(args: &ExpectArgs, _session: &Session) -> Result<(), 
     Ok(())
 }
 
-unwired! {
-    find(FindArgs) => FIND;
-    exists(ExistsArgs) => EXISTS;
-    wait(WaitArgs) => WAIT;
-    read(ReadArgs) => READ;
-    expect(ExpectArgs) => EXPECT;
+pub(crate) async fn find(
+    ctx: &mut ToolContext<'_>,
+    args: FindArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = FIND.verb;
+    let (page, locator) = locate(ctx, verb, &args.selector, 0).await?;
+    let options = chromate::FindOptions {
+        all: args.all,
+        limit: usize::try_from(args.limit).unwrap_or(500),
+        offset: usize::try_from(args.offset).unwrap_or(0),
+    };
+    let found = engine(ctx, verb, &page, locator.find(options)).await?;
+    let matches: Vec<serde_json::Value> = found
+        .matches
+        .iter()
+        .map(|m| json!({ "index": m.index, "tag": m.tag, "text": m.text, "visible": m.visible }))
+        .collect();
+    let result = if args.all {
+        json!({
+            "count": found.count,
+            "offset": found.offset,
+            "limit": found.limit,
+            "matches": matches,
+            "truncated": found.truncated,
+            "next_offset": found.next_offset,
+        })
+    } else {
+        json!({
+            "count": found.count,
+            "truncated": found.count > 1,
+            "matches": matches.into_iter().take(1).collect::<Vec<_>>(),
+        })
+    };
+    Ok(ToolOutput::new(result))
+}
+
+pub(crate) async fn exists(
+    ctx: &mut ToolContext<'_>,
+    args: ExistsArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = EXISTS.verb;
+    let (page, locator) = locate(ctx, verb, &args.selector, 0).await?;
+    let (exists, count) = engine(ctx, verb, &page, locator.exists()).await?;
+    Ok(ToolOutput::new(json!({ "exists": exists, "count": count })))
+}
+
+pub(crate) async fn wait(
+    ctx: &mut ToolContext<'_>,
+    args: WaitArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = WAIT.verb;
+    let state = args.state.clone().unwrap_or_else(|| {
+        if args.selector.is_some() {
+            "visible"
+        } else {
+            "load"
+        }
+        .to_owned()
+    });
+    match &args.selector {
+        Some(selector) => {
+            let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
+            let element_state = match state.as_str() {
+                "hidden" => chromate::ElementState::Hidden,
+                "attached" => chromate::ElementState::Attached,
+                "detached" => chromate::ElementState::Detached,
+                _ => chromate::ElementState::Visible,
+            };
+            engine(ctx, verb, &page, locator.wait_for(element_state)).await?;
+            Ok(ToolOutput::new(
+                json!({ "ok": true, "state": state, "selector": echo(selector) }),
+            ))
+        }
+        None => {
+            let page = ctx.session.active_page(verb).await?;
+            let load_state = match state.as_str() {
+                "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
+                "networkidle" => chromate::WaitUntil::NetworkIdle,
+                _ => chromate::WaitUntil::Load,
+            };
+            let timeout = Duration::from_millis(args.timeout_ms);
+            engine(
+                ctx,
+                verb,
+                &page,
+                page.wait_for_load_state(load_state, timeout),
+            )
+            .await?;
+            Ok(ToolOutput::new(json!({ "ok": true, "state": state })))
+        }
+    }
+}
+
+pub(crate) async fn read(
+    ctx: &mut ToolContext<'_>,
+    args: ReadArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = READ.verb;
+    let selector = args.selector.as_deref().unwrap_or("css=body");
+    let (page, locator) = locate(ctx, verb, selector, 0).await?;
+    let result = match args.field.as_str() {
+        "attr" => {
+            let name = args.name.as_deref().unwrap_or("");
+            let read = engine(ctx, verb, &page, locator.attribute(name)).await?;
+            json!({ "name": name, "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
+        }
+        "value" => {
+            let read = engine(ctx, verb, &page, locator.value()).await?;
+            json!({ "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
+        }
+        "is" => {
+            let what = args.what.as_deref().unwrap_or("visible");
+            let answer = match what {
+                "enabled" => engine(ctx, verb, &page, locator.is_enabled()).await?,
+                "checked" => engine(ctx, verb, &page, locator.is_checked()).await?,
+                _ => engine(ctx, verb, &page, locator.is_visible()).await?,
+            };
+            json!({ "what": what, "result": answer })
+        }
+        _ => {
+            let read = engine(ctx, verb, &page, locator.text()).await?;
+            json!({ "text": read.text.unwrap_or_default(), "truncated": read.truncated, "totalBytes": read.total_bytes })
+        }
+    };
+    Ok(ToolOutput::new(result))
+}
+
+pub(crate) async fn expect(
+    ctx: &mut ToolContext<'_>,
+    args: ExpectArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = EXPECT.verb;
+    let mode = if args.expected.is_some() {
+        "exact"
+    } else {
+        "contains"
+    };
+    let wanted = args.expected.clone().or_else(|| args.contains.clone());
+    let with_matcher = |error: ToolError| {
+        let mut error = error
+            .with_detail_key("matcher", json!(args.what))
+            .with_detail_key("timeout", json!(args.timeout_ms));
+        if let Some(selector) = &args.selector {
+            error = error.with_detail_key("selector", json!(selector));
+        }
+        if args.what == "text" || args.what == "url" {
+            error = error.with_detail_key("mode", json!(mode));
+        }
+        error
+    };
+    match args.what.as_str() {
+        "visible" | "text" => {
+            let selector = args.selector.as_deref().unwrap_or("");
+            let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
+            let outcome = if args.what == "visible" {
+                engine(ctx, verb, &page, locator.expect_visible()).await
+            } else {
+                let want = match &args.expected {
+                    Some(exact) => chromate::TextMatch::Exact(exact.clone()),
+                    None => chromate::TextMatch::Contains(args.contains.clone().unwrap_or_default()),
+                };
+                engine(ctx, verb, &page, locator.expect_text(&want)).await
+            };
+            if let Err(error) = outcome {
+                if error.code == ErrorCode::ExpectMismatch {
+                    let mut error = with_matcher(error);
+                    // `actual` is null when nothing matched a text check (§4.3).
+                    if args.what == "text"
+                        && error.detail.as_ref().and_then(|d| d.get("actual")) == Some(&json!("no match"))
+                    {
+                        error = error.with_detail_key("actual", serde_json::Value::Null);
+                    }
+                    return Err(error);
+                }
+                return Err(error);
+            }
+            let mut result = json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
+            if args.what == "text" {
+                result["mode"] = json!(mode);
+                result["expected"] = json!(wanted);
+            }
+            Ok(ToolOutput::new(result))
+        }
+        "url" => {
+            let page = ctx.session.active_page(verb).await?;
+            let wanted = wanted.unwrap_or_default();
+            let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
+            loop {
+                let url = page.url();
+                let pass = if mode == "exact" { url == wanted } else { url.contains(&wanted) };
+                if pass {
+                    return Ok(ToolOutput::new(
+                        json!({ "ok": true, "matcher": "url", "mode": mode, "expected": wanted }),
+                    ));
+                }
+                if Instant::now() >= deadline {
+                    let relation = if mode == "exact" { "to be" } else { "to contain" };
+                    return Err(with_matcher(
+                        ToolError::new(
+                            ErrorCode::ExpectMismatch,
+                            format!("expect: expected the url {relation} {wanted:?}, but got {url:?} after {}ms", args.timeout_ms),
+                        )
+                        .with_hint("check where the page went with browser_snapshot")
+                        .with_detail(json!({ "expected": wanted, "actual": url })),
+                    ));
+                }
+                // The contract's 100 ms re-check interval for browser_expect (§9.2).
+                let pause = tokio::time::sleep(Duration::from_millis(100));
+                ctx.cancel.run(pause).await.ok_or_else(|| cancelled_error(verb))?;
+            }
+        }
+        _ => Err(ToolError::new(
+            ErrorCode::StateInvalid,
+            "expect: no-errors needs the log journal, which this build does not capture",
+        )
+        .with_hint("check page errors another way, e.g. browser_advanced_eval; the journal arrives with the engine's log capture")
+        .with_detail(json!({ "reason": "no-capture", "matcher": "no-errors" }))),
+    }
 }

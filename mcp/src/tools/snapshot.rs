@@ -1,10 +1,12 @@
 //! The page-model tools (§4.3): browser_snapshot, browser_locators,
 //! browser_a11y — declarations, arguments and the a11y rule-list rules.
 //!
-//! Does not snapshot yet: handlers answer UNSUPPORTED until the engine is
-//! wired; checking rule ids against bundled axe-core belongs to the engine.
+//! Owns the snapshot result (`{url, title, documentId, revision, lines}`) and
+//! the baseline rule (a full snapshot replaces it, a scoped one does not).
+//! browser_a11y stays UNSUPPORTED: the engine bundles no axe-core yet.
 
 use serde::Deserialize;
+use serde_json::json;
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
@@ -66,7 +68,6 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct SnapshotArgs {
     pub(crate) selector: Option<String>,
     pub(crate) max_lines: u64,
@@ -74,7 +75,6 @@ pub(crate) struct SnapshotArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct LocatorsArgs {
     pub(crate) selector: String,
     pub(crate) limit: u64,
@@ -142,8 +142,98 @@ pub(crate) fn rule_ids(list: &str) -> Vec<&str> {
     list.split(',').map(str::trim).collect()
 }
 
+pub(crate) async fn snapshot(
+    ctx: &mut ToolContext<'_>,
+    args: SnapshotArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = SNAPSHOT.verb;
+    let page = ctx.session.active_page_any(verb).await?;
+    if let Some(dialog) = page.dialog() {
+        let mut output = ToolOutput::new(json!({
+            "url": page.url(),
+            "title": null,
+            "documentId": page.document_id(),
+            "revision": ctx.session.revision,
+            "lines": [],
+            "dialog": { "type": dialog.kind, "message": dialog.message },
+        }));
+        output.text = Some(format!(
+            "dialog open: {} — accept or dismiss it first",
+            dialog.message
+        ));
+        return Ok(output);
+    }
+    if let Some(selector) = &args.selector {
+        ctx.session
+            .check_ref_baseline(verb, &page, selector)
+            .await?;
+    }
+    let options = chromate::SnapshotOptions {
+        max_lines: usize::try_from(args.max_lines).unwrap_or(usize::MAX),
+        scope: args.selector.clone(),
+    };
+    let snapshot = match ctx.session.take_snapshot(&page, options).await {
+        Ok(snapshot) => snapshot,
+        Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
+    };
+    let text = snapshot.render();
+    let lines: Vec<String> = snapshot.lines.iter().map(ToString::to_string).collect();
+    let mut output = ToolOutput::new(json!({
+        "url": snapshot.url,
+        "title": snapshot.title,
+        "documentId": snapshot.document_id,
+        "revision": ctx.session.revision,
+        "lines": lines,
+    }));
+    output.text = Some(text);
+    if args.selector.is_none() {
+        ctx.session.baseline = Some(snapshot);
+    }
+    Ok(output)
+}
+
+pub(crate) async fn locators(
+    ctx: &mut ToolContext<'_>,
+    args: LocatorsArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = LOCATORS.verb;
+    let page = ctx.session.active_page(verb).await?;
+    ctx.session
+        .check_ref_baseline(verb, &page, &args.selector)
+        .await?;
+    let limit = usize::try_from(args.limit).unwrap_or(20);
+    let found = match page.locators(&args.selector, limit).await {
+        Ok(found) => found,
+        Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
+    };
+    let candidates: Vec<serde_json::Value> = found
+        .candidates
+        .iter()
+        .map(|candidate| {
+            json!({
+                "selector": candidate.selector,
+                "kind": candidate.kind,
+                "status": format!("{:?}", candidate.status).to_lowercase(),
+                "matches": candidate.matches,
+            })
+        })
+        .collect();
+    let mut result = json!({
+        "target": {
+            "tag": found.target.tag,
+            "role": found.target.role,
+            "name": found.target.name,
+            "selector": found.target.canonical,
+        },
+        "candidates": candidates,
+        "best": found.best,
+    });
+    if let Some(note) = found.note {
+        result["note"] = json!(note);
+    }
+    Ok(ToolOutput::new(result))
+}
+
 unwired! {
-    snapshot(SnapshotArgs) => SNAPSHOT;
-    locators(LocatorsArgs) => LOCATORS;
     a11y(A11yArgs) => A11Y;
 }

@@ -1,8 +1,7 @@
 //! browser_status (§4.3): what the session knows, without launching.
 //!
-//! Owns the status result. With no engine in this build there is never a
-//! browser, so it always reports the before-launch shape (`ready:false`,
-//! browser fields null); the engine wiring fills the browser fields.
+//! Owns the status result: the before-launch shape (`ready:false`, browser
+//! fields null) until a browser runs, then what the engine reports.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -34,7 +33,23 @@ pub(crate) async fn status(
     ctx: &mut ToolContext<'_>,
     _args: StatusArgs,
 ) -> Result<ToolOutput, ToolError> {
-    Ok(ToolOutput::new(status_json(ctx.session)))
+    let mut status = status_json(ctx.session);
+    let page = ctx.session.current_page();
+    if let Some(live) = &ctx.session.live {
+        let product = &live.browser.version().product;
+        let (name, version) = product.split_once('/').unwrap_or((product.as_str(), ""));
+        status["ready"] = json!(true);
+        status["browser"] = json!(name);
+        status["browserVersion"] = json!(if version.is_empty() {
+            None
+        } else {
+            Some(version)
+        });
+        status["browserPid"] = json!(live.browser.pid());
+        status["pageCount"] = json!(live.tabs.len());
+        status["activeUrl"] = json!(page.map(|page| page.url()));
+    }
+    Ok(ToolOutput::new(status))
 }
 
 /// The status before launch.

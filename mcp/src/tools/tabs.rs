@@ -1,16 +1,16 @@
-//! browser_page (§4.3, §11.3): tabs — declaration, arguments, rules, and
-//! `list` before a browser has run (an empty list, never a launch).
-//!
-//! Does not open, select or close tabs yet: those answer UNSUPPORTED until
-//! the engine is wired.
+//! browser_page (§4.3, §11.3): tabs — declaration, arguments, rules and
+//! the four actions. `list` never launches (before a browser has run it is
+//! an empty list); the tab ids themselves live in the session.
+
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
-use super::{ToolContext, NAV_TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
-use crate::session::Session;
+use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
+use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::session::{Session, Tab};
 
 pub(crate) const PAGE: ToolDecl = ToolDecl {
     name: "browser_page",
@@ -31,7 +31,6 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Some fields are read once the engine is wired.
 pub(crate) struct PageArgs {
     pub(crate) action: String,
     pub(crate) target: Option<String>,
@@ -67,17 +66,152 @@ pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), Tool
 }
 
 pub(crate) async fn page(
-    _ctx: &mut ToolContext<'_>,
+    ctx: &mut ToolContext<'_>,
     args: PageArgs,
 ) -> Result<ToolOutput, ToolError> {
+    let verb = format!("page {}", args.action);
     match args.action.as_str() {
-        // Never launches: with no browser there are no tabs.
-        "list" => Ok(ToolOutput::new(
-            json!({ "pages": [], "count": 0, "active": null }),
-        )),
-        action => Err(ToolError::not_in_this_build(
-            &format!("page {action}"),
-            PAGE.name,
-        )),
+        "list" => Ok(ToolOutput::new(list(ctx.session))),
+        "open" => {
+            let url = args.url.as_deref().unwrap_or("about:blank");
+            let live = ctx.session.ensure_browser(&verb).await?;
+            let browser = live.browser.clone();
+            let page = match browser.new_page("about:blank").await {
+                Ok(page) => page,
+                Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
+            };
+            if let Some(live) = ctx.session.live.as_mut() {
+                live.own_targets.push(page.target_id().to_owned());
+            }
+            ctx.session.sync_tabs();
+            let id = activate(ctx.session, page.target_id());
+            ctx.session.baseline = None;
+            if url != "about:blank" {
+                let timeout = Duration::from_millis(args.timeout_ms);
+                let loaded = ctx
+                    .cancel
+                    .run(page.goto(url, chromate::WaitUntil::Load, timeout))
+                    .await
+                    .ok_or_else(|| cancelled_error(&verb))?;
+                if let Err(err) = loaded {
+                    return Err(ctx.session.engine_error(&verb, &err));
+                }
+            }
+            Ok(ToolOutput::new(
+                json!({ "ok": true, "action": "open", "id": id, "url": page.url() }),
+            ))
+        }
+        "select" => {
+            ctx.session.ensure_browser(&verb).await?;
+            let tab = find_tab(ctx.session, args.target.as_deref().unwrap_or(""), &verb)?;
+            let id = activate(ctx.session, tab.page.target_id());
+            ctx.session.baseline = None;
+            Ok(ToolOutput::new(
+                json!({ "ok": true, "action": "select", "id": id, "url": tab.page.url() }),
+            ))
+        }
+        _ => {
+            let live = ctx.session.ensure_browser(&verb).await?;
+            let tab = match args.target.as_deref() {
+                Some(target) => find_tab(ctx.session, target, &verb)?,
+                None => match live.active_tab() {
+                    Some(tab) => tab.clone(),
+                    None => return Err(no_page(&verb, "", 0)),
+                },
+            };
+            let remaining = ctx
+                .session
+                .live
+                .as_ref()
+                .map_or(0, |live| live.tabs.len().saturating_sub(1));
+            if remaining == 0 {
+                // Closing the last tab closes the browser (§11.3).
+                ctx.session.shutdown().await;
+                ctx.session.baseline = None;
+            } else {
+                let browser = ctx.session.live.as_ref().map(|live| live.browser.clone());
+                if let Some(browser) = browser {
+                    if let Err(err) = browser.close_page(&tab.page).await {
+                        return Err(ctx.session.engine_error(&verb, &err));
+                    }
+                }
+                ctx.session.sync_tabs();
+                ctx.session.baseline = None;
+            }
+            Ok(ToolOutput::new(
+                json!({ "ok": true, "action": "close", "id": tab.id, "remaining": remaining }),
+            ))
+        }
     }
+}
+
+/// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
+fn list(session: &mut Session) -> serde_json::Value {
+    session.current_page();
+    let Some(live) = &session.live else {
+        return json!({ "pages": [], "count": 0, "active": null });
+    };
+    let targets = live.browser.targets();
+    let pages: Vec<serde_json::Value> = live
+        .tabs
+        .iter()
+        .enumerate()
+        .map(|(index, tab)| {
+            let info = targets
+                .iter()
+                .find(|target| target.id == tab.page.target_id());
+            json!({
+                "index": index,
+                "id": tab.id,
+                "url": tab.page.url(),
+                "title": info.map_or("", |info| info.title.as_str()),
+                "active": live.active.as_deref() == Some(tab.id.as_str()),
+            })
+        })
+        .collect();
+    json!({ "count": pages.len(), "pages": pages, "active": live.active })
+}
+
+/// Makes the tab with `target_id` active; returns its id.
+fn activate(session: &mut Session, target_id: &str) -> Option<String> {
+    let live = session.live.as_mut()?;
+    let id = live
+        .tabs
+        .iter()
+        .find(|tab| tab.page.target_id() == target_id)
+        .map(|tab| tab.id.clone());
+    if id.is_some() {
+        live.active.clone_from(&id);
+    }
+    id
+}
+
+/// A tab by index digits or id; NO_MATCH if there is none.
+fn find_tab(session: &Session, target: &str, verb: &str) -> Result<Tab, ToolError> {
+    let tabs = session.live.as_ref().map_or(&[][..], |live| &live.tabs[..]);
+    let found = if target.bytes().all(|byte| byte.is_ascii_digit()) && !target.is_empty() {
+        target
+            .parse::<usize>()
+            .ok()
+            .and_then(|index| tabs.get(index))
+    } else {
+        tabs.iter().find(|tab| tab.id == target)
+    };
+    found
+        .cloned()
+        .ok_or_else(|| no_page(verb, target, tabs.len()))
+}
+
+fn no_page(verb: &str, target: &str, open: usize) -> ToolError {
+    let what = if target.bytes().all(|byte| byte.is_ascii_digit()) && !target.is_empty() {
+        format!("at index {target}")
+    } else {
+        format!("with id {target:?}")
+    };
+    ToolError::new(
+        ErrorCode::NoMatch,
+        format!("{verb}: no page {what} ({open} open)"),
+    )
+    .with_hint("list the tabs with browser_page list")
+    .with_detail(json!({ "selector": target, "query": target }))
 }
