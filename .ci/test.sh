@@ -14,6 +14,8 @@ echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
 fi
+echo "== cargo build -p chromate-mcp (tests/e2e/mcp.rs drives the binary)"
+cargo build -p chromate-mcp
 echo "== cargo test --workspace"
 mkdir -p target
 set +e

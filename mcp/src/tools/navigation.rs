@@ -10,7 +10,7 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
+use crate::error::{hint_for, ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
@@ -65,6 +65,30 @@ pub(crate) fn url_is_navigable(url: &str) -> bool {
     lower.starts_with("file://") || lower.starts_with("data:") || lower == "about:blank"
 }
 
+/// A failed navigation as a tool error. `Page.navigate` itself answering
+/// too late (a server that never sends headers) is the load not reached in
+/// time, TIMEOUT_WAITING_LOAD, not a driver failure: the engine's command
+/// timeout can fire before its own load deadline.
+pub(crate) fn navigation_error(
+    ctx: &mut ToolContext<'_>,
+    verb: &str,
+    err: &chromate::Error,
+    url: &str,
+    timeout_ms: u64,
+) -> ToolError {
+    match err {
+        chromate::Error::CommandTimeout { method, .. } if method == "Page.navigate" => {
+            ToolError::new(
+                ErrorCode::TimeoutWaitingLoad,
+                format!("{verb}: timed out after {timeout_ms}ms waiting for load of {url}"),
+            )
+            .with_hint(hint_for(ErrorCode::TimeoutWaitingLoad))
+            .with_detail(json!({ "state": "load", "timeout": timeout_ms, "url": url }))
+        }
+        _ => ctx.session.engine_error(verb, err),
+    }
+}
+
 pub(crate) async fn navigate(
     ctx: &mut ToolContext<'_>,
     args: NavigateArgs,
@@ -84,7 +108,15 @@ pub(crate) async fn navigate(
         .ok_or_else(|| cancelled_error(verb))?;
     let navigation = match navigation {
         Ok(navigation) => navigation,
-        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+        Err(err) => {
+            return Err(navigation_error(
+                ctx,
+                verb,
+                &err,
+                &args.url,
+                args.timeout_ms,
+            ))
+        }
     };
     let title = match page.title().await {
         Ok(title) => title,

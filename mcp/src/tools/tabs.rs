@@ -94,7 +94,13 @@ pub(crate) async fn page(
                     .await
                     .ok_or_else(|| cancelled_error(&verb))?;
                 if let Err(err) = loaded {
-                    return Err(ctx.session.engine_error(&verb, &err));
+                    return Err(super::navigation::navigation_error(
+                        ctx,
+                        &verb,
+                        &err,
+                        url,
+                        args.timeout_ms,
+                    ));
                 }
             }
             Ok(ToolOutput::new(

@@ -1,0 +1,909 @@
+//! The MCP server end to end: the real `chromate mcp` binary over stdio, driving real headless
+//! Chromium, one server (and so one browser) per test.
+//!
+//! Each test is a transcript: tool calls with their `structuredContent` checked, the main
+//! failure of each tool, and the observation after mutating tools. The shutdown tests prove by
+//! PID that the server's browser (a descendant of the server process) is gone after stdin EOF
+//! and after SIGTERM. Every read has a deadline; nothing sleeps.
+//!
+//! The binary is `target/<profile>/chromate` next to this test binary's `deps/` directory;
+//! build it first with `cargo build -p chromate-mcp` (`.ci/test.sh` does).
+
+use std::io::{BufRead, BufReader, Write};
+use std::path::PathBuf;
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use chromate_tests::{procs, FixtureServer};
+use serde_json::{json, Value};
+
+/// How long one response may take (navigation waits are 30 s at most in these tests).
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// `target/<profile>/chromate`, found from this test binary (`target/<profile>/deps/e2e-…`).
+fn chromate_binary() -> PathBuf {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => panic!("cannot locate the test binary: {err}"),
+    };
+    let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
+        panic!("unexpected test binary location {}", exe.display());
+    };
+    let binary = profile_dir.join("chromate");
+    assert!(
+        binary.is_file(),
+        "the chromate binary is missing at {}; build it first with `cargo build -p chromate-mcp`",
+        binary.display()
+    );
+    binary
+}
+
+/// A running `chromate mcp`.
+struct Mcp {
+    child: Option<Child>,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<Value>,
+    next_id: i64,
+    _artifacts: tempfile::TempDir,
+}
+
+impl Mcp {
+    fn start() -> Mcp {
+        Mcp::start_with(&[])
+    }
+
+    fn start_with(envs: &[(&str, &str)]) -> Mcp {
+        let artifacts = match tempfile::tempdir() {
+            Ok(dir) => dir,
+            Err(err) => panic!("cannot create a temp dir: {err}"),
+        };
+        let mut command = Command::new(chromate_binary());
+        for (name, _) in std::env::vars() {
+            if name.starts_with("CHROMATE_") && name != "CHROMATE_BROWSER" {
+                command.env_remove(name);
+            }
+        }
+        command
+            .arg("mcp")
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", artifacts.path())
+            .env("CHROMATE_STATE_DIR", artifacts.path().join("state"))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        for (key, value) in envs {
+            command.env(key, value);
+        }
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => panic!("cannot start chromate mcp: {err}"),
+        };
+        let stdin = child.stdin.take();
+        let Some(stdout) = child.stdout.take() else {
+            panic!("chromate mcp has no stdout");
+        };
+        let (sender, lines) = mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                let value = serde_json::from_str::<Value>(&line)
+                    .unwrap_or_else(|err| json!({ "unparsable": line, "error": err.to_string() }));
+                if sender.send(value).is_err() {
+                    return;
+                }
+            }
+        });
+        Mcp {
+            child: Some(child),
+            stdin,
+            lines,
+            next_id: 1,
+            _artifacts: artifacts,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.as_ref().map_or(0, Child::id)
+    }
+
+    /// The whole `tools/call` result.
+    fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        let id = self.next_id;
+        self.next_id += 1;
+        let request = json!({
+            "jsonrpc": "2.0", "id": id, "method": "tools/call",
+            "params": { "name": tool, "arguments": arguments },
+        });
+        let Some(stdin) = self.stdin.as_mut() else {
+            panic!("stdin already closed");
+        };
+        let mut line = request.to_string().into_bytes();
+        line.push(b'\n');
+        if let Err(err) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
+            panic!("cannot write to chromate mcp: {err}");
+        }
+        let deadline = Instant::now() + DEADLINE;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            let message = match self.lines.recv_timeout(left) {
+                Ok(message) => message,
+                Err(_) => panic!("no answer to {tool} within {DEADLINE:?}"),
+            };
+            if message["id"] == json!(id) {
+                assert!(message.get("error").is_none(), "{tool}: {message}");
+                return message["result"].clone();
+            }
+        }
+    }
+
+    /// A successful call: `structuredContent.result` and the observation text, if any.
+    fn ok(&mut self, tool: &str, arguments: Value) -> (Value, Option<String>) {
+        let result = self.call(tool, arguments);
+        assert_ne!(result["isError"], json!(true), "{tool} failed: {result}");
+        let observation = result["content"][1]["text"].as_str().map(str::to_owned);
+        (result["structuredContent"]["result"].clone(), observation)
+    }
+
+    /// A failed call: `structuredContent.error`, after checking the §3 error shape.
+    fn err(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call(tool, arguments);
+        assert_eq!(result["isError"], json!(true), "{tool} succeeded: {result}");
+        assert_eq!(
+            result["content"].as_array().map(Vec::len),
+            Some(1),
+            "errors carry no observation: {result}"
+        );
+        let error = result["structuredContent"]["error"].clone();
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        let code = error["code"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(&format!(
+                "error: {}\ncode:  {code}",
+                error["message"].as_str().unwrap_or_default()
+            )),
+            "{text}"
+        );
+        assert!(error["hint"].is_string(), "every error has a hint: {error}");
+        error
+    }
+
+    /// The browser's pid, from browser_status (launching nothing).
+    fn browser_pid(&mut self) -> Option<u32> {
+        let (status, _) = self.ok("browser_status", json!({}));
+        status["browserPid"]
+            .as_u64()
+            .and_then(|pid| u32::try_from(pid).ok())
+    }
+
+    /// Waits (with a deadline) for the server to exit.
+    fn wait_exit(&mut self, within: Duration) -> ExitStatus {
+        let Some(mut child) = self.child.take() else {
+            panic!("the server was already reaped");
+        };
+        let (sender, receiver) = mpsc::channel();
+        std::thread::spawn(move || {
+            let status = child.wait();
+            let _ = sender.send(status);
+        });
+        match receiver.recv_timeout(within) {
+            Ok(Ok(status)) => status,
+            Ok(Err(err)) => panic!("waiting for chromate mcp failed: {err}"),
+            Err(_) => panic!("chromate mcp did not exit within {within:?}"),
+        }
+    }
+}
+
+impl Drop for Mcp {
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        if let Some(mut child) = self.child.take() {
+            // A failed test must not leave a server (or, through it, a browser) behind.
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+fn fixtures() -> FixtureServer {
+    match FixtureServer::start_detached() {
+        Ok(server) => server,
+        Err(err) => panic!("cannot start the fixture server: {err}"),
+    }
+}
+
+/// The ref of the first observation/snapshot line containing `needle` (`e7`).
+fn ref_of(text: &str, needle: &str) -> String {
+    let Some(line) = text.lines().find(|line| line.contains(needle)) else {
+        panic!("no line with {needle:?} in:\n{text}");
+    };
+    let line = line.trim_start().trim_start_matches(['+', '-', ' ']);
+    match line.split_once(':') {
+        Some((element_ref, _)) => element_ref.trim().to_owned(),
+        None => panic!("no ref on {line:?}"),
+    }
+}
+
+/// A `data:` URL of an HTML body.
+fn data_url(html: &str) -> String {
+    let mut url = String::from("data:text/html,");
+    for byte in html.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            url.push(char::from(byte));
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}
+
+/// A port nothing listens on.
+fn closed_port() -> u16 {
+    let listener = match std::net::TcpListener::bind("127.0.0.1:0") {
+        Ok(listener) => listener,
+        Err(err) => panic!("cannot bind: {err}"),
+    };
+    match listener.local_addr() {
+        Ok(addr) => addr.port(),
+        Err(err) => panic!("no local address: {err}"),
+    }
+}
+
+#[test]
+fn mcp_navigate_reports_url_title_and_status_and_observes_the_page() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(false), "status never launches");
+    let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(pages, json!({ "pages": [], "count": 0, "active": null }));
+    assert_eq!(mcp.browser_pid(), None, "page list never launches");
+
+    let url = server.url("login.html");
+    let (result, observation) = mcp.ok("browser_navigate", json!({ "url": url }));
+    assert_eq!(
+        result,
+        json!({ "url": url, "title": "Sign in — Acme", "status": 200 })
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.starts_with(&format!("page: Sign in — Acme — {url}\n")),
+        "the first observation is the full snapshot: {observation}"
+    );
+    assert!(observation.contains("e1: "), "{observation}");
+
+    // 4xx is no error.
+    let missing = server.url("status/404");
+    let (result, _) = mcp.ok("browser_navigate", json!({ "url": missing }));
+    assert_eq!(result["status"], json!(404));
+
+    // A data: document did not come over HTTP.
+    let (result, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<title>t</title>") }),
+    );
+    assert_eq!(
+        (result["title"].clone(), result["status"].clone()),
+        (json!("t"), json!(null))
+    );
+
+    let error = mcp.err("browser_navigate", json!({ "url": "example.com" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(error["detail"]["argument"], json!("url"));
+
+    let refused = format!("http://127.0.0.1:{}/", closed_port());
+    let error = mcp.err("browser_navigate", json!({ "url": refused }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert_eq!(error["detail"]["url"], json!(refused));
+    assert!(
+        error["detail"]["netError"]
+            .as_str()
+            .is_some_and(|e| e.starts_with("net::ERR_")),
+        "{error}"
+    );
+    assert!(error["message"]
+        .as_str()
+        .is_some_and(|m| m.starts_with("navigate: ")));
+
+    let hang = server.url("hang");
+    let error = mcp.err(
+        "browser_navigate",
+        json!({ "url": hang, "timeout_ms": 500 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_LOAD"), "{error}");
+    assert_eq!(
+        (
+            error["detail"]["state"].clone(),
+            error["detail"]["timeout"].clone()
+        ),
+        (json!("load"), json!(500))
+    );
+
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(true));
+    assert_eq!(status["mode"], json!("launch"));
+    assert_eq!(status["pageCount"], json!(1));
+    assert_eq!(status["viewport"], json!({ "width": 1280, "height": 800 }));
+    assert!(status["browserVersion"].is_string(), "{status}");
+    let pid = status["browserPid"]
+        .as_u64()
+        .and_then(|pid| u32::try_from(pid).ok());
+    assert!(pid.is_some_and(procs::is_alive), "{status}");
+    assert!(
+        pid.is_some_and(|pid| procs::descendants(mcp.pid()).contains(&pid)),
+        "the browser is a descendant of the server"
+    );
+}
+
+#[test]
+fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot() {
+    let mut mcp = Mcp::start();
+    let page = data_url(
+        "<title>Refs</title>\
+         <button id=go onclick=\"this.textContent='Done'\">Go</button>\
+         <button id=bye onclick=\"this.remove()\">Bye</button>\
+         <input id=q aria-label=Query>",
+    );
+    let (_, observation) = mcp.ok("browser_navigate", json!({ "url": page }));
+    let observation = observation.unwrap_or_default();
+    let go = ref_of(&observation, "\"Go\"");
+    let bye = ref_of(&observation, "\"Bye\"");
+
+    // A bare ref this session issued works as ref=eN and is echoed so.
+    let (result, observation) = mcp.ok("browser_click", json!({ "selector": go }));
+    assert_eq!(
+        result,
+        json!({ "ok": true, "selector": format!("ref={go}") })
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(observation.starts_with("page: Refs — "), "{observation}");
+    assert!(
+        observation.contains(&format!("\n- {go}: button \"Go\" #go")),
+        "{observation}"
+    );
+    assert!(
+        observation.contains(&format!("\n+ {go}: button \"Done\" #go")),
+        "{observation}"
+    );
+
+    let (result, observation) = mcp.ok("browser_fill", json!({ "selector": "#q", "value": "abc" }));
+    assert_eq!(result, json!({ "ok": true, "selector": "#q" }));
+    assert!(
+        observation.unwrap_or_default().contains("value=\"abc\""),
+        "the diff shows the new value"
+    );
+    let (read, _) = mcp.ok(
+        "browser_read",
+        json!({ "field": "value", "selector": "#q" }),
+    );
+    assert_eq!(read["value"], json!("abc"));
+
+    // Nothing changed: header plus "(no a11y changes)".
+    let (_, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "1 + 1" }));
+    assert!(
+        observation
+            .unwrap_or_default()
+            .ends_with("\n(no a11y changes)"),
+        "an unchanged page says so"
+    );
+
+    let error = mcp.err("browser_click", json!({ "selector": "#nope" }));
+    assert_eq!(error["code"], json!("NO_MATCH"));
+    assert_eq!(
+        error["message"],
+        json!("click: no element matches css=#nope")
+    );
+    assert_eq!(error["detail"]["selector"], json!("css=#nope"));
+
+    let error = mcp.err("browser_click", json!({ "selector": "e9999" }));
+    assert_eq!(error["code"], json!("BARE_REF"));
+    assert_eq!(error["detail"], json!({ "ref": "e9999" }));
+
+    let error = mcp.err(
+        "browser_fill",
+        json!({ "selector": "#go", "value": "x", "timeout_ms": 500 }),
+    );
+    assert_eq!(error["code"], json!("NOT_EDITABLE"), "{error}");
+
+    mcp.ok("browser_click", json!({ "selector": bye }));
+    let result = mcp.call("browser_click", json!({ "selector": bye }));
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("STALE_REF"), "{result}");
+    assert_eq!(error["detail"], json!({ "ref": bye, "reason": "detached" }));
+    let recovery = error["recoverySnapshot"].as_str().unwrap_or_default();
+    assert!(recovery.starts_with("page: Refs — "), "{recovery}");
+    assert!(!recovery.contains("\"Bye\""), "{recovery}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("\nrecovery snapshot:\npage: Refs"), "{text}");
+
+    // The recovery snapshot is the baseline: its refs work on the next call.
+    let done = ref_of(recovery, "\"Done\"");
+    assert_eq!(done, go, "refs are kept while the element stays");
+    mcp.ok(
+        "browser_click",
+        json!({ "selector": format!("ref={done}") }),
+    );
+
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<p>elsewhere</p>") }),
+    );
+    let error = mcp.err("browser_click", json!({ "selector": go }));
+    assert_eq!(error["code"], json!("STALE_REF"));
+    assert_eq!(error["detail"]["reason"], json!("document-changed"));
+}
+
+#[test]
+fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
+    let mut mcp = Mcp::start();
+    let page = data_url(
+        "<title>Snap</title><nav aria-label=Menu><a href=#a>A</a></nav>\
+         <button onclick=\"document.title='Snap2'\">T</button>",
+    );
+    mcp.ok("browser_navigate", json!({ "url": page }));
+    let result = mcp.call("browser_snapshot", json!({}));
+    let text = result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let snapshot = &result["structuredContent"]["result"];
+    assert!(text.starts_with("page: Snap — data:"), "{text}");
+    assert_eq!(snapshot["title"], json!("Snap"));
+    assert!(snapshot["documentId"].is_string());
+    let lines: Vec<&str> = text.lines().skip(1).collect();
+    assert_eq!(snapshot["lines"], json!(lines));
+    assert_eq!(
+        result["content"].as_array().map(Vec::len),
+        Some(1),
+        "no observation"
+    );
+    let revision = snapshot["revision"].as_u64().unwrap_or_default();
+
+    let (scoped, _) = mcp.ok("browser_snapshot", json!({ "selector": "nav" }));
+    assert_eq!(scoped["revision"], json!(revision + 1));
+    assert!(
+        scoped["lines"].to_string().contains("link \\\"A\\\""),
+        "{scoped}"
+    );
+    assert!(!scoped["lines"].to_string().contains("button"), "{scoped}");
+
+    let error = mcp.err("browser_snapshot", json!({ "selector": "#nothing" }));
+    assert_eq!(error["code"], json!("NO_MATCH"));
+
+    // The next observation diffs against the full snapshot, not the scoped one.
+    let (_, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "document.body.append(Object.assign(document.createElement('button'), {textContent: 'New'}))" }));
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("\n+ e"), "{observation}");
+    assert!(observation.contains("button \"New\""), "{observation}");
+    assert!(!observation.contains("link \"A\""), "{observation}");
+}
+
+#[test]
+fn mcp_dialogs_block_page_tools_until_answered() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("dialogs.html") }),
+    );
+
+    let error = mcp.err("browser_dialog", json!({ "action": "accept" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+    let (inspect, _) = mcp.ok("browser_dialog", json!({ "action": "inspect" }));
+    assert_eq!(inspect, json!({ "open": false, "message": "" }));
+
+    let (result, observation) = mcp.ok("browser_click", json!({ "selector": "#confirm-button" }));
+    assert_eq!(result["ok"], json!(true));
+    assert_eq!(
+        observation.as_deref(),
+        Some("dialog open: Delete everything?\n(snapshot skipped — accept or dismiss it first)")
+    );
+
+    let error = mcp.err("browser_read", json!({ "selector": "#result" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+    assert_eq!(
+        error["message"],
+        json!("read: a dialog is open: Delete everything?")
+    );
+    let error = mcp.err("browser_navigate", json!({ "url": server.url("nav.html") }));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+
+    let result = mcp.call("browser_snapshot", json!({}));
+    assert_eq!(
+        result["content"][0]["text"],
+        json!("dialog open: Delete everything? — accept or dismiss it first")
+    );
+    let snapshot = &result["structuredContent"]["result"];
+    assert_eq!(snapshot["lines"], json!([]));
+    assert_eq!(
+        snapshot["dialog"],
+        json!({ "type": "confirm", "message": "Delete everything?" })
+    );
+
+    let (inspect, _) = mcp.ok("browser_dialog", json!({ "action": "inspect" }));
+    assert_eq!(
+        inspect,
+        json!({ "open": true, "type": "confirm", "message": "Delete everything?" })
+    );
+    let (answer, observation) = mcp.ok("browser_dialog", json!({ "action": "dismiss" }));
+    assert_eq!(
+        answer,
+        json!({ "ok": true, "action": "dismiss", "type": "confirm" })
+    );
+    assert!(observation.is_some_and(|text| text.starts_with("page: Dialogs — ")));
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#result" }));
+    assert_eq!(read["text"], json!("cancelled"));
+
+    mcp.ok("browser_click", json!({ "selector": "#prompt-button" }));
+    let (inspect, _) = mcp.ok("browser_dialog", json!({ "action": "inspect" }));
+    assert_eq!(inspect["defaultValue"], json!("guest"));
+    let (answer, _) = mcp.ok(
+        "browser_dialog",
+        json!({ "action": "accept", "text": "ann" }),
+    );
+    assert_eq!(answer["type"], json!("prompt"));
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#result" }));
+    assert_eq!(read["text"], json!("name: ann"));
+}
+
+#[test]
+fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
+    // A response cap above the 32 KiB result bound, so eval's own truncation shows.
+    let mut mcp = Mcp::start_with(&[("CHROMATE_MCP_MAX_RESPONSE_BYTES", "200000")]);
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<title>Eval</title>") }),
+    );
+
+    let (result, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "document.title" }));
+    assert_eq!(result, json!({ "result": "Eval" }));
+    assert!(observation.is_some(), "eval carries an observation");
+    let (result, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "const a = 2; return a * 21" }),
+    );
+    assert_eq!(result, json!({ "result": 42 }));
+    let (result, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "Promise.resolve({b: [1, 'x']})" }),
+    );
+    assert_eq!(result, json!({ "result": { "b": [1, "x"] } }));
+    let (result, _) = mcp.ok("browser_advanced_eval", json!({ "js": "undefined" }));
+    assert_eq!(result, json!({ "result": null }));
+
+    let error = mcp.err(
+        "browser_advanced_eval",
+        json!({ "js": "throw new TypeError('boom')" }),
+    );
+    assert_eq!(error["code"], json!("EVAL_THREW"));
+    assert!(
+        error["detail"]["exception"]
+            .as_str()
+            .is_some_and(|e| e.contains("TypeError: boom")),
+        "{error}"
+    );
+    let error = mcp.err("browser_advanced_eval", json!({ "js": "document.body" }));
+    assert_eq!(error["code"], json!("EVAL_BAD_ARG"));
+    assert_eq!(error["detail"]["returnedType"], json!("node"));
+    let error = mcp.err(
+        "browser_advanced_eval",
+        json!({ "js": "new Promise(() => {})", "timeout_ms": 200 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"));
+    assert_eq!(error["detail"]["timeout"], json!(200));
+
+    let (result, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "'x'.repeat(40000)" }),
+    );
+    let bounded = &result["result"];
+    assert_eq!(bounded["truncated"], json!(true), "{bounded}");
+    assert_eq!(bounded["totalBytes"], json!(40002));
+    assert!(bounded["retainedBytes"]
+        .as_u64()
+        .is_some_and(|n| n <= 32 * 1024));
+}
+
+#[test]
+fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("popup.html") }),
+    );
+    mcp.ok("browser_click", json!({ "selector": "#open-button" }));
+    // The popup attaches on its own schedule; list until it shows (each call is a round trip).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let list = loop {
+        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+        if list["count"] == json!(2) || Instant::now() >= deadline {
+            break list;
+        }
+    };
+    assert_eq!(list["count"], json!(2), "{list}");
+    assert_eq!(
+        list["active"],
+        json!("p1"),
+        "popups are never activated on their own"
+    );
+    assert_eq!(list["pages"][0]["id"], json!("p1"));
+    assert_eq!(list["pages"][1]["id"], json!("p2"));
+    assert_eq!(list["pages"][1]["active"], json!(false));
+
+    let nav = server.url("nav.html");
+    let (opened, _) = mcp.ok("browser_page", json!({ "action": "open", "url": nav }));
+    assert_eq!(
+        opened,
+        json!({ "ok": true, "action": "open", "id": "p3", "url": nav })
+    );
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["activeUrl"], json!(nav));
+
+    let (selected, _) = mcp.ok("browser_page", json!({ "action": "select", "target": "0" }));
+    assert_eq!(selected["id"], json!("p1"));
+    let error = mcp.err("browser_page", json!({ "action": "select", "target": "9" }));
+    assert_eq!(error["code"], json!("NO_MATCH"));
+    assert_eq!(
+        error["message"],
+        json!("page select: no page at index 9 (3 open)")
+    );
+
+    let (closed, _) = mcp.ok("browser_page", json!({ "action": "close", "target": "p3" }));
+    assert_eq!(
+        closed,
+        json!({ "ok": true, "action": "close", "id": "p3", "remaining": 2 })
+    );
+    let (closed, _) = mcp.ok("browser_page", json!({ "action": "close" }));
+    assert_eq!(closed["id"], json!("p1"));
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(
+        list["active"],
+        json!("p2"),
+        "the lowest-index remaining tab becomes active"
+    );
+
+    let pid = mcp.browser_pid();
+    let (closed, _) = mcp.ok("browser_page", json!({ "action": "close" }));
+    assert_eq!(closed["remaining"], json!(0));
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(
+        status["ready"],
+        json!(false),
+        "closing the last tab closes the browser"
+    );
+    if let Some(pid) = pid {
+        assert!(!procs::is_alive(pid), "the browser process is gone");
+    }
+
+    // The next page call relaunches; ids continue.
+    mcp.ok("browser_navigate", json!({ "url": nav }));
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["pages"][0]["id"], json!("p4"), "{list}");
+}
+
+#[test]
+fn mcp_element_tools_act_read_wait_and_assert() {
+    let mut mcp = Mcp::start();
+    let page = data_url(
+        "<title>Controls</title>\
+         <input type=checkbox id=c aria-label=Agree>\
+         <select id=s aria-label=Size><option value=a>Small</option><option value=b>Big</option></select>\
+         <button id=h onmouseenter=\"this.textContent='Hovered'\">Hover me</button>\
+         <input id=k aria-label=Keys onkeydown=\"document.getElementById('log').textContent+=event.key+' '\">\
+         <p id=log></p><p id=hidden style=display:none>secret</p>\
+         <input type=file id=f aria-label=File>\
+         <button id=off disabled>Off</button>",
+    );
+    mcp.ok("browser_navigate", json!({ "url": page }));
+
+    let (result, observation) = mcp.ok(
+        "browser_element",
+        json!({ "action": "check", "selector": "#c" }),
+    );
+    assert_eq!(
+        result,
+        json!({ "ok": true, "selector": "#c", "action": "check", "checked": true })
+    );
+    assert!(observation
+        .unwrap_or_default()
+        .contains("checkbox \"Agree\" #c (checked)"));
+    let (result, _) = mcp.ok(
+        "browser_element",
+        json!({ "action": "select", "selector": "#s", "value": "Big" }),
+    );
+    assert_eq!(result["value"], json!("b"));
+    let error = mcp.err(
+        "browser_element",
+        json!({ "action": "select", "selector": "#s", "value": "Huge" }),
+    );
+    assert_eq!(error["code"], json!("NO_MATCH"), "{error}");
+
+    let (result, observation) = mcp.ok("browser_hover", json!({ "selector": "#h" }));
+    assert_eq!(result, json!({ "ok": true, "selector": "#h" }));
+    assert!(
+        observation.unwrap_or_default().contains("+ "),
+        "hover changed the page"
+    );
+
+    let (result, _) = mcp.ok("browser_press", json!({ "key": "a", "selector": "#k" }));
+    assert_eq!(result, json!({ "ok": true, "key": "a" }));
+    let (result, _) = mcp.ok("browser_type", json!({ "text": "bc" }));
+    assert_eq!(result, json!({ "ok": true, "length": 2 }));
+    let (result, _) = mcp.ok("browser_key", json!({ "action": "down", "key": "Shift" }));
+    assert_eq!(
+        result,
+        json!({ "ok": true, "action": "down", "key": "Shift" })
+    );
+    mcp.ok("browser_key", json!({ "action": "up", "key": "Shift" }));
+    let (read, _) = mcp.ok(
+        "browser_read",
+        json!({ "selector": "#k", "field": "value" }),
+    );
+    assert_eq!(read["value"], json!("abc"));
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#log" }));
+    assert_eq!(read["text"], json!("a b c Shift"), "{read}");
+    let error = mcp.err("browser_press", json!({ "key": "NoSuchKey" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+
+    let (result, _) = mcp.ok(
+        "browser_mouse",
+        json!({ "action": "click", "x": 3, "y": 4 }),
+    );
+    assert_eq!(
+        result,
+        json!({ "ok": true, "action": "click", "x": 3.0, "y": 4.0, "button": "left" })
+    );
+
+    let (found, _) = mcp.ok("browser_find", json!({ "selector": "button", "all": true }));
+    assert_eq!(found["count"], json!(2));
+    assert_eq!(found["matches"][1]["tag"], json!("button"));
+    let error = mcp.err("browser_find", json!({ "selector": "table" }));
+    assert_eq!(error["code"], json!("NO_MATCH"));
+    let (exists, _) = mcp.ok("browser_exists", json!({ "selector": "table" }));
+    assert_eq!(exists, json!({ "exists": false, "count": 0 }));
+
+    let (waited, _) = mcp.ok(
+        "browser_wait",
+        json!({ "selector": "#hidden", "state": "hidden" }),
+    );
+    assert_eq!(
+        waited,
+        json!({ "ok": true, "state": "hidden", "selector": "#hidden" })
+    );
+    let error = mcp.err(
+        "browser_wait",
+        json!({ "selector": "#hidden", "timeout_ms": 200 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_VISIBLE"));
+    let (waited, _) = mcp.ok("browser_wait", json!({ "state": "load" }));
+    assert_eq!(waited, json!({ "ok": true, "state": "load" }));
+    let error = mcp.err(
+        "browser_click",
+        json!({ "selector": "#off", "timeout_ms": 200 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_STATE"));
+    assert_eq!(error["detail"]["state"], json!("enabled"));
+
+    let (expect, _) = mcp.ok(
+        "browser_expect",
+        json!({ "what": "text", "selector": "#h", "expected": "Hovered" }),
+    );
+    assert_eq!(expect["ok"], json!(true));
+    let error = mcp.err(
+        "browser_expect",
+        json!({ "what": "text", "selector": "#h", "expected": "Nope", "timeout_ms": 200 }),
+    );
+    assert_eq!(error["code"], json!("EXPECT_MISMATCH"));
+    assert_eq!(error["detail"]["matcher"], json!("text"));
+    assert_eq!(error["detail"]["actual"], json!("Hovered"));
+    let (expect, _) = mcp.ok(
+        "browser_expect",
+        json!({ "what": "url", "contains": "data:text/html" }),
+    );
+    assert_eq!(expect["matcher"], json!("url"));
+    let error = mcp.err(
+        "browser_expect",
+        json!({ "what": "visible", "selector": "#hidden", "timeout_ms": 200 }),
+    );
+    assert_eq!(error["detail"]["actual"], json!("hidden"));
+
+    let file = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("Cargo.toml");
+    let (uploaded, _) = mcp.ok(
+        "browser_upload",
+        json!({ "selector": "#f", "files": [file] }),
+    );
+    assert_eq!(
+        uploaded,
+        json!({ "ok": true, "selector": "#f", "count": 1 })
+    );
+    let error = mcp.err(
+        "browser_upload",
+        json!({ "selector": "#h", "files": [file] }),
+    );
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+
+    let (locators, _) = mcp.ok("browser_locators", json!({ "selector": "#c" }));
+    assert!(locators["best"].is_string(), "{locators}");
+    assert!(locators["candidates"]
+        .as_array()
+        .is_some_and(|c| !c.is_empty()));
+}
+
+#[test]
+fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
+    let mut mcp = Mcp::start();
+    mcp.ok("browser_navigate", json!({ "url": "about:blank" }));
+    let Some(first) = mcp.browser_pid() else {
+        panic!("no browser pid after a navigation");
+    };
+    procs::kill(first);
+    if let Err(alive) =
+        procs::wait_until_gone_blocking(&[first], Instant::now() + Duration::from_secs(5))
+    {
+        panic!("the browser survived SIGKILL: {alive:?}");
+    }
+    // A call that meets the dead browser before its loss is noticed fails DRIVER_ERROR
+    // browser-closed; the next page call relaunches (§1.5).
+    let back = data_url("<title>back</title>");
+    let first_try = mcp.call("browser_navigate", json!({ "url": back }));
+    if first_try["isError"] == json!(true) {
+        let error = &first_try["structuredContent"]["error"];
+        assert_eq!(error["code"], json!("DRIVER_ERROR"), "{first_try}");
+        assert_eq!(
+            error["detail"]["reason"],
+            json!("browser-closed"),
+            "{first_try}"
+        );
+    }
+    let (result, observation) = mcp.ok("browser_navigate", json!({ "url": back }));
+    assert_eq!(result["title"], json!("back"));
+    assert!(observation.is_some_and(|text| text.starts_with("page: back — ")));
+    let second = mcp.browser_pid();
+    assert!(second.is_some_and(|pid| pid != first), "a new browser runs");
+}
+
+/// Starts a server, launches its browser, and returns the server with every descendant pid.
+fn server_with_browser() -> (Mcp, Vec<u32>) {
+    let mut mcp = Mcp::start();
+    mcp.ok("browser_navigate", json!({ "url": "about:blank" }));
+    let pids = procs::descendants(mcp.pid());
+    let browser = mcp.browser_pid();
+    assert!(
+        browser.is_some_and(|pid| pids.contains(&pid)),
+        "the browser {browser:?} is among the server's descendants {pids:?}"
+    );
+    (mcp, pids)
+}
+
+fn assert_all_gone(pids: &[u32]) {
+    if let Err(alive) =
+        procs::wait_until_gone_blocking(pids, Instant::now() + Duration::from_secs(5))
+    {
+        panic!("browser processes outlived the server: {alive:?}");
+    }
+}
+
+#[test]
+fn mcp_stdin_eof_closes_the_browser_and_exits_zero() {
+    let (mut mcp, pids) = server_with_browser();
+    drop(mcp.stdin.take());
+    let status = mcp.wait_exit(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(0));
+    assert_all_gone(&pids);
+}
+
+#[test]
+fn mcp_sigterm_closes_the_browser_and_exits_zero() {
+    let (mut mcp, pids) = server_with_browser();
+    let sent = Command::new("kill")
+        .args(["-TERM", &mcp.pid().to_string()])
+        .status();
+    assert!(
+        sent.is_ok_and(|status| status.success()),
+        "kill -TERM failed"
+    );
+    let status = mcp.wait_exit(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(0));
+    assert_all_gone(&pids);
+}
