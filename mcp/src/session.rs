@@ -130,6 +130,14 @@ impl Session {
             .is_some_and(|live| !live.browser.is_closed())
     }
 
+    /// Whether ref number `number` was issued by an earlier browser of this
+    /// session (one that was lost or closed): refs are never reused, so it
+    /// is stale, never unknown (§6.1, §6.2).
+    pub(crate) fn issued_by_earlier_browser(&self, number: u64) -> bool {
+        self.next_ref
+            .is_some_and(|next| number > 0 && number < next.number())
+    }
+
     /// Forgets a browser that went away (§1.5 browser loss): tabs, dialogs
     /// and baseline are gone; ref numbering continues on the next launch.
     fn drop_lost_browser(&mut self) {
@@ -490,6 +498,84 @@ impl Session {
         })
     }
 
+    /// browser_batch `observe:page` (§4.3): the page's identity instead of a
+    /// diff — `{url, title, documentId, revision, documentChange}` — while
+    /// the baseline still advances. `None` when there is no page.
+    pub(crate) async fn observe_page(
+        &mut self,
+        cancel: &Cancel,
+    ) -> Option<(serde_json::Value, Observation)> {
+        if cancel.is_cancelled() {
+            return None;
+        }
+        let page = self.current_page()?;
+        if let Some(dialog) = page.dialog() {
+            let summary = json!({
+                "url": page.url(),
+                "title": null,
+                "documentId": page.document_id(),
+                "revision": self.revision,
+                "documentChange": "unknown",
+            });
+            let body = format!(
+                "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+                dialog.message
+            );
+            return Some((
+                summary,
+                Observation {
+                    body,
+                    tripwire: None,
+                },
+            ));
+        }
+        let snapshot = match self
+            .take_snapshot(&page, chromate::SnapshotOptions::default())
+            .await
+        {
+            Ok(snapshot) => snapshot,
+            Err(err) => {
+                self.baseline = None;
+                let summary = json!({
+                    "url": page.url(),
+                    "title": null,
+                    "documentId": page.document_id(),
+                    "revision": self.revision,
+                    "documentChange": "unknown",
+                });
+                let body = format!("post-action snapshot unavailable: {err}");
+                return Some((
+                    summary,
+                    Observation {
+                        body,
+                        tripwire: None,
+                    },
+                ));
+            }
+        };
+        let change = match &self.baseline {
+            None => "unknown",
+            Some(baseline) if baseline.document_id == snapshot.document_id => "same",
+            Some(_) => "changed",
+        };
+        let summary = json!({
+            "url": snapshot.url,
+            "title": snapshot.title,
+            "documentId": snapshot.document_id,
+            "revision": self.revision,
+            "documentChange": change,
+        });
+        let body = snapshot.header();
+        self.baseline = Some(snapshot);
+        Some((
+            summary,
+            Observation {
+                body,
+                tripwire: None,
+            },
+        ))
+    }
+
     /// The shutdown hook (§1.5): end any trace, close the browser (kill after
     /// 2 s), delete the profile. The server bounds the whole shutdown to 5 s.
     pub(crate) async fn shutdown(&mut self) {
@@ -498,6 +584,7 @@ impl Session {
         let Some(live) = self.live.take() else {
             return;
         };
+        self.next_ref = Some(live.browser.next_ref());
         if self.config.cdp_endpoint.is_some() {
             // Only chromate's own tabs close; the user's browser keeps running.
             for tab in &live.tabs {

@@ -833,7 +833,11 @@ fn mcp_element_tools_act_read_wait_and_assert() {
 #[test]
 fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
     let mut mcp = Mcp::start();
-    mcp.ok("browser_navigate", json!({ "url": "about:blank" }));
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<button>Old</button>") }),
+    );
+    let old = ref_of(&observation.unwrap_or_default(), "\"Old\"");
     let Some(first) = mcp.browser_pid() else {
         panic!("no browser pid after a navigation");
     };
@@ -861,6 +865,64 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
     assert!(observation.is_some_and(|text| text.starts_with("page: back — ")));
     let second = mcp.browser_pid();
     assert!(second.is_some_and(|pid| pid != first), "a new browser runs");
+
+    // A ref of the lost browser is stale, never unknown: refs are never reused.
+    let error = mcp.err("browser_click", json!({ "selector": old }));
+    assert_eq!(error["code"], json!("STALE_REF"), "{error}");
+    assert_eq!(error["detail"]["reason"], json!("document-changed"));
+}
+
+#[test]
+fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
+    let mut mcp = Mcp::start();
+    let page = data_url(
+        "<title>Batch</title><button onclick=\"this.textContent='One'\">Zero</button>\
+         <input id=q aria-label=Q>",
+    );
+    mcp.ok("browser_navigate", json!({ "url": page }));
+    let result = mcp.call(
+        "browser_batch",
+        json!({ "steps": [
+            { "tool": "browser_click", "arguments": { "selector": "text=Zero" } },
+            { "tool": "browser_fill", "arguments": { "selector": "#q", "value": "v" } },
+            { "tool": "browser_exists", "arguments": { "selector": "#q" } },
+        ] }),
+    );
+    assert_ne!(result["isError"], json!(true), "{result}");
+    let batch = &result["structuredContent"]["result"];
+    assert_eq!(
+        (batch["ok"].clone(), batch["ran"].clone()),
+        (json!(true), json!(3))
+    );
+    let delta = batch["delta"].as_str().unwrap_or_default();
+    assert!(
+        delta.contains("button \"One\""),
+        "one diff holds every step: {delta}"
+    );
+    assert!(delta.contains("value=\"v\""), "{delta}");
+    assert_eq!(result["content"][1]["text"], json!(delta));
+
+    let (batch, observation) = mcp.ok(
+        "browser_batch",
+        json!({ "observe": "page", "steps": [
+            { "tool": "browser_fill", "arguments": { "selector": "#q", "value": "w" } },
+        ] }),
+    );
+    assert_eq!(batch["page"]["title"], json!("Batch"));
+    assert_eq!(batch["page"]["documentChange"], json!("same"));
+    assert!(observation.is_some_and(|text| text.starts_with("page: Batch — data:")));
+
+    let result = mcp.call(
+        "browser_batch",
+        json!({ "steps": [
+            { "tool": "browser_click", "arguments": { "selector": "#missing" } },
+            { "tool": "browser_status" },
+        ] }),
+    );
+    assert_eq!(result["isError"], json!(true));
+    let batch = &result["structuredContent"]["result"];
+    assert_eq!(batch["failedStep"], json!(0));
+    assert_eq!(batch["steps"][0]["error"]["code"], json!("NO_MATCH"));
 }
 
 /// Starts a server, launches its browser, and returns the server with every descendant pid.

@@ -5,8 +5,8 @@
 //! cancellation checked before each, stop-on-first-failure, per-step result
 //! bounds, the step summary text, the `logs` block and the one observation at
 //! the end. Step schemas are validated by `schema.rs` (a nested batch is
-//! rejected there). Does not yet produce `observe:page` summaries: that needs
-//! the engine's page identity.
+//! rejected there). The observation itself (diff or page identity) is the
+//! session's (`Session::observe`, `Session::observe_page`).
 
 use std::time::Instant;
 
@@ -194,10 +194,22 @@ pub(crate) async fn batch(
 
     // One observation at the end, if an observation-bearing step ran and the
     // batch did not stop on an error carrying a recovery snapshot.
-    let observation = if observed && first_recovery.is_none() {
-        ctx.session.observe(&ctx.cancel).await
-    } else {
+    let observation = if !observed || first_recovery.is_some() {
         None
+    } else if args.observe == "page" {
+        match ctx.session.observe_page(&ctx.cancel).await {
+            Some((summary, observation)) => {
+                result.insert("page".into(), summary);
+                Some(observation)
+            }
+            None => None,
+        }
+    } else {
+        let observation = ctx.session.observe(&ctx.cancel).await;
+        if let Some(observation) = &observation {
+            result.insert("delta".into(), json!(observation.body));
+        }
+        observation
     };
     let mut text = lines.join("\n");
     if let Some(recovery) = &first_recovery {

@@ -197,6 +197,23 @@ pub(crate) async fn locate(
         .and_then(|parsed| parsed.element_ref())
         .and_then(chromate::ElementRef::new)
         .filter(|element_ref| page.has_issued_ref(*element_ref));
+    if let Some(number) = chromate::Selector::parse(selector)
+        .ok()
+        .and_then(|parsed| parsed.element_ref())
+    {
+        let current = chromate::ElementRef::new(number)
+            .is_some_and(|element_ref| page.has_issued_ref(element_ref));
+        if !current && ctx.session.issued_by_earlier_browser(number) {
+            let reason = chromate::StaleReason::DocumentChanged;
+            let error = ToolError::new(
+                ErrorCode::StaleRef,
+                format!("{verb}: ref=e{number} is stale: {}", reason.explain()),
+            )
+            .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
+            .with_detail(json!({ "ref": format!("e{number}"), "reason": reason.as_str() }));
+            return Err(ctx.session.attach_recovery(&page, error).await);
+        }
+    }
     let selector = match issued_bare {
         Some(element_ref) => format!("ref={element_ref}"),
         None => selector.to_owned(),
