@@ -858,18 +858,23 @@ impl Page {
             return remote_value(object);
         };
         let by_value = runtime::CallFunctionOnParams::new("function () { return this }")
-            .object_id(object_id)
+            .object_id(object_id.clone())
             .return_by_value(true);
         let res = match self.unless_dialog(self.session.send(&by_value)).await {
             Ok(answer) => remote_value(answer.result),
-            Err(Error::Protocol { .. }) => Err(Error::EvalBadArg {
-                returned_type: "circular".into(),
-            }),
+            Err(Error::Protocol { message, .. })
+                if message.contains("reference chain") || message.contains("returned by value") =>
+            {
+                Err(Error::EvalBadArg {
+                    returned_type: "circular".into(),
+                })
+            }
             Err(other) => Err(other),
         };
+        // Release only this call's object: a concurrent evaluate may still need its own.
         let release = self
             .session
-            .send(&runtime::ReleaseObjectGroupParams::new(EVAL_GROUP));
+            .send(&runtime::ReleaseObjectParams::new(object_id));
         tokio::spawn(release);
         res
     }
