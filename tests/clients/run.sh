@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Drives `chromate mcp` with real MCP clients: the TypeScript SDK (client.mjs) and the Python
+# SDK (client.py), against tests/clients/fixture.html served on 127.0.0.1 by serve.py.
+# Prints `N passed, N failed` (one per check; a client that crashes counts as a failure).
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+root=$(cd "$here/../.." && pwd)
+bin=${CHROMATE_BIN:-$root/target/debug/chromate}
+if [ ! -x "$bin" ]; then
+  (cd "$root" && cargo build -q -p chromate-mcp) || { echo "0 passed, 1 failed (cannot build chromate)"; exit 1; }
+fi
+[ -d "$here/node_modules" ] || (cd "$here" && npm ci --silent --no-audit --no-fund)
+
+www=$(mktemp -d)
+out=$(mktemp)
+cp "$here/fixture.html" "$www/"
+exec 3< <(exec python3 -u "$here/serve.py" "$www")
+server_pid=$!
+cleanup() { kill "$server_pid" 2>/dev/null; rm -rf "$www" "$out"; }
+trap cleanup EXIT
+if ! read -r -t 10 port <&3; then
+  echo "0 passed, 1 failed (the fixture server did not start)"; exit 1
+fi
+export CHROMATE_BIN="$bin" FIXTURE_URL="http://127.0.0.1:$port/fixture.html"
+
+for client in "node $here/client.mjs" "python3 $here/client.py"; do
+  before=$(grep -c '' "$out")
+  fails_before=$(grep -c '^FAIL' "$out")
+  timeout 120 $client >>"$out" 2>&1
+  status=$?
+  if [ "$status" -ne 0 ] && [ "$(grep -c '^FAIL' "$out")" -eq "$fails_before" ]; then
+    echo "FAIL $client exited $status without a failed check" >>"$out"
+  fi
+  tail -n +"$((before + 1))" "$out"
+done
+passed=$(grep -c '^PASS' "$out")
+failed=$(grep -c '^FAIL' "$out")
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
