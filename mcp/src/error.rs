@@ -169,7 +169,7 @@ impl ToolError {
             ErrorCode::Unsupported,
             format!("{verb}: not available in this build yet"),
         )
-        .with_hint("this build has no browser engine wired in; use browser_status, browser_logs, browser_mock, browser_trace status or browser_state list meanwhile")
+        .with_hint("the engine has no support for this tool in this build yet; the page tools (navigate, snapshot, click, fill, read, eval…) work")
         .with_detail(json!({ "feature": tool, "cdpMethod": null }))
     }
 
