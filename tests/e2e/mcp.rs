@@ -507,6 +507,11 @@ fn mcp_dialogs_block_page_tools_until_answered() {
     );
     let error = mcp.err("browser_navigate", json!({ "url": server.url("nav.html") }));
     assert_eq!(error["code"], json!("STATE_INVALID"));
+    let error = mcp.err("browser_click", json!({ "selector": "ref=e1" }));
+    assert_eq!(
+        error["message"],
+        json!("click: cannot resolve ref=e1 while a dialog is open: Delete everything?")
+    );
 
     let result = mcp.call("browser_snapshot", json!({}));
     assert_eq!(
@@ -968,4 +973,18 @@ fn mcp_sigterm_closes_the_browser_and_exits_zero() {
     let status = mcp.wait_exit(Duration::from_secs(5));
     assert_eq!(status.code(), Some(0));
     assert_all_gone(&pids);
+}
+
+#[test]
+fn mcp_a_killed_server_takes_its_browser_along() {
+    let (mut mcp, pids) = server_with_browser();
+    procs::kill(mcp.pid());
+    let status = mcp.wait_exit(Duration::from_secs(5));
+    assert_eq!(status.code(), None, "killed by a signal");
+    // §1.5: the launched browser is gone within 2 s (parent-death signal).
+    if let Err(alive) =
+        procs::wait_until_gone_blocking(&pids, Instant::now() + Duration::from_secs(2))
+    {
+        panic!("browser processes outlived the killed server: {alive:?}");
+    }
 }

@@ -185,7 +185,24 @@ pub(crate) async fn locate(
     selector: &str,
     timeout_ms: u64,
 ) -> Result<(chromate::Page, chromate::Locator), ToolError> {
-    let page = ctx.session.active_page(verb).await?;
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase("launching browser");
+    }
+    let page = ctx.session.active_page_any(verb).await?;
+    if let Some(dialog) = page.dialog() {
+        let mut error = crate::session::dialog_blocks(verb, &dialog);
+        // §6.3 row 1: a ref is not even resolved while a dialog is open.
+        if let Some(number) = chromate::Selector::parse(selector)
+            .ok()
+            .and_then(|parsed| parsed.element_ref())
+        {
+            error.message = format!(
+                "{verb}: cannot resolve ref=e{number} while a dialog is open: {}",
+                dialog.message
+            );
+        }
+        return Err(error);
+    }
     ctx.session
         .check_ref_baseline(verb, &page, selector)
         .await?;
