@@ -54,6 +54,10 @@ impl Mcp {
     }
 
     fn start_with(envs: &[(&str, &str)]) -> Mcp {
+        Mcp::start_with_args(&[], envs)
+    }
+
+    fn start_with_args(args: &[&str], envs: &[(&str, &str)]) -> Mcp {
         let artifacts = match tempfile::tempdir() {
             Ok(dir) => dir,
             Err(err) => panic!("cannot create a temp dir: {err}"),
@@ -66,6 +70,7 @@ impl Mcp {
         }
         command
             .arg("mcp")
+            .args(args)
             .env("CHROMATE_MCP_ARTIFACTS_DIR", artifacts.path())
             .env("CHROMATE_STATE_DIR", artifacts.path().join("state"))
             .stdin(Stdio::piped())
@@ -987,4 +992,53 @@ fn mcp_a_killed_server_takes_its_browser_along() {
     {
         panic!("browser processes outlived the killed server: {alive:?}");
     }
+}
+
+#[test]
+fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
+    let external = match chromate_tests::ExternalChromium::start() {
+        Ok(external) => external,
+        Err(err) => panic!("cannot start an external chromium: {err}"),
+    };
+    let endpoint = format!("http://127.0.0.1:{}", external.port());
+    let mut mcp = Mcp::start_with_args(&["--cdp-endpoint", &endpoint], &[]);
+    let (result, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<title>mine</title>") }),
+    );
+    assert_eq!(result["title"], json!("mine"));
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(
+        (status["mode"].clone(), status["browserPid"].clone()),
+        (json!("cdp-endpoint"), json!(null))
+    );
+    // The browser's own tab attaches on its own schedule; list until it shows.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let list = loop {
+        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+        if list["count"].as_u64().is_some_and(|n| n >= 2) || Instant::now() >= deadline {
+            break list;
+        }
+    };
+    let pages = list["pages"].as_array().cloned().unwrap_or_default();
+    assert!(pages.len() >= 2, "the other tabs are listed: {list}");
+    let active: Vec<&Value> = pages
+        .iter()
+        .filter(|p| p["active"] == json!(true))
+        .collect();
+    assert_eq!(active.len(), 1, "{list}");
+    assert_eq!(
+        active[0]["title"],
+        json!("mine"),
+        "chromate's own tab is active"
+    );
+
+    drop(mcp.stdin.take());
+    assert_eq!(mcp.wait_exit(Duration::from_secs(5)).code(), Some(0));
+    assert!(external.is_alive(), "a connected browser keeps running");
+    let targets = external.get("/json/list").unwrap_or_default();
+    assert!(
+        !targets.contains("mine"),
+        "chromate closed its own tab: {targets}"
+    );
 }

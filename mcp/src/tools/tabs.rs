@@ -71,7 +71,7 @@ pub(crate) async fn page(
 ) -> Result<ToolOutput, ToolError> {
     let verb = format!("page {}", args.action);
     match args.action.as_str() {
-        "list" => Ok(ToolOutput::new(list(ctx.session))),
+        "list" => Ok(ToolOutput::new(list(ctx.session).await)),
         "open" => {
             let url = args.url.as_deref().unwrap_or("about:blank");
             let live = ctx.session.ensure_browser(&verb).await?;
@@ -152,29 +152,37 @@ pub(crate) async fn page(
 }
 
 /// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
-fn list(session: &mut Session) -> serde_json::Value {
+/// Titles come from the page itself (target infos lag behind), else, for a
+/// tab blocked by a dialog, from the target info.
+async fn list(session: &mut Session) -> serde_json::Value {
     session.current_page();
     let Some(live) = &session.live else {
         return json!({ "pages": [], "count": 0, "active": null });
     };
     let targets = live.browser.targets();
-    let pages: Vec<serde_json::Value> = live
-        .tabs
-        .iter()
-        .enumerate()
-        .map(|(index, tab)| {
-            let info = targets
-                .iter()
-                .find(|target| target.id == tab.page.target_id());
-            json!({
-                "index": index,
-                "id": tab.id,
-                "url": tab.page.url(),
-                "title": info.map_or("", |info| info.title.as_str()),
-                "active": live.active.as_deref() == Some(tab.id.as_str()),
-            })
-        })
-        .collect();
+    let mut pages = Vec::with_capacity(live.tabs.len());
+    for (index, tab) in live.tabs.iter().enumerate() {
+        let info_title = targets
+            .iter()
+            .find(|target| target.id == tab.page.target_id())
+            .map_or(String::new(), |info| info.title.clone());
+        let title = if tab.page.dialog().is_some() {
+            info_title
+        } else {
+            let read = tokio::time::timeout(Duration::from_secs(2), tab.page.title()).await;
+            match read {
+                Ok(Ok(title)) => title,
+                _ => info_title,
+            }
+        };
+        pages.push(json!({
+            "index": index,
+            "id": tab.id,
+            "url": tab.page.url(),
+            "title": title,
+            "active": live.active.as_deref() == Some(tab.id.as_str()),
+        }));
+    }
     json!({ "count": pages.len(), "pages": pages, "active": live.active })
 }
 
