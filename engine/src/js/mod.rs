@@ -69,12 +69,8 @@ const MODULES: [(&str, &str); 6] = [
 ];
 
 /// The installer script: defines `globalThis.__chromate` (frozen, non-enumerable) holding every
-/// module, unless it already exists in this world.
-///
-/// ```ignore
-/// let source = chromate::js::install_source();
-/// assert!(source.starts_with("(() => {"));
-/// ```
+/// module, unless it already exists in this world. It starts with `(() => {` (a unit test
+/// checks the shape and the module order).
 pub(crate) fn install_source() -> String {
     let capacity = MODULES.iter().map(|(_, src)| src.len() + 24).sum::<usize>() + 160;
     let mut res = String::with_capacity(capacity);
