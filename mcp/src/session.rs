@@ -400,6 +400,73 @@ impl Session {
         }
     }
 
+    /// §6.5: fill/clear on a ref whose baseline line is a `(container)`
+    /// fails at once, pointing at the first editable field inside it (or a
+    /// button or link that may reveal one).
+    pub(crate) fn container_not_editable(&self, verb: &str, selector: &str) -> Option<ToolError> {
+        let number = chromate::Selector::parse(selector).ok()?.element_ref()?;
+        let lines = &self.baseline.as_ref()?.lines;
+        let position = lines
+            .iter()
+            .position(|line| line.element_ref.map(chromate::ElementRef::number) == Some(number))?;
+        let container = &lines[position];
+        if !container.container {
+            return None;
+        }
+        let inside: Vec<&chromate::Line> = lines[position + 1..]
+            .iter()
+            .take_while(|line| line.depth > container.depth)
+            .collect();
+        let named = |line: &chromate::Line| {
+            let element_ref = line.element_ref.map(|r| r.to_string()).unwrap_or_default();
+            (element_ref, line.name.clone().unwrap_or_default())
+        };
+        let field = inside.iter().find(|line| {
+            matches!(
+                line.role.as_str(),
+                "textbox" | "searchbox" | "combobox" | "spinbutton"
+            )
+        });
+        let reveal = inside
+            .iter()
+            .find(|line| matches!(line.role.as_str(), "button" | "link"));
+        let (hint, alternative) = match (field, reveal) {
+            (Some(line), _) => {
+                let (element_ref, name) = named(line);
+                (
+                    format!("fill ref={element_ref} ({name:?})"),
+                    Some(element_ref),
+                )
+            }
+            (None, Some(line)) => {
+                let (element_ref, name) = named(line);
+                (
+                    format!("click ref={element_ref} ({name:?}) to reveal an editable field"),
+                    Some(element_ref),
+                )
+            }
+            (None, None) => (
+                "choose an editable field inside this container from a fresh snapshot".to_owned(),
+                None,
+            ),
+        };
+        let mut detail = json!({ "target": format!("ref=e{number}"), "role": container.role });
+        if let Some(alternative) = alternative {
+            detail["alternative"] = json!(alternative);
+        }
+        Some(
+            ToolError::new(
+                ErrorCode::NotEditable,
+                format!(
+                    "{verb}: ref=e{number} is a {} container, not an editable field",
+                    container.role
+                ),
+            )
+            .with_hint(hint)
+            .with_detail(detail),
+        )
+    }
+
     /// §6.3 row 2: a ref selector (issued by this session) with no baseline
     /// is STALE_REF `no-snapshot`, with a recovery snapshot. Bare refs never
     /// issued fail BARE_REF in the engine first.

@@ -436,6 +436,28 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
     let error = mcp.err("browser_click", json!({ "selector": go }));
     assert_eq!(error["code"], json!("STALE_REF"));
     assert_eq!(error["detail"]["reason"], json!("document-changed"));
+
+    // A container ref fails at once and points at the field inside it (§6.5).
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<form aria-label=Login><input aria-label=User></form>") }),
+    );
+    let observation = observation.unwrap_or_default();
+    let form = ref_of(&observation, "form (container)");
+    let user = ref_of(&observation, "\"User\"");
+    let error = mcp.err("browser_fill", json!({ "selector": form, "value": "ann" }));
+    assert_eq!(error["code"], json!("NOT_EDITABLE"));
+    assert_eq!(
+        error["message"],
+        json!(format!(
+            "fill: ref={form} is a form container, not an editable field"
+        ))
+    );
+    assert_eq!(error["hint"], json!(format!("fill ref={user} (\"User\")")));
+    assert_eq!(
+        error["detail"],
+        json!({ "target": format!("ref={form}"), "role": "form", "alternative": user })
+    );
 }
 
 #[test]

@@ -394,11 +394,16 @@ pub(crate) async fn click(
 ) -> Result<ToolOutput, ToolError> {
     let verb = if args.double { "dblclick" } else { CLICK.verb };
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    if args.double {
-        act(ctx, verb, &page, locator.dblclick()).await?;
+    let clicked = if args.double {
+        act(ctx, verb, &page, locator.dblclick()).await
     } else {
-        act(ctx, verb, &page, locator.click()).await?;
-    }
+        act(ctx, verb, &page, locator.click()).await
+    };
+    // A navigation the click started that never loads (§9.5).
+    clicked.map_err(|error| match error.code {
+        ErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
+        _ => error,
+    })?;
     Ok(ToolOutput::new(
         json!({ "ok": true, "selector": echo(&args.selector) }),
     ))
@@ -410,6 +415,9 @@ pub(crate) async fn fill(
 ) -> Result<ToolOutput, ToolError> {
     let verb = FILL.verb;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
+    if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+        return Err(error);
+    }
     let mut result = json!({ "ok": true, "selector": echo(&args.selector) });
     if args.submit {
         act(ctx, verb, &page, locator.fill_and_submit(&args.value)).await?;
@@ -441,7 +449,12 @@ pub(crate) async fn element(
         "dblclick" => act(ctx, verb, &page, locator.dblclick()).await?,
         "focus" => act(ctx, verb, &page, locator.focus()).await?,
         "scroll" => act(ctx, verb, &page, locator.scroll_into_view()).await?,
-        "clear" => act(ctx, verb, &page, locator.clear()).await?,
+        "clear" => {
+            if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+                return Err(error);
+            }
+            act(ctx, verb, &page, locator.clear()).await?;
+        }
         "check" | "uncheck" => {
             if verb == "check" {
                 act(ctx, verb, &page, locator.check()).await?;
