@@ -5,7 +5,7 @@
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
-bin=${CHROMATE_BIN:-$root/target/debug/chromate}
+bin=${CHROMATE_BIN:-${CARGO_TARGET_DIR:-$root/target}/debug/chromate}
 if [ ! -x "$bin" ]; then
   (cd "$root" && cargo build -q -p chromate-mcp) || { echo "0 passed, 1 failed (cannot build chromate)"; exit 1; }
 fi
