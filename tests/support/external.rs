@@ -3,6 +3,7 @@
 //! when dropped; its profile directory is removed.
 
 use std::io::BufRead;
+use std::os::unix::process::CommandExt;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -20,7 +21,22 @@ impl ExternalChromium {
         let profile = tempfile::Builder::new()
             .prefix("chromate-test-external-")
             .tempdir()?;
-        let mut child = Command::new(executable)
+        let mut command = Command::new(executable);
+        // Its own process group, so Drop ends every process of it; and a parent-death signal,
+        // so a test process that is killed outright (no Drop) takes its browser along.
+        command.process_group(0);
+        #[allow(unsafe_code)]
+        // SAFETY: runs in the forked child before exec and only calls prctl, which is
+        // async-signal-safe.
+        unsafe {
+            command.pre_exec(|| {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+        let mut child = command
             .args([
                 "--headless",
                 "--no-sandbox",
@@ -133,6 +149,8 @@ impl Drop for ExternalChromium {
         let pid = self.child.id();
         let mut pids = crate::procs::descendants(pid);
         pids.push(pid);
+        // The whole group first (renderers, zygotes), then any descendant that left it.
+        crate::procs::kill_group(pid);
         let _ = self.child.kill();
         let _ = self.child.wait();
         for pid in pids {

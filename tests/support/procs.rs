@@ -136,6 +136,13 @@ pub fn kill(pid: u32) {
         .status();
 }
 
+/// Sends SIGKILL to the process group `pgid` (a process started with `process_group(0)`).
+pub fn kill_group(pgid: u32) {
+    let _ = std::process::Command::new("kill")
+        .args(["-KILL", "--", &format!("-{pgid}")])
+        .status();
+}
+
 /// Whether `pid` exists and is not a zombie.
 pub fn is_alive(pid: u32) -> bool {
     ProcessInfo::read(pid).is_some_and(|info| info.is_alive())
