@@ -646,3 +646,50 @@ async fn waits_and_expectations_report_what_they_saw() {
     assert_eq!(err.code(), ErrorCode::TimeoutWaitingState);
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn refs_from_a_snapshot_drive_actions_until_the_document_changes() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "disabled.html").await;
+    let snapshot = page
+        .snapshot(chromate::SnapshotOptions::default())
+        .await
+        .expect("snapshot");
+    let line = snapshot
+        .lines
+        .iter()
+        .find(|l| l.hint.as_deref() == Some("#soon-enabled"))
+        .expect("the button is listed");
+    let element_ref = line.element_ref.expect("a listed button has a ref");
+    page.locator(&format!("ref={element_ref}"))
+        .expect("ref selector")
+        .click()
+        .await
+        .expect("click by ref");
+    // A bare ref this browser issued works like `ref=`.
+    page.locator(&element_ref.to_string())
+        .expect("bare ref")
+        .click()
+        .await
+        .expect("click by bare ref");
+    assert_eq!(eval(&page, "window.clicks.length").await, json!(2));
+    page.reload(WaitUntil::Load, NAV).await.expect("reload");
+    let err = page
+        .locator(&format!("ref={element_ref}"))
+        .expect("ref selector")
+        .click()
+        .await
+        .expect_err("stale after reload");
+    assert!(
+        matches!(
+            err,
+            Error::StaleRef {
+                reason: chromate::StaleReason::DocumentChanged,
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    close_and_check(browser).await;
+}

@@ -221,24 +221,26 @@ pub(crate) struct RefTarget {
     pub(crate) element_ref: u64,
 }
 
-/// The hook for refs (§6): turns `ref=eN` (or bare `eN`) into the frame and number to resolve.
-///
-/// Until the snapshot's ref table is wired in, refs resolve through the JS `refs.lookup` of
-/// the main frame, and a bare ref is [`Error::BareRef`] (nothing records which refs this
-/// session issued). The snapshot module replaces this body: baseline checks (§6.3), issued
-/// refs, frames.
-pub(crate) fn resolve_ref(_page: &Page, selector: &Selector) -> Result<Option<RefTarget>> {
-    let Some(element_ref) = selector.element_ref() else {
+/// Turns `ref=eN` (or a bare `eN`) into the frame and number to resolve (§6): a bare ref must
+/// have been issued by this browser ([`Error::BareRef`]); an issued ref must belong to this tab
+/// and to its frame's current document ([`Error::StaleRef`] with `unknown-ref` or
+/// `document-changed`). Detached and moved elements are found by the page side at act time.
+pub(crate) fn resolve_ref(page: &Page, selector: &Selector) -> Result<Option<RefTarget>> {
+    let Some(number) = selector.element_ref() else {
         return Ok(None);
     };
-    if selector.is_bare_ref() {
-        return Err(Error::BareRef {
-            element_ref: format!("e{element_ref}"),
-        });
-    }
+    let text = format!("e{number}");
+    let element_ref = if selector.is_bare_ref() {
+        crate::snapshot::refs::bare_ref(page, &text)?
+    } else {
+        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| Error::InvalidArgument {
+            message: format!("ref={text} is not a valid ref"),
+        })?
+    };
+    let target = crate::snapshot::refs::resolve_ref(page, element_ref)?;
     Ok(Some(RefTarget {
-        frame_id: None,
-        element_ref,
+        frame_id: Some(target.frame_id),
+        element_ref: target.number,
     }))
 }
 
