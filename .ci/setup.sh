@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
-#   .ci/setup.sh browser   Chromium only (the demo)
+#   .ci/setup.sh browser   Chromium and axe-core (the demo)
 #   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK, TypeScript MCP SDK, axe-core)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
@@ -35,6 +35,17 @@ if ! have_browser; then
     esac
     exit 1
   fi
+fi
+
+# axe-core for browser_a11y (pinned in engine/axe/package.json; the engine reads
+# engine/axe/node_modules/axe-core/axe.min.js, or CHROMATE_AXE_PATH). Both modes need it.
+if [ ! -f "$here/engine/axe/node_modules/axe-core/axe.min.js" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    if command -v apt-get >/dev/null 2>&1; then as_root apt-get install -y -qq nodejs npm >/dev/null
+    else echo "setup: npm is needed to install axe-core (npm ci --prefix engine/axe)" >&2; exit 1; fi
+  fi
+  echo "setup: installing axe-core (npm ci --prefix engine/axe)"
+  npm ci --prefix "$here/engine/axe" --silent --no-audit --no-fund
 fi
 
 [ "$what" = browser ] && exit 0
