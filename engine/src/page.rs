@@ -574,7 +574,10 @@ impl Page {
     ) -> Result<NavigationResult> {
         let deadline = Instant::now() + timeout;
         let params = cdp_page::NavigateParams::new(url);
-        let navigate = self.session.send_with_timeout(&params, timeout);
+        // The load deadline, not the command timeout, decides: give the command a second more.
+        let navigate = self
+            .session
+            .send_with_timeout(&params, timeout + Duration::from_secs(1));
         let answer =
             match tokio::time::timeout_at(deadline.into(), self.unless_dialog(navigate)).await {
                 Ok(answer) => answer?,

@@ -693,3 +693,37 @@ async fn refs_from_a_snapshot_drive_actions_until_the_document_changes() {
     );
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn a_zero_timeout_makes_exactly_one_check() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "disabled.html").await;
+    let missing = page
+        .locator("#nope")
+        .expect("selector")
+        .timeout(Duration::ZERO)
+        .click()
+        .await
+        .expect_err("nothing matches");
+    assert_eq!(missing.code(), ErrorCode::NoMatch, "{missing}");
+    let disabled = page
+        .locator("#never-enabled")
+        .expect("selector")
+        .timeout(Duration::ZERO)
+        .click()
+        .await
+        .expect_err("stays disabled");
+    assert_eq!(
+        disabled.code(),
+        ErrorCode::TimeoutWaitingState,
+        "{disabled}"
+    );
+    page.locator("#aria-disabled")
+        .expect("selector")
+        .timeout(Duration::ZERO)
+        .hover()
+        .await
+        .expect("hover needs no enabled state and passes on the one check");
+    close_and_check(browser).await;
+}

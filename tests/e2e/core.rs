@@ -399,3 +399,20 @@ async fn connecting_over_websocket_drives_a_browser_chromate_did_not_start() {
         "closing a connection must not end a browser chromate did not start"
     );
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_a_load_timeout() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let err = page
+        .goto(
+            &server.url("hang"),
+            WaitUntil::Load,
+            Duration::from_millis(700),
+        )
+        .await
+        .expect_err("never answers");
+    assert_eq!(err.code(), ErrorCode::TimeoutWaitingLoad, "{err}");
+    close_and_check(browser).await;
+}

@@ -181,9 +181,15 @@ impl Locator {
             let call = self
                 .page
                 .call_isolated(frame_id.as_deref(), "actionability.check", &arg);
-            let answer = match tokio::time::timeout_at(deadline.at(), call).await {
-                Ok(answer) => answer?,
-                Err(_) => break,
+            // The first check always completes, even with a zero timeout ("0 = one check");
+            // later ones stop at the deadline.
+            let answer = if first {
+                call.await?
+            } else {
+                match tokio::time::timeout_at(deadline.at(), call).await {
+                    Ok(answer) => answer?,
+                    Err(_) => break,
+                }
             };
             match status(&answer) {
                 "ok" => {
