@@ -15,6 +15,7 @@
 //! ```
 #![warn(missing_docs)]
 
+mod a11y;
 mod actions;
 mod browser;
 pub mod cdp;
@@ -23,12 +24,18 @@ pub(crate) mod input;
 pub(crate) mod js;
 mod launch;
 mod page;
+mod redact;
+mod screenshot;
 mod selector;
 mod session;
 mod snapshot;
 mod transport;
 mod wait;
 
+pub use a11y::{
+    axe_candidates, axe_path, AuditNode, AuditOptions, AuditReport, Impact, Violation,
+    AXE_PATH_ENV,
+};
 pub use actions::{
     ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,
     SelectedOption, TextMatch,
@@ -38,6 +45,7 @@ pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
 pub use selector::Selector;
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,

@@ -58,14 +58,28 @@ pub(crate) const ACTIONABILITY: &str = include_str!("actionability.js");
 /// `locators`: durable selector proposals for browser_locators (`suggest`, §11.4).
 pub(crate) const LOCATORS: &str = include_str!("locators.js");
 
+/// `screenshot`: the element box to clip to (`rect`), and `prepare`/`restore` around a capture
+/// (mask boxes; animations, transitions and the caret frozen).
+pub(crate) const SCREENSHOT: &str = include_str!("screenshot.js");
+
+/// `a11y`: runs axe-core (evaluated into the isolated world from the file `a11y.rs` finds) and
+/// gives each reported node its ref (`run`, `assignRefs`).
+pub(crate) const A11Y: &str = include_str!("a11y.js");
+
+/// `redact`: whether text aimed at a field is a §7.7 secret (`secretTarget`), for traces.
+pub(crate) const REDACT: &str = include_str!("redact.js");
+
 /// Modules in installation order (dependencies first), as `(namespace key, source)`.
-const MODULES: [(&str, &str); 6] = [
+const MODULES: [(&str, &str); 9] = [
     ("dom", DOM),
     ("refs", REFS),
     ("selector", SELECTOR),
     ("snapshot", SNAPSHOT),
     ("actionability", ACTIONABILITY),
     ("locators", LOCATORS),
+    ("screenshot", SCREENSHOT),
+    ("a11y", A11Y),
+    ("redact", REDACT),
 ];
 
 /// The installer script: defines `globalThis.__chromate` (frozen, non-enumerable) holding every
@@ -143,6 +157,9 @@ mod tests {
                     + SNAPSHOT.len()
                     + ACTIONABILITY.len()
                     + LOCATORS.len()
+                    + SCREENSHOT.len()
+                    + A11Y.len()
+                    + REDACT.len()
         );
     }
 }

@@ -1,0 +1,409 @@
+//! Accessibility audits with axe-core, run in chromate's isolated world.
+//!
+//! axe-core is a declared, pinned dependency (`engine/axe/package.json`, installed by
+//! `.ci/setup.sh` or `npm ci --prefix engine/axe`); it is never downloaded at run time.
+//! [`axe_path`] finds `axe.min.js` (`CHROMATE_AXE_PATH`, else the repository's
+//! `engine/axe/node_modules/axe-core/`, else `axe/axe.min.js` next to the executable). Its source
+//! is evaluated into the isolated world of the audited frame once per document, out of page
+//! scripts' reach; `js/a11y.js` runs it and gives each reported node its ref, minted from the
+//! browser-wide counter ([`crate::snapshot`]'s table) like a snapshot would.
+//!
+//! This module does not render results, cut strings to the MCP bounds or keep a baseline.
+
+use std::path::PathBuf;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::cdp::runtime;
+use crate::error::{Error, Result};
+use crate::selector::{self, Selector};
+use crate::snapshot::refs;
+use crate::{ElementRef, Page};
+
+/// The environment variable naming `axe.min.js`.
+pub const AXE_PATH_ENV: &str = "CHROMATE_AXE_PATH";
+
+/// The command that installs the pinned axe-core.
+const INSTALL_COMMAND: &str = "npm ci --prefix engine/axe";
+
+/// An axe impact level, lowest first.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
+pub enum Impact {
+    /// `minor`.
+    #[default]
+    Minor,
+    /// `moderate`.
+    Moderate,
+    /// `serious`.
+    Serious,
+    /// `critical`.
+    Critical,
+}
+
+impl Impact {
+    /// axe's name of the level.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Impact::Minor => "minor",
+            Impact::Moderate => "moderate",
+            Impact::Serious => "serious",
+            Impact::Critical => "critical",
+        }
+    }
+
+    /// Parses axe's name of a level.
+    pub fn parse(text: &str) -> Option<Impact> {
+        match text {
+            "minor" => Some(Impact::Minor),
+            "moderate" => Some(Impact::Moderate),
+            "serious" => Some(Impact::Serious),
+            "critical" => Some(Impact::Critical),
+            _ => None,
+        }
+    }
+}
+
+/// What to audit and how much to report.
+///
+/// ```
+/// let options = chromate::AuditOptions { min_impact: chromate::Impact::Serious, ..Default::default() };
+/// assert_eq!(options.max_nodes, 3);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditOptions {
+    /// Only this element's subtree (the first match of a §5 selector or a ref).
+    pub scope: Option<String>,
+    /// Violations below this impact are dropped (and not counted).
+    pub min_impact: Impact,
+    /// Run only these rule ids (empty = all).
+    pub rules: Vec<String>,
+    /// Skip these rule ids.
+    pub disable_rules: Vec<String>,
+    /// Most violations reported.
+    pub max_violations: usize,
+    /// Most nodes reported per violation.
+    pub max_nodes: usize,
+    /// Most nodes reported in all.
+    pub max_total_nodes: usize,
+}
+
+impl Default for AuditOptions {
+    fn default() -> Self {
+        Self {
+            scope: None,
+            min_impact: Impact::Minor,
+            rules: Vec::new(),
+            disable_rules: Vec::new(),
+            max_violations: 20,
+            max_nodes: 3,
+            max_total_nodes: 50,
+        }
+    }
+}
+
+/// One element a violation was found on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuditNode {
+    /// The element's ref (existing or newly issued); `None` in other frames or closed roots.
+    pub element_ref: Option<ElementRef>,
+    /// axe's CSS path; shadow parts joined ` >>> `.
+    pub target: String,
+    /// The element's outer HTML as axe reports it.
+    pub html: String,
+    /// axe's failure summary (several lines).
+    pub failure_summary: String,
+}
+
+/// One failed rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Violation {
+    /// The rule id (`image-alt`).
+    pub id: String,
+    /// The rule's impact.
+    pub impact: Impact,
+    /// All of axe's tags (`wcag2a`, `wcag111`, `cat.text-alternatives`…).
+    pub tags: Vec<String>,
+    /// One line of help.
+    pub help: String,
+    /// What the rule checks.
+    pub description: String,
+    /// axe's documentation link.
+    pub help_url: String,
+    /// The reported nodes (bounded).
+    pub nodes: Vec<AuditNode>,
+}
+
+/// The result of [`Page::audit_accessibility`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct AuditReport {
+    /// Reported violations (bounded by the options).
+    pub violations: Vec<Violation>,
+    /// Violations at or above the minimum impact in the whole audit.
+    pub n_violations: usize,
+    /// Rules that passed.
+    pub n_passes: usize,
+    /// Rules axe could not decide.
+    pub n_incomplete: usize,
+    /// Whether a bound left violations or nodes out.
+    pub truncated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawReport {
+    violations: Vec<RawViolation>,
+    counts: RawCounts,
+    truncated: bool,
+}
+
+#[derive(Debug, Deserialize)]
+struct RawCounts {
+    violations: usize,
+    passes: usize,
+    incomplete: usize,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawViolation {
+    id: String,
+    impact: String,
+    tags: Vec<String>,
+    help: String,
+    description: String,
+    help_url: String,
+    nodes: Vec<RawNode>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RawNode {
+    index: usize,
+    target: String,
+    html: String,
+    failure_summary: String,
+}
+
+/// Where `axe.min.js` is looked for, in order.
+pub fn axe_candidates() -> Vec<PathBuf> {
+    let mut res = Vec::new();
+    if let Some(path) = std::env::var_os(AXE_PATH_ENV).filter(|p| !p.is_empty()) {
+        res.push(PathBuf::from(path));
+    }
+    res.push(
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("axe/node_modules/axe-core/axe.min.js"),
+    );
+    if let Some(dir) = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(PathBuf::from))
+    {
+        res.push(dir.join("axe/axe.min.js"));
+    }
+    res
+}
+
+/// The `axe.min.js` this build uses, or a STATE_INVALID error naming every path tried and the
+/// install command.
+pub fn axe_path() -> Result<PathBuf> {
+    let candidates = axe_candidates();
+    if let Some(found) = candidates.iter().find(|path| path.is_file()) {
+        return Ok(found.clone());
+    }
+    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
+    Err(Error::StateInvalid {
+        message: format!(
+            "a11y: axe-core is not installed (tried: {}); install it with `{INSTALL_COMMAND}` in the chromate checkout (or `bash .ci/setup.sh browser`), or set {AXE_PATH_ENV} to an axe.min.js",
+            tried.join(", ")
+        ),
+    })
+}
+
+impl Page {
+    /// Audits the page (or a subtree) with axe-core in chromate's isolated world and gives each
+    /// reported node its ref.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let report = page.audit_accessibility(chromate::AuditOptions::default()).await?;
+    /// for violation in &report.violations {
+    ///     println!("{} ({} nodes)", violation.id, violation.nodes.len());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn audit_accessibility(&self, options: AuditOptions) -> Result<AuditReport> {
+        let (frame_id, mut args) = match options.scope.as_deref().map(str::trim) {
+            None | Some("") => (None, json!({})),
+            Some(text) => {
+                let parsed = Selector::parse(text)?;
+                selector::js_target(self, &parsed)?
+            }
+        };
+        self.ensure_axe(frame_id.as_deref()).await?;
+        if let Value::Object(map) = &mut args {
+            map.insert("minImpact".into(), json!(options.min_impact.as_str()));
+            map.insert("rules".into(), json!(options.rules));
+            map.insert("disableRules".into(), json!(options.disable_rules));
+            map.insert("maxViolations".into(), json!(options.max_violations));
+            map.insert("maxNodes".into(), json!(options.max_nodes));
+            map.insert("maxTotalNodes".into(), json!(options.max_total_nodes));
+        }
+        let answer = self
+            .call_isolated(frame_id.as_deref(), "a11y.run", &args)
+            .await?;
+        if answer.get("ok") == Some(&Value::Bool(false)) {
+            return Err(run_error(&answer, options.scope.as_deref().unwrap_or("")));
+        }
+        let raw: RawReport = serde_json::from_value(answer).map_err(|source| Error::Decode {
+            method: "a11y.run".into(),
+            source,
+        })?;
+        let refs = self.assign_audit_refs(frame_id.as_deref()).await?;
+        let violations = raw
+            .violations
+            .into_iter()
+            .map(|v| Violation {
+                id: v.id,
+                impact: Impact::parse(&v.impact).unwrap_or_default(),
+                tags: v.tags,
+                help: v.help,
+                description: v.description,
+                help_url: v.help_url,
+                nodes: v
+                    .nodes
+                    .into_iter()
+                    .map(|n| AuditNode {
+                        element_ref: refs.get(n.index).copied().flatten(),
+                        target: n.target,
+                        html: n.html,
+                        failure_summary: n.failure_summary,
+                    })
+                    .collect(),
+            })
+            .collect();
+        Ok(AuditReport {
+            violations,
+            n_violations: raw.counts.violations,
+            n_passes: raw.counts.passes,
+            n_incomplete: raw.counts.incomplete,
+            truncated: raw.truncated,
+        })
+    }
+
+    /// Evaluates axe-core into the isolated world of `frame_id` unless it is already there.
+    async fn ensure_axe(&self, frame_id: Option<&str>) -> Result<()> {
+        let ready = self
+            .call_isolated(frame_id, "a11y.ready", &Value::Null)
+            .await?;
+        if ready == Value::Bool(true) {
+            return Ok(());
+        }
+        let path = axe_path()?;
+        let source = std::fs::read_to_string(&path).map_err(|source| Error::Io {
+            context: format!("a11y: reading {}", path.display()),
+            source,
+        })?;
+        let (session, context_id) = self.isolated_context(frame_id).await?;
+        let params = runtime::EvaluateParams::new(source)
+            .context_id(runtime::ExecutionContextId(context_id));
+        let answer = self.unless_dialog(session.send(&params)).await?;
+        if let Some(details) = answer.exception_details {
+            return Err(crate::page::exception_error(&details));
+        }
+        Ok(())
+    }
+
+    /// Mints or looks up the refs of the last run's nodes, recording new ones in the
+    /// browser-wide table.
+    async fn assign_audit_refs(&self, frame_id: Option<&str>) -> Result<Vec<Option<ElementRef>>> {
+        let _minting = self.refs.minting.lock().await;
+        let first_new = self.refs.next();
+        let answer = self
+            .call_isolated(
+                frame_id,
+                "a11y.assignRefs",
+                &json!({ "nextRef": first_new }),
+            )
+            .await?;
+        let next = answer
+            .get("nextRef")
+            .and_then(Value::as_u64)
+            .unwrap_or(first_new);
+        self.refs.advance_to(next);
+        let frame = match frame_id {
+            Some(id) => id.to_string(),
+            None => self.main_frame_id().ok_or(Error::PageClosed)?,
+        };
+        let numbers: Vec<Option<u64>> = answer
+            .get("refs")
+            .and_then(Value::as_array)
+            .map(|list| list.iter().map(Value::as_u64).collect())
+            .unwrap_or_default();
+        for number in numbers.iter().flatten() {
+            if *number >= first_new {
+                self.refs.record(
+                    *number,
+                    refs::Issued {
+                        target_id: self.target_id.clone(),
+                        frame_id: frame.clone(),
+                        loader_id: self.frame_loader_id(&frame),
+                    },
+                );
+            }
+        }
+        Ok(numbers
+            .into_iter()
+            .map(|n| n.and_then(ElementRef::new))
+            .collect())
+    }
+}
+
+/// The error for a `{ok:false}` answer of `a11y.run`.
+fn run_error(answer: &Value, scope: &str) -> Error {
+    let text = |key: &str| {
+        answer
+            .get(key)
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_string()
+    };
+    match answer.get("error").and_then(Value::as_str).unwrap_or("") {
+        "unknown-rule" => {
+            let ids: Vec<&str> = answer
+                .get("ids")
+                .and_then(Value::as_array)
+                .map(|ids| ids.iter().filter_map(Value::as_str).collect())
+                .unwrap_or_default();
+            Error::InvalidArgument {
+                message: format!("a11y: unknown axe rule id {}", ids.join(", ")),
+            }
+        }
+        "no-match" => Error::NoMatch {
+            verb: "a11y".into(),
+            selector: answer
+                .get("canonical")
+                .and_then(Value::as_str)
+                .unwrap_or(scope)
+                .to_string(),
+        },
+        "stale-ref" => match answer
+            .get("ref")
+            .and_then(Value::as_u64)
+            .and_then(ElementRef::new)
+        {
+            Some(element_ref) => refs::stale_from_status(element_ref, &text("status")),
+            None => Error::StateInvalid {
+                message: format!("a11y: {scope} is stale"),
+            },
+        },
+        "axe-missing" => Error::StateInvalid {
+            message: "a11y: axe-core did not load in the page's isolated world".into(),
+        },
+        _ => Error::InvalidArgument {
+            message: format!("a11y: invalid selector {scope}: {}", text("reason")),
+        },
+    }
+}

@@ -1,0 +1,107 @@
+// a11y: runs axe-core (evaluated into this isolated world by Rust, never fetched) over the
+// document or one element's subtree, and hands each reported node its ref. The elements axe
+// reports are kept here between `run` and `assignRefs`, never returned to Rust.
+(function (C) {
+  "use strict";
+
+  const IMPACTS = ["minor", "moderate", "serious", "critical"];
+  /** The elements of the last `run`, by node index. */
+  let kept = [];
+
+  /** `ready()` → whether axe-core is loaded in this world. */
+  function ready() {
+    return typeof globalThis.axe === "object" && globalThis.axe !== null && typeof globalThis.axe.run === "function";
+  }
+
+  /** Axe's target path as text: shadow parts joined ` >>> `, frames by ` | `. */
+  function targetText(target) {
+    return (target || []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" | ");
+  }
+
+  /** `run({selector?, ref?, minImpact, rules, disableRules, maxViolations, maxNodes,
+   *  maxTotalNodes})` → `{ok:true, violations:[{id, impact, tags, help, description, helpUrl,
+   *  nodes:[{index, target, html, failureSummary}]}], counts:{violations, passes, incomplete},
+   *  truncated}` | `{ok:false, error:"axe-missing"|"unknown-rule"|"no-match"|"stale-ref"|
+   *  "invalid selector", …}`. Violations below `minImpact` are dropped before counting. */
+  async function run(a) {
+    if (!ready()) return { ok: false, error: "axe-missing" };
+    const axe = globalThis.axe;
+    const known = new Set(axe.getRules().map((r) => r.ruleId));
+    const unknown = (a.rules || []).concat(a.disableRules || []).filter((id) => !known.has(id));
+    if (unknown.length) return { ok: false, error: "unknown-rule", ids: unknown };
+    let context = document;
+    if (a.selector != null || a.ref != null) {
+      const sel = a.ref != null ? "ref=e" + a.ref : a.selector;
+      const r = C.selector.resolve(sel);
+      if (!r.ok) return { ok: false, error: r.error, reason: r.reason, ref: r.ref, status: r.status };
+      if (!r.elements.length) return { ok: false, error: "no-match", canonical: r.canonical };
+      context = r.elements[0];
+    }
+    const options = { elementRef: true, resultTypes: ["violations"], iframes: false };
+    if (a.rules && a.rules.length) options.runOnly = { type: "rule", values: a.rules };
+    if (a.disableRules && a.disableRules.length) {
+      options.rules = {};
+      for (const id of a.disableRules) options.rules[id] = { enabled: false };
+    }
+    const results = await axe.run(context, options);
+    const floor = Math.max(0, IMPACTS.indexOf(a.minImpact || "minor"));
+    const relevant = results.violations.filter((v) => IMPACTS.indexOf(v.impact || "minor") >= floor);
+    kept = [];
+    let truncated = relevant.length > a.maxViolations;
+    const violations = [];
+    for (const v of relevant.slice(0, a.maxViolations)) {
+      const nodes = [];
+      for (const n of v.nodes) {
+        if (nodes.length >= a.maxNodes || kept.length >= a.maxTotalNodes) {
+          truncated = true;
+          break;
+        }
+        nodes.push({
+          index: kept.length,
+          target: targetText(n.target),
+          html: n.html || "",
+          failureSummary: n.failureSummary || "",
+        });
+        kept.push(n.element || null);
+      }
+      violations.push({
+        id: v.id,
+        impact: v.impact || "minor",
+        tags: v.tags || [],
+        help: v.help || "",
+        description: v.description || "",
+        helpUrl: v.helpUrl || "",
+        nodes,
+      });
+    }
+    return {
+      ok: true,
+      violations,
+      counts: { violations: relevant.length, passes: results.passes.length, incomplete: results.incomplete.length },
+      truncated,
+    };
+  }
+
+  /** `assignRefs({nextRef})` → `{refs: (number|null)[], nextRef}`: each kept element's
+   *  existing ref, else a newly minted one; null for elements of other documents or closed
+   *  shadow roots (they cannot be resolved from this world's table). */
+  function assignRefs(a) {
+    let nextRef = a.nextRef;
+    const refs = [];
+    for (const el of kept) {
+      const root = el && el.getRootNode ? el.getRootNode() : null;
+      const closed = root && root instanceof ShadowRoot && root.mode === "closed";
+      if (!el || el.ownerDocument !== document || closed || !el.isConnected) {
+        refs.push(null);
+        continue;
+      }
+      const r = C.refs.assign(el, nextRef);
+      nextRef = r.nextRef;
+      refs.push(r.ref);
+    }
+    kept = [];
+    return { refs, nextRef };
+  }
+
+  return { ready, run, assignRefs };
+})

@@ -1,0 +1,33 @@
+//! Secret fields (§7.7) for callers that record what was typed: [`Page::is_secret_field`] tells
+//! whether a field's value is one snapshots suppress, with the same rule (`js/redact.js` asks
+//! `js/snapshot.js`). It does not redact anything itself.
+
+use serde_json::{json, Value};
+
+use crate::error::Result;
+use crate::selector::{self, Selector};
+use crate::Page;
+
+impl Page {
+    /// Whether the first match of `selector` (or, for `None`, the focused element) is a field
+    /// whose value snapshots suppress. A selector that matches nothing counts as secret, so a
+    /// caller that redacts on `true` leaks nothing when in doubt.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// if page.is_secret_field(Some("#password")).await? {
+    ///     println!("value=[redacted]");
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn is_secret_field(&self, selector: Option<&str>) -> Result<bool> {
+        let (frame_id, target) = match selector {
+            Some(text) => selector::js_target(self, &Selector::parse(text)?)?,
+            None => (None, json!({})),
+        };
+        let answer = self
+            .call_isolated(frame_id.as_deref(), "redact.secretTarget", &target)
+            .await?;
+        Ok(answer != Value::Bool(false))
+    }
+}

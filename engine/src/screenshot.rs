@@ -1,0 +1,338 @@
+//! Screenshots: PNG captures of the viewport, the whole document, or one element's box.
+//!
+//! A capture can mask elements (solid boxes over their border boxes) and freeze what moves
+//! (finite animations and transitions finished, infinite ones cancelled, the caret hidden), so
+//! two captures of an unchanged page are byte-identical; the page JS for that is
+//! `js/screenshot.js`, undone right after the capture. An element capture waits for the element
+//! to be visible and clips to its box in document coordinates without scrolling.
+//!
+//! This module does not write files, name them or count quotas: callers (the MCP layer) do.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use crate::cdp::{emulation, page as cdp_page};
+use crate::error::{Error, Result};
+use crate::selector::{self, Selector};
+use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
+use crate::Page;
+
+/// What a screenshot shows.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum ScreenshotTarget {
+    /// The visible viewport.
+    #[default]
+    Viewport,
+    /// The whole document, beyond the viewport.
+    FullPage,
+    /// The box of the first visible element matching this selector (§5).
+    Element(String),
+}
+
+/// How to take a screenshot.
+///
+/// ```
+/// let options = chromate::ScreenshotOptions {
+///     target: chromate::ScreenshotTarget::FullPage,
+///     mask: vec!["css=.clock".into()],
+///     freeze_animations: true,
+///     ..Default::default()
+/// };
+/// assert_eq!(options.mask_color, "#ff00ff");
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScreenshotOptions {
+    /// Viewport, full page or element.
+    pub target: ScreenshotTarget,
+    /// Selectors whose matches are covered with a solid box of `mask_color`.
+    pub mask: Vec<String>,
+    /// A CSS colour for the mask boxes.
+    pub mask_color: String,
+    /// Finish finite animations and transitions, cancel infinite ones, hide the caret.
+    pub freeze_animations: bool,
+    /// The viewport size (CSS px) for this capture only; the previous size is restored after.
+    pub viewport: Option<(u32, u32)>,
+    /// How long an element capture waits for its element to be visible.
+    pub timeout: Duration,
+}
+
+impl Default for ScreenshotOptions {
+    fn default() -> Self {
+        Self {
+            target: ScreenshotTarget::Viewport,
+            mask: Vec::new(),
+            mask_color: "#ff00ff".into(),
+            freeze_animations: false,
+            viewport: None,
+            timeout: DEFAULT_TIMEOUT,
+        }
+    }
+}
+
+/// A captured PNG.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Screenshot {
+    /// The PNG file's bytes.
+    pub png: Vec<u8>,
+    /// Width in pixels (from the PNG header).
+    pub width: u32,
+    /// Height in pixels (from the PNG header).
+    pub height: u32,
+}
+
+#[derive(Debug, Deserialize)]
+struct Rect {
+    status: String,
+    #[serde(default)]
+    x: f64,
+    #[serde(default)]
+    y: f64,
+    #[serde(default)]
+    width: f64,
+    #[serde(default)]
+    height: f64,
+    #[serde(default)]
+    matched: usize,
+    #[serde(default)]
+    reason: Option<String>,
+}
+
+impl Page {
+    /// Captures a PNG of the viewport, the whole document or one element (see
+    /// [`ScreenshotOptions`]).
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let shot = page.screenshot(chromate::ScreenshotOptions::default()).await?;
+    /// assert_eq!((shot.width, shot.height), (1280, 800));
+    /// # Ok(()) }
+    /// ```
+    pub async fn screenshot(&self, options: ScreenshotOptions) -> Result<Screenshot> {
+        let restore_viewport = match options.viewport {
+            Some((width, height)) => {
+                let metrics = self
+                    .session
+                    .send(&cdp_page::GetLayoutMetricsParams::default())
+                    .await?;
+                let before = (
+                    metrics.css_layout_viewport.client_width,
+                    metrics.css_layout_viewport.client_height,
+                );
+                self.session
+                    .send(&emulation::SetDeviceMetricsOverrideParams::new(
+                        i64::from(width),
+                        i64::from(height),
+                        1.0,
+                        false,
+                    ))
+                    .await?;
+                Some(before)
+            }
+            None => None,
+        };
+        let res = self.capture(&options).await;
+        if let Some((width, height)) = restore_viewport {
+            let restored = self
+                .session
+                .send(&emulation::SetDeviceMetricsOverrideParams::new(
+                    width, height, 1.0, false,
+                ))
+                .await;
+            if res.is_ok() {
+                restored?;
+            }
+        }
+        res
+    }
+
+    async fn capture(&self, options: &ScreenshotOptions) -> Result<Screenshot> {
+        let clip = match &options.target {
+            ScreenshotTarget::Viewport => None,
+            ScreenshotTarget::FullPage => {
+                let size = self
+                    .call_isolated(None, "screenshot.documentSize", &Value::Null)
+                    .await?;
+                let width = size.get("width").and_then(Value::as_f64).unwrap_or(0.0);
+                let height = size.get("height").and_then(Value::as_f64).unwrap_or(0.0);
+                Some(cdp_page::Viewport::new(
+                    0.0,
+                    0.0,
+                    width.max(1.0),
+                    height.max(1.0),
+                    1.0,
+                ))
+            }
+            ScreenshotTarget::Element(text) => {
+                let rect = self.wait_for_box(text, options.timeout).await?;
+                Some(cdp_page::Viewport::new(
+                    rect.x,
+                    rect.y,
+                    rect.width,
+                    rect.height,
+                    1.0,
+                ))
+            }
+        };
+        let prepared = !options.mask.is_empty() || options.freeze_animations;
+        if prepared {
+            let answer = self
+                .call_isolated(
+                    None,
+                    "screenshot.prepare",
+                    &json!({
+                        "mask": options.mask,
+                        "color": options.mask_color,
+                        "freeze": options.freeze_animations,
+                    }),
+                )
+                .await?;
+            if answer.get("ok") == Some(&Value::Bool(false)) {
+                let _ = self
+                    .call_isolated(None, "screenshot.restore", &Value::Null)
+                    .await;
+                let selector = answer.get("selector").and_then(Value::as_str).unwrap_or("");
+                let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
+                return Err(Error::InvalidArgument {
+                    message: format!("screenshot: cannot mask {selector}: {reason}"),
+                });
+            }
+        }
+        let mut params = cdp_page::CaptureScreenshotParams::default();
+        if let Some(clip) = clip {
+            params = params.clip(clip).capture_beyond_viewport(true);
+        }
+        let answer = self.unless_dialog(self.session.send(&params)).await;
+        if prepared {
+            let _ = self
+                .call_isolated(None, "screenshot.restore", &Value::Null)
+                .await;
+        }
+        let data = answer?.data;
+        let png = data
+            .as_str()
+            .and_then(decode_base64)
+            .ok_or_else(|| Error::StateInvalid {
+                message: "screenshot: the browser sent image data that is not base64".into(),
+            })?;
+        let (width, height) = png_size(&png).ok_or_else(|| Error::StateInvalid {
+            message: "screenshot: the browser sent an image that is not a png".into(),
+        })?;
+        Ok(Screenshot { png, width, height })
+    }
+
+    /// Polls `screenshot.rect` until the element is visible: NO_MATCH at the first check,
+    /// TIMEOUT_WAITING_VISIBLE at the deadline.
+    async fn wait_for_box(&self, text: &str, timeout: Duration) -> Result<Rect> {
+        let verb = "screenshot";
+        let parsed = Selector::parse(text)?;
+        let deadline = Deadline::new(timeout);
+        let mut poller = Poller::new(deadline, POLL_EVERY);
+        let mut first = true;
+        let mut matched = 0;
+        while poller.next().await {
+            let (frame_id, target) = selector::js_target(self, &parsed)?;
+            let answer = self
+                .call_isolated(frame_id.as_deref(), "screenshot.rect", &target)
+                .await?;
+            let rect: Rect =
+                serde_json::from_value(answer.clone()).map_err(|source| Error::Decode {
+                    method: "screenshot.rect".into(),
+                    source,
+                })?;
+            match rect.status.as_str() {
+                "ok" if rect.width > 0.0 && rect.height > 0.0 => return Ok(rect),
+                "ok" | "not-visible" => matched = rect.matched.max(1),
+                "no-match" if first => {
+                    return Err(Error::NoMatch {
+                        verb: verb.into(),
+                        selector: parsed.canonical().into(),
+                    })
+                }
+                "no-match" => matched = 0,
+                "stale-ref" => return Err(crate::actions::stale(&answer)),
+                _ => {
+                    return Err(Error::InvalidArgument {
+                        message: format!(
+                            "{verb}: invalid selector {}: {}",
+                            parsed.canonical(),
+                            rect.reason.unwrap_or_default()
+                        ),
+                    })
+                }
+            }
+            first = false;
+        }
+        Err(Error::TimeoutWaitingVisible {
+            verb: verb.into(),
+            selector: parsed.canonical().into(),
+            timeout: deadline.timeout(),
+            matched,
+        })
+    }
+}
+
+/// Width and height from a PNG's IHDR chunk.
+pub(crate) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
+    const SIGNATURE: &[u8] = b"\x89PNG\r\n\x1a\n";
+    if png.len() < 24 || &png[..8] != SIGNATURE || &png[12..16] != b"IHDR" {
+        return None;
+    }
+    let width = u32::from_be_bytes(png[16..20].try_into().ok()?);
+    let height = u32::from_be_bytes(png[20..24].try_into().ok()?);
+    Some((width, height))
+}
+
+/// Standard base64 (with or without padding); `None` on any other character.
+pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
+    let mut res = Vec::with_capacity(text.len() / 4 * 3);
+    let mut acc = 0u32;
+    let mut bits = 0u32;
+    for byte in text.bytes() {
+        let value = match byte {
+            b'A'..=b'Z' => byte - b'A',
+            b'a'..=b'z' => byte - b'a' + 26,
+            b'0'..=b'9' => byte - b'0' + 52,
+            b'+' => 62,
+            b'/' => 63,
+            b'=' => break,
+            b'\n' | b'\r' => continue,
+            _ => return None,
+        };
+        acc = (acc << 6) | u32::from(value);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            res.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(res)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base64_decodes_padded_and_unpadded_text() {
+        assert_eq!(decode_base64("aGVsbG8=").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(decode_base64("aGVsbG8").as_deref(), Some(&b"hello"[..]));
+        assert_eq!(
+            decode_base64("aGk/+w==").as_deref(),
+            Some(&[104, 105, 63, 251][..])
+        );
+        assert_eq!(decode_base64("a b"), None);
+    }
+
+    #[test]
+    fn png_size_reads_the_ihdr_chunk() {
+        let mut png = b"\x89PNG\r\n\x1a\n\0\0\0\x0dIHDR".to_vec();
+        png.extend_from_slice(&1280u32.to_be_bytes());
+        png.extend_from_slice(&800u32.to_be_bytes());
+        assert_eq!(png_size(&png), Some((1280, 800)));
+        assert_eq!(png_size(b"GIF89a"), None);
+    }
+}
