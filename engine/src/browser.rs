@@ -60,6 +60,8 @@ struct Inner {
     changed: watch::Sender<u64>,
     /// The ref table every page of this browser shares.
     refs: Arc<crate::snapshot::refs::RefTable>,
+    /// Mocks, block rules and the origin policy, applied on every page and frame session.
+    intercept: Arc<crate::intercept::Interceptor>,
 }
 
 /// What `Browser.getVersion` reports.
@@ -173,6 +175,7 @@ impl Browser {
             pages: Mutex::new(Vec::new()),
             changed: watch::channel(0).0,
             refs: Arc::default(),
+            intercept: Arc::default(),
         });
         let weak = Arc::downgrade(&inner);
         conn.set_handler(
@@ -196,6 +199,11 @@ impl Browser {
         discover?;
         attach?;
         Ok(Browser { inner })
+    }
+
+    /// The browser's request interceptor (`intercept/`).
+    pub(crate) fn interceptor(&self) -> &crate::intercept::Interceptor {
+        &self.inner.intercept
     }
 
     /// The ref table shared by every page of this browser.
@@ -486,7 +494,10 @@ fn attach_target(
     install_page_handler(&inner.conn, &session, &shared, weak);
     let viewport = inner.viewport;
     let weak = weak.clone();
+    let intercept = Arc::clone(&inner.intercept);
     tokio::spawn(async move {
+        // Interception is on (when rules exist) before the page runs its first request.
+        let _ = intercept.attach(page.session()).await;
         if set_up_page(&page, viewport).await.is_ok() {
             if let Some(inner) = weak.upgrade() {
                 let mut pages = lock(&inner.pages);
@@ -511,6 +522,8 @@ fn install_page_handler(
     let browser = browser.clone();
     let handler_shared = Arc::clone(shared);
     let handler_conn = conn.clone();
+    let intercept = browser.upgrade().map(|inner| Arc::clone(&inner.intercept));
+    let handler_session = session.clone();
     conn.set_handler(
         session.id().map(str::to_string),
         Arc::new(move |method: &str, params: &RawValue| {
@@ -518,6 +531,9 @@ fn install_page_handler(
                 on_child_attached(&handler_conn, &handler_shared, &browser, params);
             }
             handler_shared.handle_event(None, method, params);
+            if let Some(intercept) = &intercept {
+                intercept.on_event(&handler_session, method, params);
+            }
         }),
     );
 }
@@ -547,19 +563,28 @@ fn on_child_attached(
         return;
     }
     let session = Session::new(conn.clone(), Some(&p.session_id));
+    let intercept = browser.upgrade().map(|inner| Arc::clone(&inner.intercept));
     let is_frame = p.target_info.r#type == "iframe";
     if is_frame {
         let child_shared = Arc::clone(shared);
         let child_id: Arc<str> = Arc::from(p.session_id.as_str());
+        let child_intercept = intercept.clone();
+        let child_session = session.clone();
         conn.set_handler(
             Some(p.session_id.clone()),
             Arc::new(move |method: &str, params: &RawValue| {
-                child_shared.handle_event(Some(&child_id), method, params)
+                child_shared.handle_event(Some(&child_id), method, params);
+                if let Some(intercept) = &child_intercept {
+                    intercept.on_event(&child_session, method, params);
+                }
             }),
         );
     }
     tokio::spawn(async move {
         if is_frame {
+            if let Some(intercept) = &intercept {
+                let _ = intercept.attach(&session).await;
+            }
             let _ = set_up_frame_session(&session).await;
         }
         let _ = session

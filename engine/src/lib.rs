@@ -21,6 +21,7 @@ mod browser;
 pub mod cdp;
 mod error;
 pub(crate) mod input;
+mod intercept;
 pub(crate) mod js;
 mod launch;
 mod page;
@@ -29,6 +30,7 @@ mod screenshot;
 mod selector;
 mod session;
 mod snapshot;
+mod storage;
 mod transport;
 mod wait;
 
@@ -43,6 +45,10 @@ pub use actions::{
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
+pub use intercept::{
+    glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
+    OriginPattern, OriginPolicy, PortMatch,
+};
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
@@ -54,5 +60,6 @@ pub use snapshot::{
     diff, CandidateStatus, Checked, Diff, ElementRef, Line, LineKind, LocatorCandidate,
     LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
 };
+pub use storage::{Cookie, PageStorage};
 pub use transport::{EventMessage, EVENT_QUEUE};
 pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};

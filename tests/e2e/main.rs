@@ -6,6 +6,7 @@
 mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
 mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
+mod network; // request interception (mocks, blocks, origin policy) and saved state
 mod protocol; // generated bindings against the live browser: drift and decoding real traffic
 mod selectors; // every selector engine on fixture pages, shadow DOM, malformed selectors
 mod snapshot; // golden snapshots, ref identity and staleness, diffs, budgets

@@ -121,6 +121,18 @@ fn push_lean(res: &mut String, src: &str) {
     }
 }
 
+/// `storage`: reads or seeds `localStorage`/`sessionStorage` for saved state (`{op:"read"}`,
+/// `{op:"seed", origin, local, session}`). Not an installer module: a function expression taking
+/// its argument, run with `Runtime.callFunctionOn` in chromate's world, or before a document's
+/// own scripts through [`storage_seed_script`].
+pub(crate) const STORAGE: &str = include_str!("storage.js");
+
+/// A new-document script that seeds storage: [`STORAGE`] applied to `arg`
+/// (`{op:"seed", origin, local, session}`).
+pub(crate) fn storage_seed_script(arg: &serde_json::Value) -> String {
+    format!("({STORAGE})({arg})")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

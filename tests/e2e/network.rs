@@ -1,0 +1,323 @@
+//! Request interception and saved state on real Chromium: mocks that fulfil (with CORS and
+//! preflights), block rules, requests from a cross-origin iframe, the origin policy on
+//! navigations, sub-requests and redirect hops, and cookies plus storage carried from one
+//! browser into a fresh one.
+
+use std::time::Duration;
+
+use chromate::{
+    BlockedBy, Browser, Error, InterceptAction, InterceptRule, Interception, MockResponse,
+    OriginPattern, OriginPolicy, Page, PortMatch, WaitUntil,
+};
+use chromate_tests::{FixtureServer, Response};
+use serde_json::{json, Value};
+
+use crate::util::{close_and_check, launch, NAV};
+
+/// How long a page-side wait may take.
+const WAIT: Duration = Duration::from_secs(10);
+
+fn json_mock(id: &str, pattern: &str, body: &str) -> InterceptRule {
+    InterceptRule::new(
+        id,
+        pattern,
+        InterceptAction::Fulfil(MockResponse {
+            status: 200,
+            body: body.into(),
+            content_type: "application/json".into(),
+        }),
+    )
+}
+
+/// Evaluates `expression` (which may return a promise), failing the test after [`WAIT`].
+async fn eval(page: &Page, expression: &str) -> Value {
+    match tokio::time::timeout(WAIT, page.evaluate(expression)).await {
+        Ok(Ok(value)) => value,
+        Ok(Err(err)) => panic!("evaluating {expression}: {err}"),
+        Err(_) => panic!("evaluating {expression}: no answer within {WAIT:?}"),
+    }
+}
+
+/// Clicks `#fetch-<name>` on network.html and waits (in the page, on its own promise) until
+/// `window.results[name]` is set; returns it.
+async fn fetch_result(page: &Page, name: &str) -> Value {
+    let script = format!(
+        "new Promise(resolve => {{ document.getElementById('fetch-{name}').click(); \
+         const check = () => window.results['{name}'] ? resolve(window.results['{name}']) : requestAnimationFrame(check); \
+         check(); }})"
+    );
+    eval(page, &script).await
+}
+
+#[tokio::test]
+async fn a_mock_fulfils_a_fetch_and_the_server_never_sees_it() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    browser
+        .set_intercept_rules(vec![json_mock("m1", "*/api/user", r#"{"name":"ann"}"#)])
+        .await
+        .expect("rules");
+    let page = browser
+        .new_page(&server.url("network.html"))
+        .await
+        .expect("page");
+    let api = fetch_result(&page, "api").await;
+    assert_eq!(api["status"], 200, "{api}");
+    assert_eq!(api["body"], r#"{"name":"ann"}"#);
+    assert_eq!(server.request_count("/api/user"), 0);
+    let same = fetch_result(&page, "same").await;
+    assert_eq!(same["status"], 200, "unmatched requests continue: {same}");
+    assert_eq!(
+        browser.interception_for_url(&server.url("api/user")),
+        Some(Interception::Mocked {
+            rule_id: "m1".into(),
+            status: 200
+        })
+    );
+    // Rules can go at any time; with none left the server answers again (404).
+    browser
+        .set_intercept_rules(Vec::new())
+        .await
+        .expect("clear");
+    eval(&page, "delete window.results.api").await;
+    let api = fetch_result(&page, "api").await;
+    assert_eq!(api["status"], 404, "{api}");
+    assert_eq!(server.request_count("/api/user"), 1);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_cross_origin_mock_echoes_the_origin_and_answers_the_preflight() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let pattern = format!("{}/api/*", server.localhost_origin());
+    browser
+        .set_intercept_rules(vec![json_mock("m1", &pattern, r#"{"ok":true}"#)])
+        .await
+        .expect("rules");
+    let page = browser
+        .new_page(&server.url("network.html"))
+        .await
+        .expect("page");
+    let url = server.localhost_url("api/thing");
+    let script = format!(
+        "fetch('{url}', {{method: 'PUT', credentials: 'include', headers: {{'X-Token': '1', 'Content-Type': 'application/json'}}, body: '{{}}'}})\
+         .then(r => r.text().then(body => ({{status: r.status, body}})), e => ({{error: String(e)}}))"
+    );
+    let answer = eval(&page, &script).await;
+    assert_eq!(answer, json!({"status": 200, "body": r#"{"ok":true}"#}));
+    assert_eq!(server.request_count("/api/thing"), 0);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_block_rule_fails_the_request_with_blocked_by_client() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser
+        .new_page(&server.url("network.html"))
+        .await
+        .expect("page");
+    // Added after the page loaded: interception switches on for the open tab.
+    browser
+        .set_intercept_rules(vec![InterceptRule::new(
+            "m2",
+            "*/status/*",
+            InterceptAction::Block,
+        )])
+        .await
+        .expect("rules");
+    let status = fetch_result(&page, "status").await;
+    assert!(status["error"].is_string(), "{status}");
+    assert_eq!(server.request_count("/status/503"), 0);
+    assert_eq!(
+        browser.interception_for_url(&server.url("status/503")),
+        Some(Interception::Blocked {
+            by: BlockedBy::Mock,
+            rule_id: Some("m2".into())
+        })
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_mock_answers_a_request_from_a_cross_origin_iframe() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("xo-fetch.html", |_| {
+        Response::html(
+            "<!doctype html><title>xo</title><script>fetch('/api/frame').then(r => r.text())\
+             .then(body => parent.postMessage({body, origin: location.origin}, '*'), \
+             e => parent.postMessage({error: String(e)}, '*'));</script>",
+        )
+    });
+    let child = server.localhost_url("xo-fetch.html");
+    server.route("xo-parent.html", move |_| {
+        Response::html(format!(
+            "<!doctype html><title>parent</title><script>window.addEventListener('message', \
+             e => {{ window.fromFrame = e.data; }});</script><iframe src=\"{child}\"></iframe>"
+        ))
+    });
+    let browser = launch().await;
+    browser
+        .set_intercept_rules(vec![json_mock("m1", "*/api/frame", r#"{"frame":1}"#)])
+        .await
+        .expect("rules");
+    let page = browser
+        .new_page(&server.url("xo-parent.html"))
+        .await
+        .expect("page");
+    let message = eval(
+        &page,
+        "new Promise(resolve => { const check = () => window.fromFrame ? resolve(window.fromFrame) : requestAnimationFrame(check); check(); })",
+    )
+    .await;
+    assert_eq!(
+        message,
+        json!({"body": r#"{"frame":1}"#, "origin": server.localhost_origin()})
+    );
+    assert_eq!(server.request_count("/api/frame"), 0);
+    close_and_check(browser).await;
+}
+
+fn localhost_any() -> OriginPattern {
+    OriginPattern {
+        scheme: "http".into(),
+        host: "localhost".into(),
+        port: PortMatch::Any,
+    }
+}
+
+#[tokio::test]
+async fn blocked_origins_fail_a_navigation_and_a_sub_request() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    browser
+        .set_origin_policy(OriginPolicy {
+            allowed: None,
+            blocked: vec![localhost_any()],
+        })
+        .await
+        .expect("policy");
+    let page = browser.new_page("about:blank").await.expect("page");
+    let blocked = server.localhost_url("nav.html");
+    match page.goto(&blocked, WaitUntil::Load, NAV).await {
+        Err(Error::NavigationFailed { net_error, .. }) => {
+            assert_eq!(net_error, "net::ERR_BLOCKED_BY_CLIENT")
+        }
+        other => panic!("expected a blocked navigation, got {other:?}"),
+    }
+    assert_eq!(server.request_count("/nav.html"), 0);
+    let url = format!(
+        "{}?other={}",
+        server.url("network.html"),
+        server.localhost_origin()
+    );
+    page.goto(&url, WaitUntil::Load, NAV)
+        .await
+        .expect("allowed");
+    let other = fetch_result(&page, "other").await;
+    assert!(other["error"].is_string(), "{other}");
+    assert_eq!(server.request_count("/echo"), 0);
+    assert_eq!(
+        browser.interception_for_url(&server.localhost_url("echo?from=cross")),
+        Some(Interception::Blocked {
+            by: BlockedBy::OriginPolicy,
+            rule_id: None
+        })
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn an_allow_list_blocks_a_redirect_hop_to_another_origin() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    browser
+        .set_origin_policy(OriginPolicy {
+            allowed: Some(vec![OriginPattern {
+                scheme: "http".into(),
+                host: "127.0.0.1".into(),
+                port: PortMatch::Exact(server.port()),
+            }]),
+            blocked: Vec::new(),
+        })
+        .await
+        .expect("policy");
+    let target = server.localhost_url("nav.html");
+    let redirect = server.url(&format!("redirect?to={target}"));
+    let res = page.goto(&redirect, WaitUntil::Load, NAV).await;
+    assert!(
+        matches!(&res, Err(Error::NavigationFailed { net_error, .. }) if net_error == "net::ERR_BLOCKED_BY_CLIENT"),
+        "{res:?}"
+    );
+    assert_eq!(server.request_count("/redirect"), 1);
+    assert_eq!(server.request_count("/nav.html"), 0);
+    // data: and about: are never blocked.
+    page.goto("data:text/html,<title>ok</title>", WaitUntil::Load, NAV)
+        .await
+        .expect("data: loads");
+    close_and_check(browser).await;
+}
+
+async fn log_in(browser: &Browser, server: &FixtureServer, user: &str) -> Page {
+    let page = browser
+        .new_page(&server.url("storage.html"))
+        .await
+        .expect("page");
+    let script = format!(
+        "new Promise(resolve => {{ document.getElementById('username').value = '{user}'; \
+         document.getElementById('login-button').click(); \
+         const check = () => document.getElementById('status').textContent.startsWith('Logged in') ? resolve(true) : requestAnimationFrame(check); \
+         check(); }})"
+    );
+    eval(&page, &script).await;
+    page
+}
+
+#[tokio::test]
+async fn state_saved_on_one_page_logs_in_a_fresh_browser() {
+    let server = FixtureServer::start().await.expect("server");
+    let first = launch().await;
+    let page = log_in(&first, &server, "ann").await;
+    let cookies = first.cookies().await.expect("cookies");
+    assert!(
+        cookies.iter().any(|c| c.name == "user" && c.value == "ann"),
+        "{cookies:?}"
+    );
+    let storage = page.storage().await.expect("storage");
+    assert_eq!(storage.origin.as_deref(), Some(server.origin().as_str()));
+    assert_eq!(storage.local.get("user").map(String::as_str), Some("ann"));
+    assert_eq!(
+        storage.session.get("sessionUser").map(String::as_str),
+        Some("ann")
+    );
+    close_and_check(first).await;
+
+    let second = launch().await;
+    second.set_cookies(&cookies).await.expect("set cookies");
+    let page = second.new_page("about:blank").await.expect("page");
+    let at_once = page.seed_storage(&storage).await.expect("seed");
+    assert!(!at_once, "about:blank is not the saved origin");
+    page.goto(&server.url("storage.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("goto");
+    // The page's own script rendered what it found on load: the seed came first.
+    let found = eval(
+        &page,
+        "[document.getElementById('found-cookie').textContent, document.getElementById('found-local').textContent, document.getElementById('found-session').textContent, document.getElementById('welcome').textContent]",
+    )
+    .await;
+    assert_eq!(found, json!(["ann", "ann", "ann", "Welcome back, ann"]));
+    // Already at the origin: seeding applies at once.
+    let mut other = storage.clone();
+    other.local.insert("user".into(), "bob".into());
+    assert!(page.seed_storage(&other).await.expect("seed now"));
+    assert_eq!(
+        eval(&page, "localStorage.getItem('user')").await,
+        json!("bob")
+    );
+    second.clear_cookies().await.expect("clear");
+    assert!(second.cookies().await.expect("cookies").is_empty());
+    close_and_check(second).await;
+}
