@@ -18,6 +18,16 @@ async fn open(browser: &chromate::Browser, server: &FixtureServer, path: &str) -
     page
 }
 
+/// The rendered text of the first match of `selector`.
+async fn text_of(page: &Page, selector: &str) -> Option<String> {
+    page.locator(selector)
+        .expect("selector")
+        .text()
+        .await
+        .unwrap_or_else(|e| panic!("text of {selector}: {e}"))
+        .text
+}
+
 async fn eval(page: &Page, expression: &str) -> Value {
     page.evaluate(expression)
         .await
@@ -316,13 +326,8 @@ async fn enter_on_a_search_form_waits_for_the_results_page() {
         "{}",
         page.url()
     );
-    let received = page
-        .locator("#received-query")
-        .expect("selector")
-        .text()
-        .await
-        .expect("text");
-    assert_eq!(received.text.as_deref(), Some("cats & dogs"));
+    let received = text_of(&page, "#received-query").await;
+    assert_eq!(received.as_deref(), Some("cats & dogs"));
     close_and_check(browser).await;
 }
 
@@ -342,13 +347,8 @@ async fn enter_on_a_validating_form_returns_fast() {
     assert!(!navigated);
     assert!(took < Duration::from_millis(450), "{took:?}");
     assert_eq!(eval(&page, "window.validateCount").await, json!(1));
-    let status = page
-        .locator("#status")
-        .expect("selector")
-        .text()
-        .await
-        .expect("text");
-    assert_eq!(status.text.as_deref(), Some("Email is required"));
+    let status = text_of(&page, "#status").await;
+    assert_eq!(status.as_deref(), Some("Email is required"));
     close_and_check(browser).await;
 }
 

@@ -70,6 +70,14 @@ fn stale_reason(res: chromate::Result<Snapshot>) -> StaleReason {
     }
 }
 
+/// The lowest and highest ref of a snapshot.
+fn ref_range(snapshot: &Snapshot) -> (chromate::ElementRef, chromate::ElementRef) {
+    let refs = snapshot.lines.iter().filter_map(|l| l.element_ref);
+    let min = refs.clone().min().expect("the snapshot has refs");
+    let max = refs.max().expect("the snapshot has refs");
+    (min, max)
+}
+
 fn scoped(scope: &str) -> SnapshotOptions {
     SnapshotOptions {
         scope: Some(scope.to_string()),
@@ -233,12 +241,7 @@ async fn refs_survive_insertions_removals_and_attribute_changes() {
     assert_eq!(ref_of(&second, "#submit"), submit);
     assert_eq!(ref_of(&second, "value=\"bob@example.com\""), email);
     let new_first = ref_of(&second, "New first");
-    let max_first = first
-        .lines
-        .iter()
-        .filter_map(|l| l.element_ref)
-        .max()
-        .expect("refs");
+    let max_first = ref_range(&first).1;
     assert!(
         new_first
             .trim_start_matches('e')
@@ -271,18 +274,8 @@ async fn refs_are_never_reused_across_navigations_and_tabs() {
     page.reload(WaitUntil::Load, NAV).await.expect("reload");
     let second = snapshot(&page).await;
     assert_ne!(second.document_id, first.document_id);
-    let max_first = first
-        .lines
-        .iter()
-        .filter_map(|l| l.element_ref)
-        .max()
-        .expect("refs");
-    let min_second = second
-        .lines
-        .iter()
-        .filter_map(|l| l.element_ref)
-        .min()
-        .expect("refs");
+    let max_first = ref_range(&first).1;
+    let min_second = ref_range(&second).0;
     assert!(
         min_second > max_first,
         "{min_second} reuses a number up to {max_first}"
@@ -292,18 +285,8 @@ async fn refs_are_never_reused_across_navigations_and_tabs() {
     // Another tab continues the same counter; a ref of one tab is stale in another.
     let other = open(&browser, &server.url("login.html")).await;
     let third = snapshot(&other).await;
-    let max_second = second
-        .lines
-        .iter()
-        .filter_map(|l| l.element_ref)
-        .max()
-        .expect("refs");
-    let min_third = third
-        .lines
-        .iter()
-        .filter_map(|l| l.element_ref)
-        .min()
-        .expect("refs");
+    let max_second = ref_range(&second).1;
+    let min_third = ref_range(&third).0;
     assert!(min_third > max_second);
     let tab_one_ref = ref_of(&second, "#submit");
     let reason = stale_reason(other.snapshot(scoped(&format!("ref={tab_one_ref}"))).await);
