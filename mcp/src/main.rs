@@ -17,6 +17,7 @@ mod jsonrpc;
 mod server;
 mod session;
 mod tools;
+mod trace;
 
 use std::process::ExitCode;
 

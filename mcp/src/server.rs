@@ -588,6 +588,14 @@ async fn run_worker(shared: Arc<Shared>) {
 /// Runs one validated call against the session; returns the response envelope.
 async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Value {
     let decl = call.decl;
+    // Kept for the trace's action event (§11.6); browser_batch records its steps itself.
+    let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
+        (
+            call.arguments.clone(),
+            crate::trace::iso_now(),
+            std::time::Instant::now(),
+        )
+    });
     let outcome = match ToolCall::from_validated(decl, call.arguments) {
         Err(error) => Err(error),
         Ok(tool_call) => match tool_call.check(session) {
@@ -610,6 +618,19 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
             }
         },
     };
+    if let Some((arguments, started_at, started)) = &traced {
+        if !cancel.is_cancelled() {
+            let record = crate::trace::CallRecord {
+                tool: decl.name,
+                observes: decl.observes,
+                arguments,
+                started_at: started_at.clone(),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                outcome: outcome.as_ref(),
+            };
+            crate::trace::record_action(session, record).await;
+        }
+    }
     let result = render(session, decl, outcome);
     let mut envelope = jsonrpc::response(&call.id, result);
     let cap = session.artifacts.limits().max_response_bytes;

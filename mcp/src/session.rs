@@ -67,16 +67,8 @@ pub(crate) struct Journal {
     pub(crate) capturing: bool,
 }
 
-/// An active trace recording (§11.6). Recording needs the engine, so in this
-/// build nothing ever starts one; the type is here so `status`/`stop` read
-/// real state.
-#[derive(Debug)]
-pub(crate) struct TraceRecording {
-    pub(crate) name: String,
-    pub(crate) out_dir: PathBuf,
-    pub(crate) started_at: String,
-    pub(crate) events: u64,
-}
+/// An active trace recording (§11.6), owned by `trace.rs`.
+pub(crate) use crate::trace::TraceRecording;
 
 /// Server-held state for one session.
 #[derive(Debug)]
@@ -646,8 +638,12 @@ impl Session {
     /// The shutdown hook (§1.5): end any trace, close the browser (kill after
     /// 2 s), delete the profile. The server bounds the whole shutdown to 5 s.
     pub(crate) async fn shutdown(&mut self) {
-        // No recording can be active in this build.
-        self.trace = None;
+        // A recording ends with `trace-end` reason shutdown, without zip (§11.6).
+        if let Some(mut recording) = self.trace.take() {
+            if let Err(err) = recording.end("shutdown") {
+                eprintln!("chromate: trace not ended cleanly: {err}");
+            }
+        }
         let Some(live) = self.live.take() else {
             return;
         };

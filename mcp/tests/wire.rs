@@ -1094,19 +1094,19 @@ fn trace_state_and_page_lists_never_launch() {
 }
 
 #[test]
-fn unwired_tools_answer_unsupported_without_launching() {
-    let mut server = Server::start("unsupported");
-    let response = server.call("browser_a11y", json!({}));
+fn tool_errors_render_error_code_and_hint_lines_without_launching() {
+    let mut server = Server::start("tool-error");
+    let response = server.call("browser_trace", json!({ "action": "stop" }));
     let result = &response["result"];
     assert_eq!(result["isError"], json!(true));
     assert_eq!(
         result["structuredContent"]["error"]["code"],
-        json!("UNSUPPORTED")
+        json!("STATE_INVALID")
     );
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     let lines: Vec<&str> = text.lines().collect();
-    assert_eq!(lines[0], "error: a11y: not available in this build yet");
-    assert_eq!(lines[1], "code:  UNSUPPORTED");
+    assert_eq!(lines[0], "error: trace stop: no trace is recording");
+    assert_eq!(lines[1], "code:  STATE_INVALID");
     assert!(lines[2].starts_with("hint:  "));
     assert_eq!(
         result["content"].as_array().map(Vec::len),
@@ -1152,7 +1152,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
         "browser_batch",
         json!({ "steps": [
         { "tool": "browser_mock", "arguments": { "action": "block", "pattern": "x" } },
-        { "tool": "browser_a11y" },
+        { "tool": "browser_trace", "arguments": { "action": "stop" } },
         { "tool": "browser_status" } ] }),
     );
     let result = &response["result"];
@@ -1167,10 +1167,10 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
         ),
         (json!(false), json!(2), json!(1), json!(1))
     );
-    assert_eq!(batch["steps"][1]["error"]["code"], json!("UNSUPPORTED"));
+    assert_eq!(batch["steps"][1]["error"]["code"], json!("STATE_INVALID"));
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.starts_with("1 ✓ browser_mock  "), "{text}");
-    assert!(text.contains("\n2 ✗ browser_a11y  "), "{text}");
+    assert!(text.contains("\n2 ✗ browser_trace  "), "{text}");
     assert!(
         text.ends_with("stopped at step 2 of 3; 1 later step(s) not run"),
         "{text}"

@@ -21,21 +21,6 @@ use tokio::sync::watch;
 use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
-/// Handlers that need the engine: each answers UNSUPPORTED `<verb>: not available
-/// in this build yet` until it is wired.
-macro_rules! unwired {
-    ($($handler:ident($args:ident) => $decl:ident;)*) => {
-        $(
-            pub(crate) async fn $handler(
-                _ctx: &mut ToolContext<'_>,
-                _args: $args,
-            ) -> Result<ToolOutput, ToolError> {
-                Err(ToolError::not_in_this_build($decl.verb, $decl.name))
-            }
-        )*
-    };
-}
-
 pub(crate) mod schema;
 
 mod batch;

@@ -1,14 +1,19 @@
-//! browser_screenshot (§4.3): declaration, arguments and the
-//! `full_page`-with-`selector` rule.
+//! browser_screenshot (§4.3): declaration, arguments, the
+//! `full_page`-with-`selector` rule, and the handler.
 //!
-//! Does not capture yet: the handler answers UNSUPPORTED until the engine is
-//! wired. Files go to the session directory through `artifacts.rs`.
+//! Captures through `Page::screenshot` and writes `NNNN-screenshot.png` to
+//! the session directory through `artifacts.rs` (over quota → STATE_INVALID,
+//! nothing left behind). Does not choose file names or paths itself.
+
+use std::time::Duration;
 
 use serde::Deserialize;
+use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
-use crate::error::{ToolError, ToolOutput};
+use crate::artifacts::WriteError;
+use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
@@ -27,7 +32,6 @@ pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ScreenshotArgs {
     pub(crate) selector: Option<String>,
     #[serde(default)]
@@ -46,6 +50,54 @@ pub(crate) fn check_screenshot(args: &ScreenshotArgs, _session: &Session) -> Res
     Ok(())
 }
 
-unwired! {
-    screenshot(ScreenshotArgs) => SCREENSHOT;
+pub(crate) async fn screenshot(
+    ctx: &mut ToolContext<'_>,
+    args: ScreenshotArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = SCREENSHOT.verb;
+    let target = match (&args.selector, args.full_page) {
+        (Some(selector), _) => {
+            let (_, locator) = super::locate(ctx, verb, selector, args.timeout_ms).await?;
+            chromate::ScreenshotTarget::Element(locator.selector().as_typed().to_owned())
+        }
+        (None, true) => chromate::ScreenshotTarget::FullPage,
+        (None, false) => chromate::ScreenshotTarget::Viewport,
+    };
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase("launching browser");
+    }
+    let page = ctx.session.active_page(verb).await?;
+    let options = chromate::ScreenshotOptions {
+        target,
+        timeout: Duration::from_millis(args.timeout_ms),
+        ..chromate::ScreenshotOptions::default()
+    };
+    let shot = super::engine(ctx, verb, &page, page.screenshot(options)).await?;
+    let bytes = shot.png.len();
+    let path = match ctx.session.artifacts.write("screenshot.png", &shot.png) {
+        Ok(path) => path,
+        Err(WriteError::Quota) => {
+            return Err(ToolError::new(
+                ErrorCode::StateInvalid,
+                "screenshot: the session directory's artifact quota is reached",
+            )
+            .with_hint("start a new session for more screenshots; files already saved stay")
+            .with_detail(json!({ "reason": "quota" })))
+        }
+        Err(WriteError::Io(reason)) => {
+            return Err(ToolError::new(
+                ErrorCode::DriverError,
+                format!("screenshot: cannot write the file: {reason}"),
+            )
+            .with_hint("check that the artifacts directory is writable (--artifacts-dir)")
+            .with_detail(json!({ "reason": "io" })))
+        }
+    };
+    Ok(ToolOutput::new(json!({
+        "ok": true,
+        "path": path.display().to_string(),
+        "bytes": bytes,
+        "width": shot.width,
+        "height": shot.height,
+    })))
 }

@@ -3,7 +3,8 @@
 //!
 //! Owns the snapshot result (`{url, title, documentId, revision, lines}`) and
 //! the baseline rule (a full snapshot replaces it, a scoped one does not).
-//! browser_a11y stays UNSUPPORTED: the engine bundles no axe-core yet.
+//! browser_a11y runs the engine's axe-core audit, then snapshots (the new
+//! baseline) and cuts the report to the §4.3 bounds.
 
 use serde::Deserialize;
 use serde_json::json;
@@ -82,7 +83,6 @@ pub(crate) struct LocatorsArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct A11yArgs {
     pub(crate) selector: Option<String>,
     pub(crate) min_impact: String,
@@ -234,6 +234,120 @@ pub(crate) async fn locators(
     Ok(ToolOutput::new(result))
 }
 
-unwired! {
-    a11y(A11yArgs) => A11Y;
+/// Most nodes reported over all violations (§4.3).
+const MAX_TOTAL_NODES: usize = 50;
+
+pub(crate) async fn a11y(
+    ctx: &mut ToolContext<'_>,
+    args: A11yArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = A11Y.verb;
+    let (page, scope) = match &args.selector {
+        Some(selector) => {
+            let (page, locator) = super::locate(ctx, verb, selector, 0).await?;
+            (page, Some(locator.selector().as_typed().to_owned()))
+        }
+        None => (ctx.session.active_page(verb).await?, None),
+    };
+    let list = |text: &Option<String>| -> Vec<String> {
+        text.as_deref()
+            .map(|list| rule_ids(list).into_iter().map(str::to_owned).collect())
+            .unwrap_or_default()
+    };
+    let min_impact = chromate::Impact::parse(&args.min_impact).unwrap_or_default();
+    let options = chromate::AuditOptions {
+        scope,
+        min_impact,
+        rules: list(&args.rules),
+        disable_rules: list(&args.disable_rules),
+        max_violations: usize::try_from(args.limit).unwrap_or(20),
+        max_nodes: usize::try_from(args.nodes).unwrap_or(3),
+        max_total_nodes: MAX_TOTAL_NODES,
+    };
+    ctx.progress.set_phase("running axe-core");
+    let report = super::engine(ctx, verb, &page, page.audit_accessibility(options)).await?;
+    // The audit's snapshot is the new baseline (§6.3); refs of reported nodes are already in
+    // the table, so the snapshot shows the same numbers.
+    match ctx
+        .session
+        .take_snapshot(&page, chromate::SnapshotOptions::default())
+        .await
+    {
+        Ok(snapshot) => ctx.session.baseline = Some(snapshot),
+        Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
+    }
+    Ok(ToolOutput::new(a11y_result(&args, &report)))
+}
+
+/// The §4.3 result of an audit.
+fn a11y_result(args: &A11yArgs, report: &chromate::AuditReport) -> serde_json::Value {
+    let violations: Vec<serde_json::Value> = report
+        .violations
+        .iter()
+        .map(|violation| {
+            let nodes: Vec<serde_json::Value> = violation
+                .nodes
+                .iter()
+                .map(|node| {
+                    let summary: Vec<&str> = node
+                        .failure_summary
+                        .lines()
+                        .map(str::trim)
+                        .filter(|line| !line.is_empty())
+                        .collect();
+                    let mut entry = json!({
+                        "target": cut_chars(&node.target, 120),
+                        "html": cut_chars(&node.html, 160),
+                        "failureSummary": cut_chars(&summary.join("; "), 240),
+                    });
+                    if let Some(element_ref) = node.element_ref {
+                        entry["ref"] = json!(element_ref.to_string());
+                    }
+                    entry
+                })
+                .collect();
+            let wcag: Vec<&String> = violation
+                .tags
+                .iter()
+                .filter(|tag| tag.starts_with("wcag"))
+                .collect();
+            json!({
+                "id": violation.id,
+                "impact": violation.impact.as_str(),
+                "wcag": wcag,
+                "help": violation.help,
+                "description": violation.description,
+                "helpUrl": violation.help_url,
+                "nodes": nodes,
+            })
+        })
+        .collect();
+    let mut result = json!({
+        "minImpact": args.min_impact,
+        "violations": violations,
+        "counts": {
+            "violations": report.n_violations,
+            "passes": report.n_passes,
+            "incomplete": report.n_incomplete,
+        },
+        "truncated": report.truncated,
+    });
+    if let Some(selector) = &args.selector {
+        result["scope"] = json!(super::echo(selector));
+    }
+    if args.check {
+        result["checked"] = json!(true);
+        result["passed"] = json!(report.n_violations == 0);
+    }
+    result
+}
+
+/// `text` cut to `max` characters, the last one `…` when cut.
+fn cut_chars(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut res: String = text.chars().take(max.saturating_sub(1)).collect();
+    res.push('…');
+    res
 }

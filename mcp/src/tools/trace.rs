@@ -1,10 +1,10 @@
-//! browser_trace (§11.6): declaration, arguments, `status`, and the state
-//! rules of `start`/`stop` that need no browser.
+//! browser_trace (§11.6): declaration, arguments, `start`, `stop` and
+//! `status`.
 //!
-//! Owns: the trace root, default names (`trace-<n>`), the name-clash and
-//! not-recording rules. Does not record yet: recording needs the engine
-//! (screenshots, per-call events), so a valid `start` answers UNSUPPORTED and
-//! nothing is ever recording in this build.
+//! Owns: the trace root, default names (`trace-<n>`), the name-clash,
+//! already-recording and not-recording rules. The files themselves (events,
+//! viewer, zip) are `crate::trace`'s; the per-call events are written by the
+//! server's dispatch and browser_batch. Never launches the browser.
 
 use std::path::Path;
 
@@ -53,10 +53,8 @@ pub(crate) struct TraceArgs {
     pub(crate) action: String,
     pub(crate) name: Option<String>,
     #[serde(default)]
-    #[allow(dead_code)] // Read once recording is wired.
     pub(crate) zip: bool,
     #[serde(default)]
-    #[allow(dead_code)] // Read once recording is wired.
     pub(crate) no_screenshots: bool,
 }
 
@@ -95,16 +93,58 @@ pub(crate) async fn trace(
                     "name-exists",
                 ));
             }
-            Err(ToolError::not_in_this_build("trace start", TRACE.name))
+            let session = &*ctx.session;
+            let mut header = serde_json::Map::new();
+            header.insert("chromate".into(), json!(env!("CARGO_PKG_VERSION")));
+            header.insert("viewport".into(), json!({ "width": 1280, "height": 800 }));
+            header.insert("headless".into(), json!(!session.config.headed));
+            let recording =
+                crate::trace::TraceRecording::start(&root, &name, !args.no_screenshots, header)
+                    .map_err(|err| io_error("trace start", &root.join(&name), &err))?;
+            let result = json!({
+                "ok": true,
+                "action": "start",
+                "name": recording.name,
+                "outDir": recording.out_dir.display().to_string(),
+                "startedAt": recording.started_at,
+            });
+            ctx.session.trace = Some(recording);
+            Ok(ToolOutput::new(result))
         }
-        "stop" => match recording {
-            None => Err(state_invalid(
-                "trace stop: no trace is recording".to_owned(),
-                "start one with browser_trace action=start",
-                "not-recording",
-            )),
-            Some(_) => Err(ToolError::not_in_this_build("trace stop", TRACE.name)),
-        },
+        "stop" => {
+            let Some(mut recording) = ctx.session.trace.take() else {
+                return Err(state_invalid(
+                    "trace stop: no trace is recording".to_owned(),
+                    "start one with browser_trace action=start",
+                    "not-recording",
+                ));
+            };
+            recording
+                .end("stop")
+                .map_err(|err| io_error("trace stop", &recording.trace_path(), &err))?;
+            let viewer = crate::trace::write_viewer(&recording)
+                .map_err(|err| io_error("trace stop", &recording.out_dir, &err))?;
+            let mut result = json!({
+                "ok": true,
+                "action": "stop",
+                "name": recording.name,
+                "outDir": recording.out_dir.display().to_string(),
+                "trace": recording.trace_path().display().to_string(),
+                "viewer": viewer.display().to_string(),
+            });
+            if args.zip {
+                let zip = crate::trace::write_zip(&recording).map_err(|reason| {
+                    ToolError::new(
+                        ErrorCode::DriverError,
+                        format!("trace stop: cannot write the zip: {reason}"),
+                    )
+                    .with_hint("the trace directory is complete; zip it by hand or retry")
+                    .with_detail(json!({ "reason": "io" }))
+                })?;
+                result["zip"] = json!(zip.display().to_string());
+            }
+            Ok(ToolOutput::new(result))
+        }
         _ => Ok(ToolOutput::new(match recording {
             None => json!({ "running": false, "root": root.display().to_string() }),
             Some(recording) => json!({
@@ -116,6 +156,15 @@ pub(crate) async fn trace(
             }),
         })),
     }
+}
+
+fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
+    ToolError::new(
+        ErrorCode::DriverError,
+        format!("{verb}: cannot write {}: {err}", path.display()),
+    )
+    .with_hint("check that CHROMATE_TRACE_DIR (or the artifacts directory) is writable")
+    .with_detail(json!({ "reason": "io" }))
 }
 
 fn state_invalid(message: String, hint: &str, reason: &str) -> ToolError {

@@ -1,0 +1,337 @@
+//! Trace recording (§11.6): `trace.ndjson`, screenshots, the offline viewer and the zip.
+//!
+//! Owns: the recording's files under `<root>/<name>/`, each event written whole and flushed
+//! at once (a killed server leaves valid NDJSON), the `action` event of one tool call or batch
+//! step (arguments redacted, screenshot after observation-bearing calls), `trace-end`, the
+//! self-contained `index.html` and `<root>/<name>.zip`. The server calls [`record_action`]
+//! after each tool call, browser_batch after each step, and the session ends a recording at
+//! shutdown.
+//!
+//! Does not own the tool's state rules (name clash, already recording: `tools/trace.rs`) or the
+//! artifact quota (traces are outside it).
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+use serde_json::{json, Map, Value};
+
+use crate::artifacts::civil_from_days;
+use crate::error::{ToolError, ToolOutput};
+use crate::session::Session;
+
+/// Screenshots stop after this many per trace.
+const MAX_SCREENSHOTS: u64 = 1000;
+
+/// The viewer page; `/*EVENTS*/` is replaced by the events as JSON.
+const VIEWER_HTML: &str = include_str!("trace_viewer.html");
+
+/// An active recording.
+#[derive(Debug)]
+pub(crate) struct TraceRecording {
+    pub(crate) name: String,
+    pub(crate) root: PathBuf,
+    pub(crate) out_dir: PathBuf,
+    pub(crate) started_at: String,
+    /// `action` events written so far.
+    pub(crate) events: u64,
+    screenshots: bool,
+    n_screenshots: u64,
+    file: fs::File,
+}
+
+impl TraceRecording {
+    /// Creates `<root>/<name>/` (and `screenshots/`) and writes `trace-start`.
+    pub(crate) fn start(
+        root: &Path,
+        name: &str,
+        screenshots: bool,
+        header: Map<String, Value>,
+    ) -> std::io::Result<TraceRecording> {
+        let out_dir = root.join(name);
+        fs::create_dir_all(root)?;
+        fs::create_dir(&out_dir)?;
+        fs::create_dir(out_dir.join("screenshots"))?;
+        let file = fs::OpenOptions::new()
+            .create_new(true)
+            .append(true)
+            .open(out_dir.join("trace.ndjson"))?;
+        let started_at = iso_now();
+        let mut recording = TraceRecording {
+            name: name.to_owned(),
+            root: root.to_path_buf(),
+            out_dir,
+            started_at: started_at.clone(),
+            events: 0,
+            screenshots,
+            n_screenshots: 0,
+            file,
+        };
+        let mut event = Map::new();
+        event.insert("type".into(), json!("trace-start"));
+        event.insert("version".into(), json!(1));
+        event.insert("name".into(), json!(name));
+        event.insert("startedAt".into(), json!(started_at));
+        event.extend(header);
+        recording.write(&Value::Object(event))?;
+        Ok(recording)
+    }
+
+    /// Writes one event as one line and flushes it.
+    fn write(&mut self, event: &Value) -> std::io::Result<()> {
+        let mut line = event.to_string();
+        line.push('\n');
+        // One write of the whole line: a killed server never leaves half an event behind.
+        self.file.write_all(line.as_bytes())?;
+        self.file.flush()
+    }
+
+    /// Writes `trace-end` (`reason` stop or shutdown).
+    pub(crate) fn end(&mut self, reason: &str) -> std::io::Result<()> {
+        let event = json!({ "type": "trace-end", "reason": reason, "events": self.events });
+        self.write(&event)?;
+        self.file.sync_all()
+    }
+
+    /// The path of `trace.ndjson`.
+    pub(crate) fn trace_path(&self) -> PathBuf {
+        self.out_dir.join("trace.ndjson")
+    }
+}
+
+/// `YYYY-MM-DDTHH:MM:SS.mmmZ` for now.
+pub(crate) fn iso_now() -> String {
+    let since = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .unwrap_or_default();
+    let secs = since.as_secs();
+    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
+    let rem = secs % 86_400;
+    format!(
+        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
+        rem / 3600,
+        (rem % 3600) / 60,
+        rem % 60,
+        since.subsec_millis()
+    )
+}
+
+/// What one finished tool call (or batch step) looked like.
+pub(crate) struct CallRecord<'a> {
+    pub(crate) tool: &'a str,
+    pub(crate) observes: bool,
+    pub(crate) arguments: &'a Map<String, Value>,
+    pub(crate) started_at: String,
+    pub(crate) duration_ms: u64,
+    pub(crate) outcome: Result<&'a ToolOutput, &'a ToolError>,
+}
+
+/// Appends the `action` event of a call while a trace records (browser_trace itself excluded).
+/// Failures to write are reported on stderr; they never fail the call.
+pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
+    if session.trace.is_none() || call.tool == "browser_trace" {
+        return;
+    }
+    let page = session.current_page();
+    let arguments = redact(call.tool, call.arguments, page.as_ref()).await;
+    let (ok, outcome_key, outcome_value, observation) = match call.outcome {
+        Ok(output) => {
+            let observation = output.observation.as_ref().map(|o| match &o.tripwire {
+                Some(tripwire) => format!("{}\n{tripwire}", o.body),
+                None => o.body.clone(),
+            });
+            (
+                !output.is_error,
+                "result",
+                output.result.clone(),
+                observation,
+            )
+        }
+        Err(error) => (false, "error", error.to_json(), None),
+    };
+    let Some(recording) = session.trace.as_mut() else {
+        return;
+    };
+    let seq = recording.events + 1;
+    let wants_screenshot =
+        call.observes && ok && recording.screenshots && recording.n_screenshots < MAX_SCREENSHOTS;
+    let out_dir = recording.out_dir.clone();
+    let mut screenshot = Value::Null;
+    if let Some(page) = page
+        .as_ref()
+        .filter(|p| wants_screenshot && p.dialog().is_none())
+    {
+        if let Ok(shot) = page
+            .screenshot(chromate::ScreenshotOptions::default())
+            .await
+        {
+            let relative = format!("screenshots/{seq:04}.png");
+            match fs::write(out_dir.join(&relative), &shot.png) {
+                Ok(()) => screenshot = json!(relative),
+                Err(err) => eprintln!("chromate: trace screenshot not written: {err}"),
+            }
+        }
+    }
+    let Some(recording) = session.trace.as_mut() else {
+        return;
+    };
+    if !screenshot.is_null() {
+        recording.n_screenshots += 1;
+    }
+    let mut event = json!({
+        "type": "action",
+        "seq": seq,
+        "tool": call.tool,
+        "arguments": arguments,
+        "startedAt": call.started_at,
+        "durationMs": call.duration_ms,
+        "ok": ok,
+        "observation": observation,
+        "url": page.as_ref().map(chromate::Page::url),
+        "console": { "errors": 0, "warnings": 0 },
+        "network": { "requests": 0, "failed": 0 },
+        "screenshot": screenshot,
+    });
+    event[outcome_key] = outcome_value;
+    match recording.write(&event) {
+        Ok(()) => recording.events = seq,
+        Err(err) => eprintln!("chromate: trace event not written: {err}"),
+    }
+}
+
+/// The arguments as the trace shows them: text aimed at secret fields (§7.7) as
+/// `"[redacted]"`, upload `files` as a count.
+async fn redact(
+    tool: &str,
+    arguments: &Map<String, Value>,
+    page: Option<&chromate::Page>,
+) -> Map<String, Value> {
+    let mut res = arguments.clone();
+    if let Some(Value::Array(files)) = res.get("files") {
+        let count = files.len();
+        res.insert("files".into(), json!(count));
+    }
+    let (key, selector) = match tool {
+        "browser_fill" => ("value", arguments.get("selector").and_then(Value::as_str)),
+        "browser_type" => ("text", None),
+        _ => return res,
+    };
+    if !res.contains_key(key) {
+        return res;
+    }
+    // In doubt (no page, an error), the text is redacted.
+    let secret = match page {
+        Some(page) => page.is_secret_field(selector).await.unwrap_or(true),
+        None => true,
+    };
+    if secret {
+        res.insert(key.into(), json!("[redacted]"));
+    }
+    res
+}
+
+/// Writes `index.html` into the recording's directory from its `trace.ndjson`.
+pub(crate) fn write_viewer(recording: &TraceRecording) -> std::io::Result<PathBuf> {
+    let ndjson = fs::read_to_string(recording.trace_path())?;
+    let events: Vec<Value> = ndjson
+        .lines()
+        .filter_map(|line| serde_json::from_str(line).ok())
+        .collect();
+    let html = viewer_html(&recording.name, &events);
+    let path = recording.out_dir.join("index.html");
+    fs::write(&path, html)?;
+    Ok(path)
+}
+
+/// The viewer page with `events` embedded (`</` escaped so no event can end the script).
+pub(crate) fn viewer_html(name: &str, events: &[Value]) -> String {
+    let data = Value::Array(events.to_vec())
+        .to_string()
+        .replace("</", "<\\/")
+        .replace("<!--", "<\\!--");
+    let title = name
+        .replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;");
+    VIEWER_HTML
+        .replace("/*TITLE*/", &title)
+        .replace("/*EVENTS*/", &data)
+}
+
+/// Writes `<root>/<name>.zip` with `trace.ndjson`, `index.html` and `screenshots/`.
+pub(crate) fn write_zip(recording: &TraceRecording) -> Result<PathBuf, String> {
+    use zip::write::SimpleFileOptions;
+    let path = recording.root.join(format!("{}.zip", recording.name));
+    let describe = |err: &dyn std::fmt::Display| format!("{}: {err}", path.display());
+    let file = fs::File::create(&path).map_err(|err| describe(&err))?;
+    let mut writer = zip::ZipWriter::new(file);
+    let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
+    for name in ["trace.ndjson", "index.html"] {
+        let data = fs::read(recording.out_dir.join(name)).map_err(|err| describe(&err))?;
+        writer
+            .start_file(name, options)
+            .map_err(|err| describe(&err))?;
+        writer.write_all(&data).map_err(|err| describe(&err))?;
+    }
+    writer
+        .add_directory("screenshots/", options)
+        .map_err(|err| describe(&err))?;
+    let mut shots: Vec<PathBuf> = fs::read_dir(recording.out_dir.join("screenshots"))
+        .map_err(|err| describe(&err))?
+        .filter_map(|entry| entry.ok().map(|e| e.path()))
+        .filter(|p| p.is_file())
+        .collect();
+    shots.sort();
+    for shot in shots {
+        let Some(file_name) = shot.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let data = fs::read(&shot).map_err(|err| describe(&err))?;
+        // PNGs are already compressed.
+        let stored = options.compression_method(zip::CompressionMethod::Stored);
+        writer
+            .start_file(format!("screenshots/{file_name}"), stored)
+            .map_err(|err| describe(&err))?;
+        writer.write_all(&data).map_err(|err| describe(&err))?;
+    }
+    writer.finish().map_err(|err| describe(&err))?;
+    Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn viewer_embeds_events_without_closing_the_script() {
+        let events = vec![json!({"type": "action", "tool": "browser_eval", "x": "</script><b>"})];
+        let html = viewer_html("t<1>", &events);
+        assert!(html.contains("<\\/script>"));
+        assert!(!html.contains("</script><b>"));
+        assert!(html.contains("t&lt;1&gt;"));
+        assert!(!html.contains("http://") && !html.contains("https://"));
+    }
+
+    #[test]
+    fn events_are_whole_lines_and_end_with_trace_end() {
+        let root = std::env::temp_dir().join(format!("chromate-trace-test-{}", std::process::id()));
+        let _ = fs::remove_dir_all(&root);
+        let mut recording =
+            TraceRecording::start(&root, "t", false, Map::new()).expect("start a recording");
+        recording.end("stop").expect("end it");
+        let text = fs::read_to_string(recording.trace_path()).expect("read the trace");
+        let kinds: Vec<String> = text
+            .lines()
+            .map(|line| {
+                let event: Value = serde_json::from_str(line).expect("a json line");
+                event["type"].as_str().unwrap_or_default().to_owned()
+            })
+            .collect();
+        assert_eq!(kinds, ["trace-start", "trace-end"]);
+        write_viewer(&recording).expect("write the viewer");
+        let zip = write_zip(&recording).expect("write the zip");
+        assert!(zip.is_file());
+        let _ = fs::remove_dir_all(&root);
+    }
+}
