@@ -60,6 +60,8 @@ struct Inner {
     changed: watch::Sender<u64>,
     /// The ref table every page of this browser shares.
     refs: Arc<crate::snapshot::refs::RefTable>,
+    /// The logs journal every page of this browser writes to.
+    journal: crate::capture::Journal,
     /// Mocks, block rules and the origin policy, applied on every page and frame session.
     intercept: Arc<crate::intercept::Interceptor>,
 }
@@ -97,6 +99,15 @@ impl Browser {
     /// # Ok(()) }
     /// ```
     pub async fn launch(options: LaunchOptions) -> Result<Self> {
+        Self::launch_with_journal(options, crate::capture::Journal::new()).await
+    }
+
+    /// [`Browser::launch`], capturing into `journal` (an MCP session keeps one journal across
+    /// browsers, so `seq` never restarts).
+    pub async fn launch_with_journal(
+        options: LaunchOptions,
+        journal: crate::capture::Journal,
+    ) -> Result<Self> {
         launch::remove_stale_profiles();
         let executable = launch::find_browser(options.executable.as_deref())?;
         let profile = launch::new_profile()?;
@@ -131,12 +142,28 @@ impl Browser {
                 });
             }
         };
-        Self::start(conn, session, Some(process), version, options.viewport).await
+        Self::start(
+            conn,
+            session,
+            Some(process),
+            version,
+            options.viewport,
+            journal,
+        )
+        .await
     }
 
     /// Connects to a running browser: a `ws://…/devtools/browser/…` URL or `http://host:port`.
     /// Closing or dropping the handle then leaves that browser running.
     pub async fn connect(endpoint: &str) -> Result<Self> {
+        Self::connect_with_journal(endpoint, crate::capture::Journal::new()).await
+    }
+
+    /// [`Browser::connect`], capturing into `journal`.
+    pub async fn connect_with_journal(
+        endpoint: &str,
+        journal: crate::capture::Journal,
+    ) -> Result<Self> {
         let (socket, _) = connect_websocket(endpoint).await?;
         let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
         let session = Session::new(conn.clone(), None);
@@ -150,7 +177,7 @@ impl Browser {
                 endpoint: endpoint.to_string(),
                 reason: err.to_string(),
             })?;
-        Self::start(conn, session, None, version, Some((1280, 800))).await
+        Self::start(conn, session, None, version, Some((1280, 800)), journal).await
     }
 
     async fn start(
@@ -159,8 +186,10 @@ impl Browser {
         process: Option<BrowserProcess>,
         version: cdp_browser::GetVersionReturns,
         viewport: Option<(u32, u32)>,
+        journal: crate::capture::Journal,
     ) -> Result<Self> {
         check_protocol(&version.protocol_version)?;
+        journal.mark_capturing();
         let inner = Arc::new(Inner {
             conn: conn.clone(),
             session: session.clone(),
@@ -176,6 +205,7 @@ impl Browser {
             changed: watch::channel(0).0,
             refs: Arc::default(),
             intercept: Arc::default(),
+            journal,
         });
         let weak = Arc::downgrade(&inner);
         conn.set_handler(
@@ -209,6 +239,11 @@ impl Browser {
     /// The ref table shared by every page of this browser.
     pub(crate) fn ref_table(&self) -> &crate::snapshot::refs::RefTable {
         &self.inner.refs
+    }
+
+    /// The logs journal of every page of this browser (console, errors, network).
+    pub fn journal(&self) -> &crate::capture::Journal {
+        &self.inner.journal
     }
 
     /// What the browser reports about itself.
@@ -491,7 +526,8 @@ fn attach_target(
         refs: Arc::clone(&inner.refs),
     };
     // Installed before this handler returns, so none of the page's events is missed.
-    install_page_handler(&inner.conn, &session, &shared, weak);
+    let capture = (inner.journal.clone(), Arc::clone(&page.target_id));
+    install_page_handler(&inner.conn, &session, &shared, weak, capture);
     let viewport = inner.viewport;
     let weak = weak.clone();
     let intercept = Arc::clone(&inner.intercept);
@@ -518,6 +554,7 @@ fn install_page_handler(
     session: &Session,
     shared: &Arc<Shared>,
     browser: &Weak<Inner>,
+    capture: (crate::capture::Journal, Arc<str>),
 ) {
     let browser = browser.clone();
     let handler_shared = Arc::clone(shared);
@@ -528,9 +565,10 @@ fn install_page_handler(
         session.id().map(str::to_string),
         Arc::new(move |method: &str, params: &RawValue| {
             if method == "Target.attachedToTarget" {
-                on_child_attached(&handler_conn, &handler_shared, &browser, params);
+                on_child_attached(&handler_conn, &handler_shared, &browser, &capture, params);
             }
             handler_shared.handle_event(None, method, params);
+            capture.0.handle_event(&capture.1, method, params);
             if let Some(intercept) = &intercept {
                 intercept.on_event(&handler_session, method, params);
             }
@@ -544,6 +582,7 @@ fn on_child_attached(
     conn: &Connection,
     shared: &Arc<Shared>,
     browser: &Weak<Inner>,
+    capture: &(crate::capture::Journal, Arc<str>),
     params: &RawValue,
 ) {
     #[derive(Deserialize)]
@@ -568,12 +607,15 @@ fn on_child_attached(
     if is_frame {
         let child_shared = Arc::clone(shared);
         let child_id: Arc<str> = Arc::from(p.session_id.as_str());
+        let (journal, page_id) = capture.clone();
         let child_intercept = intercept.clone();
         let child_session = session.clone();
         conn.set_handler(
             Some(p.session_id.clone()),
             Arc::new(move |method: &str, params: &RawValue| {
                 child_shared.handle_event(Some(&child_id), method, params);
+                // An out-of-process frame's console and network belong to its tab.
+                journal.handle_event(&page_id, method, params);
                 if let Some(intercept) = &child_intercept {
                     intercept.on_event(&child_session, method, params);
                 }

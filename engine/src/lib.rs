@@ -18,6 +18,7 @@
 mod a11y;
 mod actions;
 mod browser;
+mod capture;
 pub mod cdp;
 mod error;
 pub(crate) mod input;
@@ -43,6 +44,7 @@ pub use actions::{
     SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
+pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
 pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
