@@ -8,9 +8,9 @@
 //! call (§8) and [`Session::shutdown`] at exit (§1.5).
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
-//! (`tools/`). The engine has no log journal yet, so observations carry no
-//! tripwire (§8 allows its absence only when logs cannot be captured at all,
-//! which is the case in this build).
+//! (`tools/`). The log journal itself is the engine's (`chromate::Journal`);
+//! the session keeps one and hands it to every browser it launches, so `seq`
+//! never restarts and entries survive a relaunch (§1.5, §10).
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -57,14 +57,59 @@ impl Live {
     }
 }
 
-/// The log journal as the MCP layer sees it (§10). Capture itself belongs to
-/// the engine; before a browser has run the journal is empty.
+/// The log journal as the MCP layer sees it (§10): the engine's journal,
+/// shared by every browser of the session, and the tripwire's cursor (§8).
 #[derive(Debug, Default)]
 pub(crate) struct Journal {
-    /// Highest `seq` issued (0 initially); never reset.
-    pub(crate) cursor: u64,
+    /// The entries; capture belongs to the engine.
+    pub(crate) log: chromate::Journal,
+    /// The journal cursor at the previous observation (0 at first).
+    pub(crate) observed: u64,
+    /// The tripwire of the latest observation (browser_batch reports it).
+    pub(crate) last_tripwire: Option<Tripwire>,
+    /// `p<N>` of every tab ever listed, by target id (entries of closed tabs
+    /// keep their id).
+    pub(crate) page_ids: std::collections::HashMap<String, String>,
+}
+
+impl Journal {
     /// False until a browser has run.
-    pub(crate) capturing: bool,
+    pub(crate) fn capturing(&self) -> bool {
+        self.log.capturing()
+    }
+
+    /// An entry's tab as `p<N>` (the target id if the tab was never listed).
+    pub(crate) fn page_id(&self, target_id: &str) -> String {
+        self.page_ids
+            .get(target_id)
+            .cloned()
+            .unwrap_or_else(|| target_id.to_owned())
+    }
+}
+
+/// The observation tripwire (§8 step 4).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Tripwire {
+    /// Error entries with `seq > cursor` still buffered.
+    pub(crate) errors: u64,
+    /// The cursor at the previous observation.
+    pub(crate) cursor: u64,
+    /// Error entries with `seq > cursor` that were evicted.
+    pub(crate) evicted: u64,
+}
+
+impl Tripwire {
+    /// `errors: <n> (logCursor <c>)`, or the lower-bound variant.
+    pub(crate) fn line(&self) -> String {
+        if self.evicted > 0 {
+            format!(
+                "errors: {} (logCursor {}; {} evicted, so this is a lower bound)",
+                self.errors, self.cursor, self.evicted
+            )
+        } else {
+            format!("errors: {} (logCursor {})", self.errors, self.cursor)
+        }
+    }
 }
 
 /// An active trace recording (§11.6), owned by `trace.rs`.
@@ -157,10 +202,11 @@ impl Session {
                 .iter()
                 .any(|tab| tab.page.target_id() == page.target_id())
             {
-                live.tabs.push(Tab {
-                    id: format!("p{}", self.next_tab),
-                    page,
-                });
+                let id = format!("p{}", self.next_tab);
+                self.journal
+                    .page_ids
+                    .insert(page.target_id().to_owned(), id.clone());
+                live.tabs.push(Tab { id, page });
                 self.next_tab += 1;
             }
         }
@@ -176,22 +222,22 @@ impl Session {
 
     /// Launches or connects (§1.5), without opening a tab.
     async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
+        let journal = self.journal.log.clone();
         let browser = match &self.config.cdp_endpoint {
-            Some(endpoint) => chromate::Browser::connect(endpoint).await,
+            Some(endpoint) => chromate::Browser::connect_with_journal(endpoint, journal).await,
             None => {
                 let options = chromate::LaunchOptions {
                     executable: self.config.browser.clone(),
                     headed: self.config.headed,
                     ..chromate::LaunchOptions::default()
                 };
-                chromate::Browser::launch(options).await
+                chromate::Browser::launch_with_journal(options, journal).await
             }
         };
         let browser = browser.map_err(|err| from_engine(verb, &err))?;
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
         }
-        self.journal.capturing = false;
         let mut live = Live {
             browser,
             tabs: Vec::new(),
@@ -514,8 +560,7 @@ impl Session {
     ///
     /// Settle: the snapshot's own round trip through the renderer orders the
     /// events the action caused; the engine offers no animation-frame wait.
-    /// No tripwire: the engine has no log journal yet, so logs cannot be
-    /// captured at all (the one case §8 allows).
+    /// The tripwire comes last (§8 step 4).
     pub(crate) async fn observe(&mut self, cancel: &Cancel) -> Option<Observation> {
         if cancel.is_cancelled() {
             return None;
@@ -527,7 +572,7 @@ impl Session {
                     "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
                     dialog.message
                 ),
-                tripwire: None,
+                tripwire: self.tripwire(),
             });
         }
         let body = match self
@@ -553,8 +598,31 @@ impl Session {
         };
         Some(Observation {
             body,
-            tripwire: None,
+            tripwire: self.tripwire(),
         })
+    }
+
+    /// The tripwire (§8 step 4): error entries since the previous
+    /// observation, exactly what `browser_logs kind=error since=<c>` lists;
+    /// the stored cursor then moves to the current one. Always present: the
+    /// journal captures in every browser this session starts.
+    pub(crate) fn tripwire(&mut self) -> Option<String> {
+        Some(self.evaluate_tripwire()?.line())
+    }
+
+    /// [`Session::tripwire`] as numbers (browser_batch's `logs`).
+    pub(crate) fn evaluate_tripwire(&mut self) -> Option<Tripwire> {
+        let cursor = self.journal.observed;
+        let now = self.journal.log.cursor();
+        let (errors, evicted) = self.journal.log.errors_since(cursor);
+        let tripwire = Tripwire {
+            errors,
+            cursor,
+            evicted,
+        };
+        self.journal.observed = now;
+        self.journal.last_tripwire = Some(tripwire);
+        Some(tripwire)
     }
 
     /// browser_batch `observe:page` (§4.3): the page's identity instead of a
@@ -584,7 +652,7 @@ impl Session {
                 summary,
                 Observation {
                     body,
-                    tripwire: None,
+                    tripwire: self.tripwire(),
                 },
             ));
         }
@@ -607,7 +675,7 @@ impl Session {
                     summary,
                     Observation {
                         body,
-                        tripwire: None,
+                        tripwire: self.tripwire(),
                     },
                 ));
             }
@@ -630,7 +698,7 @@ impl Session {
             summary,
             Observation {
                 body,
-                tripwire: None,
+                tripwire: self.tripwire(),
             },
         ))
     }

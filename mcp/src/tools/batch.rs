@@ -200,10 +200,6 @@ pub(crate) async fn batch(
         result.insert("failedStep".into(), json!(failed));
     }
     result.insert("steps".into(), Value::Array(records));
-    result.insert(
-        "logs".into(),
-        json!({ "errors": 0, "logCursor": ctx.session.journal.cursor }),
-    );
 
     // One observation at the end, if an observation-bearing step ran and the
     // batch did not stop on an error carrying a recovery snapshot.
@@ -224,7 +220,23 @@ pub(crate) async fn batch(
         }
         observation
     };
+    // The tripwire is always evaluated (§4.3): the observation's, else its own.
+    let tripwire = match &observation {
+        Some(observation) if observation.tripwire.is_some() => ctx.session.journal.last_tripwire,
+        _ => ctx.session.evaluate_tripwire(),
+    };
     let mut text = lines.join("\n");
+    if let Some(tripwire) = tripwire {
+        let mut logs = json!({ "errors": tripwire.errors, "logCursor": tripwire.cursor });
+        if tripwire.evicted > 0 {
+            logs["logsDropped"] = json!(tripwire.evicted);
+        }
+        result.insert("logs".into(), logs);
+        if observation.is_none() {
+            text.push('\n');
+            text.push_str(&tripwire.line());
+        }
+    }
     if let Some(recovery) = &first_recovery {
         text.push_str("\nrecovery snapshot:\n");
         text.push_str(recovery);

@@ -1,13 +1,15 @@
 //! browser_logs (§4.3, §10): declaration, arguments, the `kind` filter rule,
-//! and the journal before capture (`capturing:false`).
+//! and list/wait/clear over the session's journal.
 //!
-//! Owns: filter parsing and the list/clear/wait results over the MCP-side
-//! journal. Does not capture anything: console and network capture is the
-//! engine's, so in this build the journal stays empty and `wait` waits out
-//! its timeout (cancellable) and fails TIMEOUT.
+//! Owns: filter parsing and the MCP shape of journal entries (`p<N>` page
+//! ids, camelCase fields). Does not capture anything: console and network
+//! capture is the engine's (`chromate::Journal`); before a browser has run
+//! the journal is empty and `capturing` is false.
+
+use std::time::Duration;
 
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
 use super::{cancelled_error, ToolContext, TIMEOUT};
@@ -51,7 +53,6 @@ pub(crate) struct LogsArgs {
     pub(crate) level: Option<String>,
     pub(crate) contains: Option<String>,
     pub(crate) since: Option<u64>,
-    #[allow(dead_code)] // Read once entries exist (engine capture).
     pub(crate) limit: u64,
     pub(crate) timeout_ms: u64,
 }
@@ -86,52 +87,151 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
     Ok(kinds)
 }
 
+/// The engine filter of the `kind`, `level` and `contains` arguments.
+pub(crate) fn filter_of(
+    kind: Option<&str>,
+    level: Option<&str>,
+    contains: Option<&str>,
+) -> Result<chromate::LogFilter, ToolError> {
+    let kinds = match kind {
+        Some(list) => parse_kinds(list)?
+            .into_iter()
+            .filter_map(chromate::LogKind::parse)
+            .collect(),
+        None => Vec::new(),
+    };
+    Ok(chromate::LogFilter {
+        kinds,
+        level: level.and_then(chromate::LogLevel::parse),
+        contains: contains.map(str::to_owned),
+    })
+}
+
+/// One entry as §10 shows it.
+pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value {
+    let mut res = json!({
+        "seq": entry.seq,
+        "kind": entry.kind().as_str(),
+        "time": entry.time_iso(),
+        "page": session.journal.page_id(&entry.page),
+    });
+    let fields = match &entry.data {
+        chromate::LogData::Console {
+            level,
+            method,
+            text,
+            origin,
+        } => json!({ "level": level.as_str(), "method": method, "text": text, "origin": origin }),
+        chromate::LogData::Error {
+            method,
+            text,
+            origin,
+        } => json!({ "level": "error", "method": method, "text": text, "origin": origin }),
+        chromate::LogData::Request {
+            url,
+            method,
+            resource_type,
+        } => json!({ "url": url, "method": method, "resourceType": resource_type }),
+        chromate::LogData::Response {
+            url,
+            method,
+            status,
+            mime_type,
+            mocked,
+        } => {
+            let mut fields =
+                json!({ "url": url, "method": method, "status": status, "mimeType": mime_type });
+            if *mocked {
+                fields["mocked"] = json!(true);
+            }
+            fields
+        }
+        chromate::LogData::RequestFailed {
+            url,
+            method,
+            failure,
+            blocked_by,
+        } => json!({ "url": url, "method": method, "failure": failure, "blockedBy": blocked_by }),
+    };
+    if let (Some(res), Value::Object(fields)) = (res.as_object_mut(), fields) {
+        // Optional fields (`origin`, `blockedBy`) are left out when absent.
+        res.extend(fields.into_iter().filter(|(_, value)| !value.is_null()));
+    }
+    res
+}
+
 pub(crate) async fn logs(
     ctx: &mut ToolContext<'_>,
     args: LogsArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let journal = &ctx.session.journal;
+    // New tabs (popups) get their `p<N>` before their entries are shown.
+    ctx.session.sync_tabs();
+    let filter = filter_of(
+        args.kind.as_deref(),
+        args.level.as_deref(),
+        args.contains.as_deref(),
+    )?;
+    let since = args.since.unwrap_or(0);
+    let journal = ctx.session.journal.log.clone();
+    let capturing = ctx.session.journal.capturing();
     match args.action.as_str() {
-        "clear" => Ok(ToolOutput::new(
-            json!({ "ok": true, "cleared": 0, "capturing": journal.capturing }),
-        )),
+        "clear" => {
+            let cleared = journal.clear();
+            Ok(ToolOutput::new(
+                json!({ "ok": true, "cleared": cleared, "capturing": capturing }),
+            ))
+        }
         "wait" => {
-            let cursor = journal.cursor;
             ctx.progress.set_phase("waiting for a matching log entry");
-            let timeout = std::time::Duration::from_millis(args.timeout_ms);
-            tokio::select! {
-                () = ctx.cancel.cancelled() => Err(cancelled_error("logs wait")),
-                () = tokio::time::sleep(timeout) => {
-                    let mut filters = serde_json::Map::new();
-                    for (key, value) in [
-                        ("kind", args.kind.as_ref().map(|v| json!(v))),
-                        ("level", args.level.as_ref().map(|v| json!(v))),
-                        ("contains", args.contains.as_ref().map(|v| json!(v))),
-                        ("since", Some(json!(args.since.unwrap_or(0)))),
-                    ] {
-                        if let Some(value) = value {
-                            filters.insert(key.to_owned(), value);
-                        }
-                    }
-                    let mut detail = json!({ "timeout": args.timeout_ms, "cursor": cursor });
-                    if let Some(map) = detail.as_object_mut() {
-                        map.extend(filters);
-                    }
-                    Err(ToolError::new(
-                        ErrorCode::Timeout,
-                        format!("logs wait: nothing matched within {}ms", args.timeout_ms),
-                    )
-                    .with_hint("widen the filters, raise timeout_ms, or check browser_logs action=list")
-                    .with_detail(detail))
+            let timeout = Duration::from_millis(args.timeout_ms);
+            let waited = tokio::select! {
+                () = ctx.cancel.cancelled() => return Err(cancelled_error("logs wait")),
+                entry = journal.wait_for(&filter, since, timeout) => entry,
+            };
+            if let Some(entry) = waited {
+                ctx.session.sync_tabs();
+                return Ok(ToolOutput::new(json!({
+                    "ok": true,
+                    "entry": entry_json(&entry, ctx.session),
+                    "cursor": journal.cursor(),
+                })));
+            }
+            let mut detail = json!({
+                "timeout": args.timeout_ms,
+                "cursor": journal.cursor(),
+                "since": since,
+            });
+            for (key, value) in [
+                ("kind", &args.kind),
+                ("level", &args.level),
+                ("contains", &args.contains),
+            ] {
+                if let Some(value) = value {
+                    detail[key] = json!(value);
                 }
             }
+            Err(ToolError::new(
+                ErrorCode::Timeout,
+                format!("logs wait: nothing matched within {}ms", args.timeout_ms),
+            )
+            .with_hint("widen the filters, raise timeout_ms, or check browser_logs action=list")
+            .with_detail(detail))
         }
-        _ => Ok(ToolOutput::new(json!({
-            "entries": [],
-            "cursor": journal.cursor,
-            "dropped": 0,
-            "truncated": false,
-            "capturing": journal.capturing,
-        }))),
+        _ => {
+            let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
+            let list = journal.list(&filter, since, limit);
+            let entries: Vec<Value> = list
+                .entries
+                .iter()
+                .map(|entry| entry_json(entry, ctx.session))
+                .collect();
+            Ok(ToolOutput::new(json!({
+                "entries": entries,
+                "cursor": list.cursor,
+                "dropped": list.dropped,
+                "truncated": list.truncated,
+                "capturing": capturing,
+            })))
+        }
     }
 }

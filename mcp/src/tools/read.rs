@@ -3,8 +3,9 @@
 //! `field`, `what`, `selector`, `expected` and `contains`.
 //!
 //! Handlers are thin over the engine's reads and waits. `expect no-errors`
-//! needs the log journal, which the engine does not capture yet, so it fails
-//! STATE_INVALID (§13: no capture for no-errors).
+//! reads the session's log journal after an ordering round trip; before any
+//! browser has captured it fails STATE_INVALID (§13: no capture for
+//! no-errors).
 
 use std::time::{Duration, Instant};
 
@@ -454,11 +455,57 @@ pub(crate) async fn expect(
                 ctx.cancel.run(pause).await.ok_or_else(|| cancelled_error(verb))?;
             }
         }
-        _ => Err(ToolError::new(
-            ErrorCode::StateInvalid,
-            "expect: no-errors needs the log journal, which this build does not capture",
-        )
-        .with_hint("check page errors another way, e.g. browser_advanced_eval; the journal arrives with the engine's log capture")
-        .with_detail(json!({ "reason": "no-capture", "matcher": "no-errors" }))),
+        _ => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
     }
+}
+
+/// `expect what=no-errors` (§4.3): after an ordering round trip, error
+/// entries (§10) with `seq > since`; evicted ones count too.
+async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolOutput, ToolError> {
+    if !ctx.session.journal.capturing() {
+        return Err(ToolError::new(
+            ErrorCode::StateInvalid,
+            "expect: no-errors has no log capture yet: no browser has run in this session",
+        )
+        .with_hint("load a page first (browser_navigate), then assert no-errors")
+        .with_detail(json!({ "reason": "no-capture", "matcher": "no-errors" })));
+    }
+    if let Some(page) = ctx.session.current_page() {
+        page.sync_events(Duration::from_secs(1)).await;
+    }
+    let journal = ctx.session.journal.log.clone();
+    let list = journal.list(&chromate::LogFilter::errors(), since, 3);
+    let (count, dropped) = journal.errors_since(since);
+    let cursor = list.cursor;
+    if count + dropped == 0 {
+        return Ok(ToolOutput::new(json!({
+            "ok": true,
+            "matcher": "no-errors",
+            "errors": 0,
+            "logCursor": cursor,
+        })));
+    }
+    let first: Vec<&str> = list.entries.iter().filter_map(|e| e.text()).collect();
+    let quoted: Vec<String> = first.iter().map(|text| format!("{text:?}")).collect();
+    let mut message = format!(
+        "expect: expected no errors since seq {since}, but got {} ({})",
+        count + dropped,
+        quoted.join(", ")
+    );
+    if dropped > 0 {
+        message.push_str(&format!("; {dropped} evicted"));
+    }
+    let mut detail = json!({
+        "matcher": "no-errors",
+        "expected": 0,
+        "actual": { "count": count + dropped, "first": first },
+        "since": since,
+        "logCursor": cursor,
+    });
+    if dropped > 0 {
+        detail["logsDropped"] = json!(dropped);
+    }
+    Err(ToolError::new(ErrorCode::ExpectMismatch, message)
+        .with_hint(format!("browser_logs kind=error since={since}"))
+        .with_detail(detail))
 }
