@@ -1,0 +1,227 @@
+//! Evidence on real Chromium: screenshots (frozen and masked captures byte-identical, element
+//! and full-page sizes from the PNG header, no scrolling) and axe-core audits (exactly the
+//! fixture's three violations, each node with a ref that resolves to its element).
+
+use std::time::Duration;
+
+use chromate::{
+    AuditOptions, Browser, ElementState, Impact, Page, ScreenshotOptions, ScreenshotTarget,
+    WaitUntil,
+};
+use chromate_tests::FixtureServer;
+
+use crate::util::{close_and_check, launch, NAV};
+
+async fn open(browser: &Browser, url: &str) -> Page {
+    let page = browser.new_page("about:blank").await.expect("new page");
+    page.goto(url, WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    page
+}
+
+/// Width and height from a PNG's IHDR chunk, checked independently of the engine.
+fn png_size(png: &[u8]) -> (u32, u32) {
+    assert!(png.len() > 24, "too short for a png: {} bytes", png.len());
+    assert_eq!(&png[..8], b"\x89PNG\r\n\x1a\n", "not a png signature");
+    assert_eq!(&png[12..16], b"IHDR", "the first chunk is not IHDR");
+    let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
+    let height = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
+    (width, height)
+}
+
+/// A `data:` URL of an HTML document.
+fn data_url(html: &str) -> String {
+    let mut url = String::from("data:text/html,");
+    for byte in html.bytes() {
+        if byte.is_ascii_alphanumeric() || b"-_.~".contains(&byte) {
+            url.push(char::from(byte));
+        } else {
+            url.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    url
+}
+
+#[tokio::test]
+async fn frozen_and_masked_screenshots_are_byte_identical() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("/animated.html")).await;
+    // The transition starts two frames after load; capture while it runs.
+    page.locator("#moving-button.moved")
+        .expect("selector")
+        .timeout(Duration::from_secs(5))
+        .wait_for(ElementState::Attached)
+        .await
+        .expect("the transition starts");
+    let options = ScreenshotOptions {
+        mask: vec!["#click-count".into(), "h1".into()],
+        freeze_animations: true,
+        ..ScreenshotOptions::default()
+    };
+    let first = page
+        .screenshot(options.clone())
+        .await
+        .expect("first capture");
+    let second = page.screenshot(options).await.expect("second capture");
+    assert_eq!(png_size(&first.png), (1280, 800));
+    assert_eq!((first.width, first.height), (1280, 800));
+    assert!(
+        first.png == second.png,
+        "two frozen captures differ ({} vs {} bytes)",
+        first.png.len(),
+        second.png.len()
+    );
+    // The capture leaves nothing behind in the page.
+    let leftovers = page
+        .evaluate("document.querySelectorAll('style').length + document.body.parentElement.children.length")
+        .await
+        .expect("count nodes");
+    assert_eq!(
+        leftovers,
+        serde_json::json!(3),
+        "head + body + the page's own style"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn element_and_full_page_captures_have_the_box_and_document_size() {
+    let browser = launch().await;
+    let html = "<!doctype html><html><body style=\"margin:0\">\
+        <div style=\"height:3000px;background:linear-gradient(#fff,#00f)\"></div>\
+        <div id=\"box\" style=\"position:absolute;left:40px;top:2000px;width:200px;height:100px;background:#c00\"></div>\
+        </body></html>";
+    let page = open(&browser, &data_url(html)).await;
+    let element = page
+        .screenshot(ScreenshotOptions {
+            target: ScreenshotTarget::Element("#box".into()),
+            ..ScreenshotOptions::default()
+        })
+        .await
+        .expect("element capture");
+    assert_eq!(png_size(&element.png), (200, 100));
+    let scrolled = page.evaluate("window.scrollY").await.expect("scrollY");
+    assert_eq!(
+        scrolled,
+        serde_json::json!(0),
+        "an element capture does not scroll"
+    );
+    let full = page
+        .screenshot(ScreenshotOptions {
+            target: ScreenshotTarget::FullPage,
+            ..ScreenshotOptions::default()
+        })
+        .await
+        .expect("full-page capture");
+    let (width, height) = png_size(&full.png);
+    assert_eq!(height, 3000);
+    let document_width = page
+        .evaluate("document.documentElement.clientWidth")
+        .await
+        .expect("width");
+    assert_eq!(serde_json::json!(width), document_width);
+    let viewport = page
+        .screenshot(ScreenshotOptions {
+            viewport: Some((640, 480)),
+            ..ScreenshotOptions::default()
+        })
+        .await
+        .expect("viewport capture");
+    assert_eq!(png_size(&viewport.png), (640, 480));
+    let restored = page.evaluate("window.innerWidth").await.expect("width");
+    assert_eq!(restored, serde_json::json!(1280));
+    let missing = page
+        .screenshot(ScreenshotOptions {
+            target: ScreenshotTarget::Element("#nope".into()),
+            timeout: Duration::from_millis(200),
+            ..ScreenshotOptions::default()
+        })
+        .await;
+    assert!(
+        matches!(missing, Err(chromate::Error::NoMatch { .. })),
+        "{missing:?}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("/a11y-violations.html")).await;
+    let report = page
+        .audit_accessibility(AuditOptions::default())
+        .await
+        .expect("audit");
+    let mut ids: Vec<&str> = report.violations.iter().map(|v| v.id.as_str()).collect();
+    ids.sort_unstable();
+    assert_eq!(ids, ["color-contrast", "image-alt", "label"]);
+    assert_eq!(report.n_violations, 3);
+    assert!(report.n_passes > 0);
+    let expected_ids = [
+        ("image-alt", "no-alt"),
+        ("label", "unlabelled"),
+        ("color-contrast", "low-contrast"),
+    ];
+    for (rule, element_id) in expected_ids {
+        let violation = report
+            .violations
+            .iter()
+            .find(|v| v.id == rule)
+            .expect("the rule is reported");
+        assert!(
+            violation.tags.iter().any(|t| t.starts_with("wcag")),
+            "{rule}"
+        );
+        assert_eq!(violation.nodes.len(), 1, "{rule}: {:?}", violation.nodes);
+        let node = &violation.nodes[0];
+        assert_eq!(node.target, format!("#{element_id}"));
+        let element_ref = node.element_ref.expect("each node has a ref");
+        let id = page
+            .locator(&format!("ref={element_ref}"))
+            .expect("ref selector")
+            .attribute("id")
+            .await
+            .expect("read the id");
+        assert_eq!(
+            id.text.as_deref(),
+            Some(element_id),
+            "{rule}: {element_ref}"
+        );
+    }
+    // A second audit gives the same elements the same refs; a filter narrows it.
+    let again = page
+        .audit_accessibility(AuditOptions {
+            min_impact: Impact::Critical,
+            rules: vec!["image-alt".into()],
+            ..AuditOptions::default()
+        })
+        .await
+        .expect("filtered audit");
+    assert_eq!(again.violations.len(), 1);
+    let first_ref = report
+        .violations
+        .iter()
+        .find(|v| v.id == "image-alt")
+        .and_then(|v| v.nodes[0].element_ref);
+    assert_eq!(again.violations[0].nodes[0].element_ref, first_ref);
+    let unknown = page
+        .audit_accessibility(AuditOptions {
+            rules: vec!["no-such-rule".into()],
+            ..AuditOptions::default()
+        })
+        .await;
+    assert!(
+        matches!(&unknown, Err(chromate::Error::InvalidArgument { message }) if message.contains("no-such-rule")),
+        "{unknown:?}"
+    );
+    // axe lives in chromate's isolated world, out of the page's reach.
+    let visible = page
+        .evaluate("typeof window.axe")
+        .await
+        .expect("typeof axe");
+    assert_eq!(visible, serde_json::json!("undefined"));
+    close_and_check(browser).await;
+}
