@@ -383,13 +383,12 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
     );
     assert_eq!(read["value"], json!("abc"));
 
-    // Nothing changed: header plus "(no a11y changes)".
+    // Nothing changed: header plus "(no a11y changes)", then the tripwire.
     let (_, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "1 + 1" }));
+    let observation = observation.unwrap_or_default();
     assert!(
-        observation
-            .unwrap_or_default()
-            .ends_with("\n(no a11y changes)"),
-        "an unchanged page says so"
+        observation.contains("\n(no a11y changes)\nerrors: 0 (logCursor "),
+        "an unchanged page says so: {observation}"
     );
 
     let error = mcp.err("browser_click", json!({ "selector": "#nope" }));
@@ -932,7 +931,10 @@ fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
         "one diff holds every step: {delta}"
     );
     assert!(delta.contains("value=\"v\""), "{delta}");
-    assert_eq!(result["content"][1]["text"], json!(delta));
+    let observation = result["content"][1]["text"].as_str().unwrap_or_default();
+    let tripwire = format!("errors: 0 (logCursor {})", batch["logs"]["logCursor"]);
+    assert_eq!(observation, format!("{delta}\n{tripwire}"));
+    assert_eq!(batch["logs"]["errors"], json!(0), "{batch}");
 
     let (batch, observation) = mcp.ok(
         "browser_batch",
@@ -955,6 +957,222 @@ fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
     let batch = &result["structuredContent"]["result"];
     assert_eq!(batch["failedStep"], json!(0));
     assert_eq!(batch["steps"][0]["error"]["code"], json!("NO_MATCH"));
+}
+
+/// The tripwire of an observation: its last line, `errors: <n> (logCursor <c>)`, as (n, c).
+fn tripwire_of(observation: Option<&str>) -> (u64, u64) {
+    let text = observation.unwrap_or_default();
+    let last = text.lines().last().unwrap_or_default();
+    let numbers: Vec<u64> = last
+        .trim_start_matches("errors: ")
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|part| part.parse().ok())
+        .collect();
+    assert!(
+        last.starts_with("errors: ") && numbers.len() == 2,
+        "no tripwire in {text:?}"
+    );
+    (numbers[0], numbers[1])
+}
+
+#[test]
+fn mcp_logs_list_wait_clear_and_the_observation_tripwire() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+
+    // Before any browser: empty, not capturing, nothing launched.
+    let (logs, _) = mcp.ok("browser_logs", json!({}));
+    assert_eq!(
+        logs,
+        json!({ "entries": [], "cursor": 0, "dropped": 0, "truncated": false, "capturing": false })
+    );
+    let error = mcp.err("browser_logs", json!({ "kind": "console,warnings" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
+    assert_eq!(
+        error["detail"]["allowed"],
+        json!(["console", "error", "request", "response", "requestfailed"])
+    );
+    let error = mcp.err("browser_expect", json!({ "what": "no-errors" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"), "{error}");
+    assert_eq!(mcp.browser_pid(), None, "browser_logs never launches");
+
+    let (_, observation) = mcp.ok("browser_navigate", json!({ "url": "about:blank" }));
+    assert_eq!(tripwire_of(observation.as_deref()), (0, 0));
+
+    // The page logs, throws during load and rejects a promise; the tripwire counts the four
+    // error entries (console.error, the failed assert, the TypeError, the rejection).
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("console.html") }),
+    );
+    let (errors, cursor) = tripwire_of(observation.as_deref());
+    assert_eq!(errors, 4, "{observation:?}");
+
+    let (waited, _) = mcp.ok(
+        "browser_logs",
+        json!({ "action": "wait", "kind": "requestfailed", "contains": "closed-port" }),
+    );
+    let entry = &waited["entry"];
+    assert_eq!(
+        (
+            entry["kind"].clone(),
+            entry["method"].clone(),
+            entry["page"].clone()
+        ),
+        (json!("requestfailed"), json!("GET"), json!("p1"))
+    );
+    assert!(
+        entry["failure"]
+            .as_str()
+            .is_some_and(|f| f.starts_with("net::ERR_")),
+        "{entry}"
+    );
+    assert!(
+        entry["time"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z') && t.len() == 24),
+        "{entry}"
+    );
+
+    let (list, _) = mcp.ok("browser_logs", json!({ "kind": "error" }));
+    let texts: Vec<&str> = list["entries"]
+        .as_array()
+        .map(|entries| entries.iter().filter_map(|e| e["text"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(texts.len(), 4, "{list}");
+    assert!(texts.contains(&"error message"), "{texts:?}");
+    assert!(
+        texts.contains(&"Unhandled promise rejection: Error: rejected on purpose"),
+        "{texts:?}"
+    );
+    assert!(
+        texts.iter().any(|t| t.starts_with("TypeError: ")),
+        "{texts:?}"
+    );
+    assert_eq!(list["capturing"], json!(true));
+    assert_eq!(list["dropped"], json!(0));
+
+    let (warn, _) = mcp.ok(
+        "browser_logs",
+        json!({ "kind": "console", "level": "warn", "contains": "WARN MESSAGE" }),
+    );
+    let entry = &warn["entries"][0];
+    assert_eq!(warn["entries"].as_array().map(Vec::len), Some(1), "{warn}");
+    assert_eq!(
+        (
+            entry["level"].clone(),
+            entry["method"].clone(),
+            entry["text"].clone()
+        ),
+        (json!("warn"), json!("warn"), json!("warn message"))
+    );
+    assert!(
+        entry["origin"]
+            .as_str()
+            .is_some_and(|o| o.contains("console.html:")),
+        "{entry}"
+    );
+    let (objects, _) = mcp.ok("browser_logs", json!({ "contains": "role" }));
+    assert_eq!(
+        objects["entries"][0]["text"],
+        json!("{user: \"ann\", role: \"admin\"}")
+    );
+    let (response, _) = mcp.ok(
+        "browser_logs",
+        json!({ "kind": "response", "contains": "status/500" }),
+    );
+    let entry = &response["entries"][0];
+    assert_eq!(
+        (entry["status"].clone(), entry["method"].clone()),
+        (json!(500), json!("GET")),
+        "{response}"
+    );
+    assert!(
+        entry.get("text").is_none() && entry.get("headers").is_none(),
+        "{entry}"
+    );
+    let (newest, _) = mcp.ok("browser_logs", json!({ "limit": 2 }));
+    assert_eq!(newest["entries"].as_array().map(Vec::len), Some(2));
+    assert_eq!(newest["truncated"], json!(true));
+
+    // no-errors: fails over the whole journal, passes since the current cursor.
+    let error = mcp.err("browser_expect", json!({ "what": "no-errors" }));
+    assert_eq!(error["code"], json!("EXPECT_MISMATCH"), "{error}");
+    assert_eq!(error["hint"], json!("browser_logs kind=error since=0"));
+    assert_eq!(error["detail"]["actual"]["count"], json!(4));
+    assert_eq!(
+        error["detail"]["actual"]["first"].as_array().map(Vec::len),
+        Some(3)
+    );
+    let (logs, _) = mcp.ok("browser_logs", json!({ "limit": 1 }));
+    let now = logs["cursor"].as_u64().unwrap_or_default();
+    assert!(now > cursor);
+    let (passed, _) = mcp.ok(
+        "browser_expect",
+        json!({ "what": "no-errors", "since": now }),
+    );
+    assert_eq!(
+        passed,
+        json!({ "ok": true, "matcher": "no-errors", "errors": 0, "logCursor": now })
+    );
+
+    // A click that logs two errors; the next observation starts from there.
+    let (_, observation) = mcp.ok("browser_click", json!({ "selector": "#log-again" }));
+    let (errors, since) = tripwire_of(observation.as_deref());
+    assert_eq!(errors, 2, "{observation:?}");
+    assert!(since > cursor);
+    let (listed, _) = mcp.ok("browser_logs", json!({ "kind": "error", "since": since }));
+    assert_eq!(
+        listed["entries"].as_array().map(Vec::len),
+        Some(2),
+        "exactly what the tripwire counted"
+    );
+    let (_, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "1" }));
+    let (errors, next) = tripwire_of(observation.as_deref());
+    assert_eq!(errors, 0);
+    assert!(next > since);
+
+    // An entry that arrives later; a wait that times out.
+    let (_, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "setTimeout(() => console.info('arrived later'), 200); 0" }),
+    );
+    let (waited, _) = mcp.ok(
+        "browser_logs",
+        json!({ "action": "wait", "contains": "arrived later", "since": next, "timeout_ms": 10000 }),
+    );
+    assert_eq!(waited["entry"]["level"], json!("info"));
+    let error = mcp.err(
+        "browser_logs",
+        json!({ "action": "wait", "contains": "never logged", "timeout_ms": 300 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"));
+    assert_eq!(
+        error["message"],
+        json!("logs wait: nothing matched within 300ms")
+    );
+
+    // Clear empties the journal; seq continues.
+    let (cleared, _) = mcp.ok("browser_logs", json!({ "action": "clear" }));
+    assert_eq!(cleared["ok"], json!(true));
+    assert!(
+        cleared["cleared"].as_u64().is_some_and(|n| n > 20),
+        "{cleared}"
+    );
+    let (logs, _) = mcp.ok("browser_logs", json!({}));
+    assert_eq!(logs["entries"], json!([]));
+    assert!(logs["cursor"].as_u64().is_some_and(|c| c > next));
+    mcp.ok("browser_expect", json!({ "what": "no-errors" }));
+
+    // A batch reports the tripwire too.
+    let (batch, _) = mcp.ok(
+        "browser_batch",
+        json!({ "steps": [
+            { "tool": "browser_advanced_eval", "arguments": { "js": "console.error('in batch'); 0" } },
+        ] }),
+    );
+    assert_eq!(batch["logs"]["errors"], json!(1), "{batch}");
 }
 
 /// Starts a server, launches its browser, and returns the server with every descendant pid.
@@ -1063,4 +1281,212 @@ fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
         !targets.contains("mine"),
         "chromate closed its own tab: {targets}"
     );
+}
+
+/// Waits in the page (on its own promise, so no sleep here) until `window.results[name]` of
+/// network.html is set after clicking `#fetch-<name>`, and returns it.
+fn fetch_in_page(mcp: &mut Mcp, name: &str) -> Value {
+    let js = format!(
+        "new Promise(resolve => {{ delete window.results['{name}']; document.getElementById('fetch-{name}').click(); \
+         const check = () => window.results['{name}'] ? resolve(window.results['{name}']) : requestAnimationFrame(check); check(); }})"
+    );
+    let (result, _) = mcp.ok("browser_advanced_eval", json!({ "js": js }));
+    result["result"].clone()
+}
+
+#[test]
+fn mcp_mocks_install_at_launch_change_live_and_block_navigations() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+    // Added before any browser runs: installed at launch (§1.5, §11.1).
+    let (added, _) = mcp.ok(
+        "browser_mock",
+        json!({ "action": "add", "pattern": "*/api/user", "body": "{\"name\":\"ann\"}" }),
+    );
+    assert_eq!(
+        added,
+        json!({ "ok": true, "action": "add", "id": "m1", "pattern": "*/api/user", "status": 200 })
+    );
+    assert_eq!(mcp.browser_pid(), None, "browser_mock never launches");
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("network.html") }),
+    );
+    let api = fetch_in_page(&mut mcp, "api");
+    assert_eq!(
+        (api["status"].clone(), api["body"].clone()),
+        (json!(200), json!("{\"name\":\"ann\"}")),
+        "{api}"
+    );
+    assert_eq!(server.request_count("/api/user"), 0);
+
+    // Changed while the browser runs: effective at once.
+    let (blocked, _) = mcp.ok(
+        "browser_mock",
+        json!({ "action": "block", "pattern": "*/status/*" }),
+    );
+    assert_eq!(blocked["id"], json!("m2"));
+    let status = fetch_in_page(&mut mcp, "status");
+    assert!(status["error"].is_string(), "{status}");
+    let (listed, _) = mcp.ok("browser_mock", json!({ "action": "list" }));
+    assert_eq!(
+        listed,
+        json!({ "count": 2, "mocks": [
+            { "id": "m1", "pattern": "*/api/user", "kind": "mock", "status": 200 },
+            { "id": "m2", "pattern": "*/status/*", "kind": "block" },
+        ] })
+    );
+    let (removed, _) = mcp.ok("browser_mock", json!({ "action": "remove", "id": "m1" }));
+    assert_eq!(removed["remaining"], json!(1));
+    let api = fetch_in_page(&mut mcp, "api");
+    assert_eq!(api["status"], json!(404), "{api}");
+
+    // A block rule on a document fails the navigation, naming the mock.
+    mcp.ok(
+        "browser_mock",
+        json!({ "action": "block", "pattern": "*/nav.html" }),
+    );
+    let url = server.url("nav.html");
+    let error = mcp.err("browser_navigate", json!({ "url": url }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"));
+    assert_eq!(
+        error["detail"],
+        json!({ "netError": "net::ERR_BLOCKED_BY_CLIENT", "url": url, "blockedBy": "mock" })
+    );
+    let (cleared, _) = mcp.ok("browser_mock", json!({ "action": "clear" }));
+    assert_eq!(
+        cleared,
+        json!({ "ok": true, "action": "clear", "cleared": 2 })
+    );
+    mcp.ok("browser_navigate", json!({ "url": url }));
+}
+
+#[test]
+fn mcp_blocked_origins_fail_navigate_and_page_open_with_the_origin_policy() {
+    let server = fixtures();
+    let mut mcp = Mcp::start_with_args(&["--blocked-origins", "http://localhost:*"], &[]);
+    let blocked = server.localhost_url("nav.html");
+    let expected = json!({
+        "netError": "net::ERR_BLOCKED_BY_CLIENT", "url": blocked, "blockedBy": "origin-policy",
+    });
+    let error = mcp.err("browser_navigate", json!({ "url": blocked }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"));
+    assert_eq!(error["detail"], expected);
+    let error = mcp.err("browser_page", json!({ "action": "open", "url": blocked }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"));
+    assert_eq!(error["detail"], expected);
+    assert_eq!(server.request_count("/nav.html"), 0);
+    let other = format!(
+        "{}?other={}",
+        server.url("network.html"),
+        server.localhost_origin()
+    );
+    mcp.ok("browser_navigate", json!({ "url": other }));
+    let cross = fetch_in_page(&mut mcp, "other");
+    assert!(
+        cross["error"].is_string(),
+        "a sub-request is blocked too: {cross}"
+    );
+}
+
+#[cfg(unix)]
+fn mode_of(path: &std::path::Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    match std::fs::metadata(path) {
+        Ok(meta) => meta.permissions().mode() & 0o777,
+        Err(err) => panic!("no {}: {err}", path.display()),
+    }
+}
+
+#[test]
+fn mcp_state_saved_in_one_session_logs_in_a_fresh_browser() {
+    let server = fixtures();
+    let base = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("cannot create a temp dir: {err}"),
+    };
+    let root = base.path().join(".chromate").join("state");
+    let root_env = root.display().to_string();
+    let mut first = Mcp::start_with(&[("CHROMATE_STATE_DIR", &root_env)]);
+    let (listed, _) = first.ok("browser_state", json!({}));
+    assert_eq!(listed, json!({ "states": [], "root": root_env }));
+    assert_eq!(first.browser_pid(), None, "state list never launches");
+    assert!(!root.exists(), "list creates nothing");
+
+    first.ok(
+        "browser_navigate",
+        json!({ "url": server.url("storage.html") }),
+    );
+    let js = "new Promise(resolve => { document.getElementById('username').value = 'ann'; \
+              document.getElementById('login-button').click(); \
+              const check = () => document.getElementById('status').textContent.startsWith('Logged in') ? resolve(true) : requestAnimationFrame(check); check(); })";
+    first.ok("browser_advanced_eval", json!({ "js": js }));
+    let (saved, _) = first.ok(
+        "browser_state",
+        json!({ "action": "save", "name": "admin", "session_storage": true }),
+    );
+    let path = root.join("admin.json");
+    assert_eq!(
+        saved,
+        json!({
+            "ok": true, "action": "save", "name": "admin", "path": path.display().to_string(),
+            "origin": server.origin(), "cookies": 1, "storageKeys": 2,
+        })
+    );
+    assert!(!saved.to_string().contains("ann"), "counts, never values");
+    #[cfg(unix)]
+    {
+        assert_eq!(mode_of(&root), 0o700);
+        assert_eq!(mode_of(&path), 0o600);
+    }
+    assert_eq!(
+        std::fs::read_to_string(base.path().join(".chromate/.gitignore")).ok(),
+        Some("*\n".to_owned())
+    );
+    let file: Value = match std::fs::read(&path).map(|bytes| serde_json::from_slice(&bytes)) {
+        Ok(Ok(file)) => file,
+        other => panic!("unreadable state file: {other:?}"),
+    };
+    assert_eq!(file["version"], json!(1));
+    assert_eq!(file["cookies"][0]["name"], json!("user"));
+    assert_eq!(file["localStorage"][server.origin()]["user"], json!("ann"));
+    assert_eq!(
+        file["sessionStorage"][server.origin()]["sessionUser"],
+        json!("ann")
+    );
+
+    // A tab without a page origin saves cookies only, and says so.
+    first.ok("browser_page", json!({ "action": "open" }));
+    let (blank, _) = first.ok(
+        "browser_state",
+        json!({ "action": "save", "name": "blank" }),
+    );
+    assert_eq!(blank["origin"], json!(null));
+    assert_eq!(blank["storageKeys"], json!(0));
+    assert!(blank["note"].is_string(), "{blank}");
+    let error = first.err("browser_state", json!({ "action": "load", "name": "nope" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(error["detail"]["available"], json!(["admin", "blank"]));
+    drop(first);
+
+    // A fresh server and browser: load, then the page finds the login on its first load.
+    let mut second = Mcp::start_with(&[("CHROMATE_STATE_DIR", &root_env)]);
+    let (loaded, _) = second.ok(
+        "browser_state",
+        json!({ "action": "load", "name": "admin" }),
+    );
+    assert_eq!(loaded["action"], json!("load"));
+    assert_eq!(loaded["cookies"], json!(1));
+    assert_eq!(loaded["storageKeys"], json!(2));
+    let (_, observation) = second.ok(
+        "browser_navigate",
+        json!({ "url": server.url("storage.html") }),
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("Welcome back, ann"), "{observation}");
+    let (found, _) = second.ok(
+        "browser_advanced_eval",
+        json!({ "js": "[...document.querySelectorAll('dd')].map(d => d.textContent)" }),
+    );
+    assert_eq!(found["result"], json!(["ann", "ann", "ann"]));
 }
