@@ -520,9 +520,17 @@ fn mcp_dialogs_block_page_tools_until_answered() {
 
     let (result, observation) = mcp.ok("browser_click", json!({ "selector": "#confirm-button" }));
     assert_eq!(result["ok"], json!(true));
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.starts_with(
+            "dialog open: Delete everything?\n(snapshot skipped — accept or dismiss it first)\n"
+        ),
+        "{observation}"
+    );
     assert_eq!(
-        observation.as_deref(),
-        Some("dialog open: Delete everything?\n(snapshot skipped — accept or dismiss it first)")
+        tripwire_of(Some(&observation)).0,
+        0,
+        "the tripwire stays last"
     );
 
     let error = mcp.err("browser_read", json!({ "selector": "#result" }));
@@ -1489,4 +1497,336 @@ fn mcp_state_saved_in_one_session_logs_in_a_fresh_browser() {
         json!({ "js": "[...document.querySelectorAll('dd')].map(d => d.textContent)" }),
     );
     assert_eq!(found["result"], json!(["ann", "ann", "ann"]));
+}
+
+// ---- Evidence: browser_screenshot, browser_a11y, browser_trace ----
+
+/// Width and height from a PNG file's IHDR chunk.
+fn png_file_size(path: &str) -> (u32, u32) {
+    let png = match std::fs::read(path) {
+        Ok(png) => png,
+        Err(err) => panic!("cannot read {path}: {err}"),
+    };
+    assert!(png.len() > 24 && &png[..8] == b"\x89PNG\r\n\x1a\n" && &png[12..16] == b"IHDR");
+    let width = u32::from_be_bytes([png[16], png[17], png[18], png[19]]);
+    let height = u32::from_be_bytes([png[20], png[21], png[22], png[23]]);
+    (width, height)
+}
+
+#[test]
+fn mcp_screenshot_saves_numbered_pngs_and_refuses_over_quota() {
+    let mut mcp = Mcp::start_with(&[("CHROMATE_MCP_MAX_ARTIFACT_FILES", "3")]);
+    let html = "<body style=\"margin:0\"><div style=\"height:2400px\"></div>\
+        <p id=\"box\" style=\"position:absolute;top:100px;left:10px;width:150px;height:60px;margin:0;background:#0a0\">box</p></body>";
+    mcp.ok("browser_navigate", json!({ "url": data_url(html) }));
+    let (shot, observation) = mcp.ok("browser_screenshot", json!({}));
+    assert!(observation.is_none(), "screenshots carry no observation");
+    assert_eq!(shot["ok"], json!(true));
+    let path = shot["path"].as_str().unwrap_or_default().to_owned();
+    assert!(path.ends_with("/0001-screenshot.png"), "{path}");
+    assert_eq!(
+        (shot["width"].clone(), shot["height"].clone()),
+        (json!(1280), json!(800))
+    );
+    assert_eq!(png_file_size(&path), (1280, 800));
+    let on_disk = std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+    assert_eq!(shot["bytes"], json!(on_disk));
+
+    let (element, _) = mcp.ok("browser_screenshot", json!({ "selector": "#box" }));
+    assert_eq!(
+        (element["width"].clone(), element["height"].clone()),
+        (json!(150), json!(60))
+    );
+    let element_path = element["path"].as_str().unwrap_or_default();
+    assert!(
+        element_path.ends_with("/0002-screenshot.png"),
+        "{element_path}"
+    );
+    assert_eq!(png_file_size(element_path), (150, 60));
+
+    let (full, _) = mcp.ok("browser_screenshot", json!({ "full_page": true }));
+    assert_eq!(full["height"], json!(2400));
+
+    let error = mcp.err(
+        "browser_screenshot",
+        json!({ "full_page": true, "selector": "#box" }),
+    );
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    let error = mcp.err(
+        "browser_screenshot",
+        json!({ "selector": "#nope", "timeout_ms": 0 }),
+    );
+    assert_eq!(error["code"], json!("NO_MATCH"));
+
+    let error = mcp.err("browser_screenshot", json!({}));
+    assert_eq!(error["code"], json!("STATE_INVALID"), "{error}");
+    let dir = std::path::Path::new(&path)
+        .parent()
+        .map(std::path::Path::to_path_buf);
+    let n_files = dir
+        .and_then(|dir| std::fs::read_dir(dir).ok())
+        .map_or(0, |entries| entries.count());
+    assert_eq!(n_files, 3, "nothing is left behind over quota");
+}
+
+#[test]
+fn mcp_a11y_reports_violations_with_refs_bounds_and_checks() {
+    let server = fixtures();
+    let mut mcp = Mcp::start();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/a11y-violations.html") }),
+    );
+    let (audit, observation) = mcp.ok("browser_a11y", json!({}));
+    assert!(observation.is_none());
+    let mut ids: Vec<String> = audit["violations"]
+        .as_array()
+        .map(|list| {
+            list.iter()
+                .map(|v| v["id"].as_str().unwrap_or_default().to_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    ids.sort();
+    assert_eq!(ids, ["color-contrast", "image-alt", "label"], "{audit}");
+    assert_eq!(audit["counts"]["violations"], json!(3));
+    assert_eq!(audit["minImpact"], json!("minor"));
+    assert_eq!(audit["truncated"], json!(false));
+    assert!(audit.get("checked").is_none());
+    let violations = audit["violations"].as_array().cloned().unwrap_or_default();
+    for violation in &violations {
+        assert!(
+            violation["wcag"]
+                .as_array()
+                .is_some_and(|tags| !tags.is_empty()),
+            "{violation}"
+        );
+        assert!(violation["helpUrl"]
+            .as_str()
+            .is_some_and(|url| url.contains("dequeuniversity")));
+        let node = &violation["nodes"][0];
+        let element_ref = node["ref"].as_str().unwrap_or_default();
+        assert!(
+            element_ref.starts_with('e'),
+            "every node has a ref: {violation}"
+        );
+        assert!(node["html"]
+            .as_str()
+            .is_some_and(|html| html.chars().count() <= 160));
+        assert!(node["failureSummary"]
+            .as_str()
+            .is_some_and(|s| !s.contains('\n')));
+    }
+    // The refs work as selectors (the audit's snapshot is the baseline).
+    let image = violations
+        .iter()
+        .find(|v| v["id"] == json!("image-alt"))
+        .cloned()
+        .unwrap_or_default();
+    let image_ref = image["nodes"][0]["ref"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let (read, _) = mcp.ok(
+        "browser_read",
+        json!({ "field": "attr", "name": "id", "selector": image_ref }),
+    );
+    assert_eq!(read["value"], json!("no-alt"));
+
+    let (bounded, _) = mcp.ok("browser_a11y", json!({ "limit": 1, "nodes": 1 }));
+    assert_eq!(bounded["violations"].as_array().map(Vec::len), Some(1));
+    assert_eq!(bounded["truncated"], json!(true));
+    assert_eq!(bounded["counts"]["violations"], json!(3));
+
+    let (failed, _) = mcp.ok(
+        "browser_a11y",
+        json!({ "rules": "image-alt", "check": true }),
+    );
+    assert_eq!(
+        (failed["checked"].clone(), failed["passed"].clone()),
+        (json!(true), json!(false))
+    );
+    let (passed, _) = mcp.ok(
+        "browser_a11y",
+        json!({ "rules": "color-contrast", "min_impact": "critical", "check": true }),
+    );
+    assert_eq!(passed["passed"], json!(true), "{passed}");
+    assert_eq!(passed["violations"], json!([]));
+
+    let (scoped, _) = mcp.ok("browser_a11y", json!({ "selector": "form" }));
+    assert_eq!(scoped["scope"], json!("form"));
+    let scoped_ids: Vec<&str> = scoped["violations"]
+        .as_array()
+        .map(|list| list.iter().filter_map(|v| v["id"].as_str()).collect())
+        .unwrap_or_default();
+    assert_eq!(scoped_ids, ["label"], "{scoped}");
+
+    let error = mcp.err("browser_a11y", json!({ "rules": "no-such-rule" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    let error = mcp.err("browser_a11y", json!({ "selector": "#nope" }));
+    assert_eq!(error["code"], json!("NO_MATCH"));
+}
+
+#[test]
+fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
+    let traces = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("cannot create a temp dir: {err}"),
+    };
+    let root = traces.path().to_string_lossy().into_owned();
+    let mut mcp = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    let (status, _) = mcp.ok("browser_trace", json!({}));
+    assert_eq!(status, json!({ "running": false, "root": root }));
+    let error = mcp.err("browser_trace", json!({ "action": "stop" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+
+    let (started, _) = mcp.ok(
+        "browser_trace",
+        json!({ "action": "start", "name": "demo" }),
+    );
+    assert_eq!(started["name"], json!("demo"));
+    let out_dir = started["outDir"].as_str().unwrap_or_default().to_owned();
+    assert_eq!(out_dir, format!("{root}/demo"));
+    let error = mcp.err("browser_trace", json!({ "action": "start" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+
+    let html = "<title>Trace me</title><input id=\"pw\" type=\"password\" aria-label=\"Password\">\
+        <input id=\"who\" aria-label=\"Name\"><button onclick=\"document.title='clicked'\">Go</button>";
+    mcp.ok("browser_navigate", json!({ "url": data_url(html) }));
+    mcp.ok(
+        "browser_fill",
+        json!({ "selector": "#pw", "value": "hunter2" }),
+    );
+    mcp.ok(
+        "browser_fill",
+        json!({ "selector": "#who", "value": "ann" }),
+    );
+    mcp.ok("browser_click", json!({ "selector": "text=Go" }));
+    mcp.ok(
+        "browser_batch",
+        json!({ "steps": [
+            { "tool": "browser_read", "arguments": { "field": "value", "selector": "#who" } },
+            { "tool": "browser_press", "arguments": { "key": "Tab" } } ] }),
+    );
+    let error = mcp.err(
+        "browser_click",
+        json!({ "selector": "#nope", "timeout_ms": 0 }),
+    );
+    assert_eq!(error["code"], json!("NO_MATCH"));
+    let (status, _) = mcp.ok("browser_trace", json!({ "action": "status" }));
+    assert_eq!(
+        (status["running"].clone(), status["events"].clone()),
+        (json!(true), json!(7))
+    );
+
+    let (stopped, _) = mcp.ok("browser_trace", json!({ "action": "stop", "zip": true }));
+    assert_eq!(stopped["zip"], json!(format!("{root}/demo.zip")));
+    assert_eq!(stopped["viewer"], json!(format!("{out_dir}/index.html")));
+
+    let ndjson = std::fs::read_to_string(format!("{out_dir}/trace.ndjson")).unwrap_or_default();
+    let events: Vec<Value> = ndjson
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect();
+    assert_eq!(
+        events.first().map(|e| e["type"].clone()),
+        Some(json!("trace-start"))
+    );
+    assert_eq!(
+        events.last().map(|e| e["type"].clone()),
+        Some(json!("trace-end"))
+    );
+    assert_eq!(
+        events.last().map(|e| e["reason"].clone()),
+        Some(json!("stop"))
+    );
+    let actions: Vec<&Value> = events
+        .iter()
+        .filter(|e| e["type"] == json!("action"))
+        .collect();
+    let tools: Vec<&str> = actions.iter().filter_map(|e| e["tool"].as_str()).collect();
+    let expected_tools = [
+        "browser_navigate",
+        "browser_fill",
+        "browser_fill",
+        "browser_click",
+        "browser_read",
+        "browser_press",
+        "browser_click",
+    ];
+    assert_eq!(tools, expected_tools);
+    assert_eq!(actions[1]["arguments"]["value"], json!("[redacted]"));
+    assert_eq!(actions[2]["arguments"]["value"], json!("ann"));
+    assert_eq!(actions[0]["screenshot"], json!("screenshots/0001.png"));
+    assert_eq!(
+        actions[4]["screenshot"],
+        Value::Null,
+        "reads take no screenshot"
+    );
+    assert_eq!(actions[6]["ok"], json!(false));
+    assert_eq!(actions[6]["error"]["code"], json!("NO_MATCH"));
+    assert!(actions[0]["observation"]
+        .as_str()
+        .is_some_and(|o| o.contains("Trace me")));
+    for (idx, action) in actions.iter().enumerate() {
+        assert_eq!(action["seq"], json!(idx + 1));
+    }
+    assert!(
+        !ndjson.contains("hunter2"),
+        "the secret never reaches the trace"
+    );
+
+    // The zip holds the trace, the viewer and the screenshots.
+    let file = std::fs::File::open(format!("{root}/demo.zip")).expect("open the zip");
+    let archive = zip::ZipArchive::new(file).expect("read the zip");
+    let names: Vec<String> = archive
+        .file_names()
+        .filter_map(|name| name.ok().map(|name| name.into_owned()))
+        .collect();
+    for name in [
+        "trace.ndjson",
+        "index.html",
+        "screenshots/",
+        "screenshots/0001.png",
+    ] {
+        assert!(
+            names.iter().any(|n| n == name),
+            "{name} missing from {names:?}"
+        );
+    }
+
+    // The viewer renders every action offline, with its screenshots, and no errors.
+    let viewer = format!("file://{out_dir}/index.html");
+    let runtime = tokio::runtime::Runtime::new().expect("a runtime");
+    let (text, errors, images) = runtime.block_on(async {
+        let browser = crate::util::launch().await;
+        let page = browser.new_page("about:blank").await.expect("new page");
+        page.goto(&viewer, chromate::WaitUntil::Load, crate::util::NAV)
+            .await
+            .expect("open the viewer");
+        let text = page
+            .evaluate("document.body.innerText")
+            .await
+            .expect("text");
+        let errors = page.evaluate("window.viewerErrors").await.expect("errors");
+        let images = page
+            .evaluate("[...document.images].map(i => i.complete && i.naturalWidth > 0)")
+            .await
+            .expect("images");
+        crate::util::close_and_check(browser).await;
+        (text, errors, images)
+    });
+    assert_eq!(errors, json!([]));
+    let text = text.as_str().unwrap_or_default();
+    for (idx, tool) in expected_tools.iter().enumerate() {
+        assert!(
+            text.contains(&format!("{}. {tool}", idx + 1)),
+            "{tool} missing from:\n{text}"
+        );
+    }
+    let images = images.as_array().cloned().unwrap_or_default();
+    assert!(
+        !images.is_empty() && images.iter().all(|loaded| loaded == &json!(true)),
+        "{images:?}"
+    );
 }
