@@ -1001,7 +1001,8 @@ impl Page {
         }
     }
 
-    /// Runs `fut`, but fails with [`Error::DialogOpen`] as soon as a dialog blocks the page.
+    /// Runs `fut`, but fails with [`Error::DialogOpen`] as soon as a dialog blocks the page, and
+    /// with [`Error::ConnectionClosed`] as soon as the tab crashes or closes.
     pub(crate) async fn unless_dialog<T>(
         &self,
         fut: impl std::future::Future<Output = Result<T>>,
@@ -1009,10 +1010,20 @@ impl Page {
         let mut version = self.shared.version.subscribe();
         tokio::pin!(fut);
         loop {
-            if let Some(dialog) = lock(&self.shared.state).dialog.clone() {
-                return Err(Error::DialogOpen {
-                    message: dialog.message,
-                });
+            {
+                let state = lock(&self.shared.state);
+                if let Some(dialog) = &state.dialog {
+                    return Err(Error::DialogOpen {
+                        message: dialog.message.clone(),
+                    });
+                }
+                // A crashed or closed tab never answers: fail at once instead of at the
+                // command timeout.
+                if let Some(reason) = &state.closed {
+                    return Err(Error::ConnectionClosed {
+                        reason: reason.clone(),
+                    });
+                }
             }
             tokio::select! {
                 res = &mut fut => return res,

@@ -416,3 +416,66 @@ async fn a_server_that_never_answers_is_a_load_timeout() {
     assert_eq!(err.code(), ErrorCode::TimeoutWaitingLoad, "{err}");
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn dedicated_workers_are_tracked_as_targets() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.evaluate(
+        "window.w = new Worker(URL.createObjectURL(new Blob(['setInterval(() => {}, 1000)'], {type: 'text/javascript'}))); 1",
+    )
+    .await
+    .expect("start a worker");
+    let deadline = Instant::now() + NAV;
+    while !browser.targets().iter().any(|t| t.kind == "worker") {
+        assert!(
+            Instant::now() < deadline,
+            "no worker target: {:?}",
+            browser.targets()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // The worker was resumed after attaching: it answers messages.
+    let echoed = page
+        .evaluate(
+            "new Promise(r => { const w = new Worker(URL.createObjectURL(new Blob(['onmessage = e => postMessage(e.data * 2)']))); w.onmessage = e => r(e.data); w.postMessage(21) })",
+        )
+        .await
+        .expect("worker answers");
+    assert_eq!(echoed, serde_json::json!(42));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_crashed_page_is_reported_and_fails_calls_clearly() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    // Page.crash never answers (the renderer dies first): send it and do not wait.
+    tokio::spawn(page.session().send(&cdp_page::CrashParams::default()));
+    let deadline = Instant::now() + NAV;
+    while !page.is_closed() {
+        assert!(Instant::now() < deadline, "the crash was never reported");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let started = Instant::now();
+    let err = page
+        .evaluate("1")
+        .await
+        .expect_err("a crashed page cannot evaluate");
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "the failure took {:?}",
+        started.elapsed()
+    );
+    assert_eq!(err.code(), ErrorCode::DriverError, "{err}");
+    // The browser itself is still usable.
+    let other = browser
+        .new_page("about:blank")
+        .await
+        .expect("a new page after the crash");
+    assert_eq!(
+        other.evaluate("2").await.expect("eval"),
+        serde_json::json!(2)
+    );
+    close_and_check(browser).await;
+}
