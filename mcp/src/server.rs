@@ -594,6 +594,7 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
             call.arguments.clone(),
             crate::trace::iso_now(),
             std::time::Instant::now(),
+            session.journal.log.cursor(),
         )
     });
     let outcome = match ToolCall::from_validated(decl, call.arguments) {
@@ -618,7 +619,7 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
             }
         },
     };
-    if let Some((arguments, started_at, started)) = &traced {
+    if let Some((arguments, started_at, started, log_cursor)) = &traced {
         if !cancel.is_cancelled() {
             let record = crate::trace::CallRecord {
                 tool: decl.name,
@@ -627,6 +628,7 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
                 started_at: started_at.clone(),
                 duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
                 outcome: outcome.as_ref(),
+                log_cursor: *log_cursor,
             };
             crate::trace::record_action(session, record).await;
         }

@@ -125,6 +125,31 @@ pub(crate) struct CallRecord<'a> {
     pub(crate) started_at: String,
     pub(crate) duration_ms: u64,
     pub(crate) outcome: Result<&'a ToolOutput, &'a ToolError>,
+    /// The log journal's cursor when the call started: counts cover later entries.
+    pub(crate) log_cursor: u64,
+}
+
+/// `{console:{errors, warnings}, network:{requests, failed}}` over journal entries after
+/// `since` (entries evicted meanwhile are not counted).
+fn log_counts(journal: &chromate::Journal, since: u64) -> (Value, Value) {
+    let entries = journal.list(&chromate::LogFilter::default(), since, usize::MAX);
+    let (mut errors, mut warnings, mut requests, mut failed) = (0u64, 0u64, 0u64, 0u64);
+    for entry in &entries.entries {
+        if entry.is_error() {
+            errors += 1;
+        } else if entry.level() == Some(chromate::LogLevel::Warn) {
+            warnings += 1;
+        }
+        match entry.kind() {
+            chromate::LogKind::Request => requests += 1,
+            chromate::LogKind::RequestFailed => failed += 1,
+            _ => {}
+        }
+    }
+    (
+        json!({ "errors": errors, "warnings": warnings }),
+        json!({ "requests": requests, "failed": failed }),
+    )
 }
 
 /// Appends the `action` event of a call while a trace records (browser_trace itself excluded).
@@ -173,6 +198,7 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
             }
         }
     }
+    let (console, network) = log_counts(&session.journal.log, call.log_cursor);
     let Some(recording) = session.trace.as_mut() else {
         return;
     };
@@ -189,8 +215,8 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
         "ok": ok,
         "observation": observation,
         "url": page.as_ref().map(chromate::Page::url),
-        "console": { "errors": 0, "warnings": 0 },
-        "network": { "requests": 0, "failed": 0 },
+        "console": console,
+        "network": network,
         "screenshot": screenshot,
     });
     event[outcome_key] = outcome_value;

@@ -1691,7 +1691,8 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
     assert_eq!(error["code"], json!("STATE_INVALID"));
 
     let html = "<title>Trace me</title><input id=\"pw\" type=\"password\" aria-label=\"Password\">\
-        <input id=\"who\" aria-label=\"Name\"><button onclick=\"document.title='clicked'\">Go</button>";
+        <input id=\"who\" aria-label=\"Name\"><button onclick=\"document.title='clicked'\">Go</button>\
+        <script>console.error('boom'); console.warn('careful')</script>";
     mcp.ok("browser_navigate", json!({ "url": data_url(html) }));
     mcp.ok(
         "browser_fill",
@@ -1758,6 +1759,8 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
     assert_eq!(actions[1]["arguments"]["value"], json!("[redacted]"));
     assert_eq!(actions[2]["arguments"]["value"], json!("ann"));
     assert_eq!(actions[0]["screenshot"], json!("screenshots/0001.png"));
+    assert_eq!(actions[0]["console"], json!({ "errors": 1, "warnings": 1 }));
+    assert_eq!(actions[3]["console"], json!({ "errors": 0, "warnings": 0 }));
     assert_eq!(
         actions[4]["screenshot"],
         Value::Null,

@@ -122,13 +122,17 @@ pub(crate) async fn batch(
         ctx.progress
             .set_phase(format!("step {} of {total}: {}", idx + 1, step.tool));
         let started = Instant::now();
-        let step_started_at = ctx.session.trace.is_some().then(crate::trace::iso_now);
+        let step_started_at = ctx
+            .session
+            .trace
+            .is_some()
+            .then(|| (crate::trace::iso_now(), ctx.session.journal.log.cursor()));
         let call = step.to_call()?;
         let observes = call.decl().observes;
         let outcome = call.run(ctx).await;
         let duration_ms = started.elapsed().as_millis() as u64;
         // Each step is its own trace event (§11.6).
-        if let Some(started_at) = step_started_at {
+        if let Some((started_at, log_cursor)) = step_started_at {
             let record = crate::trace::CallRecord {
                 tool: &step.tool,
                 observes,
@@ -136,6 +140,7 @@ pub(crate) async fn batch(
                 started_at,
                 duration_ms,
                 outcome: outcome.as_ref(),
+                log_cursor,
             };
             crate::trace::record_action(ctx.session, record).await;
         }
