@@ -25,7 +25,7 @@ use crate::error::Result;
 use crate::session::Session;
 use crate::transport::lock;
 
-pub(crate) use rules::decide;
+use rules::decide;
 pub use rules::{
     glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
     OriginPattern, OriginPolicy, PortMatch,
@@ -315,18 +315,6 @@ fn base64(bytes: &[u8]) -> String {
     res
 }
 
-#[cfg(test)]
-mod base64_tests {
-    #[test]
-    fn base64_pads_like_the_standard() {
-        assert_eq!(super::base64(b""), "");
-        assert_eq!(super::base64(b"f"), "Zg==");
-        assert_eq!(super::base64(b"fo"), "Zm8=");
-        assert_eq!(super::base64(b"foo"), "Zm9v");
-        assert_eq!(super::base64(b"{\"a\":1}"), "eyJhIjoxfQ==");
-    }
-}
-
 impl crate::Browser {
     /// Replaces the browser-wide interception rules (mocks and blocks), first match wins. Takes
     /// effect for every tab and frame at once; with no rules and no origin policy, interception
@@ -370,3 +358,6 @@ impl crate::Browser {
         self.interceptor().interception_for_url(url)
     }
 }
+
+#[cfg(test)]
+mod tests;

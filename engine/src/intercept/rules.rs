@@ -398,6 +398,3 @@ fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
         .find(|(key, _)| key.eq_ignore_ascii_case(name))
         .map(|(_, value)| value.as_str())
 }
-
-#[cfg(test)]
-mod tests;

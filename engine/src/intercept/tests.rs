@@ -1,3 +1,4 @@
+use super::rules::{decide, mock_headers, preflight_headers};
 use super::*;
 
 fn origin(scheme: &str, host: &str, port: PortMatch) -> OriginPattern {
@@ -136,4 +137,13 @@ fn mocks_echo_the_origin_and_answer_preflights() {
     assert!(preflight.contains(&("Access-Control-Allow-Headers".into(), "x-token".into())));
     assert_eq!(preflight_headers("GET", &request), None);
     assert_eq!(mock_headers(&response, &[]).len(), 1);
+}
+
+#[test]
+fn base64_pads_like_the_standard() {
+    assert_eq!(base64(b""), "");
+    assert_eq!(base64(b"f"), "Zg==");
+    assert_eq!(base64(b"fo"), "Zm8=");
+    assert_eq!(base64(b"foo"), "Zm9v");
+    assert_eq!(base64(b"{\"a\":1}"), "eyJhIjoxfQ==");
 }
