@@ -163,16 +163,6 @@ impl ToolError {
             .with_detail(json!({ "argument": argument }))
     }
 
-    /// UNSUPPORTED for a tool (or action) that needs the engine, which this build lacks.
-    pub(crate) fn not_in_this_build(verb: &str, tool: &str) -> ToolError {
-        ToolError::new(
-            ErrorCode::Unsupported,
-            format!("{verb}: not available in this build yet"),
-        )
-        .with_hint("the engine has no support for this tool in this build yet; the page tools (navigate, snapshot, click, fill, read, eval…) work")
-        .with_detail(json!({ "feature": tool, "cdpMethod": null }))
-    }
-
     pub(crate) fn with_hint(mut self, hint: impl Into<String>) -> ToolError {
         self.hint = Some(hint.into());
         self

@@ -235,6 +235,11 @@ impl Session {
             }
         };
         let browser = browser.map_err(|err| from_engine(verb, &err))?;
+        // Mocks and the origin policy are in before the first tab loads (§1.5).
+        self.mocks
+            .install(&browser, &self.config)
+            .await
+            .map_err(|err| from_engine(verb, &err))?;
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
         }
@@ -350,6 +355,19 @@ impl Session {
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
+        if let (chromate::Error::NavigationFailed { url, net_error }, Some(live)) =
+            (err, &self.live)
+        {
+            if let Some(by) = self.mocks.blocked_by(&live.browser, url, net_error) {
+                let hint = match by {
+                    "origin-policy" => "the URL's origin is outside --allowed-origins or inside --blocked-origins; navigate elsewhere or restart with other origin lists",
+                    _ => "a browser_mock block rule matches this URL; browser_mock action=list shows it, action=remove lifts it",
+                };
+                error = error
+                    .with_detail_key("blockedBy", json!(by))
+                    .with_hint(hint);
+            }
+        }
         if lost && error.code == ErrorCode::DriverError {
             error = ToolError::new(
                 ErrorCode::DriverError,

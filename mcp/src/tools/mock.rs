@@ -1,16 +1,19 @@
 //! browser_mock (§11.1): the server-held mock table and URL glob matching.
 //!
 //! Owns: the table (ids `m<N>` never reused, at most 20 active, creation
-//! order), add/block/list/remove/clear, the default content type, and
-//! [`glob_matches`] as a pure function. Does not intercept requests: the
-//! engine installs the table at launch and relaunch and asks [`MockTable::find`]
-//! per request.
+//! order), add/block/list/remove/clear, the default content type, handing
+//! the table and the origin policy (§1.5) to the engine ([`install`], at
+//! launch and relaunch and after every change), and naming what blocked a
+//! navigation ([`blocked_by`]). Does not intercept requests itself: the
+//! engine's interceptor (`chromate::Browser::set_intercept_rules`) matches
+//! each request with the same glob ([`glob_matches`]).
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl};
 use super::ToolContext;
+use crate::config::{Config, OriginPattern, PortPattern};
 use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
@@ -132,7 +135,6 @@ impl MockTable {
     }
 
     /// The first rule (in creation order) matching `url`.
-    #[allow(dead_code)] // Called by the engine's request interception once wired.
     pub(crate) fn find(&self, url: &str) -> Option<&MockRule> {
         self.rules
             .iter()
@@ -142,53 +144,105 @@ impl MockTable {
 
 /// §11.1: a glob over the full URL; `*` and `**` match any characters
 /// (including `/`), everything else is literal; a pattern without `?`
-/// ignores the URL's query.
+/// ignores the URL's query. The engine's matcher, so the table and the
+/// browser always agree.
 pub(crate) fn glob_matches(pattern: &str, url: &str) -> bool {
-    let url = if pattern.contains('?') {
-        url.to_owned()
-    } else {
-        strip_query(url)
+    chromate::glob_matches(pattern, url)
+}
+
+impl MockTable {
+    /// The table as the engine's rules, in creation order.
+    pub(crate) fn engine_rules(&self) -> Vec<chromate::InterceptRule> {
+        self.rules
+            .iter()
+            .map(|rule| {
+                let action = match &rule.kind {
+                    MockKind::Respond {
+                        status,
+                        body,
+                        content_type,
+                    } => chromate::InterceptAction::Fulfil(chromate::MockResponse {
+                        status: *status,
+                        body: body.clone(),
+                        content_type: content_type.clone(),
+                    }),
+                    MockKind::Block => chromate::InterceptAction::Block,
+                };
+                chromate::InterceptRule::new(rule.id.clone(), rule.pattern.clone(), action)
+            })
+            .collect()
+    }
+}
+
+/// The origin lists of the configuration as the engine's policy (§1.5).
+pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
+    let convert = |pattern: &OriginPattern| chromate::OriginPattern {
+        scheme: pattern.scheme.clone(),
+        host: pattern.host.clone(),
+        port: match pattern.port {
+            PortPattern::Default => chromate::PortMatch::Default,
+            PortPattern::Any => chromate::PortMatch::Any,
+            PortPattern::Exact(port) => chromate::PortMatch::Exact(port),
+        },
     };
-    wildcard_match(pattern.as_bytes(), url.as_bytes())
-}
-
-/// `https://a/b?x=1#f` → `https://a/b#f`.
-fn strip_query(url: &str) -> String {
-    match url.find('?') {
-        None => url.to_owned(),
-        Some(start) => {
-            let fragment = url[start..].find('#').map_or("", |idx| &url[start + idx..]);
-            format!("{}{fragment}", &url[..start])
-        }
+    chromate::OriginPolicy {
+        allowed: config
+            .allowed_origins
+            .as_ref()
+            .map(|list| list.iter().map(convert).collect()),
+        blocked: config.blocked_origins.iter().map(convert).collect(),
     }
 }
 
-/// Iterative `*` matching with backtracking to the last star (linear-ish,
-/// no recursion, so hostile patterns cannot blow the stack).
-fn wildcard_match(pattern: &[u8], text: &[u8]) -> bool {
-    let (mut p, mut t) = (0, 0);
-    let mut star: Option<(usize, usize)> = None;
-    while t < text.len() {
-        if p < pattern.len() && pattern[p] == b'*' {
-            while p < pattern.len() && pattern[p] == b'*' {
-                p += 1;
-            }
-            star = Some((p, t));
-        } else if p < pattern.len() && pattern[p] == text[t] {
-            p += 1;
-            t += 1;
-        } else if let Some((star_p, star_t)) = star {
-            p = star_p;
-            t = star_t + 1;
-            star = Some((star_p, star_t + 1));
-        } else {
-            return false;
-        }
+impl MockTable {
+    /// Installs the table and the origin policy into a browser that just
+    /// started, before its first tab loads anything (§1.5, §11.1).
+    pub(crate) async fn install(
+        &self,
+        browser: &chromate::Browser,
+        config: &Config,
+    ) -> chromate::Result<()> {
+        browser.set_origin_policy(origin_policy(config)).await?;
+        browser.set_intercept_rules(self.engine_rules()).await
     }
-    while p < pattern.len() && pattern[p] == b'*' {
-        p += 1;
+
+    /// What blocked a failed navigation to `url`, for NAVIGATION_FAILED
+    /// `detail.blockedBy` (§1.5, §13): `origin-policy` or `mock`; `None`
+    /// when chromate did not block it.
+    pub(crate) fn blocked_by(
+        &self,
+        browser: &chromate::Browser,
+        url: &str,
+        net_error: &str,
+    ) -> Option<&'static str> {
+        blocked_by(browser, self, url, net_error)
     }
-    p == pattern.len()
+}
+
+fn blocked_by(
+    browser: &chromate::Browser,
+    table: &MockTable,
+    url: &str,
+    net_error: &str,
+) -> Option<&'static str> {
+    if net_error != "net::ERR_BLOCKED_BY_CLIENT" {
+        return None;
+    }
+    if let Some(chromate::Interception::Blocked { by, .. }) = browser.interception_for_url(url) {
+        return Some(by.as_str());
+    }
+    let policy = browser.origin_policy();
+    if policy.blocks(url) {
+        return Some(chromate::BlockedBy::OriginPolicy.as_str());
+    }
+    if table
+        .find(url)
+        .is_some_and(|rule| rule.kind == MockKind::Block)
+    {
+        return Some(chromate::BlockedBy::Mock.as_str());
+    }
+    // A redirect hop to a blocked origin: the requested URL itself passed.
+    (!policy.is_empty()).then_some(chromate::BlockedBy::OriginPolicy.as_str())
 }
 
 /// `application/json` if the body parses as JSON, else `text/plain; charset=utf-8`.
@@ -224,6 +278,7 @@ pub(crate) async fn mock(
     ctx: &mut ToolContext<'_>,
     args: MockArgs,
 ) -> Result<ToolOutput, ToolError> {
+    let changes = matches!(args.action.as_str(), "add" | "block" | "remove" | "clear");
     let table = &mut ctx.session.mocks;
     let result = match (args.action.as_str(), &args.pattern, &args.id) {
         ("add", Some(pattern), _) => {
@@ -262,5 +317,16 @@ pub(crate) async fn mock(
             json!({ "mocks": mocks, "count": mocks.len() })
         }
     };
+    // A running browser gets the new table at once; otherwise it is installed
+    // at launch (browser_mock never launches one, §1.5).
+    if changes && ctx.session.browser_running() {
+        let rules = ctx.session.mocks.engine_rules();
+        if let Some(live) = &ctx.session.live {
+            let browser = live.browser.clone();
+            if let Err(err) = browser.set_intercept_rules(rules).await {
+                return Err(ctx.session.engine_error("mock", &err));
+            }
+        }
+    }
     Ok(ToolOutput::new(result))
 }

@@ -1,19 +1,23 @@
-//! browser_state (§11.2): saved login state — declaration, arguments, `list`
-//! and the name rules that need no browser.
+//! browser_state (§11.2): saved login state — save, load and list.
 //!
-//! Owns: listing `<root>/*.json` (never creating anything) and the
-//! unknown-name rule of `load`. Does not read or write cookies and storage
-//! yet: `save` and a valid `load` answer UNSUPPORTED until the engine is
-//! wired.
+//! Owns: the state root (`CHROMATE_STATE_DIR`, else `./.chromate/state`,
+//! with `.chromate/.gitignore` = `*` when chromate creates `.chromate/`),
+//! the file format (version 1: cookies, `localStorage` and `sessionStorage`
+//! by origin), writing it owner-only (directory 0700, file 0600 through a
+//! temporary file and a rename), name rules and the result shapes (counts,
+//! never values). Reading and setting cookies and storage is the engine's
+//! (`Browser::cookies`, `Page::storage`, `Page::seed_storage`).
 
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, Pattern, ToolDecl};
 use super::ToolContext;
-use crate::error::{ToolError, ToolOutput};
+use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
@@ -49,7 +53,6 @@ pub(crate) struct StateArgs {
     pub(crate) action: String,
     pub(crate) name: Option<String>,
     #[serde(default)]
-    #[allow(dead_code)] // Read once the engine is wired.
     pub(crate) session_storage: bool,
 }
 
@@ -82,6 +85,294 @@ pub(crate) fn saved_names(root: &Path) -> Vec<String> {
     names
 }
 
+/// The saved file (§11.2), `version` 1.
+#[derive(Debug, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StateFile {
+    version: u32,
+    #[serde(default)]
+    cookies: Vec<SavedCookie>,
+    #[serde(default)]
+    local_storage: BTreeMap<String, BTreeMap<String, String>>,
+    #[serde(default)]
+    session_storage: BTreeMap<String, BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct SavedCookie {
+    name: String,
+    value: String,
+    domain: String,
+    #[serde(default = "root_path")]
+    path: String,
+    #[serde(default = "session_expiry")]
+    expires: f64,
+    #[serde(default)]
+    http_only: bool,
+    #[serde(default)]
+    secure: bool,
+    #[serde(default)]
+    same_site: Option<String>,
+}
+
+fn root_path() -> String {
+    "/".to_owned()
+}
+
+fn session_expiry() -> f64 {
+    -1.0
+}
+
+impl From<chromate::Cookie> for SavedCookie {
+    fn from(cookie: chromate::Cookie) -> Self {
+        SavedCookie {
+            name: cookie.name,
+            value: cookie.value,
+            domain: cookie.domain,
+            path: cookie.path,
+            expires: cookie.expires,
+            http_only: cookie.http_only,
+            secure: cookie.secure,
+            same_site: cookie.same_site,
+        }
+    }
+}
+
+impl From<SavedCookie> for chromate::Cookie {
+    fn from(cookie: SavedCookie) -> Self {
+        chromate::Cookie {
+            name: cookie.name,
+            value: cookie.value,
+            domain: cookie.domain,
+            path: cookie.path,
+            expires: cookie.expires,
+            http_only: cookie.http_only,
+            secure: cookie.secure,
+            same_site: cookie.same_site,
+        }
+    }
+}
+
+impl StateFile {
+    fn storage_keys(&self) -> usize {
+        let count = |areas: &BTreeMap<String, BTreeMap<String, String>>| {
+            areas.values().map(BTreeMap::len).sum::<usize>()
+        };
+        count(&self.local_storage) + count(&self.session_storage)
+    }
+
+    /// The saved origin: the one with storage, else none.
+    fn origin(&self) -> Option<&str> {
+        self.local_storage
+            .keys()
+            .chain(self.session_storage.keys())
+            .next()
+            .map(String::as_str)
+    }
+}
+
+/// Creates the state root if needed: `.chromate/` (when it is the root's
+/// parent and missing) gets a `.gitignore` of `*`; the root is 0700.
+fn ensure_root(root: &Path) -> std::io::Result<()> {
+    if let Some(parent) = root.parent() {
+        let is_chromate = parent.file_name().is_some_and(|name| name == ".chromate");
+        if is_chromate && !parent.exists() {
+            create_private_dir(parent)?;
+            write_private(&parent.join(".gitignore"), b"*\n")?;
+        }
+    }
+    if !root.exists() {
+        std::fs::create_dir_all(root)?;
+    }
+    set_mode(root, 0o700)
+}
+
+fn create_private_dir(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    set_mode(dir, 0o700)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
+    Ok(())
+}
+
+/// Writes `bytes` to `path` owner-only (0600) through a temporary file in
+/// the same directory and a rename, so a reader never sees half a file.
+fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = path.parent().unwrap_or_else(|| Path::new("."));
+    let file_name = path
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.mode(0o600);
+    }
+    let written = (|| {
+        let mut file = options.open(&temp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        set_mode(&temp, 0o600)?;
+        std::fs::rename(&temp, path)
+    })();
+    if written.is_err() {
+        let _ = std::fs::remove_file(&temp);
+    }
+    written
+}
+
+fn state_path(root: &Path, name: &str) -> PathBuf {
+    root.join(format!("{name}.json"))
+}
+
+fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
+    ToolError::new(
+        ErrorCode::StateInvalid,
+        format!("{verb}: cannot write {}: {err}", path.display()),
+    )
+    .with_hint("set CHROMATE_STATE_DIR to a writable directory")
+    .with_detail(json!({ "reason": "io", "path": path.display().to_string() }))
+}
+
+fn result(action: &str, name: &str, path: &Path, file: &StateFile) -> Value {
+    let mut res = json!({
+        "ok": true,
+        "action": action,
+        "name": name,
+        "path": path.display().to_string(),
+        "origin": file.origin(),
+        "cookies": file.cookies.len(),
+        "storageKeys": file.storage_keys(),
+    });
+    if file.origin().is_none() {
+        res["note"] = json!("the active tab has no page origin, so only cookies were saved");
+    }
+    res
+}
+
+async fn save(
+    ctx: &mut ToolContext<'_>,
+    name: &str,
+    session_storage: bool,
+) -> Result<ToolOutput, ToolError> {
+    let verb = "state save";
+    let page = ctx.session.active_page(verb).await?;
+    let browser = match &ctx.session.live {
+        Some(live) => live.browser.clone(),
+        None => {
+            return Err(ToolError::new(
+                ErrorCode::DriverError,
+                "state save: no browser",
+            ))
+        }
+    };
+    let cookies = match browser.cookies().await {
+        Ok(cookies) => cookies,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    let storage = match page.storage().await {
+        Ok(storage) => storage,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    let mut file = StateFile {
+        version: 1,
+        cookies: cookies.into_iter().map(SavedCookie::from).collect(),
+        local_storage: BTreeMap::new(),
+        session_storage: BTreeMap::new(),
+    };
+    if let Some(origin) = storage.origin.clone() {
+        file.local_storage.insert(origin.clone(), storage.local);
+        if session_storage {
+            file.session_storage.insert(origin, storage.session);
+        }
+    }
+    let root = ctx.session.state_root();
+    let path = state_path(&root, name);
+    ensure_root(&root).map_err(|err| io_error(verb, &root, &err))?;
+    let bytes = serde_json::to_vec_pretty(&file).map_err(|err| {
+        ToolError::new(
+            ErrorCode::DriverError,
+            format!("{verb}: cannot encode the state: {err}"),
+        )
+    })?;
+    write_private(&path, &bytes).map_err(|err| io_error(verb, &path, &err))?;
+    Ok(ToolOutput::new(result("save", name, &path, &file)))
+}
+
+async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolError> {
+    let verb = "state load";
+    let root = ctx.session.state_root();
+    let path = state_path(&root, name);
+    let file: StateFile = std::fs::read(&path)
+        .map_err(|err| err.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|err| err.to_string()))
+        .map_err(|reason| {
+            ToolError::new(
+                ErrorCode::InvalidArgument,
+                format!("{verb}: saved state \"{name}\" cannot be read: {reason}"),
+            )
+            .with_hint("save it again with browser_state action=save")
+            .with_detail(json!({ "argument": "name", "reason": reason }))
+        })?;
+    let page = ctx.session.active_page(verb).await?;
+    let browser = match &ctx.session.live {
+        Some(live) => live.browser.clone(),
+        None => {
+            return Err(ToolError::new(
+                ErrorCode::DriverError,
+                "state load: no browser",
+            ))
+        }
+    };
+    let cookies: Vec<chromate::Cookie> = file
+        .cookies
+        .iter()
+        .cloned()
+        .map(chromate::Cookie::from)
+        .collect();
+    let replaced = async {
+        browser.clear_cookies().await?;
+        browser.set_cookies(&cookies).await
+    };
+    if let Err(err) = replaced.await {
+        return Err(ctx.session.engine_error(verb, &err));
+    }
+    let origins: std::collections::BTreeSet<&String> = file
+        .local_storage
+        .keys()
+        .chain(file.session_storage.keys())
+        .collect();
+    for origin in origins {
+        let storage = chromate::PageStorage {
+            origin: Some(origin.clone()),
+            local: file.local_storage.get(origin).cloned().unwrap_or_default(),
+            session: file
+                .session_storage
+                .get(origin)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        if let Err(err) = page.seed_storage(&storage).await {
+            return Err(ctx.session.engine_error(verb, &err));
+        }
+    }
+    ctx.session.baseline = None;
+    Ok(ToolOutput::new(result("load", name, &path, &file)))
+}
+
 pub(crate) async fn state(
     ctx: &mut ToolContext<'_>,
     args: StateArgs,
@@ -98,12 +389,57 @@ pub(crate) async fn state(
                 )
                 .with_detail_key("available", json!(available)));
             }
-            Err(ToolError::not_in_this_build("state load", STATE.name))
+            load(ctx, name).await
         }
-        ("save", _) => Err(ToolError::not_in_this_build("state save", STATE.name)),
+        ("save", Some(name)) => save(ctx, name, args.session_storage).await,
         _ => Ok(ToolOutput::new(json!({
             "states": saved_names(&root),
             "root": root.display().to_string(),
         }))),
+    }
+}
+
+#[cfg(test)]
+mod file_tests {
+    use super::*;
+
+    #[test]
+    fn saving_creates_a_private_root_with_a_gitignore_and_a_private_file() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.subsec_nanos());
+        let base = std::env::temp_dir().join(format!(
+            "chromate-state-test-{}-{nanos}",
+            std::process::id()
+        ));
+        let root = base.join(".chromate").join("state");
+        ensure_root(&root).expect("root");
+        let path = state_path(&root, "admin");
+        write_private(&path, b"{}").expect("write");
+        assert_eq!(
+            std::fs::read_to_string(base.join(".chromate/.gitignore")).expect("gitignore"),
+            "*\n"
+        );
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+            assert_eq!(mode(&root), 0o700);
+            assert_eq!(mode(&path), 0o600);
+        }
+        assert_eq!(saved_names(&root), vec!["admin".to_owned()]);
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn the_file_format_reads_back_with_counts() {
+        let text = r#"{"version":1,"cookies":[{"name":"user","value":"ann","domain":"127.0.0.1","path":"/","expires":-1,"httpOnly":false,"secure":false,"sameSite":null}],"localStorage":{"http://127.0.0.1:1":{"user":"ann"}},"sessionStorage":{}}"#;
+        let file: StateFile = serde_json::from_str(text).expect("parse");
+        assert_eq!(file.cookies.len(), 1);
+        assert_eq!(file.storage_keys(), 1);
+        assert_eq!(file.origin(), Some("http://127.0.0.1:1"));
+        let back = serde_json::to_value(&file).expect("encode");
+        assert_eq!(back["cookies"][0]["httpOnly"], json!(false));
+        assert!(back["localStorage"].is_object() && back["sessionStorage"].is_object());
     }
 }
