@@ -263,11 +263,9 @@ fn number(arg: &RemoteObject) -> Option<f64> {
 }
 
 fn format_number(n: f64) -> String {
-    if n.fract() == 0.0 && n.abs() < 1e21 {
-        format!("{}", n as i64)
-    } else {
-        format!("{n}")
-    }
+    // Rust prints integral floats without a fraction and never in exponent form, as
+    // JavaScript does below 1e21.
+    format!("{n}")
 }
 
 /// One argument as the console prints it at top level (strings unquoted).
@@ -283,6 +281,8 @@ pub(crate) fn format_value(arg: &RemoteObject) -> String {
                 return unserializable.clone();
             }
             match &arg.value {
+                // JavaScript prints integral numbers without a fraction (`-7`, not `-7.0`).
+                Some(Value::Number(n)) => n.as_f64().map_or_else(|| n.to_string(), format_number),
                 Some(value) => value.to_string(),
                 None => arg.description.clone().unwrap_or_default(),
             }

@@ -224,7 +224,7 @@ fn long_text_and_urls_are_cut() {
 
 #[test]
 fn times_are_iso_utc_with_milliseconds() {
-    let time = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_322_245_678);
+    let time = SystemTime::UNIX_EPOCH + Duration::from_millis(1_767_323_045_678);
     assert_eq!(iso_time(time), "2026-01-02T03:04:05.678Z");
     assert_eq!(iso_time(SystemTime::UNIX_EPOCH), "1970-01-01T00:00:00.000Z");
     let leap = SystemTime::UNIX_EPOCH + Duration::from_secs(951_782_400);
