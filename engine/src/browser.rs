@@ -570,7 +570,11 @@ fn install_page_handler(
             handler_shared.handle_event(None, method, params);
             capture.0.handle_event(&capture.1, method, params);
             if let Some(intercept) = &intercept {
-                intercept.on_event(&handler_session, method, params);
+                if let Some((request_id, what)) =
+                    intercept.on_event(&handler_session, method, params)
+                {
+                    capture.0.note_interception(&request_id, what);
+                }
             }
         }),
     );
@@ -617,7 +621,11 @@ fn on_child_attached(
                 // An out-of-process frame's console and network belong to its tab.
                 journal.handle_event(&page_id, method, params);
                 if let Some(intercept) = &child_intercept {
-                    intercept.on_event(&child_session, method, params);
+                    if let Some((request_id, what)) =
+                        intercept.on_event(&child_session, method, params)
+                    {
+                        journal.note_interception(&request_id, what);
+                    }
                 }
             }),
         );
@@ -736,4 +744,21 @@ async fn set_up_frame_session(session: &Session) -> Result<()> {
     d?;
     e?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::check_protocol;
+
+    #[test]
+    fn protocol_versions_older_than_1_3_are_refused_clearly() {
+        assert!(check_protocol("1.3").is_ok());
+        assert!(check_protocol("2.0").is_ok());
+        let err = check_protocol("1.2").expect_err("too old");
+        assert_eq!(
+            err.to_string(),
+            "browser protocol version 1.2 is too old; chromate needs 1.3 or newer"
+        );
+        assert!(check_protocol("garbage").is_err());
+    }
 }

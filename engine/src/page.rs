@@ -198,6 +198,7 @@ impl Shared {
                 #[derive(Deserialize)]
                 struct P {
                     frame: F,
+                    r#type: Option<String>,
                 }
                 #[derive(Deserialize)]
                 #[serde(rename_all = "camelCase")]
@@ -209,7 +210,10 @@ impl Shared {
                     url_fragment: Option<String>,
                     name: Option<String>,
                 }
-                if let Ok(P { frame }) = serde_json::from_str::<P>(params.get()) {
+                if let Ok(P { frame, r#type }) = serde_json::from_str::<P>(params.get()) {
+                    // A document restored from the back/forward cache was loaded long ago and
+                    // fires no lifecycle events again: it has reached every load state.
+                    let restored = r#type.as_deref() == Some("BackForwardCacheRestore");
                     self.update(|s| {
                         if frame.parent_id.is_none() && session.is_none() {
                             s.main_frame = Some(frame.id.clone());
@@ -224,6 +228,16 @@ impl Shared {
                             state.lifecycle.clear();
                         }
                         state.lifecycle.insert("commit".into());
+                        if restored {
+                            for name in [
+                                "DOMContentLoaded",
+                                "load",
+                                "networkAlmostIdle",
+                                "networkIdle",
+                            ] {
+                                state.lifecycle.insert(name.into());
+                            }
+                        }
                     });
                 }
             }

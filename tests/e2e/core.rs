@@ -479,3 +479,99 @@ async fn a_crashed_page_is_reported_and_fails_calls_clearly() {
     );
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn back_forward_and_reload_reach_the_right_documents() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser
+        .new_page(&server.url("nav.html"))
+        .await
+        .expect("page");
+    page.goto(&server.url("nav2.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("second page");
+    let back = page
+        .back(WaitUntil::Load, NAV)
+        .await
+        .expect("back")
+        .expect("an entry");
+    assert!(back.url.ends_with("/nav.html"), "{}", back.url);
+    assert!(page.url().ends_with("/nav.html"));
+    let forward = page
+        .forward(WaitUntil::Load, NAV)
+        .await
+        .expect("forward")
+        .expect("an entry");
+    assert!(forward.url.ends_with("/nav2.html"), "{}", forward.url);
+    assert!(page
+        .forward(WaitUntil::Load, NAV)
+        .await
+        .expect("forward")
+        .is_none());
+    let before = page.document_id();
+    page.evaluate("window.__reloadMarker = 1")
+        .await
+        .expect("mark the document");
+    let reloaded = page.reload(WaitUntil::Load, NAV).await.expect("reload");
+    assert_ne!(reloaded.loader_id, before, "a reload is a new document");
+    assert_eq!(
+        page.evaluate("window.__reloadMarker").await.expect("eval"),
+        serde_json::Value::Null
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn protocol_errors_are_typed_with_method_code_and_message() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let err = page
+        .session()
+        .send_raw("Page.noSuchMethod", serde_json::json!({}))
+        .await
+        .expect_err("unknown method");
+    match &err {
+        Error::Protocol {
+            method,
+            code,
+            message,
+        } => {
+            assert_eq!(method, "Page.noSuchMethod");
+            assert_eq!(*code, -32601);
+            assert!(message.contains("wasn't found"), "{message}");
+        }
+        other => panic!("expected a protocol error, got {other:?}"),
+    }
+    assert_eq!(err.code(), ErrorCode::Unsupported);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_lost() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let mut events = page.session().raw_events();
+    // More console events than the queue holds, while nobody reads.
+    page.evaluate(&format!(
+        "for (let i = 0; i < {}; i++) console.log(i); 1",
+        chromate::EVENT_QUEUE + 500
+    ))
+    .await
+    .expect("log");
+    page.evaluate("1").await.expect("ordering round trip");
+    let first = tokio::time::timeout(NAV, events.recv())
+        .await
+        .expect("an item")
+        .expect("stream open");
+    match first {
+        Err(n_lost) => assert!(n_lost >= 500, "lost only {n_lost}"),
+        Ok(message) => panic!("expected a lag report, got {}", message.method),
+    }
+    // The connection itself kept serving.
+    assert_eq!(
+        page.evaluate("3").await.expect("eval"),
+        serde_json::json!(3)
+    );
+    close_and_check(browser).await;
+}
