@@ -1171,8 +1171,9 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.starts_with("1 ✓ browser_mock  "), "{text}");
     assert!(text.contains("\n2 ✗ browser_trace  "), "{text}");
+    // The tripwire (§8) follows the summary.
     assert!(
-        text.ends_with("stopped at step 2 of 3; 1 later step(s) not run"),
+        text.contains("\nstopped at step 2 of 3; 1 later step(s) not run\n"),
         "{text}"
     );
 
