@@ -9,6 +9,7 @@ use chromate::{
     BlockedBy, Browser, Error, InterceptAction, InterceptRule, Interception, MockResponse,
     OriginPattern, OriginPolicy, Page, PortMatch, WaitUntil,
 };
+use chromate::{LogData, LogFilter};
 use chromate_tests::{FixtureServer, Response};
 use serde_json::{json, Value};
 
@@ -27,6 +28,30 @@ fn json_mock(id: &str, pattern: &str, body: &str) -> InterceptRule {
             content_type: "application/json".into(),
         }),
     )
+}
+
+/// The journal's network outcome rows for URLs containing `needle`: `(status or failure,
+/// mocked, blockedBy)`.
+fn outcomes(browser: &Browser, needle: &str) -> Vec<(String, bool, Option<String>)> {
+    let filter = LogFilter {
+        contains: Some(needle.to_owned()),
+        ..LogFilter::default()
+    };
+    browser
+        .journal()
+        .list(&filter, 0, 100)
+        .entries
+        .into_iter()
+        .filter_map(|entry| match entry.data {
+            LogData::Response { status, mocked, .. } => Some((status.to_string(), mocked, None)),
+            LogData::RequestFailed {
+                failure,
+                blocked_by,
+                ..
+            } => Some((failure, false, blocked_by)),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Evaluates `expression` (which may return a promise), failing the test after [`WAIT`].
@@ -73,6 +98,11 @@ async fn a_mock_fulfils_a_fetch_and_the_server_never_sees_it() {
             rule_id: "m1".into(),
             status: 200
         })
+    );
+    assert_eq!(
+        outcomes(&browser, "/api/user"),
+        vec![("200".to_owned(), true, None)],
+        "journalled as mocked"
     );
     // Rules can go at any time; with none left the server answers again (404).
     browser
@@ -130,6 +160,14 @@ async fn a_block_rule_fails_the_request_with_blocked_by_client() {
     let status = fetch_result(&page, "status").await;
     assert!(status["error"].is_string(), "{status}");
     assert_eq!(server.request_count("/status/503"), 0);
+    assert_eq!(
+        outcomes(&browser, "/status/503"),
+        vec![(
+            "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
+            false,
+            Some("mock".to_owned())
+        )]
+    );
     assert_eq!(
         browser.interception_for_url(&server.url("status/503")),
         Some(Interception::Blocked {
@@ -218,6 +256,14 @@ async fn blocked_origins_fail_a_navigation_and_a_sub_request() {
     let other = fetch_result(&page, "other").await;
     assert!(other["error"].is_string(), "{other}");
     assert_eq!(server.request_count("/echo"), 0);
+    assert_eq!(
+        outcomes(&browser, "from=cross"),
+        vec![(
+            "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
+            false,
+            Some("origin-policy".to_owned())
+        )]
+    );
     assert_eq!(
         browser.interception_for_url(&server.localhost_url("echo?from=cross")),
         Some(Interception::Blocked {

@@ -383,6 +383,9 @@ struct State {
     folded_max_seq: u64,
     /// Requests in flight: (page, request id) → (url, method), for their responses.
     requests: HashMap<(String, String), (String, String)>,
+    /// What request interception did, by network request id, until the request's outcome is
+    /// journalled (`intercept/` notes it before the outcome events arrive).
+    interceptions: HashMap<String, crate::Interception>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -632,6 +635,21 @@ impl Journal {
             (page.to_owned(), request_id.to_owned()),
             (url.to_owned(), method.to_owned()),
         );
+    }
+
+    /// Notes what interception did to network request `request_id` (a mock answered it or a
+    /// rule or the origin policy blocked it), for `mocked` and `blockedBy`.
+    pub(crate) fn note_interception(&self, request_id: &str, what: crate::Interception) {
+        let mut state = lock(&self.inner.state);
+        if state.interceptions.len() >= REQUESTS_IN_FLIGHT {
+            state.interceptions.clear();
+        }
+        state.interceptions.insert(request_id.to_owned(), what);
+    }
+
+    /// What interception did to `request_id`, forgotten once read.
+    fn take_interception(&self, request_id: &str) -> Option<crate::Interception> {
+        lock(&self.inner.state).interceptions.remove(request_id)
     }
 
     /// The url and method of a request in flight; `finished` forgets it.

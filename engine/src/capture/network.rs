@@ -107,7 +107,10 @@ fn response_received(journal: &Journal, page: &str, params: &RawValue) -> Option
         method,
         status: status(p.response.status),
         mime_type: p.response.mime_type,
-        mocked: false,
+        mocked: matches!(
+            journal.take_interception(&p.request_id),
+            Some(crate::Interception::Mocked { .. })
+        ),
     })
 }
 
@@ -122,11 +125,20 @@ fn loading_failed(journal: &Journal, page: &str, params: &RawValue) -> Option<Lo
     let (url, method) = journal
         .request(page, &p.request_id, true)
         .unwrap_or_else(|| (String::new(), "GET".to_owned()));
+    let blocked_by = match journal.take_interception(&p.request_id) {
+        Some(crate::Interception::Blocked { by, .. }) => Some(by.as_str().to_owned()),
+        _ => None,
+    };
+    // Chromium names a request failed through the Fetch domain `net::ERR_BLOCKED_BY_CLIENT.Inspector`.
+    let failure = match (&blocked_by, p.error_text.strip_suffix(".Inspector")) {
+        (Some(_), Some(plain)) => plain.to_owned(),
+        _ => p.error_text,
+    };
     Some(LogData::RequestFailed {
         url: cut_url(&url),
         method,
-        failure: p.error_text,
-        blocked_by: None,
+        failure,
+        blocked_by,
     })
 }
 

@@ -140,10 +140,16 @@ impl Interceptor {
     }
 
     /// Handles an event of `session` if it is `Fetch.requestPaused` (runs on the reader task:
-    /// decides and records at once, spawns the answer).
-    pub(crate) fn on_event(&self, session: &Session, method: &str, params: &RawValue) {
+    /// decides and records at once, spawns the answer). Returns the network request id and what
+    /// was done when a rule or the policy acted, for the journal.
+    pub(crate) fn on_event(
+        &self,
+        session: &Session,
+        method: &str,
+        params: &RawValue,
+    ) -> Option<(String, Interception)> {
         if method != "Fetch.requestPaused" {
-            return;
+            return None;
         }
         let paused = match serde_json::from_str::<Paused>(params.get()) {
             Ok(paused) => paused,
@@ -160,7 +166,7 @@ impl Interceptor {
                     ));
                     tokio::spawn(continued);
                 }
-                return;
+                return None;
             }
         };
         let request_id = fetch::RequestId(paused.request_id.clone());
@@ -172,7 +178,7 @@ impl Interceptor {
                     .send(&fetch::ContinueResponseParams::new(request_id))
                     .await;
             });
-            return;
+            return None;
         }
         let url = match &paused.request.url_fragment {
             Some(fragment) => format!("{}{fragment}", paused.request.url),
@@ -189,7 +195,7 @@ impl Interceptor {
                     .send(&fetch::ContinueRequestParams::new(request_id))
                     .await;
             });
-            return;
+            return None;
         };
         let headers: Vec<(String, String)> = paused.request.headers.into_iter().collect();
         let answer = match response {
@@ -222,7 +228,7 @@ impl Interceptor {
             if record.len() >= RECORD_CAPACITY {
                 record.pop_front();
             }
-            record.push_back((network_id, url, what));
+            record.push_back((network_id.clone(), url, what.clone()));
         }
         tokio::spawn(async move {
             let _ = match answer {
@@ -249,6 +255,7 @@ impl Interceptor {
                 }
             };
         });
+        Some((network_id, what))
     }
 }
 
