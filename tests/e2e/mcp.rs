@@ -877,6 +877,13 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
         json!({ "url": data_url("<button>Old</button>") }),
     );
     let old = ref_of(&observation.unwrap_or_default(), "\"Old\"");
+    mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "console.log('before the loss'); 0" }),
+    );
+    let (logs, _) = mcp.ok("browser_logs", json!({}));
+    let cursor_before = logs["cursor"].as_u64().unwrap_or_default();
+    assert!(cursor_before > 0, "{logs}");
     let Some(first) = mcp.browser_pid() else {
         panic!("no browser pid after a navigation");
     };
@@ -904,6 +911,38 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
     assert!(observation.is_some_and(|text| text.starts_with("page: back — ")));
     let second = mcp.browser_pid();
     assert!(second.is_some_and(|pid| pid != first), "a new browser runs");
+
+    // The journal continues across the relaunch: old entries stay, seq never restarts.
+    mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "console.log('after the relaunch'); 0" }),
+    );
+    let (logs, _) = mcp.ok("browser_logs", json!({ "kind": "console" }));
+    let seqs: Vec<(u64, String)> = logs["entries"]
+        .as_array()
+        .map(|entries| {
+            entries
+                .iter()
+                .map(|e| {
+                    (
+                        e["seq"].as_u64().unwrap_or_default(),
+                        e["text"].as_str().unwrap_or_default().to_owned(),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(
+        seqs.iter()
+            .any(|(seq, text)| text == "before the loss" && *seq <= cursor_before),
+        "{logs}"
+    );
+    assert!(
+        seqs.iter()
+            .any(|(seq, text)| text == "after the relaunch" && *seq > cursor_before),
+        "{logs}"
+    );
+    assert_eq!(logs["capturing"], json!(true));
 
     // A ref of the lost browser is stale, never unknown: refs are never reused.
     let error = mcp.err("browser_click", json!({ "selector": old }));
