@@ -24,8 +24,10 @@ use crate::{ElementRef, Page};
 /// The environment variable naming `axe.min.js`.
 pub const AXE_PATH_ENV: &str = "CHROMATE_AXE_PATH";
 
-/// The command that installs the pinned axe-core.
-const INSTALL_COMMAND: &str = "npm ci --prefix engine/axe";
+/// The command that installs the pinned axe-core into this checkout.
+fn install_command() -> String {
+    format!("npm ci --prefix {}/axe", env!("CARGO_MANIFEST_DIR"))
+}
 
 /// An axe impact level, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -188,15 +190,16 @@ struct RawNode {
     failure_summary: String,
 }
 
-/// Where `axe.min.js` is looked for, in order.
+/// Where `axe.min.js` is looked for, in order: only `CHROMATE_AXE_PATH` when it is set (a
+/// wrong explicit path is an error, not a silent fallback), else the repository's
+/// `engine/axe/node_modules/axe-core/axe.min.js`, then `axe/axe.min.js` next to the executable.
 pub fn axe_candidates() -> Vec<PathBuf> {
-    let mut res = Vec::new();
     if let Some(path) = std::env::var_os(AXE_PATH_ENV).filter(|p| !p.is_empty()) {
-        res.push(PathBuf::from(path));
+        return vec![PathBuf::from(path)];
     }
-    res.push(
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("axe/node_modules/axe-core/axe.min.js"),
-    );
+    let mut res = vec![
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("axe/node_modules/axe-core/axe.min.js")
+    ];
     if let Some(dir) = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(PathBuf::from))
@@ -216,8 +219,9 @@ pub fn axe_path() -> Result<PathBuf> {
     let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
     Err(Error::StateInvalid {
         message: format!(
-            "a11y: axe-core is not installed (tried: {}); install it with `{INSTALL_COMMAND}` in the chromate checkout (or `bash .ci/setup.sh browser`), or set {AXE_PATH_ENV} to an axe.min.js",
-            tried.join(", ")
+            "a11y: axe-core is not installed (tried: {}); install it with `{}` (or `bash .ci/setup.sh browser`), or set {AXE_PATH_ENV} to an axe.min.js",
+            tried.join(", "),
+            install_command()
         ),
     })
 }

@@ -1872,3 +1872,82 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         "{images:?}"
     );
 }
+
+#[test]
+fn mcp_a11y_without_axe_core_names_the_install_command() {
+    let mut mcp = Mcp::start_with(&[("CHROMATE_AXE_PATH", "/nonexistent/axe.min.js")]);
+    mcp.ok("browser_navigate", json!({ "url": data_url("<p>hi</p>") }));
+    let error = mcp.err("browser_a11y", json!({}));
+    assert_eq!(error["code"], json!("STATE_INVALID"));
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with("a11y: axe-core is not installed (tried: /nonexistent/axe.min.js)")
+            && message.contains("npm ci --prefix ")
+            && message.contains("/engine/axe"),
+        "{message}"
+    );
+}
+
+/// The events of a trace file; every line must be whole JSON.
+fn trace_events(path: &std::path::Path) -> Vec<Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    assert!(
+        text.ends_with('\n'),
+        "the last event is a whole line: {text:?}"
+    );
+    text.lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|err| panic!("{err}: {line}")))
+        .collect()
+}
+
+#[test]
+fn mcp_trace_survives_a_killed_server_and_ends_on_shutdown() {
+    let traces = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("cannot create a temp dir: {err}"),
+    };
+    let root = traces.path().to_string_lossy().into_owned();
+
+    let mut killed = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    killed.ok(
+        "browser_trace",
+        json!({ "action": "start", "name": "killed" }),
+    );
+    killed.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<h1>one</h1>") }),
+    );
+    let pids = procs::descendants(killed.pid());
+    let sent = Command::new("kill")
+        .args(["-KILL", &killed.pid().to_string()])
+        .status();
+    assert!(
+        sent.is_ok_and(|status| status.success()),
+        "kill -KILL failed"
+    );
+    killed.wait_exit(Duration::from_secs(5));
+    assert_all_gone(&pids);
+    let events = trace_events(&traces.path().join("killed/trace.ndjson"));
+    let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
+    assert_eq!(kinds, ["trace-start", "action"]);
+
+    let mut ended = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    ended.ok("browser_trace", json!({ "action": "start" }));
+    ended.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<h1>two</h1>") }),
+    );
+    drop(ended.stdin.take());
+    let status = ended.wait_exit(Duration::from_secs(5));
+    assert_eq!(status.code(), Some(0));
+    let events = trace_events(&traces.path().join("trace-1/trace.ndjson"));
+    let last = events.last().cloned().unwrap_or_default();
+    assert_eq!(
+        last,
+        json!({ "type": "trace-end", "reason": "shutdown", "events": 1 })
+    );
+    assert!(
+        !traces.path().join("trace-1.zip").exists(),
+        "shutdown writes no zip"
+    );
+}
