@@ -92,6 +92,15 @@ impl<'a> Input<'a> {
     /// Sends the key-down of `key` with `modifiers` (plus those held); a key with text types it
     /// unless Control, Alt or Meta is down.
     async fn send_down(&self, key: &Key, modifiers: i64) -> Result<()> {
+        let params = self.down_params(key, modifiers);
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+
+    /// The key-down event of `key` with `modifiers` plus those held.
+    fn down_params(&self, key: &Key, modifiers: i64) -> DispatchKeyEventParams {
         let modifiers = modifiers | self.held();
         let text = key.text_with(modifiers);
         let kind = if text.is_some() {
@@ -116,25 +125,27 @@ impl<'a> Input<'a> {
         if key.code == "KeyA" && modifiers & (keys::CONTROL | keys::META) != 0 {
             params = params.commands(vec!["selectAll".into()]);
         }
+        params
+    }
+
+    async fn send_up(&self, key: &Key, modifiers: i64) -> Result<()> {
+        let params = self.up_params(key, modifiers);
         self.page
             .unless_dialog(self.page.session.send(&params))
             .await?;
         Ok(())
     }
 
-    async fn send_up(&self, key: &Key, modifiers: i64) -> Result<()> {
+    /// The key-up event of `key` with `modifiers` plus those held.
+    fn up_params(&self, key: &Key, modifiers: i64) -> DispatchKeyEventParams {
         let modifiers = modifiers | self.held();
-        let params = DispatchKeyEventParams::new(KeyType::KeyUp)
+        DispatchKeyEventParams::new(KeyType::KeyUp)
             .key(key.key_with(modifiers))
             .code(key.code.clone())
             .windows_virtual_key_code(key.key_code)
             .native_virtual_key_code(key.key_code)
             .modifiers(modifiers)
-            .location(key.location);
-        self.page
-            .unless_dialog(self.page.session.send(&params))
-            .await?;
-        Ok(())
+            .location(key.location)
     }
 
     /// Presses a chord: modifiers down in order, the key pressed with them held, modifiers up
@@ -171,6 +182,11 @@ impl<'a> Input<'a> {
     /// keypress/input, keyup; the others as text input. With `newline_is_enter`, `\n` presses
     /// Enter; otherwise it is inserted as text (fill never submits).
     pub(crate) async fn type_text(&self, text: &str, newline_is_enter: bool) -> Result<()> {
+        // Every event is written at once and answered in order: the browser queues input per
+        // session, so the page sees exactly the per-character sequence, without a round trip
+        // between characters.
+        let session = &self.page.session;
+        let mut sends = Vec::with_capacity(text.len() * 2);
         for ch in text.chars() {
             let key = match ch {
                 '\n' if newline_is_enter => keys::named("Enter"),
@@ -180,19 +196,28 @@ impl<'a> Input<'a> {
             match key {
                 Some(key) => {
                     let shift = if key.needs_shift { keys::SHIFT } else { 0 };
-                    self.send_down(&key, shift).await?;
-                    self.send_up(&key, shift).await?;
+                    sends.push(futures::future::Either::Left(
+                        session.send(&self.down_params(&key, shift)),
+                    ));
+                    sends.push(futures::future::Either::Left(
+                        session.send(&self.up_params(&key, shift)),
+                    ));
                 }
                 None => {
                     let mut buf = [0u8; 4];
                     let params = InsertTextParams::new(ch.encode_utf8(&mut buf).to_string());
-                    self.page
-                        .unless_dialog(self.page.session.send(&params))
-                        .await?;
+                    sends.push(futures::future::Either::Right(session.send(&params)));
                 }
             }
         }
-        Ok(())
+        let all = async {
+            // Both kinds answer `EmptyReturns`; the first failure is the result.
+            for answer in futures::future::join_all(sends).await {
+                answer?;
+            }
+            Ok(())
+        };
+        self.page.unless_dialog(all).await
     }
 
     async fn mouse(
