@@ -9,7 +9,7 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, WaitUntil};
+use chromate::{diff, Browser, LaunchOptions, LogFilter, SnapshotOptions, TextMatch, WaitUntil};
 
 const PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><title>chromate demo</title></head>
@@ -57,22 +57,49 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
         page.title().await?
     );
 
-    let fields = page
-        .evaluate("[...document.querySelectorAll('h1, label, button')].map(e => e.tagName.toLowerCase() + ': ' + e.textContent.trim())")
-        .await?;
-    println!("chromate sees:");
-    for line in fields.as_array().into_iter().flatten() {
-        println!("  {}", line.as_str().unwrap_or_default());
+    let snapshot = page.snapshot(SnapshotOptions::default()).await?;
+    println!(
+        "chromate sees ({} ms in the page):",
+        snapshot.page_ms.round()
+    );
+    for line in snapshot.render().lines() {
+        println!("  {line}");
     }
 
-    page.evaluate(
-        "document.querySelector('input').value = 'ann'; document.querySelector('#go').click(); 1",
-    )
-    .await?;
-    let status = page
-        .evaluate("document.querySelector('#status').textContent")
+    let act_started = Instant::now();
+    page.locator("label=User")?.fill("ann").await?;
+    page.locator("role=button[name=\"Sign in\"]")?
+        .click()
         .await?;
-    println!("filled the user field, clicked Sign in; the page says {status}");
+    page.locator("#status")?
+        .expect_text(&TextMatch::Contains("Welcome".into()))
+        .await?;
+    let status = page
+        .locator("#status")?
+        .text()
+        .await?
+        .text
+        .unwrap_or_default();
+    println!(
+        "filled User, clicked Sign in, waited for the status in {} ms; the page says {status:?}",
+        act_started.elapsed().as_millis()
+    );
+
+    let after = page.snapshot(SnapshotOptions::default()).await?;
+    println!("what changed:");
+    for line in diff(Some(&snapshot), &after).render().lines() {
+        println!("  {line}");
+    }
+    let logs = browser.journal().list(&LogFilter::default(), 0, 20);
+    println!("console and network, as journalled:");
+    for entry in &logs.entries {
+        println!(
+            "  #{} {} {}",
+            entry.seq,
+            entry.kind().as_str(),
+            entry.text().or(entry.url()).unwrap_or_default()
+        );
+    }
 
     let pid = browser.pid();
     browser.close().await;
