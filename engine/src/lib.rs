@@ -36,8 +36,7 @@ mod transport;
 mod wait;
 
 pub use a11y::{
-    axe_candidates, axe_path, AuditNode, AuditOptions, AuditReport, Impact, Violation,
-    AXE_PATH_ENV,
+    axe_candidates, axe_path, AuditNode, AuditOptions, AuditReport, Impact, Violation, AXE_PATH_ENV,
 };
 pub use actions::{
     ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,

@@ -403,7 +403,9 @@ pub(crate) async fn expect(
             } else {
                 let want = match &args.expected {
                     Some(exact) => chromate::TextMatch::Exact(exact.clone()),
-                    None => chromate::TextMatch::Contains(args.contains.clone().unwrap_or_default()),
+                    None => {
+                        chromate::TextMatch::Contains(args.contains.clone().unwrap_or_default())
+                    }
                 };
                 engine(ctx, verb, &page, locator.expect_text(&want)).await
             };
@@ -412,7 +414,8 @@ pub(crate) async fn expect(
                     let mut error = with_matcher(error);
                     // `actual` is null when nothing matched a text check (§4.3).
                     if args.what == "text"
-                        && error.detail.as_ref().and_then(|d| d.get("actual")) == Some(&json!("no match"))
+                        && error.detail.as_ref().and_then(|d| d.get("actual"))
+                            == Some(&json!("no match"))
                     {
                         error = error.with_detail_key("actual", serde_json::Value::Null);
                     }
@@ -420,7 +423,8 @@ pub(crate) async fn expect(
                 }
                 return Err(error);
             }
-            let mut result = json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
+            let mut result =
+                json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
             if args.what == "text" {
                 result["mode"] = json!(mode);
                 result["expected"] = json!(wanted);
@@ -433,14 +437,22 @@ pub(crate) async fn expect(
             let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
             loop {
                 let url = page.url();
-                let pass = if mode == "exact" { url == wanted } else { url.contains(&wanted) };
+                let pass = if mode == "exact" {
+                    url == wanted
+                } else {
+                    url.contains(&wanted)
+                };
                 if pass {
                     return Ok(ToolOutput::new(
                         json!({ "ok": true, "matcher": "url", "mode": mode, "expected": wanted }),
                     ));
                 }
                 if Instant::now() >= deadline {
-                    let relation = if mode == "exact" { "to be" } else { "to contain" };
+                    let relation = if mode == "exact" {
+                        "to be"
+                    } else {
+                        "to contain"
+                    };
                     return Err(with_matcher(
                         ToolError::new(
                             ErrorCode::ExpectMismatch,
@@ -452,7 +464,10 @@ pub(crate) async fn expect(
                 }
                 // The contract's 100 ms re-check interval for browser_expect (§9.2).
                 let pause = tokio::time::sleep(Duration::from_millis(100));
-                ctx.cancel.run(pause).await.ok_or_else(|| cancelled_error(verb))?;
+                ctx.cancel
+                    .run(pause)
+                    .await
+                    .ok_or_else(|| cancelled_error(verb))?;
             }
         }
         _ => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
