@@ -123,7 +123,7 @@ error_codes! {
         when: "protocol/transport failure, browser lost, anything unexpected",
         detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason`";
     Unsupported => "UNSUPPORTED",
-        when: "the connected browser lacks a protocol method the call needs (also: a tool not wired to the engine in this build)",
+        when: "the connected browser lacks a protocol method the call needs",
         detail: "`cdpMethod`, `feature`";
 }
 

@@ -187,7 +187,6 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ClickArgs {
     pub(crate) selector: String,
     #[serde(default)]
@@ -197,7 +196,6 @@ pub(crate) struct ClickArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct FillArgs {
     pub(crate) selector: String,
     pub(crate) value: String,
@@ -208,14 +206,12 @@ pub(crate) struct FillArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct TypeArgs {
     pub(crate) text: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ElementArgs {
     pub(crate) action: String,
     pub(crate) selector: String,
@@ -225,7 +221,6 @@ pub(crate) struct ElementArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct PressArgs {
     pub(crate) key: String,
     pub(crate) selector: Option<String>,
@@ -234,7 +229,6 @@ pub(crate) struct PressArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct KeyArgs {
     pub(crate) action: String,
     pub(crate) key: String,
@@ -244,7 +238,6 @@ pub(crate) struct KeyArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct MouseArgs {
     pub(crate) action: String,
     pub(crate) selector: Option<String>,
@@ -258,7 +251,6 @@ pub(crate) struct MouseArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct HoverArgs {
     pub(crate) selector: String,
     pub(crate) timeout_ms: u64,
@@ -266,7 +258,6 @@ pub(crate) struct HoverArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct UploadArgs {
     pub(crate) selector: String,
     pub(crate) files: Vec<String>,
@@ -275,7 +266,6 @@ pub(crate) struct UploadArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct DialogArgs {
     pub(crate) action: String,
     pub(crate) text: Option<String>,

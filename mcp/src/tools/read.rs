@@ -115,7 +115,6 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct FindArgs {
     pub(crate) selector: String,
     #[serde(default)]
@@ -127,14 +126,12 @@ pub(crate) struct FindArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ExistsArgs {
     pub(crate) selector: String,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct WaitArgs {
     pub(crate) selector: Option<String>,
     pub(crate) state: Option<String>,
@@ -143,7 +140,6 @@ pub(crate) struct WaitArgs {
 
 impl WaitArgs {
     /// The state to wait for: `visible` with a selector, `load` without.
-    #[allow(dead_code)] // Read once the engine is wired.
     pub(crate) fn effective_state(&self) -> &str {
         match (&self.state, &self.selector) {
             (Some(state), _) => state,
@@ -155,7 +151,6 @@ impl WaitArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ReadArgs {
     pub(crate) field: String,
     pub(crate) selector: Option<String>,
@@ -165,7 +160,6 @@ pub(crate) struct ReadArgs {
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
-#[allow(dead_code)] // Fields are read once the engine is wired.
 pub(crate) struct ExpectArgs {
     pub(crate) what: String,
     pub(crate) selector: Option<String>,
@@ -295,14 +289,7 @@ pub(crate) async fn wait(
     args: WaitArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = WAIT.verb;
-    let state = args.state.clone().unwrap_or_else(|| {
-        if args.selector.is_some() {
-            "visible"
-        } else {
-            "load"
-        }
-        .to_owned()
-    });
+    let state = args.effective_state().to_owned();
     match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
