@@ -630,12 +630,30 @@ fn on_child_attached(
             }),
         );
     }
+    let is_worker = p.target_info.r#type == "worker";
+    if is_worker {
+        // A dedicated worker's console, errors and fetches belong to its tab's journal.
+        let (journal, page_id) = capture.clone();
+        conn.set_handler(
+            Some(p.session_id.clone()),
+            Arc::new(move |method: &str, params: &RawValue| {
+                journal.handle_event(&page_id, method, params)
+            }),
+        );
+    }
     tokio::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session).await;
             }
             let _ = set_up_frame_session(&session).await;
+        }
+        if is_worker {
+            // Workers without a Network domain still report their console.
+            let _ = tokio::join!(
+                session.send(&runtime::EnableParams::default()),
+                session.send(&network::EnableParams::default()),
+            );
         }
         let _ = session
             .send(&runtime::RunIfWaitingForDebuggerParams::default())

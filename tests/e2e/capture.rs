@@ -350,3 +350,27 @@ async fn evictions_are_counted_per_kind_and_errors_survive_network_traffic() {
 
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn a_dedicated_workers_console_and_errors_reach_its_tabs_journal() {
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.evaluate(
+        "new Worker(URL.createObjectURL(new Blob([\"console.warn('from the worker', 7); setTimeout(() => { throw new RangeError('worker boom') }, 0)\"]))); 1",
+    )
+    .await
+    .expect("start a worker");
+    let journal = browser.journal().clone();
+    let warned = journal
+        .wait_for(&containing("from the worker"), 0, WAIT)
+        .await
+        .expect("the worker's console.warn is journalled");
+    assert_eq!(warned.text(), Some("from the worker 7"));
+    assert_eq!(warned.level(), Some(LogLevel::Warn));
+    let thrown = journal
+        .wait_for(&containing("worker boom"), 0, WAIT)
+        .await
+        .expect("the worker's uncaught error is journalled");
+    assert!(thrown.is_error(), "{thrown:?}");
+    close_and_check(browser).await;
+}
