@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use chromate::cdp::target;
 use chromate::{Browser, LogData, LogEntry, LogFilter, LogKind, LogLevel, Page};
 use chromate_tests::FixtureServer;
 
@@ -38,15 +37,16 @@ fn of_kind(kind: LogKind) -> LogFilter {
 /// Opens `url` in a new tab created with that URL, so its first document loads as soon as the
 /// tab is resumed (capture must already be on), and waits until console.html is done.
 async fn open_console_page(browser: &Browser, url: &str) -> Page {
-    let created = browser
-        .session()
-        .send(&target::CreateTargetParams::new(url))
-        .await
-        .unwrap_or_else(|err| panic!("create target: {err}"));
+    // As the MCP server does: a set-up tab, then its first navigation. (A tab created with its
+    // URL starts fetching subresources before its session has enabled Network, so their rows
+    // could be missing; chromate's own tabs never start that way.)
     let page = browser
-        .wait_for_page(&created.target_id.0, NAV)
+        .new_page("about:blank")
         .await
-        .unwrap_or_else(|err| panic!("the tab did not attach: {err}"));
+        .unwrap_or_else(|err| panic!("the tab did not open: {err}"));
+    page.goto(url, chromate::WaitUntil::Load, NAV)
+        .await
+        .unwrap_or_else(|err| panic!("the first navigation failed: {err}"));
     // The fetches and the image settle in any order: wait for each outcome by its URL.
     let journal = browser.journal();
     for needle in ["closed-port", "status/500", "missing-image.png"] {
