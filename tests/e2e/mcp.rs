@@ -1962,3 +1962,33 @@ fn mcp_trace_survives_a_killed_server_and_ends_on_shutdown() {
         "shutdown writes no zip"
     );
 }
+
+#[test]
+fn mcp_a_missing_browser_or_endpoint_is_browser_unavailable_and_the_server_keeps_serving() {
+    let mut mcp = Mcp::start_with_args(&["--browser", "/nonexistent/chromium"], &[]);
+    let error = mcp.err("browser_navigate", json!({ "url": "about:blank" }));
+    assert_eq!(error["code"], json!("BROWSER_UNAVAILABLE"), "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(message.contains("/nonexistent/chromium"), "{error}");
+    assert!(
+        error["hint"].as_str().is_some_and(|h| !h.is_empty()),
+        "{error}"
+    );
+    // Nothing launched, and the server still answers.
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(false), "{status}");
+
+    let port = closed_port();
+    let mut remote = Mcp::start_with_args(
+        &["--cdp-endpoint", &format!("http://127.0.0.1:{port}")],
+        &[],
+    );
+    let error = remote.err("browser_navigate", json!({ "url": "about:blank" }));
+    assert_eq!(error["code"], json!("BROWSER_UNAVAILABLE"), "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains(&port.to_string())),
+        "the endpoint is named: {error}"
+    );
+}
