@@ -228,7 +228,21 @@ impl Browser {
         let (discover, attach) = tokio::join!(discover, attach);
         discover?;
         attach?;
-        Ok(Browser { inner })
+        let browser = Browser { inner };
+        // The tabs that already exist (a launched browser's first tab) are listed before
+        // `launch` or `connect` returns, so `pages()` never misses one that is merely slow.
+        let existing: Vec<String> = browser
+            .targets()
+            .into_iter()
+            .filter(|t| t.kind == "page")
+            .map(|t| t.id)
+            .collect();
+        for target_id in existing {
+            let _ = browser
+                .wait_for_page(&target_id, Duration::from_secs(10))
+                .await;
+        }
+        Ok(browser)
     }
 
     /// The browser's request interceptor (`intercept/`).
@@ -712,6 +726,14 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
         metrics,
         tree
     );
+    if let Ok(tree) = &tree {
+        seed_frames(page, &tree.frame_tree);
+    }
+    // Resume whatever happened: a target left waiting for its debugger would hang forever
+    // (a popup stuck on about:blank).
+    let resumed = session
+        .send(&runtime::RunIfWaitingForDebuggerParams::default())
+        .await;
     page_enable?;
     lifecycle?;
     runtime_enable?;
@@ -720,23 +742,22 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
     world?;
     attach?;
     metrics?;
-    if let Ok(tree) = tree {
-        seed_frames(page, &tree.frame_tree);
-    }
-    session
-        .send(&runtime::RunIfWaitingForDebuggerParams::default())
-        .await?;
+    resumed?;
     Ok(())
 }
 
-/// Records frames that existed before the page was attached (`Page.getFrameTree`).
+/// Records frames that existed before the page was attached (`Page.getFrameTree`) and that no
+/// event has reported since.
 fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
     let frame = &tree.frame;
     let json = serde_json::json!({"frame": {
         "id": frame.id.0, "parentId": frame.parent_id.as_ref().map(|p| p.0.clone()),
         "loaderId": frame.loader_id.0, "url": frame.url, "name": frame.name,
     }});
-    if let Ok(raw) = serde_json::value::to_raw_value(&json) {
+    // The answer is applied after the reader task has already applied any event that followed
+    // it (a popup's first navigation commits quickly): never overwrite what events reported.
+    let known = page.shared.has_navigated(&frame.id.0);
+    if let (false, Ok(raw)) = (known, serde_json::value::to_raw_value(&json)) {
         page.shared.handle_event(None, "Page.frameNavigated", &raw);
     }
     for child in tree.child_frames.iter().flatten() {

@@ -167,6 +167,15 @@ impl Shared {
         res
     }
 
+    /// Whether a `Page.frameNavigated` of `frame_id` has been recorded (lifecycle events alone
+    /// know the loader, not the URL).
+    pub(crate) fn has_navigated(&self, frame_id: &str) -> bool {
+        lock(&self.state)
+            .frames
+            .get(frame_id)
+            .is_some_and(|f| !f.url.is_empty())
+    }
+
     pub(crate) fn mark_closed(&self, reason: &str) {
         self.update(|state| {
             if state.closed.is_none() {

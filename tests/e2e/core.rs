@@ -307,8 +307,12 @@ async fn popups_show_up_as_pages() {
     while !popup.url().ends_with("/nav2.html") {
         assert!(
             Instant::now() < deadline,
-            "the popup never reached nav2.html: {}",
-            popup.url()
+            "the popup never reached nav2.html: {} (frames {:?}; targets {:?}; session {:?}; pages {:?})",
+            popup.url(),
+            popup.frames(),
+            browser.targets(),
+            popup.session().id(),
+            browser.pages().iter().map(|p| (p.target_id().to_string(), p.session().id().map(str::to_string))).collect::<Vec<_>>()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
