@@ -103,7 +103,9 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         // SIGTERM: the server closes its browser and removes its profile, then exits.
-        let _ = Command::new("kill").args(["-TERM", &self.child.id().to_string()]).status();
+        let _ = Command::new("kill")
+            .args(["-TERM", &self.child.id().to_string()])
+            .status();
         let _ = self.child.wait();
     }
 }
