@@ -1992,3 +1992,83 @@ fn mcp_a_missing_browser_or_endpoint_is_browser_unavailable_and_the_server_keeps
         "the endpoint is named: {error}"
     );
 }
+
+/// A page that records everything a tool could change: DOM mutations, scrolling, focus, input
+/// and pointer events, and navigation.
+const WATCHED_PAGE: &str = r##"<!doctype html><title>watched</title>
+<main style="height:3000px"><h1>Watched</h1>
+<label>Name <input id="name" value="ann"></label>
+<button id="go" data-testid="go">Go</button><a href="#elsewhere">link</a>
+<p id="status" role="status">ready</p><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" alt="">
+</main>
+<script>
+window.changes = [];
+new MutationObserver(m => window.changes.push('mutation:' + m.length)).observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
+for (const t of ['scroll', 'focusin', 'focusout', 'input', 'change', 'keydown', 'pointerdown', 'pointermove', 'mousedown', 'click', 'hashchange', 'beforeunload'])
+  window.addEventListener(t, () => window.changes.push(t), true);
+</script>"##;
+
+#[test]
+fn mcp_read_only_tools_never_change_the_page() {
+    let mut mcp = Mcp::start();
+    mcp.ok("browser_navigate", json!({ "url": data_url(WATCHED_PAGE) }));
+    let read_only: Vec<(&str, Value)> = vec![
+        (
+            "browser_find",
+            json!({ "selector": "role=button", "all": true }),
+        ),
+        ("browser_exists", json!({ "selector": "#go" })),
+        (
+            "browser_wait",
+            json!({ "selector": "#status", "state": "visible" }),
+        ),
+        (
+            "browser_read",
+            json!({ "field": "text", "selector": "#status" }),
+        ),
+        (
+            "browser_read",
+            json!({ "field": "value", "selector": "#name" }),
+        ),
+        (
+            "browser_read",
+            json!({ "field": "is", "selector": "#go", "what": "enabled" }),
+        ),
+        (
+            "browser_expect",
+            json!({ "what": "text", "selector": "#status", "expected": "ready" }),
+        ),
+        (
+            "browser_expect",
+            json!({ "what": "visible", "selector": "#go" }),
+        ),
+        ("browser_snapshot", json!({})),
+        ("browser_locators", json!({ "selector": "#go" })),
+        ("browser_a11y", json!({})),
+        ("browser_logs", json!({})),
+        ("browser_status", json!({})),
+        ("browser_screenshot", json!({})),
+    ];
+    for (tool, arguments) in &read_only {
+        mcp.ok(tool, arguments.clone());
+    }
+    // Reading the record is itself script: it changes nothing the page listens for.
+    let (result, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "({changes: window.changes, url: location.href, scrollY, focused: document.activeElement === document.body})" }),
+    );
+    let record = &result["result"];
+    assert_eq!(
+        record["changes"],
+        json!([]),
+        "a read-only tool changed the page: {record}"
+    );
+    assert_eq!(record["scrollY"], json!(0), "{record}");
+    assert_eq!(record["focused"], json!(true), "{record}");
+    assert!(
+        record["url"]
+            .as_str()
+            .is_some_and(|u| u.starts_with("data:")),
+        "{record}"
+    );
+}
