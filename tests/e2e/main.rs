@@ -9,6 +9,7 @@ mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, 
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs
 mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
 mod network; // request interception (mocks, blocks, origin policy) and saved state
+mod oracle; // snapshot roles and names against Chrome's own accessibility tree
 mod protocol; // generated bindings against the live browser: drift and decoding real traffic
 mod selectors; // every selector engine on fixture pages, shadow DOM, malformed selectors
 mod snapshot; // golden snapshots, ref identity and staleness, diffs, budgets

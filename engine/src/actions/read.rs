@@ -152,6 +152,35 @@ impl Locator {
     pub async fn is_checked(&self) -> Result<bool> {
         self.is("checked").await
     }
+
+    /// Chrome's own accessibility role and name of the first match
+    /// (`Accessibility.getPartialAXTree`), without waiting; `None` when nothing matches or
+    /// Chrome ignores the node. Useful to check chromate's snapshot against the browser.
+    pub async fn browser_accessibility(&self) -> Result<Option<(String, String)>> {
+        use crate::cdp::accessibility::GetPartialAXTreeParams;
+        let (frame_id, arg) = crate::selector::js_target(&self.page, &self.selector)?;
+        let object = self
+            .page
+            .call_isolated_object(frame_id.as_deref(), "actionability.element", &arg)
+            .await?;
+        let Some((session, object_id)) = object else {
+            return Ok(None);
+        };
+        let params = GetPartialAXTreeParams::default()
+            .object_id(object_id)
+            .fetch_relatives(false);
+        let tree = session.send(&params).await?;
+        let Some(node) = tree.nodes.into_iter().find(|n| !n.ignored) else {
+            return Ok(None);
+        };
+        let text = |value: Option<crate::cdp::accessibility::AXValue>| {
+            value
+                .and_then(|v| v.value)
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        };
+        Ok(Some((text(node.role), text(node.name))))
+    }
 }
 
 fn read_text(answer: &Value, key: &str) -> ReadText {
