@@ -21,6 +21,15 @@ pub(crate) enum Command {
     Help(&'static str),
     /// `chromate --version`.
     Version,
+    /// `chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]`.
+    BenchSnapshot {
+        /// A URL, or a path to an HTML file.
+        target: String,
+        /// How many timed snapshots.
+        repeat: usize,
+        /// The semantic line budget (80 = the default view).
+        max_lines: usize,
+    },
 }
 
 /// A usage error: printed to stderr, exit status 2.
@@ -34,7 +43,18 @@ usage:
   chromate mcp [options]        run the MCP server over stdio
   chromate init --mcp [--agent NAME]
                                 print MCP client configuration snippets
+  chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]
+                                measure snapshot cost (time, bytes, tokens, refs)
   chromate --help | --version
+";
+
+pub(crate) const BENCH_HELP: &str = "\
+usage: chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]
+
+Loads the page in headless Chromium and takes N+1 snapshots with the given semantic budget
+(default 80, the MCP default view; 5000 shows everything). Prints the first snapshot's time and
+the median and spread of the next N, the rendered bytes, an estimate of tokens (bytes / 4) and
+the number of refs.
 ";
 
 pub(crate) const MCP_HELP: &str = "\
@@ -71,12 +91,51 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
     match first.as_str() {
         "mcp" => parse_mcp(rest),
         "init" => parse_init(rest),
+        "bench-snapshot" => parse_bench(rest),
         "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP)),
         "-V" | "--version" => Ok(Command::Version),
         other => Err(UsageError(format!(
             "unknown command {other:?}\n\n{TOP_HELP}"
         ))),
     }
+}
+
+fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
+    let mut target = None;
+    let mut repeat = 21;
+    let mut max_lines = 80;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help(BENCH_HELP)),
+            "--repeat" | "--max-lines" => {
+                let value = args
+                    .next()
+                    .and_then(|v| v.parse::<usize>().ok())
+                    .filter(|v| (1..=5000).contains(v))
+                    .ok_or_else(|| UsageError(format!("{arg} needs a number from 1 to 5000")))?;
+                if arg == "--repeat" {
+                    repeat = value;
+                } else {
+                    max_lines = value;
+                }
+            }
+            other if other.starts_with('-') => {
+                return Err(UsageError(format!(
+                    "unknown option {other:?}\n\n{BENCH_HELP}"
+                )))
+            }
+            other if target.is_none() => target = Some(other.to_owned()),
+            other => return Err(UsageError(format!("unexpected argument {other:?}"))),
+        }
+    }
+    let target =
+        target.ok_or_else(|| UsageError(format!("missing url or file\n\n{BENCH_HELP}")))?;
+    Ok(Command::BenchSnapshot {
+        target,
+        repeat,
+        max_lines,
+    })
 }
 
 fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {

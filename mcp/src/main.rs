@@ -8,6 +8,7 @@
 //! or the protocol (`server.rs`).
 
 mod artifacts;
+mod bench;
 mod cli;
 mod config;
 #[cfg(test)]
@@ -44,6 +45,33 @@ fn main() -> ExitCode {
         Command::Version => {
             println!("chromate {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
+        }
+        Command::BenchSnapshot {
+            target,
+            repeat,
+            max_lines,
+        } => {
+            let runtime = match tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(2)
+                .enable_all()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(err) => {
+                    eprintln!("chromate: cannot start the async runtime: {err}");
+                    return ExitCode::FAILURE;
+                }
+            };
+            match runtime.block_on(bench::snapshot_cost(&target, repeat, max_lines)) {
+                Ok(report) => {
+                    print!("{report}");
+                    ExitCode::SUCCESS
+                }
+                Err(message) => {
+                    eprintln!("chromate: bench-snapshot: {message}");
+                    ExitCode::FAILURE
+                }
+            }
         }
         Command::Init { agent } => {
             print!("{}", cli::init_text(agent));

@@ -2072,3 +2072,48 @@ fn mcp_read_only_tools_never_change_the_page() {
         "{record}"
     );
 }
+
+#[test]
+fn bench_snapshot_measures_any_file_and_exits_cleanly() {
+    let page =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/pages/bench-2000.html");
+    let output = Command::new(chromate_binary())
+        .args([
+            "bench-snapshot",
+            &page.display().to_string(),
+            "--repeat",
+            "3",
+        ])
+        .output()
+        .expect("run bench-snapshot");
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    for field in [
+        "first snapshot:",
+        "next 3: median",
+        "bytes:",
+        "tokens (estimate, bytes / 4):",
+        "refs:",
+    ] {
+        assert!(stdout.contains(field), "{field} missing from:\n{stdout}");
+    }
+    let bytes: usize = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("bytes: "))
+        .and_then(|b| b.trim().parse().ok())
+        .expect("a byte count");
+    assert!(
+        bytes > 1000 && bytes <= 8192,
+        "default view of a 2,000-element page: {bytes} bytes"
+    );
+    let bad = Command::new(chromate_binary())
+        .args(["bench-snapshot", "/no/such/page.html"])
+        .output()
+        .expect("run bench-snapshot");
+    assert_eq!(bad.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("neither a url nor a readable file"));
+}

@@ -11,6 +11,11 @@ fn check(args: &str, expect: Expect) {
         Ok(Command::Init { agent }) => format!("init {agent:?}"),
         Ok(Command::Help(text)) => format!("help {}", text.lines().next().unwrap_or_default()),
         Ok(Command::Version) => "version".to_owned(),
+        Ok(Command::BenchSnapshot {
+            target,
+            repeat,
+            max_lines,
+        }) => format!("bench-snapshot {target} repeat={repeat} max_lines={max_lines}"),
         Err(UsageError(message)) => format!(
             "usage error: {}",
             message.lines().next().unwrap_or_default()
@@ -81,4 +86,24 @@ fn init_text_for_one_agent() {
         # Environment variables go in the client's env map ([mcp_servers.chromate.env] for Codex, envs for Goose).
     "#]]
     .assert_eq(&init_text(Some(Agent::Codex)));
+}
+
+#[test]
+fn bench_snapshot_arguments_parse() {
+    check(
+        "bench-snapshot page.html",
+        expect!["bench-snapshot page.html repeat=21 max_lines=80"],
+    );
+    check(
+        "bench-snapshot http://127.0.0.1:1/ --repeat 5 --max-lines 5000",
+        expect!["bench-snapshot http://127.0.0.1:1/ repeat=5 max_lines=5000"],
+    );
+    check(
+        "bench-snapshot",
+        expect!["usage error: missing url or file"],
+    );
+    check(
+        "bench-snapshot x --repeat 0",
+        expect!["usage error: --repeat needs a number from 1 to 5000"],
+    );
 }
