@@ -55,6 +55,24 @@ async fn measure(
             .map_err(|err| err.to_string())?;
         samples.push(started.elapsed().as_secs_f64() * 1e3);
     }
+    // A small change (one button added at the top), then the snapshot and its diff from the
+    // previous one, as an observation after an action computes them.
+    page.evaluate(
+        "document.body.prepend(Object.assign(document.createElement('button'), {textContent: 'bench change'})); 1",
+    )
+    .await
+    .map_err(|err| err.to_string())?;
+    let started = Instant::now();
+    let changed = page
+        .snapshot(options.clone())
+        .await
+        .map_err(|err| err.to_string())?;
+    let diff = chromate::diff(Some(&last), &changed).render();
+    let diff_ms = started.elapsed().as_secs_f64() * 1e3;
+    let diff_lines = diff
+        .lines()
+        .filter(|l| l.starts_with("+ ") || l.starts_with("- "))
+        .count();
     samples.sort_by(f64::total_cmp);
     let median = samples[samples.len() / 2];
     let (low, high) = (samples[0], samples[samples.len() - 1]);
@@ -71,7 +89,8 @@ async fn measure(
          next {repeat}: median {median:.1} ms (min {low:.1}, max {high:.1})\n\
          bytes: {}\n\
          tokens (estimate, bytes / 4): {}\n\
-         lines: {}, refs: {n_refs}{}\n",
+         lines: {}, refs: {n_refs}{}\n\
+         snapshot + diff after a small change: {diff_ms:.1} ms ({diff_lines} changed lines)\n",
         text.len(),
         text.len().div_ceil(4),
         last.lines.len(),
