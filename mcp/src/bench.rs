@@ -55,24 +55,36 @@ async fn measure(
             .map_err(|err| err.to_string())?;
         samples.push(started.elapsed().as_secs_f64() * 1e3);
     }
-    // A small change (one button added at the top), then the snapshot and its diff from the
-    // previous one, as an observation after an action computes them.
-    page.evaluate(
-        "document.body.prepend(Object.assign(document.createElement('button'), {textContent: 'bench change'})); 1",
-    )
-    .await
-    .map_err(|err| err.to_string())?;
-    let started = Instant::now();
-    let changed = page
-        .snapshot(options.clone())
-        .await
-        .map_err(|err| err.to_string())?;
-    let diff = chromate::diff(Some(&last), &changed).render();
-    let diff_ms = started.elapsed().as_secs_f64() * 1e3;
-    let diff_lines = diff
-        .lines()
-        .filter(|l| l.starts_with("+ ") || l.starts_with("- "))
-        .count();
+    // Small changes, then the snapshot and its diff from the previous one, as an observation
+    // after an action computes them; one change alone is too noisy, so the median of several.
+    let mut changes = ChangeTimes::default();
+    let mut diff_lines = 0;
+    let mut baseline = last.clone();
+    for index in 0..SMALL_CHANGES {
+        page.evaluate(small_change(index))
+            .await
+            .map_err(|err| err.to_string())?;
+        let started = Instant::now();
+        let changed = page
+            .snapshot(options.clone())
+            .await
+            .map_err(|err| err.to_string())?;
+        let snapshot_ms = started.elapsed().as_secs_f64() * 1e3;
+        let diff = chromate::diff(Some(&baseline), &changed).render();
+        let total_ms = started.elapsed().as_secs_f64() * 1e3;
+        diff_lines += diff
+            .lines()
+            .filter(|l| l.starts_with("+ ") || l.starts_with("- "))
+            .count();
+        changes.total.push(total_ms);
+        changes.page.push(changed.page_ms);
+        changes.diff.push(total_ms - snapshot_ms);
+        baseline = changed;
+    }
+    let change_ms = median_of(&mut changes.total);
+    let (change_low, change_high) = (changes.total[0], changes.total[changes.total.len() - 1]);
+    let change_page_ms = median_of(&mut changes.page);
+    let change_diff_ms = median_of(&mut changes.diff);
     samples.sort_by(f64::total_cmp);
     let median = samples[samples.len() / 2];
     let (low, high) = (samples[0], samples[samples.len() - 1]);
@@ -90,7 +102,9 @@ async fn measure(
          bytes: {}\n\
          tokens (estimate, bytes / 4): {}\n\
          lines: {}, refs: {n_refs}{}\n\
-         snapshot + diff after a small change: {diff_ms:.1} ms ({diff_lines} changed lines)\n",
+         snapshot + diff after a small change: median {change_ms:.1} ms of {SMALL_CHANGES} \
+         (min {change_low:.1}, max {change_high:.1}; in-page walk {change_page_ms:.1} ms, \
+         Rust diff {change_diff_ms:.2} ms; {diff_lines} changed lines in all)\n",
         text.len(),
         text.len().div_ceil(4),
         last.lines.len(),
@@ -100,6 +114,36 @@ async fn measure(
             ""
         },
     ))
+}
+
+/// How many small changes the diff figure is the median of.
+const SMALL_CHANGES: usize = 21;
+
+/// Times of the snapshot + diff after each small change, in milliseconds.
+#[derive(Default)]
+struct ChangeTimes {
+    /// Snapshot and diff, from Rust.
+    total: Vec<f64>,
+    /// The walk inside the page (`Snapshot::page_ms`).
+    page: Vec<f64>,
+    /// Computing and rendering the diff in Rust.
+    diff: Vec<f64>,
+}
+
+/// The `index`-th small change, in turn: a button added at the top of the body, the text of
+/// the first heading changed, the added button removed.
+fn small_change(index: usize) -> &'static str {
+    match index % 3 {
+        0 => "document.body.prepend(Object.assign(document.createElement('button'), {id: 'bench-change', textContent: 'bench change'})); 1",
+        1 => "{ const h = document.querySelector('h1, h2, h3, button, a'); if (h) h.textContent += ' changed'; } 1",
+        _ => "document.getElementById('bench-change')?.remove(); 1",
+    }
+}
+
+/// Sorts `samples` and returns the median.
+fn median_of(samples: &mut [f64]) -> f64 {
+    samples.sort_by(f64::total_cmp);
+    samples[samples.len() / 2]
 }
 
 /// A URL as given, or a path to a file made into a `file://` URL.
