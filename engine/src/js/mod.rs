@@ -26,6 +26,10 @@
 //!   `DOM.describeNode` (its `frameId`, which is the target id of an out-of-process frame), walks
 //!   it in that frame's own world with the `nextRef` and `budgets` left, adds `depth` to its
 //!   lines, and continues with `snapshot.resume({token, nextRef, budgets, truncated})`.
+//! - Results of a hundred records or more travel as JSON text (`snapshot.takeJson`,
+//!   `snapshot.resumeJson`): the protocol passes a string through, while an object returned by
+//!   value is converted property by property, which on the full view of a 10,000-element page
+//!   costs more than a third of the snapshot (`benches/README.md`).
 //! - Refs minted while walking a same-origin frame in place live in the table of the world that
 //!   walked it (the parent's); their action points come back in top-viewport coordinates.
 //!

@@ -164,6 +164,18 @@
     return step(st, t0);
   }
 
+  /** `takeJson(args)` → `JSON.stringify(take(args))`. The protocol carries a string as is,
+   *  while an object returned by value is converted property by property by the inspector,
+   *  which costs more than the walk itself on a 100-line snapshot; Rust uses these. */
+  function takeJson(args) {
+    return JSON.stringify(take(args));
+  }
+
+  /** `resumeJson(args)` → `JSON.stringify(resume(args))`, as `takeJson`. */
+  function resumeJson(args) {
+    return JSON.stringify(resume(args));
+  }
+
   /** Paused walks, by token (one per pending cross-origin frame). */
   const paused = new Map();
   let lastToken = 0;
@@ -428,5 +440,5 @@
     return s;
   }
 
-  return { take, resume, pausedFrame, cancel, render, renderLine, frameOwner, isSecretField, isSecretWord };
+  return { take, takeJson, resume, resumeJson, pausedFrame, cancel, render, renderLine, frameOwner, isSecretField, isSecretWord };
 })

@@ -130,7 +130,7 @@ pub struct Line {
     pub current: Option<String>,
 }
 
-/// A line record as `snapshot.take` returns it.
+/// A line record as `snapshot.take` returns it (`takeJson` sends the same, as JSON text).
 #[derive(Debug, Deserialize)]
 struct LineRecord {
     depth: usize,
@@ -257,8 +257,17 @@ impl Walk {
     }
 }
 
-/// Decodes a `take`/`resume` answer, or the error it reports.
-fn decode_piece(value: Value, scope: Option<&str>) -> Result<Piece> {
+/// Decodes a `takeJson`/`resumeJson` answer (the JSON text of a `take`/`resume` result), or the
+/// error it reports.
+fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
+    let decode_error = |source| Error::Decode {
+        method: "snapshot.take".into(),
+        source,
+    };
+    let value: Value = match answer {
+        Value::String(text) => serde_json::from_str(&text).map_err(decode_error)?,
+        other => other,
+    };
     if value.get("ok") == Some(&Value::Bool(false)) {
         let error = value.get("error").and_then(Value::as_str).unwrap_or("");
         let canonical = value
@@ -280,10 +289,7 @@ fn decode_piece(value: Value, scope: Option<&str>) -> Result<Piece> {
             },
         });
     }
-    serde_json::from_value(value).map_err(|source| Error::Decode {
-        method: "snapshot.take".into(),
-        source,
-    })
+    serde_json::from_value(value).map_err(decode_error)
 }
 
 /// Where the walk starts.
@@ -465,7 +471,7 @@ fn walk_frame<'a>(
             }
         };
         let answer = page
-            .call_isolated(Some(&frame_id), "snapshot.take", &args)
+            .call_isolated(Some(&frame_id), "snapshot.takeJson", &args)
             .await?;
         let mut piece = decode_piece(answer, scope_text)?;
         loop {
@@ -499,7 +505,7 @@ fn walk_frame<'a>(
                 "truncated": walk.truncated,
             });
             let answer = page
-                .call_isolated(Some(&frame_id), "snapshot.resume", &resume)
+                .call_isolated(Some(&frame_id), "snapshot.resumeJson", &resume)
                 .await?;
             piece = decode_piece(answer, scope_text)?;
         }
