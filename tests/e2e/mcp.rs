@@ -2098,6 +2098,7 @@ fn bench_snapshot_measures_any_file_and_exits_cleanly() {
         "bytes:",
         "tokens (estimate, bytes / 4):",
         "refs:",
+        "snapshot + diff after a small change: median",
     ] {
         assert!(stdout.contains(field), "{field} missing from:\n{stdout}");
     }
