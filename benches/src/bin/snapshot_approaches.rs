@@ -8,9 +8,10 @@
 //! depth -1 pierce: hints, hrefs and the backend ids to map AX nodes to elements), resolving the
 //! listed nodes to JS objects (what minting refs on them would take), and a minimal renderer in
 //! Rust (`role "name"`, indented, for non-ignored nodes that are not generic or text), plus the
-//! scoped alternatives `getPartialAXTree` and `queryAXTree`. Every figure is the median over the
-//! repetitions; the AX figures include JSON decoding into `serde_json::Value`, as any client
-//! must decode the reply.
+//! scoped alternatives `getPartialAXTree` and `queryAXTree`. Every repeated figure is the median
+//! over the repetitions (the first `getFullAXTree` and `Accessibility.enable` happen once); the
+//! AX figures include JSON decoding into `serde_json::Value`, as any client must decode the
+//! reply.
 //!
 //! `cargo run --release -p chromate-benches --bin snapshot_approaches [-- <runs>]`; figures go
 //! in `benches/README.md` and the decision in `ARCHITECTURE.md`. It measures; it does not assert.
