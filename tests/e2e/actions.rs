@@ -159,6 +159,11 @@ async fn a_moving_button_is_clicked_where_it_stops() {
     let clicks = eval(&page, "window.clicks").await;
     let clicks = clicks.as_array().expect("array");
     assert_eq!(clicks.len(), 1, "{clicks:?}");
+    assert_eq!(
+        clicks[0]["done"],
+        json!(true),
+        "clicked while moving: {clicks:?}"
+    );
     let x = clicks[0]["x"].as_f64().expect("x");
     let left = eval(
         &page,
@@ -170,6 +175,109 @@ async fn a_moving_button_is_clicked_where_it_stops() {
     assert!(
         x >= left && x <= left + 120.0,
         "clicked at {x}, button at {left}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "moving.html").await;
+    for id in ["css-animation", "css-transition", "raf-loop"] {
+        // The motion starts at the next frame, before any stability proof can finish: the
+        // click must wait for the whole 300 ms of it.
+        eval(&page, &format!("window.start('{id}')")).await;
+        page.locator(&format!("#{id}"))
+            .expect("selector")
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("{id}: {e}"));
+        let clicks = eval(&page, &format!("window.clicks['{id}']")).await;
+        let clicks = clicks.as_array().expect("array");
+        assert_eq!(clicks.len(), 1, "{id}: {clicks:?}");
+        assert_eq!(
+            clicks[0]["stopped"],
+            json!(true),
+            "{id} clicked while moving: {clicks:?}"
+        );
+        let offset = eval(
+            &page,
+            &format!("document.getElementById('{id}').offsetLeft"),
+        )
+        .await;
+        assert_eq!(offset, json!(300), "{id} stopped short of its end");
+        let left = eval(
+            &page,
+            &format!("document.getElementById('{id}').getBoundingClientRect().left"),
+        )
+        .await
+        .as_f64()
+        .expect("left");
+        let x = clicks[0]["x"].as_f64().expect("x");
+        assert!(
+            x >= left && x <= left + 120.0,
+            "{id}: clicked at {x}, button at {left}"
+        );
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_double_click_moves_then_presses_and_releases_twice_in_order() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "disabled.html").await;
+    eval(
+        &page,
+        "window.mouse = []; ['mousemove', 'mousedown', 'mouseup', 'click', 'dblclick'].forEach(t => \
+         document.addEventListener(t, e => window.mouse.push([t, e.detail, e.clientX, e.clientY]), true))",
+    )
+    .await;
+    // The events are written at once; the page must still see them in order, at one point.
+    page.locator("#soon-enabled")
+        .expect("selector")
+        .dblclick()
+        .await
+        .expect("dblclick");
+    let mouse = eval(&page, "window.mouse").await;
+    let mouse = mouse.as_array().expect("array");
+    assert_eq!(
+        mouse.first().map(|e| &e[0]),
+        Some(&json!("mousemove")),
+        "{mouse:?}"
+    );
+    let presses: Vec<(String, u64)> = mouse
+        .iter()
+        .filter(|e| e[0] != json!("mousemove"))
+        .map(|e| {
+            (
+                e[0].as_str().unwrap_or("").to_string(),
+                e[1].as_u64().unwrap_or(0),
+            )
+        })
+        .collect();
+    let expected: Vec<(String, u64)> = [
+        ("mousedown", 1),
+        ("mouseup", 1),
+        ("click", 1),
+        ("mousedown", 2),
+        ("mouseup", 2),
+        ("click", 2),
+        ("dblclick", 2),
+    ]
+    .iter()
+    .map(|(t, n)| (t.to_string(), *n))
+    .collect();
+    assert_eq!(presses, expected, "{mouse:?}");
+    let (x, y) = (&mouse[0][2], &mouse[0][3]);
+    assert!(
+        mouse.iter().all(|e| &e[2] == x && &e[3] == y),
+        "the pointer moved during the click: {mouse:?}"
+    );
+    assert_eq!(
+        eval(&page, "window.clicks").await,
+        json!(["soon-enabled", "soon-enabled"])
     );
     close_and_check(browser).await;
 }

@@ -48,7 +48,7 @@ async fn frozen_and_masked_screenshots_are_byte_identical() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server.url("/animated.html")).await;
-    // The transition starts two frames after load; capture while it runs.
+    // The transition starts while the page parses; capture while it runs.
     page.locator("#moving-button.moved")
         .expect("selector")
         .timeout(Duration::from_secs(5))

@@ -228,6 +228,22 @@ impl<'a> Input<'a> {
         button: Option<MouseButton>,
         clicks: i64,
     ) -> Result<()> {
+        let params = self.mouse_params(kind, x, y, button, clicks);
+        self.page
+            .unless_dialog(self.page.session.send(&params))
+            .await?;
+        Ok(())
+    }
+
+    /// The mouse event `kind` at `(x, y)`; moves the pointer and updates the held buttons.
+    fn mouse_params(
+        &self,
+        kind: MouseType,
+        x: f64,
+        y: f64,
+        button: Option<MouseButton>,
+        clicks: i64,
+    ) -> DispatchMouseEventParams {
         let (modifiers, buttons) = {
             let mut state = lock(&self.page.shared.input);
             state.x = x;
@@ -245,10 +261,7 @@ impl<'a> Input<'a> {
         if let Some(button) = button {
             params = params.button(button.cdp()).click_count(clicks);
         }
-        self.page
-            .unless_dialog(self.page.session.send(&params))
-            .await?;
-        Ok(())
+        params
     }
 
     /// Moves the pointer to `(x, y)`.
@@ -288,12 +301,27 @@ impl<'a> Input<'a> {
         button: MouseButton,
         count: i64,
     ) -> Result<()> {
-        self.mouse_move(x, y).await?;
+        // Every event is written at once and answered in order, as typed characters are: the
+        // browser delivers one session's input in order, and the press flushes the move the
+        // renderer would otherwise hold until the next animation frame (moves are
+        // frame-aligned), so the page sees move, press, release without that wait.
+        let session = &self.page.session;
+        let count = count.max(1);
+        let mut sends = Vec::with_capacity(1 + 2 * usize::try_from(count).unwrap_or(1));
+        sends.push(session.send(&self.mouse_params(MouseType::MouseMoved, x, y, None, 0)));
         for n in 1..=count {
-            self.mouse_down(x, y, button, n).await?;
-            self.mouse_up(x, y, button, n).await?;
+            let press = self.mouse_params(MouseType::MousePressed, x, y, Some(button), n);
+            sends.push(session.send(&press));
+            let release = self.mouse_params(MouseType::MouseReleased, x, y, Some(button), n);
+            sends.push(session.send(&release));
         }
-        Ok(())
+        let all = async {
+            for answer in futures::future::join_all(sends).await {
+                answer?;
+            }
+            Ok(())
+        };
+        self.page.unless_dialog(all).await
     }
 
     /// Scrolls the wheel by `(delta_x, delta_y)` at `(x, y)`.

@@ -8,8 +8,11 @@
   "use strict";
   const D = C.dom;
 
-  /** Last rect seen per element, for the stability check. */
+  /** Last rect seen per element, for the stability check, with the document time it was read
+   *  at (for a read outside a frame, an upper bound of the time its layout reflects). */
   const lastRects = new WeakMap();
+  /** Per document, the time of the last animation frame a stability check watched. */
+  const lastFrames = new WeakMap();
   const SET_VALUE_TYPES = new Set(["date", "time", "datetime-local", "month", "week", "color", "range"]);
   const CHECK_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
 
@@ -113,12 +116,74 @@
     return false;
   }
 
-  function nextFrame(win) {
+  /** The document timeline's time (ms), or null for a document without one. */
+  function timeOf(doc) {
+    const timeline = doc.timeline;
+    return timeline && timeline.currentTime !== null ? timeline.currentTime : null;
+  }
+
+  /** Whether an animation on the document timeline of `el`'s document (or of a same-origin
+   *  document embedding it) has not moved anything yet at document time `time`: its start is
+   *  pending, or it started at `time` or later. Chromium resolves a new animation's start time
+   *  at the first frame after it was created and holds its start value until then (longer for
+   *  compositor animations), so at that frame a just-started animation or transition looks
+   *  still: equal rects then prove nothing. */
+  function animationStarting(el, time) {
+    let win = el.ownerDocument.defaultView;
+    while (win) {
+      const doc = win.document;
+      if (doc.getAnimations) {
+        for (const a of doc.getAnimations()) {
+          if (a.playState !== "running" || a.timeline !== doc.timeline) continue;
+          if (a.pending || a.startTime === null || (time !== null && a.startTime >= time)) return true;
+        }
+      }
+      if (win === window) break;
+      const fe = win.frameElement;
+      win = fe ? fe.ownerDocument.defaultView : null;
+    }
+    return false;
+  }
+
+  /** Records the time of `doc`'s next animation frame in `lastFrames`. */
+  function watchNextFrame(doc) {
+    const win = doc.defaultView;
+    if (!win) return;
+    win.requestAnimationFrame(() => {
+      const time = timeOf(doc);
+      if (time !== null) lastFrames.set(doc, time);
+    });
+  }
+
+  /** Resolves with `{rect, time, proof}` read inside the first animation frame whose document
+   *  time is later than `since` and in which no animation is starting: the frame's rendering
+   *  steps have advanced CSS animations and transitions and run the page's earlier-registered
+   *  rAF callbacks (a JS animation loop), and reading the rect there forces style and layout at
+   *  that time (`proof: true`). If no such frame comes within 50 ms, resolves with what a timer
+   *  sees then: a hidden document renders no frames, so nothing in it moves until it is shown
+   *  (`proof: true`, as before this rule existed); a visible one is only late (a busy machine)
+   *  and proves nothing yet (`proof: false`). */
+  function rectNextFrame(el, since) {
+    const doc = el.ownerDocument;
+    const win = doc.defaultView;
     return new Promise((resolve) => {
       let settled = false;
-      const finish = () => { if (!settled) { settled = true; resolve(); } };
-      win.requestAnimationFrame(() => win.requestAnimationFrame(finish));
-      win.setTimeout(finish, 50);
+      const finish = (proof) => {
+        if (settled) return;
+        settled = true;
+        resolve({ rect: rectOf(el.getBoundingClientRect()), time: timeOf(doc), proof });
+      };
+      const onFrame = () => {
+        if (settled) return;
+        const now = timeOf(doc);
+        // The clock may already have been estimated at this frame's time when `since` was
+        // read: only a later time proves the rect was laid out again.
+        if (now !== null && since !== null && now <= since) win.requestAnimationFrame(onFrame);
+        else if (animationStarting(el, now)) win.requestAnimationFrame(onFrame);
+        else finish(true);
+      };
+      win.requestAnimationFrame(onFrame);
+      win.setTimeout(() => finish(doc.visibilityState === "hidden"), 50);
     });
   }
 
@@ -128,14 +193,16 @@
 
   /** `check({selector | ref, states:["visible","enabled","editable","unobscured"], scroll?,
    *  stable?})` → Promise of `{status:"ok", point:{x,y}, rect:{x,y,width,height}, tag, matched,
-   *  fillable, editingHost}` | `{status:"no-match"}` | `{status:"not-visible", matched}` |
-   *  `{status:"not-enabled"}` | `{status:"not-editable", fillable}` (`fillable:false` → fail at
-   *  once, NOT_EDITABLE) | `{status:"unstable"}` | `{status:"outside-viewport"}` |
+   *  fillable, editingHost}` |
+   *  `{status:"no-match"}` | `{status:"not-visible", matched}` | `{status:"not-enabled"}` |
+   *  `{status:"not-editable", fillable}` (`fillable:false` → fail at once, NOT_EDITABLE) |
+   *  `{status:"unstable"}` | `{status:"outside-viewport"}` |
    *  `{status:"obscured", obscuredBy:"tag#id.class"}` | stale/invalid. States are checked in
    *  the order given; then, with `scroll`, the element is scrolled to the viewport centre unless
    *  fully in view; with `stable`, its rect must equal the one seen by the previous call if an
-   *  animation frame has passed since, else the one two animation frames later (this call then
-   *  waits for them, up to 50 ms). Coordinates are top-viewport CSS px. Without "visible" or
+   *  animation frame has run since and no animation is starting, else the one read in the next
+   *  animation frame in which no animation is starting (this call then waits for it, up to
+   *  50 ms; see `rectNextFrame`). Coordinates are top-viewport CSS px. Without "visible" or
    *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. */
   async function check(args) {
     const states = args.states || [];
@@ -152,21 +219,31 @@
     if (args.scroll && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     let rect = rectOf(el.getBoundingClientRect());
     if (args.stable) {
-      // Rects only change between animation frames, so the previous observation is evidence only
-      // if a frame has passed since (the document timeline advanced); else wait for two frames.
-      const timeline = el.ownerDocument.timeline;
-      const now = timeline ? timeline.currentTime : null;
+      // Stable = the same rect laid out at two different document times, with no animation
+      // still holding its start value at the later one: CSS animations, transitions and rAF
+      // loops only move things in animation frames. The previous call's observation is
+      // evidence if a frame has run since it (the current layout is at least that frame's);
+      // the timeline's time alone is not, as it can move on between frames. Else the next frame
+      // gives the second observation.
+      const doc = el.ownerDocument;
+      const now = timeOf(doc);
       const prev = lastRects.get(el);
-      if (!prev || prev.time === now || now === null) {
-        await nextFrame(el.ownerDocument.defaultView);
-        const again = rectOf(el.getBoundingClientRect());
-        lastRects.set(el, { rect: again, time: timeline ? timeline.currentTime : null });
-        if (!sameRect(rect, again) || !el.isConnected) return { status: "unstable" };
-        rect = again;
-      } else {
+      const frame = lastFrames.get(doc);
+      const prevIsEvidence = prev !== undefined && prev.time !== null && frame !== undefined &&
+        frame > prev.time && !animationStarting(el, frame);
+      let stable;
+      if (prevIsEvidence) {
         lastRects.set(el, { rect, time: now });
-        if (!sameRect(prev.rect, rect)) return { status: "unstable" };
+        stable = sameRect(prev.rect, rect);
+      } else {
+        const next = await rectNextFrame(el, now);
+        lastRects.set(el, { rect: next.rect, time: next.time });
+        stable = next.proof && sameRect(rect, next.rect) && el.isConnected;
+        rect = next.rect;
       }
+      // The frame after this observation makes it evidence for the next call.
+      watchNextFrame(doc);
+      if (!stable) return { status: "unstable" };
     }
     const box = visibleBox(el);
     if (!box) return { status: "outside-viewport" };
