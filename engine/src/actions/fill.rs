@@ -2,7 +2,7 @@
 //! action + editable; focus, select all, delete, then type per character. Date, time, colour
 //! and range inputs are set through the JS helper instead.
 
-use serde_json::{json, Value};
+use serde_json::json;
 use tokio::time::Instant;
 
 use crate::error::{Error, Result};
@@ -36,23 +36,8 @@ impl Locator {
 
     async fn fill_inner(&self, verb: &str, value: &str) -> Result<()> {
         let deadline = Deadline::new(self.timeout);
-        self.wait_actionable(verb, states::FILL, false, deadline)
-            .await?;
-        let prepared = self.call("actionability.prepareFill", json!({})).await?;
-        match status(&prepared) {
-            "ok" => {}
-            "not-editable" => return Err(self.not_editable(verb).await),
-            _ => {
-                self.target_status(verb, &prepared)?;
-                return Err(Error::StateInvalid {
-                    message: format!(
-                        "{verb}: {} changed before it could be filled",
-                        self.selector.canonical()
-                    ),
-                });
-            }
-        }
-        if prepared.get("mode").and_then(Value::as_str) == Some("set") {
+        let prepared = self.wait_fillable(verb, deadline).await?;
+        if prepared.mode.as_deref() == Some("set") {
             let answer = self
                 .call_with_value("actionability.setValue", json!(value))
                 .await?;
@@ -75,11 +60,11 @@ impl Locator {
             };
         }
         let input = Input::new(&self.page);
-        if prepared.get("empty").and_then(Value::as_bool) != Some(true) {
-            let delete = keys::parse_chord(verb, "Delete")?;
-            input.press_chord(&delete).await?;
+        if prepared.empty == Some(true) {
+            input.type_text(value, false).await
+        } else {
+            input.delete_then_type(value).await
         }
-        input.type_text(value, false).await
     }
 
     /// Empties an editable field, firing `input` and `change` (browser_element clear).

@@ -68,6 +68,11 @@ impl Page {
 pub(crate) struct Actionable {
     /// The action point in top-viewport CSS px.
     pub(crate) point: Point,
+    /// After [`Locator::wait_fillable`]: `type` (focused, content selected) or `set` (a date,
+    /// time, colour or range input).
+    pub(crate) mode: Option<String>,
+    /// After [`Locator::wait_fillable`]: whether the field was already empty.
+    pub(crate) empty: Option<bool>,
 }
 
 #[derive(Debug, Clone, Copy, Deserialize)]
@@ -166,6 +171,26 @@ impl Locator {
         pointer: bool,
         deadline: Deadline,
     ) -> Result<Actionable> {
+        self.poll_actionable(verb, states, pointer, None, deadline)
+            .await
+    }
+
+    /// [`Locator::wait_actionable`] for fill: once the element is visible, enabled and editable,
+    /// the same round trip focuses it and selects its content (or says it takes a set value),
+    /// so nothing can change between the check and the preparation.
+    pub(crate) async fn wait_fillable(&self, verb: &str, deadline: Deadline) -> Result<Actionable> {
+        self.poll_actionable(verb, states::FILL, false, Some("fill"), deadline)
+            .await
+    }
+
+    async fn poll_actionable(
+        &self,
+        verb: &str,
+        states: &[&str],
+        pointer: bool,
+        prepare: Option<&str>,
+        deadline: Deadline,
+    ) -> Result<Actionable> {
         let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
         if let Some(arg) = arg.as_object_mut() {
             arg.insert("states".into(), json!(states));
@@ -173,6 +198,9 @@ impl Locator {
             // pointer actions also need it to hold still.
             arg.insert("scroll".into(), json!(true));
             arg.insert("stable".into(), json!(pointer));
+            if let Some(prepare) = prepare {
+                arg.insert("prepare".into(), json!(prepare));
+            }
         }
         let mut poller = Poller::new(deadline, POLL_EVERY);
         let mut last = LastReason::NotVisible(0);

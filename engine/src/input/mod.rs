@@ -182,11 +182,31 @@ impl<'a> Input<'a> {
     /// keypress/input, keyup; the others as text input. With `newline_is_enter`, `\n` presses
     /// Enter; otherwise it is inserted as text (fill never submits).
     pub(crate) async fn type_text(&self, text: &str, newline_is_enter: bool) -> Result<()> {
+        self.keys_then_text(&[], text, newline_is_enter).await
+    }
+
+    /// Presses Delete, then types `text` as [`Input::type_text`] does (`\n` as text): fill's
+    /// replacement of the content it selected, written in one go.
+    pub(crate) async fn delete_then_type(&self, text: &str) -> Result<()> {
+        let delete = keys::parse_key("fill", "Delete")?;
+        self.keys_then_text(&[delete], text, false).await
+    }
+
+    /// Presses each of `keys` (no modifiers beyond those held), then types `text`.
+    async fn keys_then_text(&self, keys: &[Key], text: &str, newline_is_enter: bool) -> Result<()> {
         // Every event is written at once and answered in order: the browser queues input per
         // session, so the page sees exactly the per-character sequence, without a round trip
         // between characters.
         let session = &self.page.session;
-        let mut sends = Vec::with_capacity(text.len() * 2);
+        let mut sends = Vec::with_capacity(keys.len() * 2 + text.len() * 2);
+        for key in keys {
+            sends.push(futures::future::Either::Left(
+                session.send(&self.down_params(key, 0)),
+            ));
+            sends.push(futures::future::Either::Left(
+                session.send(&self.up_params(key, 0)),
+            ));
+        }
         for ch in text.chars() {
             let key = match ch {
                 '\n' if newline_is_enter => keys::named("Enter"),

@@ -192,8 +192,8 @@
   }
 
   /** `check({selector | ref, states:["visible","enabled","editable","unobscured"], scroll?,
-   *  stable?})` → Promise of `{status:"ok", point:{x,y}, rect:{x,y,width,height}, tag, matched,
-   *  fillable, editingHost}` |
+   *  stable?, prepare?:"fill"})` → Promise of `{status:"ok", point:{x,y},
+   *  rect:{x,y,width,height}, tag, matched, fillable, editingHost, mode?, empty?}` |
    *  `{status:"no-match"}` | `{status:"not-visible", matched}` | `{status:"not-enabled"}` |
    *  `{status:"not-editable", fillable}` (`fillable:false` → fail at once, NOT_EDITABLE) |
    *  `{status:"unstable"}` | `{status:"outside-viewport"}` |
@@ -203,7 +203,9 @@
    *  animation frame has run since and no animation is starting, else the one read in the next
    *  animation frame in which no animation is starting (this call then waits for it, up to
    *  50 ms; see `rectNextFrame`). Coordinates are top-viewport CSS px. Without "visible" or
-   *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. */
+   *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. With
+   *  `prepare:"fill"` (and "editable" in `states`), an actionable element is also readied for
+   *  typing in the same call (`prepareFillOn`) and the answer carries its `mode` and `empty`. */
   async function check(args) {
     const states = args.states || [];
     const needVisible = states.includes("visible") || states.includes("unobscured");
@@ -256,6 +258,7 @@
     const off = frameOffset(el);
     res.point = { x: lx + off.x, y: ly + off.y };
     res.rect = { x: rect.x + off.x, y: rect.y + off.y, width: rect.width, height: rect.height };
+    if (args.prepare === "fill") Object.assign(res, prepareFillOn(el));
     return res;
   }
 
@@ -307,20 +310,16 @@
     return a;
   }
 
-  /** `prepareFill(target)` → `{status:"ok", mode:"type"|"set", empty}` | `{status:"not-editable",
-   *  fillable}` | failure. Focuses and selects all content so that typed keys replace it
-   *  (send Delete first unless `empty`); `mode:"set"` means date/time/color/range: call
-   *  `setValue` instead of typing. */
-  function prepareFill(t) {
-    const p = pick(t, true);
-    if (p.status !== "ok") return p;
-    const el = p.element;
-    if (!D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el) };
-    if (el.localName === "input" && SET_VALUE_TYPES.has(el.type)) return { status: "ok", mode: "set", empty: el.value === "" };
+  /** Readies an editable element for fill: `{mode:"type", empty}` after focusing it and
+   *  selecting all its content, so that typed keys replace it (send Delete first unless
+   *  `empty`); `{mode:"set", empty}` for date/time/color/range inputs, which take `setValue`
+   *  instead of typing. Run by `check` with `prepare:"fill"`. */
+  function prepareFillOn(el) {
+    if (el.localName === "input" && SET_VALUE_TYPES.has(el.type)) return { mode: "set", empty: el.value === "" };
     el.focus({ preventScroll: true });
     selectAll(el);
     const empty = el.localName === "input" || el.localName === "textarea" ? el.value === "" : el.textContent === "";
-    return { status: "ok", mode: "type", empty };
+    return { mode: "type", empty };
   }
 
   function selectAll(el) {
@@ -543,7 +542,7 @@
   }
 
   return {
-    check, element, scrollToCenter, focusEnd, prepareFill, setValue, clear, checkState, selectOption,
+    check, element, scrollToCenter, focusEnd, setValue, clear, checkState, selectOption,
     fileInputInfo, fileInput, find, exists, read,
   };
 })
