@@ -7,6 +7,9 @@
 # Each crate is built once with its dependencies already compiled, so the figure is the crate
 # alone (for chromate: its build script, which runs cdp-gen, plus the crate).
 set -euo pipefail
+# Both crates are built the way a dependency from crates.io is: without incremental compilation
+# (cargo never builds registry crates incrementally; a workspace member otherwise would be).
+export CARGO_INCREMENTAL=0
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT

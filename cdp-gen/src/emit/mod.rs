@@ -198,6 +198,7 @@ pub(crate) fn struct_tokens(
     let mut fields = Vec::new();
     let mut required = Vec::new();
     let mut optional = Vec::new();
+    let mut wire = Vec::new();
     for prop in props {
         let ident = names::field_ident(&prop.name);
         let boxed = plan.is_boxed(domain, owner_key, &prop.name);
@@ -214,15 +215,12 @@ pub(crate) fn struct_tokens(
                 ref_is_experimental(plan, domain, prop),
             );
         let is_optional = prop.optional || relaxed;
-        let mut attrs = Vec::new();
-        let snake_name = names::snake(&prop.name);
-        if names::serde_camel(&snake_name) != prop.name || ident.to_string().ends_with('_') {
-            let wire = &prop.name;
-            attrs.push(quote!(#[serde(rename = #wire)]));
-        }
-        if is_optional && dirs.ser {
-            attrs.push(quote!(#[serde(skip_serializing_if = "Option::is_none")]));
-        }
+        wire.push(WireField {
+            ident: ident.clone(),
+            name: prop.name.clone(),
+            ty: ty.clone(),
+            optional: is_optional,
+        });
         let field_doc = doc_attrs_plain(
             prop.description.as_deref(),
             prop.experimental,
@@ -233,7 +231,7 @@ pub(crate) fn struct_tokens(
         } else {
             ty.clone()
         };
-        fields.push(quote! { #field_doc #(#attrs)* pub #ident: #full_ty, });
+        fields.push(quote! { #field_doc pub #ident: #full_ty, });
         if is_optional {
             optional.push((ident, ty));
         } else {
@@ -244,16 +242,15 @@ pub(crate) fn struct_tokens(
     if *builder && required.is_empty() {
         derives.push(quote!(Default));
     }
-    if dirs.ser {
-        derives.push(quote!(::serde::Serialize));
-    }
-    if dirs.de {
-        derives.push(quote!(::serde::Deserialize));
-    }
-    let serde_attr = if fields.is_empty() {
-        quote!()
+    let ser_impl = if dirs.ser {
+        serialize_tokens(name, &wire)
     } else {
-        quote!(#[serde(rename_all = "camelCase")])
+        quote!()
+    };
+    let de_impl = if dirs.de {
+        deserialize_tokens(name, &wire)
+    } else {
+        quote!()
     };
     let builder_impl = if *builder && !fields.is_empty() {
         builder_tokens(name, &required, &optional)
@@ -263,10 +260,104 @@ pub(crate) fn struct_tokens(
     quote! {
         #doc
         #[derive(#(#derives),*)]
-        #serde_attr
         pub struct #name { #(#fields)* }
+        #ser_impl
+        #de_impl
         #builder_impl
         #(#extras)*
+    }
+}
+
+/// A struct field as it travels: its Rust name and type, its wire name, whether it may be absent.
+pub(crate) struct WireField {
+    ident: proc_macro2::Ident,
+    name: String,
+    ty: TokenStream,
+    optional: bool,
+}
+
+/// `Serialize` as a JSON object, leaving out absent optional fields. Hand-emitted rather than
+/// derived: serde's derive costs the build several times the code (see `wire` in the engine).
+fn serialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStream {
+    let entries = fields.iter().map(|field| {
+        let WireField {
+            ident,
+            name,
+            optional,
+            ..
+        } = field;
+        if *optional {
+            quote!(wire::entry_opt(&mut __map, #name, &self.#ident)?;)
+        } else {
+            quote!(wire::entry(&mut __map, #name, &self.#ident)?;)
+        }
+    });
+    let map = if fields.is_empty() {
+        quote!(__map)
+    } else {
+        quote!(mut __map)
+    };
+    quote! {
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, __serializer: S) -> Result<S::Ok, S::Error> {
+                let #map = wire::begin(__serializer)?;
+                #(#entries)*
+                ::serde::ser::SerializeMap::end(__map)
+            }
+        }
+    }
+}
+
+/// `Deserialize` from a JSON object through `wire::FromMap`: one match over the wire names;
+/// unknown keys are skipped, absent or `null` optional fields are `None`.
+fn deserialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStream {
+    let slots = fields
+        .iter()
+        .map(|WireField { ident, ty, .. }| quote!(let mut #ident: Option<#ty> = None;));
+    let arms = fields.iter().map(|field| {
+        let WireField {
+            ident,
+            name,
+            optional,
+            ..
+        } = field;
+        if *optional {
+            quote!(#name => wire::optional(&mut __map, &mut #ident),)
+        } else {
+            quote!(#name => wire::value(&mut __map, &mut #ident),)
+        }
+    });
+    let inits = fields.iter().map(|field| {
+        let WireField {
+            ident,
+            name,
+            optional,
+            ..
+        } = field;
+        if *optional {
+            quote!(#ident,)
+        } else {
+            quote!(#ident: wire::required(#ident, #name)?,)
+        }
+    });
+    quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                wire::deserialize(deserializer)
+            }
+        }
+        impl<'de> wire::FromMap<'de> for #name {
+            fn from_map<A: ::serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+                #(#slots)*
+                while let Some(__key) = wire::key(&mut __map)? {
+                    match __key.as_str() {
+                        #(#arms)*
+                        _ => wire::skip(&mut __map),
+                    }?;
+                }
+                Ok(Self { #(#inits)* })
+            }
+        }
     }
 }
 
