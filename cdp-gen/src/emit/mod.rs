@@ -310,36 +310,51 @@ fn serialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStr
 
 /// `Deserialize` from a JSON object through `wire::FromMap`: one match over the wire names;
 /// unknown keys are skipped, absent or `null` optional fields are `None`.
+///
+/// The fields gather in one tuple and the required ones are checked by one pattern, so an early
+/// return drops one value and each body stays linear in its fields: with a local and a `?` per
+/// field, drop elaboration and borrow checking grew with fields × exits.
 fn deserialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStream {
-    let slots = fields
+    let slot_types = fields
         .iter()
-        .map(|WireField { ident, ty, .. }| quote!(let mut #ident: Option<#ty> = None;));
-    let arms = fields.iter().map(|field| {
-        let WireField {
-            ident,
-            name,
-            optional,
-            ..
-        } = field;
-        if *optional {
-            quote!(#name => wire::optional(&mut __map, &mut #ident),)
+        .map(|WireField { ty, .. }| quote!(Option<#ty>));
+    let nones = fields.iter().map(|_| quote!(None));
+    let arms = fields.iter().enumerate().map(|(index, field)| {
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
+        let name = &field.name;
+        if field.optional {
+            quote!(#name => wire::optional(&mut __map, &mut __fields.#index),)
         } else {
-            quote!(#name => wire::value(&mut __map, &mut #ident),)
+            quote!(#name => wire::value(&mut __map, &mut __fields.#index),)
         }
     });
-    let inits = fields.iter().map(|field| {
-        let WireField {
-            ident,
-            name,
-            optional,
-            ..
-        } = field;
-        if *optional {
-            quote!(#ident,)
-        } else {
-            quote!(#ident: wire::required(#ident, #name)?,)
-        }
-    });
+    let patterns = fields.iter().map(
+        |WireField {
+             ident, optional, ..
+         }| {
+            if *optional {
+                quote!(#ident)
+            } else {
+                quote!(Some(#ident))
+            }
+        },
+    );
+    let idents = fields.iter().map(|WireField { ident, .. }| ident);
+    let missing = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, field)| !field.optional)
+        .map(|(index, field)| {
+            let index = proc_macro2::Literal::usize_unsuffixed(index);
+            let name = &field.name;
+            quote!((#name, __fields.#index.is_none()))
+        })
+        .collect::<Vec<_>>();
+    let missing_arm = if missing.is_empty() {
+        quote!()
+    } else {
+        quote!(__fields => Err(wire::missing(&[#(#missing),*])),)
+    };
     quote! {
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
@@ -348,14 +363,17 @@ fn deserialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenS
         }
         impl<'de> wire::FromMap<'de> for #name {
             fn from_map<A: ::serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
-                #(#slots)*
+                let mut __fields: (#(#slot_types,)*) = (#(#nones,)*);
                 while let Some(__key) = wire::key(&mut __map)? {
                     match __key.as_str() {
                         #(#arms)*
                         _ => wire::skip(&mut __map),
                     }?;
                 }
-                Ok(Self { #(#inits)* })
+                match __fields {
+                    (#(#patterns,)*) => Ok(Self { #(#idents),* }),
+                    #missing_arm
+                }
             }
         }
     }

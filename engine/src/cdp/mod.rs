@@ -273,9 +273,13 @@ mod wire {
         map.next_value::<IgnoredAny>().map(|_| ())
     }
 
-    /// The value of a required field, or serde's `missing field` error.
-    pub(super) fn required<T, E: de::Error>(slot: Option<T>, name: &'static str) -> Result<T, E> {
-        slot.ok_or_else(|| E::missing_field(name))
+    /// Serde's `missing field` error for the first of `fields` (name, missing) that is missing.
+    pub(super) fn missing<E: de::Error>(fields: &[(&'static str, bool)]) -> E {
+        let name = fields
+            .iter()
+            .find(|(_, missing)| *missing)
+            .map_or("?", |(name, _)| name);
+        E::missing_field(name)
     }
 
     /// Starts serializing a struct as a map.
@@ -320,3 +324,73 @@ mod generated {
 }
 
 pub use generated::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, value::RawValue};
+
+    fn decode(method: &str, params: &str) -> CdpEvent {
+        let raw = RawValue::from_string(params.to_string()).expect("test JSON is valid");
+        CdpEvent::decode(method, &raw)
+    }
+
+    #[test]
+    fn params_serialize_with_wire_names_and_without_absent_fields() {
+        let params = page::NavigateParams::new("http://127.0.0.1/").frame_id("F1".into());
+        let value = serde_json::to_value(&params).expect("serializes");
+        assert_eq!(value, json!({"url": "http://127.0.0.1/", "frameId": "F1"}));
+        let value = serde_json::to_value(page::EnableParams::default()).expect("serializes");
+        assert_eq!(value, json!({}));
+    }
+
+    #[test]
+    fn events_skip_unknown_keys_and_read_null_optionals_as_absent() {
+        let event = decode(
+            "Page.frameStoppedLoading",
+            r#"{"frameId":"F1","newerField":{"a":[1,2]},"frameId2":null}"#,
+        );
+        let CdpEvent::PageFrameStoppedLoading(event) = event else {
+            panic!("not decoded: {event:?}");
+        };
+        assert_eq!(event.frame_id.as_str(), "F1");
+        let returns: runtime::EvaluateReturns = serde_json::from_value(json!({
+            "result": {"type": "string", "value": "x", "description": null},
+        }))
+        .expect("deserializes");
+        assert_eq!(returns.result.description, None);
+        assert!(returns.exception_details.is_none());
+    }
+
+    #[test]
+    fn a_missing_required_field_or_a_non_object_comes_back_raw_with_the_error() {
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", r#"{"other":1}"#) else {
+            panic!("decoded without its required field");
+        };
+        assert_eq!(
+            raw.error.as_deref(),
+            Some("missing field `frameId` at line 1 column 11")
+        );
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", "[1]") else {
+            panic!("decoded an array");
+        };
+        let error = raw.error.unwrap_or_default();
+        assert!(error.contains("expected a JSON object"), "{error}");
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", r#"{"frameId":7}"#) else {
+            panic!("decoded a number as a frame id");
+        };
+        assert!(raw.error.is_some());
+    }
+
+    #[test]
+    fn unknown_enum_values_and_escaped_keys_decode() {
+        let returns: runtime::EvaluateReturns =
+            serde_json::from_str(r#"{"result":{"type":"brand-new","\u0076alue":5}}"#)
+                .expect("deserializes");
+        assert_eq!(
+            returns.result.r#type,
+            runtime::RemoteObjectType::Unrecognized("brand-new".into())
+        );
+        assert_eq!(returns.result.value, Some(json!(5)));
+    }
+}
