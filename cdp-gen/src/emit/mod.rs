@@ -5,9 +5,10 @@
 //! holds what they share: docs, field types and struct bodies.
 //!
 //! The emitted code expects, in the module that includes it, the traits `Command` and `Event`,
-//! the types `EmptyReturns` and `RawEvent`, and the macros `cdp_enum!`, `cdp_string!`,
-//! `cdp_integer!` and `cdp_number!` (see `engine/src/cdp/mod.rs`). Keeping those hand-written
-//! keeps the generated text, and so its compile time, small.
+//! the types `EmptyReturns` and `RawEvent`, the macros `cdp_enum!`, `cdp_string!`,
+//! `cdp_integer!` and `cdp_number!`, and the serde helpers module `wire` (see
+//! `engine/src/cdp/mod.rs`). Keeping those hand-written keeps the generated text, and so its
+//! compile time, small.
 
 pub(crate) mod commands;
 pub(crate) mod events;
@@ -180,7 +181,7 @@ pub(crate) struct StructShape<'a> {
     pub(crate) builder: bool,
 }
 
-/// A struct with serde derives for the directions it travels, plus inline enums it needs.
+/// A struct with serde impls for the directions it travels, plus inline enums it needs.
 pub(crate) fn struct_tokens(
     plan: &Plan<'_>,
     shape: &StructShape<'_>,

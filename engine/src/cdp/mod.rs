@@ -29,8 +29,23 @@ pub trait Event: DeserializeOwned {
 }
 
 /// The answer of a command that returns no values.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmptyReturns {}
+
+impl<'de> serde::Deserialize<'de> for EmptyReturns {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize(deserializer)
+    }
+}
+
+impl<'de> wire::FromMap<'de> for EmptyReturns {
+    fn from_map<A: serde::de::MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        while wire::key(&mut map)?.is_some() {
+            wire::skip(&mut map)?;
+        }
+        Ok(Self {})
+    }
+}
 
 /// An event kept as JSON: from a domain this build does not compile, or one that failed to
 /// decode (then `error` says why).
@@ -360,6 +375,8 @@ mod tests {
         .expect("deserializes");
         assert_eq!(returns.result.description, None);
         assert!(returns.exception_details.is_none());
+        let empty: EmptyReturns = serde_json::from_str(r#"{"later":[{}]}"#).expect("reads");
+        assert_eq!(empty, EmptyReturns {});
     }
 
     #[test]
