@@ -7,6 +7,11 @@
 # Each crate is built once with its dependencies already compiled, so the figure is the crate
 # alone (for chromate: its build script, which runs cdp-gen, plus the crate).
 set -euo pipefail
+# Both crates are built the way a dependency from crates.io is: without incremental compilation
+# (cargo never builds registry crates incrementally; a workspace member otherwise would be).
+export CARGO_INCREMENTAL=0
+# The workspace's own debuginfo level, for every crate measured (cargo's default is full).
+export CARGO_PROFILE_DEV_DEBUG=line-tables-only
 here=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -40,5 +45,26 @@ cargo build -q -p chromate --features all-domains && cargo clean -q -p chromate
 measure "chromate --features all-domains" cargo build -q -p chromate --features all-domains
 cargo clean -q -p chromate
 measure "chromate (default features)" cargo build -q -p chromate
+# The generated layer alone, default features: the build script's output and the module that
+# includes it, in a scratch crate with only serde and serde_json (the engine is the rest of the
+# default build above).
+out=$(ls -t "$CARGO_TARGET_DIR"/debug/build/chromate-*/out/cdp.rs | head -1)
+mkdir -p "$work/bindings/src"
+cat > "$work/bindings/Cargo.toml" <<TOML
+[package]
+name = "bindings-build"
+version = "0.0.0"
+edition = "2021"
+[dependencies]
+serde = "1"
+serde_json = { version = "1", features = ["raw_value"] }
+[workspace]
+TOML
+cp Cargo.lock "$work/bindings/"
+sed "s|include!(concat!(env!(\"OUT_DIR\"), \"/cdp.rs\"));|include!(\"$out\");|" \
+  engine/src/cdp/mod.rs > "$work/bindings/src/lib.rs"
+grep -q "include!(\"$out\")" "$work/bindings/src/lib.rs" || { echo "include! not found" >&2; exit 1; }
+(cd "$work/bindings" && cargo build -q && cargo clean -q -p bindings-build)
+measure "bindings alone (default features)" cargo build -q --manifest-path "$work/bindings/Cargo.toml"
 cargo build -q --release -p cdp-gen
 measure "cdp-gen: generate every domain" "$CARGO_TARGET_DIR/release/cdp-gen" protocol-json/protocol.json -o "$work/cdp.rs"

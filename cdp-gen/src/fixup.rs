@@ -13,7 +13,7 @@
 //! 3. **Unknown enum values.** Every string enum gets a catch-all `Unrecognized(String)`
 //!    variant, so a newer browser's value decodes instead of failing.
 //!
-//! Choices that are not deviations (how names are formed, which derives are emitted) live in
+//! Choices that are not deviations (how names are formed, which impls are emitted) live in
 //! `names.rs` and `emit/`.
 
 /// `(domain, owner, field)` triples that browsers omit although upstream marks them required.

@@ -53,16 +53,14 @@ pub fn generate(json: &str, selection: &DomainSelection) -> Result<(String, Stat
     Ok((format::format(tokens)?, stats))
 }
 
-/// Like [`generate`], without formatting: `TokenStream::to_string()` is enough for the compiler
-/// and saves the build script the printing.
+/// Like [`generate`], without formatting: one item part per line is all the compiler needs, and
+/// it saves the build script prettyplease's work.
 pub fn generate_unformatted(
     json: &str,
     selection: &DomainSelection,
 ) -> Result<(String, Stats), GenError> {
     let (tokens, stats) = generate_tokens(json, selection)?;
-    let mut res = String::from(format::HEADER);
-    res.push_str(&tokens.to_string());
-    Ok((res, stats))
+    Ok((format::lines(tokens), stats))
 }
 
 /// The names of every domain in the protocol JSON, in order.
@@ -101,6 +99,12 @@ fn generate_tokens(
         }
         if !domain.events.is_empty() {
             imports.push(quote!(Event));
+        }
+        if [&types, &commands, &events]
+            .iter()
+            .any(|tokens| mentions(tokens, "wire"))
+        {
+            imports.push(quote!(wire));
         }
         modules.extend(quote! {
             #doc
@@ -150,6 +154,15 @@ fn generate_tokens(
         #event_enum
     };
     Ok((tokens, stats))
+}
+
+/// Whether `tokens` use the identifier `name` anywhere.
+fn mentions(tokens: &TokenStream, name: &str) -> bool {
+    tokens.clone().into_iter().any(|tree| match tree {
+        proc_macro2::TokenTree::Ident(ident) => ident == name,
+        proc_macro2::TokenTree::Group(group) => mentions(&group.stream(), name),
+        _ => false,
+    })
 }
 
 /// Fails if two items of one domain module would share a Rust name.

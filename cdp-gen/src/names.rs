@@ -44,23 +44,6 @@ pub(crate) fn pascal(name: &str) -> String {
     res
 }
 
-/// What serde's `rename_all = "camelCase"` makes of a snake-case field name.
-pub(crate) fn serde_camel(snake_name: &str) -> String {
-    let mut res = String::with_capacity(snake_name.len());
-    let mut upper_next = false;
-    for ch in snake_name.chars() {
-        if ch == '_' {
-            upper_next = true;
-        } else if upper_next {
-            res.push(ch.to_ascii_uppercase());
-            upper_next = false;
-        } else {
-            res.push(ch);
-        }
-    }
-    res
-}
-
 /// Whether `name` is reserved in Rust 2021 and needs `r#`.
 pub(crate) fn is_keyword(name: &str) -> bool {
     matches!(
@@ -165,11 +148,5 @@ mod tests {
         assert_eq!(pascal("1x"), "V1x");
         assert_eq!(pascal("navigate"), "Navigate");
         assert_eq!(pascal(""), "V");
-    }
-
-    #[test]
-    fn serde_camel_round_trips_only_regular_names() {
-        assert_eq!(serde_camel(&snake("frameId")), "frameId");
-        assert_ne!(serde_camel(&snake("URL")), "URL");
     }
 }

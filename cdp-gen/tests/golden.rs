@@ -1,7 +1,7 @@
 //! The generator's output for a small hand-written protocol, compared with a checked-in file so
 //! reviewers see every change to its shape. Re-bless with `UPDATE_EXPECT=1 cargo test -p cdp-gen`.
 
-use cdp_gen::{generate, DomainSelection, GenError};
+use cdp_gen::{generate, generate_unformatted, DomainSelection, GenError};
 
 const MINI: &str = include_str!("mini_protocol.json");
 
@@ -10,6 +10,19 @@ fn mini_protocol_generates_the_golden_output() {
     let (src, stats) = generate(MINI, &DomainSelection::All).expect("mini protocol generates");
     expect_test::expect_file!["expected/mini.rs.txt"].assert_eq(&src);
     assert_eq!((stats.commands, stats.events, stats.types), (4, 2, 9));
+}
+
+#[test]
+fn the_build_scripts_output_is_the_same_code_in_short_lines() {
+    let (formatted, _) = generate(MINI, &DomainSelection::All).expect("generates");
+    let (lines, _) = generate_unformatted(MINI, &DomainSelection::All).expect("generates");
+    let reprinted = |src: &str| prettyplease::unparse(&syn::parse_file(src).expect("parses"));
+    assert_eq!(reprinted(&lines), reprinted(&formatted));
+    let longest = lines.lines().map(str::len).max().unwrap_or(0);
+    assert!(
+        longest < 2_000,
+        "a {longest}-byte line: rustc scans lines to find columns"
+    );
 }
 
 #[test]

@@ -63,7 +63,7 @@ pub(crate) fn event_enum(plan: &Plan<'_>) -> TokenStream {
             let doc = format!(" `{method}`");
             variants.push(quote!(#[doc = #doc] #variant(Box<#module::#ty>)));
             methods.push(quote!(Self::#variant(_) => #method));
-            arms.push(quote!(#method => decode::<#module::#ty>(params).map(|e| Self::#variant(Box::new(e)))));
+            arms.push(quote!(#method => #module::#ty::deserialize(&mut de).map(|e| Self::#variant(Box::new(e)))));
         }
     }
     quote! {
@@ -88,16 +88,17 @@ pub(crate) fn event_enum(plan: &Plan<'_>) -> TokenStream {
             /// Decodes an event from its method name and raw parameters. Never fails: what
             /// cannot be decoded comes back as `Raw` with the decoding error.
             pub fn decode(method: &str, params: &::serde_json::value::RawValue) -> Self {
-                fn decode<T: ::serde::de::DeserializeOwned>(
-                    params: &::serde_json::value::RawValue,
-                ) -> Result<T, ::serde_json::Error> {
-                    ::serde_json::from_str(params.get())
-                }
+                use ::serde::Deserialize as _;
+                // One deserializer type for every event keeps the instantiated code small.
+                let mut de = ::serde_json::Deserializer::from_str(params.get());
                 let res = match method {
                     #(#arms,)*
                     _ => return Self::Raw(RawEvent::new(method, params, None)),
                 };
-                res.unwrap_or_else(|err| Self::Raw(RawEvent::new(method, params, Some(err.to_string()))))
+                match res.and_then(|event| de.end().map(|()| event)) {
+                    Ok(event) => event,
+                    Err(err) => Self::Raw(RawEvent::new(method, params, Some(err.to_string()))),
+                }
             }
         }
     }

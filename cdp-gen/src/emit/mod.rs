@@ -5,9 +5,10 @@
 //! holds what they share: docs, field types and struct bodies.
 //!
 //! The emitted code expects, in the module that includes it, the traits `Command` and `Event`,
-//! the types `EmptyReturns` and `RawEvent`, and the macros `cdp_enum!`, `cdp_string!`,
-//! `cdp_integer!` and `cdp_number!` (see `engine/src/cdp/mod.rs`). Keeping those hand-written
-//! keeps the generated text, and so its compile time, small.
+//! the types `EmptyReturns` and `RawEvent`, the macros `cdp_enum!`, `cdp_string!`,
+//! `cdp_integer!` and `cdp_number!`, and the serde helpers module `wire` (see
+//! `engine/src/cdp/mod.rs`). Keeping those hand-written keeps the generated text, and so its
+//! compile time, small.
 
 pub(crate) mod commands;
 pub(crate) mod events;
@@ -180,7 +181,7 @@ pub(crate) struct StructShape<'a> {
     pub(crate) builder: bool,
 }
 
-/// A struct with serde derives for the directions it travels, plus inline enums it needs.
+/// A struct with serde impls for the directions it travels, plus inline enums it needs.
 pub(crate) fn struct_tokens(
     plan: &Plan<'_>,
     shape: &StructShape<'_>,
@@ -198,6 +199,7 @@ pub(crate) fn struct_tokens(
     let mut fields = Vec::new();
     let mut required = Vec::new();
     let mut optional = Vec::new();
+    let mut wire = Vec::new();
     for prop in props {
         let ident = names::field_ident(&prop.name);
         let boxed = plan.is_boxed(domain, owner_key, &prop.name);
@@ -214,15 +216,12 @@ pub(crate) fn struct_tokens(
                 ref_is_experimental(plan, domain, prop),
             );
         let is_optional = prop.optional || relaxed;
-        let mut attrs = Vec::new();
-        let snake_name = names::snake(&prop.name);
-        if names::serde_camel(&snake_name) != prop.name || ident.to_string().ends_with('_') {
-            let wire = &prop.name;
-            attrs.push(quote!(#[serde(rename = #wire)]));
-        }
-        if is_optional && dirs.ser {
-            attrs.push(quote!(#[serde(skip_serializing_if = "Option::is_none")]));
-        }
+        wire.push(WireField {
+            ident: ident.clone(),
+            name: prop.name.clone(),
+            ty: ty.clone(),
+            optional: is_optional,
+        });
         let field_doc = doc_attrs_plain(
             prop.description.as_deref(),
             prop.experimental,
@@ -233,7 +232,7 @@ pub(crate) fn struct_tokens(
         } else {
             ty.clone()
         };
-        fields.push(quote! { #field_doc #(#attrs)* pub #ident: #full_ty, });
+        fields.push(quote! { #field_doc pub #ident: #full_ty, });
         if is_optional {
             optional.push((ident, ty));
         } else {
@@ -244,16 +243,15 @@ pub(crate) fn struct_tokens(
     if *builder && required.is_empty() {
         derives.push(quote!(Default));
     }
-    if dirs.ser {
-        derives.push(quote!(::serde::Serialize));
-    }
-    if dirs.de {
-        derives.push(quote!(::serde::Deserialize));
-    }
-    let serde_attr = if fields.is_empty() {
-        quote!()
+    let ser_impl = if dirs.ser {
+        serialize_tokens(name, &wire)
     } else {
-        quote!(#[serde(rename_all = "camelCase")])
+        quote!()
+    };
+    let de_impl = if dirs.de {
+        deserialize_tokens(name, &wire)
+    } else {
+        quote!()
     };
     let builder_impl = if *builder && !fields.is_empty() {
         builder_tokens(name, &required, &optional)
@@ -263,10 +261,122 @@ pub(crate) fn struct_tokens(
     quote! {
         #doc
         #[derive(#(#derives),*)]
-        #serde_attr
         pub struct #name { #(#fields)* }
+        #ser_impl
+        #de_impl
         #builder_impl
         #(#extras)*
+    }
+}
+
+/// A struct field as it travels: its Rust name and type, its wire name, whether it may be absent.
+pub(crate) struct WireField {
+    ident: proc_macro2::Ident,
+    name: String,
+    ty: TokenStream,
+    optional: bool,
+}
+
+/// `Serialize` as a JSON object, leaving out absent optional fields. Hand-emitted rather than
+/// derived: serde's derive costs the build several times the code (see `wire` in the engine).
+fn serialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStream {
+    let entries = fields.iter().map(|field| {
+        let WireField {
+            ident,
+            name,
+            optional,
+            ..
+        } = field;
+        if *optional {
+            quote!(wire::entry_opt(&mut __map, #name, &self.#ident)?;)
+        } else {
+            quote!(wire::entry(&mut __map, #name, &self.#ident)?;)
+        }
+    });
+    let map = if fields.is_empty() {
+        quote!(__map)
+    } else {
+        quote!(mut __map)
+    };
+    quote! {
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, __serializer: S) -> Result<S::Ok, S::Error> {
+                let #map = wire::begin(__serializer)?;
+                #(#entries)*
+                ::serde::ser::SerializeMap::end(__map)
+            }
+        }
+    }
+}
+
+/// `Deserialize` from a JSON object through `wire::FromMap`: one match over the wire names;
+/// unknown keys are skipped, absent or `null` optional fields are `None`.
+///
+/// The fields gather in one tuple and the required ones are checked by one pattern, so an early
+/// return drops one value and each body stays linear in its fields: with a local and a `?` per
+/// field, drop elaboration and borrow checking grew with fields × exits.
+fn deserialize_tokens(name: &proc_macro2::Ident, fields: &[WireField]) -> TokenStream {
+    let slot_types = fields
+        .iter()
+        .map(|WireField { ty, .. }| quote!(Option<#ty>));
+    let nones = fields.iter().map(|_| quote!(None));
+    let arms = fields.iter().enumerate().map(|(index, field)| {
+        let index = proc_macro2::Literal::usize_unsuffixed(index);
+        let name = &field.name;
+        if field.optional {
+            quote!(#name => wire::optional(&mut __map, &mut __fields.#index),)
+        } else {
+            quote!(#name => wire::value(&mut __map, &mut __fields.#index),)
+        }
+    });
+    let patterns = fields.iter().map(
+        |WireField {
+             ident, optional, ..
+         }| {
+            if *optional {
+                quote!(#ident)
+            } else {
+                quote!(Some(#ident))
+            }
+        },
+    );
+    let idents = fields.iter().map(|WireField { ident, .. }| ident);
+    let missing = fields
+        .iter()
+        .enumerate()
+        .filter(|(_, field)| !field.optional)
+        .map(|(index, field)| {
+            let index = proc_macro2::Literal::usize_unsuffixed(index);
+            let name = &field.name;
+            quote!((#name, __fields.#index.is_none()))
+        })
+        .collect::<Vec<_>>();
+    let missing_arm = if missing.is_empty() {
+        quote!()
+    } else {
+        quote!(__fields => Err(wire::missing(&[#(#missing),*])),)
+    };
+    quote! {
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                wire::deserialize(deserializer)
+            }
+        }
+        impl<'de> wire::FromMap<'de> for #name {
+            fn from_map<A: ::serde::de::MapAccess<'de>>(mut __map: A) -> Result<Self, A::Error> {
+                let mut __fields: (#(#slot_types,)*) = (#(#nones,)*);
+                while let Some(__key) = wire::key(&mut __map)? {
+                    match __key.as_str() {
+                        #(#arms)*
+                        _ => wire::skip(&mut __map),
+                    }?;
+                }
+                match __fields {
+                    (#(#patterns,)*) => Ok(Self { #(#idents),* }),
+                    #missing_arm
+                }
+            }
+        }
     }
 }
 

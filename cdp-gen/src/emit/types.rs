@@ -38,13 +38,30 @@ fn type_tokens(plan: &Plan<'_>, domain: &Domain, ty: &TypeDef) -> Result<TokenSt
                 None => quote!(::serde_json::Value),
             };
             let dirs = plan.directions(&(domain.domain.clone(), ty.id.clone()));
-            let ser = dirs.ser.then(|| quote!(::serde::Serialize,));
-            let de = dirs.de.then(|| quote!(::serde::Deserialize,));
+            let ser = dirs.ser.then(|| {
+                quote! {
+                    impl ::serde::Serialize for #name {
+                        fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                            ::serde::Serialize::serialize(&self.0, serializer)
+                        }
+                    }
+                }
+            });
+            let de = dirs.de.then(|| {
+                quote! {
+                    impl<'de> ::serde::Deserialize<'de> for #name {
+                        fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+                            <Vec<#item>>::deserialize(deserializer).map(Self)
+                        }
+                    }
+                }
+            });
             quote! {
                 #doc
-                #[derive(Debug, Clone, #ser #de)]
-                #[serde(transparent)]
+                #[derive(Debug, Clone)]
                 pub struct #name(pub Vec<#item>);
+                #ser
+                #de
             }
         }
         ("object", _, Some(props)) if !props.is_empty() => {

@@ -29,8 +29,23 @@ pub trait Event: DeserializeOwned {
 }
 
 /// The answer of a command that returns no values.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmptyReturns {}
+
+impl<'de> serde::Deserialize<'de> for EmptyReturns {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        wire::deserialize(deserializer)
+    }
+}
+
+impl<'de> wire::FromMap<'de> for EmptyReturns {
+    fn from_map<A: serde::de::MapAccess<'de>>(mut map: A) -> Result<Self, A::Error> {
+        while wire::key(&mut map)?.is_some() {
+            wire::skip(&mut map)?;
+        }
+        Ok(Self {})
+    }
+}
 
 /// An event kept as JSON: from a domain this build does not compile, or one that failed to
 /// decode (then `error` says why).
@@ -100,13 +115,31 @@ macro_rules! cdp_enum {
     };
 }
 
+/// Serde for a newtype, as its inner value.
+macro_rules! cdp_newtype_serde {
+    ($name:ident, $inner:ty) => {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                ::serde::Serialize::serialize(&self.0, serializer)
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for $name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(
+                deserializer: D,
+            ) -> Result<Self, D::Error> {
+                <$inner>::deserialize(deserializer).map(Self)
+            }
+        }
+    };
+}
+
 /// A string identifier newtype (`FrameId`, `RequestId`, ...).
 macro_rules! cdp_string {
     ($(#[$meta:meta])* pub struct $name:ident;) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        #[serde(transparent)]
+        #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub String);
+        cdp_newtype_serde!($name, String);
         impl $name {
             /// The identifier as sent on the wire.
             pub fn as_str(&self) -> &str {
@@ -135,9 +168,9 @@ macro_rules! cdp_string {
 macro_rules! cdp_integer {
     ($(#[$meta:meta])* pub struct $name:ident;) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ::serde::Serialize, ::serde::Deserialize)]
-        #[serde(transparent)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
         pub struct $name(pub i64);
+        cdp_newtype_serde!($name, i64);
     };
 }
 
@@ -145,10 +178,150 @@ macro_rules! cdp_integer {
 macro_rules! cdp_number {
     ($(#[$meta:meta])* pub struct $name:ident;) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd, ::serde::Serialize, ::serde::Deserialize)]
-        #[serde(transparent)]
+        #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
         pub struct $name(pub f64);
+        cdp_newtype_serde!($name, f64);
     };
+}
+
+/// What the generated serde impls call, written once here so the generated text stays small.
+///
+/// Structs deserialize through [`wire::FromMap`]: one `match` over the wire names, unknown keys
+/// skipped, `null` or a missing key leaving an optional field `None`, a missing required field
+/// failing with serde's `missing field` error. Structs serialize as maps, leaving out `None`s.
+mod wire {
+    use std::borrow::Cow;
+    use std::fmt;
+    use std::marker::PhantomData;
+
+    use serde::de::{self, Deserialize, Deserializer, IgnoredAny, MapAccess, Visitor};
+    use serde::ser::{Serialize, SerializeMap};
+
+    /// A struct read from a JSON object.
+    pub(super) trait FromMap<'de>: Sized {
+        fn from_map<A: MapAccess<'de>>(map: A) -> Result<Self, A::Error>;
+    }
+
+    /// `Deserialize::deserialize` of every generated struct.
+    pub(super) fn deserialize<'de, D: Deserializer<'de>, T: FromMap<'de>>(
+        deserializer: D,
+    ) -> Result<T, D::Error> {
+        deserializer.deserialize_map(MapVisitor(PhantomData))
+    }
+
+    struct MapVisitor<T>(PhantomData<T>);
+
+    impl<'de, T: FromMap<'de>> Visitor<'de> for MapVisitor<T> {
+        type Value = T;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<T, A::Error> {
+            T::from_map(map)
+        }
+    }
+
+    /// An object key, borrowed from the input when it has no escapes.
+    pub(super) struct Key<'de>(Cow<'de, str>);
+
+    impl Key<'_> {
+        pub(super) fn as_str(&self) -> &str {
+            &self.0
+        }
+    }
+
+    impl<'de> Deserialize<'de> for Key<'de> {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            deserializer.deserialize_str(KeyVisitor)
+        }
+    }
+
+    struct KeyVisitor;
+
+    impl<'de> Visitor<'de> for KeyVisitor {
+        type Value = Key<'de>;
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a string")
+        }
+
+        fn visit_borrowed_str<E: de::Error>(self, value: &'de str) -> Result<Key<'de>, E> {
+            Ok(Key(Cow::Borrowed(value)))
+        }
+
+        fn visit_str<E: de::Error>(self, value: &str) -> Result<Key<'de>, E> {
+            Ok(Key(Cow::Owned(value.to_string())))
+        }
+
+        fn visit_string<E: de::Error>(self, value: String) -> Result<Key<'de>, E> {
+            Ok(Key(Cow::Owned(value)))
+        }
+    }
+
+    /// The next key of `map`, if any.
+    pub(super) fn key<'de, A: MapAccess<'de>>(map: &mut A) -> Result<Option<Key<'de>>, A::Error> {
+        map.next_key()
+    }
+
+    /// Reads the value of a field into `slot`.
+    pub(super) fn value<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+        map: &mut A,
+        slot: &mut Option<T>,
+    ) -> Result<(), A::Error> {
+        *slot = Some(map.next_value()?);
+        Ok(())
+    }
+
+    /// Reads the value of an optional field into `slot`; `null` leaves it `None`.
+    pub(super) fn optional<'de, A: MapAccess<'de>, T: Deserialize<'de>>(
+        map: &mut A,
+        slot: &mut Option<T>,
+    ) -> Result<(), A::Error> {
+        *slot = map.next_value()?;
+        Ok(())
+    }
+
+    /// Skips the value of a key this build does not know.
+    pub(super) fn skip<'de, A: MapAccess<'de>>(map: &mut A) -> Result<(), A::Error> {
+        map.next_value::<IgnoredAny>().map(|_| ())
+    }
+
+    /// Serde's `missing field` error for the first of `fields` (name, missing) that is missing.
+    pub(super) fn missing<E: de::Error>(fields: &[(&'static str, bool)]) -> E {
+        let name = fields
+            .iter()
+            .find(|(_, missing)| *missing)
+            .map_or("?", |(name, _)| name);
+        E::missing_field(name)
+    }
+
+    /// Starts serializing a struct as a map.
+    pub(super) fn begin<S: serde::Serializer>(serializer: S) -> Result<S::SerializeMap, S::Error> {
+        serializer.serialize_map(None)
+    }
+
+    /// Writes a field.
+    pub(super) fn entry<M: SerializeMap, T: Serialize>(
+        map: &mut M,
+        name: &'static str,
+        value: &T,
+    ) -> Result<(), M::Error> {
+        map.serialize_entry(name, value)
+    }
+
+    /// Writes an optional field, unless it is `None`.
+    pub(super) fn entry_opt<M: SerializeMap, T: Serialize>(
+        map: &mut M,
+        name: &'static str,
+        value: &Option<T>,
+    ) -> Result<(), M::Error> {
+        match value {
+            Some(value) => map.serialize_entry(name, value),
+            None => Ok(()),
+        }
+    }
 }
 
 // Protocol prose is not rustdoc: it has brackets, angle brackets and bare URLs.
@@ -161,8 +334,80 @@ macro_rules! cdp_number {
     rustdoc::invalid_rust_codeblocks
 )]
 mod generated {
-    use super::{Command, EmptyReturns, Event, RawEvent};
+    use super::{wire, Command, EmptyReturns, Event, RawEvent};
     include!(concat!(env!("OUT_DIR"), "/cdp.rs"));
 }
 
 pub use generated::*;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::{json, value::RawValue};
+
+    fn decode(method: &str, params: &str) -> CdpEvent {
+        let raw = RawValue::from_string(params.to_string()).expect("test JSON is valid");
+        CdpEvent::decode(method, &raw)
+    }
+
+    #[test]
+    fn params_serialize_with_wire_names_and_without_absent_fields() {
+        let params = page::NavigateParams::new("http://127.0.0.1/").frame_id("F1".into());
+        let value = serde_json::to_value(&params).expect("serializes");
+        assert_eq!(value, json!({"url": "http://127.0.0.1/", "frameId": "F1"}));
+        let value = serde_json::to_value(page::EnableParams::default()).expect("serializes");
+        assert_eq!(value, json!({}));
+    }
+
+    #[test]
+    fn events_skip_unknown_keys_and_read_null_optionals_as_absent() {
+        let event = decode(
+            "Page.frameStoppedLoading",
+            r#"{"frameId":"F1","newerField":{"a":[1,2]},"frameId2":null}"#,
+        );
+        let CdpEvent::PageFrameStoppedLoading(event) = event else {
+            panic!("not decoded: {event:?}");
+        };
+        assert_eq!(event.frame_id.as_str(), "F1");
+        let returns: runtime::EvaluateReturns = serde_json::from_value(json!({
+            "result": {"type": "string", "value": "x", "description": null},
+        }))
+        .expect("deserializes");
+        assert_eq!(returns.result.description, None);
+        assert!(returns.exception_details.is_none());
+        let empty: EmptyReturns = serde_json::from_str(r#"{"later":[{}]}"#).expect("reads");
+        assert_eq!(empty, EmptyReturns {});
+    }
+
+    #[test]
+    fn a_missing_required_field_or_a_non_object_comes_back_raw_with_the_error() {
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", r#"{"other":1}"#) else {
+            panic!("decoded without its required field");
+        };
+        assert_eq!(
+            raw.error.as_deref(),
+            Some("missing field `frameId` at line 1 column 11")
+        );
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", "[1]") else {
+            panic!("decoded an array");
+        };
+        let error = raw.error.unwrap_or_default();
+        assert!(error.contains("expected a JSON object"), "{error}");
+        let CdpEvent::Raw(raw) = decode("Page.frameStoppedLoading", r#"{"frameId":7}"#) else {
+            panic!("decoded a number as a frame id");
+        };
+        assert!(raw.error.is_some());
+    }
+
+    #[test]
+    fn unknown_enum_values_and_escaped_keys_decode() {
+        let returns: runtime::EvaluateReturns =
+            serde_json::from_str(r#"{"result":{"type":"brand-new","\u0076alue":5}}"#)
+                .expect("deserializes");
+        assert_eq!(
+            returns.result.r#type,
+            runtime::RemoteObjectType::Unrecognized("brand-new".into())
+        );
+        assert_eq!(returns.result.value, Some(json!(5)));
+    }
+}
