@@ -1,15 +1,27 @@
 //! Action latency: median wall time of `click` (no navigation), `fill`, and a click that
 //! navigates (awaiting the next page's `load`), over 30 repetitions each on fixture pages.
 //!
+//! Clicks wait for an animation frame to prove the element holds still, so a click's cost
+//! depends on what came before it. Three click figures: back to back on one element (each click
+//! then needs a frame after the previous one, so they run at the frame rate); after a pause, as
+//! an agent's calls come, on the same element (the previous click's observation is evidence);
+//! and after a pause, the first click on a freshly loaded page (one frame's wait).
+//!
 //! Run: `cargo run --release -p chromate-benches --bin action_latency`
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, WaitUntil};
+use chromate::{Browser, ElementState, LaunchOptions, WaitUntil};
 use chromate_tests::FixtureServer;
 
 const REPS: usize = 30;
 const NAV: Duration = Duration::from_secs(15);
+
+/// An untimed pause before a repetition, standing for the time between an agent's calls. Its
+/// length varies so that the repetitions start at different points of the frame cycle.
+fn think_time(rep: usize) -> Duration {
+    Duration::from_millis(100 + (rep as u64 * 7) % 17)
+}
 
 fn median(mut samples: Vec<Duration>) -> Duration {
     samples.sort();
@@ -33,6 +45,23 @@ async fn main() -> chromate::Result<()> {
         let started = Instant::now();
         target.click().await?;
         clicks.push(started.elapsed());
+    }
+    let mut paused_clicks = Vec::with_capacity(REPS);
+    for rep in 0..REPS {
+        tokio::time::sleep(think_time(rep)).await;
+        let started = Instant::now();
+        target.click().await?;
+        paused_clicks.push(started.elapsed());
+    }
+    let mut first_clicks = Vec::with_capacity(REPS);
+    for rep in 0..REPS {
+        page.goto(&server.url("disabled.html"), WaitUntil::Load, NAV)
+            .await?;
+        target.wait_for(ElementState::Enabled).await?;
+        tokio::time::sleep(think_time(rep)).await;
+        let started = Instant::now();
+        target.click().await?;
+        first_clicks.push(started.elapsed());
     }
 
     page.goto(&server.url("controls.html"), WaitUntil::Load, NAV)
@@ -59,8 +88,16 @@ async fn main() -> chromate::Result<()> {
     browser.close().await;
     println!("action latency, median of {REPS}:");
     println!(
-        "  click (no navigation)   {:>7.1} ms",
+        "  click, back to back     {:>7.1} ms",
         median(clicks).as_secs_f64() * 1e3
+    );
+    println!(
+        "  click, after a pause    {:>7.1} ms",
+        median(paused_clicks).as_secs_f64() * 1e3
+    );
+    println!(
+        "  first click on a page   {:>7.1} ms",
+        median(first_clicks).as_secs_f64() * 1e3
     );
     println!(
         "  fill (~15 characters)   {:>7.1} ms",
