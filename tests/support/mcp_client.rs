@@ -1,0 +1,359 @@
+//! A test client for `chromate mcp` over stdio, shared by the MCP crate's wire tests and the
+//! end-to-end tests.
+//!
+//! Owns spawning the binary (with its own artifacts and state directories and the caller's
+//! `CHROMATE_*` variables scrubbed), a reader thread that turns each stdout line into a JSON
+//! value, and JSON-RPC requests matched to their responses by id, with every other message kept
+//! for the test to look at. Every read has a deadline, so a misbehaving server fails a test
+//! instead of hanging it; nothing sleeps. Dropping the client kills and reaps the server by its
+//! own process handle.
+//!
+//! It does not know the tools or check results: what a successful or failed tool call looks
+//! like is each test file's business, written as thin helpers over [`McpClient::call`].
+
+use std::collections::VecDeque;
+use std::ffi::OsString;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+/// The first request id [`McpClient::fresh_id`] hands out; well above the small ids tests
+/// write by hand, so the two never meet.
+const FIRST_ID: i64 = 1001;
+
+/// A `Command` for `binary` without the caller's `CHROMATE_*` variables, except those named in
+/// `kept`, so the developer's settings do not leak into a test.
+///
+/// ```no_run
+/// let command = chromate_tests::mcp_client::scrubbed_command("target/debug/chromate", &[]);
+/// ```
+pub fn scrubbed_command(binary: impl AsRef<Path>, kept: &[&str]) -> Command {
+    let mut command = Command::new(binary.as_ref());
+    for (name, _) in std::env::vars_os() {
+        let Some(name) = name.to_str() else { continue };
+        if name.starts_with("CHROMATE_") && !kept.contains(&name) {
+            command.env_remove(name);
+        }
+    }
+    command
+}
+
+/// How to start `chromate mcp`: the binary, extra arguments and variables, which `CHROMATE_*`
+/// variables of the caller to keep, and the read deadline.
+///
+/// ```no_run
+/// use std::time::Duration;
+/// use chromate_tests::McpCommand;
+///
+/// let mut client = McpCommand::new("target/debug/chromate")
+///     .args(&["--headed"])
+///     .envs(&[("CHROMATE_MCP_SPILL_BYTES", "200")])
+///     .keep_env("CHROMATE_BROWSER")
+///     .deadline(Duration::from_secs(60))
+///     .spawn();
+/// let status = client.call("browser_status", serde_json::json!({}));
+/// ```
+#[derive(Debug, Clone)]
+pub struct McpCommand {
+    binary: PathBuf,
+    args: Vec<OsString>,
+    envs: Vec<(OsString, OsString)>,
+    kept_env: Vec<String>,
+    deadline: Duration,
+    label: String,
+}
+
+impl McpCommand {
+    /// `binary mcp`, every `CHROMATE_*` variable scrubbed, reads waiting 30 s at most.
+    pub fn new(binary: impl Into<PathBuf>) -> Self {
+        McpCommand {
+            binary: binary.into(),
+            args: Vec::new(),
+            envs: Vec::new(),
+            kept_env: Vec::new(),
+            deadline: Duration::from_secs(30),
+            label: "mcp".to_owned(),
+        }
+    }
+
+    /// Arguments after `mcp`.
+    pub fn args(mut self, args: &[&str]) -> Self {
+        self.args.extend(args.iter().map(OsString::from));
+        self
+    }
+
+    /// Variables to set; they are applied last, so they override the directories the client
+    /// picks.
+    pub fn envs(mut self, envs: &[(&str, &str)]) -> Self {
+        self.envs.extend(
+            envs.iter()
+                .map(|(name, value)| (OsString::from(name), OsString::from(value))),
+        );
+        self
+    }
+
+    /// Keeps the caller's value of one `CHROMATE_*` variable (`CHROMATE_BROWSER`, say).
+    pub fn keep_env(mut self, name: &str) -> Self {
+        self.kept_env.push(name.to_owned());
+        self
+    }
+
+    /// How long one read (one message, one response, the exit) may take.
+    pub fn deadline(mut self, deadline: Duration) -> Self {
+        self.deadline = deadline;
+        self
+    }
+
+    /// A word in the name of the artifacts directory, to tell servers apart when debugging.
+    pub fn label(mut self, label: &str) -> Self {
+        label.clone_into(&mut self.label);
+        self
+    }
+
+    /// Starts the server with a fresh temporary directory as `CHROMATE_MCP_ARTIFACTS_DIR`
+    /// (and its `state/` as `CHROMATE_STATE_DIR`), stdin and stdout piped, stderr discarded.
+    /// Panics if it cannot.
+    pub fn spawn(self) -> McpClient {
+        let artifacts = match tempfile::Builder::new()
+            .prefix(&format!("chromate-mcp-test-{}-", self.label))
+            .tempdir()
+        {
+            Ok(dir) => dir,
+            Err(err) => panic!("cannot create an artifacts dir: {err}"),
+        };
+        let kept: Vec<&str> = self.kept_env.iter().map(String::as_str).collect();
+        let mut command = scrubbed_command(&self.binary, &kept);
+        command
+            .arg("mcp")
+            .args(&self.args)
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", artifacts.path())
+            .env("CHROMATE_STATE_DIR", artifacts.path().join("state"))
+            .envs(self.envs.iter().map(|(name, value)| (name, value)))
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null());
+        let mut child = match command.spawn() {
+            Ok(child) => child,
+            Err(err) => panic!("cannot start {} mcp: {err}", self.binary.display()),
+        };
+        let stdin = child.stdin.take();
+        let Some(stdout) = child.stdout.take() else {
+            panic!("chromate mcp has no stdout");
+        };
+        let (sender, messages) = mpsc::channel();
+        // The sender is dropped at EOF, which the client sees as a disconnected channel.
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let message = match line {
+                    Ok(line) => serde_json::from_str::<Value>(&line).unwrap_or_else(
+                        |err| json!({ "unparsable stdout line": line, "error": err.to_string() }),
+                    ),
+                    Err(err) => {
+                        let _ = sender.send(json!({ "unreadable stdout": err.to_string() }));
+                        return;
+                    }
+                };
+                if sender.send(message).is_err() {
+                    return;
+                }
+            }
+        });
+        McpClient {
+            child,
+            stdin,
+            messages,
+            stash: VecDeque::new(),
+            next_id: FIRST_ID,
+            deadline: self.deadline,
+            artifacts,
+        }
+    }
+}
+
+/// A running `chromate mcp`, read with a deadline. Start one with [`McpCommand::spawn`].
+#[derive(Debug)]
+pub struct McpClient {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    messages: Receiver<Value>,
+    /// Messages read while looking for another one (notifications, other ids), oldest first.
+    stash: VecDeque<Value>,
+    next_id: i64,
+    deadline: Duration,
+    artifacts: tempfile::TempDir,
+}
+
+impl McpClient {
+    /// The server's process id.
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The directory given as `CHROMATE_MCP_ARTIFACTS_DIR`; removed when the client drops.
+    pub fn artifacts_dir(&self) -> &Path {
+        self.artifacts.path()
+    }
+
+    /// Writes `bytes` to the server's stdin as they are; panics once stdin is closed.
+    pub fn send_raw(&mut self, bytes: &[u8]) {
+        let Some(stdin) = self.stdin.as_mut() else {
+            panic!("stdin already closed");
+        };
+        if let Err(err) = stdin.write_all(bytes).and_then(|()| stdin.flush()) {
+            panic!("cannot write to chromate mcp: {err}");
+        }
+    }
+
+    /// Writes `message` as one line.
+    pub fn send(&mut self, message: &Value) {
+        let mut line = message.to_string().into_bytes();
+        line.push(b'\n');
+        self.send_raw(&line);
+    }
+
+    /// The next message: the oldest stashed one, else the next line on stdout within the
+    /// deadline. Panics at the deadline or when stdout closes.
+    pub fn recv(&mut self) -> Value {
+        if let Some(message) = self.stash.pop_front() {
+            return message;
+        }
+        let deadline = Instant::now() + self.deadline;
+        self.recv_fresh(deadline, "message")
+    }
+
+    fn recv_fresh(&mut self, deadline: Instant, awaited: &str) -> Value {
+        match self
+            .messages
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            Ok(message) => message,
+            Err(RecvTimeoutError::Disconnected) => {
+                panic!("chromate mcp closed stdout while the test waited for a {awaited}")
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("chromate mcp sent no {awaited} within {:?}", self.deadline)
+            }
+        }
+    }
+
+    /// The response (a message with `id` and no `method`) to request `id`, within one deadline;
+    /// everything read before it is stashed.
+    pub fn response(&mut self, id: &Value) -> Value {
+        let is_response = |message: &Value| &message["id"] == id && message.get("method").is_none();
+        if let Some(pos) = self.stash.iter().position(is_response) {
+            if let Some(message) = self.stash.remove(pos) {
+                return message;
+            }
+        }
+        let deadline = Instant::now() + self.deadline;
+        let awaited = format!("response to id {id}");
+        loop {
+            let message = self.recv_fresh(deadline, &awaited);
+            if is_response(&message) {
+                return message;
+            }
+            self.stash.push_back(message);
+        }
+    }
+
+    /// A request id not used before by this client.
+    pub fn fresh_id(&mut self) -> i64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// Sends a request with a fresh id and returns the whole response.
+    pub fn request(&mut self, method: &str, params: Value) -> Value {
+        let id = self.fresh_id();
+        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
+        self.response(&json!(id))
+    }
+
+    /// `tools/call` of `tool` with `arguments`; the whole response.
+    pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.request(
+            "tools/call",
+            json!({ "name": tool, "arguments": arguments }),
+        )
+    }
+
+    /// Removes and returns the stashed messages, oldest first.
+    pub fn take_stashed(&mut self) -> Vec<Value> {
+        self.stash.drain(..).collect()
+    }
+
+    /// Closes the server's stdin (EOF); later sends panic.
+    pub fn close_stdin(&mut self) {
+        self.stdin = None;
+    }
+
+    /// Waits for the server to exit, `within` at most, and reaps it; panics at the deadline.
+    /// Then stashes what it wrote before its stdout closed (waiting no longer than the rest
+    /// of `within` for that).
+    pub fn wait_exit(&mut self, within: Duration) -> ExitStatus {
+        let deadline = Instant::now() + within;
+        let status = match self.child.try_wait() {
+            Ok(Some(status)) => status,
+            Ok(None) => match exit_notice(self.child.id()).recv_timeout(within) {
+                Ok(Ok(())) => match self.child.wait() {
+                    Ok(status) => status,
+                    Err(err) => panic!("cannot reap chromate mcp: {err}"),
+                },
+                Ok(Err(err)) => panic!("cannot wait for chromate mcp: {err}"),
+                Err(_) => panic!("chromate mcp did not exit within {within:?}"),
+            },
+            Err(err) => panic!("cannot wait for chromate mcp: {err}"),
+        };
+        while let Ok(message) = self
+            .messages
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+        {
+            self.stash.push_back(message);
+        }
+        status
+    }
+}
+
+/// A channel that hears once the child `pid` has exited, without reaping it.
+///
+/// `waitid` with `WNOWAIT` blocks a helper thread until the exit but leaves the child a zombie,
+/// so the `Child` handle still owns it: the client reaps it (or, past the deadline, kills and
+/// reaps it on drop), and its PID cannot be reused in between.
+fn exit_notice(pid: u32) -> Receiver<std::io::Result<()>> {
+    let (sender, exited) = mpsc::channel();
+    std::thread::spawn(move || loop {
+        #[allow(unsafe_code)]
+        // SAFETY: `siginfo_t` is plain data for which all zeroes is a valid value, and `waitid`
+        // only writes into the one we pass, which lives across the call.
+        let rc = unsafe {
+            let mut info: libc::siginfo_t = std::mem::zeroed();
+            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
+        };
+        let res = if rc == 0 {
+            Ok(())
+        } else {
+            Err(std::io::Error::last_os_error())
+        };
+        if !matches!(&res, Err(err) if err.kind() == std::io::ErrorKind::Interrupted) {
+            // Nobody may listen any more (the caller gave up): that is fine.
+            let _ = sender.send(res);
+            return;
+        }
+    });
+    exited
+}
+
+impl Drop for McpClient {
+    fn drop(&mut self) {
+        self.stdin = None;
+        // A failed test must not leave a server (or, through it, a browser) behind. `kill`
+        // does nothing once the child is reaped, so it never signals a reused PID.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
