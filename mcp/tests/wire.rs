@@ -1,170 +1,52 @@
 //! Wire tests: the real `chromate` binary over stdio, no browser needed.
 //!
-//! Every read has a deadline (a reader thread feeds a channel read with
-//! `recv_timeout`), so a misbehaving server fails a test instead of hanging
-//! it; nothing here sleeps. Goldens live in `tests/expected/` (bless with
-//! `UPDATE_EXPECT=1`).
+//! The servers are driven by the stdio client shared with the end-to-end
+//! tests (`chromate_tests::McpClient`): every read has a deadline, so a
+//! misbehaving server fails a test instead of hanging it; nothing here
+//! sleeps. Goldens live in `tests/expected/` (bless with `UPDATE_EXPECT=1`).
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use chromate_tests::mcp_client::scrubbed_command;
+use chromate_tests::{McpClient, McpCommand};
 use expect_test::expect_file;
 use serde_json::{json, Map, Value};
 
 const DEADLINE: Duration = Duration::from_secs(15);
 const FRAME_LIMIT: usize = 1_048_576;
 
+/// `chromate` with the caller's `CHROMATE_*` variables scrubbed.
 fn chromate() -> Command {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_chromate"));
-    for (name, _) in std::env::vars() {
-        if name.starts_with("CHROMATE_") {
-            command.env_remove(name);
-        }
-    }
-    command
+    scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
 }
 
-fn scratch_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("chromate-wire-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    if let Err(err) = std::fs::create_dir_all(&dir) {
-        panic!("cannot create {}: {err}", dir.display());
-    }
-    dir
+/// A running `chromate mcp`; `name` tells its artifacts directory apart.
+fn start_server(name: &str) -> McpClient {
+    start_server_with(name, &[], &[])
 }
 
-/// A running `chromate mcp` with a deadline on every read.
-struct Server {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Option<Value>>,
-    /// Messages read while looking for another one (notifications, other ids).
-    stash: Vec<Value>,
-    next_id: i64,
-    artifacts: PathBuf,
+fn start_server_with(name: &str, args: &[&str], envs: &[(&str, &str)]) -> McpClient {
+    McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+        .label(name)
+        .args(args)
+        .envs(envs)
+        .deadline(DEADLINE)
+        .spawn()
 }
 
-impl Server {
-    fn start(name: &str) -> Server {
-        Server::start_with(name, &[], &[])
-    }
-
-    fn start_with(name: &str, args: &[&str], envs: &[(&str, &str)]) -> Server {
-        let artifacts = scratch_dir(name);
-        let mut command = chromate();
-        command
-            .arg("mcp")
-            .args(args)
-            .env("CHROMATE_MCP_ARTIFACTS_DIR", &artifacts)
-            .env("CHROMATE_STATE_DIR", artifacts.join("state"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (key, value) in envs {
-            command.env(key, value);
-        }
-        let mut child = match command.spawn() {
-            Ok(child) => child,
-            Err(err) => panic!("cannot start chromate: {err}"),
-        };
-        let stdin = child.stdin.take();
-        let Some(stdout) = child.stdout.take() else {
-            panic!("no stdout");
-        };
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let value = serde_json::from_str::<Value>(&line).unwrap_or_else(
-                    |err| json!({ "unparsable stdout line": line, "error": err.to_string() }),
-                );
-                if sender.send(Some(value)).is_err() {
-                    return;
-                }
-            }
-            let _ = sender.send(None);
-        });
-        Server {
-            child,
-            stdin,
-            lines,
-            stash: Vec::new(),
-            next_id: 1000,
-            artifacts,
-        }
-    }
-
-    fn send_raw(&mut self, bytes: &[u8]) {
-        let Some(stdin) = self.stdin.as_mut() else {
-            panic!("stdin already closed");
-        };
-        if let Err(err) = stdin.write_all(bytes).and_then(|()| stdin.flush()) {
-            panic!("cannot write to chromate: {err}");
-        }
-    }
-
-    fn send(&mut self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.send_raw(&line);
-    }
-
-    /// The next message on stdout (stashed ones first).
-    fn recv(&mut self) -> Value {
-        if !self.stash.is_empty() {
-            return self.stash.remove(0);
-        }
-        self.recv_fresh()
-    }
-
-    fn recv_fresh(&mut self) -> Value {
-        match self.lines.recv_timeout(DEADLINE) {
-            Ok(Some(value)) => value,
-            Ok(None) => panic!("chromate closed stdout"),
-            Err(_) => panic!("no message from chromate within {DEADLINE:?}"),
-        }
-    }
-
-    /// Waits for the response with `id`, stashing anything else.
-    fn response(&mut self, id: &Value) -> Value {
-        if let Some(pos) = self
-            .stash
-            .iter()
-            .position(|m| &m["id"] == id && m.get("method").is_none())
-        {
-            return self.stash.remove(pos);
-        }
-        loop {
-            let message = self.recv_fresh();
-            if &message["id"] == id && message.get("method").is_none() {
-                return message;
-            }
-            self.stash.push(message);
-        }
-    }
-
-    fn fresh_id(&mut self) -> i64 {
-        self.next_id += 1;
-        self.next_id
-    }
-
-    fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.fresh_id();
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        self.response(&json!(id))
-    }
-
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        self.request(
-            "tools/call",
-            json!({ "name": tool, "arguments": arguments }),
-        )
-    }
-
+/// The wire tests' view of a tool call's result.
+trait ToolResults {
     /// A successful tools/call result's `structuredContent.result`.
+    fn call_ok(&mut self, tool: &str, arguments: Value) -> Value;
+    /// A tool error's `structuredContent.error`.
+    fn call_err(&mut self, tool: &str, arguments: Value) -> Value;
+}
+
+impl ToolResults for McpClient {
     fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
         let response = self.call(tool, arguments);
         let result = &response["result"];
@@ -175,43 +57,10 @@ impl Server {
         result["structuredContent"]["result"].clone()
     }
 
-    /// A tool error's `structuredContent.error`.
     fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
         let response = self.call(tool, arguments);
         assert_eq!(response["result"]["isError"], json!(true), "{response}");
         response["result"]["structuredContent"]["error"].clone()
-    }
-
-    fn close_stdin(&mut self) {
-        self.stdin = None;
-    }
-
-    /// Waits for the process to exit (with the deadline).
-    fn wait_exit(&mut self, within: Duration) -> ExitStatus {
-        let started = Instant::now();
-        loop {
-            match self.child.try_wait() {
-                Ok(Some(status)) => return status,
-                Ok(None) => {}
-                Err(err) => panic!("cannot wait for chromate: {err}"),
-            }
-            assert!(
-                started.elapsed() < within,
-                "chromate did not exit within {within:?}"
-            );
-            // Blocking on stdout EOF is the wait point: it closes when the process exits.
-            if let Ok(Some(value)) = self.lines.recv_timeout(Duration::from_millis(50)) {
-                self.stash.push(value);
-            }
-        }
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self.artifacts);
     }
 }
 
@@ -229,7 +78,7 @@ fn error_of(response: &Value) -> (i64, String) {
 
 #[test]
 fn initialize_echoes_a_supported_version_and_rejects_a_second_initialize() {
-    let mut server = Server::start("init");
+    let mut server = start_server("init");
     let response = server.request("initialize", json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }));
     let result = &response["result"];
     assert_eq!(result["protocolVersion"], json!("2025-03-26"));
@@ -257,7 +106,7 @@ fn unsupported_protocol_version_gets_the_latest() {
         ("2025-06-18", "2025-06-18"),
         ("2025-11-25", "2025-11-25"),
     ] {
-        let mut server = Server::start("versions");
+        let mut server = start_server("versions");
         let response = server.request("initialize", json!({ "protocolVersion": requested }));
         assert_eq!(
             response["result"]["protocolVersion"],
@@ -269,7 +118,7 @@ fn unsupported_protocol_version_gets_the_latest() {
 
 #[test]
 fn requests_before_initialize_are_served() {
-    let mut server = Server::start("before-init");
+    let mut server = start_server("before-init");
     let response = server.request("tools/list", json!({}));
     assert_eq!(
         response["result"]["tools"].as_array().map(Vec::len),
@@ -279,7 +128,7 @@ fn requests_before_initialize_are_served() {
 
 #[test]
 fn empty_lists_and_ping() {
-    let mut server = Server::start("lists");
+    let mut server = start_server("lists");
     assert_eq!(server.request("ping", json!({}))["result"], json!({}));
     assert_eq!(
         server.request("resources/list", json!({}))["result"],
@@ -297,7 +146,7 @@ fn empty_lists_and_ping() {
 
 #[test]
 fn unknown_methods_are_method_not_found() {
-    let mut server = Server::start("unknown-method");
+    let mut server = start_server("unknown-method");
     for method in ["server/discover", "tools/frobnicate", ""] {
         let response = server.request(method, json!({}));
         assert_eq!(
@@ -309,7 +158,7 @@ fn unknown_methods_are_method_not_found() {
 
 #[test]
 fn notifications_and_responses_are_never_answered() {
-    let mut server = Server::start("notifications");
+    let mut server = start_server("notifications");
     server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/initialized" }));
     server.send(
         &json!({ "jsonrpc": "2.0", "method": "notifications/whatever", "params": { "x": 1 } }),
@@ -332,7 +181,7 @@ fn notifications_and_responses_are_never_answered() {
 
 #[test]
 fn malformed_frames_are_parse_errors_and_serving_continues() {
-    let mut server = Server::start("parse-errors");
+    let mut server = start_server("parse-errors");
     let nested_129 = format!("{}{}\n", "[".repeat(129), "]".repeat(129));
     let nested_128 = format!(
         "{{\"jsonrpc\":\"2.0\",\"id\":128,\"method\":\"ping\",\"params\":{{\"p\":{}{}}}}}\n",
@@ -364,7 +213,7 @@ fn malformed_frames_are_parse_errors_and_serving_continues() {
 
 #[test]
 fn crlf_and_blank_lines_are_accepted() {
-    let mut server = Server::start("crlf");
+    let mut server = start_server("crlf");
     server.send_raw(b"\n\r\n   \n{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}\r\n");
     assert_eq!(
         server.recv(),
@@ -374,7 +223,7 @@ fn crlf_and_blank_lines_are_accepted() {
 
 #[test]
 fn batch_arrays_are_invalid_requests_and_nothing_in_them_runs() {
-    let mut server = Server::start("batch-array");
+    let mut server = start_server("batch-array");
     server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}]\n");
     let response = server.recv();
     assert_eq!(response["id"], Value::Null);
@@ -389,7 +238,7 @@ fn batch_arrays_are_invalid_requests_and_nothing_in_them_runs() {
 
 #[test]
 fn invalid_requests_carry_the_id_when_it_is_valid() {
-    let mut server = Server::start("invalid-request");
+    let mut server = start_server("invalid-request");
     let cases = [
         (json!("just a string"), Value::Null),
         (
@@ -435,7 +284,7 @@ fn invalid_requests_carry_the_id_when_it_is_valid() {
 
 #[test]
 fn non_object_params_are_invalid_params() {
-    let mut server = Server::start("params");
+    let mut server = start_server("params");
     for params in [json!([1]), json!("x"), json!(3)] {
         let response = server.request("ping", params.clone());
         assert_eq!(error_of(&response).0, -32602, "{params}");
@@ -459,7 +308,7 @@ fn ping_frame(id: i64, len: usize) -> Vec<u8> {
 
 #[test]
 fn a_frame_of_exactly_one_mebibyte_is_served() {
-    let mut server = Server::start("frame-exact");
+    let mut server = start_server("frame-exact");
     let mut frame = ping_frame(1, FRAME_LIMIT);
     frame.push(b'\n');
     server.send_raw(&frame);
@@ -478,7 +327,7 @@ fn a_frame_of_exactly_one_mebibyte_is_served() {
 
 #[test]
 fn one_byte_over_is_rejected_before_the_newline_and_serving_continues() {
-    let mut server = Server::start("frame-over");
+    let mut server = start_server("frame-over");
     let frame = ping_frame(1, FRAME_LIMIT + 1);
     // No newline yet: the error must come anyway.
     server.send_raw(&frame);
@@ -498,7 +347,7 @@ fn one_byte_over_is_rejected_before_the_newline_and_serving_continues() {
 
 #[test]
 fn tools_call_protocol_errors() {
-    let mut server = Server::start("call-errors");
+    let mut server = start_server("call-errors");
     let response = server.request("tools/call", json!({}));
     assert_eq!(
         error_of(&response),
@@ -522,7 +371,7 @@ fn tools_call_protocol_errors() {
 
 #[test]
 fn overflow_literals_parse_and_are_rejected_where_used() {
-    let mut server = Server::start("overflow");
+    let mut server = start_server("overflow");
     server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"browser_logs\",\"arguments\":{\"limit\":1e400}}}\n");
     let response = server.recv();
     assert_eq!(
@@ -548,7 +397,7 @@ fn overflow_literals_parse_and_are_rejected_where_used() {
 
 #[test]
 fn tools_list_matches_the_golden_and_fits_the_budget() {
-    let mut server = Server::start("tools-list");
+    let mut server = start_server("tools-list");
     let result = server.request("tools/list", json!({}))["result"].clone();
     let compact = result.to_string();
     assert!(
@@ -590,7 +439,7 @@ fn minimal_arguments(schema: &Value) -> Map<String, Value> {
 const OVERFLOW: &str = "__overflow_literal__";
 
 struct Walk<'a> {
-    server: &'a mut Server,
+    server: &'a mut McpClient,
     tool: String,
     base: Map<String, Value>,
     n_checked: usize,
@@ -636,7 +485,7 @@ impl Walk<'_> {
 
 #[test]
 fn every_declared_constraint_of_every_tool_is_enforced() {
-    let mut server = Server::start("schema-walk");
+    let mut server = start_server("schema-walk");
     let tools = server.request("tools/list", json!({}))["result"]["tools"].clone();
     let mut n_checked = 0;
     for tool in tools.as_array().into_iter().flatten() {
@@ -812,7 +661,7 @@ fn every_declared_constraint_of_every_tool_is_enforced() {
 
 #[test]
 fn ping_is_answered_during_a_slow_call_and_progress_names_the_phase() {
-    let mut server = Server::start("slow-call");
+    let mut server = start_server("slow-call");
     server.send(
         &json!({ "jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {
         "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 2500 },
@@ -847,10 +696,9 @@ fn ping_is_answered_during_a_slow_call_and_progress_names_the_phase() {
     );
     // Whatever was stashed arrived before the response.
     assert!(server
-        .stash
+        .take_stashed()
         .iter()
         .all(|m| m["method"] == json!("notifications/progress")));
-    server.stash.clear();
     // Nothing follows the response for that token.
     server.send(&json!({ "jsonrpc": "2.0", "id": "after", "method": "ping" }));
     assert_eq!(
@@ -861,7 +709,7 @@ fn ping_is_answered_during_a_slow_call_and_progress_names_the_phase() {
 
 #[test]
 fn tool_calls_run_in_arrival_order_and_cancellation_drops_them() {
-    let mut server = Server::start("cancel");
+    let mut server = start_server("cancel");
     let wait = |id: &str| {
         json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
         "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } })
@@ -888,7 +736,7 @@ fn tool_calls_run_in_arrival_order_and_cancellation_drops_them() {
 
 #[test]
 fn stdin_eof_cancels_the_running_call_and_exits_zero() {
-    let mut server = Server::start("eof");
+    let mut server = start_server("eof");
     server.send(
         &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
@@ -900,17 +748,17 @@ fn stdin_eof_cancels_the_running_call_and_exits_zero() {
     let status = server.wait_exit(Duration::from_secs(5));
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(5));
+    let stashed = server.take_stashed();
     assert!(
-        server.stash.iter().all(|m| m["id"] != json!(1)),
-        "cancelled call answered: {:?}",
-        server.stash
+        stashed.iter().all(|m| m["id"] != json!(1)),
+        "cancelled call answered: {stashed:?}"
     );
 }
 
 #[cfg(unix)]
 #[test]
 fn sigterm_exits_zero_within_five_seconds() {
-    let mut server = Server::start("sigterm");
+    let mut server = start_server("sigterm");
     server.send(
         &json!({ "jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
@@ -919,7 +767,7 @@ fn sigterm_exits_zero_within_five_seconds() {
     assert_eq!(server.recv()["id"], json!(2));
     let killed = Command::new("kill")
         .arg("-TERM")
-        .arg(server.child.id().to_string())
+        .arg(server.pid().to_string())
         .status();
     assert!(killed.is_ok_and(|status| status.success()));
     let status = server.wait_exit(Duration::from_secs(5));
@@ -932,27 +780,27 @@ fn sigterm_exits_zero_within_five_seconds() {
 
 #[test]
 fn status_before_launch() {
-    let mut server = Server::start("status");
+    let mut server = start_server("status");
     let status = server.call_ok("browser_status", json!({}));
     assert_eq!(status["ready"], json!(false));
     for field in ["browser", "browserVersion", "browserPid", "activeUrl"] {
         assert_eq!(status[field], Value::Null, "{field}");
     }
     assert_eq!(status["mode"], json!("launch"));
-    assert_eq!(status["serverPid"], json!(server.child.id()));
+    assert_eq!(status["serverPid"], json!(server.pid()));
     assert_eq!(status["headless"], json!(true));
     assert_eq!(status["viewport"], json!({ "width": 1280, "height": 800 }));
     let dir = status["artifactsDir"].as_str().unwrap_or_default();
     let expected_prefix = format!(
         "{}/chromate-mcp-{}-",
-        server.artifacts.display(),
-        server.child.id()
+        server.artifacts_dir().display(),
+        server.pid()
     );
     assert!(dir.starts_with(&expected_prefix), "{dir}");
     // Created lazily: a status call creates nothing.
     assert!(!Path::new(dir).exists());
 
-    let mut headed = Server::start_with(
+    let mut headed = start_server_with(
         "status-headed",
         &["--headed", "--cdp-endpoint", "http://127.0.0.1:1"],
         &[],
@@ -966,7 +814,7 @@ fn status_before_launch() {
 
 #[test]
 fn success_results_carry_compact_json_text_and_structured_content() {
-    let mut server = Server::start("shape");
+    let mut server = start_server("shape");
     let response = server.call("browser_logs", json!({}));
     let result = &response["result"];
     let expected =
@@ -991,7 +839,7 @@ fn success_results_carry_compact_json_text_and_structured_content() {
 
 #[test]
 fn mocks_are_held_by_the_server() {
-    let mut server = Server::start("mocks");
+    let mut server = start_server("mocks");
     let added = server.call_ok(
         "browser_mock",
         json!({ "action": "add", "pattern": "https://api.test/*", "body": "{\"a\":1}" }),
@@ -1050,7 +898,7 @@ fn mocks_are_held_by_the_server() {
 
 #[test]
 fn trace_state_and_page_lists_never_launch() {
-    let mut server = Server::start("lists-no-launch");
+    let mut server = start_server("lists-no-launch");
     let trace = server.call_ok("browser_trace", json!({}));
     assert_eq!(trace["running"], json!(false));
     assert!(trace["root"]
@@ -1069,7 +917,7 @@ fn trace_state_and_page_lists_never_launch() {
         server.call_ok("browser_page", json!({ "action": "list" })),
         json!({ "pages": [], "count": 0, "active": null })
     );
-    let state_root = server.artifacts.join("state");
+    let state_root = server.artifacts_dir().join("state");
     let states = server.call_ok("browser_state", json!({}));
     assert_eq!(
         states,
@@ -1095,7 +943,7 @@ fn trace_state_and_page_lists_never_launch() {
 
 #[test]
 fn tool_errors_render_error_code_and_hint_lines_without_launching() {
-    let mut server = Server::start("tool-error");
+    let mut server = start_server("tool-error");
     let response = server.call("browser_trace", json!({ "action": "stop" }));
     let result = &response["result"];
     assert_eq!(result["isError"], json!(true));
@@ -1117,7 +965,7 @@ fn tool_errors_render_error_code_and_hint_lines_without_launching() {
 
 #[test]
 fn cross_argument_rules_fail_before_the_browser() {
-    let mut server = Server::start("cross-args");
+    let mut server = start_server("cross-args");
     let cases = [
         ("browser_navigate", json!({ "url": "example.com" }), "navigate: \"example.com\" is not an absolute http, https, file or data URL, or about:blank"),
         ("browser_mouse", json!({ "action": "click", "x": 3 }), "mouse: x and y go together"),
@@ -1147,7 +995,7 @@ fn cross_argument_rules_fail_before_the_browser() {
 
 #[test]
 fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
-    let mut server = Server::start("batch");
+    let mut server = start_server("batch");
     let response = server.call(
         "browser_batch",
         json!({ "steps": [
@@ -1199,7 +1047,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
 
 #[test]
 fn large_text_spills_to_the_session_directory() {
-    let mut server = Server::start_with("spill", &[], &[("CHROMATE_MCP_SPILL_BYTES", "200")]);
+    let mut server = start_server_with("spill", &[], &[("CHROMATE_MCP_SPILL_BYTES", "200")]);
     for idx in 0..5 {
         server.call_ok(
             "browser_mock",
@@ -1244,7 +1092,7 @@ fn large_text_spills_to_the_session_directory() {
 
 #[test]
 fn artifact_quota_turns_spills_into_truncated_text() {
-    let mut server = Server::start_with(
+    let mut server = start_server_with(
         "quota",
         &[],
         &[
@@ -1271,7 +1119,7 @@ fn artifact_quota_turns_spills_into_truncated_text() {
 
 #[test]
 fn responses_over_the_cap_truncate_structured_content() {
-    let mut server = Server::start_with(
+    let mut server = start_server_with(
         "cap",
         &[],
         &[
@@ -1369,13 +1217,13 @@ fn bad_cli_flags_exit_2_without_reading_stdin() {
 
 #[test]
 fn invalid_environment_values_warn_on_stderr_and_fall_back() {
-    let mut server = Server::start_with("bad-env", &[], &[("CHROMATE_AGENT_TIMEOUT", "soon")]);
+    let mut server = start_server_with("bad-env", &[], &[("CHROMATE_AGENT_TIMEOUT", "soon")]);
     let tools = server.request("tools/list", json!({}));
     assert_eq!(
         tools["result"]["tools"][1]["inputSchema"]["properties"]["timeout_ms"]["default"],
         json!(5000)
     );
-    let mut custom = Server::start_with("env-timeout", &[], &[("CHROMATE_AGENT_TIMEOUT", "1234")]);
+    let mut custom = start_server_with("env-timeout", &[], &[("CHROMATE_AGENT_TIMEOUT", "1234")]);
     let tools = custom.request("tools/list", json!({}));
     assert_eq!(
         tools["result"]["tools"][1]["inputSchema"]["properties"]["timeout_ms"]["default"],
@@ -1423,7 +1271,7 @@ fn environment_warnings_go_to_stderr_and_stdout_stays_clean() {
 
 #[test]
 fn other_methods_and_rejected_calls_are_answered_while_a_call_runs() {
-    let mut server = Server::start("out-of-order");
+    let mut server = start_server("out-of-order");
     server.send(
         &json!({ "jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {
         "name": "browser_logs", "arguments": { "action": "wait", "timeout_ms": 60000 } } }),
@@ -1450,7 +1298,7 @@ fn other_methods_and_rejected_calls_are_answered_while_a_call_runs() {
 
 #[test]
 fn batch_progress_counts_steps() {
-    let mut server = Server::start("batch-progress");
+    let mut server = start_server("batch-progress");
     server.send(
         &json!({ "jsonrpc": "2.0", "id": "batch", "method": "tools/call", "params": {
         "name": "browser_batch",
