@@ -4,18 +4,17 @@
 //! Each test is a transcript: tool calls with their `structuredContent` checked, the main
 //! failure of each tool, and the observation after mutating tools. The shutdown tests prove by
 //! PID that the server's browser (a descendant of the server process) is gone after stdin EOF
-//! and after SIGTERM. Every read has a deadline; nothing sleeps.
+//! and after SIGTERM. The server is driven through the shared stdio client
+//! ([`chromate_tests::McpClient`]): every read has a deadline; nothing sleeps.
 //!
 //! The binary is `target/<profile>/chromate` next to this test binary's `deps/` directory;
 //! build it first with `cargo build -p chromate-mcp` (`.ci/test.sh` does).
 
-use std::io::{BufRead, BufReader, Write};
 use std::path::PathBuf;
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
-use chromate_tests::{procs, FixtureServer};
+use chromate_tests::{procs, FixtureServer, McpClient, McpCommand};
 use serde_json::{json, Value};
 
 /// How long one response may take (navigation waits are 30 s at most in these tests).
@@ -39,119 +38,52 @@ fn chromate_binary() -> PathBuf {
     binary
 }
 
-/// A running `chromate mcp`.
-struct Mcp {
-    child: Option<Child>,
-    stdin: Option<ChildStdin>,
-    lines: Receiver<Value>,
-    next_id: i64,
-    _artifacts: tempfile::TempDir,
+/// A running `chromate mcp` that launches the browser the caller names in `CHROMATE_BROWSER`.
+fn start_mcp() -> McpClient {
+    start_mcp_with(&[])
 }
 
-impl Mcp {
-    fn start() -> Mcp {
-        Mcp::start_with(&[])
-    }
+fn start_mcp_with(envs: &[(&str, &str)]) -> McpClient {
+    start_mcp_with_args(&[], envs)
+}
 
-    fn start_with(envs: &[(&str, &str)]) -> Mcp {
-        Mcp::start_with_args(&[], envs)
-    }
+fn start_mcp_with_args(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
+    McpCommand::new(chromate_binary())
+        .args(args)
+        .envs(envs)
+        .keep_env("CHROMATE_BROWSER")
+        .deadline(DEADLINE)
+        .spawn()
+}
 
-    fn start_with_args(args: &[&str], envs: &[(&str, &str)]) -> Mcp {
-        let artifacts = match tempfile::tempdir() {
-            Ok(dir) => dir,
-            Err(err) => panic!("cannot create a temp dir: {err}"),
-        };
-        let mut command = Command::new(chromate_binary());
-        for (name, _) in std::env::vars() {
-            if name.starts_with("CHROMATE_") && name != "CHROMATE_BROWSER" {
-                command.env_remove(name);
-            }
-        }
-        command
-            .arg("mcp")
-            .args(args)
-            .env("CHROMATE_MCP_ARTIFACTS_DIR", artifacts.path())
-            .env("CHROMATE_STATE_DIR", artifacts.path().join("state"))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null());
-        for (key, value) in envs {
-            command.env(key, value);
-        }
-        let mut child = match command.spawn() {
-            Ok(child) => child,
-            Err(err) => panic!("cannot start chromate mcp: {err}"),
-        };
-        let stdin = child.stdin.take();
-        let Some(stdout) = child.stdout.take() else {
-            panic!("chromate mcp has no stdout");
-        };
-        let (sender, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                let value = serde_json::from_str::<Value>(&line)
-                    .unwrap_or_else(|err| json!({ "unparsable": line, "error": err.to_string() }));
-                if sender.send(value).is_err() {
-                    return;
-                }
-            }
-        });
-        Mcp {
-            child: Some(child),
-            stdin,
-            lines,
-            next_id: 1,
-            _artifacts: artifacts,
-        }
-    }
-
-    fn pid(&self) -> u32 {
-        self.child.as_ref().map_or(0, Child::id)
-    }
-
-    /// The whole `tools/call` result.
-    fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        let id = self.next_id;
-        self.next_id += 1;
-        let request = json!({
-            "jsonrpc": "2.0", "id": id, "method": "tools/call",
-            "params": { "name": tool, "arguments": arguments },
-        });
-        let Some(stdin) = self.stdin.as_mut() else {
-            panic!("stdin already closed");
-        };
-        let mut line = request.to_string().into_bytes();
-        line.push(b'\n');
-        if let Err(err) = stdin.write_all(&line).and_then(|()| stdin.flush()) {
-            panic!("cannot write to chromate mcp: {err}");
-        }
-        let deadline = Instant::now() + DEADLINE;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            let message = match self.lines.recv_timeout(left) {
-                Ok(message) => message,
-                Err(_) => panic!("no answer to {tool} within {DEADLINE:?}"),
-            };
-            if message["id"] == json!(id) {
-                assert!(message.get("error").is_none(), "{tool}: {message}");
-                return message["result"].clone();
-            }
-        }
-    }
-
+/// Tool calls as the transcripts check them.
+trait Transcript {
+    /// The whole `tools/call` result, after checking it is no JSON-RPC error.
+    fn call_result(&mut self, tool: &str, arguments: Value) -> Value;
     /// A successful call: `structuredContent.result` and the observation text, if any.
+    fn ok(&mut self, tool: &str, arguments: Value) -> (Value, Option<String>);
+    /// A failed call: `structuredContent.error`, after checking the §3 error shape.
+    fn err(&mut self, tool: &str, arguments: Value) -> Value;
+    /// The browser's pid, from browser_status (launching nothing).
+    fn browser_pid(&mut self) -> Option<u32>;
+}
+
+impl Transcript for McpClient {
+    fn call_result(&mut self, tool: &str, arguments: Value) -> Value {
+        let message = self.call(tool, arguments);
+        assert!(message.get("error").is_none(), "{tool}: {message}");
+        message["result"].clone()
+    }
+
     fn ok(&mut self, tool: &str, arguments: Value) -> (Value, Option<String>) {
-        let result = self.call(tool, arguments);
+        let result = self.call_result(tool, arguments);
         assert_ne!(result["isError"], json!(true), "{tool} failed: {result}");
         let observation = result["content"][1]["text"].as_str().map(str::to_owned);
         (result["structuredContent"]["result"].clone(), observation)
     }
 
-    /// A failed call: `structuredContent.error`, after checking the §3 error shape.
     fn err(&mut self, tool: &str, arguments: Value) -> Value {
-        let result = self.call(tool, arguments);
+        let result = self.call_result(tool, arguments);
         assert_eq!(result["isError"], json!(true), "{tool} succeeded: {result}");
         assert_eq!(
             result["content"].as_array().map(Vec::len),
@@ -172,40 +104,11 @@ impl Mcp {
         error
     }
 
-    /// The browser's pid, from browser_status (launching nothing).
     fn browser_pid(&mut self) -> Option<u32> {
         let (status, _) = self.ok("browser_status", json!({}));
         status["browserPid"]
             .as_u64()
             .and_then(|pid| u32::try_from(pid).ok())
-    }
-
-    /// Waits (with a deadline) for the server to exit.
-    fn wait_exit(&mut self, within: Duration) -> ExitStatus {
-        let Some(mut child) = self.child.take() else {
-            panic!("the server was already reaped");
-        };
-        let (sender, receiver) = mpsc::channel();
-        std::thread::spawn(move || {
-            let status = child.wait();
-            let _ = sender.send(status);
-        });
-        match receiver.recv_timeout(within) {
-            Ok(Ok(status)) => status,
-            Ok(Err(err)) => panic!("waiting for chromate mcp failed: {err}"),
-            Err(_) => panic!("chromate mcp did not exit within {within:?}"),
-        }
-    }
-}
-
-impl Drop for Mcp {
-    fn drop(&mut self) {
-        drop(self.stdin.take());
-        if let Some(mut child) = self.child.take() {
-            // A failed test must not leave a server (or, through it, a browser) behind.
-            let _ = child.kill();
-            let _ = child.wait();
-        }
     }
 }
 
@@ -256,7 +159,7 @@ fn closed_port() -> u16 {
 #[test]
 fn mcp_navigate_reports_url_title_and_status_and_observes_the_page() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
 
     let (status, _) = mcp.ok("browser_status", json!({}));
     assert_eq!(status["ready"], json!(false), "status never launches");
@@ -342,7 +245,7 @@ fn mcp_navigate_reports_url_title_and_status_and_observes_the_page() {
 
 #[test]
 fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     let page = data_url(
         "<title>Refs</title>\
          <button id=go onclick=\"this.textContent='Done'\">Go</button>\
@@ -410,7 +313,7 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
     assert_eq!(error["code"], json!("NOT_EDITABLE"), "{error}");
 
     mcp.ok("browser_click", json!({ "selector": bye }));
-    let result = mcp.call("browser_click", json!({ "selector": bye }));
+    let result = mcp.call_result("browser_click", json!({ "selector": bye }));
     let error = &result["structuredContent"]["error"];
     assert_eq!(error["code"], json!("STALE_REF"), "{result}");
     assert_eq!(error["detail"], json!({ "ref": bye, "reason": "detached" }));
@@ -461,13 +364,13 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
 
 #[test]
 fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     let page = data_url(
         "<title>Snap</title><nav aria-label=Menu><a href=#a>A</a></nav>\
          <button onclick=\"document.title='Snap2'\">T</button>",
     );
     mcp.ok("browser_navigate", json!({ "url": page }));
-    let result = mcp.call("browser_snapshot", json!({}));
+    let result = mcp.call_result("browser_snapshot", json!({}));
     let text = result["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -507,7 +410,7 @@ fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
 #[test]
 fn mcp_dialogs_block_page_tools_until_answered() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("dialogs.html") }),
@@ -547,7 +450,7 @@ fn mcp_dialogs_block_page_tools_until_answered() {
         json!("click: cannot resolve ref=e1 while a dialog is open: Delete everything?")
     );
 
-    let result = mcp.call("browser_snapshot", json!({}));
+    let result = mcp.call_result("browser_snapshot", json!({}));
     assert_eq!(
         result["content"][0]["text"],
         json!("dialog open: Delete everything? — accept or dismiss it first")
@@ -588,7 +491,7 @@ fn mcp_dialogs_block_page_tools_until_answered() {
 #[test]
 fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
     // A response cap above the 32 KiB result bound, so eval's own truncation shows.
-    let mut mcp = Mcp::start_with(&[("CHROMATE_MCP_MAX_RESPONSE_BYTES", "200000")]);
+    let mut mcp = start_mcp_with(&[("CHROMATE_MCP_MAX_RESPONSE_BYTES", "200000")]);
     mcp.ok(
         "browser_navigate",
         json!({ "url": data_url("<title>Eval</title>") }),
@@ -646,7 +549,7 @@ fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
 #[test]
 fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("popup.html") }),
@@ -723,7 +626,7 @@ fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
 
 #[test]
 fn mcp_element_tools_act_read_wait_and_assert() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     let page = data_url(
         "<title>Controls</title>\
          <input type=checkbox id=c aria-label=Agree>\
@@ -871,7 +774,7 @@ fn mcp_element_tools_act_read_wait_and_assert() {
 
 #[test]
 fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     let (_, observation) = mcp.ok(
         "browser_navigate",
         json!({ "url": data_url("<button>Old</button>") }),
@@ -896,7 +799,7 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
     // A call that meets the dead browser before its loss is noticed fails DRIVER_ERROR
     // browser-closed; the next page call relaunches (§1.5).
     let back = data_url("<title>back</title>");
-    let first_try = mcp.call("browser_navigate", json!({ "url": back }));
+    let first_try = mcp.call_result("browser_navigate", json!({ "url": back }));
     if first_try["isError"] == json!(true) {
         let error = &first_try["structuredContent"]["error"];
         assert_eq!(error["code"], json!("DRIVER_ERROR"), "{first_try}");
@@ -952,13 +855,13 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
 
 #[test]
 fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     let page = data_url(
         "<title>Batch</title><button onclick=\"this.textContent='One'\">Zero</button>\
          <input id=q aria-label=Q>",
     );
     mcp.ok("browser_navigate", json!({ "url": page }));
-    let result = mcp.call(
+    let result = mcp.call_result(
         "browser_batch",
         json!({ "steps": [
             { "tool": "browser_click", "arguments": { "selector": "text=Zero" } },
@@ -993,7 +896,7 @@ fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
     assert_eq!(batch["page"]["documentChange"], json!("same"));
     assert!(observation.is_some_and(|text| text.starts_with("page: Batch — data:")));
 
-    let result = mcp.call(
+    let result = mcp.call_result(
         "browser_batch",
         json!({ "steps": [
             { "tool": "browser_click", "arguments": { "selector": "#missing" } },
@@ -1025,7 +928,7 @@ fn tripwire_of(observation: Option<&str>) -> (u64, u64) {
 #[test]
 fn mcp_logs_list_wait_clear_and_the_observation_tripwire() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
 
     // Before any browser: empty, not capturing, nothing launched.
     let (logs, _) = mcp.ok("browser_logs", json!({}));
@@ -1234,8 +1137,8 @@ fn mcp_logs_list_wait_clear_and_the_observation_tripwire() {
 }
 
 /// Starts a server, launches its browser, and returns the server with every descendant pid.
-fn server_with_browser() -> (Mcp, Vec<u32>) {
-    let mut mcp = Mcp::start();
+fn server_with_browser() -> (McpClient, Vec<u32>) {
+    let mut mcp = start_mcp();
     mcp.ok("browser_navigate", json!({ "url": "about:blank" }));
     let pids = procs::descendants(mcp.pid());
     let browser = mcp.browser_pid();
@@ -1257,7 +1160,7 @@ fn assert_all_gone(pids: &[u32]) {
 #[test]
 fn mcp_stdin_eof_closes_the_browser_and_exits_zero() {
     let (mut mcp, pids) = server_with_browser();
-    drop(mcp.stdin.take());
+    mcp.close_stdin();
     let status = mcp.wait_exit(Duration::from_secs(5));
     assert_eq!(status.code(), Some(0));
     assert_all_gone(&pids);
@@ -1299,7 +1202,7 @@ fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
         Err(err) => panic!("cannot start an external chromium: {err}"),
     };
     let endpoint = format!("http://127.0.0.1:{}", external.port());
-    let mut mcp = Mcp::start_with_args(&["--cdp-endpoint", &endpoint], &[]);
+    let mut mcp = start_mcp_with_args(&["--cdp-endpoint", &endpoint], &[]);
     let (result, _) = mcp.ok(
         "browser_navigate",
         json!({ "url": data_url("<title>mine</title>") }),
@@ -1331,7 +1234,7 @@ fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
         "chromate's own tab is active"
     );
 
-    drop(mcp.stdin.take());
+    mcp.close_stdin();
     assert_eq!(mcp.wait_exit(Duration::from_secs(5)).code(), Some(0));
     assert!(external.is_alive(), "a connected browser keeps running");
     let targets = external.get("/json/list").unwrap_or_default();
@@ -1343,7 +1246,7 @@ fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
 
 /// Waits in the page (on its own promise, so no sleep here) until `window.results[name]` of
 /// network.html is set after clicking `#fetch-<name>`, and returns it.
-fn fetch_in_page(mcp: &mut Mcp, name: &str) -> Value {
+fn fetch_in_page(mcp: &mut McpClient, name: &str) -> Value {
     let js = format!(
         "new Promise(resolve => {{ delete window.results['{name}']; document.getElementById('fetch-{name}').click(); \
          const check = () => window.results['{name}'] ? resolve(window.results['{name}']) : requestAnimationFrame(check); check(); }})"
@@ -1355,7 +1258,7 @@ fn fetch_in_page(mcp: &mut Mcp, name: &str) -> Value {
 #[test]
 fn mcp_mocks_install_at_launch_change_live_and_block_navigations() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     // Added before any browser runs: installed at launch (§1.5, §11.1).
     let (added, _) = mcp.ok(
         "browser_mock",
@@ -1422,7 +1325,7 @@ fn mcp_mocks_install_at_launch_change_live_and_block_navigations() {
 #[test]
 fn mcp_blocked_origins_fail_navigate_and_page_open_with_the_origin_policy() {
     let server = fixtures();
-    let mut mcp = Mcp::start_with_args(&["--blocked-origins", "http://localhost:*"], &[]);
+    let mut mcp = start_mcp_with_args(&["--blocked-origins", "http://localhost:*"], &[]);
     let blocked = server.localhost_url("nav.html");
     let expected = json!({
         "netError": "net::ERR_BLOCKED_BY_CLIENT", "url": blocked, "blockedBy": "origin-policy",
@@ -1465,7 +1368,7 @@ fn mcp_state_saved_in_one_session_logs_in_a_fresh_browser() {
     };
     let root = base.path().join(".chromate").join("state");
     let root_env = root.display().to_string();
-    let mut first = Mcp::start_with(&[("CHROMATE_STATE_DIR", &root_env)]);
+    let mut first = start_mcp_with(&[("CHROMATE_STATE_DIR", &root_env)]);
     let (listed, _) = first.ok("browser_state", json!({}));
     assert_eq!(listed, json!({ "states": [], "root": root_env }));
     assert_eq!(first.browser_pid(), None, "state list never launches");
@@ -1528,7 +1431,7 @@ fn mcp_state_saved_in_one_session_logs_in_a_fresh_browser() {
     drop(first);
 
     // A fresh server and browser: load, then the page finds the login on its first load.
-    let mut second = Mcp::start_with(&[("CHROMATE_STATE_DIR", &root_env)]);
+    let mut second = start_mcp_with(&[("CHROMATE_STATE_DIR", &root_env)]);
     let (loaded, _) = second.ok(
         "browser_state",
         json!({ "action": "load", "name": "admin" }),
@@ -1565,7 +1468,7 @@ fn png_file_size(path: &str) -> (u32, u32) {
 
 #[test]
 fn mcp_screenshot_saves_numbered_pngs_and_refuses_over_quota() {
-    let mut mcp = Mcp::start_with(&[("CHROMATE_MCP_MAX_ARTIFACT_FILES", "3")]);
+    let mut mcp = start_mcp_with(&[("CHROMATE_MCP_MAX_ARTIFACT_FILES", "3")]);
     let html = "<body style=\"margin:0\"><div style=\"height:2400px\"></div>\
         <p id=\"box\" style=\"position:absolute;top:100px;left:10px;width:150px;height:60px;margin:0;background:#0a0\">box</p></body>";
     mcp.ok("browser_navigate", json!({ "url": data_url(html) }));
@@ -1622,7 +1525,7 @@ fn mcp_screenshot_saves_numbered_pngs_and_refuses_over_quota() {
 #[test]
 fn mcp_a11y_reports_violations_with_refs_bounds_and_checks() {
     let server = fixtures();
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("/a11y-violations.html") }),
@@ -1724,7 +1627,7 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         Err(err) => panic!("cannot create a temp dir: {err}"),
     };
     let root = traces.path().to_string_lossy().into_owned();
-    let mut mcp = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    let mut mcp = start_mcp_with(&[("CHROMATE_TRACE_DIR", &root)]);
     let (status, _) = mcp.ok("browser_trace", json!({}));
     assert_eq!(status, json!({ "running": false, "root": root }));
     let error = mcp.err("browser_trace", json!({ "action": "stop" }));
@@ -1886,7 +1789,7 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
 
 #[test]
 fn mcp_a11y_without_axe_core_names_the_install_command() {
-    let mut mcp = Mcp::start_with(&[("CHROMATE_AXE_PATH", "/nonexistent/axe.min.js")]);
+    let mut mcp = start_mcp_with(&[("CHROMATE_AXE_PATH", "/nonexistent/axe.min.js")]);
     mcp.ok("browser_navigate", json!({ "url": data_url("<p>hi</p>") }));
     let error = mcp.err("browser_a11y", json!({}));
     assert_eq!(error["code"], json!("STATE_INVALID"));
@@ -1919,7 +1822,7 @@ fn mcp_trace_survives_a_killed_server_and_ends_on_shutdown() {
     };
     let root = traces.path().to_string_lossy().into_owned();
 
-    let mut killed = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    let mut killed = start_mcp_with(&[("CHROMATE_TRACE_DIR", &root)]);
     killed.ok(
         "browser_trace",
         json!({ "action": "start", "name": "killed" }),
@@ -1942,13 +1845,13 @@ fn mcp_trace_survives_a_killed_server_and_ends_on_shutdown() {
     let kinds: Vec<&str> = events.iter().filter_map(|e| e["type"].as_str()).collect();
     assert_eq!(kinds, ["trace-start", "action"]);
 
-    let mut ended = Mcp::start_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    let mut ended = start_mcp_with(&[("CHROMATE_TRACE_DIR", &root)]);
     ended.ok("browser_trace", json!({ "action": "start" }));
     ended.ok(
         "browser_navigate",
         json!({ "url": data_url("<h1>two</h1>") }),
     );
-    drop(ended.stdin.take());
+    ended.close_stdin();
     let status = ended.wait_exit(Duration::from_secs(5));
     assert_eq!(status.code(), Some(0));
     let events = trace_events(&traces.path().join("trace-1/trace.ndjson"));
@@ -1965,7 +1868,7 @@ fn mcp_trace_survives_a_killed_server_and_ends_on_shutdown() {
 
 #[test]
 fn mcp_a_missing_browser_or_endpoint_is_browser_unavailable_and_the_server_keeps_serving() {
-    let mut mcp = Mcp::start_with_args(&["--browser", "/nonexistent/chromium"], &[]);
+    let mut mcp = start_mcp_with_args(&["--browser", "/nonexistent/chromium"], &[]);
     let error = mcp.err("browser_navigate", json!({ "url": "about:blank" }));
     assert_eq!(error["code"], json!("BROWSER_UNAVAILABLE"), "{error}");
     let message = error["message"].as_str().unwrap_or_default();
@@ -1979,7 +1882,7 @@ fn mcp_a_missing_browser_or_endpoint_is_browser_unavailable_and_the_server_keeps
     assert_eq!(status["ready"], json!(false), "{status}");
 
     let port = closed_port();
-    let mut remote = Mcp::start_with_args(
+    let mut remote = start_mcp_with_args(
         &["--cdp-endpoint", &format!("http://127.0.0.1:{port}")],
         &[],
     );
@@ -2010,7 +1913,7 @@ for (const t of ['scroll', 'focusin', 'focusout', 'input', 'change', 'keydown', 
 
 #[test]
 fn mcp_read_only_tools_never_change_the_page() {
-    let mut mcp = Mcp::start();
+    let mut mcp = start_mcp();
     mcp.ok("browser_navigate", json!({ "url": data_url(WATCHED_PAGE) }));
     let read_only: Vec<(&str, Value)> = vec![
         (
