@@ -220,6 +220,17 @@ async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped()
             "{id}: clicked at {x}, button at {left}"
         );
     }
+    // An animation that cannot move the button does not hold it off, even when a new one
+    // starts in every frame.
+    eval(&page, "window.startTicker().then(() => true)").await;
+    page.locator("#raf-loop")
+        .expect("selector")
+        .timeout(Duration::from_secs(2))
+        .click()
+        .await
+        .expect("a still button beside a ticking progress bar");
+    let clicks = eval(&page, "window.clicks['raf-loop'].length").await;
+    assert_eq!(clicks, json!(2));
     close_and_check(browser).await;
 }
 

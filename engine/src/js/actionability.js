@@ -122,25 +122,33 @@
     return timeline && timeline.currentTime !== null ? timeline.currentTime : null;
   }
 
-  /** Whether an animation on the document timeline of `el`'s document (or of a same-origin
-   *  document embedding it) has not moved anything yet at document time `time`: its start is
-   *  pending, or it started at `time` or later. Chromium resolves a new animation's start time
-   *  at the first frame after it was created and holds its start value until then (longer for
-   *  compositor animations), so at that frame a just-started animation or transition looks
-   *  still: equal rects then prove nothing. */
+  /** Whether an animation that can move `el` has not moved anything yet at document time
+   *  `time`: one on the document timeline whose target is `el` or a flat-tree ancestor (across
+   *  same-origin frames, the frame element's), with its start pending or at `time` or later.
+   *  Chromium resolves a new animation's start time at the first frame after it was created and
+   *  holds its start value until then (longer for compositor animations), so at that frame a
+   *  just-started animation or transition looks still: equal rects then prove nothing.
+   *  Animations elsewhere are left out, so that a page starting them all the time (a progress
+   *  bar retriggering a transition every frame) does not make every click wait for a frame
+   *  without one. */
   function animationStarting(el, time) {
-    let win = el.ownerDocument.defaultView;
-    while (win) {
-      const doc = win.document;
+    const own = timeOf(el.ownerDocument);
+    let node = el;
+    while (node) {
+      const doc = node.ownerDocument;
+      // Each document's timeline counts from its own origin: shift `time` onto this one's.
+      const here = timeOf(doc);
+      const at = time === null || own === null || here === null ? null : time + (here - own);
       if (doc.getAnimations) {
         for (const a of doc.getAnimations()) {
           if (a.playState !== "running" || a.timeline !== doc.timeline) continue;
-          if (a.pending || a.startTime === null || (time !== null && a.startTime >= time)) return true;
+          if (!(a.pending || a.startTime === null || (at !== null && a.startTime >= at))) continue;
+          const target = a.effect && a.effect.target;
+          if (target && D.containsFlat(target, node)) return true;
         }
       }
-      if (win === window) break;
-      const fe = win.frameElement;
-      win = fe ? fe.ownerDocument.defaultView : null;
+      const win = doc.defaultView;
+      node = win && win !== window ? win.frameElement : null;
     }
     return false;
   }
