@@ -231,6 +231,17 @@ async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped()
         .expect("a still button beside a ticking progress bar");
     let clicks = eval(&page, "window.clicks['raf-loop'].length").await;
     assert_eq!(clicks, json!(2));
+    // Nor does an endless animation of the button's colour.
+    page.locator("#pulsing")
+        .expect("selector")
+        .timeout(Duration::from_secs(2))
+        .click()
+        .await
+        .expect("a button whose colour pulses");
+    assert_eq!(
+        eval(&page, "window.clicks['pulsing'].length").await,
+        json!(1)
+    );
     close_and_check(browser).await;
 }
 

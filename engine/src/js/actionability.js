@@ -153,6 +153,34 @@
     return false;
   }
 
+  /** Animated properties (as `getKeyframes` names them) that move or resize a box. */
+  const GEOMETRY = /^(transform|translate|rotate|scale|left|top|right|bottom|inset|width|height|minWidth|maxWidth|minHeight|maxHeight|margin|padding|border\w*Width|fontSize|lineHeight|zoom|perspective|offset[A-Z])/;
+
+  /** Whether a running animation on the document timeline moves or resizes `el`: its target is
+   *  `el` or a flat-tree ancestor (across same-origin frames, the frame element's) and one of
+   *  its keyframes sets a geometry property. Such an element is not stable whatever two rects
+   *  say; this does not depend on when layout last sampled the animation. Animations of other
+   *  properties (a pulsing colour) do not count. */
+  function geometryAnimating(el) {
+    let node = el;
+    while (node) {
+      const doc = node.ownerDocument;
+      if (doc.getAnimations) {
+        for (const a of doc.getAnimations()) {
+          if (a.playState !== "running" || a.timeline !== doc.timeline || !a.effect) continue;
+          const target = a.effect.target;
+          if (!target || !D.containsFlat(target, node) || !a.effect.getKeyframes) continue;
+          for (const frame of a.effect.getKeyframes()) {
+            for (const prop of Object.keys(frame)) if (GEOMETRY.test(prop)) return true;
+          }
+        }
+      }
+      const win = doc.defaultView;
+      node = win && win !== window ? win.frameElement : null;
+    }
+    return false;
+  }
+
   /** Records the time of `doc`'s next animation frame in `lastFrames`. */
   function watchNextFrame(doc) {
     const win = doc.defaultView;
@@ -253,7 +281,7 @@
       }
       // The frame after this observation makes it evidence for the next call.
       watchNextFrame(doc);
-      if (!stable) return { status: "unstable" };
+      if (!stable || geometryAnimating(el)) return { status: "unstable" };
     }
     const box = visibleBox(el);
     if (!box) return { status: "outside-viewport" };
