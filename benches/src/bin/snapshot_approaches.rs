@@ -361,11 +361,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let runs: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(21)
-        .max(1);
+    let runs = chromate_benches::runs_arg(21);
     let server = FixtureServer::start_detached()?;
     let browser = Browser::launch(LaunchOptions::default()).await?;
     println!("{}; medians of {runs}", browser.version().product);

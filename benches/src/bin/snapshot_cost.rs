@@ -18,11 +18,7 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let runs: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(21)
-        .max(1);
+    let runs = chromate_benches::runs_arg(21);
     let server = FixtureServer::start_detached()?;
     let browser = Browser::launch(LaunchOptions::default()).await?;
     println!("{}", browser.version().product);
