@@ -175,9 +175,10 @@
     // pushes matches into `out` after their descendants' (none, for a match: innermost only), so
     // results stay in flat-tree order.
     function visit(el) {
+      // Their content is not text (§5): nothing in them matches, nor adds to an ancestor's text.
+      if (TEXT_SKIP.has(el.localName) || el.localName === "textarea" || el.localName === "select") return ["", false];
       let s = "";
       let below = false;
-      const skipText = TEXT_SKIP.has(el.localName) || el.localName === "textarea" || el.localName === "select";
       // Flat-tree children as a sibling chain (or the slot's assigned nodes): no live NodeList.
       const sr = el.shadowRoot;
       const arr = !sr && el.localName === "slot" && D.isShadowSlot(el) ? el.assignedNodes({ flatten: true }) : null;
@@ -186,10 +187,10 @@
         const n = arr ? arr[i++] : next;
         if (!n) break;
         if (!arr) next = n.nextSibling;
-        if (n.nodeType === 3) { if (!skipText && s !== null) s += n.data; }
+        if (n.nodeType === 3) { if (s !== null) s += n.data; }
         else if (n.nodeType === 1) {
           const r = visit(n);
-          if (!skipText) s = s === null || r[0] === null ? null : s + r[0];
+          s = s === null || r[0] === null ? null : s + r[0];
           below = below || r[1];
         }
         if (s !== null && s.length > cap) {
@@ -197,7 +198,6 @@
           if (s.length > cap) s = null;
         }
       }
-      if (skipText) return ["", below];
       if (el.localName === "slot" && D.isShadowSlot(el)) return [s, below];
       if (!below && s !== null) {
         const t = D.normalize(s);
