@@ -37,9 +37,8 @@ fn of_kind(kind: LogKind) -> LogFilter {
 /// Opens `url` in a new tab created with that URL, so its first document loads as soon as the
 /// tab is resumed (capture must already be on), and waits until console.html is done.
 async fn open_console_page(browser: &Browser, url: &str) -> Page {
-    // As the MCP server does: a set-up tab, then its first navigation. (A tab created with its
-    // URL starts fetching subresources before its session has enabled Network, so their rows
-    // could be missing; chromate's own tabs never start that way.)
+    // As the MCP server does: a set-up tab, then its first navigation. (Tabs created with their
+    // URL are journalled from their first request too: see the test below.)
     let page = browser
         .new_page("about:blank")
         .await
@@ -372,5 +371,55 @@ async fn a_dedicated_workers_console_and_errors_reach_its_tabs_journal() {
         .await
         .expect("the worker's uncaught error is journalled");
     assert!(thrown.is_error(), "{thrown:?}");
+    close_and_check(browser).await;
+}
+
+/// Targets are attached paused (`waitForDebuggerOnStart`) and resumed only once their session
+/// has enabled Network, so neither a tab created with its URL nor a popup loses its first
+/// requests.
+#[tokio::test]
+async fn tabs_opened_with_a_url_journal_their_first_requests() {
+    let server = fixtures().await;
+    let browser = launch().await;
+    let journal = browser.journal();
+    // A tab created with its URL: its document and the image it loads.
+    let page = browser
+        .new_page(&server.url("console.html"))
+        .await
+        .unwrap_or_else(|err| panic!("the tab did not open: {err}"));
+    for needle in ["console.html", "missing-image.png"] {
+        let filter = LogFilter {
+            kinds: vec![LogKind::Request],
+            contains: Some(needle.to_owned()),
+            level: None,
+        };
+        assert!(
+            journal.wait_for(&filter, 0, WAIT).await.is_some(),
+            "no request row for {needle}: {:?}",
+            journal.list(&LogFilter::default(), 0, 500).entries
+        );
+    }
+    // A tab the page opens: its document request.
+    let known = browser.pages();
+    let open = chromate::cdp::runtime::EvaluateParams::new(format!(
+        "window.open({:?}); 1",
+        server.url("nav2.html")
+    ))
+    .user_gesture(true);
+    page.session().send(&open).await.expect("window.open");
+    browser
+        .wait_for_new_page(&known, NAV)
+        .await
+        .expect("the popup shows up");
+    let filter = LogFilter {
+        kinds: vec![LogKind::Request],
+        contains: Some("nav2.html".to_owned()),
+        level: None,
+    };
+    assert!(
+        journal.wait_for(&filter, 0, WAIT).await.is_some(),
+        "no request row for the popup's document: {:?}",
+        journal.list(&LogFilter::default(), 0, 500).entries
+    );
     close_and_check(browser).await;
 }
