@@ -8,24 +8,31 @@ use chromate::{ElementState, Error, ErrorCode, Page, WaitUntil};
 use chromate_tests::FixtureServer;
 use serde_json::{json, Value};
 
-use crate::util::{close_and_check, launch, NAV};
-
-async fn open(browser: &chromate::Browser, server: &FixtureServer, path: &str) -> Page {
-    let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url(path), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
-    page
-}
+use crate::util::{close_and_check, launch, locate, open, value_of, NAV};
 
 /// The rendered text of the first match of `selector`.
 async fn text_of(page: &Page, selector: &str) -> Option<String> {
-    page.locator(selector)
-        .expect("selector")
+    locate(page, selector)
         .text()
         .await
         .unwrap_or_else(|e| panic!("text of {selector}: {e}"))
         .text
+}
+
+/// Fills the first match of `selector` with `value`.
+async fn fill(page: &Page, selector: &str, value: &str) {
+    locate(page, selector)
+        .fill(value)
+        .await
+        .unwrap_or_else(|e| panic!("fill {selector}: {e}"));
+}
+
+/// Whether the first match of `selector` is checked.
+async fn is_checked(page: &Page, selector: &str) -> bool {
+    locate(page, selector)
+        .is_checked()
+        .await
+        .unwrap_or_else(|e| panic!("is {selector} checked: {e}"))
 }
 
 async fn eval(page: &Page, expression: &str) -> Value {
@@ -39,7 +46,7 @@ async fn click_acts_as_soon_as_a_late_button_appears() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
-    let button = page.locator("#late-button").expect("selector");
+    let button = locate(&page, "#late-button");
     button
         .wait_for(ElementState::Visible)
         .await
@@ -61,12 +68,7 @@ async fn click_on_nothing_fails_with_no_match_at_once() {
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
     let started = Instant::now();
-    let err = page
-        .locator("#nope")
-        .expect("selector")
-        .click()
-        .await
-        .expect_err("no match");
+    let err = locate(&page, "#nope").click().await.expect_err("no match");
     assert_eq!(err.code(), ErrorCode::NoMatch);
     assert_eq!(err.to_string(), "click: no element matches css=#nope");
     assert!(
@@ -82,16 +84,13 @@ async fn click_waits_until_button_is_enabled_and_times_out_naming_enabled() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
-    page.locator("#soon-enabled")
-        .expect("selector")
+    locate(&page, "#soon-enabled")
         .click()
         .await
         .expect("enabled later");
     let timeout = Duration::from_millis(400);
     for selector in ["#never-enabled", "#aria-disabled", "#in-fieldset"] {
-        let err = page
-            .locator(selector)
-            .expect("selector")
+        let err = locate(&page, selector)
             .timeout(timeout)
             .click()
             .await
@@ -116,9 +115,7 @@ async fn a_covered_button_names_the_overlay_and_the_overlay_gets_no_click() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "covered.html").await;
-    let err = page
-        .locator("#covered-button")
-        .expect("selector")
+    let err = locate(&page, "#covered-button")
         .timeout(Duration::from_millis(400))
         .click()
         .await
@@ -134,8 +131,7 @@ async fn a_covered_button_names_the_overlay_and_the_overlay_gets_no_click() {
         other => panic!("{other:?}"),
     }
     assert_eq!(eval(&page, "window.overlayClicks").await, json!(0));
-    page.locator("#briefly-covered")
-        .expect("selector")
+    locate(&page, "#briefly-covered")
         .click()
         .await
         .expect("uncovered later");
@@ -151,8 +147,7 @@ async fn a_moving_button_is_clicked_where_it_stops() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "animated.html").await;
-    page.locator("#moving-button")
-        .expect("selector")
+    locate(&page, "#moving-button")
         .click()
         .await
         .expect("click");
@@ -188,8 +183,7 @@ async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped()
         // The motion starts at the next frame, before any stability proof can finish: the
         // click must wait for the whole 300 ms of it.
         eval(&page, &format!("window.start('{id}')")).await;
-        page.locator(&format!("#{id}"))
-            .expect("selector")
+        locate(&page, &format!("#{id}"))
             .click()
             .await
             .unwrap_or_else(|e| panic!("{id}: {e}"));
@@ -223,8 +217,7 @@ async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped()
     // An animation that cannot move the button does not hold it off, even when a new one
     // starts in every frame.
     eval(&page, "window.startTicker().then(() => true)").await;
-    page.locator("#raf-loop")
-        .expect("selector")
+    locate(&page, "#raf-loop")
         .timeout(Duration::from_secs(2))
         .click()
         .await
@@ -232,8 +225,7 @@ async fn click_waits_until_an_animation_a_transition_or_a_raf_loop_has_stopped()
     let clicks = eval(&page, "window.clicks['raf-loop'].length").await;
     assert_eq!(clicks, json!(2));
     // Nor does an endless animation of the button's colour.
-    page.locator("#pulsing")
-        .expect("selector")
+    locate(&page, "#pulsing")
         .timeout(Duration::from_secs(2))
         .click()
         .await
@@ -257,8 +249,7 @@ async fn a_double_click_moves_then_presses_and_releases_twice_in_order() {
     )
     .await;
     // The events are written at once; the page must still see them in order, at one point.
-    page.locator("#soon-enabled")
-        .expect("selector")
+    locate(&page, "#soon-enabled")
         .dblclick()
         .await
         .expect("dblclick");
@@ -322,18 +313,12 @@ async fn fill_types_into_every_kind_of_control() {
     ];
     for (selector, value) in cases {
         eval(&page, "window.clearEvents()").await;
-        page.locator(selector)
-            .expect("selector")
-            .fill(value)
-            .await
-            .unwrap_or_else(|e| panic!("{selector}: {e}"));
-        let got = page
-            .locator(selector)
-            .expect("selector")
-            .value()
-            .await
-            .expect("value");
-        assert_eq!(got.text.as_deref(), Some(value), "{selector}");
+        fill(&page, selector, value).await;
+        assert_eq!(
+            value_of(&page, selector).await.as_deref(),
+            Some(value),
+            "{selector}"
+        );
         let id = &selector[1..];
         let inputs = eval(
             &page,
@@ -355,19 +340,12 @@ async fn fill_types_into_every_kind_of_control() {
         json!("Deletecaf ncode"),
         "characters without a key go in as text, with no keydown"
     );
-    page.locator("#editor")
-        .expect("selector")
+    locate(&page, "#editor")
         .fill("rich text")
         .await
         .expect("contenteditable");
     assert_eq!(
-        page.locator("#editor")
-            .expect("selector")
-            .text()
-            .await
-            .expect("text")
-            .text
-            .as_deref(),
+        text_of(&page, "#editor").await.as_deref(),
         Some("rich text")
     );
     for (selector, value) in [
@@ -377,42 +355,23 @@ async fn fill_types_into_every_kind_of_control() {
         ("#range-input", "7"),
     ] {
         eval(&page, "window.clearEvents()").await;
-        page.locator(selector)
-            .expect("selector")
-            .fill(value)
-            .await
-            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        fill(&page, selector, value).await;
         let id = &selector[1..];
         let types = eval(&page, &format!("window.eventsFor('{id}').map(e => e.type).filter(t => t === 'input' || t === 'change')")).await;
         assert_eq!(types, json!(["input", "change"]), "{selector}");
-        assert_eq!(
-            page.locator(selector)
-                .expect("selector")
-                .value()
-                .await
-                .expect("value")
-                .text
-                .as_deref(),
-            Some(value)
-        );
+        assert_eq!(value_of(&page, selector).await.as_deref(), Some(value));
     }
-    let err = page
-        .locator("#date-input")
-        .expect("selector")
+    let err = locate(&page, "#date-input")
         .fill("not a date")
         .await
         .expect_err("rejected");
     assert_eq!(err.code(), ErrorCode::InvalidArgument, "{err}");
-    let err = page
-        .locator("#terms-checkbox")
-        .expect("selector")
+    let err = locate(&page, "#terms-checkbox")
         .fill("x")
         .await
         .expect_err("checkbox");
     assert_eq!(err.code(), ErrorCode::NotEditable, "{err}");
-    let err = page
-        .locator("#readonly-input")
-        .expect("selector")
+    let err = locate(&page, "#readonly-input")
         .timeout(Duration::from_millis(300))
         .fill("x")
         .await
@@ -421,21 +380,8 @@ async fn fill_types_into_every_kind_of_control() {
         matches!(&err, Error::TimeoutWaitingState { state, .. } if state == "editable"),
         "{err:?}"
     );
-    page.locator("#textarea")
-        .expect("selector")
-        .clear()
-        .await
-        .expect("clear");
-    assert_eq!(
-        page.locator("#textarea")
-            .expect("selector")
-            .value()
-            .await
-            .expect("value")
-            .text
-            .as_deref(),
-        Some("")
-    );
+    locate(&page, "#textarea").clear().await.expect("clear");
+    assert_eq!(value_of(&page, "#textarea").await.as_deref(), Some(""));
     close_and_check(browser).await;
 }
 
@@ -444,9 +390,7 @@ async fn enter_on_a_search_form_waits_for_the_results_page() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "form-submit.html").await;
-    let navigated = page
-        .locator("#search-input")
-        .expect("selector")
+    let navigated = locate(&page, "#search-input")
         .fill_and_submit("cats & dogs")
         .await
         .expect("submit");
@@ -467,9 +411,7 @@ async fn enter_on_a_validating_form_returns_fast() {
     let browser = launch().await;
     let page = open(&browser, &server, "form-submit.html").await;
     let started = Instant::now();
-    let navigated = page
-        .locator("#email-field")
-        .expect("selector")
+    let navigated = locate(&page, "#email-field")
         .fill_and_submit("")
         .await
         .expect("submit");
@@ -487,20 +429,14 @@ async fn key_chords_reach_the_page_in_order() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "controls.html").await;
-    let field = page.locator("#text-input").expect("selector");
+    let field = locate(&page, "#text-input");
     field.fill("abc").await.expect("fill");
     eval(&page, "window.clearEvents()").await;
     field.press("Control+A").await.expect("select all");
     field.press("Backspace").await.expect("delete");
-    assert_eq!(
-        field.value().await.expect("value").text.as_deref(),
-        Some("")
-    );
+    assert_eq!(value_of(&page, "#text-input").await.as_deref(), Some(""));
     field.press("Shift+b").await.expect("shift");
-    assert_eq!(
-        field.value().await.expect("value").text.as_deref(),
-        Some("B")
-    );
+    assert_eq!(value_of(&page, "#text-input").await.as_deref(), Some("B"));
     let downs = eval(
         &page,
         "window.eventsFor('text-input').filter(e => e.type === 'keydown').map(e => e.key)",
@@ -516,10 +452,7 @@ async fn key_chords_reach_the_page_in_order() {
     page.key_down("Shift").await.expect("hold shift");
     page.type_text("x").await.expect("type");
     page.key_up("Shift").await.expect("release");
-    assert_eq!(
-        field.value().await.expect("value").text.as_deref(),
-        Some("BX")
-    );
+    assert_eq!(value_of(&page, "#text-input").await.as_deref(), Some("BX"));
     let err = page.press("Control+Nope").await.expect_err("unknown key");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     close_and_check(browser).await;
@@ -537,7 +470,7 @@ async fn check_uncheck_and_select_take_effect() {
         "#aria-switch",
         "#size-small",
     ] {
-        let locator = page.locator(selector).expect("selector");
+        let locator = locate(&page, selector);
         locator
             .check()
             .await
@@ -547,56 +480,26 @@ async fn check_uncheck_and_select_take_effect() {
             .await
             .unwrap_or_else(|e| panic!("{selector} again: {e}"));
     }
-    assert!(page
-        .locator("#terms-checkbox")
-        .expect("selector")
-        .is_checked()
-        .await
-        .expect("read"));
-    assert!(page
-        .locator("#wrapped-checkbox")
-        .expect("selector")
-        .is_checked()
-        .await
-        .expect("read"));
-    assert!(page
-        .locator("#aria-switch")
-        .expect("selector")
-        .is_checked()
-        .await
-        .expect("read"));
-    assert!(!page
-        .locator("#size-medium")
-        .expect("selector")
-        .is_checked()
-        .await
-        .expect("read"));
-    page.locator("#terms-checkbox")
-        .expect("selector")
+    assert!(is_checked(&page, "#terms-checkbox").await);
+    assert!(is_checked(&page, "#wrapped-checkbox").await);
+    assert!(is_checked(&page, "#aria-switch").await);
+    assert!(!is_checked(&page, "#size-medium").await);
+    locate(&page, "#terms-checkbox")
         .uncheck()
         .await
         .expect("uncheck");
-    assert!(!page
-        .locator("#terms-checkbox")
-        .expect("selector")
-        .is_checked()
-        .await
-        .expect("read"));
-    let err = page
-        .locator("#size-small")
-        .expect("selector")
+    assert!(!is_checked(&page, "#terms-checkbox").await);
+    let err = locate(&page, "#size-small")
         .uncheck()
         .await
         .expect_err("radio");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
-    let err = page
-        .locator("#text-input")
-        .expect("selector")
+    let err = locate(&page, "#text-input")
         .check()
         .await
         .expect_err("not checkable");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
-    let fruit = page.locator("#fruit-select").expect("selector");
+    let fruit = locate(&page, "#fruit-select");
     eval(&page, "window.clearEvents()").await;
     assert_eq!(
         fruit.select_option("Banana").await.expect("by label").value,
@@ -638,9 +541,7 @@ async fn upload_sets_two_files_the_page_can_read() {
     let second = dir.join("second.csv");
     std::fs::write(&first, "hello").expect("write");
     std::fs::write(&second, "a,b\n1,2\n").expect("write");
-    let count = page
-        .locator("#multi-files")
-        .expect("selector")
+    let count = locate(&page, "#multi-files")
         .set_input_files(&[&first, &second])
         .await
         .expect("upload");
@@ -652,8 +553,7 @@ async fn upload_sets_two_files_the_page_can_read() {
     .await;
     assert_eq!(seen, json!(["first.txt:5", "second.csv:8"]));
     // A hidden input behind its label works too.
-    page.locator("#upload-label")
-        .expect("selector")
+    locate(&page, "#upload-label")
         .set_input_files(&[&first])
         .await
         .expect("via label");
@@ -661,17 +561,13 @@ async fn upload_sets_two_files_the_page_can_read() {
         eval(&page, "window.uploads['hidden-files'].length").await,
         json!(1)
     );
-    let err = page
-        .locator("#single-file")
-        .expect("selector")
+    let err = locate(&page, "#single-file")
         .set_input_files(&[&first, &second])
         .await
         .expect_err("single");
     assert_eq!(err.code(), ErrorCode::InvalidArgument);
     let missing = dir.join("missing.txt");
-    let err = page
-        .locator("#single-file")
-        .expect("selector")
+    let err = locate(&page, "#single-file")
         .set_input_files(&[&missing])
         .await
         .expect_err("missing");
@@ -688,11 +584,7 @@ async fn a_link_click_returns_after_the_next_page_loaded() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "nav.html").await;
-    page.locator("#to-nav2")
-        .expect("selector")
-        .click()
-        .await
-        .expect("click");
+    locate(&page, "#to-nav2").click().await.expect("click");
     assert!(page.url().ends_with("/nav2.html"), "{}", page.url());
     let title = page.title().await.expect("title");
     assert!(title.starts_with("Nav two"), "{title}");
@@ -705,8 +597,7 @@ async fn hover_and_mouse_reach_the_element() {
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
     // A disabled control is hovered too.
-    page.locator("#never-enabled")
-        .expect("selector")
+    locate(&page, "#never-enabled")
         .hover()
         .await
         .expect("hover");
@@ -716,9 +607,7 @@ async fn hover_and_mouse_reach_the_element() {
     )
     .await;
     assert_eq!(hovered, json!(true));
-    let (x, y) = page
-        .locator("#soon-enabled")
-        .expect("selector")
+    let (x, y) = locate(&page, "#soon-enabled")
         .mouse_move()
         .await
         .expect("move");
@@ -731,19 +620,15 @@ async fn waits_and_expectations_report_what_they_saw() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "delayed.html").await;
-    page.locator("#late-button")
-        .expect("selector")
+    locate(&page, "#late-button")
         .expect_visible()
         .await
         .expect("appears");
-    page.locator("#status")
-        .expect("selector")
+    locate(&page, "#status")
         .expect_text(&chromate::TextMatch::Exact("appeared".into()))
         .await
         .expect("text");
-    let err = page
-        .locator("#status")
-        .expect("selector")
+    let err = locate(&page, "#status")
         .timeout(Duration::from_millis(250))
         .expect_text(&chromate::TextMatch::Exact("clicked".into()))
         .await
@@ -753,22 +638,17 @@ async fn waits_and_expectations_report_what_they_saw() {
         err.to_string(),
         "expect: expected #status to have text \"clicked\", but got \"appeared\" after 250ms"
     );
-    let err = page
-        .locator("#nope")
-        .expect("selector")
+    let err = locate(&page, "#nope")
         .timeout(Duration::from_millis(100))
         .wait_for(ElementState::Visible)
         .await
         .expect_err("never");
     assert_eq!(err.code(), ErrorCode::NoMatch);
-    page.locator("#nope")
-        .expect("selector")
+    locate(&page, "#nope")
         .wait_for(ElementState::Detached)
         .await
         .expect("detached");
-    let err = page
-        .locator("#status")
-        .expect("selector")
+    let err = locate(&page, "#status")
         .timeout(Duration::from_millis(100))
         .wait_for(ElementState::Hidden)
         .await
@@ -829,17 +709,13 @@ async fn a_zero_timeout_makes_exactly_one_check() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
-    let missing = page
-        .locator("#nope")
-        .expect("selector")
+    let missing = locate(&page, "#nope")
         .timeout(Duration::ZERO)
         .click()
         .await
         .expect_err("nothing matches");
     assert_eq!(missing.code(), ErrorCode::NoMatch, "{missing}");
-    let disabled = page
-        .locator("#never-enabled")
-        .expect("selector")
+    let disabled = locate(&page, "#never-enabled")
         .timeout(Duration::ZERO)
         .click()
         .await
@@ -849,8 +725,7 @@ async fn a_zero_timeout_makes_exactly_one_check() {
         ErrorCode::TimeoutWaitingState,
         "{disabled}"
     );
-    page.locator("#aria-disabled")
-        .expect("selector")
+    locate(&page, "#aria-disabled")
         .timeout(Duration::ZERO)
         .hover()
         .await

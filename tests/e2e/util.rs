@@ -1,8 +1,10 @@
-//! Helpers shared by the test modules: launching a browser and proving it is gone.
+//! Helpers shared by the test modules: launching a browser and proving it is gone, opening
+//! pages, and locating and reading elements with panics that name the selector.
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions};
+use chromate::{Browser, LaunchOptions, Locator, Page, WaitUntil};
+use chromate_tests::FixtureServer;
 
 /// Launches a headless browser with chromate's defaults.
 pub(crate) async fn launch() -> Browser {
@@ -26,3 +28,27 @@ pub(crate) async fn close_and_check(browser: Browser) {
 
 /// A generous timeout for navigations in tests.
 pub(crate) const NAV: Duration = Duration::from_secs(15);
+
+/// A new tab on about:blank that then navigates to the fixture `path` and waits for its load.
+pub(crate) async fn open(browser: &Browser, server: &FixtureServer, path: &str) -> Page {
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url(path), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    page
+}
+
+/// The locator for `selector`, which the test wrote and expects to parse.
+pub(crate) fn locate(page: &Page, selector: &str) -> Locator {
+    page.locator(selector)
+        .unwrap_or_else(|e| panic!("selector {selector}: {e}"))
+}
+
+/// The `value` property of the first match of `selector`.
+pub(crate) async fn value_of(page: &Page, selector: &str) -> Option<String> {
+    locate(page, selector)
+        .value()
+        .await
+        .unwrap_or_else(|e| panic!("value of {selector}: {e}"))
+        .text
+}
