@@ -1,10 +1,10 @@
 //! Every selector engine (§5) on fixture pages: what matches, what does not, open and closed
 //! shadow roots, and selectors the parser or the browser rejects.
 
-use chromate::{ErrorCode, FindOptions, WaitUntil};
+use chromate::{ErrorCode, FindOptions};
 use chromate_tests::FixtureServer;
 
-use crate::util::{close_and_check, launch, NAV};
+use crate::util::{close_and_check, launch, locate, open, value_of};
 
 /// `(selector, ids of the matches in order)`; `-` stands for an element without id.
 const CASES: &[(&str, &[&str])] = &[
@@ -74,14 +74,9 @@ const MISSES: &[&str] = &[
 async fn every_selector_form_matches_what_the_grammar_says() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
+    let page = open(&browser, &server, "selectors.html").await;
     for (selector, want) in CASES {
-        let locator = page
-            .locator(selector)
-            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let locator = locate(&page, selector);
         let (exists, count) = locator
             .exists()
             .await
@@ -116,9 +111,7 @@ async fn every_selector_form_matches_what_the_grammar_says() {
         }
     }
     for selector in MISSES {
-        let locator = page
-            .locator(selector)
-            .unwrap_or_else(|e| panic!("{selector}: {e}"));
+        let locator = locate(&page, selector);
         assert_eq!(
             locator.exists().await.expect("exists"),
             (false, 0),
@@ -128,7 +121,7 @@ async fn every_selector_form_matches_what_the_grammar_says() {
         assert_eq!(err.code(), ErrorCode::NoMatch, "{selector}");
     }
     // Option text is select content (§5): neither the <option> nor the <select> matches it.
-    let option = page.locator("text=Option text").expect("selector");
+    let option = locate(&page, "text=Option text");
     assert_eq!(option.exists().await.expect("exists"), (false, 0));
     close_and_check(browser).await;
 }
@@ -137,21 +130,13 @@ async fn every_selector_form_matches_what_the_grammar_says() {
 async fn malformed_selectors_fail_before_or_at_the_first_check() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("selectors.html"), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
+    let page = open(&browser, &server, "selectors.html").await;
     for selector in ["", "ref=x", "role=butt0n", "role=button[label=x]"] {
         let err = page.locator(selector).expect_err(selector);
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{selector}");
     }
     for selector in ["css=[", "xpath=//*[", "button[["] {
-        let err = page
-            .locator(selector)
-            .expect("parses")
-            .click()
-            .await
-            .expect_err(selector);
+        let err = locate(&page, selector).click().await.expect_err(selector);
         assert_eq!(err.code(), ErrorCode::InvalidArgument, "{selector}: {err}");
         assert!(
             err.to_string().starts_with("click: invalid selector css=")
@@ -161,16 +146,9 @@ async fn malformed_selectors_fail_before_or_at_the_first_check() {
             "{err}"
         );
     }
-    let err = page
-        .locator("e7")
-        .expect("parses")
-        .click()
-        .await
-        .expect_err("bare ref");
+    let err = locate(&page, "e7").click().await.expect_err("bare ref");
     assert_eq!(err.code(), ErrorCode::BareRef);
-    let err = page
-        .locator("ref=e999")
-        .expect("parses")
+    let err = locate(&page, "ref=e999")
         .click()
         .await
         .expect_err("unknown ref");
@@ -182,10 +160,7 @@ async fn malformed_selectors_fail_before_or_at_the_first_check() {
 async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser.new_page("about:blank").await.expect("page");
-    page.goto(&server.url("shadow.html"), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
+    let page = open(&browser, &server, "shadow.html").await;
     for selector in [
         "id=outer-button",
         "id=inner-input",
@@ -194,12 +169,7 @@ async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
         "id=fallback-button",
         "role=button[name=\"Save card\"]",
     ] {
-        let (exists, _) = page
-            .locator(selector)
-            .expect("selector")
-            .exists()
-            .await
-            .expect("exists");
+        let (exists, _) = locate(&page, selector).exists().await.expect("exists");
         assert!(exists, "{selector}");
     }
     for selector in [
@@ -207,30 +177,20 @@ async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
         "id=closed-button",
         "text=Closed root button",
     ] {
-        let (exists, _) = page
-            .locator(selector)
-            .expect("selector")
-            .exists()
-            .await
-            .expect("exists");
+        let (exists, _) = locate(&page, selector).exists().await.expect("exists");
         assert!(!exists, "{selector}");
     }
-    page.locator("id=outer-button")
-        .expect("selector")
+    locate(&page, "id=outer-button")
         .click()
         .await
         .expect("click in shadow root");
-    page.locator("id=inner-input")
-        .expect("selector")
+    locate(&page, "id=inner-input")
         .fill("deep")
         .await
         .expect("fill in nested root");
-    let value = page
-        .locator("id=inner-input")
-        .expect("selector")
-        .value()
-        .await
-        .expect("value");
-    assert_eq!(value.text.as_deref(), Some("deep"));
+    assert_eq!(
+        value_of(&page, "id=inner-input").await.as_deref(),
+        Some("deep")
+    );
     close_and_check(browser).await;
 }
