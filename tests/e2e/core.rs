@@ -7,7 +7,7 @@ use chromate::cdp::{page as cdp_page, runtime};
 use chromate::{Browser, Error, ErrorCode, LaunchOptions, WaitUntil};
 use chromate_tests::{procs, FixtureServer};
 
-use crate::util::{close_and_check, launch, NAV};
+use crate::util::{close_and_check, launch, new_page_at, NAV};
 
 #[tokio::test]
 async fn launch_then_close_leaves_no_process_and_no_profile() {
@@ -291,10 +291,7 @@ async fn same_and_cross_origin_iframes_appear_as_frames() {
 async fn popups_show_up_as_pages() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser
-        .new_page(&server.url("nav.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("nav.html")).await;
     let known = browser.pages();
     // With a user gesture, as a click gives: headless Chromium may block script-only popups.
     let open =
@@ -488,10 +485,7 @@ async fn a_crashed_page_is_reported_and_fails_calls_clearly() {
 async fn back_forward_and_reload_reach_the_right_documents() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser
-        .new_page(&server.url("nav.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("nav.html")).await;
     page.goto(&server.url("nav2.html"), WaitUntil::Load, NAV)
         .await
         .expect("second page");

@@ -13,7 +13,7 @@ use chromate::{LogData, LogFilter};
 use chromate_tests::{FixtureServer, Response};
 use serde_json::{json, Value};
 
-use crate::util::{close_and_check, launch, NAV};
+use crate::util::{close_and_check, launch, new_page_at, NAV};
 
 /// How long a page-side wait may take.
 const WAIT: Duration = Duration::from_secs(10);
@@ -54,6 +54,36 @@ fn outcomes(browser: &Browser, needle: &str) -> Vec<(String, bool, Option<String
         .collect()
 }
 
+/// Asserts that the one request journalled under `needle` failed with
+/// `net::ERR_BLOCKED_BY_CLIENT`, blocked by `by` (which the journal writes as `by_name`), and
+/// that interception reports `url` as blocked by `by` under `rule_id`.
+#[track_caller]
+fn assert_blocked_by_client(
+    browser: &Browser,
+    needle: &str,
+    url: &str,
+    (by, by_name): (BlockedBy, &str),
+    rule_id: Option<&str>,
+) {
+    assert_eq!(
+        outcomes(browser, needle),
+        vec![(
+            "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
+            false,
+            Some(by_name.to_owned())
+        )],
+        "{needle}"
+    );
+    assert_eq!(
+        browser.interception_for_url(url),
+        Some(Interception::Blocked {
+            by,
+            rule_id: rule_id.map(String::from)
+        }),
+        "{url}"
+    );
+}
+
 /// Evaluates `expression` (which may return a promise), failing the test after [`WAIT`].
 async fn eval(page: &Page, expression: &str) -> Value {
     match tokio::time::timeout(WAIT, page.evaluate(expression)).await {
@@ -82,10 +112,7 @@ async fn a_mock_fulfils_a_fetch_and_the_server_never_sees_it() {
         .set_intercept_rules(vec![json_mock("m1", "*/api/user", r#"{"name":"ann"}"#)])
         .await
         .expect("rules");
-    let page = browser
-        .new_page(&server.url("network.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("network.html")).await;
     let api = fetch_result(&page, "api").await;
     assert_eq!(api["status"], 200, "{api}");
     assert_eq!(api["body"], r#"{"name":"ann"}"#);
@@ -125,10 +152,7 @@ async fn a_cross_origin_mock_echoes_the_origin_and_answers_the_preflight() {
         .set_intercept_rules(vec![json_mock("m1", &pattern, r#"{"ok":true}"#)])
         .await
         .expect("rules");
-    let page = browser
-        .new_page(&server.url("network.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("network.html")).await;
     let url = server.localhost_url("api/thing");
     let script = format!(
         "fetch('{url}', {{method: 'PUT', credentials: 'include', headers: {{'X-Token': '1', 'Content-Type': 'application/json'}}, body: '{{}}'}})\
@@ -144,10 +168,7 @@ async fn a_cross_origin_mock_echoes_the_origin_and_answers_the_preflight() {
 async fn a_block_rule_fails_the_request_with_blocked_by_client() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let page = browser
-        .new_page(&server.url("network.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("network.html")).await;
     // Added after the page loaded: interception switches on for the open tab.
     browser
         .set_intercept_rules(vec![InterceptRule::new(
@@ -160,20 +181,12 @@ async fn a_block_rule_fails_the_request_with_blocked_by_client() {
     let status = fetch_result(&page, "status").await;
     assert!(status["error"].is_string(), "{status}");
     assert_eq!(server.request_count("/status/503"), 0);
-    assert_eq!(
-        outcomes(&browser, "/status/503"),
-        vec![(
-            "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
-            false,
-            Some("mock".to_owned())
-        )]
-    );
-    assert_eq!(
-        browser.interception_for_url(&server.url("status/503")),
-        Some(Interception::Blocked {
-            by: BlockedBy::Mock,
-            rule_id: Some("m2".into())
-        })
+    assert_blocked_by_client(
+        &browser,
+        "/status/503",
+        &server.url("status/503"),
+        (BlockedBy::Mock, "mock"),
+        Some("m2"),
     );
     close_and_check(browser).await;
 }
@@ -200,10 +213,7 @@ async fn a_mock_answers_a_request_from_a_cross_origin_iframe() {
         .set_intercept_rules(vec![json_mock("m1", "*/api/frame", r#"{"frame":1}"#)])
         .await
         .expect("rules");
-    let page = browser
-        .new_page(&server.url("xo-parent.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(&browser, &server.url("xo-parent.html")).await;
     let message = eval(
         &page,
         "new Promise(resolve => { const check = () => window.fromFrame ? resolve(window.fromFrame) : requestAnimationFrame(check); check(); })",
@@ -256,20 +266,12 @@ async fn blocked_origins_fail_a_navigation_and_a_sub_request() {
     let other = fetch_result(&page, "other").await;
     assert!(other["error"].is_string(), "{other}");
     assert_eq!(server.request_count("/echo"), 0);
-    assert_eq!(
-        outcomes(&browser, "from=cross"),
-        vec![(
-            "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
-            false,
-            Some("origin-policy".to_owned())
-        )]
-    );
-    assert_eq!(
-        browser.interception_for_url(&server.localhost_url("echo?from=cross")),
-        Some(Interception::Blocked {
-            by: BlockedBy::OriginPolicy,
-            rule_id: None
-        })
+    assert_blocked_by_client(
+        &browser,
+        "from=cross",
+        &server.localhost_url("echo?from=cross"),
+        (BlockedBy::OriginPolicy, "origin-policy"),
+        None,
     );
     close_and_check(browser).await;
 }
@@ -307,10 +309,7 @@ async fn an_allow_list_blocks_a_redirect_hop_to_another_origin() {
 }
 
 async fn log_in(browser: &Browser, server: &FixtureServer, user: &str) -> Page {
-    let page = browser
-        .new_page(&server.url("storage.html"))
-        .await
-        .expect("page");
+    let page = new_page_at(browser, &server.url("storage.html")).await;
     let script = format!(
         "new Promise(resolve => {{ document.getElementById('username').value = '{user}'; \
          document.getElementById('login-button').click(); \

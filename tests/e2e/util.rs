@@ -38,6 +38,14 @@ pub(crate) async fn open(browser: &Browser, server: &FixtureServer, path: &str) 
     page
 }
 
+/// A new tab opened directly on `url`.
+pub(crate) async fn new_page_at(browser: &Browser, url: &str) -> Page {
+    browser
+        .new_page(url)
+        .await
+        .unwrap_or_else(|e| panic!("page at {url}: {e}"))
+}
+
 /// The locator for `selector`, which the test wrote and expects to parse.
 pub(crate) fn locate(page: &Page, selector: &str) -> Locator {
     page.locator(selector)
