@@ -406,6 +406,7 @@ fn builder_tokens(
         let (arg_ty, conv) = arg(ty);
         quote! {
             #[doc = " Sets the optional field of the same name."]
+            #[inline]
             pub fn #ident(mut self, #ident: #arg_ty) -> Self {
                 self.#ident = Some(#ident #conv);
                 self
@@ -417,6 +418,7 @@ fn builder_tokens(
     } else {
         quote! {
             #[doc = " Builds the value from its required fields; optional ones start empty."]
+            #[inline]
             pub fn new(#(#params),*) -> Self {
                 Self { #(#inits,)* #(#nones,)* }
             }

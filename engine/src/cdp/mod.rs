@@ -82,6 +82,7 @@ macro_rules! cdp_enum {
         }
         impl $name {
             /// The protocol spelling.
+            #[inline]
             pub fn as_str(&self) -> &str {
                 match self {
                     $(Self::$variant => $value,)*
@@ -91,6 +92,7 @@ macro_rules! cdp_enum {
         }
         impl ::std::str::FromStr for $name {
             type Err = ::std::convert::Infallible;
+            #[inline]
             fn from_str(value: &str) -> Result<Self, Self::Err> {
                 Ok(match value {
                     $($value => Self::$variant,)*
@@ -142,21 +144,25 @@ macro_rules! cdp_string {
         cdp_newtype_serde!($name, String);
         impl $name {
             /// The identifier as sent on the wire.
+            #[inline]
             pub fn as_str(&self) -> &str {
                 &self.0
             }
         }
         impl From<String> for $name {
+            #[inline]
             fn from(value: String) -> Self {
                 Self(value)
             }
         }
         impl From<&str> for $name {
+            #[inline]
             fn from(value: &str) -> Self {
                 Self(value.to_string())
             }
         }
         impl ::std::fmt::Display for $name {
+            #[inline]
             fn fmt(&self, f: &mut ::std::fmt::Formatter<'_>) -> ::std::fmt::Result {
                 f.write_str(&self.0)
             }
