@@ -11,7 +11,6 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex, Weak};
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
@@ -414,26 +413,21 @@ fn check_protocol(found: &str) -> Result<()> {
     Ok(())
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireTargetInfo {
-    target_id: String,
-    r#type: String,
-    url: String,
-    title: String,
-    opener_id: Option<String>,
-}
-
-impl From<WireTargetInfo> for TargetInfo {
-    fn from(info: WireTargetInfo) -> Self {
+impl From<target::TargetInfo> for TargetInfo {
+    fn from(info: target::TargetInfo) -> Self {
         TargetInfo {
-            id: info.target_id,
+            id: info.target_id.0,
             kind: info.r#type,
             url: info.url,
             title: info.title,
-            opener_id: info.opener_id,
+            opener_id: info.opener_id.map(|id| id.0),
         }
     }
+}
+
+/// The typed event `E`, or `None` when its parameters do not decode.
+fn decode<E: crate::cdp::Event>(params: &RawValue) -> Option<E> {
+    serde_json::from_str(params.get()).ok()
 }
 
 /// The browser session's state handler (runs on the reader task; must not block).
@@ -441,25 +435,18 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
     let Some(inner) = weak.upgrade() else { return };
     match method {
         "Target.targetCreated" | "Target.targetInfoChanged" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct P {
-                target_info: WireTargetInfo,
-            }
-            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                let info = TargetInfo::from(p.target_info);
+            // Both events carry just `targetInfo`.
+            if let Some(event) = decode::<target::EventTargetInfoChanged>(params) {
+                let info = TargetInfo::from(event.target_info);
                 lock(&inner.targets).insert(info.id.clone(), info);
                 inner.changed.send_modify(|v| *v += 1);
             }
         }
         "Target.targetDestroyed" | "Target.targetCrashed" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct P {
-                target_id: String,
-            }
-            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                lock(&inner.targets).remove(&p.target_id);
+            // Both events carry `targetId`; only it is needed here.
+            if let Some(event) = decode::<target::EventTargetDestroyed>(params) {
+                let target_id = event.target_id.0;
+                lock(&inner.targets).remove(&target_id);
                 let reason = if method == "Target.targetCrashed" {
                     "the page crashed"
                 } else {
@@ -467,37 +454,27 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
                 };
                 for page in lock(&inner.pages)
                     .iter()
-                    .filter(|pg| pg.target_id() == p.target_id)
+                    .filter(|pg| pg.target_id() == target_id)
                 {
                     page.shared.mark_closed(reason);
                 }
-                lock(&inner.pages).retain(|pg| pg.target_id() != p.target_id);
+                lock(&inner.pages).retain(|pg| pg.target_id() != target_id);
                 inner.changed.send_modify(|v| *v += 1);
             }
         }
         "Target.attachedToTarget" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct P {
-                session_id: String,
-                target_info: WireTargetInfo,
-            }
-            let Ok(p) = serde_json::from_str::<P>(params.get()) else {
+            let Some(event) = decode::<target::EventAttachedToTarget>(params) else {
                 return;
             };
-            attach_target(&inner, weak, &p.session_id, &p.target_info);
+            attach_target(&inner, weak, event.session_id.as_str(), &event.target_info);
         }
         "Target.detachedFromTarget" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct P {
-                session_id: String,
-            }
-            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                inner.conn.remove_handler(&p.session_id);
+            if let Some(event) = decode::<target::EventDetachedFromTarget>(params) {
+                let session_id = event.session_id.as_str();
+                inner.conn.remove_handler(session_id);
                 for page in lock(&inner.pages)
                     .iter()
-                    .filter(|pg| pg.session().id() == Some(p.session_id.as_str()))
+                    .filter(|pg| pg.session().id() == Some(session_id))
                 {
                     page.shared.mark_closed("the page was detached");
                 }
@@ -514,7 +491,7 @@ fn attach_target(
     inner: &Arc<Inner>,
     weak: &Weak<Inner>,
     session_id: &str,
-    target_info: &WireTargetInfo,
+    target_info: &target::TargetInfo,
 ) {
     let session = Session::new(inner.conn.clone(), Some(session_id));
     if target_info.r#type != "page" {
@@ -528,7 +505,7 @@ fn attach_target(
     }
     if lock(&inner.pages)
         .iter()
-        .any(|p| p.target_id() == target_info.target_id)
+        .any(|p| p.target_id() == target_info.target_id.as_str())
     {
         return;
     }
@@ -603,23 +580,17 @@ fn on_child_attached(
     capture: &(crate::capture::Journal, Arc<str>),
     params: &RawValue,
 ) {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        session_id: String,
-        target_info: WireTargetInfo,
-    }
-    let Ok(p) = serde_json::from_str::<P>(params.get()) else {
+    let Some(p) = decode::<target::EventAttachedToTarget>(params) else {
         return;
     };
     if p.target_info.r#type == "page" {
         // A popup can attach through its opener's session; it is a page like any other.
         if let Some(inner) = browser.upgrade() {
-            attach_target(&inner, browser, &p.session_id, &p.target_info);
+            attach_target(&inner, browser, p.session_id.as_str(), &p.target_info);
         }
         return;
     }
-    let session = Session::new(conn.clone(), Some(&p.session_id));
+    let session = Session::new(conn.clone(), Some(p.session_id.as_str()));
     let intercept = browser.upgrade().map(|inner| Arc::clone(&inner.intercept));
     let is_frame = p.target_info.r#type == "iframe";
     if is_frame {
@@ -629,7 +600,7 @@ fn on_child_attached(
         let child_intercept = intercept.clone();
         let child_session = session.clone();
         conn.set_handler(
-            Some(p.session_id.clone()),
+            Some(p.session_id.0.clone()),
             Arc::new(move |method: &str, params: &RawValue| {
                 child_shared.handle_event(Some(&child_id), method, params);
                 // An out-of-process frame's console and network belong to its tab.
@@ -649,7 +620,7 @@ fn on_child_attached(
         // A dedicated worker's console, errors and fetches belong to its tab's journal.
         let (journal, page_id) = capture.clone();
         conn.set_handler(
-            Some(p.session_id.clone()),
+            Some(p.session_id.0.clone()),
             Arc::new(move |method: &str, params: &RawValue| {
                 journal.handle_event(&page_id, method, params)
             }),
