@@ -15,7 +15,8 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use crate::cdp::{
-    browser as cdp_browser, emulation, log, network, page as cdp_page, runtime, target,
+    browser as cdp_browser, decode_event, emulation, log, network, page as cdp_page, runtime,
+    target,
 };
 use crate::error::{Error, Result};
 use crate::launch::{self, BrowserProcess, LaunchOptions};
@@ -425,18 +426,13 @@ impl From<target::TargetInfo> for TargetInfo {
     }
 }
 
-/// The typed event `E`, or `None` when its parameters do not decode.
-fn decode<E: crate::cdp::Event>(params: &RawValue) -> Option<E> {
-    serde_json::from_str(params.get()).ok()
-}
-
 /// The browser session's state handler (runs on the reader task; must not block).
 fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
     let Some(inner) = weak.upgrade() else { return };
     match method {
         "Target.targetCreated" | "Target.targetInfoChanged" => {
             // Both events carry just `targetInfo`.
-            if let Some(event) = decode::<target::EventTargetInfoChanged>(params) {
+            if let Some(event) = decode_event::<target::EventTargetInfoChanged>(params) {
                 let info = TargetInfo::from(event.target_info);
                 lock(&inner.targets).insert(info.id.clone(), info);
                 inner.changed.send_modify(|v| *v += 1);
@@ -444,7 +440,7 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
         }
         "Target.targetDestroyed" | "Target.targetCrashed" => {
             // Both events carry `targetId`; only it is needed here.
-            if let Some(event) = decode::<target::EventTargetDestroyed>(params) {
+            if let Some(event) = decode_event::<target::EventTargetDestroyed>(params) {
                 let target_id = event.target_id.0;
                 lock(&inner.targets).remove(&target_id);
                 let reason = if method == "Target.targetCrashed" {
@@ -463,13 +459,13 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
             }
         }
         "Target.attachedToTarget" => {
-            let Some(event) = decode::<target::EventAttachedToTarget>(params) else {
+            let Some(event) = decode_event::<target::EventAttachedToTarget>(params) else {
                 return;
             };
             attach_target(&inner, weak, event.session_id.as_str(), &event.target_info);
         }
         "Target.detachedFromTarget" => {
-            if let Some(event) = decode::<target::EventDetachedFromTarget>(params) {
+            if let Some(event) = decode_event::<target::EventDetachedFromTarget>(params) {
                 let session_id = event.session_id.as_str();
                 inner.conn.remove_handler(session_id);
                 for page in lock(&inner.pages)
@@ -580,7 +576,7 @@ fn on_child_attached(
     capture: &(crate::capture::Journal, Arc<str>),
     params: &RawValue,
 ) {
-    let Some(p) = decode::<target::EventAttachedToTarget>(params) else {
+    let Some(p) = decode_event::<target::EventAttachedToTarget>(params) else {
         return;
     };
     if p.target_info.r#type == "page" {
@@ -720,16 +716,14 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
 /// Records frames that existed before the page was attached (`Page.getFrameTree`) and that no
 /// event has reported since.
 fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
-    let frame = &tree.frame;
-    let json = serde_json::json!({"frame": {
-        "id": frame.id.0, "parentId": frame.parent_id.as_ref().map(|p| p.0.clone()),
-        "loaderId": frame.loader_id.0, "url": frame.url, "name": frame.name,
-    }});
     // The answer is applied after the reader task has already applied any event that followed
     // it (a popup's first navigation commits quickly): never overwrite what events reported.
-    let known = page.shared.has_navigated(&frame.id.0);
-    if let (false, Ok(raw)) = (known, serde_json::value::to_raw_value(&json)) {
-        page.shared.handle_event(None, "Page.frameNavigated", &raw);
+    if !page.shared.has_navigated(&tree.frame.id.0) {
+        let mut frame = tree.frame.clone();
+        // The seed records the URL without its fragment, as it always has; the frame's next
+        // `Page.frameNavigated` or `navigatedWithinDocument` brings the full URL.
+        frame.url_fragment = None;
+        page.shared.frame_navigated(None, frame, false);
     }
     for child in tree.child_frames.iter().flatten() {
         seed_frames(page, child);

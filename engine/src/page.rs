@@ -11,12 +11,11 @@ use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 use tokio::sync::watch;
 
-use crate::cdp::{page as cdp_page, runtime};
+use crate::cdp::{decode_event, network, page as cdp_page, runtime};
 use crate::error::{Error, Result};
 use crate::session::Session;
 use crate::transport::lock;
@@ -186,113 +185,63 @@ impl Shared {
 
     /// Applies one event of `session` (the page's own session or a child frame's).
     pub(crate) fn handle_event(&self, session: Option<&Arc<str>>, method: &str, params: &RawValue) {
-        // Only the events that move page state are decoded; everything else costs a match.
+        // Only the events that move page state are decoded; everything else costs a match. An
+        // event whose parameters do not decode is ignored.
         match method {
             "Page.frameAttached" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                    parent_frame_id: Option<String>,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventFrameAttached>(params) {
                     self.update(|s| {
-                        let frame = s.frames.entry(p.frame_id).or_default();
-                        frame.parent_id = p.parent_frame_id;
+                        let frame = s.frames.entry(event.frame_id.0).or_default();
+                        frame.parent_id = Some(event.parent_frame_id.0);
                         frame.session = session.cloned();
                     });
                 }
             }
             "Page.frameNavigated" => {
-                #[derive(Deserialize)]
-                struct P {
-                    frame: F,
-                    r#type: Option<String>,
-                }
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct F {
-                    id: String,
-                    parent_id: Option<String>,
-                    loader_id: String,
-                    url: String,
-                    url_fragment: Option<String>,
-                    name: Option<String>,
-                }
-                if let Ok(P { frame, r#type }) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventFrameNavigated>(params) {
                     // A document restored from the back/forward cache was loaded long ago and
                     // fires no lifecycle events again: it has reached every load state.
-                    let restored = r#type.as_deref() == Some("BackForwardCacheRestore");
-                    self.update(|s| {
-                        if frame.parent_id.is_none() && session.is_none() {
-                            s.main_frame = Some(frame.id.clone());
-                        }
-                        let state = s.frames.entry(frame.id).or_default();
-                        state.parent_id = frame.parent_id;
-                        state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");
-                        state.name = frame.name.unwrap_or_default();
-                        state.session = session.cloned();
-                        if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
-                            state.loader_id = Some(frame.loader_id);
-                            state.lifecycle.clear();
-                        }
-                        state.lifecycle.insert("commit".into());
-                        if restored {
-                            for name in [
-                                "DOMContentLoaded",
-                                "load",
-                                "networkAlmostIdle",
-                                "networkIdle",
-                            ] {
-                                state.lifecycle.insert(name.into());
-                            }
-                        }
-                    });
+                    let restored =
+                        event.r#type == Some(cdp_page::NavigationType::BackForwardCacheRestore);
+                    self.frame_navigated(session, event.frame, restored);
                 }
             }
-            "Page.frameRequestedNavigation" | "Page.frameStartedNavigating" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                    url: String,
-                    disposition: Option<String>,
-                    navigation_type: Option<String>,
+            "Page.frameRequestedNavigation" => {
+                if let Some(event) = decode_event::<cdp_page::EventFrameRequestedNavigation>(params)
+                {
+                    use cdp_page::ClientNavigationDisposition as Disposition;
+                    let current_tab =
+                        matches!(event.disposition, None | Some(Disposition::CurrentTab));
+                    // The event names no navigation type: a URL that differs from the current
+                    // one only after its `#` stays in the document.
+                    let url = event.url;
+                    self.count_navigation_request(
+                        session,
+                        &event.frame_id.0,
+                        current_tab,
+                        |current| {
+                            url.contains('#') && strip_fragment(&url) == strip_fragment(current)
+                        },
+                    );
                 }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                    self.update(|s| {
-                        if session.is_some() || s.main_frame.as_deref() != Some(p.frame_id.as_str())
-                        {
-                            return;
-                        }
-                        let current = s
-                            .frames
-                            .get(&p.frame_id)
-                            .map(|f| f.url.as_str())
-                            .unwrap_or("");
-                        let same_document = matches!(
-                            p.navigation_type.as_deref(),
-                            Some("sameDocument" | "historySameDocument")
-                        ) || (p.navigation_type.is_none()
-                            && p.url.contains('#')
-                            && strip_fragment(&p.url) == strip_fragment(current));
-                        let current_tab =
-                            p.disposition.as_deref().is_none_or(|d| d == "currentTab");
-                        if current_tab && !same_document {
-                            s.nav.requests += 1;
-                        }
+            }
+            "Page.frameStartedNavigating" => {
+                if let Some(event) = decode_event::<cdp_page::EventFrameStartedNavigating>(params) {
+                    use cdp_page::EventFrameStartedNavigatingNavigationType as Type;
+                    let same_document = matches!(
+                        event.navigation_type,
+                        Type::SameDocument | Type::HistorySameDocument
+                    );
+                    self.count_navigation_request(session, &event.frame_id.0, true, |_| {
+                        same_document
                     });
                 }
             }
             "Page.frameStoppedLoading" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventFrameStoppedLoading>(params) {
                     self.update(|s| {
-                        if session.is_none() && s.main_frame.as_deref() == Some(p.frame_id.as_str())
+                        if session.is_none()
+                            && s.main_frame.as_deref() == Some(event.frame_id.as_str())
                         {
                             s.nav.stopped += 1;
                         }
@@ -300,112 +249,75 @@ impl Shared {
                 }
             }
             "Page.navigatedWithinDocument" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                    url: String,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventNavigatedWithinDocument>(params)
+                {
                     self.update(|s| {
-                        if session.is_none() && s.main_frame.as_deref() == Some(p.frame_id.as_str())
+                        if session.is_none()
+                            && s.main_frame.as_deref() == Some(event.frame_id.as_str())
                         {
                             s.nav.same_document += 1;
                         }
-                        if let Some(frame) = s.frames.get_mut(&p.frame_id) {
-                            frame.url = p.url;
+                        if let Some(frame) = s.frames.get_mut(event.frame_id.as_str()) {
+                            frame.url = event.url;
                         }
                     });
                 }
             }
             "Page.frameDetached" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                    reason: Option<String>,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventFrameDetached>(params) {
                     // A frame swapped into another process is not gone; its new session reports it.
-                    if p.reason.as_deref() != Some("swap") {
+                    if event.reason != Some(cdp_page::EventFrameDetachedReason::Swap) {
                         self.update(|s| {
-                            s.frames.remove(&p.frame_id);
+                            s.frames.remove(event.frame_id.as_str());
                         });
                     }
                 }
             }
             "Page.lifecycleEvent" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    frame_id: String,
-                    loader_id: String,
-                    name: String,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventLifecycleEvent>(params) {
+                    let loader_id = event.loader_id.0;
                     self.update(|s| {
-                        let frame = s.frames.entry(p.frame_id).or_default();
-                        if p.name == "init"
-                            || frame.loader_id.as_deref() != Some(p.loader_id.as_str())
-                        {
-                            if frame.loader_id.as_deref() != Some(p.loader_id.as_str()) {
+                        let frame = s.frames.entry(event.frame_id.0).or_default();
+                        if event.name == "init" || frame.loader_id.as_deref() != Some(&loader_id) {
+                            if frame.loader_id.as_deref() != Some(&loader_id) {
                                 frame.lifecycle.clear();
                             }
-                            frame.loader_id = Some(p.loader_id);
+                            frame.loader_id = Some(loader_id);
                         }
-                        frame.lifecycle.insert(p.name);
+                        frame.lifecycle.insert(event.name);
                     });
                 }
             }
             "Page.javascriptDialogOpening" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    message: String,
-                    r#type: String,
-                    default_prompt: Option<String>,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<cdp_page::EventJavascriptDialogOpening>(params)
+                {
                     self.update(|s| {
                         s.dialog = Some(Dialog {
-                            kind: p.r#type,
-                            message: p.message,
-                            default_prompt: p.default_prompt,
+                            kind: event.r#type.as_str().to_owned(),
+                            message: event.message,
+                            default_prompt: event.default_prompt,
                         })
                     });
                 }
             }
             "Page.javascriptDialogClosed" => self.update(|s| s.dialog = None),
             "Runtime.executionContextCreated" => {
-                #[derive(Deserialize)]
-                struct P {
-                    context: C,
-                }
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct C {
-                    id: i64,
-                    name: String,
-                    aux_data: Option<Aux>,
-                }
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct Aux {
-                    frame_id: Option<String>,
-                    is_default: Option<bool>,
-                }
-                if let Ok(P { context }) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<runtime::EventExecutionContextCreated>(params) {
+                    let context = event.context;
+                    // `auxData` is an untyped object in the protocol.
                     let Some(aux) = context.aux_data else { return };
-                    let Some(frame_id) = aux.frame_id else { return };
+                    let Some(frame_id) = aux.get("frameId").and_then(Value::as_str) else {
+                        return;
+                    };
                     let isolated = context.name == WORLD_NAME;
-                    if !isolated && aux.is_default != Some(true) {
+                    if !isolated && aux.get("isDefault").and_then(Value::as_bool) != Some(true) {
                         return;
                     }
                     self.update(|s| {
                         s.contexts.insert(
-                            (session.cloned(), context.id),
+                            (session.cloned(), context.id.0),
                             ContextInfo {
-                                frame_id,
+                                frame_id: frame_id.to_owned(),
                                 isolated,
                                 session: session.cloned(),
                             },
@@ -414,15 +326,11 @@ impl Shared {
                 }
             }
             "Runtime.executionContextDestroyed" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    execution_context_id: i64,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<runtime::EventExecutionContextDestroyed>(params)
+                {
                     self.update(|s| {
                         s.contexts
-                            .remove(&(session.cloned(), p.execution_context_id));
+                            .remove(&(session.cloned(), event.execution_context_id.0));
                     });
                 }
             }
@@ -430,41 +338,22 @@ impl Shared {
                 s.contexts.retain(|(owner, _), _| owner.as_ref() != session);
             }),
             "Network.responseReceived" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    loader_id: String,
-                    r#type: Option<String>,
-                    response: R,
-                }
-                #[derive(Deserialize)]
-                struct R {
-                    status: f64,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                    if p.r#type.as_deref() == Some("Document") {
+                if let Some(event) = decode_event::<network::EventResponseReceived>(params) {
+                    if event.r#type == network::ResourceType::Document {
+                        // Saturates like the float cast it replaces; real statuses fit.
+                        let status = event.response.status.clamp(0, i64::from(u16::MAX)) as u16;
                         self.update(|s| {
-                            push_bounded(
-                                &mut s.doc_status,
-                                (p.loader_id, p.response.status as u16),
-                            );
+                            push_bounded(&mut s.doc_status, (event.loader_id.0, status));
                         });
                     }
                 }
             }
             "Network.loadingFailed" => {
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct P {
-                    request_id: String,
-                    r#type: Option<String>,
-                    error_text: String,
-                }
-                if let Ok(p) = serde_json::from_str::<P>(params.get()) {
+                if let Some(event) = decode_event::<network::EventLoadingFailed>(params) {
                     // For documents the request id is the loader id.
-                    if p.r#type.as_deref() == Some("Document") {
+                    if event.r#type == network::ResourceType::Document {
                         self.update(|s| {
-                            push_bounded(&mut s.doc_failed, (p.request_id, p.error_text))
+                            push_bounded(&mut s.doc_failed, (event.request_id.0, event.error_text))
                         });
                     }
                 }
@@ -472,6 +361,61 @@ impl Shared {
             "Inspector.targetCrashed" => self.mark_closed("the page crashed"),
             _ => {}
         }
+    }
+
+    /// Records the document `frame` committed (`Page.frameNavigated`, or a frame of
+    /// `Page.getFrameTree` seeded at attach); `restored`: it came from the back/forward cache.
+    pub(crate) fn frame_navigated(
+        &self,
+        session: Option<&Arc<str>>,
+        frame: cdp_page::Frame,
+        restored: bool,
+    ) {
+        self.update(|s| {
+            if frame.parent_id.is_none() && session.is_none() {
+                s.main_frame = Some(frame.id.0.clone());
+            }
+            let state = s.frames.entry(frame.id.0).or_default();
+            state.parent_id = frame.parent_id.map(|id| id.0);
+            state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");
+            state.name = frame.name.unwrap_or_default();
+            state.session = session.cloned();
+            if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
+                state.loader_id = Some(frame.loader_id.0);
+                state.lifecycle.clear();
+            }
+            state.lifecycle.insert("commit".into());
+            if restored {
+                for name in [
+                    "DOMContentLoaded",
+                    "load",
+                    "networkAlmostIdle",
+                    "networkIdle",
+                ] {
+                    state.lifecycle.insert(name.into());
+                }
+            }
+        });
+    }
+
+    /// Counts a navigation of the main frame requested or started in its own tab, unless
+    /// `same_document` says (given the frame's current URL) it stays in the document.
+    fn count_navigation_request(
+        &self,
+        session: Option<&Arc<str>>,
+        frame_id: &str,
+        current_tab: bool,
+        same_document: impl FnOnce(&str) -> bool,
+    ) {
+        self.update(|s| {
+            if session.is_some() || s.main_frame.as_deref() != Some(frame_id) {
+                return;
+            }
+            let current = s.frames.get(frame_id).map(|f| f.url.as_str()).unwrap_or("");
+            if current_tab && !same_document(current) {
+                s.nav.requests += 1;
+            }
+        });
     }
 }
 

@@ -28,6 +28,13 @@ pub trait Event: DeserializeOwned {
     const METHOD: &'static str;
 }
 
+/// The typed event `E` from its parameters, or `None` when they do not decode (a missing
+/// required field, a wrong type). For the state handlers on the reader task, which ignore an
+/// event they cannot read.
+pub(crate) fn decode_event<E: Event>(params: &RawValue) -> Option<E> {
+    serde_json::from_str(params.get()).ok()
+}
+
 /// The answer of a command that returns no values.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct EmptyReturns {}
