@@ -6,77 +6,16 @@
 //! Does not evaluate anything in the page: everything comes from the event's own remote
 //! objects, so formatting never costs a round trip and works while a dialog blocks the page.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::Value;
 
 use super::{cut_text, cut_url, LogData, LogLevel};
-
-/// The part of a `Runtime.RemoteObject` the formatter reads.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct RemoteObject {
-    #[serde(rename = "type", default)]
-    pub(crate) kind: String,
-    pub(crate) subtype: Option<String>,
-    pub(crate) class_name: Option<String>,
-    pub(crate) value: Option<Value>,
-    pub(crate) unserializable_value: Option<String>,
-    pub(crate) description: Option<String>,
-    pub(crate) preview: Option<ObjectPreview>,
-}
-
-/// `Runtime.ObjectPreview`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct ObjectPreview {
-    #[serde(rename = "type", default)]
-    pub(crate) kind: String,
-    pub(crate) subtype: Option<String>,
-    pub(crate) description: Option<String>,
-    #[serde(default)]
-    pub(crate) overflow: bool,
-    #[serde(default)]
-    pub(crate) properties: Vec<PropertyPreview>,
-    pub(crate) entries: Option<Vec<EntryPreview>>,
-}
-
-/// `Runtime.PropertyPreview`.
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct PropertyPreview {
-    pub(crate) name: String,
-    #[serde(rename = "type", default)]
-    pub(crate) kind: String,
-    pub(crate) value: Option<String>,
-    pub(crate) value_preview: Option<ObjectPreview>,
-    pub(crate) subtype: Option<String>,
-}
-
-/// `Runtime.EntryPreview` (maps and sets).
-#[derive(Debug, Default, Deserialize)]
-pub(crate) struct EntryPreview {
-    pub(crate) key: Option<ObjectPreview>,
-    pub(crate) value: ObjectPreview,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct StackTrace {
-    #[serde(default)]
-    call_frames: Vec<CallFrame>,
-}
-
-#[derive(Debug, Default, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct CallFrame {
-    #[serde(default)]
-    url: String,
-    #[serde(default)]
-    line_number: i64,
-    #[serde(default)]
-    column_number: i64,
-}
+use crate::cdp::decode_event;
+use crate::cdp::runtime::{
+    EventConsoleAPICalled, EventConsoleAPICalledType, EventExceptionThrown, ObjectPreview,
+    ObjectPreviewSubtype as PreviewSub, ObjectPreviewType, PropertyPreview, PropertyPreviewSubtype,
+    PropertyPreviewType, RemoteObject, RemoteObjectSubtype, RemoteObjectType, StackTrace,
+};
 
 /// `url:line:column` with 1-based line and column; `None` without a URL.
 fn origin(url: &str, line: i64, column: i64) -> Option<String> {
@@ -90,19 +29,10 @@ fn top_frame(stack: Option<&StackTrace>) -> Option<String> {
 
 /// `Runtime.consoleAPICalled` → a console entry.
 pub(crate) fn console_called(params: &RawValue) -> Option<LogData> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        #[serde(rename = "type")]
-        kind: String,
-        #[serde(default)]
-        args: Vec<RemoteObject>,
-        stack_trace: Option<StackTrace>,
-    }
-    let p: P = serde_json::from_str(params.get()).ok()?;
-    let (method, level) = console_method(&p.kind);
-    let mut text = format_args(&p.args);
-    if p.kind == "assert" {
+    let event: EventConsoleAPICalled = decode_event(params)?;
+    let (method, level) = console_method(event.r#type.as_str());
+    let mut text = format_args(&event.args);
+    if event.r#type == EventConsoleAPICalledType::Assert {
         text = if text.is_empty() {
             "Assertion failed".to_owned()
         } else {
@@ -113,7 +43,7 @@ pub(crate) fn console_called(params: &RawValue) -> Option<LogData> {
         level,
         method: method.to_owned(),
         text: cut_text(text),
-        origin: top_frame(p.stack_trace.as_ref()),
+        origin: top_frame(event.stack_trace.as_ref()),
     })
 }
 
@@ -133,27 +63,7 @@ pub(crate) fn console_method(kind: &str) -> (&str, LogLevel) {
 
 /// `Runtime.exceptionThrown` → an error entry.
 pub(crate) fn exception_thrown(params: &RawValue) -> Option<LogData> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        exception_details: Details,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Details {
-        #[serde(default)]
-        text: String,
-        #[serde(default)]
-        line_number: i64,
-        #[serde(default)]
-        column_number: i64,
-        url: Option<String>,
-        stack_trace: Option<StackTrace>,
-        exception: Option<RemoteObject>,
-    }
-    let details = serde_json::from_str::<P>(params.get())
-        .ok()?
-        .exception_details;
+    let details = decode_event::<EventExceptionThrown>(params)?.exception_details;
     let origin = top_frame(details.stack_trace.as_ref()).or_else(|| {
         details
             .url
@@ -162,7 +72,7 @@ pub(crate) fn exception_thrown(params: &RawValue) -> Option<LogData> {
     });
     let rejection = details.text.starts_with("Uncaught (in promise)");
     let reason = details.exception.as_ref().map(|exception| {
-        if exception.subtype.as_deref() == Some("error") {
+        if exception.subtype == Some(RemoteObjectSubtype::Error) {
             first_line(exception.description.as_deref().unwrap_or_default()).to_owned()
         } else {
             format_value(exception)
@@ -200,7 +110,10 @@ fn first_line(text: &str) -> &str {
 pub(crate) fn format_args(args: &[RemoteObject]) -> String {
     let mut parts: Vec<String> = Vec::new();
     let mut rest = args.iter();
-    if let Some(first) = args.first().filter(|a| a.kind == "string") {
+    if let Some(first) = args
+        .first()
+        .filter(|a| a.r#type == RemoteObjectType::String)
+    {
         rest.next();
         let template = first.value.as_ref().and_then(Value::as_str).unwrap_or("");
         parts.push(substitute(template, &mut rest));
@@ -270,15 +183,15 @@ fn format_number(n: f64) -> String {
 
 /// One argument as the console prints it at top level (strings unquoted).
 pub(crate) fn format_value(arg: &RemoteObject) -> String {
-    match arg.kind.as_str() {
-        "string" => match &arg.value {
+    match arg.r#type {
+        RemoteObjectType::String => match &arg.value {
             Some(Value::String(s)) => s.clone(),
             _ => arg.description.clone().unwrap_or_default(),
         },
-        "undefined" => "undefined".to_owned(),
-        "number" | "boolean" | "bigint" => {
+        RemoteObjectType::Undefined => "undefined".to_owned(),
+        RemoteObjectType::Number | RemoteObjectType::Boolean | RemoteObjectType::Bigint => {
             if let Some(unserializable) = &arg.unserializable_value {
-                return unserializable.clone();
+                return unserializable.0.clone();
             }
             match &arg.value {
                 // JavaScript prints integral numbers without a fraction (`-7`, not `-7.0`).
@@ -287,12 +200,14 @@ pub(crate) fn format_value(arg: &RemoteObject) -> String {
                 None => arg.description.clone().unwrap_or_default(),
             }
         }
-        "symbol" | "function" => arg.description.clone().unwrap_or_default(),
+        RemoteObjectType::Symbol | RemoteObjectType::Function => {
+            arg.description.clone().unwrap_or_default()
+        }
         _ => {
-            if arg.subtype.as_deref() == Some("null") {
+            if arg.subtype == Some(RemoteObjectSubtype::Null) {
                 return "null".to_owned();
             }
-            if arg.subtype.as_deref() == Some("error") {
+            if arg.subtype == Some(RemoteObjectSubtype::Error) {
                 return arg.description.clone().unwrap_or_default();
             }
             match &arg.preview {
@@ -315,8 +230,8 @@ pub(crate) fn format_preview(preview: &ObjectPreview) -> String {
             items.push("…".to_owned());
         }
     };
-    match preview.subtype.as_deref() {
-        Some("array" | "typedarray" | "arraybuffer") => {
+    match &preview.subtype {
+        Some(PreviewSub::Array | PreviewSub::Typedarray | PreviewSub::Arraybuffer) => {
             let mut items: Vec<String> = preview
                 .properties
                 .iter()
@@ -331,26 +246,34 @@ pub(crate) fn format_preview(preview: &ObjectPreview) -> String {
             more(&mut items);
             format!("[{}]", items.join(", "))
         }
-        Some("map" | "set" | "weakmap" | "weakset") => {
+        Some(PreviewSub::Map | PreviewSub::Set | PreviewSub::Weakmap | PreviewSub::Weakset) => {
             let mut items: Vec<String> = preview
                 .entries
                 .iter()
                 .flatten()
-                .map(|entry| match &entry.key {
-                    Some(key) => format!(
-                        "{} => {}",
-                        nested_preview(key),
-                        nested_preview(&entry.value)
-                    ),
-                    None => nested_preview(&entry.value),
+                .map(|entry| {
+                    // The protocol always sends `value`; the generated type has it optional
+                    // because `EntryPreview` is experimental.
+                    let value = entry.value.as_ref().map(nested_preview).unwrap_or_default();
+                    match &entry.key {
+                        Some(key) => format!("{} => {value}", nested_preview(key)),
+                        None => value,
+                    }
                 })
                 .collect();
             more(&mut items);
             format!("{description} {{{}}}", items.join(", "))
         }
-        Some("null") => "null".to_owned(),
-        Some("node" | "error" | "regexp" | "date" | "promise" | "proxy") => description.to_owned(),
-        _ if preview.kind == "function" => description.to_owned(),
+        Some(PreviewSub::Null) => "null".to_owned(),
+        Some(
+            PreviewSub::Node
+            | PreviewSub::Error
+            | PreviewSub::Regexp
+            | PreviewSub::Date
+            | PreviewSub::Promise
+            | PreviewSub::Proxy,
+        ) => description.to_owned(),
+        _ if preview.r#type == ObjectPreviewType::Function => description.to_owned(),
         _ => {
             let mut items: Vec<String> = preview
                 .properties
@@ -370,9 +293,11 @@ pub(crate) fn format_preview(preview: &ObjectPreview) -> String {
 
 /// A preview nested in another (map entries): strings quoted like property values.
 fn nested_preview(preview: &ObjectPreview) -> String {
-    match preview.kind.as_str() {
-        "object" if preview.subtype.as_deref() != Some("null") => format_preview(preview),
-        "string" => quote(preview.description.as_deref().unwrap_or("")),
+    match preview.r#type {
+        ObjectPreviewType::Object if preview.subtype != Some(PreviewSub::Null) => {
+            format_preview(preview)
+        }
+        ObjectPreviewType::String => quote(preview.description.as_deref().unwrap_or("")),
         _ => preview.description.clone().unwrap_or_default(),
     }
 }
@@ -383,12 +308,12 @@ fn property_value(property: &PropertyPreview) -> String {
         return format_preview(nested);
     }
     let value = property.value.as_deref().unwrap_or("");
-    match property.kind.as_str() {
-        "string" => quote(value),
-        "function" => "ƒ".to_owned(),
-        "accessor" => "(...)".to_owned(),
-        "undefined" => "undefined".to_owned(),
-        _ if property.subtype.as_deref() == Some("null") => "null".to_owned(),
+    match property.r#type {
+        PropertyPreviewType::String => quote(value),
+        PropertyPreviewType::Function => "ƒ".to_owned(),
+        PropertyPreviewType::Accessor => "(...)".to_owned(),
+        PropertyPreviewType::Undefined => "undefined".to_owned(),
+        _ if property.subtype == Some(PropertyPreviewSubtype::Null) => "null".to_owned(),
         _ => value.to_owned(),
     }
 }

@@ -4,10 +4,10 @@
 //! A redirect is journalled as the hop's `response` (3xx) followed by the next `request`. The
 //! method of a response or failure comes from its request, remembered while it is in flight.
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
 use super::{cut_url, Journal, LogData};
+use crate::cdp::{decode_event, network};
 
 /// One `Network.*` event of `page` → the entries it makes (zero, one, or two for a redirect).
 pub(crate) fn network_event(
@@ -23,13 +23,8 @@ pub(crate) fn network_event(
             .collect(),
         "Network.loadingFailed" => loading_failed(journal, page, params).into_iter().collect(),
         "Network.loadingFinished" => {
-            #[derive(Deserialize)]
-            #[serde(rename_all = "camelCase")]
-            struct P {
-                request_id: String,
-            }
-            if let Ok(p) = serde_json::from_str::<P>(params.get()) {
-                journal.request(page, &p.request_id, true);
+            if let Some(event) = decode_event::<network::EventLoadingFinished>(params) {
+                journal.request(page, event.request_id.as_str(), true);
             }
             Vec::new()
         }
@@ -37,41 +32,15 @@ pub(crate) fn network_event(
     }
 }
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Response {
-    #[serde(default)]
-    url: String,
-    #[serde(default)]
-    status: f64,
-    #[serde(default)]
-    mime_type: String,
-}
-
 fn request_will_be_sent(journal: &Journal, page: &str, params: &RawValue) -> Vec<LogData> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        request_id: String,
-        request: Request,
-        #[serde(rename = "type")]
-        resource_type: Option<String>,
-        redirect_response: Option<Response>,
-    }
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Request {
-        url: String,
-        url_fragment: Option<String>,
-        method: String,
-    }
-    let Ok(p) = serde_json::from_str::<P>(params.get()) else {
+    let Some(p) = decode_event::<network::EventRequestWillBeSent>(params) else {
         return Vec::new();
     };
+    let request_id = p.request_id.0;
     let mut res = Vec::new();
     if let Some(redirect) = p.redirect_response {
         let method = journal
-            .request(page, &p.request_id, false)
+            .request(page, &request_id, false)
             .map_or_else(|| p.request.method.clone(), |(_, method)| method);
         res.push(LogData::Response {
             url: cut_url(&redirect.url),
@@ -82,25 +51,22 @@ fn request_will_be_sent(journal: &Journal, page: &str, params: &RawValue) -> Vec
         });
     }
     let url = p.request.url + p.request.url_fragment.as_deref().unwrap_or("");
-    journal.remember_request(page, &p.request_id, &url, &p.request.method);
+    journal.remember_request(page, &request_id, &url, &p.request.method);
     res.push(LogData::Request {
         url: cut_url(&url),
         method: p.request.method,
-        resource_type: p.resource_type.unwrap_or_else(|| "Other".to_owned()),
+        resource_type: p
+            .r#type
+            .map_or_else(|| "Other".to_owned(), |kind| kind.as_str().to_owned()),
     });
     res
 }
 
 fn response_received(journal: &Journal, page: &str, params: &RawValue) -> Option<LogData> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        request_id: String,
-        response: Response,
-    }
-    let p = serde_json::from_str::<P>(params.get()).ok()?;
+    let p: network::EventResponseReceived = decode_event(params)?;
+    let request_id = p.request_id.as_str();
     let method = journal
-        .request(page, &p.request_id, false)
+        .request(page, request_id, false)
         .map_or_else(|| "GET".to_owned(), |(_, method)| method);
     Some(LogData::Response {
         url: cut_url(&p.response.url),
@@ -108,24 +74,19 @@ fn response_received(journal: &Journal, page: &str, params: &RawValue) -> Option
         status: status(p.response.status),
         mime_type: p.response.mime_type,
         mocked: matches!(
-            journal.take_interception(&p.request_id),
+            journal.take_interception(request_id),
             Some(crate::Interception::Mocked { .. })
         ),
     })
 }
 
 fn loading_failed(journal: &Journal, page: &str, params: &RawValue) -> Option<LogData> {
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct P {
-        request_id: String,
-        error_text: String,
-    }
-    let p = serde_json::from_str::<P>(params.get()).ok()?;
+    let p: network::EventLoadingFailed = decode_event(params)?;
+    let request_id = p.request_id.as_str();
     let (url, method) = journal
-        .request(page, &p.request_id, true)
+        .request(page, request_id, true)
         .unwrap_or_else(|| (String::new(), "GET".to_owned()));
-    let blocked_by = match journal.take_interception(&p.request_id) {
+    let blocked_by = match journal.take_interception(request_id) {
         Some(crate::Interception::Blocked { by, .. }) => Some(by.as_str().to_owned()),
         _ => None,
     };
@@ -142,10 +103,10 @@ fn loading_failed(journal: &Journal, page: &str, params: &RawValue) -> Option<Lo
     })
 }
 
-fn status(status: f64) -> u16 {
-    if (0.0..=999.0).contains(&status) {
-        status as u16
-    } else {
-        0
-    }
+/// An HTTP status as journalled: 0 when out of the three-digit range.
+fn status(status: i64) -> u16 {
+    u16::try_from(status)
+        .ok()
+        .filter(|status| *status <= 999)
+        .unwrap_or(0)
 }

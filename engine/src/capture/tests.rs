@@ -137,9 +137,12 @@ fn format_specifiers_substitute_like_the_console() {
 
 #[test]
 fn levels_follow_the_console_method() {
-    let level = |kind: &str| match console_called(&raw(json!({ "type": kind, "args": [] }))) {
-        Some(LogData::Console { level, method, .. }) => (level, method),
-        other => panic!("{other:?}"),
+    let level = |kind: &str| {
+        let params = json!({ "type": kind, "args": [], "executionContextId": 1, "timestamp": 0 });
+        match console_called(&raw(params)) {
+            Some(LogData::Console { level, method, .. }) => (level, method),
+            other => panic!("{other:?}"),
+        }
     };
     assert_eq!(level("debug"), (LogLevel::Debug, "debug".into()));
     assert_eq!(level("warning"), (LogLevel::Warn, "warn".into()));
@@ -156,7 +159,7 @@ fn levels_follow_the_console_method() {
 #[test]
 fn console_origin_is_the_top_frame_one_based() {
     let params = raw(json!({
-        "type": "log", "args": [string("x")],
+        "type": "log", "args": [string("x")], "executionContextId": 1, "timestamp": 0,
         "stackTrace": { "callFrames": [
             { "functionName": "f", "scriptId": "1", "url": "http://h/p.html", "lineNumber": 9, "columnNumber": 4 },
             { "functionName": "", "scriptId": "1", "url": "http://h/other.js", "lineNumber": 0, "columnNumber": 0 },
