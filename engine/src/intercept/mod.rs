@@ -14,13 +14,12 @@
 
 mod rules;
 
-use std::collections::VecDeque;
+use std::collections::{BTreeMap, VecDeque};
 use std::sync::Mutex;
 
-use serde::Deserialize;
 use serde_json::value::RawValue;
 
-use crate::cdp::{fetch, network};
+use crate::cdp::{decode_event, fetch, network};
 use crate::error::Result;
 use crate::session::Session;
 use crate::transport::lock;
@@ -151,25 +150,27 @@ impl Interceptor {
         if method != "Fetch.requestPaused" {
             return None;
         }
-        let paused = match serde_json::from_str::<Paused>(params.get()) {
-            Ok(paused) => paused,
-            Err(_) => {
-                // Never leave a request paused: if only the id decodes, let it go on.
-                #[derive(Deserialize)]
-                #[serde(rename_all = "camelCase")]
-                struct IdOnly {
-                    request_id: String,
-                }
-                if let Ok(id) = serde_json::from_str::<IdOnly>(params.get()) {
-                    let continued = session.send(&fetch::ContinueRequestParams::new(
-                        fetch::RequestId(id.request_id),
-                    ));
-                    tokio::spawn(continued);
-                }
-                return None;
+        let decoded = decode_event::<fetch::EventRequestPaused>(params).and_then(|mut paused| {
+            // Header values are strings; anything else fails the decode, as a field of the
+            // wrong type would.
+            let headers = std::mem::take(&mut paused.request.headers);
+            let headers = serde_json::from_value::<BTreeMap<String, String>>(headers).ok()?;
+            Some((paused, headers))
+        });
+        let Some((paused, headers)) = decoded else {
+            // Never leave a request paused: if only the id can be read, let it go on.
+            let request_id = serde_json::from_str::<serde_json::Value>(params.get())
+                .ok()
+                .and_then(|params| params.get("requestId")?.as_str().map(str::to_owned));
+            if let Some(request_id) = request_id {
+                let continued = session.send(&fetch::ContinueRequestParams::new(fetch::RequestId(
+                    request_id,
+                )));
+                tokio::spawn(continued);
             }
+            return None;
         };
-        let request_id = fetch::RequestId(paused.request_id.clone());
+        let request_id = paused.request_id.clone();
         let session = session.clone();
         // Only the request stage is asked for; anything else goes on unchanged.
         if paused.response_status_code.is_some() || paused.response_error_reason.is_some() {
@@ -197,7 +198,7 @@ impl Interceptor {
             });
             return None;
         };
-        let headers: Vec<(String, String)> = paused.request.headers.into_iter().collect();
+        let headers: Vec<(String, String)> = headers.into_iter().collect();
         let answer = match response {
             None => Answer::Fail,
             Some(response) => match rules::preflight_headers(&paused.request.method, &headers) {
@@ -222,7 +223,9 @@ impl Interceptor {
             }
             (other, _) => other,
         };
-        let network_id = paused.network_id.unwrap_or(paused.request_id);
+        let network_id = paused
+            .network_id
+            .map_or_else(|| paused.request_id.0.clone(), |id| id.0);
         {
             let mut record = lock(&self.record);
             if record.len() >= RECORD_CAPACITY {
@@ -276,28 +279,6 @@ async fn enable(session: &Session) -> Result<()> {
         .send(&fetch::EnableParams::default().patterns(vec![pattern]))
         .await
         .map(|_| ())
-}
-
-/// The parts of `Fetch.requestPaused` interception reads (decoded leniently: a field the
-/// protocol adds or types differently must not stop a request).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Paused {
-    request_id: String,
-    request: PausedRequest,
-    network_id: Option<String>,
-    response_status_code: Option<serde_json::Value>,
-    response_error_reason: Option<serde_json::Value>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct PausedRequest {
-    url: String,
-    url_fragment: Option<String>,
-    method: String,
-    #[serde(default)]
-    headers: std::collections::BTreeMap<String, String>,
 }
 
 /// Standard base64 with padding (the protocol's encoding of binary fields).
