@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::cdp::{page as cdp_page, runtime};
+use crate::cdp::{network, page as cdp_page, runtime, storage};
 use crate::error::{Error, Result};
 use crate::page::{exception_error, Page, WaitUntil, WORLD_NAME};
 use crate::Browser;
@@ -36,22 +36,6 @@ pub struct Cookie {
     pub secure: bool,
     /// `Strict`, `Lax` or `None`, when set.
     pub same_site: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct WireCookie {
-    name: String,
-    value: String,
-    domain: String,
-    path: String,
-    #[serde(default)]
-    expires: Option<f64>,
-    #[serde(default)]
-    http_only: bool,
-    #[serde(default)]
-    secure: bool,
-    same_site: Option<String>,
 }
 
 /// A document's storage: its origin and every `localStorage` and `sessionStorage` item.
@@ -78,25 +62,20 @@ impl Browser {
     pub async fn cookies(&self) -> Result<Vec<Cookie>> {
         let answer = self
             .session()
-            .send_raw("Storage.getCookies", json!({}))
+            .send(&storage::GetCookiesParams::default())
             .await?;
-        let cookies = answer.get("cookies").cloned().unwrap_or(Value::Null);
-        let wire: Vec<WireCookie> =
-            serde_json::from_value(cookies).map_err(|source| Error::Decode {
-                method: "Storage.getCookies".into(),
-                source,
-            })?;
-        Ok(wire
+        Ok(answer
+            .cookies
             .into_iter()
             .map(|c| Cookie {
                 name: c.name,
                 value: c.value,
                 domain: c.domain,
                 path: c.path,
-                expires: c.expires.unwrap_or(-1.0),
+                expires: c.expires,
                 http_only: c.http_only,
                 secure: c.secure,
-                same_site: c.same_site,
+                same_site: c.same_site.map(|same_site| same_site.as_str().to_owned()),
             })
             .collect())
     }
@@ -107,24 +86,29 @@ impl Browser {
         if cookies.is_empty() {
             return Ok(());
         }
-        let params: Vec<Value> = cookies
+        let params: Vec<network::CookieParam> = cookies
             .iter()
             .map(|cookie| {
-                let mut param = json!({
-                    "name": cookie.name, "value": cookie.value, "domain": cookie.domain,
-                    "path": cookie.path, "secure": cookie.secure, "httpOnly": cookie.http_only,
-                });
+                let mut param = network::CookieParam::new(&cookie.name, &cookie.value)
+                    .domain(&cookie.domain)
+                    .path(&cookie.path)
+                    .secure(cookie.secure)
+                    .http_only(cookie.http_only);
                 if cookie.expires > 0.0 {
-                    param["expires"] = json!(cookie.expires);
+                    param = param.expires(network::TimeSinceEpoch(cookie.expires));
                 }
                 if let Some(same_site) = &cookie.same_site {
-                    param["sameSite"] = json!(same_site);
+                    // Any spelling passes through as given (an unknown one as `Unrecognized`).
+                    param = param.same_site(match same_site.parse() {
+                        Ok(same_site) => same_site,
+                        Err(never) => match never {},
+                    });
                 }
                 param
             })
             .collect();
         self.session()
-            .send_raw("Storage.setCookies", json!({ "cookies": params }))
+            .send(&storage::SetCookiesParams::new(params))
             .await?;
         Ok(())
     }
@@ -132,7 +116,7 @@ impl Browser {
     /// Deletes every cookie of the browser.
     pub async fn clear_cookies(&self) -> Result<()> {
         self.session()
-            .send_raw("Storage.clearCookies", json!({}))
+            .send(&storage::ClearCookiesParams::default())
             .await?;
         Ok(())
     }
