@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use chromate::cdp::runtime;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -54,13 +55,10 @@ pub(crate) async fn eval(
     // error there means a function body such as `const a = 1; return a`.
     let compiled = page
         .session()
-        .send_raw(
-            "Runtime.compileScript",
-            json!({ "expression": args.js, "sourceURL": "", "persistScript": false }),
-        )
+        .send(&runtime::CompileScriptParams::new(&args.js, "", false))
         .await;
     let is_expression = match compiled {
-        Ok(answer) => answer.get("exceptionDetails").is_none(),
+        Ok(answer) => answer.exception_details.is_none(),
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),
     };
     let source = if is_expression {
