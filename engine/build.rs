@@ -1,7 +1,7 @@
 //! Generates the CDP bindings into `$OUT_DIR/cdp.rs`; the only code that reads `protocol-json/`.
 //!
 //! Which domains compile is decided by the `domain-*` cargo features (`all-domains` for every
-//! one); cdp-gen adds every domain the chosen ones reference.
+//! one); cdp-gen adds, from other domains, only the types the chosen ones reference.
 
 use std::path::PathBuf;
 

@@ -29,7 +29,7 @@ pub use plan::DomainSelection;
 /// Facts about one generation run.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Stats {
-    /// Domains generated, in protocol order.
+    /// Domains generated whole (commands and events too), in protocol order.
     pub domains: Vec<String>,
     /// Commands generated.
     pub commands: usize,
@@ -106,16 +106,19 @@ fn generate_tokens(
         {
             imports.push(quote!(wire));
         }
+        let imports = (!imports.is_empty()).then(|| quote!(use super::{#(#imports),*};));
         modules.extend(quote! {
             #doc
             pub mod #module {
-                use super::{#(#imports),*};
+                #imports
                 #types
                 #commands
                 #events
             }
         });
-        stats.domains.push(domain.domain.clone());
+        if plan.is_whole(&domain.domain) {
+            stats.domains.push(domain.domain.clone());
+        }
         stats.commands += domain.commands.len();
         stats.events += domain.events.len();
         stats.types += domain.types.len();
@@ -144,7 +147,8 @@ fn generate_tokens(
     let tokens = quote! {
         /// The protocol version the bindings were generated from.
         pub const PROTOCOL_VERSION: &str = #protocol_version;
-        /// The domains compiled into this build, in protocol order.
+        /// The domains compiled into this build with their commands and events, in protocol
+        /// order (a domain that is only referenced compiles just the types referenced).
         pub const DOMAINS: &[&str] = &[#(#domain_list),*];
         /// Every command method compiled into this build.
         pub const COMMANDS: &[&str] = &[#(#commands),*];

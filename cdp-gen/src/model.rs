@@ -5,7 +5,7 @@
 use serde::Deserialize;
 
 /// The whole protocol document.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Protocol {
     /// Protocol version (`1.3`).
     pub(crate) version: Version,
@@ -14,7 +14,7 @@ pub(crate) struct Protocol {
 }
 
 /// `{"major": "1", "minor": "3"}`.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Version {
     /// Major version.
     pub(crate) major: String,
@@ -23,7 +23,7 @@ pub(crate) struct Version {
 }
 
 /// One domain: `Page`, `Runtime`, ...
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Domain {
     /// Domain name as upstream spells it.
     pub(crate) domain: String,
@@ -48,7 +48,7 @@ pub(crate) struct Domain {
 }
 
 /// A named type of a domain.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct TypeDef {
     /// Type name (`NodeId`).
     pub(crate) id: String,
@@ -76,7 +76,7 @@ pub(crate) struct TypeDef {
 }
 
 /// A property of an object type, a command parameter or return value, or an event parameter.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Property {
     /// Field name as sent on the wire.
     pub(crate) name: String,
@@ -107,7 +107,7 @@ pub(crate) struct Property {
 }
 
 /// The item type of an array.
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Items {
     /// A named type.
     #[serde(rename = "$ref", default)]
@@ -118,7 +118,7 @@ pub(crate) struct Items {
 }
 
 /// A command (`Page.navigate`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Command {
     /// Method name without the domain.
     pub(crate) name: String,
@@ -143,7 +143,7 @@ pub(crate) struct Command {
 }
 
 /// An event (`Page.loadEventFired`).
-#[derive(Debug, Deserialize)]
+#[derive(Debug, Clone, Deserialize)]
 pub(crate) struct Event {
     /// Event name without the domain.
     pub(crate) name: String,

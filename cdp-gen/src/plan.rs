@@ -3,6 +3,7 @@
 //!
 //! It decides nothing about spelling (`names`) or upstream deviations (`fixup`).
 
+use std::borrow::Cow;
 use std::collections::{BTreeSet, HashMap, HashSet};
 
 use crate::model::{Domain, Items, Property, Protocol, TypeDef};
@@ -13,7 +14,8 @@ use crate::GenError;
 pub enum DomainSelection {
     /// Every domain in the protocol.
     All,
-    /// These domains and every domain they reference, transitively.
+    /// These domains, whole, and from every other domain only the types they reference,
+    /// transitively (no commands or events of a domain that was not chosen).
     Only(Vec<String>),
 }
 
@@ -31,8 +33,11 @@ pub(crate) struct Directions {
 
 /// The analysed protocol, ready to emit.
 pub(crate) struct Plan<'a> {
-    /// Selected domains, in protocol order.
-    pub(crate) domains: Vec<&'a Domain>,
+    /// Selected domains, in protocol order: chosen domains as they are, referenced ones cut
+    /// down to the types the chosen ones reach.
+    pub(crate) domains: Vec<Cow<'a, Domain>>,
+    /// The domains compiled only for the types the chosen ones reach.
+    referenced_only: HashSet<String>,
     types: HashMap<TypeKey, &'a TypeDef>,
     directions: HashMap<TypeKey, Directions>,
     /// `(domain, type, field)` of fields that must be boxed.
@@ -57,30 +62,51 @@ impl<'a> Plan<'a> {
             .map(|d| (d.domain.as_str(), d))
             .collect();
 
-        let selected: BTreeSet<String> = match selection {
-            DomainSelection::All => protocol.domains.iter().map(|d| d.domain.clone()).collect(),
+        let domains: Vec<Cow<'a, Domain>> = match selection {
+            DomainSelection::All => protocol.domains.iter().map(Cow::Borrowed).collect(),
             DomainSelection::Only(names) => {
-                let mut selected = BTreeSet::new();
-                let mut todo: Vec<String> = names.clone();
-                while let Some(name) = todo.pop() {
-                    let domain = by_name
-                        .get(name.as_str())
-                        .ok_or_else(|| GenError::UnknownDomain(name.clone()))?;
-                    if selected.insert(name.clone()) {
-                        todo.extend(referenced_domains(domain));
+                let mut chosen = BTreeSet::new();
+                for name in names {
+                    if !by_name.contains_key(name.as_str()) {
+                        return Err(GenError::UnknownDomain(name.clone()));
                     }
+                    chosen.insert(name.as_str());
                 }
-                selected
+                let reached = reached_types(protocol, &chosen, &types);
+                protocol
+                    .domains
+                    .iter()
+                    .filter_map(|domain| {
+                        if chosen.contains(domain.domain.as_str()) {
+                            return Some(Cow::Borrowed(domain));
+                        }
+                        let kept: Vec<TypeDef> = domain
+                            .types
+                            .iter()
+                            .filter(|ty| reached.contains(&(domain.domain.clone(), ty.id.clone())))
+                            .cloned()
+                            .collect();
+                        (!kept.is_empty()).then(|| {
+                            Cow::Owned(Domain {
+                                types: kept,
+                                commands: Vec::new(),
+                                events: Vec::new(),
+                                ..domain.clone()
+                            })
+                        })
+                    })
+                    .collect()
             }
         };
-        let domains: Vec<&Domain> = protocol
-            .domains
-            .iter()
-            .filter(|d| selected.contains(&d.domain))
-            .collect();
 
+        let referenced_only = domains
+            .iter()
+            .filter(|d| matches!(d, Cow::Owned(_)))
+            .map(|d| d.domain.clone())
+            .collect();
         let mut plan = Plan {
             domains,
+            referenced_only,
             types,
             directions: HashMap::new(),
             boxed: HashSet::new(),
@@ -89,6 +115,11 @@ impl<'a> Plan<'a> {
         plan.compute_directions();
         plan.compute_boxes();
         Ok(plan)
+    }
+
+    /// Whether `domain` compiles whole (it was chosen), not only for the types others reach.
+    pub(crate) fn is_whole(&self, domain: &str) -> bool {
+        !self.referenced_only.contains(domain)
     }
 
     /// Resolves a `$ref` written in `domain` to its key.
@@ -298,27 +329,50 @@ fn all_properties(domain: &Domain) -> Vec<(String, &Property)> {
     res
 }
 
-/// Domains other than `domain` that its types, commands and events reference.
-fn referenced_domains(domain: &Domain) -> Vec<String> {
-    let mut res = BTreeSet::new();
-    let mut note = |reference: Option<&String>| {
-        if let Some((d, _)) = reference.and_then(|r| r.split_once('.')) {
-            if d != domain.domain {
-                res.insert(d.to_string());
-            }
-        }
+/// Every type the `chosen` domains reach from their types, commands and events, following
+/// `$ref`s across domains transitively.
+fn reached_types(
+    protocol: &Protocol,
+    chosen: &BTreeSet<&str>,
+    types: &HashMap<TypeKey, &TypeDef>,
+) -> HashSet<TypeKey> {
+    let resolve = |domain: &str, reference: &String| match reference.split_once('.') {
+        Some((d, id)) => (d.to_string(), id.to_string()),
+        None => (domain.to_string(), reference.clone()),
     };
-    for (_, prop) in all_properties(domain) {
-        note(prop.reference.as_ref());
-        note(prop.items.as_ref().and_then(|i| i.reference.as_ref()));
+    let mut todo: Vec<TypeKey> = Vec::new();
+    for domain in protocol
+        .domains
+        .iter()
+        .filter(|d| chosen.contains(d.domain.as_str()))
+    {
+        for ty in &domain.types {
+            todo.push((domain.domain.clone(), ty.id.clone()));
+        }
+        for (_, prop) in all_properties(domain) {
+            todo.extend(prop.reference.iter().map(|r| resolve(&domain.domain, r)));
+            let items = prop.items.as_ref().and_then(|i| i.reference.as_ref());
+            todo.extend(items.map(|r| resolve(&domain.domain, r)));
+        }
     }
-    for ty in &domain.types {
-        note(ty.items.as_ref().and_then(|i| i.reference.as_ref()));
+    let mut reached = HashSet::new();
+    while let Some(key) = todo.pop() {
+        let Some(ty) = types.get(&key) else { continue };
+        if !reached.insert(key.clone()) {
+            continue;
+        }
+        for prop in ty.properties.iter().flatten() {
+            todo.extend(prop.reference.iter().map(|r| resolve(&key.0, r)));
+            let items = prop.items.as_ref().and_then(|i| i.reference.as_ref());
+            todo.extend(items.map(|r| resolve(&key.0, r)));
+        }
+        if let Some(r) = ty.items.as_ref().and_then(|i| i.reference.as_ref()) {
+            todo.push(resolve(&key.0, r));
+        }
     }
-    res.into_iter().collect()
+    reached
 }
 
-/// Tarjan's algorithm, iterative: the component number of each node.
 fn strongly_connected(edges: &[Vec<(String, usize)>]) -> Vec<usize> {
     let n_nodes = edges.len();
     let mut index = vec![usize::MAX; n_nodes];

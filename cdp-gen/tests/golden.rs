@@ -26,13 +26,25 @@ fn the_build_scripts_output_is_the_same_code_in_short_lines() {
 }
 
 #[test]
-fn selecting_a_domain_pulls_in_the_domains_it_references() {
-    let (_, stats) =
+fn a_chosen_domain_pulls_in_only_the_types_it_references_from_others() {
+    let (src, stats) =
         generate(MINI, &DomainSelection::Only(vec!["Alpha".into()])).expect("generates");
-    assert_eq!(stats.domains, ["Alpha", "Beta"]);
-    let (_, stats) =
+    // Beta compiles for `Alpha.Node.script`, but only its referenced type: no commands, no
+    // events, so it is not listed as a compiled domain.
+    assert_eq!(stats.domains, ["Alpha"]);
+    assert_eq!((stats.commands, stats.events, stats.types), (3, 1, 9));
+    assert!(src.contains("pub mod beta {"), "{src}");
+    assert!(src.contains("pub struct ScriptId;"), "{src}");
+    for absent in ["RunParams", "EventDone", "\"Beta.run\"", "\"Beta.done\""] {
+        assert!(
+            !src.contains(absent),
+            "{absent} generated for a referenced-only domain"
+        );
+    }
+    let (src, stats) =
         generate(MINI, &DomainSelection::Only(vec!["Beta".into()])).expect("generates");
     assert_eq!(stats.domains, ["Beta"]);
+    assert!(!src.contains("pub mod alpha"), "{src}");
 }
 
 #[test]
