@@ -218,7 +218,7 @@ impl Browser {
         if let Some(process) = &inner.process {
             let exit = process.exited_watch();
             let conn = conn.clone();
-            tokio::spawn(async move {
+            crate::spawn(async move {
                 let status = BrowserProcess::wait_on(exit).await;
                 conn.close(&format!("the browser process exited ({status})"));
             });
@@ -492,7 +492,7 @@ fn attach_target(
     let session = Session::new(inner.conn.clone(), Some(session_id));
     if target_info.r#type != "page" {
         // Not ours to drive (service workers, shared workers...): let it run.
-        tokio::spawn(async move {
+        crate::spawn(async move {
             let _ = session
                 .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
@@ -518,7 +518,7 @@ fn attach_target(
     let viewport = inner.viewport;
     let weak = weak.clone();
     let intercept = Arc::clone(&inner.intercept);
-    tokio::spawn(async move {
+    crate::spawn(async move {
         // Interception is on (when rules exist) before the page runs its first request.
         let _ = intercept.attach(page.session()).await;
         if set_up_page(&page, viewport).await.is_ok() {
@@ -622,7 +622,7 @@ fn on_child_attached(
             }),
         );
     }
-    tokio::spawn(async move {
+    crate::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session).await;

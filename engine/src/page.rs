@@ -845,7 +845,9 @@ impl Page {
         let release = self
             .session
             .send(&runtime::ReleaseObjectParams::new(object_id));
-        tokio::spawn(release);
+        crate::spawn(async move {
+            let _ = release.await;
+        });
         res
     }
 

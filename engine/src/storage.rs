@@ -184,7 +184,7 @@ impl Page {
         .world_name(WORLD_NAME);
         let added = self.session().send(&script).await?;
         let page = self.clone();
-        tokio::spawn(async move {
+        crate::spawn(async move {
             page.remove_seed_when_used(&origin, added.identifier).await;
         });
         Ok(false)

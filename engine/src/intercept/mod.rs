@@ -166,7 +166,9 @@ impl Interceptor {
                 let continued = session.send(&fetch::ContinueRequestParams::new(fetch::RequestId(
                     request_id,
                 )));
-                tokio::spawn(continued);
+                crate::spawn(async move {
+                    let _ = continued.await;
+                });
             }
             return None;
         };
@@ -174,7 +176,7 @@ impl Interceptor {
         let session = session.clone();
         // Only the request stage is asked for; anything else goes on unchanged.
         if paused.response_status_code.is_some() || paused.response_error_reason.is_some() {
-            tokio::spawn(async move {
+            crate::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueResponseParams::new(request_id))
                     .await;
@@ -191,7 +193,7 @@ impl Interceptor {
                 .map(|(what, response)| (what, response.cloned()))
         };
         let Some((what, response)) = decision else {
-            tokio::spawn(async move {
+            crate::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueRequestParams::new(request_id))
                     .await;
@@ -233,7 +235,7 @@ impl Interceptor {
             }
             record.push_back((network_id.clone(), url, what.clone()));
         }
-        tokio::spawn(async move {
+        crate::spawn(async move {
             let _ = match answer {
                 Answer::Fail => session
                     .send(&fetch::FailRequestParams::new(

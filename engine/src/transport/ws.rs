@@ -110,7 +110,7 @@ pub(super) fn spawn(
 ) {
     let (mut sink, mut stream) = socket.split();
     let write_conn = conn.clone();
-    tokio::spawn(async move {
+    crate::spawn(async move {
         while let Some(frame) = outgoing.recv().await {
             let text = match String::from_utf8(frame) {
                 Ok(text) => text,
@@ -123,7 +123,7 @@ pub(super) fn spawn(
         }
         let _ = sink.close().await;
     });
-    tokio::spawn(async move {
+    crate::spawn(async move {
         while let Some(message) = stream.next().await {
             match message {
                 Ok(Message::Text(text)) => conn.dispatch(text.as_bytes()),
