@@ -7,6 +7,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
+use futures::FutureExt;
 use serde::Serialize;
 use serde_json::value::RawValue;
 use tokio::sync::broadcast;
@@ -75,21 +76,28 @@ impl Session {
     where
         C::Returns: Send + 'static,
     {
-        let params = serde_json::value::to_raw_value(command).map_err(|source| Error::Decode {
-            method: C::METHOD.to_string(),
-            source,
-        });
+        // Only the decoding of the answer is per command type; the call itself is one future
+        // type for every command (this function is instantiated for each command used).
+        let params = serde_json::value::to_raw_value(command);
+        self.call_json(C::METHOD, params, timeout)
+            .map(|raw| decode_reply(C::METHOD, &raw?))
+    }
+
+    /// Sends `method` with params already serialised (or the error serialising them).
+    fn call_json(
+        &self,
+        method: &'static str,
+        params: serde_json::Result<Box<RawValue>>,
+        timeout: Duration,
+    ) -> impl std::future::Future<Output = Result<Box<RawValue>>> + Send + 'static {
         let conn = self.conn.clone();
         let id = self.id.clone();
         async move {
-            let params = params?;
-            let raw = conn
-                .call(id.as_deref(), C::METHOD, &params, timeout)
-                .await?;
-            serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
-                method: C::METHOD.to_string(),
+            let params = params.map_err(|source| Error::Decode {
+                method: method.to_string(),
                 source,
-            })
+            })?;
+            conn.call(id.as_deref(), method, &params, timeout).await
         }
     }
 
@@ -100,10 +108,7 @@ impl Session {
         params: serde_json::Value,
     ) -> Result<serde_json::Value> {
         let raw = self.send_raw_value(method, &params).await?;
-        serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
-            method: method.to_string(),
-            source,
-        })
+        decode_reply(method, &raw)
     }
 
     pub(crate) async fn send_raw_value<P: Serialize>(
@@ -249,4 +254,12 @@ async fn next_message(
             Err(_) => Err(broadcast::error::RecvError::Closed),
         },
     }
+}
+
+/// The typed answer of `method` from its raw JSON.
+fn decode_reply<T: serde::de::DeserializeOwned>(method: &str, raw: &RawValue) -> Result<T> {
+    serde_json::from_str(raw.get()).map_err(|source| Error::Decode {
+        method: method.to_string(),
+        source,
+    })
 }
