@@ -3,10 +3,12 @@
 //!
 //! The bindings come from `protocol-json/` through cdp-gen at build time; this module is the
 //! only `include!` of them and nobody edits or copies them. Each domain is a module
-//! (`cdp::page`, `cdp::runtime`, ...), present when its cargo feature (or a feature that
-//! references it) is on. A command's params type implements [`Command`], naming its method and
-//! its typed answer; an event type implements [`Event`]. [`CdpEvent::decode`] reads any event and
-//! never drops one: what it cannot decode comes back as [`CdpEvent::Raw`] with the error.
+//! (`cdp::page`, `cdp::runtime`, ...), present whole when its cargo feature is on, and with only
+//! the types a chosen domain references when it is not (`Page` on brings `debugger::SearchMatch`,
+//! not the Debugger commands). A command's params type implements [`Command`], naming its
+//! method and its typed answer; an event type implements [`Event`]. [`CdpEvent::decode`] reads
+//! any event and never drops one: what it cannot decode comes back as [`CdpEvent::Raw`] with the
+//! error.
 //!
 //! Escape hatch: `Session::send_raw` sends any method with JSON params and answers JSON.
 
