@@ -10,9 +10,16 @@ cargo fmt --all --check
 echo "== cargo clippy (all targets, every protocol domain)"
 cargo clippy --workspace --all-targets -q -- -D warnings
 cargo clippy -p chromate --features all-domains -q -- -D warnings
+# The generator as the build script uses it: without its `format` feature.
+cargo clippy -p cdp-gen --no-default-features -q -- -D warnings
 echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
+fi
+# The build script generates unformatted code: a user's build compiles no prettyplease (and no
+# second syn) for it.
+if cargo tree -p chromate -e normal,build --prefix none | grep -q '^prettyplease'; then
+  echo "chromate's build depends on prettyplease" >&2; exit 1
 fi
 echo "== cargo build -p chromate-mcp (tests/e2e/mcp.rs drives the binary)"
 cargo build -p chromate-mcp

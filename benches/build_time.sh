@@ -4,8 +4,9 @@
 #
 #   bash benches/build_time.sh
 #
-# Each crate is built once with its dependencies already compiled, so the figure is the crate
-# alone (for chromate: its build script, which runs cdp-gen, plus the crate).
+# Each crate is built first from an empty target dir (with every dependency, as a user's first
+# build), then again alone with its dependencies already compiled (for chromate: its build
+# script, which runs cdp-gen, plus the crate).
 set -euo pipefail
 # Both crates are built the way a dependency from crates.io is: without incremental compilation
 # (cargo never builds registry crates incrementally; a workspace member otherwise would be).
@@ -36,12 +37,17 @@ chromiumoxide_cdp = "=0.9.1"
 TOML
 echo "" > "$work/oxide/src/lib.rs"
 export CARGO_TARGET_DIR="$work/target-oxide"
-(cd "$work/oxide" && cargo build -q 2>/dev/null && cargo clean -q -p chromiumoxide_cdp)
+(cd "$work/oxide" && cargo fetch -q)
+# From an empty target dir: the crate and every dependency, as a user's first build.
+measure "chromiumoxide_cdp 0.9.1 with its deps" cargo build -q --manifest-path "$work/oxide/Cargo.toml"
+cargo clean -q --manifest-path "$work/oxide/Cargo.toml" -p chromiumoxide_cdp
 measure "chromiumoxide_cdp 0.9.1 (all domains)" cargo build -q --manifest-path "$work/oxide/Cargo.toml"
 
 export CARGO_TARGET_DIR="$work/target-chromate"
 cd "$here"
-cargo build -q -p chromate --features all-domains && cargo clean -q -p chromate
+cargo fetch -q
+measure "chromate (default) with its deps" cargo build -q -p chromate
+cargo clean -q -p chromate
 measure "chromate --features all-domains" cargo build -q -p chromate --features all-domains
 cargo clean -q -p chromate
 measure "chromate (default features)" cargo build -q -p chromate

@@ -38,6 +38,7 @@ pub enum GenError {
         name: String,
     },
     /// The generated tokens are not valid Rust (a generator bug).
+    #[cfg(feature = "format")]
     #[error("generated code does not parse as rust")]
     Syntax(#[source] syn::Error),
 }

@@ -3,6 +3,7 @@
 
 use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
 
+#[cfg(feature = "format")]
 use crate::GenError;
 
 /// The first line of every generated file; tools and reviewers key on `@generated`.
@@ -11,6 +12,7 @@ pub(crate) const HEADER: &str =
 // Regenerate with `cargo codegen`; deviations from upstream live in cdp-gen/src/fixup.rs.\n\n";
 
 /// Parses the tokens with syn and prints them with prettyplease.
+#[cfg(feature = "format")]
 pub(crate) fn format(tokens: TokenStream) -> Result<String, GenError> {
     let file: syn::File = syn::parse2(tokens).map_err(GenError::Syntax)?;
     let mut res = String::from(HEADER);

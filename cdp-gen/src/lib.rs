@@ -48,6 +48,7 @@ pub struct Stats {
 /// assert!(src.contains("pub struct PingParams"));
 /// assert_eq!(stats.commands, 1);
 /// ```
+#[cfg(feature = "format")]
 pub fn generate(json: &str, selection: &DomainSelection) -> Result<(String, Stats), GenError> {
     let (tokens, stats) = generate_tokens(json, selection)?;
     Ok((format::format(tokens)?, stats))
