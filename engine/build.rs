@@ -1,9 +1,88 @@
 //! Generates the CDP bindings into `$OUT_DIR/cdp.rs`; the only code that reads `protocol-json/`.
 //!
-//! Which domains compile is decided by the `domain-*` cargo features (`all-domains` for every
-//! one); cdp-gen adds, from other domains, only the types the chosen ones reference.
+//! The commands and events the engine itself sends and reads ([`ENGINE_METHODS`]) always
+//! compile, with every type they reference. Each `domain-*` cargo feature adds its domain whole;
+//! `all-domains` compiles every one.
 
 use std::path::PathBuf;
+
+/// Every command the engine and the MCP server send and every event they read, by method name.
+///
+/// A method missing here is a compile error where the engine names its type, so the list stays
+/// true. Keep it sorted by domain.
+const ENGINE_METHODS: &[&str] = &[
+    "Accessibility.getPartialAXTree",
+    "Browser.close",
+    "Browser.getVersion",
+    "DOM.describeNode",
+    "DOM.focus",
+    "DOM.setFileInputFiles",
+    "Emulation.setDeviceMetricsOverride",
+    "Fetch.continueRequest",
+    "Fetch.continueResponse",
+    "Fetch.disable",
+    "Fetch.enable",
+    "Fetch.failRequest",
+    "Fetch.fulfillRequest",
+    "Fetch.requestPaused",
+    "Input.dispatchKeyEvent",
+    "Input.dispatchMouseEvent",
+    "Input.insertText",
+    "Inspector.targetCrashed",
+    "Log.enable",
+    "Network.enable",
+    "Network.loadingFailed",
+    "Network.loadingFinished",
+    "Network.requestWillBeSent",
+    "Network.responseReceived",
+    "Page.addScriptToEvaluateOnNewDocument",
+    "Page.captureScreenshot",
+    "Page.createIsolatedWorld",
+    "Page.enable",
+    "Page.frameAttached",
+    "Page.frameDetached",
+    "Page.frameNavigated",
+    "Page.frameRequestedNavigation",
+    "Page.frameStartedNavigating",
+    "Page.frameStoppedLoading",
+    "Page.getFrameTree",
+    "Page.getLayoutMetrics",
+    "Page.getNavigationHistory",
+    "Page.handleJavaScriptDialog",
+    "Page.javascriptDialogClosed",
+    "Page.javascriptDialogOpening",
+    "Page.lifecycleEvent",
+    "Page.navigate",
+    "Page.navigateToHistoryEntry",
+    "Page.navigatedWithinDocument",
+    "Page.reload",
+    "Page.removeScriptToEvaluateOnNewDocument",
+    "Page.setLifecycleEventsEnabled",
+    "Runtime.callFunctionOn",
+    "Runtime.compileScript",
+    "Runtime.consoleAPICalled",
+    "Runtime.enable",
+    "Runtime.evaluate",
+    "Runtime.exceptionThrown",
+    "Runtime.executionContextCreated",
+    "Runtime.executionContextDestroyed",
+    "Runtime.executionContextsCleared",
+    "Runtime.releaseObject",
+    "Runtime.runIfWaitingForDebugger",
+    "Storage.clearCookies",
+    "Storage.getCookies",
+    "Storage.setCookies",
+    "Target.attachedToTarget",
+    "Target.closeTarget",
+    "Target.createTarget",
+    "Target.detachedFromTarget",
+    "Target.setAutoAttach",
+    "Target.setDiscoverTargets",
+    "Target.targetCrashed",
+    "Target.targetCreated",
+    "Target.targetDestroyed",
+    "Target.targetInfoChanged",
+];
 
 fn main() {
     let manifest_dir = PathBuf::from(env("CARGO_MANIFEST_DIR"));
@@ -17,15 +96,13 @@ fn main() {
     let selection = if std::env::var_os("CARGO_FEATURE_ALL_DOMAINS").is_some() {
         cdp_gen::DomainSelection::All
     } else {
-        let all = cdp_gen::domain_names(&json).unwrap_or_else(|err| panic!("{err}"));
-        let chosen = all
-            .into_iter()
-            .filter(|domain| {
-                let var = format!("CARGO_FEATURE_DOMAIN_{}", domain.to_uppercase());
-                std::env::var_os(var).is_some()
-            })
-            .collect();
-        cdp_gen::DomainSelection::Only(chosen)
+        let domains = cdp_gen::domain_names(&json).unwrap_or_else(|err| panic!("{err}"));
+        let chosen = domains.into_iter().filter(|domain| {
+            let var = format!("CARGO_FEATURE_DOMAIN_{}", domain.to_uppercase());
+            std::env::var_os(var).is_some()
+        });
+        let methods = ENGINE_METHODS.iter().map(|method| method.to_string());
+        cdp_gen::DomainSelection::Only(chosen.chain(methods).collect())
     };
     // Unformatted output: rustc does not need prettyplease, and skipping it saves build time.
     // `cargo codegen` writes the formatted version for people to read.

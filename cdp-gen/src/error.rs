@@ -29,6 +29,9 @@ pub enum GenError {
     /// A requested domain is not in the protocol.
     #[error("unknown domain `{0}` (not in the protocol json)")]
     UnknownDomain(String),
+    /// A requested command or event is not in the protocol.
+    #[error("unknown command or event `{0}` (not in the protocol json)")]
+    UnknownMethod(String),
     /// Two generated items would share one Rust name.
     #[error("{path}: generated name `{name}` collides with another item")]
     NameCollision {

@@ -1,9 +1,10 @@
 //! `cdp-gen`: prints or writes the generated bindings so people can read them.
 //!
 //! ```text
-//! cdp-gen <protocol.json> [--domains Page,Runtime] [-o OUT.rs] [--stats]
+//! cdp-gen <protocol.json> [--domains Page,Runtime.evaluate] [-o OUT.rs] [--stats]
 //! ```
-//! Without `--domains` every domain is generated.
+//! Without `--domains` every domain is generated. An entry with a dot is one command or event;
+//! without, a whole domain.
 
 use std::process::ExitCode;
 
@@ -29,7 +30,9 @@ fn run(args: Vec<String>) -> Result<(), String> {
             "--domains" => domains = Some(args.next().ok_or("--domains needs a list")?),
             "--stats" => stats_only = true,
             "-h" | "--help" => {
-                println!("usage: cdp-gen <protocol.json> [--domains A,B] [-o OUT.rs] [--stats]");
+                println!(
+                    "usage: cdp-gen <protocol.json> [--domains Page,Runtime.evaluate] [-o OUT.rs] [--stats]"
+                );
                 return Ok(());
             }
             _ if input.is_none() && !arg.starts_with('-') => input = Some(arg),

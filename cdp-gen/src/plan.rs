@@ -14,8 +14,9 @@ use crate::GenError;
 pub enum DomainSelection {
     /// Every domain in the protocol.
     All,
-    /// These domains, whole, and from every other domain only the types they reference,
-    /// transitively (no commands or events of a domain that was not chosen).
+    /// Whole domains (`"Page"`) and single commands or events (`"Runtime.evaluate"`), with
+    /// every type they reference, transitively. A domain that was not chosen whole compiles
+    /// only its chosen methods and the types something chosen reaches.
     Only(Vec<String>),
 }
 
@@ -36,7 +37,7 @@ pub(crate) struct Plan<'a> {
     /// Selected domains, in protocol order: chosen domains as they are, referenced ones cut
     /// down to the types the chosen ones reach.
     pub(crate) domains: Vec<Cow<'a, Domain>>,
-    /// The domains compiled only for the types the chosen ones reach.
+    /// The domains compiled in part: chosen methods and the types something chosen reaches.
     referenced_only: HashSet<String>,
     types: HashMap<TypeKey, &'a TypeDef>,
     directions: HashMap<TypeKey, Directions>,
@@ -65,35 +66,60 @@ impl<'a> Plan<'a> {
         let domains: Vec<Cow<'a, Domain>> = match selection {
             DomainSelection::All => protocol.domains.iter().map(Cow::Borrowed).collect(),
             DomainSelection::Only(names) => {
-                let mut chosen = BTreeSet::new();
+                let mut whole = BTreeSet::new();
+                let mut methods: BTreeSet<(&str, &str)> = BTreeSet::new();
                 for name in names {
-                    if !by_name.contains_key(name.as_str()) {
-                        return Err(GenError::UnknownDomain(name.clone()));
+                    match name.split_once('.') {
+                        None if by_name.contains_key(name.as_str()) => {
+                            whole.insert(name.as_str());
+                        }
+                        None => return Err(GenError::UnknownDomain(name.clone())),
+                        Some((domain, method)) => {
+                            let known = by_name.get(domain).is_some_and(|d| {
+                                d.commands.iter().any(|c| c.name == method)
+                                    || d.events.iter().any(|e| e.name == method)
+                            });
+                            if !known {
+                                return Err(GenError::UnknownMethod(name.clone()));
+                            }
+                            methods.insert((domain, method));
+                        }
                     }
-                    chosen.insert(name.as_str());
                 }
-                let reached = reached_types(protocol, &chosen, &types);
+                let reached = reached_types(protocol, &whole, &methods, &types);
                 protocol
                     .domains
                     .iter()
                     .filter_map(|domain| {
-                        if chosen.contains(domain.domain.as_str()) {
+                        let name = domain.domain.as_str();
+                        if whole.contains(name) {
                             return Some(Cow::Borrowed(domain));
                         }
-                        let kept: Vec<TypeDef> = domain
-                            .types
-                            .iter()
-                            .filter(|ty| reached.contains(&(domain.domain.clone(), ty.id.clone())))
-                            .cloned()
-                            .collect();
-                        (!kept.is_empty()).then(|| {
-                            Cow::Owned(Domain {
-                                types: kept,
-                                commands: Vec::new(),
-                                events: Vec::new(),
-                                ..domain.clone()
-                            })
-                        })
+                        let part = Domain {
+                            types: domain
+                                .types
+                                .iter()
+                                .filter(|ty| reached.contains(&(name.to_string(), ty.id.clone())))
+                                .cloned()
+                                .collect(),
+                            commands: domain
+                                .commands
+                                .iter()
+                                .filter(|c| methods.contains(&(name, c.name.as_str())))
+                                .cloned()
+                                .collect(),
+                            events: domain
+                                .events
+                                .iter()
+                                .filter(|e| methods.contains(&(name, e.name.as_str())))
+                                .cloned()
+                                .collect(),
+                            ..domain.clone()
+                        };
+                        let empty = part.types.is_empty()
+                            && part.commands.is_empty()
+                            && part.events.is_empty();
+                        (!empty).then_some(Cow::Owned(part))
                     })
                     .collect()
             }
@@ -117,7 +143,7 @@ impl<'a> Plan<'a> {
         Ok(plan)
     }
 
-    /// Whether `domain` compiles whole (it was chosen), not only for the types others reach.
+    /// Whether `domain` compiles whole (it was chosen whole), not only in part.
     pub(crate) fn is_whole(&self, domain: &str) -> bool {
         !self.referenced_only.contains(domain)
     }
@@ -329,11 +355,12 @@ fn all_properties(domain: &Domain) -> Vec<(String, &Property)> {
     res
 }
 
-/// Every type the `chosen` domains reach from their types, commands and events, following
-/// `$ref`s across domains transitively.
+/// Every type the `whole` domains and the chosen `methods` reach from their types, commands and
+/// events, following `$ref`s across domains transitively.
 fn reached_types(
     protocol: &Protocol,
-    chosen: &BTreeSet<&str>,
+    whole: &BTreeSet<&str>,
+    methods: &BTreeSet<(&str, &str)>,
     types: &HashMap<TypeKey, &TypeDef>,
 ) -> HashSet<TypeKey> {
     let resolve = |domain: &str, reference: &String| match reference.split_once('.') {
@@ -341,18 +368,29 @@ fn reached_types(
         None => (domain.to_string(), reference.clone()),
     };
     let mut todo: Vec<TypeKey> = Vec::new();
-    for domain in protocol
-        .domains
-        .iter()
-        .filter(|d| chosen.contains(d.domain.as_str()))
-    {
-        for ty in &domain.types {
-            todo.push((domain.domain.clone(), ty.id.clone()));
+    for domain in &protocol.domains {
+        let name = domain.domain.as_str();
+        let is_whole = whole.contains(name);
+        if is_whole {
+            for ty in &domain.types {
+                todo.push((name.to_string(), ty.id.clone()));
+            }
         }
-        for (_, prop) in all_properties(domain) {
-            todo.extend(prop.reference.iter().map(|r| resolve(&domain.domain, r)));
+        let chosen = |method: &str| is_whole || methods.contains(&(name, method));
+        let commands = domain.commands.iter().filter(|c| chosen(&c.name));
+        let props = commands
+            .flat_map(|c| c.parameters.iter().chain(&c.returns))
+            .chain(
+                domain
+                    .events
+                    .iter()
+                    .filter(|e| chosen(&e.name))
+                    .flat_map(|e| &e.parameters),
+            );
+        for prop in props {
+            todo.extend(prop.reference.iter().map(|r| resolve(name, r)));
             let items = prop.items.as_ref().and_then(|i| i.reference.as_ref());
-            todo.extend(items.map(|r| resolve(&domain.domain, r)));
+            todo.extend(items.map(|r| resolve(name, r)));
         }
     }
     let mut reached = HashSet::new();

@@ -48,6 +48,58 @@ fn a_chosen_domain_pulls_in_only_the_types_it_references_from_others() {
 }
 
 #[test]
+fn single_methods_compile_with_the_types_they_reach_and_nothing_else() {
+    let (src, stats) =
+        generate(MINI, &DomainSelection::Only(vec!["Alpha.getNode".into()])).expect("generates");
+    assert!(
+        stats.domains.is_empty(),
+        "no domain is whole: {:?}",
+        stats.domains
+    );
+    assert_eq!((stats.commands, stats.events), (1, 0));
+    assert!(src.contains("pub struct GetNodeParams"), "{src}");
+    assert!(src.contains("\"Alpha.getNode\""), "{src}");
+    // What getNode's params and returns reach, across domains: Node (and Owner, in its cycle),
+    // its script id in Beta.
+    for present in [
+        "pub struct Node {",
+        "pub struct NodeId;",
+        "pub struct ScriptId;",
+    ] {
+        assert!(src.contains(present), "{present} missing:\n{src}");
+    }
+    for absent in [
+        "EnableParams",
+        "EventNodeChanged",
+        "RunParams",
+        "Timestamp",
+        "Headers",
+    ] {
+        assert!(
+            !src.contains(absent),
+            "{absent} generated though nothing chosen reaches it"
+        );
+    }
+    let (_, stats) = generate(
+        MINI,
+        &DomainSelection::Only(vec!["Alpha.nodeChanged".into(), "Beta".into()]),
+    )
+    .expect("generates");
+    assert_eq!(stats.domains, ["Beta"]);
+    assert_eq!((stats.commands, stats.events), (1, 2));
+}
+
+#[test]
+fn unknown_methods_are_rejected() {
+    let err =
+        generate(MINI, &DomainSelection::Only(vec!["Alpha.fly".into()])).expect_err("must fail");
+    assert_eq!(
+        err.to_string(),
+        "unknown command or event `Alpha.fly` (not in the protocol json)"
+    );
+}
+
+#[test]
 fn unknown_references_name_their_protocol_path() {
     let broken = MINI.replace("\"Beta.ScriptId\"", "\"Beta.Missing\"");
     let err = generate(&broken, &DomainSelection::All).expect_err("must fail");

@@ -3,12 +3,13 @@
 //!
 //! The bindings come from `protocol-json/` through cdp-gen at build time; this module is the
 //! only `include!` of them and nobody edits or copies them. Each domain is a module
-//! (`cdp::page`, `cdp::runtime`, ...), present whole when its cargo feature is on, and with only
-//! the types a chosen domain references when it is not (`Page` on brings `debugger::SearchMatch`,
-//! not the Debugger commands). A command's params type implements [`Command`], naming its
-//! method and its typed answer; an event type implements [`Event`]. [`CdpEvent::decode`] reads
-//! any event and never drops one: what it cannot decode comes back as [`CdpEvent::Raw`] with the
-//! error.
+//! (`cdp::page`, `cdp::runtime`, ...). The commands and events the engine uses always compile;
+//! a domain's cargo feature (`domain-Page`, ...) adds the whole domain, `all-domains` every one.
+//! Otherwise a domain holds only what something chosen reaches (the engine's methods, or `Page`
+//! whole bringing `debugger::SearchMatch`). A command's params type implements [`Command`],
+//! naming its method and its typed answer; an event type implements [`Event`].
+//! [`CdpEvent::decode`] reads any event and never drops one: what it cannot decode comes back as
+//! [`CdpEvent::Raw`] with the error.
 //!
 //! Escape hatch: `Session::send_raw` sends any method with JSON params and answers JSON.
 
