@@ -34,6 +34,51 @@ async fn launch_then_close_leaves_no_process_and_no_profile() {
     assert!(!procs::is_zombie(pid), "the browser was not reaped");
 }
 
+/// The browser's renderers that draw Chrome's own toolbar (`--top-chrome-webui`).
+fn toolbar_renderers(browser: &Browser) -> Vec<u32> {
+    let pid = browser.pid().expect("pid");
+    procs::descendants(pid)
+        .into_iter()
+        .filter(|&child| {
+            // A renderer rewrites its title: the whole command line can be one argument.
+            procs::ProcessInfo::read(child).is_some_and(|info| {
+                info.cmdline
+                    .iter()
+                    .flat_map(|arg| arg.split(' '))
+                    .any(|arg| arg == "--top-chrome-webui")
+            })
+        })
+        .collect()
+}
+
+#[tokio::test]
+async fn the_headless_browser_runs_no_renderer_for_chromes_toolbar() {
+    let server = FixtureServer::start().await.expect("server");
+    // The control: with the WebUI toolbar features left on (a later --disable-features wins),
+    // the toolbar renderer appears while a page loads.
+    let control = Browser::launch(LaunchOptions::default().arg("--disable-features=Translate"))
+        .await
+        .expect("launch");
+    let _page = new_page_at(&control, &server.url("nav.html")).await;
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while toolbar_renderers(&control).is_empty() {
+        assert!(
+            Instant::now() < deadline,
+            "the control never started a toolbar renderer: the check below proves nothing"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    close_and_check(control).await;
+
+    let browser = launch().await;
+    let page = new_page_at(&browser, &server.url("nav.html")).await;
+    page.wait_for_load_state(WaitUntil::Load, NAV)
+        .await
+        .expect("load");
+    assert_eq!(toolbar_renderers(&browser), Vec::<u32>::new());
+    close_and_check(browser).await;
+}
+
 #[tokio::test]
 async fn dropping_the_browser_ends_its_process() {
     let browser = launch().await;

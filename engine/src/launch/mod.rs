@@ -122,6 +122,20 @@ fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// Browser features chromate turns off: network services an offline automation browser must not
+/// call, and the WebUI toolbar and omnibox popup, whose renderer (`--top-chrome-webui`) costs a
+/// headless browser a process and about 55 MB (PSS 380 → 326 MB with one page open).
+const DISABLED_FEATURES: &[&str] = &[
+    "Translate",
+    "MediaRouter",
+    "OptimizationHints",
+    "DialMediaRouteProvider",
+    "AutofillServerCommunication",
+    "WebUIReloadButton",
+    "WebUIOmniboxPopup",
+    "WebUIOmniboxAimPopup",
+];
+
 /// The command line for a launch: the offline, no-first-run flags chromate always uses.
 pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<String> {
     let mut args = vec![
@@ -138,8 +152,7 @@ pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<Strin
         "--disable-default-apps".to_string(),
         "--disable-breakpad".to_string(),
         "--disable-crash-reporter".to_string(),
-        "--disable-features=Translate,MediaRouter,OptimizationHints,DialMediaRouteProvider,AutofillServerCommunication"
-            .to_string(),
+        format!("--disable-features={}", DISABLED_FEATURES.join(",")),
         "--metrics-recording-only".to_string(),
         "--password-store=basic".to_string(),
         "--use-mock-keychain".to_string(),
