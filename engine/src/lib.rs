@@ -43,7 +43,7 @@ pub use actions::{
     SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
-pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use capture::{iso_time, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
 pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{

@@ -18,7 +18,7 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
@@ -197,35 +197,17 @@ pub(crate) fn session_dir_name(pid: u32, started: SystemTime) -> String {
     format!("chromate-mcp-{pid}-{}", utc_stamp(started))
 }
 
-/// `YYYYMMDDTHHMMSSZ` for `time` in UTC.
+/// `YYYYMMDDTHHMMSSZ` for `time` in UTC: [`chromate::iso_time`] to the second, without its
+/// separators.
 pub(crate) fn utc_stamp(time: SystemTime) -> String {
-    let secs = time
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    format!(
-        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60
-    )
-}
-
-/// Days since 1970-01-01 → (year, month, day). Howard Hinnant's
-/// `civil_from_days` (http://howardhinnant.github.io/date_algorithms.html).
-pub(crate) fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = (doy - (153 * mp + 2) / 5 + 1) as u32;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 } as u32;
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (year, month, day)
+    let iso = chromate::iso_time(time);
+    let mut stamp: String = iso
+        .chars()
+        .take("YYYY-MM-DDTHH:MM:SS".len())
+        .filter(|c| c.is_ascii_digit() || *c == 'T')
+        .collect();
+    stamp.push('Z');
+    stamp
 }
 
 /// The inline form of a spilled block: its first 5 lines (each over 240

@@ -13,11 +13,10 @@
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 use serde_json::{json, Map, Value};
 
-use crate::artifacts::civil_from_days;
 use crate::error::{ToolError, ToolOutput};
 use crate::session::Session;
 
@@ -102,19 +101,7 @@ impl TraceRecording {
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for now.
 pub(crate) fn iso_now() -> String {
-    let since = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .unwrap_or_default();
-    let secs = since.as_secs();
-    let (year, month, day) = civil_from_days((secs / 86_400) as i64);
-    let rem = secs % 86_400;
-    format!(
-        "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}.{:03}Z",
-        rem / 3600,
-        (rem % 3600) / 60,
-        rem % 60,
-        since.subsec_millis()
-    )
+    chromate::iso_time(SystemTime::now())
 }
 
 /// What one finished tool call (or batch step) looked like.

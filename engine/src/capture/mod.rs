@@ -696,8 +696,9 @@ pub(crate) fn cut_url(url: &str) -> String {
     }
 }
 
-/// ISO-8601 UTC with milliseconds.
-pub(crate) fn iso_time(time: SystemTime) -> String {
+/// `time` as ISO-8601 UTC with milliseconds, `2026-01-02T03:04:05.678Z`: the form of every time
+/// chromate reports (log entries, traces).
+pub fn iso_time(time: SystemTime) -> String {
     let since_epoch = time
         .duration_since(SystemTime::UNIX_EPOCH)
         .unwrap_or_default();
