@@ -51,16 +51,8 @@ fn main() -> ExitCode {
             repeat,
             max_lines,
         } => {
-            let runtime = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime,
-                Err(err) => {
-                    eprintln!("chromate: cannot start the async runtime: {err}");
-                    return ExitCode::FAILURE;
-                }
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
             };
             match runtime.block_on(bench::snapshot_cost(&target, repeat, max_lines)) {
                 Ok(report) => {
@@ -82,22 +74,30 @@ fn main() -> ExitCode {
             for warning in warnings {
                 eprintln!("chromate: {warning}");
             }
-            let runtime = match tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(2)
-                .enable_all()
-                .build()
-            {
-                Ok(runtime) => runtime,
-                Err(err) => {
-                    eprintln!("chromate: cannot start the async runtime: {err}");
-                    return ExitCode::FAILURE;
-                }
+            let Some(runtime) = runtime() else {
+                return ExitCode::FAILURE;
             };
             let status = runtime.block_on(server::serve(config));
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.
             std::process::exit(status);
+        }
+    }
+}
+
+/// The two-worker runtime the server and the bench run on; `None` (said on stderr) if the OS
+/// refuses it.
+fn runtime() -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(runtime) => Some(runtime),
+        Err(err) => {
+            eprintln!("chromate: cannot start the async runtime: {err}");
+            None
         }
     }
 }
