@@ -220,6 +220,20 @@ impl Session {
         }
     }
 
+    /// Makes the tab of `target` the active one (after re-reading the tabs) and drops the
+    /// baseline: the next observation starts from a full snapshot.
+    fn activate_target(&mut self, target: &str) {
+        self.sync_tabs();
+        if let Some(live) = self.live.as_mut() {
+            live.active = live
+                .tabs
+                .iter()
+                .find(|tab| tab.page.target_id() == target)
+                .map(|tab| tab.id.clone());
+        }
+        self.baseline = None;
+    }
+
     /// Launches or connects (§1.5), without opening a tab.
     async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
         let journal = self.journal.log.clone();
@@ -272,15 +286,7 @@ impl Session {
         };
         let target = first.target_id().to_owned();
         self.live = Some(live);
-        self.sync_tabs();
-        if let Some(live) = self.live.as_mut() {
-            live.active = live
-                .tabs
-                .iter()
-                .find(|tab| tab.page.target_id() == target)
-                .map(|tab| tab.id.clone());
-        }
-        self.baseline = None;
+        self.activate_target(&target);
         Ok(())
     }
 
@@ -315,15 +321,7 @@ impl Session {
             .map_err(|err| from_engine(verb, &err))?;
         live.own_targets.push(page.target_id().to_owned());
         let target = page.target_id().to_owned();
-        self.sync_tabs();
-        if let Some(live) = self.live.as_mut() {
-            live.active = live
-                .tabs
-                .iter()
-                .find(|tab| tab.page.target_id() == target)
-                .map(|tab| tab.id.clone());
-        }
-        self.baseline = None;
+        self.activate_target(&target);
         Ok(page)
     }
 
