@@ -3,7 +3,8 @@
 //! Records every `Network.requestWillBeSent` (and the other events) a headless Chromium emits
 //! while loading the fixture pages, then decodes the recorded bytes in a loop and reports the
 //! median time per decode of one typed event (`serde_json::from_str` into
-//! `cdp::network::EventRequestWillBeSent`), and of the generic `CdpEvent::decode`.
+//! `cdp::network::EventRequestWillBeSent`), of each other event the engine's handlers decode on
+//! the reader task, and of the generic `CdpEvent::decode`.
 //!
 //! ```text
 //! cargo run --release -p chromate-benches --bin decode
@@ -11,7 +12,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::cdp::{network, CdpEvent};
+use chromate::cdp::{network, page as cdp_page, runtime, CdpEvent, Event};
 use chromate::{Browser, LaunchOptions, WaitUntil};
 use chromate_tests::FixtureServer;
 
@@ -64,6 +65,29 @@ async fn main() {
     println!(
         "CdpEvent::decode over all recorded events: median {:.2} µs per event",
         all.as_secs_f64() * 1e6
+    );
+    println!("the other events the engine decodes on its reader task:");
+    decode_typed::<network::EventResponseReceived>(&recorded);
+    decode_typed::<network::EventLoadingFinished>(&recorded);
+    decode_typed::<cdp_page::EventFrameNavigated>(&recorded);
+    decode_typed::<cdp_page::EventLifecycleEvent>(&recorded);
+    decode_typed::<runtime::EventConsoleAPICalled>(&recorded);
+    decode_typed::<runtime::EventExecutionContextCreated>(&recorded);
+}
+
+/// Prints the median typed decode of the recorded events of type `E`.
+fn decode_typed<E: Event>(recorded: &[(String, String)]) {
+    let params: Vec<&str> = recorded
+        .iter()
+        .filter(|(m, _)| m == E::METHOD)
+        .map(|(_, p)| p.as_str())
+        .collect();
+    let median = median_per_item(&params, |params| serde_json::from_str::<E>(params).is_ok());
+    println!(
+        "  {:<34} {:>4} recorded, median {:.2} µs per event",
+        E::METHOD,
+        params.len(),
+        median.as_secs_f64() * 1e6
     );
 }
 
