@@ -23,6 +23,8 @@ if cargo tree -p chromate -e normal,build --prefix none | grep -q '^prettyplease
 fi
 echo "== cargo build -p chromate-mcp (tests/e2e/mcp.rs drives the binary)"
 cargo build -p chromate-mcp
+echo "== the README's demo, as a user builds it (default features)"
+cargo run -q -p chromate --example demo
 echo "== cargo test --workspace"
 mkdir -p target
 set +e
