@@ -1,12 +1,15 @@
 //! cdp-gen turns the Chrome DevTools Protocol JSON (`/json/protocol`) into typed Rust.
 //!
-//! The engine's build script calls [`generate`]; the `cdp-gen` binary prints the same output so
-//! people can read it (`cargo codegen`). Output shape, per selected domain, one module:
+//! The engine's build script calls [`generate_unformatted`]; the `cdp-gen` binary prints the same
+//! code formatted so people can read it (`cargo codegen`; `generate`, behind the default `format`
+//! feature, which brings syn and prettyplease). Output shape, one module per domain with anything
+//! selected:
 //! named types (structs, string enums with a catch-all, newtypes for ids), a params/returns
 //! pair per command tied by the `Command` trait, a struct per event with the `Event` trait, and
 //! one `CdpEvent` enum with a decoder that never drops an event.
 //!
-//! It does not decide which domains a crate needs (the caller passes a [`DomainSelection`]) and
+//! It does not decide which domains or methods a crate needs (the caller passes a
+//! [`DomainSelection`]) and
 //! holds no runtime code: the traits and macros the output expects are the engine's
 //! (`engine/src/cdp/mod.rs`).
 
