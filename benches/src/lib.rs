@@ -9,3 +9,17 @@ pub fn runs_arg(default: usize) -> usize {
         .unwrap_or(default)
         .max(1)
 }
+
+/// The median of `samples` (the upper one of an even count), sorting them in place.
+///
+/// # Panics
+/// If `samples` is empty: every benchmark takes at least one sample.
+pub fn median(samples: &mut [std::time::Duration]) -> std::time::Duration {
+    samples.sort();
+    samples[samples.len() / 2]
+}
+
+/// [`median`] in milliseconds.
+pub fn median_ms(samples: &mut [std::time::Duration]) -> f64 {
+    median(samples).as_secs_f64() * 1e3
+}

@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, ElementState, LaunchOptions, WaitUntil};
+use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 
 const REPS: usize = 30;
@@ -21,11 +22,6 @@ const NAV: Duration = Duration::from_secs(15);
 /// length varies so that the repetitions start at different points of the frame cycle.
 fn think_time(rep: usize) -> Duration {
     Duration::from_millis(100 + (rep as u64 * 7) % 17)
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 #[tokio::main]
@@ -87,25 +83,14 @@ async fn main() -> chromate::Result<()> {
 
     browser.close().await;
     println!("action latency, median of {REPS}:");
-    println!(
-        "  click, back to back     {:>7.1} ms",
-        median(clicks).as_secs_f64() * 1e3
-    );
-    println!(
-        "  click, after a pause    {:>7.1} ms",
-        median(paused_clicks).as_secs_f64() * 1e3
-    );
-    println!(
-        "  first click on a page   {:>7.1} ms",
-        median(first_clicks).as_secs_f64() * 1e3
-    );
-    println!(
-        "  fill (~15 characters)   {:>7.1} ms",
-        median(fills).as_secs_f64() * 1e3
-    );
-    println!(
-        "  click that navigates    {:>7.1} ms",
-        median(navigations).as_secs_f64() * 1e3
-    );
+    for (label, samples) in [
+        ("click, back to back", &mut clicks),
+        ("click, after a pause", &mut paused_clicks),
+        ("first click on a page", &mut first_clicks),
+        ("fill (~15 characters)", &mut fills),
+        ("click that navigates", &mut navigations),
+    ] {
+        println!("  {label:<24}{:>7.1} ms", median_ms(samples));
+    }
     Ok(())
 }

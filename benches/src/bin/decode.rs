@@ -31,6 +31,7 @@ use chromate::cdp::{
     accessibility, dom, network, page as cdp_page, runtime, CdpEvent, Command, Event,
 };
 use chromate::{Browser, LaunchOptions, WaitUntil};
+use chromate_benches::median;
 use chromate_tests::FixtureServer;
 
 const PAGES: &[&str] = &[
@@ -298,8 +299,7 @@ fn median_per_item<T>(items: &[T], mut decode: impl FnMut(&T) -> bool) -> Durati
         items.len() * ROUNDS,
         "every recorded event must decode"
     );
-    samples.sort();
-    samples[samples.len() / 2]
+    median(&mut samples)
 }
 
 /// Every event as `(method, params JSON)`.

@@ -7,6 +7,7 @@
 //! cargo build --release -p chromate-mcp && cargo run --release -p chromate-benches --bin mcp_stdio
 //! ```
 
+use chromate_benches::median_ms;
 use std::io::{BufRead, BufReader, Write};
 use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc::{self, Receiver};
@@ -119,11 +120,6 @@ fn ref_with_hint(snapshot_text: &str, hint: &str) -> Option<String> {
         .map(str::to_string)
 }
 
-fn median(samples: &mut [Duration]) -> f64 {
-    samples.sort();
-    samples[samples.len() / 2].as_secs_f64() * 1e3
-}
-
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let server_pages = chromate_tests::FixtureServer::start_detached()?;
     let spawned = Instant::now();
@@ -201,15 +197,15 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     println!("spawn to first navigate result: {first_navigate_ms:.0} ms");
     println!(
         "click by ref that navigates: median {:.1} ms over {REPEAT}",
-        median(&mut clicks)
+        median_ms(&mut clicks)
     );
     println!(
         "fill by ref: median {:.1} ms over {REPEAT}",
-        median(&mut fills)
+        median_ms(&mut fills)
     );
     println!(
         "navigate to bench-10000.html with its observation: median {:.0} ms over 5 ({big_bytes} bytes reply)",
-        median(&mut big)
+        median_ms(&mut big)
     );
     println!(
         "server resident memory (Chrome aside): {:.1} MB",

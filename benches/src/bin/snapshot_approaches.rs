@@ -20,6 +20,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, LaunchOptions, Page, Session, SnapshotOptions, WaitUntil};
+use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 use serde_json::{json, Value};
 
@@ -35,11 +36,6 @@ const SKIPPED_ROLES: [&str; 6] = [
     "LineBreak",
     "RootWebArea",
 ];
-
-fn median_ms(mut samples: Vec<Duration>) -> f64 {
-    samples.sort();
-    samples[samples.len() / 2].as_secs_f64() * 1e3
-}
 
 async fn timed<T, F: std::future::Future<Output = T>>(fut: F) -> (T, Duration) {
     let started = Instant::now();
@@ -171,7 +167,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         default_view = Some(snap.expect("default snapshot"));
         samples.push(time);
     }
-    let walk_default = median_ms(samples);
+    let walk_default = median_ms(&mut samples);
     let full = SnapshotOptions {
         max_lines: 100_000,
         ..SnapshotOptions::default()
@@ -186,7 +182,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         full_view = Some(snap.expect("full snapshot"));
         samples.push(time);
     }
-    let walk_full = median_ms(samples);
+    let walk_full = median_ms(&mut samples);
     let default_view = default_view.expect("at least one run");
     let full_view = full_view.expect("at least one run");
 
@@ -201,7 +197,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         tree = answer;
         ax_bytes = bytes;
     }
-    let ax_median = median_ms(samples);
+    let ax_median = median_ms(&mut samples);
     let nodes = tree
         .get("nodes")
         .and_then(Value::as_array)
@@ -220,7 +216,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
                 .1,
         );
     }
-    let ax_enabled_median = median_ms(samples);
+    let ax_enabled_median = median_ms(&mut samples);
 
     // The join: the whole pierced DOM (attributes for hints, hrefs, secrets; backend ids).
     let mut samples = Vec::new();
@@ -237,7 +233,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         document = answer;
         dom_bytes = bytes;
     }
-    let dom_median = median_ms(samples);
+    let dom_median = median_ms(&mut samples);
 
     // Rendering in Rust: index the DOM by backend id, walk the AX tree, print lines.
     let mut samples = Vec::new();
@@ -257,7 +253,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         dom_nodes = index.len();
         ax_joined = joined;
     }
-    let render_ms = median_ms(samples);
+    let render_ms = median_ms(&mut samples);
     let (ax_text, backend_ids) = rendered;
 
     // Refs: an AX snapshot must reach each listed element as an object to tag it (here the
@@ -285,7 +281,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
             .await
             .expect("releaseObjectGroup");
     }
-    let resolve_ms = median_ms(samples);
+    let resolve_ms = median_ms(&mut samples);
 
     // Scoped alternatives: one node (what the oracle test asks per element) and a query of one
     // role under the document.
@@ -302,7 +298,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
             .1,
         );
     }
-    let partial_ms = median_ms(samples);
+    let partial_ms = median_ms(&mut samples);
     let root_backend = document
         .pointer("/root/backendNodeId")
         .and_then(Value::as_i64)
@@ -319,7 +315,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
             .1,
         );
     }
-    let query_ms = median_ms(samples);
+    let query_ms = median_ms(&mut samples);
     raw(&session, "Accessibility.disable", json!({})).await;
 
     // chromate's walk again, now that the renderer keeps an accessibility tree.
@@ -329,7 +325,7 @@ async fn measure(page: &Page, path: &'static str, runs: usize) -> Row {
         snap.expect("snapshot after AX");
         samples.push(time);
     }
-    let walk_after_ax = median_ms(samples);
+    let walk_after_ax = median_ms(&mut samples);
 
     Row {
         page: path,

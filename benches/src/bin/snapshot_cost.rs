@@ -7,14 +7,10 @@
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
+use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 
 const PAGES: [&str; 3] = ["bench-50.html", "bench-2000.html", "bench-10000.html"];
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -52,8 +48,8 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
             "{:<18} {:>9.1} {:>11.1} {:>11.1} {:>7} {:>6} {:>5}",
             path,
             first_time.as_secs_f64() * 1000.0,
-            median(samples).as_secs_f64() * 1000.0,
-            median(in_page).as_secs_f64() * 1000.0,
+            median_ms(&mut samples),
+            median_ms(&mut in_page),
             rendered.len(),
             last.lines.len(),
             refs

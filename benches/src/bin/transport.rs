@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use chromate::cdp::runtime;
 use chromate::{Browser, LaunchOptions, WaitUntil};
+use chromate_benches::{median, median_ms};
 use chromate_tests::FixtureServer;
 
 const ROUND_TRIPS: usize = 500;
@@ -124,14 +125,9 @@ async fn run() -> Result<(), Box<dyn std::error::Error>> {
     }
     println!(
         "launch to first page loaded (login.html): median {:.0} ms over {LAUNCHES}",
-        median(&mut launches).as_secs_f64() * 1e3
+        median_ms(&mut launches)
     );
     Ok(())
-}
-
-fn median(samples: &mut [Duration]) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 fn micros(d: Duration) -> f64 {
