@@ -63,6 +63,7 @@ impl<'a> Plan<'a> {
             .map(|d| (d.domain.as_str(), d))
             .collect();
 
+        let mut referenced_only = HashSet::new();
         let domains: Vec<Cow<'a, Domain>> = match selection {
             DomainSelection::All => protocol.domains.iter().map(Cow::Borrowed).collect(),
             DomainSelection::Only(names) => {
@@ -119,17 +120,16 @@ impl<'a> Plan<'a> {
                         let empty = part.types.is_empty()
                             && part.commands.is_empty()
                             && part.events.is_empty();
-                        (!empty).then_some(Cow::Owned(part))
+                        if empty {
+                            return None;
+                        }
+                        referenced_only.insert(part.domain.clone());
+                        Some(Cow::Owned(part))
                     })
                     .collect()
             }
         };
 
-        let referenced_only = domains
-            .iter()
-            .filter(|d| matches!(d, Cow::Owned(_)))
-            .map(|d| d.domain.clone())
-            .collect();
         let mut plan = Plan {
             domains,
             referenced_only,
@@ -143,17 +143,14 @@ impl<'a> Plan<'a> {
         Ok(plan)
     }
 
+    /// Resolves a `$ref` written in `domain` to its key (see [`resolve`]).
+    pub(crate) fn resolve(&self, domain: &str, reference: &str) -> TypeKey {
+        resolve(domain, reference)
+    }
+
     /// Whether `domain` compiles whole (it was chosen whole), not only in part.
     pub(crate) fn is_whole(&self, domain: &str) -> bool {
         !self.referenced_only.contains(domain)
-    }
-
-    /// Resolves a `$ref` written in `domain` to its key.
-    pub(crate) fn resolve(&self, domain: &str, reference: &str) -> TypeKey {
-        match reference.split_once('.') {
-            Some((d, id)) => (d.to_string(), id.to_string()),
-            None => (domain.to_string(), reference.to_string()),
-        }
     }
 
     /// The definition behind a key, if any.
@@ -178,7 +175,7 @@ impl<'a> Plan<'a> {
     fn check_refs(&self) -> Result<(), GenError> {
         let check = |domain: &str, path: String, prop_ref: Option<&String>| {
             if let Some(reference) = prop_ref {
-                let key = self.resolve(domain, reference);
+                let key = resolve(domain, reference);
                 if !self.types.contains_key(&key) {
                     return Err(GenError::UnknownRef {
                         path,
@@ -216,15 +213,15 @@ impl<'a> Plan<'a> {
         for domain in &self.domains {
             for command in &domain.commands {
                 for prop in &command.parameters {
-                    ser_roots.extend(self.prop_targets(&domain.domain, prop));
+                    ser_roots.extend(prop_targets(&domain.domain, prop));
                 }
                 for prop in &command.returns {
-                    de_roots.extend(self.prop_targets(&domain.domain, prop));
+                    de_roots.extend(prop_targets(&domain.domain, prop));
                 }
             }
             for event in &domain.events {
                 for prop in &event.parameters {
-                    de_roots.extend(self.prop_targets(&domain.domain, prop));
+                    de_roots.extend(prop_targets(&domain.domain, prop));
                 }
             }
         }
@@ -255,12 +252,7 @@ impl<'a> Plan<'a> {
                     dirs.de = true;
                 }
                 if let Some(ty) = self.types.get(&key) {
-                    for prop in ty.properties.iter().flatten() {
-                        todo.extend(self.prop_targets(&key.0, prop));
-                    }
-                    if let Some(items) = &ty.items {
-                        todo.extend(self.items_target(&key.0, items));
-                    }
+                    todo.extend(type_targets(&key.0, ty));
                 }
             }
         }
@@ -286,7 +278,7 @@ impl<'a> Plan<'a> {
             };
             for prop in ty.properties.iter().flatten() {
                 if let Some(reference) = &prop.reference {
-                    let target = self.resolve(&key.0, reference);
+                    let target = resolve(&key.0, reference);
                     if let Some(&target_idx) = index.get(&target) {
                         edges[node_idx].push((prop.name.clone(), target_idx));
                     }
@@ -304,24 +296,49 @@ impl<'a> Plan<'a> {
             }
         }
     }
+}
 
-    fn prop_targets(&self, domain: &str, prop: &Property) -> Vec<TypeKey> {
-        let mut res = Vec::new();
-        if let Some(reference) = &prop.reference {
-            res.push(self.resolve(domain, reference));
-        }
-        if let Some(items) = &prop.items {
-            res.extend(self.items_target(domain, items));
-        }
-        res
+/// Resolves a `$ref` written in `domain` to its key.
+pub(crate) fn resolve(domain: &str, reference: &str) -> TypeKey {
+    match reference.split_once('.') {
+        Some((d, id)) => (d.to_string(), id.to_string()),
+        None => (domain.to_string(), reference.to_string()),
     }
+}
 
-    fn items_target(&self, domain: &str, items: &Items) -> Option<TypeKey> {
-        items
-            .reference
-            .as_ref()
-            .map(|reference| self.resolve(domain, reference))
+/// The types a property of `domain` refers to: its own `$ref` or its items'.
+fn prop_targets(domain: &str, prop: &Property) -> Vec<TypeKey> {
+    let mut res = Vec::new();
+    if let Some(reference) = &prop.reference {
+        res.push(resolve(domain, reference));
     }
+    if let Some(items) = &prop.items {
+        res.extend(items_target(domain, items));
+    }
+    res
+}
+
+fn items_target(domain: &str, items: &Items) -> Option<TypeKey> {
+    items
+        .reference
+        .as_ref()
+        .map(|reference| resolve(domain, reference))
+}
+
+/// The types the fields and items of `ty`, a type of `domain`, refer to.
+fn type_targets(domain: &str, ty: &TypeDef) -> Vec<TypeKey> {
+    let mut res: Vec<TypeKey> = ty
+        .properties
+        .iter()
+        .flatten()
+        .flat_map(|prop| prop_targets(domain, prop))
+        .collect();
+    res.extend(
+        ty.items
+            .as_deref()
+            .and_then(|items| items_target(domain, items)),
+    );
+    res
 }
 
 /// Every property of a domain with its protocol path, for reference checks.
@@ -363,10 +380,6 @@ fn reached_types(
     methods: &BTreeSet<(&str, &str)>,
     types: &HashMap<TypeKey, &TypeDef>,
 ) -> HashSet<TypeKey> {
-    let resolve = |domain: &str, reference: &String| match reference.split_once('.') {
-        Some((d, id)) => (d.to_string(), id.to_string()),
-        None => (domain.to_string(), reference.clone()),
-    };
     let mut todo: Vec<TypeKey> = Vec::new();
     for domain in &protocol.domains {
         let name = domain.domain.as_str();
@@ -387,11 +400,7 @@ fn reached_types(
                     .filter(|e| chosen(&e.name))
                     .flat_map(|e| &e.parameters),
             );
-        for prop in props {
-            todo.extend(prop.reference.iter().map(|r| resolve(name, r)));
-            let items = prop.items.as_ref().and_then(|i| i.reference.as_ref());
-            todo.extend(items.map(|r| resolve(name, r)));
-        }
+        todo.extend(props.flat_map(|prop| prop_targets(name, prop)));
     }
     let mut reached = HashSet::new();
     while let Some(key) = todo.pop() {
@@ -399,14 +408,7 @@ fn reached_types(
         if !reached.insert(key.clone()) {
             continue;
         }
-        for prop in ty.properties.iter().flatten() {
-            todo.extend(prop.reference.iter().map(|r| resolve(&key.0, r)));
-            let items = prop.items.as_ref().and_then(|i| i.reference.as_ref());
-            todo.extend(items.map(|r| resolve(&key.0, r)));
-        }
-        if let Some(r) = ty.items.as_ref().and_then(|i| i.reference.as_ref()) {
-            todo.push(resolve(&key.0, r));
-        }
+        todo.extend(type_targets(&key.0, ty));
     }
     reached
 }
