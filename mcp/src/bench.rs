@@ -19,7 +19,7 @@ pub(crate) async fn snapshot_cost(
         .map_err(|err| err.to_string())?;
     let res = measure(&browser, &url, repeat, max_lines).await;
     browser.close().await;
-    res
+    res.map_err(|err| err.to_string())
 }
 
 async fn measure(
@@ -27,32 +27,22 @@ async fn measure(
     url: &str,
     repeat: usize,
     max_lines: usize,
-) -> Result<String, String> {
-    let page = browser
-        .new_page("about:blank")
-        .await
-        .map_err(|err| err.to_string())?;
+) -> chromate::Result<String> {
+    let page = browser.new_page("about:blank").await?;
     page.goto(url, WaitUntil::Load, Duration::from_secs(30))
-        .await
-        .map_err(|err| err.to_string())?;
+        .await?;
     let options = SnapshotOptions {
         max_lines,
         ..SnapshotOptions::default()
     };
     let started = Instant::now();
-    let first = page
-        .snapshot(options.clone())
-        .await
-        .map_err(|err| err.to_string())?;
+    let first = page.snapshot(options.clone()).await?;
     let first_ms = started.elapsed().as_secs_f64() * 1e3;
     let mut samples = Vec::with_capacity(repeat);
     let mut last = first;
     for _ in 0..repeat {
         let started = Instant::now();
-        last = page
-            .snapshot(options.clone())
-            .await
-            .map_err(|err| err.to_string())?;
+        last = page.snapshot(options.clone()).await?;
         samples.push(started.elapsed().as_secs_f64() * 1e3);
     }
     // Small changes, then the snapshot and its diff from the previous one, as an observation
@@ -61,14 +51,9 @@ async fn measure(
     let mut diff_lines = 0;
     let mut baseline = last.clone();
     for index in 0..SMALL_CHANGES {
-        page.evaluate(small_change(index))
-            .await
-            .map_err(|err| err.to_string())?;
+        page.evaluate(small_change(index)).await?;
         let started = Instant::now();
-        let changed = page
-            .snapshot(options.clone())
-            .await
-            .map_err(|err| err.to_string())?;
+        let changed = page.snapshot(options.clone()).await?;
         let snapshot_ms = started.elapsed().as_secs_f64() * 1e3;
         let diff = chromate::diff(Some(&baseline), &changed).render();
         let total_ms = started.elapsed().as_secs_f64() * 1e3;
@@ -85,8 +70,7 @@ async fn measure(
     let (change_low, change_high) = (changes.total[0], changes.total[changes.total.len() - 1]);
     let change_page_ms = median_of(&mut changes.page);
     let change_diff_ms = median_of(&mut changes.diff);
-    samples.sort_by(f64::total_cmp);
-    let median = samples[samples.len() / 2];
+    let median = median_of(&mut samples);
     let (low, high) = (samples[0], samples[samples.len() - 1]);
     let text = last.render();
     let n_refs = last
