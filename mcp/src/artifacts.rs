@@ -25,7 +25,7 @@ use serde_json::{json, Value};
 use crate::error::{cut_bytes, floor_char_boundary};
 
 /// Default spill threshold (`CHROMATE_MCP_SPILL_BYTES`).
-pub(crate) const DEFAULT_SPILL_BYTES: usize = 2048;
+pub(crate) const DEFAULT_SPILL_BYTES: usize = 8192;
 /// Default response cap (`CHROMATE_MCP_MAX_RESPONSE_BYTES`).
 pub(crate) const DEFAULT_MAX_RESPONSE_BYTES: usize = 32768;
 /// Smallest accepted response cap; lower values are ignored.
@@ -229,12 +229,13 @@ pub(crate) fn spill_preview(text: &str, path: &str) -> String {
 }
 
 /// Shrinks a `tools/call` response envelope (`{jsonrpc, id, result}`) to at
-/// most `cap` serialised bytes (§12). First `structuredContent.result` is
-/// replaced by `{truncated, totalBytes, previewBytes, preview, fullOutput}`
-/// (`full_output` is asked to save the whole result JSON and return its
-/// path); if still over, text blocks are cut from the last to the first, each
-/// ending `\n… (truncated)`. Tool errors keep their (already bounded)
-/// `structuredContent.error` so clients can always branch on the code.
+/// most `cap` serialised bytes (§12). First the result JSON — `content[0]` when it is the
+/// result's compact JSON, and `structuredContent.result` when present — is replaced by
+/// `{truncated, totalBytes, previewBytes, preview, fullOutput}` (`full_output` is asked once
+/// to save the whole result JSON and return its path); then a full `structuredContent`
+/// observation gives way to the inline one of `content[1]`; if still over, text blocks are
+/// cut from the last to the first, each ending `\n… (truncated)`. Tool errors keep their
+/// (already bounded) `structuredContent.error` so clients can always branch on the code.
 pub(crate) fn cap_response(
     envelope: &mut Value,
     cap: usize,
@@ -243,17 +244,48 @@ pub(crate) fn cap_response(
     if serialised_len(envelope) <= cap {
         return;
     }
-    if let Some(structured) = envelope.pointer_mut("/result/structuredContent/result") {
-        let result_json = structured.to_string();
+    let structured_json = envelope
+        .pointer("/result/structuredContent/result")
+        .map(Value::to_string);
+    // `content[0]` is the result JSON unless the tool wrote its own text, the block was
+    // spilled to a preview, or the call failed: none of those parse as a JSON object.
+    let inline_json = envelope
+        .pointer("/result/content/0/text")
+        .and_then(Value::as_str)
+        .filter(|text| text.starts_with('{') || text.starts_with('['))
+        .filter(|text| serde_json::from_str::<Value>(text).is_ok())
+        .map(str::to_owned);
+    // A result shorter than its preview would be is left as it is: cutting it saves nothing.
+    let result_json = structured_json
+        .or_else(|| inline_json.clone())
+        .filter(|json| json.len() > cap / 4);
+    if let Some(result_json) = result_json {
         let preview_len = floor_char_boundary(&result_json, cap / 4);
         let preview = &result_json[..preview_len];
-        *structured = json!({
+        let truncated = json!({
             "truncated": true,
             "totalBytes": result_json.len(),
             "previewBytes": preview.len(),
             "preview": preview,
             "fullOutput": full_output(&result_json),
         });
+        if inline_json.is_some() {
+            if let Some(text) = envelope.pointer_mut("/result/content/0/text") {
+                *text = json!(truncated.to_string());
+            }
+        }
+        if let Some(structured) = envelope.pointer_mut("/result/structuredContent/result") {
+            *structured = truncated;
+        }
+    }
+    if serialised_len(envelope) > cap {
+        let inline = envelope.pointer("/result/content/1/text").cloned();
+        if let (Some(observation), Some(inline)) = (
+            envelope.pointer_mut("/result/structuredContent/observation"),
+            inline,
+        ) {
+            *observation = inline;
+        }
     }
     let n_blocks = envelope
         .pointer("/result/content")

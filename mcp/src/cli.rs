@@ -69,12 +69,15 @@ options:
   --artifacts-dir DIR       artifact root (else CHROMATE_MCP_ARTIFACTS_DIR, else temp dir)
   --allowed-origins LIST    comma list of scheme://host[:port]; block everything else
   --blocked-origins LIST    comma list of scheme://host[:port] to block
+  --structured-content      success results also carry structuredContent {result, observation}
+                            (for hosts that show the model only structuredContent)
   -h, --help                print this help
 
 environment:
-  CHROMATE_BROWSER, CHROMATE_MCP_ARTIFACTS_DIR, CHROMATE_MCP_SPILL_BYTES (2048),
+  CHROMATE_BROWSER, CHROMATE_MCP_ARTIFACTS_DIR, CHROMATE_MCP_SPILL_BYTES (8192),
   CHROMATE_MCP_MAX_RESPONSE_BYTES (32768), CHROMATE_AGENT_TIMEOUT (5000 ms),
-  CHROMATE_TRACE_DIR, CHROMATE_STATE_DIR (./.chromate/state)
+  CHROMATE_TRACE_DIR, CHROMATE_STATE_DIR (./.chromate/state),
+  CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content)
 ";
 
 pub(crate) const INIT_HELP: &str = "\
@@ -156,6 +159,7 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
         match name {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP)),
             "--headed" if inline_value.is_none() => flags.headed = true,
+            "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),

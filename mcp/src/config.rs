@@ -25,6 +25,8 @@ pub(crate) struct McpFlags {
     pub(crate) artifacts_dir: Option<PathBuf>,
     pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
     pub(crate) blocked_origins: Option<Vec<OriginPattern>>,
+    /// `--structured-content`: success results also carry `structuredContent`.
+    pub(crate) structured_content: bool,
 }
 
 /// Everything the server needs to know from its invocation.
@@ -47,6 +49,9 @@ pub(crate) struct Config {
     pub(crate) trace_dir: Option<PathBuf>,
     /// `CHROMATE_STATE_DIR`, else `./.chromate/state`.
     pub(crate) state_dir: PathBuf,
+    /// Success results carry `structuredContent {result, observation}` (§3):
+    /// `--structured-content` or `CHROMATE_MCP_STRUCTURED_CONTENT=1`.
+    pub(crate) structured_content: bool,
 }
 
 impl Default for Config {
@@ -123,6 +128,18 @@ impl Config {
             .map(PathBuf::from)
             .unwrap_or_else(|| Path::new(".chromate").join("state"));
 
+        let structured_content = flags.structured_content
+            || match var("CHROMATE_MCP_STRUCTURED_CONTENT").as_deref() {
+                None | Some("0") => false,
+                Some("1") => true,
+                Some(other) => {
+                    warnings.push(format!(
+                        "warning: ignoring CHROMATE_MCP_STRUCTURED_CONTENT={other:?}: expected 1 or 0; using 0"
+                    ));
+                    false
+                }
+            };
+
         let config = Config {
             headed: flags.headed,
             browser,
@@ -134,6 +151,7 @@ impl Config {
             agent_timeout_ms,
             trace_dir,
             state_dir,
+            structured_content,
         };
         (config, warnings)
     }

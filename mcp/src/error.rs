@@ -249,6 +249,9 @@ pub(crate) struct ToolOutput {
     /// Set by the tool when it already made its own observation (browser_batch);
     /// otherwise the server asks the observation hook after observation-bearing tools.
     pub(crate) observation: Option<Observation>,
+    /// Files the result hands back as `resource_link` blocks (§12): a screenshot, a trace
+    /// zip, a download.
+    pub(crate) links: Vec<std::path::PathBuf>,
 }
 
 impl ToolOutput {
@@ -259,7 +262,14 @@ impl ToolOutput {
             text: None,
             is_error: false,
             observation: None,
+            links: Vec::new(),
         }
+    }
+
+    /// Adds a `resource_link` to `path` (§12).
+    pub(crate) fn with_link(mut self, path: std::path::PathBuf) -> ToolOutput {
+        self.links.push(path);
+        self
     }
 }
 

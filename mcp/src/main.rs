@@ -15,6 +15,7 @@ mod config;
 mod docs;
 mod error;
 mod jsonrpc;
+mod resources;
 mod server;
 mod session;
 mod tools;

@@ -20,6 +20,7 @@ use crate::artifacts::{cap_response, WriteError};
 use crate::config::Config;
 use crate::error::{ToolError, ToolOutput};
 use crate::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
+use crate::resources;
 use crate::session::Session;
 use crate::tools::{self, Cancel, Defaults, Progress, ToolCall, ToolContext, ToolDecl};
 
@@ -93,6 +94,9 @@ struct Shared {
     outbox: Outbox,
     session: tokio::sync::Mutex<Session>,
     defaults: Defaults,
+    /// Where resources/list and resources/read look; fixed at start, so they never wait
+    /// for the session lock.
+    roots: resources::Roots,
 }
 
 impl Shared {
@@ -118,6 +122,7 @@ pub(crate) async fn serve(config: Config) -> i32 {
     let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
     let closing = Arc::new(Notify::new());
     let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
+    let session = Session::new(config);
     let shared = Arc::new(Shared {
         queue: Mutex::new(Queue::default()),
         wake: Notify::new(),
@@ -125,7 +130,8 @@ pub(crate) async fn serve(config: Config) -> i32 {
             sender: out_tx,
             closing,
         },
-        session: tokio::sync::Mutex::new(Session::new(config)),
+        roots: session.resource_roots(),
+        session: tokio::sync::Mutex::new(session),
         defaults,
     });
     let worker = tokio::spawn(run_worker(shared.clone()));
@@ -424,13 +430,23 @@ impl Dispatcher {
                 }
                 Ok(Some(tools::tools_list(&self.shared.defaults)))
             }
-            "resources/list" => Ok(Some(json!({ "resources": [] }))),
+            "resources/list" => Ok(Some(self.shared.roots.list())),
+            "resources/read" => {
+                let uri = match params.get("uri") {
+                    Some(Value::String(uri)) => uri,
+                    _ => {
+                        return Err(invalid_params(
+                            "invalid params: resources/read needs a \"uri\" string".to_owned(),
+                        ))
+                    }
+                };
+                self.shared.roots.read(uri).map(Some).map_err(|error| {
+                    invalid_params(error.message()).with_data(json!({ "uri": uri }))
+                })
+            }
             "resources/templates/list" => Ok(Some(json!({ "resourceTemplates": [] }))),
             "prompts/list" => Ok(Some(json!({ "prompts": [] }))),
-            "tools/call" => {
-                self.tools_call(id, &params)?;
-                Ok(None)
-            }
+            "tools/call" => self.tools_call(id, &params),
             other => Err(RpcError::new(
                 id.clone(),
                 jsonrpc::METHOD_NOT_FOUND,
@@ -440,8 +456,8 @@ impl Dispatcher {
     }
 
     /// Validates at arrival (§2: validation never waits for the browser),
-    /// then queues the call for the worker.
-    fn tools_call(&mut self, id: &Value, params: &Value) -> Result<(), RpcError> {
+    /// then queues the call for the worker (`Ok(None)`: answered later).
+    fn tools_call(&mut self, id: &Value, params: &Value) -> Result<Option<Value>, RpcError> {
         let arrived = Instant::now();
         let invalid_params =
             |message: String| RpcError::new(id.clone(), jsonrpc::INVALID_PARAMS, message);
@@ -460,8 +476,13 @@ impl Dispatcher {
             return Err(invalid_params(format!("unknown tool \"{name}\""))
                 .with_data(json!({ "tool": name })));
         };
-        let arguments = tools::validate(decl, params.get("arguments"), &self.shared.defaults)
-            .map_err(|error| invalid_params(error.full_message()).with_data(error.data()))?;
+        // A rejected argument is a tool error the model reads (§2), answered at once: it
+        // never waits for the browser or for the calls queued before it.
+        let arguments = match tools::validate(decl, params.get("arguments"), &self.shared.defaults)
+        {
+            Ok(arguments) => arguments,
+            Err(error) => return Ok(Some(error.to_tool_error().to_call_result(None))),
+        };
         let progress = Progress::new("queued behind another tool call", arrived);
         let token = params
             .get("_meta")
@@ -484,7 +505,7 @@ impl Dispatcher {
         });
         drop(queue);
         self.shared.wake.notify_one();
-        Ok(())
+        Ok(None)
     }
 }
 
@@ -495,7 +516,7 @@ pub(crate) fn initialize_result(requested: Option<&str>) -> Value {
         .unwrap_or(LATEST_VERSION);
     json!({
         "protocolVersion": version,
-        "capabilities": { "tools": {} },
+        "capabilities": { "tools": {}, "resources": {} },
         "serverInfo": { "name": "chromate", "version": env!("CARGO_PKG_VERSION") },
         "instructions": INSTRUCTIONS,
     })
@@ -647,50 +668,67 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
 }
 
 /// A tool outcome → the `tools/call` result of §3, spilling applied (§12).
+///
+/// Success: `content[0]` is the result's compact JSON (or the tool's own text), `content[1]`
+/// the observation, then one `resource_link` per file the result hands back. No
+/// `structuredContent` unless the session runs with `--structured-content`: hosts that find
+/// one show the model only its serialised form and drop the text blocks, which would hide the
+/// observation. A failed browser_batch keeps `structuredContent.result` in both modes.
 fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, ToolError>) -> Value {
-    match outcome {
+    let output = match outcome {
         Err(error) => {
             let recovery = error
                 .recovery_snapshot
                 .as_deref()
                 .map(|snapshot| session.artifacts.spill("recovery.txt", snapshot).inline);
-            error.to_call_result(recovery.as_deref())
+            return error.to_call_result(recovery.as_deref());
         }
-        Ok(output) => {
-            let label = match decl.name {
-                "browser_snapshot" => "snapshot.txt".to_owned(),
-                "browser_batch" => "batch.txt".to_owned(),
-                name => format!("{name}.json"),
-            };
-            let text = output
-                .text
-                .clone()
-                .unwrap_or_else(|| output.result.to_string());
-            let mut content = vec![json!({
-                "type": "text",
-                "text": session.artifacts.spill(&label, &text).inline,
-            })];
-            if let Some(observation) = &output.observation {
-                let mut text = session
-                    .artifacts
-                    .spill("snapshot.txt", &observation.body)
-                    .inline;
-                if let Some(tripwire) = &observation.tripwire {
-                    text.push('\n');
-                    text.push_str(tripwire);
-                }
-                content.push(json!({ "type": "text", "text": text }));
+        Ok(output) => output,
+    };
+    let label = match decl.name {
+        "browser_snapshot" => "snapshot.txt".to_owned(),
+        "browser_batch" => "batch.txt".to_owned(),
+        name => format!("{name}.json"),
+    };
+    let text = output
+        .text
+        .clone()
+        .unwrap_or_else(|| output.result.to_string());
+    let mut content = vec![json!({
+        "type": "text",
+        "text": session.artifacts.spill(&label, &text).inline,
+    })];
+    let mut full_observation = None;
+    if let Some(observation) = &output.observation {
+        let mut inline = session
+            .artifacts
+            .spill("snapshot.txt", &observation.body)
+            .inline;
+        let mut full = observation.body.clone();
+        if let Some(tripwire) = &observation.tripwire {
+            for text in [&mut inline, &mut full] {
+                text.push('\n');
+                text.push_str(tripwire);
             }
-            let mut result = json!({
-                "content": content,
-                "structuredContent": { "result": output.result },
-            });
-            if output.is_error {
-                result["isError"] = json!(true);
-            }
-            result
         }
+        content.push(json!({ "type": "text", "text": inline }));
+        full_observation = Some(full);
     }
+    content.extend(output.links.iter().filter_map(|path| resources::link(path)));
+    let mut result = json!({ "content": content });
+    if session.config.structured_content {
+        let mut structured = json!({ "result": output.result });
+        if let Some(observation) = full_observation {
+            structured["observation"] = json!(observation);
+        }
+        result["structuredContent"] = structured;
+    } else if output.is_error {
+        result["structuredContent"] = json!({ "result": output.result });
+    }
+    if output.is_error {
+        result["isError"] = json!(true);
+    }
+    result
 }
 
 #[cfg(test)]

@@ -564,6 +564,15 @@ impl Session {
         }
     }
 
+    /// The directories whose files `resources/read` serves (§1.3).
+    pub(crate) fn resource_roots(&self) -> crate::resources::Roots {
+        crate::resources::Roots {
+            session: self.artifacts.dir().to_path_buf(),
+            traces: self.trace_root(),
+            downloads: self.artifacts.dir().join("downloads"),
+        }
+    }
+
     /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute.
     pub(crate) fn state_root(&self) -> PathBuf {
         let dir = &self.config.state_dir;

@@ -40,7 +40,8 @@ fn start_server_with(name: &str, args: &[&str], envs: &[(&str, &str)]) -> McpCli
 
 /// The wire tests' view of a tool call's result.
 trait ToolResults {
-    /// A successful tools/call result's `structuredContent.result`.
+    /// A successful tools/call result: the result JSON of `content[0]`, after checking the
+    /// default shape carries no `structuredContent` (hosts would show the model only that).
     fn call_ok(&mut self, tool: &str, arguments: Value) -> Value;
     /// A tool error's `structuredContent.error`.
     fn call_err(&mut self, tool: &str, arguments: Value) -> Value;
@@ -51,10 +52,10 @@ impl ToolResults for McpClient {
         let response = self.call(tool, arguments);
         let result = &response["result"];
         assert!(
-            result.get("isError").is_none() && result["structuredContent"].get("result").is_some(),
-            "{tool} failed: {response}"
+            result.get("isError").is_none() && result.get("structuredContent").is_none(),
+            "{tool} failed or has structuredContent: {response}"
         );
-        result["structuredContent"]["result"].clone()
+        result_json(result)
     }
 
     fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
@@ -62,6 +63,38 @@ impl ToolResults for McpClient {
         assert_eq!(response["result"]["isError"], json!(true), "{response}");
         response["result"]["structuredContent"]["error"].clone()
     }
+}
+
+/// The result JSON a success carries as its first text block.
+fn result_json(result: &Value) -> Value {
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    match serde_json::from_str(text) {
+        Ok(value) => value,
+        Err(err) => panic!("content[0] is not the result JSON ({err}): {result}"),
+    }
+}
+
+/// An argument validation failure (§2): a tool error the model reads, INVALID_ARGUMENT with
+/// `detail.{tool, argument}`, its text block saying the same. Returns (message, detail).
+fn validation_error(response: &Value) -> (String, Value) {
+    assert!(
+        response.get("error").is_none(),
+        "a protocol error: {response}"
+    );
+    let result = &response["result"];
+    assert_eq!(result["isError"], json!(true), "{response}");
+    let error = &result["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{response}");
+    let message = error["message"].as_str().unwrap_or_default().to_owned();
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.starts_with(&format!(
+            "error: {message}\ncode:  INVALID_ARGUMENT\nhint:  "
+        )),
+        "{text}"
+    );
+    assert!(error["detail"]["tool"].is_string(), "{response}");
+    (message, error["detail"].clone())
 }
 
 fn error_of(response: &Value) -> (i64, String) {
@@ -82,7 +115,10 @@ fn initialize_echoes_a_supported_version_and_rejects_a_second_initialize() {
     let response = server.request("initialize", json!({ "protocolVersion": "2025-03-26", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }));
     let result = &response["result"];
     assert_eq!(result["protocolVersion"], json!("2025-03-26"));
-    assert_eq!(result["capabilities"], json!({ "tools": {} }));
+    assert_eq!(
+        result["capabilities"],
+        json!({ "tools": {}, "resources": {} })
+    );
     assert_eq!(result["serverInfo"]["name"], json!("chromate"));
     assert_eq!(
         result["serverInfo"]["version"],
@@ -361,12 +397,17 @@ fn tools_call_protocol_errors() {
     assert_eq!(response["error"]["data"], json!({ "tool": "browser_nope" }));
     let response = server.request("tools/list", json!({ "cursor": "abc" }));
     assert_eq!(error_of(&response).0, -32602);
+    // Arguments that are not an object are the tool's argument error, which the model reads
+    // (§2); only a missing or unknown name stays a protocol error.
     let response = server.request(
         "tools/call",
         json!({ "name": "browser_status", "arguments": [1] }),
     );
+    let (_, detail) = validation_error(&response);
+    assert_eq!(detail["tool"], json!("browser_status"));
+    // A non-object `params` is a malformed tools/call.
+    let response = server.request("tools/call", json!([1]));
     assert_eq!(error_of(&response).0, -32602);
-    assert_eq!(response["error"]["data"]["tool"], json!("browser_status"));
 }
 
 #[test]
@@ -375,11 +416,8 @@ fn overflow_literals_parse_and_are_rejected_where_used() {
     server.send_raw(b"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"tools/call\",\"params\":{\"name\":\"browser_logs\",\"arguments\":{\"limit\":1e400}}}\n");
     let response = server.recv();
     assert_eq!(
-        error_of(&response),
-        (
-            -32602,
-            "browser_logs: argument \"limit\" must be a finite number, got 1e400".to_owned()
-        )
+        validation_error(&response).0,
+        "browser_logs: argument \"limit\" must be a finite number, got 1e400"
     );
     // Where unused, it is harmless.
     server.send_raw(
@@ -446,7 +484,8 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    /// Calls the tool with `name` set to `value` and expects -32602 naming `argument`.
+    /// Calls the tool with `name` set to `value` and expects the INVALID_ARGUMENT tool error
+    /// naming `argument`.
     fn rejects(&mut self, name: &str, value: Value, argument: &str, what: &str) {
         let mut arguments = self.base.clone();
         arguments.insert(name.to_owned(), value);
@@ -460,9 +499,8 @@ impl Walk<'_> {
             .replace(&format!("\"{OVERFLOW}\""), "1e400");
         self.server.send_raw(format!("{frame}\n").as_bytes());
         let response = self.server.response(&json!(id));
-        let (code, message) = error_of(&response);
         let context = format!("{} {what} ({argument}): {response}", self.tool);
-        assert_eq!(code, -32602, "{context}");
+        let (message, detail) = validation_error(&response);
         assert!(
             message.starts_with(&format!("{}: ", self.tool)),
             "{context}"
@@ -470,14 +508,8 @@ impl Walk<'_> {
         // A batch step's message names the step's own argument.
         let named = argument.rsplit(".arguments.").next().unwrap_or(argument);
         assert!(message.contains(&format!("\"{named}")), "{context}");
-        assert_eq!(
-            response["error"]["data"]["tool"],
-            json!(self.tool),
-            "{context}"
-        );
-        let data_argument = response["error"]["data"]["argument"]
-            .as_str()
-            .unwrap_or_default();
+        assert_eq!(detail["tool"], json!(self.tool), "{context}");
+        let data_argument = detail["argument"].as_str().unwrap_or_default();
         assert!(data_argument.starts_with(argument), "{context}");
         self.n_checked += 1;
     }
@@ -493,10 +525,14 @@ fn every_declared_constraint_of_every_tool_is_enforced() {
         let schema = &tool["inputSchema"];
         assert_eq!(schema["additionalProperties"], json!(false), "{name}");
         let base = minimal_arguments(schema);
-        // The minimal arguments pass validation (any failure is a tool error, not -32602).
+        // The minimal arguments pass validation: whatever the call then does, it is no
+        // argument error (those carry `detail.tool`; cross-argument rules do not).
         let response = server.call(&name, Value::Object(base.clone()));
         assert!(
-            response.get("result").is_some(),
+            response.get("result").is_some()
+                && response["result"]["structuredContent"]["error"]["detail"]
+                    .get("tool")
+                    .is_none(),
             "{name} minimal arguments rejected: {response}"
         );
         let mut walk = Walk {
@@ -632,8 +668,9 @@ fn every_declared_constraint_of_every_tool_is_enforced() {
                             &name,
                             json!({ "steps": [{ "tool": name, "arguments": {} }] }),
                         );
-                        assert_eq!(error_of(&nested), (-32602, "browser_batch: steps[0] (browser_batch): browser_batch cannot be nested".to_owned()));
-                        assert_eq!(nested["error"]["data"]["argument"], json!("steps[0].tool"));
+                        let (message, detail) = validation_error(&nested);
+                        assert_eq!(message, "browser_batch: steps[0] (browser_batch): browser_batch cannot be nested");
+                        assert_eq!(detail["argument"], json!("steps[0].tool"));
                     }
                 }
                 other => panic!("{name}.{property}: unexpected type {other:?}"),
@@ -726,10 +763,7 @@ fn tool_calls_run_in_arrival_order_and_cancellation_drops_them() {
         json!("status"),
         "cancelled calls must not answer: {first}"
     );
-    assert_eq!(
-        first["result"]["structuredContent"]["result"]["ready"],
-        json!(false)
-    );
+    assert_eq!(result_json(&first["result"])["ready"], json!(false));
     server.send(&json!({ "jsonrpc": "2.0", "id": "end", "method": "ping" }));
     assert_eq!(server.recv()["id"], json!("end"));
 }
@@ -813,16 +847,33 @@ fn status_before_launch() {
 }
 
 #[test]
-fn success_results_carry_compact_json_text_and_structured_content() {
+fn success_results_carry_compact_json_text_and_structured_content_only_when_asked() {
+    let expected =
+        json!({ "entries": [], "cursor": 0, "dropped": 0, "truncated": false, "capturing": false });
+    let mut asked = start_server_with("shape-structured", &["--structured-content"], &[]);
+    let result = asked.call("browser_logs", json!({}))["result"].clone();
+    assert_eq!(
+        result,
+        json!({
+            "content": [{ "type": "text", "text": expected.to_string() }],
+            "structuredContent": { "result": expected },
+        })
+    );
+    let mut by_env = start_server_with(
+        "shape-env",
+        &[],
+        &[("CHROMATE_MCP_STRUCTURED_CONTENT", "1")],
+    );
+    let result = by_env.call("browser_logs", json!({}))["result"].clone();
+    assert_eq!(result["structuredContent"]["result"], expected);
+
     let mut server = start_server("shape");
     let response = server.call("browser_logs", json!({}));
     let result = &response["result"];
-    let expected =
-        json!({ "entries": [], "cursor": 0, "dropped": 0, "truncated": false, "capturing": false });
-    assert_eq!(result["structuredContent"]["result"], expected);
+    // By default nothing but the content blocks: the text is what every host shows.
     assert_eq!(
-        result["content"],
-        json!([{ "type": "text", "text": expected.to_string() }])
+        result,
+        &json!({ "content": [{ "type": "text", "text": expected.to_string() }] })
     );
     assert_eq!(
         server.call_ok("browser_logs", json!({ "action": "clear" })),
@@ -1025,7 +1076,17 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
         "{text}"
     );
 
-    let ok = server.call_ok("browser_batch", json!({ "continue_on_error": true, "steps": [{ "tool": "browser_mock" }, { "tool": "browser_status" }] }));
+    // A successful batch follows §3: its result JSON is structured only when asked for, since
+    // content[0] is the step summary.
+    let response = server.call("browser_batch", json!({ "continue_on_error": true, "steps": [{ "tool": "browser_mock" }, { "tool": "browser_status" }] }));
+    assert!(
+        response["result"].get("structuredContent").is_none(),
+        "{response}"
+    );
+    let mut structured = start_server_with("batch-structured", &["--structured-content"], &[]);
+    structured.call("browser_mock", json!({ "action": "block", "pattern": "x" }));
+    let response = structured.call("browser_batch", json!({ "continue_on_error": true, "steps": [{ "tool": "browser_mock" }, { "tool": "browser_status" }] }));
+    let ok = response["result"]["structuredContent"]["result"].clone();
     assert_eq!(
         (ok["ok"].clone(), ok["ran"].clone()),
         (json!(true), json!(2))
@@ -1070,10 +1131,9 @@ fn large_text_spills_to_the_session_directory() {
         .unwrap_or_default();
     assert!(path.ends_with("/0001-browser_mock.json"), "{path}");
     let full = std::fs::read_to_string(path).unwrap_or_default();
-    assert_eq!(
-        serde_json::from_str::<Value>(&full).ok(),
-        Some(response["result"]["structuredContent"]["result"].clone())
-    );
+    let full: Value = serde_json::from_str(&full).unwrap_or_default();
+    assert_eq!(full["count"], json!(5), "{full}");
+    assert_eq!(full["mocks"][4]["pattern"], json!("https://spill.test/4/*"));
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -1118,36 +1178,48 @@ fn artifact_quota_turns_spills_into_truncated_text() {
 }
 
 #[test]
-fn responses_over_the_cap_truncate_structured_content() {
-    let mut server = start_server_with(
-        "cap",
-        &[],
-        &[
-            ("CHROMATE_MCP_MAX_RESPONSE_BYTES", "1024"),
-            ("CHROMATE_MCP_SPILL_BYTES", "100000"),
-        ],
-    );
-    for idx in 0..20 {
-        server.call_ok("browser_mock", json!({ "action": "block", "pattern": format!("https://cap.test/{idx}/{}", "p".repeat(100)) }));
+fn responses_over_the_cap_truncate_the_result_json() {
+    for structured in [false, true] {
+        let args: &[&str] = if structured {
+            &["--structured-content"]
+        } else {
+            &[]
+        };
+        let mut server = start_server_with(
+            "cap",
+            args,
+            &[
+                ("CHROMATE_MCP_MAX_RESPONSE_BYTES", "1024"),
+                ("CHROMATE_MCP_SPILL_BYTES", "100000"),
+            ],
+        );
+        for idx in 0..20 {
+            server.call("browser_mock", json!({ "action": "block", "pattern": format!("https://cap.test/{idx}/{}", "p".repeat(100)) }));
+        }
+        let id = server.fresh_id();
+        server.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "browser_mock" } }));
+        let response = server.response(&json!(id));
+        assert!(
+            response.to_string().len() <= 1024,
+            "{} bytes",
+            response.to_string().len()
+        );
+        // By default the result JSON is content[0]; with structuredContent on, that copy is
+        // truncated too (and may then be cut), the structured one stays whole JSON.
+        let result = if structured {
+            response["result"]["structuredContent"]["result"].clone()
+        } else {
+            assert!(response["result"].get("structuredContent").is_none());
+            result_json(&response["result"])
+        };
+        {
+            assert_eq!(result["truncated"], json!(true), "{response}");
+            assert!(result["totalBytes"].as_u64().unwrap_or(0) > 2000);
+            assert!(result["fullOutput"]
+                .as_str()
+                .is_some_and(|path| path.ends_with("-browser_mock.json")));
+        }
     }
-    let id = server.fresh_id();
-    server.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": { "name": "browser_mock" } }));
-    let response = server.response(&json!(id));
-    assert!(
-        response.to_string().len() <= 1024,
-        "{} bytes",
-        response.to_string().len()
-    );
-    let structured = &response["result"]["structuredContent"]["result"];
-    assert_eq!(structured["truncated"], json!(true));
-    assert!(structured["totalBytes"].as_u64().unwrap_or(0) > 2000);
-    assert!(structured["fullOutput"]
-        .as_str()
-        .is_some_and(|path| path.ends_with("-browser_mock.json")));
-    let text = response["result"]["content"][0]["text"]
-        .as_str()
-        .unwrap_or_default();
-    assert!(text.ends_with("\n… (truncated)"), "{text}");
 }
 
 // ---------------------------------------------------------------------------
@@ -1284,11 +1356,8 @@ fn other_methods_and_rejected_calls_are_answered_while_a_call_runs() {
     let bad = server.recv();
     assert_eq!(bad["id"], json!("bad"));
     assert_eq!(
-        error_of(&bad),
-        (
-            -32602,
-            "browser_click: missing required argument \"selector\"".to_owned()
-        )
+        validation_error(&bad).0,
+        "browser_click: missing required argument \"selector\""
     );
     assert_eq!(server.recv()["id"], json!("list"));
     server.send(&json!({ "jsonrpc": "2.0", "method": "notifications/cancelled", "params": { "requestId": "slow" } }));
@@ -1332,4 +1401,83 @@ fn batch_progress_counts_steps() {
         (json!(false), json!(1))
     );
     assert_eq!(batch["steps"][1]["error"]["code"], json!("TIMEOUT"));
+}
+
+// ---------------------------------------------------------------------------
+// Resources
+// ---------------------------------------------------------------------------
+
+#[test]
+fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
+    let mut server = start_server_with("resources", &[], &[("CHROMATE_MCP_SPILL_BYTES", "600")]);
+    assert_eq!(
+        server.request("resources/list", json!({}))["result"],
+        json!({ "resources": [] })
+    );
+    for idx in 0..5 {
+        server.call_ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": format!("https://res.test/{idx}/{}", "p".repeat(100)) }),
+        );
+    }
+    // The listing spills to `0001-browser_mock.json`.
+    let listing = server.call("browser_mock", json!({}));
+    let listed = server.request("resources/list", json!({}))["result"].clone();
+    let resources = listed["resources"].as_array().cloned().unwrap_or_default();
+    assert_eq!(resources.len(), 1, "{listed}");
+    let resource = &resources[0];
+    assert_eq!(resource["name"], json!("0001-browser_mock.json"));
+    assert_eq!(resource["mimeType"], json!("application/json"));
+    let uri = resource["uri"].as_str().unwrap_or_default().to_owned();
+    let path = uri.trim_start_matches("file://");
+    let text = listing["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(text.contains(&format!("(full output: {path}, ")), "{text}");
+
+    let read = server.request("resources/read", json!({ "uri": uri }))["result"].clone();
+    let contents = &read["contents"][0];
+    assert_eq!(contents["uri"], json!(uri));
+    let full: Value =
+        serde_json::from_str(contents["text"].as_str().unwrap_or_default()).unwrap_or_default();
+    assert_eq!(full["count"], json!(5), "{read}");
+    assert_eq!(
+        resource["size"],
+        json!(contents["text"].as_str().map_or(0, str::len))
+    );
+
+    // Outside the session directory, `..`, other schemes: unknown, whether the file exists
+    // or not.
+    let outside = server.artifacts_dir().join("outside.txt");
+    std::fs::write(&outside, "secret").unwrap_or_default();
+    let dir = Path::new(path).parent().unwrap_or(Path::new("/"));
+    for bad in [
+        format!("file://{}", outside.display()),
+        format!("file://{}/../outside.txt", dir.display()),
+        "file:///etc/passwd".to_owned(),
+        "http://127.0.0.1:1/x".to_owned(),
+        format!("file://{}", dir.display()),
+    ] {
+        let response = server.request("resources/read", json!({ "uri": bad }));
+        assert_eq!(
+            error_of(&response),
+            (-32602, format!("unknown resource {bad}")),
+            "{response}"
+        );
+    }
+    #[cfg(unix)]
+    {
+        let link = dir.join("0002-link.txt");
+        std::os::unix::fs::symlink(&outside, &link).unwrap_or_default();
+        let bad = format!("file://{}", link.display());
+        let response = server.request("resources/read", json!({ "uri": bad }));
+        assert_eq!(error_of(&response).0, -32602, "{response}");
+    }
+    let response = server.request("resources/read", json!({}));
+    assert_eq!(error_of(&response).0, -32602);
+    // Reading launched nothing.
+    assert_eq!(
+        server.call_ok("browser_status", json!({}))["ready"],
+        json!(false)
+    );
 }

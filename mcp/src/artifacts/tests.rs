@@ -152,3 +152,61 @@ fn response_over_the_cap_truncates_structured_content_then_text() {
         .unwrap_or_default();
     assert!(last.ends_with("\n… (truncated)"), "{last}");
 }
+
+#[test]
+fn response_over_the_cap_truncates_the_inline_result_json_first() {
+    // The default shape (§3): the result JSON is content[0], no structuredContent.
+    let result = json!({ "value": "é".repeat(3000) });
+    let observation = "page: x\n".to_owned() + &"y".repeat(500) + "\nerrors: 0 (logCursor 0)";
+    let mut envelope = json!({
+        "jsonrpc": "2.0", "id": 1,
+        "result": { "content": [
+            {"type":"text","text": result.to_string()},
+            {"type":"text","text": observation},
+        ]}
+    });
+    let mut asked = 0;
+    cap_response(&mut envelope, 4096, |json| {
+        asked += 1;
+        Some(format!("/tmp/full-{}.json", json.len()))
+    });
+    assert_eq!(asked, 1);
+    assert!(envelope.to_string().len() <= 4096);
+    let inline: Value = serde_json::from_str(
+        envelope["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default(),
+    )
+    .unwrap_or_default();
+    assert_eq!(inline["truncated"], json!(true));
+    assert_eq!(inline["fullOutput"], json!("/tmp/full-6012.json"));
+    // The observation fitted once the result was cut: it reaches the model whole.
+    assert_eq!(envelope["result"]["content"][1]["text"], json!(observation));
+    assert!(envelope["result"].get("structuredContent").is_none());
+}
+
+#[test]
+fn response_over_the_cap_gives_the_structured_observation_the_inline_form() {
+    let full = "z".repeat(6000);
+    let mut envelope = json!({
+        "jsonrpc": "2.0", "id": 1,
+        "result": {
+            "content": [
+                {"type":"text","text": "{\"ok\":true}"},
+                {"type":"text","text": "short preview\nerrors: 0 (logCursor 0)"},
+            ],
+            "structuredContent": {"result": {"ok": true}, "observation": full},
+        }
+    });
+    cap_response(&mut envelope, 4096, |_| None);
+    assert!(envelope.to_string().len() <= 4096);
+    // A result shorter than a preview stays as it is.
+    assert_eq!(
+        envelope["result"]["structuredContent"]["result"],
+        json!({"ok": true})
+    );
+    assert_eq!(
+        envelope["result"]["structuredContent"]["observation"],
+        json!("short preview\nerrors: 0 (logCursor 0)")
+    );
+}

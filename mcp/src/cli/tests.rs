@@ -28,7 +28,13 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false }"#]],
+    );
+    check(
+        "mcp --structured-content",
+        expect![[
+            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true }"#
+        ]],
     );
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
 }

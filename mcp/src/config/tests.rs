@@ -89,10 +89,10 @@ fn invalid_environment_values_fall_back_with_a_warning() {
     ]);
     assert_eq!(config.agent_timeout_ms, 5000);
     assert_eq!(config.limits.max_response_bytes, 32768);
-    assert_eq!(config.limits.spill_bytes, 2048);
+    assert_eq!(config.limits.spill_bytes, 8192);
     assert_eq!(config.limits.max_files, 3);
     expect![[r#"
-        warning: ignoring CHROMATE_MCP_SPILL_BYTES="lots": expected an integer between 1 and 4294967295; using 2048
+        warning: ignoring CHROMATE_MCP_SPILL_BYTES="lots": expected an integer between 1 and 4294967295; using 8192
         warning: ignoring CHROMATE_MCP_MAX_RESPONSE_BYTES="1023": expected an integer between 1024 and 4294967295; using 32768
         warning: ignoring CHROMATE_AGENT_TIMEOUT="300001": expected an integer between 0 and 300000; using 5000"#]]
     .assert_eq(&warnings.join("\n"));
@@ -110,4 +110,30 @@ fn flags_win_over_environment() {
     });
     assert_eq!(config.browser, Some(PathBuf::from("/flag/chrome")));
     assert_eq!(config.mode(), "cdp-endpoint");
+}
+
+#[test]
+fn structured_content_is_off_unless_the_flag_or_the_variable_says_so() {
+    assert!(!resolve(&[]).0.structured_content);
+    assert!(
+        !resolve(&[("CHROMATE_MCP_STRUCTURED_CONTENT", "0")])
+            .0
+            .structured_content
+    );
+    assert!(
+        resolve(&[("CHROMATE_MCP_STRUCTURED_CONTENT", "1")])
+            .0
+            .structured_content
+    );
+    let (config, warnings) = resolve(&[("CHROMATE_MCP_STRUCTURED_CONTENT", "yes")]);
+    assert!(!config.structured_content);
+    assert_eq!(
+        warnings,
+        ["warning: ignoring CHROMATE_MCP_STRUCTURED_CONTENT=\"yes\": expected 1 or 0; using 0"]
+    );
+    let flags = McpFlags {
+        structured_content: true,
+        ..McpFlags::default()
+    };
+    assert!(Config::resolve(flags, &|_| None).0.structured_content);
 }

@@ -110,6 +110,7 @@ pub(crate) async fn batch(
     let mut failed_step: Option<usize> = None;
     let mut first_recovery: Option<String> = None;
     let mut observed = false;
+    let mut links = Vec::new();
 
     for (idx, step) in args.steps.iter().enumerate() {
         if failed_step.is_some() && !args.continue_on_error {
@@ -154,6 +155,7 @@ pub(crate) async fn batch(
         match outcome {
             Ok(output) => {
                 observed |= observes;
+                links.extend(output.links);
                 let summary = cut_chars(&output.result.to_string(), SUMMARY_CHARS);
                 lines.push(format!(
                     "{} ✓ {}  {duration_ms}ms  {summary}",
@@ -251,6 +253,7 @@ pub(crate) async fn batch(
         text: Some(text),
         is_error: !ok,
         observation,
+        links,
     })
 }
 

@@ -442,12 +442,33 @@ pub(crate) struct ArgError {
 }
 
 impl ArgError {
-    /// The full -32602 message.
+    /// The full message, `<tool>: <message>`.
     pub(crate) fn full_message(&self) -> String {
         format!("{}: {}", self.tool, self.message)
     }
 
-    /// The -32602 `data`.
+    /// The INVALID_ARGUMENT tool error the model reads and corrects its call from (§2):
+    /// the same message, [`ArgError::data`] as `detail`.
+    pub(crate) fn to_tool_error(&self) -> crate::error::ToolError {
+        let hint = if self.extra.contains_key("unknown") {
+            "remove the unknown argument; detail.allowed lists the declared ones".to_owned()
+        } else if self.extra.contains_key("allowed") {
+            "use one of the values in detail.allowed".to_owned()
+        } else {
+            format!(
+                "correct the arguments and call {} again; its inputSchema in tools/list lists every constraint",
+                self.tool
+            )
+        };
+        crate::error::ToolError::new(
+            crate::error::ErrorCode::InvalidArgument,
+            self.full_message(),
+        )
+        .with_hint(hint)
+        .with_detail(self.data())
+    }
+
+    /// The error's `detail`: `{tool, argument, ...}`.
     pub(crate) fn data(&self) -> Value {
         let mut data = Map::new();
         data.insert("tool".into(), json!(self.tool));

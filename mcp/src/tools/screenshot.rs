@@ -99,5 +99,6 @@ pub(crate) async fn screenshot(
         "bytes": bytes,
         "width": shot.width,
         "height": shot.height,
-    })))
+    }))
+    .with_link(path))
 }

@@ -142,6 +142,7 @@ pub(crate) async fn trace(
                     .with_detail(json!({ "reason": "io" }))
                 })?;
                 result["zip"] = json!(zip.display().to_string());
+                return Ok(ToolOutput::new(result).with_link(zip));
             }
             Ok(ToolOutput::new(result))
         }
