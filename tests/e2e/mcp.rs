@@ -60,7 +60,8 @@ fn start_mcp_with_args(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
 trait Transcript {
     /// The whole `tools/call` result, after checking it is no JSON-RPC error.
     fn call_result(&mut self, tool: &str, arguments: Value) -> Value;
-    /// A successful call: `structuredContent.result` and the observation text, if any.
+    /// A successful call: the result JSON (`content[0]`, or `structuredContent.result` from a
+    /// server started with `--structured-content`) and the observation text, if any.
     fn ok(&mut self, tool: &str, arguments: Value) -> (Value, Option<String>);
     /// A failed call: `structuredContent.error`, after checking the §3 error shape.
     fn err(&mut self, tool: &str, arguments: Value) -> Value;
@@ -79,7 +80,19 @@ impl Transcript for McpClient {
         let result = self.call_result(tool, arguments);
         assert_ne!(result["isError"], json!(true), "{tool} failed: {result}");
         let observation = result["content"][1]["text"].as_str().map(str::to_owned);
-        (result["structuredContent"]["result"].clone(), observation)
+        let value = match result.get("structuredContent") {
+            Some(structured) => structured["result"].clone(),
+            None => {
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(err) => {
+                        panic!("{tool}: content[0] is not the result JSON ({err}): {result}")
+                    }
+                }
+            }
+        };
+        (value, observation)
     }
 
     fn err(&mut self, tool: &str, arguments: Value) -> Value {
@@ -364,7 +377,8 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
 
 #[test]
 fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
-    let mut mcp = start_mcp();
+    // Structured results, for the snapshot's fields beside its rendering.
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[]);
     let page = data_url(
         "<title>Snap</title><nav aria-label=Menu><a href=#a>A</a></nav>\
          <button onclick=\"document.title='Snap2'\">T</button>",
@@ -410,7 +424,7 @@ fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
 #[test]
 fn mcp_dialogs_block_page_tools_until_answered() {
     let server = fixtures();
-    let mut mcp = start_mcp();
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[]);
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("dialogs.html") }),
@@ -491,7 +505,10 @@ fn mcp_dialogs_block_page_tools_until_answered() {
 #[test]
 fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
     // A response cap above the 32 KiB result bound, so eval's own truncation shows.
-    let mut mcp = start_mcp_with(&[("CHROMATE_MCP_MAX_RESPONSE_BYTES", "200000")]);
+    let mut mcp = start_mcp_with_args(
+        &["--structured-content"],
+        &[("CHROMATE_MCP_MAX_RESPONSE_BYTES", "200000")],
+    );
     mcp.ok(
         "browser_navigate",
         json!({ "url": data_url("<title>Eval</title>") }),
@@ -855,7 +872,7 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
 
 #[test]
 fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
-    let mut mcp = start_mcp();
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[]);
     let page = data_url(
         "<title>Batch</title><button onclick=\"this.textContent='One'\">Zero</button>\
          <input id=q aria-label=Q>",
@@ -928,7 +945,7 @@ fn tripwire_of(observation: Option<&str>) -> (u64, u64) {
 #[test]
 fn mcp_logs_list_wait_clear_and_the_observation_tripwire() {
     let server = fixtures();
-    let mut mcp = start_mcp();
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[]);
 
     // Before any browser: empty, not capturing, nothing launched.
     let (logs, _) = mcp.ok("browser_logs", json!({}));
@@ -1472,11 +1489,31 @@ fn mcp_screenshot_saves_numbered_pngs_and_refuses_over_quota() {
     let html = "<body style=\"margin:0\"><div style=\"height:2400px\"></div>\
         <p id=\"box\" style=\"position:absolute;top:100px;left:10px;width:150px;height:60px;margin:0;background:#0a0\">box</p></body>";
     mcp.ok("browser_navigate", json!({ "url": data_url(html) }));
-    let (shot, observation) = mcp.ok("browser_screenshot", json!({}));
-    assert!(observation.is_none(), "screenshots carry no observation");
-    assert_eq!(shot["ok"], json!(true));
+    let result = mcp.call_result("browser_screenshot", json!({}));
+    let shot: Value = serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or("null"))
+        .unwrap_or_default();
+    assert_eq!(shot["ok"], json!(true), "{result}");
     let path = shot["path"].as_str().unwrap_or_default().to_owned();
     assert!(path.ends_with("/0001-screenshot.png"), "{path}");
+    // No observation; a resource link a host without our disk reads the PNG through.
+    let link = &result["content"][1];
+    assert_eq!(
+        link,
+        &json!({
+            "type": "resource_link",
+            "uri": format!("file://{path}"),
+            "name": "0001-screenshot.png",
+            "mimeType": "image/png",
+            "size": shot["bytes"],
+        }),
+        "{result}"
+    );
+    assert_eq!(result["content"].as_array().map(Vec::len), Some(2));
+    let read = mcp.request("resources/read", json!({ "uri": link["uri"] }));
+    let blob = read["result"]["contents"][0]["blob"]
+        .as_str()
+        .unwrap_or_default();
+    assert!(blob.starts_with("iVBORw0KGgo"), "a base64 PNG: {read}");
     assert_eq!(
         (shot["width"].clone(), shot["height"].clone()),
         (json!(1280), json!(800))
@@ -1627,7 +1664,7 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         Err(err) => panic!("cannot create a temp dir: {err}"),
     };
     let root = traces.path().to_string_lossy().into_owned();
-    let mut mcp = start_mcp_with(&[("CHROMATE_TRACE_DIR", &root)]);
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[("CHROMATE_TRACE_DIR", &root)]);
     let (status, _) = mcp.ok("browser_trace", json!({}));
     assert_eq!(status, json!({ "running": false, "root": root }));
     let error = mcp.err("browser_trace", json!({ "action": "stop" }));
@@ -1673,7 +1710,14 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         (json!(true), json!(7))
     );
 
-    let (stopped, _) = mcp.ok("browser_trace", json!({ "action": "stop", "zip": true }));
+    let stopped = mcp.call_result("browser_trace", json!({ "action": "stop", "zip": true }));
+    assert_eq!(
+        stopped["content"][1]["uri"],
+        json!(format!("file://{root}/demo.zip")),
+        "the zip is a resource link: {stopped}"
+    );
+    assert_eq!(stopped["content"][1]["mimeType"], json!("application/zip"));
+    let stopped = stopped["structuredContent"]["result"].clone();
     assert_eq!(stopped["zip"], json!(format!("{root}/demo.zip")));
     assert_eq!(stopped["viewer"], json!(format!("{out_dir}/index.html")));
 
@@ -1913,7 +1957,7 @@ for (const t of ['scroll', 'focusin', 'focusout', 'input', 'change', 'keydown', 
 
 #[test]
 fn mcp_read_only_tools_never_change_the_page() {
-    let mut mcp = start_mcp();
+    let mut mcp = start_mcp_with_args(&["--structured-content"], &[]);
     mcp.ok("browser_navigate", json!({ "url": data_url(WATCHED_PAGE) }));
     let read_only: Vec<(&str, Value)> = vec![
         (
@@ -2020,4 +2064,132 @@ fn bench_snapshot_measures_any_file_and_exits_cleanly() {
         .expect("run bench-snapshot");
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("neither a url nor a readable file"));
+}
+
+/// The two ways hosts hand a `tools/call` result to the model.
+#[derive(Debug, Clone, Copy)]
+enum HostFamily {
+    /// Claude Code, Codex, OpenCode and VS Code: when the result has `structuredContent`, the
+    /// model gets only `JSON.stringify(structuredContent)` and the text blocks are dropped
+    /// (anthropics/claude-code#79944, reproduced on Claude Code 2.1.280, and #55677;
+    /// openai/codex#10334; microsoft/vscode#290063); without it, the text blocks.
+    StructuredFirst,
+    /// Hosts that give the model the text content blocks and ignore `structuredContent`
+    /// (Cursor, Claude Desktop, Gemini CLI, Cline at the time of writing).
+    TextOnly,
+}
+
+/// What the model reads of `result` in a host of `family`.
+fn seen_by(family: HostFamily, result: &Value) -> String {
+    let texts = || {
+        result["content"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    match (family, result.get("structuredContent")) {
+        (HostFamily::StructuredFirst, Some(structured)) => structured.to_string(),
+        _ => texts(),
+    }
+}
+
+/// Every page-changing tool's observation, and an error's code and message, reach the model
+/// in both host families, by default and with `--structured-content` (§3, §8).
+#[test]
+fn mcp_the_observation_and_its_tripwire_reach_the_model_in_every_host() {
+    let dir = match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("cannot create a temp dir: {err}"),
+    };
+    let upload = dir.path().join("notes.txt");
+    if let Err(err) = std::fs::write(&upload, "notes") {
+        panic!("cannot write {}: {err}", upload.display());
+    }
+    let upload = upload.display().to_string();
+    let page = data_url(
+        "<title>Hosts</title><button id=b onclick=\"this.textContent='Pressed'\">Press</button>\
+         <input id=q aria-label=Query><input id=c type=checkbox aria-label=Agree>\
+         <input id=f type=file aria-label=File>\
+         <button id=d onclick=\"confirm('Sure?')\">Ask</button>",
+    );
+    let families = [HostFamily::StructuredFirst, HostFamily::TextOnly];
+    for structured in [false, true] {
+        let args: &[&str] = if structured {
+            &["--structured-content"]
+        } else {
+            &[]
+        };
+        let mut mcp = start_mcp_with_args(args, &[]);
+        let calls: Vec<(&str, Value)> = vec![
+            ("browser_navigate", json!({ "url": page })),
+            ("browser_click", json!({ "selector": "#b" })),
+            ("browser_fill", json!({ "selector": "#q", "value": "one" })),
+            ("browser_type", json!({ "text": "two" })),
+            (
+                "browser_element",
+                json!({ "action": "check", "selector": "#c" }),
+            ),
+            ("browser_press", json!({ "key": "Tab" })),
+            ("browser_key", json!({ "action": "press", "key": "Shift" })),
+            ("browser_mouse", json!({ "action": "move", "x": 5, "y": 5 })),
+            ("browser_hover", json!({ "selector": "#b" })),
+            (
+                "browser_upload",
+                json!({ "selector": "#f", "files": [upload] }),
+            ),
+            (
+                "browser_advanced_eval",
+                json!({ "js": "document.title = 'Hosts 2'" }),
+            ),
+            (
+                "browser_batch",
+                json!({ "steps": [{ "tool": "browser_fill", "arguments": { "selector": "#q", "value": "three" } }] }),
+            ),
+            ("browser_click", json!({ "selector": "#d" })),
+            ("browser_dialog", json!({ "action": "accept" })),
+        ];
+        for (tool, arguments) in calls {
+            let result = mcp.call_result(tool, arguments);
+            assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+            assert_eq!(
+                result.get("structuredContent").is_some(),
+                structured,
+                "{tool}: structuredContent only when asked for: {result}"
+            );
+            let observation = result["content"][1]["text"].as_str().unwrap_or_default();
+            assert!(
+                observation.starts_with("page: Hosts")
+                    || observation.starts_with("dialog open: Sure?"),
+                "{tool}: {observation}"
+            );
+            let tripwire = observation.lines().last().unwrap_or_default();
+            assert!(
+                tripwire.starts_with("errors: 0 (logCursor "),
+                "{tool}: {observation}"
+            );
+            let first_line = observation.lines().next().unwrap_or_default();
+            for family in families {
+                let seen = seen_by(family, &result);
+                assert!(
+                    seen.contains(first_line) && seen.contains(tripwire),
+                    "{tool} ({family:?}, structured {structured}): the model sees only {seen}"
+                );
+            }
+        }
+        let result = mcp.call_result(
+            "browser_click",
+            json!({ "selector": "#nope", "timeout_ms": 0 }),
+        );
+        assert_eq!(result["isError"], json!(true));
+        for family in families {
+            let seen = seen_by(family, &result);
+            assert!(
+                seen.contains("NO_MATCH") && seen.contains("click: no element matches css=#nope"),
+                "the error ({family:?}): the model sees only {seen}"
+            );
+        }
+    }
 }
