@@ -279,6 +279,20 @@ pub enum Error {
         /// The selector in canonical form (`css=#save`).
         selector: String,
     },
+    /// A `<select>` has no option with that value or label.
+    #[error("{verb}: no option {value:?} in {selector} ({count} options)")]
+    NoSuchOption {
+        /// The action's verb (`select`).
+        verb: String,
+        /// The select's selector in canonical form.
+        selector: String,
+        /// The value or label asked for.
+        value: String,
+        /// The labels of its first 20 options, in document order.
+        options: Vec<String>,
+        /// How many options it has.
+        count: usize,
+    },
     /// Elements matched but none became visible in time.
     #[error("{verb}: timed out after {}ms waiting for {selector} to become visible ({matched} elements match, none visible)", timeout.as_millis())]
     TimeoutWaitingVisible {
@@ -336,8 +350,8 @@ pub enum Error {
         message: String,
         /// What was expected.
         expected: String,
-        /// What was there.
-        actual: String,
+        /// What was there; `None` when nothing matched a text check.
+        actual: Option<String>,
     },
     /// File or process I/O failed.
     #[error("{context}")]
@@ -386,7 +400,7 @@ impl Error {
             Error::Timeout { .. } => ErrorCode::Timeout,
             Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
             Error::DialogOpen { .. } | Error::StateInvalid { .. } => ErrorCode::StateInvalid,
-            Error::NoMatch { .. } => ErrorCode::NoMatch,
+            Error::NoMatch { .. } | Error::NoSuchOption { .. } => ErrorCode::NoMatch,
             Error::TimeoutWaitingVisible { .. } => ErrorCode::TimeoutWaitingVisible,
             Error::TimeoutWaitingState { .. } => ErrorCode::TimeoutWaitingState,
             Error::BareRef { .. } => ErrorCode::BareRef,

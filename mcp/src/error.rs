@@ -331,6 +331,12 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
         E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
+        E::NoSuchOption {
+            selector,
+            value,
+            options,
+            ..
+        } => json!({ "selector": selector, "query": value, "options": options }),
         E::TimeoutWaitingVisible {
             selector,
             timeout,
@@ -369,6 +375,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         E::DialogOpen { .. } => "answer it with browser_dialog accept or dismiss".to_owned(),
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
+        }
+        E::NoSuchOption { .. } => {
+            "pass one of detail.options (an option's value or its label)".to_owned()
         }
         _ => hint_for(code).to_owned(),
     };

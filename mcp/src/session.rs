@@ -521,38 +521,28 @@ impl Session {
         )
     }
 
-    /// §6.3 row 2: a ref selector (issued by this session) with no baseline
-    /// is STALE_REF `no-snapshot`, with a recovery snapshot. Bare refs never
-    /// issued fail BARE_REF in the engine first.
+    /// §6.3 row 2: a ref selector with no baseline is STALE_REF `no-snapshot`, whether or
+    /// not the session issued it (row 3 comes after); a ref it issued gets a recovery
+    /// snapshot (§6.4), whose refs work on the next call.
     pub(crate) async fn check_ref_baseline(
         &mut self,
         verb: &str,
         page: &chromate::Page,
-        selector: &str,
+        ref_number: Option<u64>,
     ) -> Result<(), ToolError> {
-        let Ok(parsed) = chromate::Selector::parse(selector) else {
-            return Ok(());
-        };
-        let Some(number) = parsed.element_ref() else {
+        let Some(number) = ref_number else {
             return Ok(());
         };
         if self.baseline.is_some() {
             return Ok(());
         }
-        let Some(element_ref) = chromate::ElementRef::new(number) else {
-            return Ok(());
-        };
-        if !page.has_issued_ref(element_ref) {
-            return Ok(());
+        let error = no_snapshot(verb, number);
+        let issued = chromate::ElementRef::new(number)
+            .is_some_and(|element_ref| page.has_issued_ref(element_ref))
+            || self.issued_by_earlier_browser(number);
+        if !issued {
+            return Err(error);
         }
-        let error = ToolError::new(
-            ErrorCode::StaleRef,
-            format!(
-                "{verb}: ref={element_ref} is stale: no snapshot since the session started or the baseline was reset"
-            ),
-        )
-        .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
-        .with_detail(json!({ "ref": element_ref.to_string(), "reason": "no-snapshot" }));
         Err(self.attach_recovery(page, error).await)
     }
 
@@ -760,6 +750,18 @@ impl Session {
 }
 
 /// STATE_INVALID `a dialog is open: <message>` (§4.2).
+/// STALE_REF `no-snapshot` for `ref=e<number>` (§6.3 row 2).
+pub(crate) fn no_snapshot(verb: &str, number: u64) -> ToolError {
+    ToolError::new(
+        ErrorCode::StaleRef,
+        format!(
+            "{verb}: ref=e{number} is stale: no snapshot since the session started or the baseline was reset"
+        ),
+    )
+    .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
+    .with_detail(json!({ "ref": format!("e{number}"), "reason": "no-snapshot" }))
+}
+
 pub(crate) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
     ToolError::new(
         ErrorCode::StateInvalid,

@@ -2193,3 +2193,51 @@ fn mcp_the_observation_and_its_tripwire_reach_the_model_in_every_host() {
         }
     }
 }
+
+/// What an assertion or a select failure says was there (§4.3): `actual` is null when a text
+/// check matched nothing, no-errors lists the first three errors in journal order, and a
+/// missing option lists the options there are.
+#[test]
+fn mcp_expect_and_select_failures_say_what_was_there() {
+    let mut mcp = start_mcp();
+    let page = data_url(
+        "<title>Was</title><script>console.error('first')</script>\
+         <select id=s aria-label=Colour><option value=r>Red</option><option>Green</option></select>",
+    );
+    mcp.ok("browser_navigate", json!({ "url": page }));
+    for text in ["second", "third", "fourth"] {
+        mcp.ok(
+            "browser_advanced_eval",
+            json!({ "js": format!("console.error('{text}')") }),
+        );
+    }
+    let error = mcp.err("browser_expect", json!({ "what": "no-errors" }));
+    assert_eq!(error["code"], json!("EXPECT_MISMATCH"));
+    assert_eq!(
+        error["detail"]["actual"],
+        json!({ "count": 4, "first": ["first", "second", "third"] }),
+        "{error}"
+    );
+
+    let error = mcp.err(
+        "browser_expect",
+        json!({ "what": "text", "selector": "#nothing", "expected": "x", "timeout_ms": 0 }),
+    );
+    assert_eq!(error["code"], json!("EXPECT_MISMATCH"));
+    assert_eq!(error["detail"]["actual"], Value::Null, "{error}");
+
+    let error = mcp.err(
+        "browser_element",
+        json!({ "action": "select", "selector": "#s", "value": "Blue", "timeout_ms": 0 }),
+    );
+    assert_eq!(error["code"], json!("NO_MATCH"), "{error}");
+    assert_eq!(
+        error["detail"]["options"],
+        json!(["Red", "Green"]),
+        "{error}"
+    );
+    assert_eq!(
+        error["message"],
+        json!("select: no option \"Blue\" in css=#s (2 options)")
+    );
+}

@@ -45,7 +45,7 @@ impl Locator {
                     self.selector.canonical()
                 ),
                 expected: expected.into(),
-                actual,
+                actual: Some(actual),
             });
         }
         Ok(())

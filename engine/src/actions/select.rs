@@ -42,9 +42,24 @@ impl Locator {
             "not-select" => Err(Error::InvalidArgument {
                 message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
             }),
-            "no-option" => Err(Error::NoMatch {
+            "no-option" => Err(Error::NoSuchOption {
                 verb: verb.into(),
-                selector: format!("option {value_or_label:?} in {}", self.selector.canonical()),
+                selector: self.selector.canonical().to_owned(),
+                value: value_or_label.to_owned(),
+                options: answer
+                    .get("options")
+                    .and_then(Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .filter_map(|option| option.get("label").and_then(Value::as_str))
+                    .take(20)
+                    .map(str::to_owned)
+                    .collect(),
+                count: answer
+                    .get("count")
+                    .and_then(Value::as_u64)
+                    .and_then(|count| usize::try_from(count).ok())
+                    .unwrap_or(0),
             }),
             "disabled-option" => Err(Error::InvalidArgument {
                 message: format!(

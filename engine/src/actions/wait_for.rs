@@ -155,7 +155,7 @@ impl Locator {
                 deadline.timeout().as_millis()
             ),
             expected: "visible".into(),
-            actual: actual.into(),
+            actual: Some(actual.into()),
         })
     }
 
@@ -204,7 +204,7 @@ impl Locator {
                 deadline.timeout().as_millis()
             ),
             expected,
-            actual: actual.unwrap_or_else(|| "null".into()),
+            actual,
         })
     }
 }

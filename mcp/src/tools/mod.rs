@@ -170,6 +170,24 @@ pub(crate) async fn locate(
     selector: &str,
     timeout_ms: u64,
 ) -> Result<(chromate::Page, chromate::Locator), ToolError> {
+    let parsed = chromate::Selector::parse(selector).ok();
+    let ref_number = parsed.as_ref().and_then(chromate::Selector::element_ref);
+    let bare = parsed.as_ref().is_some_and(chromate::Selector::is_bare_ref);
+    // §6.2: a bare ref this session never issued fails before any browser work. With no
+    // browser running, the only refs issued are those of earlier browsers.
+    if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
+        if !ctx.session.issued_by_earlier_browser(number) {
+            let err = chromate::Error::BareRef {
+                element_ref: format!("e{number}"),
+            };
+            return Err(crate::error::from_engine(verb, &err));
+        }
+    }
+    // §6.3 row 2 with no browser: there is no baseline and nothing to snapshot, so the ref
+    // is `no-snapshot` without launching one (row 1, a dialog, needs a browser).
+    if let (Some(number), false) = (ref_number, ctx.session.browser_running()) {
+        return Err(crate::session::no_snapshot(verb, number));
+    }
     if !ctx.session.browser_running() {
         ctx.progress.set_phase("launching browser");
     }
@@ -177,10 +195,7 @@ pub(crate) async fn locate(
     if let Some(dialog) = page.dialog() {
         let mut error = crate::session::dialog_blocks(verb, &dialog);
         // §6.3 row 1: a ref is not even resolved while a dialog is open.
-        if let Some(number) = chromate::Selector::parse(selector)
-            .ok()
-            .and_then(|parsed| parsed.element_ref())
-        {
+        if let Some(number) = ref_number {
             error.message = format!(
                 "{verb}: cannot resolve ref=e{number} while a dialog is open: {}",
                 dialog.message
@@ -188,21 +203,24 @@ pub(crate) async fn locate(
         }
         return Err(error);
     }
-    ctx.session
-        .check_ref_baseline(verb, &page, selector)
-        .await?;
-    // A bare `e7` this session issued means `ref=e7` (§6.2); one it never
-    // issued stays bare and fails BARE_REF in the engine.
-    let issued_bare = chromate::Selector::parse(selector)
-        .ok()
-        .filter(chromate::Selector::is_bare_ref)
-        .and_then(|parsed| parsed.element_ref())
+    // A bare `e7` this session issued means `ref=e7` (§6.2); one it never issued stays bare
+    // and fails BARE_REF in the engine.
+    let issued_bare = ref_number
+        .filter(|_| bare)
         .and_then(chromate::ElementRef::new)
         .filter(|element_ref| page.has_issued_ref(*element_ref));
-    if let Some(number) = chromate::Selector::parse(selector)
-        .ok()
-        .and_then(|parsed| parsed.element_ref())
-    {
+    if let (true, Some(number), None) = (bare, ref_number, issued_bare) {
+        if !ctx.session.issued_by_earlier_browser(number) {
+            let err = chromate::Error::BareRef {
+                element_ref: format!("e{number}"),
+            };
+            return Err(crate::error::from_engine(verb, &err));
+        }
+    }
+    ctx.session
+        .check_ref_baseline(verb, &page, ref_number)
+        .await?;
+    if let Some(number) = ref_number {
         let current = chromate::ElementRef::new(number)
             .is_some_and(|element_ref| page.has_issued_ref(element_ref));
         if !current && ctx.session.issued_by_earlier_browser(number) {
@@ -227,6 +245,13 @@ pub(crate) async fn locate(
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
     Ok((page, locator))
+}
+
+/// The ref number a selector names (`ref=e7` or a bare `e7`), if it is one.
+pub(crate) fn ref_number(selector: &str) -> Option<u64> {
+    chromate::Selector::parse(selector)
+        .ok()
+        .and_then(|parsed| parsed.element_ref())
 }
 
 /// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`.

@@ -397,16 +397,10 @@ pub(crate) async fn expect(
                 engine(ctx, verb, &page, locator.expect_text(&want)).await
             };
             if let Err(error) = outcome {
+                // `actual` is null when nothing matched a text check (§4.3): the engine says
+                // so with `None`.
                 if error.code == ErrorCode::ExpectMismatch {
-                    let mut error = with_matcher(error);
-                    // `actual` is null when nothing matched a text check (§4.3).
-                    if args.what == "text"
-                        && error.detail.as_ref().and_then(|d| d.get("actual"))
-                            == Some(&json!("no match"))
-                    {
-                        error = error.with_detail_key("actual", serde_json::Value::Null);
-                    }
-                    return Err(error);
+                    return Err(with_matcher(error));
                 }
                 return Err(error);
             }
@@ -476,7 +470,8 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
         page.sync_events(Duration::from_secs(1)).await;
     }
     let journal = ctx.session.journal.log.clone();
-    let list = journal.list(&chromate::LogFilter::errors(), since, 3);
+    // The first three in journal order (§4.3): `list` keeps the newest, so ask for them all.
+    let list = journal.list(&chromate::LogFilter::errors(), since, usize::MAX);
     let (count, dropped) = journal.errors_since(since);
     let cursor = list.cursor;
     if count + dropped == 0 {
@@ -487,7 +482,12 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
             "logCursor": cursor,
         })));
     }
-    let first: Vec<&str> = list.entries.iter().filter_map(|e| e.text()).collect();
+    let first: Vec<&str> = list
+        .entries
+        .iter()
+        .filter_map(|e| e.text())
+        .take(3)
+        .collect();
     let quoted: Vec<String> = first.iter().map(|text| format!("{text:?}")).collect();
     let mut message = format!(
         "expect: expected no errors since seq {since}, but got {} ({})",

@@ -165,7 +165,7 @@ pub(crate) async fn snapshot(
     }
     if let Some(selector) = &args.selector {
         ctx.session
-            .check_ref_baseline(verb, &page, selector)
+            .check_ref_baseline(verb, &page, super::ref_number(selector))
             .await?;
     }
     let options = chromate::SnapshotOptions {
@@ -199,7 +199,7 @@ pub(crate) async fn locators(
     let verb = LOCATORS.verb;
     let page = ctx.session.active_page(verb).await?;
     ctx.session
-        .check_ref_baseline(verb, &page, &args.selector)
+        .check_ref_baseline(verb, &page, super::ref_number(&args.selector))
         .await?;
     let limit = usize::try_from(args.limit).unwrap_or(20);
     let found = match page.locators(&args.selector, limit).await {
