@@ -1240,6 +1240,18 @@ fn init_mcp_prints_every_client_snippet() {
     assert!(status.success());
     assert!(out.starts_with("# VS Code — .vscode/mcp.json"), "{out}");
     assert!(out.contains(r#"{ "servers": { "chromate": { "type": "stdio", "command": "chromate", "args": ["mcp"] } } }"#));
+    let (status, out, _) = run_with_open_stdin(&["init", "--mcp", "--agent", "claude-code"]);
+    assert!(
+        status.success() && out.starts_with("# Claude Code — .mcp.json"),
+        "{out}"
+    );
+    let (status, out, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("unknown agent \"vim\"") && err.contains("copilot-cli, copilot"),
+        "{err}"
+    );
 }
 
 #[test]
