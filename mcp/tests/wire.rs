@@ -1208,11 +1208,13 @@ fn bad_cli_flags_exit_2_without_reading_stdin() {
         assert!(out.is_empty(), "{args:?}: stdout must stay clean: {out}");
         assert!(err.starts_with("chromate: "), "{args:?}: {err}");
     }
+    // The list of known agents, one host per line with its aliases, all thirteen.
     let (_, _, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
     assert!(
-        err.contains("claude, vscode, codex, cursor, gemini, goose, zed"),
+        err.contains("\n  claude, claude-code ") && err.contains("\n  cline "),
         "{err}"
     );
+    assert_eq!(err.lines().count(), 14, "{err}");
 }
 
 #[test]
