@@ -1,8 +1,11 @@
 //! Generated documentation: `docs/tools.md` from the tool declarations and
 //! `docs/error-codes.md` from the error-code table, each kept fresh by a test
-//! here (bless with `UPDATE_EXPECT=1 cargo test -p chromate-mcp docs_`).
+//! here (bless with `UPDATE_EXPECT=1 cargo test -p chromate-mcp docs_`), and a
+//! test that the repository's prose stands alone: no link into a folder
+//! outside it.
 //!
-//! Owns only the rendering; the facts live in `tools/` and `error.rs`.
+//! Owns only the rendering and those checks; the facts live in `tools/` and
+//! `error.rs`, the user guide is `docs/mcp.md` (written by hand).
 
 use crate::error::ErrorCode;
 use crate::tools::schema::{Arg, IntDefault, Kind};
@@ -129,7 +132,9 @@ pub(crate) fn error_codes_markdown() -> String {
          Regenerate with `UPDATE_EXPECT=1 cargo test -p chromate-mcp docs_`. -->\n\n\
          Tool errors carry `structuredContent.error = {code, message, hint?, detail?, recoverySnapshot?}`. \
          Codes are stable, case-sensitive and append-only; `detail` keys may be added, never removed. \
-         Protocol mistakes (bad JSON, unknown method, invalid arguments) are JSON-RPC errors, never these codes.\n\n\
+         Invalid arguments are `INVALID_ARGUMENT` tool errors; only protocol mistakes (bad JSON, an unknown method or tool, \
+         a `tools/call` without `name`) are JSON-RPC errors, never these codes. \
+         How errors read is [mcp.md#errors](mcp.md#errors).\n\n\
          | Code | When | `detail` |\n|---|---|---|\n",
     );
     for code in ErrorCode::ALL {
@@ -154,4 +159,102 @@ fn docs_tools_md_is_fresh() {
 #[test]
 fn docs_error_codes_md_is_fresh() {
     expect_test::expect_file!["../../docs/error-codes.md"].assert_eq(&error_codes_markdown());
+}
+
+/// The prose a reader of the repository sees: README, contributor notes and
+/// everything in `docs/`.
+#[cfg(test)]
+fn repository_prose() -> Vec<(std::path::PathBuf, String)> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut paths: Vec<std::path::PathBuf> = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"]
+        .iter()
+        .map(|name| root.join(name))
+        .collect();
+    let docs = match std::fs::read_dir(root.join("docs")) {
+        Ok(docs) => docs,
+        Err(err) => panic!("cannot list docs/: {err}"),
+    };
+    paths.extend(
+        docs.filter_map(|entry| entry.ok())
+            .map(|entry| entry.path()),
+    );
+    paths.sort();
+    paths
+        .into_iter()
+        .filter(|path| path.extension().is_some_and(|ext| ext == "md"))
+        .map(|path| match std::fs::read_to_string(&path) {
+            Ok(text) => (path, text),
+            Err(err) => panic!("cannot read {}: {err}", path.display()),
+        })
+        .collect()
+}
+
+#[test]
+fn docs_never_point_outside_the_repository() {
+    // The behavioural contract and the style guide live outside this
+    // repository; its docs cite their own sections (`docs/mcp.md#results`).
+    let prose = repository_prose();
+    assert!(prose.len() >= 6, "{} files", prose.len());
+    let mut offences = Vec::new();
+    for (path, text) in &prose {
+        for (number, line) in text.lines().enumerate() {
+            if ["shared/", "spec/mcp-tools", "STYLE.md"]
+                .iter()
+                .any(|needle| line.contains(needle))
+            {
+                offences.push(format!("{}:{}: {line}", path.display(), number + 1));
+            }
+        }
+    }
+    assert!(offences.is_empty(), "{}", offences.join("\n"));
+}
+
+#[test]
+fn docs_mcp_md_has_the_sections_code_links_to() {
+    // Code, tests and contributor notes link to these anchors; renaming a
+    // heading breaks them.
+    let guide = repository_prose()
+        .into_iter()
+        .find(|(path, _)| path.ends_with("docs/mcp.md"))
+        .map(|(_, text)| text)
+        .unwrap_or_default();
+    let anchors: Vec<String> = guide
+        .lines()
+        .filter_map(|line| {
+            line.strip_prefix("## ")
+                .or_else(|| line.strip_prefix("### "))
+        })
+        .map(|heading| heading.to_lowercase().replace(' ', "-"))
+        .collect();
+    for anchor in [
+        "install",
+        "configure-a-host",
+        "run",
+        "results",
+        "observations",
+        "errors",
+        "structured-content",
+        "selectors",
+        "refs",
+        "snapshots",
+        "secrets",
+        "logs",
+        "artifacts-and-resources",
+        "spilling",
+        "resources",
+        "downloads",
+        "mocks",
+        "origin-policy",
+        "environment",
+        "protocol-eras",
+        "troubleshooting",
+        "browser-not-found",
+        "running-as-root",
+        "host-timeouts",
+    ] {
+        assert!(
+            anchors.iter().any(|a| a == anchor),
+            "no #{anchor} in docs/mcp.md"
+        );
+    }
 }

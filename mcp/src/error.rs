@@ -108,7 +108,7 @@ error_codes! {
         when: "bare `eN` never issued",
         detail: "`ref`";
     StaleRef => "STALE_REF",
-        when: "the ref no longer resolves (§6.3)",
+        when: "the ref no longer resolves ([refs](mcp.md#refs))",
         detail: "`ref`, `reason` ∈ detached, document-changed, unknown-ref, ambiguous, no-snapshot; `error.recoverySnapshot` when available";
     NotEditable => "NOT_EDITABLE",
         when: "fill/clear on a container ref or an element that cannot take text",

@@ -1280,11 +1280,13 @@ fn bad_cli_flags_exit_2_without_reading_stdin() {
         assert!(out.is_empty(), "{args:?}: stdout must stay clean: {out}");
         assert!(err.starts_with("chromate: "), "{args:?}: {err}");
     }
+    // The list of known agents, one host per line with its aliases, all thirteen.
     let (_, _, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
     assert!(
-        err.contains("claude, vscode, codex, cursor, gemini, goose, zed"),
+        err.contains("\n  claude, claude-code ") && err.contains("\n  cline "),
         "{err}"
     );
+    assert_eq!(err.lines().count(), 14, "{err}");
 }
 
 #[test]
@@ -1312,6 +1314,18 @@ fn init_mcp_prints_every_client_snippet() {
     assert!(status.success());
     assert!(out.starts_with("# VS Code — .vscode/mcp.json"), "{out}");
     assert!(out.contains(r#"{ "servers": { "chromate": { "type": "stdio", "command": "chromate", "args": ["mcp"] } } }"#));
+    let (status, out, _) = run_with_open_stdin(&["init", "--mcp", "--agent", "claude-code"]);
+    assert!(
+        status.success() && out.starts_with("# Claude Code — .mcp.json"),
+        "{out}"
+    );
+    let (status, out, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
+    assert_eq!(status.code(), Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("unknown agent \"vim\"") && err.contains("copilot-cli, copilot"),
+        "{err}"
+    );
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Unit tests for argv parsing and the `init --mcp` text.
 
-use expect_test::{expect, Expect};
+use expect_test::{expect, expect_file, Expect};
 
 use super::*;
 
@@ -67,31 +67,211 @@ fn usage_errors() {
     check("init", expect!["usage error: init: --mcp is required"]);
     check(
         "init --mcp --agent vim",
-        expect![[
-            r#"usage error: init: unknown agent "vim"; known agents: claude, vscode, codex, cursor, gemini, goose, zed"#
-        ]],
+        expect![[r#"usage error: init: unknown agent "vim"; known agents:"#]],
+    );
+    check(
+        "init --mcp --agent",
+        expect!["usage error: init: --agent needs a value"],
     );
 }
 
 #[test]
-fn init_parses_agents() {
+fn init_parses_agents_and_aliases() {
     check("init --mcp", expect!["init None"]);
     check("init --mcp --agent codex", expect!["init Some(Codex)"]);
     check("init --agent=zed --mcp", expect!["init Some(Zed)"]);
+    check(
+        "init --mcp --agent claude",
+        expect!["init Some(ClaudeCode)"],
+    );
+    check(
+        "init --mcp --agent claude-code",
+        expect!["init Some(ClaudeCode)"],
+    );
+    check("init --mcp --agent code", expect!["init Some(Vscode)"]);
+    check(
+        "init --mcp --agent Copilot",
+        expect!["init Some(CopilotCli)"],
+    );
+    check("init --mcp --agent kilo_code", expect!["init Some(Kilo)"]);
+    check(
+        "init --mcp --agent claude-desktop",
+        expect!["init Some(ClaudeDesktop)"],
+    );
+}
+
+#[test]
+fn every_agent_name_is_unique_and_listed_in_help_and_errors() {
+    let mut seen = std::collections::BTreeSet::new();
+    let Err(UsageError(unknown)) = parse_agent("vim") else {
+        panic!("vim is not an agent");
+    };
+    for agent in Agent::ALL {
+        for name in agent.names() {
+            assert!(seen.insert(*name), "{name} names two agents");
+            assert_eq!(Agent::find(name), Some(*agent), "{name}");
+        }
+        let listed = agent.names().join(", ");
+        let help_line = format!("  {listed:<27} {}\n", agent.client());
+        assert!(INIT_HELP.contains(&help_line), "help lacks {help_line:?}");
+        assert!(
+            unknown.contains(help_line.trim_end()),
+            "error lacks {help_line:?}"
+        );
+    }
+    // The names the contract promises to accept.
+    for name in [
+        "claude",
+        "claude-code",
+        "claude-desktop",
+        "vscode",
+        "copilot-cli",
+        "codex",
+        "cursor",
+        "gemini",
+        "goose",
+        "zed",
+        "windsurf",
+        "opencode",
+        "kilo",
+        "cline",
+    ] {
+        assert!(Agent::find(name).is_some(), "{name}");
+    }
 }
 
 #[test]
 fn init_text_for_one_agent() {
     expect![[r#"
         # Codex — .codex/config.toml (trusted projects only; else ~/.codex/config.toml)
+        # or run: codex mcp add chromate -- chromate mcp (then add tool_timeout_sec = 360 to that table)
+        # part of the top-level mcp_servers table: add it as is, or merge into an existing [mcp_servers.chromate];
+        # environment variables go in [mcp_servers.chromate.env]
         [mcp_servers.chromate]
         command = "chromate"
         args = ["mcp"]
+        tool_timeout_sec = 360
 
+        # A JSON snippet is a whole file: if the file exists, add the "chromate" entry to its servers object.
         # If the client cannot find `chromate` on PATH, use its absolute path as the command.
-        # Environment variables go in the client's env map ([mcp_servers.chromate.env] for Codex, envs for Goose).
+        # Environment variables go in the client's env map (env; [mcp_servers.chromate.env] for Codex, envs for Goose, environment for OpenCode and Kilo Code).
     "#]]
     .assert_eq(&init_text(Some(Agent::Codex)));
+}
+
+#[test]
+fn init_text_lists_the_thirteen_clients_in_order() {
+    // The wire test checks that the binary prints exactly this file.
+    let text = init_text(None);
+    expect_file!["../../tests/expected/init_mcp.txt"].assert_eq(&text);
+    let clients: Vec<&str> = text
+        .lines()
+        .filter_map(|line| line.strip_prefix("# "))
+        .filter_map(|line| line.split_once(" — ").map(|(client, _)| client))
+        .collect();
+    expect![[r#"
+        Claude Code, VS Code, Codex, Cursor, Gemini CLI, Goose, Zed, Claude Desktop, Windsurf, Copilot CLI, OpenCode, Kilo Code, Cline"#]]
+    .assert_eq(&clients.join(", "));
+}
+
+#[test]
+fn every_json_snippet_parses_and_names_the_chromate_server() {
+    for agent in Agent::ALL {
+        if agent.format() != SnippetFormat::Json {
+            continue;
+        }
+        let snippet = agent.snippet();
+        let value: serde_json::Value = match serde_json::from_str(&snippet) {
+            Ok(value) => value,
+            Err(err) => panic!("{agent:?}: {err}: {snippet}"),
+        };
+        let Some(servers) = value.as_object().filter(|top| top.len() == 1) else {
+            panic!("{agent:?}: one top-level key expected: {snippet}");
+        };
+        let server = servers
+            .values()
+            .next()
+            .and_then(|servers| servers.get("chromate"));
+        let command = server.and_then(|server| server.get("command"));
+        let runs_chromate = match command {
+            Some(serde_json::Value::String(command)) => command.ends_with("chromate"),
+            Some(serde_json::Value::Array(argv)) => {
+                argv == &[serde_json::json!("chromate"), serde_json::json!("mcp")]
+            }
+            _ => false,
+        };
+        assert!(runs_chromate, "{agent:?}: {snippet}");
+    }
+}
+
+#[test]
+fn the_codex_snippet_is_a_toml_table_with_a_long_enough_tool_timeout() {
+    // TOML by hand: a table header, then `key = value` lines whose values (plain strings, an
+    // array of strings, an integer) are written the same way in JSON.
+    let snippet = Agent::Codex.snippet();
+    let mut lines = snippet.lines().filter(|line| !line.starts_with('#'));
+    assert_eq!(lines.next(), Some("[mcp_servers.chromate]"));
+    let mut table = serde_json::Map::new();
+    for line in lines {
+        let Some((key, value)) = line.split_once(" = ") else {
+            panic!("not a key = value line: {line:?}");
+        };
+        assert!(
+            key.chars().all(|c| c.is_ascii_alphanumeric() || c == '_'),
+            "bare key {key:?}"
+        );
+        let value: serde_json::Value = match serde_json::from_str(value) {
+            Ok(value) => value,
+            Err(err) => panic!("{line:?}: {err}"),
+        };
+        assert!(table.insert(key.to_owned(), value).is_none(), "{key} twice");
+    }
+    assert_eq!(table["command"], "chromate");
+    assert_eq!(table["args"], serde_json::json!(["mcp"]));
+    // The longest call: a 300000 ms wait plus the 30 s browser launch.
+    let timeout = table["tool_timeout_sec"].as_u64().unwrap_or_default();
+    assert!(timeout >= 330, "{timeout}");
+}
+
+#[test]
+fn the_goose_snippet_is_one_flow_mapping_under_extensions() {
+    let snippet = Agent::Goose.snippet();
+    let lines: Vec<&str> = snippet
+        .lines()
+        .filter(|line| !line.starts_with('#'))
+        .collect();
+    assert_eq!(lines.first(), Some(&"extensions:"));
+    assert_eq!(lines.len(), 2, "{snippet}");
+    let Some(body) = lines[1]
+        .strip_prefix("  chromate: {")
+        .and_then(|rest| rest.strip_suffix('}'))
+    else {
+        panic!("not a flow mapping: {:?}", lines[1]);
+    };
+    // Split on the commas outside brackets.
+    let mut entries = Vec::new();
+    let (mut depth, mut start) = (0, 0);
+    for (index, c) in body.char_indices() {
+        match c {
+            '[' | '{' => depth += 1,
+            ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                entries.push(body[start..index].trim());
+                start = index + 1;
+            }
+            _ => {}
+        }
+    }
+    entries.push(body[start..].trim());
+    expect![[r#"
+        enabled: true
+        name: chromate
+        type: stdio
+        cmd: chromate
+        args: [mcp]
+        envs: {}
+        timeout: 300"#]]
+    .assert_eq(&entries.join("\n"));
 }
 
 #[test]
