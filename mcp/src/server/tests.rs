@@ -26,6 +26,9 @@ fn initialize_falls_back_to_the_latest_version() {
     );
     let result = initialize_result(None);
     assert_eq!(result["serverInfo"]["name"], json!("chromate"));
-    assert_eq!(result["capabilities"], json!({ "tools": {} }));
+    assert_eq!(
+        result["capabilities"],
+        json!({ "tools": {}, "resources": {} })
+    );
     assert!(INSTRUCTIONS.starts_with("One browser per session."));
 }
