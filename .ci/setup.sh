@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK, TypeScript MCP SDK, axe-core)
+#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK in target/venv; the
+#                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -50,16 +51,35 @@ fi
 
 [ "$what" = browser ] && exit 0
 
-# Test clients: the Python MCP SDK and the TypeScript MCP SDK (real MCP clients), and axe-core.
-if ! python3 -c 'import mcp' >/dev/null 2>&1; then
-  echo "setup: installing the Python mcp SDK"
-  python3 -m pip install -q --disable-pip-version-check 'mcp>=1.9,<2' >/dev/null
+# Test clients. The Python MCP SDK goes into a virtual environment under target/: Debian refuses
+# a system-wide pip install (externally-managed-environment). The import is checked with the
+# venv's python from /, where the repository's mcp/ folder cannot shadow the package (from the
+# repository root, `import mcp` finds mcp/ as a namespace package even with no SDK installed).
+venv="$here/target/venv"
+python_sdk='mcp>=2.3,<3'
+if ! (cd / && "$venv/bin/python" -c 'import mcp.client.stdio' >/dev/null 2>&1); then
+  echo "setup: installing the Python mcp SDK ($python_sdk) into target/venv"
+  rm -rf "$venv"
+  if ! python3 -m venv "$venv" >/dev/null 2>&1; then
+    # Debian and Ubuntu ship venv's pip bootstrap separately.
+    if command -v apt-get >/dev/null 2>&1; then
+      echo "setup: installing python3-venv with apt-get"
+      as_root apt-get update -qq
+      as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-venv >/dev/null
+      rm -rf "$venv"
+      python3 -m venv "$venv"
+    else
+      echo "setup: python3 cannot make a virtual environment; install its venv module (e.g. python3-venv)" >&2; exit 1
+    fi
+  fi
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$python_sdk" >/dev/null
+  (cd / && "$venv/bin/python" -c 'import mcp.client.stdio') || { echo "setup: the Python mcp SDK does not import from target/venv" >&2; exit 1; }
 fi
 if [ -f "$here/tests/clients/package.json" ] && [ ! -d "$here/tests/clients/node_modules" ]; then
   if ! command -v npm >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then as_root apt-get install -y -qq nodejs npm >/dev/null
     else echo "setup: npm is needed for the TypeScript client tests" >&2; exit 1; fi
   fi
-  echo "setup: installing the TypeScript MCP SDK and axe-core (npm ci)"
+  echo "setup: installing the TypeScript MCP SDKs, MCP Inspector and axe-core (npm ci)"
   (cd "$here/tests/clients" && npm ci --silent --no-audit --no-fund)
 fi

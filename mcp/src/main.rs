@@ -13,6 +13,7 @@ mod cli;
 mod config;
 #[cfg(test)]
 mod docs;
+mod era;
 mod error;
 mod jsonrpc;
 mod resources;

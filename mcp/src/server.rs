@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, watch, Notify};
 
 use crate::artifacts::{cap_response, WriteError};
 use crate::config::Config;
+use crate::era::{self, Era};
 use crate::error::{ToolError, ToolOutput};
 use crate::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
 use crate::resources;
@@ -70,6 +71,8 @@ struct QueuedCall {
     decl: &'static ToolDecl,
     arguments: Map<String, Value>,
     progress: Progress,
+    /// The era its request came in; its result is decorated for it.
+    era: Era,
 }
 
 /// The running call's id and its cancellation switch.
@@ -150,6 +153,7 @@ pub(crate) async fn serve(config: Config) -> i32 {
     let mut dispatcher = Dispatcher {
         shared: shared.clone(),
         initialized: false,
+        era: Era::Legacy,
     };
     let mut signals = Signals::new();
     loop {
@@ -353,6 +357,9 @@ async fn select_any<F: std::future::Future + Unpin>(mut futures: Vec<F>) {
 struct Dispatcher {
     shared: Arc<Shared>,
     initialized: bool,
+    /// The era of the request being dispatched (set per request, never
+    /// carried over: modern requests are stateless).
+    era: Era,
 }
 
 impl Dispatcher {
@@ -368,7 +375,9 @@ impl Dispatcher {
                         jsonrpc::INVALID_PARAMS,
                         format!("invalid params: {method} params must be an object"),
                     )),
-                    params => self.request(&id, &method, params.unwrap_or_else(|| json!({}))),
+                    params => {
+                        self.request_in_era(&id, &method, params.unwrap_or_else(|| json!({})))
+                    }
                 };
                 match reply {
                     Ok(Some(result)) => self.shared.outbox.send(&jsonrpc::response(&id, result)),
@@ -397,6 +406,22 @@ impl Dispatcher {
                 let _ = running.cancel.send(true);
             }
         }
+    }
+
+    /// Serves a request in the era its `_meta` names (`era.rs`), then
+    /// decorates the result for that era. `Ok(None)` = answered later.
+    fn request_in_era(
+        &mut self,
+        id: &Value,
+        method: &str,
+        params: Value,
+    ) -> Result<Option<Value>, RpcError> {
+        self.era = Era::of_request(id, method, &params)?;
+        let reply = match self.era.answer(id, method)? {
+            Some(result) => Some(result),
+            None => self.request(id, method, params)?,
+        };
+        Ok(reply.map(|result| self.era.decorate(method, result)))
     }
 
     /// `Ok(None)` = answered later (tools/call).
@@ -502,6 +527,7 @@ impl Dispatcher {
             decl,
             arguments,
             progress,
+            era: self.era,
         });
         drop(queue);
         self.shared.wake.notify_one();
@@ -516,8 +542,8 @@ pub(crate) fn initialize_result(requested: Option<&str>) -> Value {
         .unwrap_or(LATEST_VERSION);
     json!({
         "protocolVersion": version,
-        "capabilities": { "tools": {}, "resources": {} },
-        "serverInfo": { "name": "chromate", "version": env!("CARGO_PKG_VERSION") },
+        "capabilities": era::server_capabilities(),
+        "serverInfo": era::server_info(),
         "instructions": INSTRUCTIONS,
     })
 }
@@ -654,7 +680,9 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
             crate::trace::record_action(session, record).await;
         }
     }
-    let result = render(session, decl, outcome);
+    let result = call
+        .era
+        .decorate("tools/call", render(session, decl, outcome));
     let mut envelope = jsonrpc::response(&call.id, result);
     let cap = session.artifacts.limits().max_response_bytes;
     let artifacts = &mut session.artifacts;

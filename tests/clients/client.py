@@ -1,9 +1,16 @@
-"""A real MCP client (the Python SDK) driving `chromate mcp` over stdio.
+"""A real MCP client (the Python SDK 2.x) driving `chromate mcp` over stdio, in both eras.
+
+The first session opens with `initialize` (legacy era); the second calls `server/discover`
+and sends every request with the 2026-07-28 protocol metadata (modern era). Tool results
+are the same in both: a success has no structured content, content[0] is the compact JSON
+of the result and content[1] the observation; an error keeps structured_content.error.
 
 Env: CHROMATE_BIN (the binary), FIXTURE_URL (tests/clients/fixture.html served over HTTP).
 Prints one `PASS <check>` or `FAIL <check>: <why>` line per check; exits 1 on any failure.
+Run with the virtual environment's python (`target/venv`, made by `.ci/setup.sh`).
 """
 import asyncio
+import json
 import os
 import sys
 import tempfile
@@ -23,6 +30,44 @@ def check(name: str, ok: bool, why: object) -> None:
         print(f"FAIL python: {name}: {why}", flush=True)
 
 
+def result_of(call) -> object:
+    """content[0].text parsed as JSON, or None."""
+    try:
+        return json.loads(call.content[0].text)
+    except (AttributeError, IndexError, ValueError):
+        return None
+
+
+async def check_tools(era: str, session: ClientSession, url: str) -> None:
+    tools = (await session.list_tools()).tools
+    check(f"{era}: tools/list has the 28 tools", len(tools) == 28 and tools[0].name == "browser_navigate", len(tools))
+
+    nav = await session.call_tool("browser_navigate", {"url": url})
+    check(
+        f"{era}: browser_navigate result is the JSON in content[0].text",
+        not nav.is_error and result_of(nav) == {"url": url, "title": "Client fixture", "status": 200},
+        nav,
+    )
+    texts = [block.text for block in nav.content]
+    check(
+        f"{era}: browser_navigate observation reaches the model as content[1]",
+        len(texts) == 2 and texts[1].startswith("page: Client fixture — "),
+        texts,
+    )
+    check(f"{era}: a success result has no structured content", nav.structured_content is None, nav.structured_content)
+
+    bad = await session.call_tool("browser_advanced_eval", {"js": "throw new Error('client boom')"})
+    error = (bad.structured_content or {}).get("error", {})
+    check(
+        f"{era}: a failing tool is an isError result with structuredContent.error",
+        bad.is_error and error.get("code") == "EVAL_THREW" and "client boom" in error.get("detail", {}).get("exception", ""),
+        bad,
+    )
+
+    status = await session.call_tool("browser_status", {})
+    check(f"{era}: browser_status after launch", (result_of(status) or {}).get("ready") is True, status)
+
+
 async def main() -> None:
     url = os.environ["FIXTURE_URL"]
     env = dict(os.environ, CHROMATE_MCP_ARTIFACTS_DIR=tempfile.mkdtemp(prefix="chromate-py-"))
@@ -31,31 +76,19 @@ async def main() -> None:
         async with stdio_client(params, errlog=devnull) as (read, write):
             async with ClientSession(read, write) as session:
                 init = await session.initialize()
-                check("server info", init.serverInfo.name == "chromate", init.serverInfo)
+                check("legacy: server info", init.server_info.name == "chromate", init.server_info)
+                check("legacy: capabilities advertise resources", init.capabilities.resources is not None, init.capabilities)
+                await check_tools("legacy", session, url)
 
-                tools = (await session.list_tools()).tools
-                check("tools/list has the 28 tools", len(tools) == 28 and tools[0].name == "browser_navigate", len(tools))
-
-                nav = await session.call_tool("browser_navigate", {"url": url})
-                result = (nav.structuredContent or {}).get("result", {})
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write) as session:
+                discover = await session.discover()
                 check(
-                    "browser_navigate result",
-                    not nav.isError and result == {"url": url, "title": "Client fixture", "status": 200},
-                    nav,
+                    "modern: server/discover offers 2026-07-28",
+                    "2026-07-28" in discover.supported_versions and session.protocol_version == "2026-07-28",
+                    discover,
                 )
-                texts = [block.text for block in nav.content]
-                check("browser_navigate observation", len(texts) == 2 and texts[1].startswith("page: Client fixture — "), texts)
-
-                bad = await session.call_tool("browser_advanced_eval", {"js": "throw new Error('client boom')"})
-                error = (bad.structuredContent or {}).get("error", {})
-                check(
-                    "a failing tool is an isError result",
-                    bad.isError and error.get("code") == "EVAL_THREW" and "client boom" in error.get("detail", {}).get("exception", ""),
-                    bad,
-                )
-
-                status = await session.call_tool("browser_status", {})
-                check("browser_status after launch", (status.structuredContent or {}).get("result", {}).get("ready") is True, status)
+                await check_tools("modern", session, url)
 
 
 asyncio.run(main())

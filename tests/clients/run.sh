@@ -1,7 +1,12 @@
 #!/usr/bin/env bash
-# Drives `chromate mcp` with real MCP clients: the TypeScript SDK (client.mjs) and the Python
-# SDK (client.py), against tests/clients/fixture.html served on 127.0.0.1 by serve.py.
-# Prints `N passed, N failed` (one per check; a client that crashes counts as a failure).
+# Drives `chromate mcp` with real MCP clients against tests/clients/fixture.html served on
+# 127.0.0.1 by serve.py, in both MCP eras (docs/mcp-eras.md):
+#   client.mjs         TypeScript SDK 1.x (@modelcontextprotocol/sdk), legacy era (initialize)
+#   client-modern.mjs  TypeScript SDK 2.x (@modelcontextprotocol/client), modern era (2026-07-28)
+#   inspector.mjs      MCP Inspector's CLI, protocolEra modern and auto
+#   client.py          Python SDK 2.x (mcp), both eras; run with target/venv's python
+# Versions are pinned in package.json / package-lock.json and .ci/setup.sh. Prints
+# `N passed, N failed` (one per check; a client that crashes counts as a failure).
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../.." && pwd)
@@ -10,6 +15,8 @@ if [ ! -x "$bin" ]; then
   (cd "$root" && cargo build -q -p chromate-mcp) || { echo "0 passed, 1 failed (cannot build chromate)"; exit 1; }
 fi
 [ -d "$here/node_modules" ] || (cd "$here" && npm ci --silent --no-audit --no-fund)
+venv_python=$root/target/venv/bin/python
+[ -x "$venv_python" ] || bash "$root/.ci/setup.sh" all
 
 www=$(mktemp -d)
 out=$(mktemp)
@@ -23,7 +30,7 @@ if ! read -r -t 10 port <&3; then
 fi
 export CHROMATE_BIN="$bin" FIXTURE_URL="http://127.0.0.1:$port/fixture.html"
 
-for client in "node $here/client.mjs" "python3 $here/client.py"; do
+for client in "node $here/client.mjs" "node $here/client-modern.mjs" "node $here/inspector.mjs" "$venv_python $here/client.py"; do
   before=$(grep -c '' "$out")
   fails_before=$(grep -c '^FAIL' "$out")
   timeout 120 $client >>"$out" 2>&1
