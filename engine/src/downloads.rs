@@ -12,7 +12,8 @@
 //! moved to `<dir>/<name>`, `name` being the browser's suggested file name made bare
 //! ([`bare_file_name`]), with ` (2)`, ` (3)` … before its extension when the name is taken
 //! ([`numbered_file_name`]). The name is reserved by creating the file (mode 0600) before the
-//! rename, so two downloads finishing together never get the same one. Directories are 0700.
+//! rename, so two downloads finishing together never get the same one. Directories are 0700,
+//! created when the first download begins (a browser that never downloads leaves none).
 //!
 //! Does not own: where the directory is (the caller's), a quota across downloads (the caller
 //! lowers the shared [`DownloadLimit`] as its quota fills), or MCP shapes.
@@ -31,7 +32,7 @@ use crate::cdp::browser::{
     EventDownloadWillBegin, SetDownloadBehaviorParams, SetDownloadBehaviorParamsBehavior,
 };
 use crate::cdp::decode_event;
-use crate::error::{Error, Result};
+use crate::error::Result;
 use crate::session::Session;
 use crate::transport::lock;
 
@@ -106,7 +107,8 @@ impl Default for DownloadLimit {
 /// ```
 #[derive(Debug, Clone)]
 pub struct DownloadOptions {
-    /// The directory finished downloads are saved in (created 0700 if missing).
+    /// The directory finished downloads are saved in (created 0700, with missing parents, when
+    /// the first download begins).
     pub dir: PathBuf,
     /// A download over this many bytes is canceled ([`DEFAULT_DOWNLOAD_LIMIT`] by default).
     pub limit: DownloadLimit,
@@ -180,7 +182,15 @@ impl Downloads {
                     page: page_of(event.frame_id.as_str()),
                     canceling: None,
                 };
-                lock(&self.state).in_flight.insert(event.guid, download);
+                let mut state = lock(&self.state);
+                if let Some(options) = &state.saving {
+                    // Created at the first download, not before, so a browser that never
+                    // downloads leaves no directory; before the browser writes, so the modes are
+                    // chromate's. Two `mkdir`s: quick enough for the reader task. A failure
+                    // shows when the file is saved.
+                    let _ = private_dir(&options.dir.join(INCOMING));
+                }
+                state.in_flight.insert(event.guid, download);
             }
             "Browser.downloadProgress" => {
                 if let Some(event) = decode_event::<EventDownloadProgress>(params) {
@@ -310,7 +320,9 @@ fn finish(
                 Some(over_limit(options.limit.bytes())),
             )
         }
-        Ok(bytes) => match save(&options.dir, source, &download.name) {
+        Ok(bytes) => match private_dir(&options.dir)
+            .and_then(|()| save(&options.dir, source, &download.name))
+        {
             Ok((path, name)) => LogData::Download {
                 url: download.url.clone(),
                 name,
@@ -394,9 +406,16 @@ fn remove_partial(dir: &Path, guid: &str) {
     }
 }
 
-/// Creates `dir` (and its parents) with `dir` itself 0700.
+/// Creates `dir` and its missing parents 0700, and makes `dir` itself 0700.
 fn private_dir(dir: &Path) -> io::Result<()> {
-    std::fs::create_dir_all(dir)?;
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
@@ -480,12 +499,6 @@ impl crate::Browser {
     /// [`Browser::connect`]: crate::Browser::connect
     pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
         let incoming = options.dir.join(INCOMING);
-        private_dir(&options.dir)
-            .and_then(|()| private_dir(&incoming))
-            .map_err(|source| Error::Io {
-                context: format!("creating the downloads directory {}", options.dir.display()),
-                source,
-            })?;
         let downloads = self.downloads();
         {
             let mut state = lock(&downloads.state);

@@ -145,6 +145,10 @@ async fn download_link_click_saves_the_file_privately_and_journals_it() {
         .await
         .expect("downloads enabled");
     assert!(browser.downloads_enabled());
+    assert!(
+        !dir.exists(),
+        "nothing is created before the first download"
+    );
     let page = open(&browser, &server, "links.html").await;
     let since = browser.journal().cursor();
     click_quickly(&page, "#report").await;
