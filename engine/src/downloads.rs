@@ -23,8 +23,10 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use serde_json::value::RawValue;
+use tokio::sync::watch;
 
 use crate::capture::{cut_url, Journal, LogData};
 use crate::cdp::browser::{
@@ -131,9 +133,19 @@ impl DownloadOptions {
 }
 
 /// The downloads of one browser: the options, and the downloads in flight by guid.
-#[derive(Default)]
 pub(crate) struct Downloads {
     state: Mutex<State>,
+    /// Downloads begun and not yet journalled; waiters watch it.
+    unfinished: watch::Sender<usize>,
+}
+
+impl Default for Downloads {
+    fn default() -> Downloads {
+        Downloads {
+            state: Mutex::default(),
+            unfinished: watch::channel(0).0,
+        }
+    }
 }
 
 #[derive(Default)]
@@ -190,7 +202,9 @@ impl Downloads {
                     // shows when the file is saved.
                     let _ = private_dir(&options.dir.join(INCOMING));
                 }
-                state.in_flight.insert(event.guid, download);
+                if state.in_flight.insert(event.guid, download).is_none() {
+                    self.unfinished.send_modify(|n| *n += 1);
+                }
             }
             "Browser.downloadProgress" => {
                 if let Some(event) = decode_event::<EventDownloadProgress>(params) {
@@ -244,6 +258,7 @@ impl Downloads {
                     &download.page,
                     download.entry(DownloadState::Canceled, Some(received), None, reason),
                 );
+                self.finished();
             }
             EventDownloadProgressState::Completed => {
                 let Some(download) = state.in_flight.remove(&event.guid) else {
@@ -257,6 +272,7 @@ impl Downloads {
                         &download.page,
                         download.entry(DownloadState::Failed, Some(received), None, Some(reason)),
                     );
+                    self.finished();
                     return;
                 };
                 let source = event
@@ -264,12 +280,21 @@ impl Downloads {
                     .map(PathBuf::from)
                     .unwrap_or_else(|| options.dir.join(INCOMING).join(&event.guid));
                 // Moving the file touches the disk: off the reader task.
+                let downloads = Arc::clone(self);
                 crate::spawn(async move {
                     let data = finish(&options, &source, download, received);
                     journal.push(&data.0, data.1);
+                    downloads.finished();
                 });
             }
         }
+    }
+}
+
+impl Downloads {
+    /// One download was journalled.
+    fn finished(&self) {
+        self.unfinished.send_modify(|n| *n = n.saturating_sub(1));
     }
 }
 
@@ -524,6 +549,15 @@ impl crate::Browser {
             .events_enabled(true);
         let _ = self.session().send(&events).await;
         Err(err)
+    }
+
+    /// Waits until every download begun so far has ended and been journalled, up to `timeout`.
+    /// Returns whether none is left. (An MCP observation waits briefly, so the call that
+    /// started a small download reports it.)
+    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
+        let mut unfinished = self.downloads().unfinished.subscribe();
+        let waited = tokio::time::timeout(timeout, unfinished.wait_for(|n| *n == 0)).await;
+        matches!(waited, Ok(Ok(_)))
     }
 
     /// Whether downloads are being saved ([`Browser::enable_downloads`] succeeded).

@@ -613,6 +613,9 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
                     if decl.observes && decl.name != "browser_batch" && output.observation.is_none()
                     {
                         output.observation = ctx.session.observe(&cancel).await;
+                        if let Some(observation) = &output.observation {
+                            output.links.extend(observation.links.iter().cloned());
+                        }
                     }
                 }
                 outcome
@@ -675,12 +678,13 @@ fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, To
                     .artifacts
                     .spill("snapshot.txt", &observation.body)
                     .inline;
-                if let Some(tripwire) = &observation.tripwire {
+                for line in observation.footer() {
                     text.push('\n');
-                    text.push_str(tripwire);
+                    text.push_str(line);
                 }
                 content.push(json!({ "type": "text", "text": text }));
             }
+            content.extend(output.links.iter().map(|path| resource_link(path)));
             let mut result = json!({
                 "content": content,
                 "structuredContent": { "result": output.result },
@@ -691,6 +695,33 @@ fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, To
             result
         }
     }
+}
+
+/// A `resource_link` block for a file (§12); the MIME type from its extension.
+fn resource_link(path: &std::path::Path) -> Value {
+    let name = path
+        .file_name()
+        .map_or_else(String::new, |name| name.to_string_lossy().into_owned());
+    let mime_type = match path.extension().and_then(|ext| ext.to_str()) {
+        Some("png") => "image/png",
+        Some("zip") => "application/zip",
+        Some("txt") => "text/plain",
+        Some("csv") => "text/csv",
+        Some("json") => "application/json",
+        Some("pdf") => "application/pdf",
+        Some("html") => "text/html",
+        _ => "application/octet-stream",
+    };
+    let mut link = json!({
+        "type": "resource_link",
+        "uri": format!("file://{}", path.display()),
+        "name": name,
+        "mimeType": mime_type,
+    });
+    if let Ok(meta) = std::fs::metadata(path) {
+        link["size"] = json!(meta.len());
+    }
+    link
 }
 
 #[cfg(test)]

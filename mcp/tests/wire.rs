@@ -833,7 +833,14 @@ fn success_results_carry_compact_json_text_and_structured_content() {
     assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
     assert_eq!(
         error["detail"]["allowed"],
-        json!(["console", "error", "request", "response", "requestfailed"])
+        json!([
+            "console",
+            "error",
+            "request",
+            "response",
+            "requestfailed",
+            "download"
+        ])
     );
 }
 

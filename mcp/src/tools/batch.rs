@@ -246,11 +246,15 @@ pub(crate) async fn batch(
         text.push_str("\nrecovery snapshot:\n");
         text.push_str(recovery);
     }
+    let links = observation
+        .as_ref()
+        .map_or_else(Vec::new, |observation| observation.links.clone());
     Ok(ToolOutput {
         result: Value::Object(result),
         text: Some(text),
         is_error: !ok,
         observation,
+        links,
     })
 }
 
