@@ -12,8 +12,12 @@ use std::path::PathBuf;
 /// true. Keep it sorted by domain.
 const ENGINE_METHODS: &[&str] = &[
     "Accessibility.getPartialAXTree",
+    "Browser.cancelDownload",
     "Browser.close",
+    "Browser.downloadProgress",
+    "Browser.downloadWillBegin",
     "Browser.getVersion",
+    "Browser.setDownloadBehavior",
     "DOM.describeNode",
     "DOM.focus",
     "DOM.setFileInputFiles",

@@ -64,6 +64,8 @@ struct Inner {
     journal: crate::capture::Journal,
     /// Mocks, block rules and the origin policy, applied on every page and frame session.
     intercept: Arc<crate::intercept::Interceptor>,
+    /// Where downloads go and the downloads in flight (`downloads.rs`).
+    downloads: Arc<crate::downloads::Downloads>,
 }
 
 /// What `Browser.getVersion` reports.
@@ -205,6 +207,7 @@ impl Browser {
             changed: watch::channel(0).0,
             refs: Arc::default(),
             intercept: Arc::default(),
+            downloads: Arc::default(),
             journal,
         });
         let weak = Arc::downgrade(&inner);
@@ -248,6 +251,11 @@ impl Browser {
     /// The browser's request interceptor (`intercept/`).
     pub(crate) fn interceptor(&self) -> &crate::intercept::Interceptor {
         &self.inner.intercept
+    }
+
+    /// The downloads of this browser (`downloads.rs`).
+    pub(crate) fn downloads(&self) -> &Arc<crate::downloads::Downloads> {
+        &self.inner.downloads
     }
 
     /// The ref table shared by every page of this browser.
@@ -464,6 +472,12 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
             };
             attach_target(&inner, weak, event.session_id.as_str(), &event.target_info);
         }
+        "Browser.downloadWillBegin" | "Browser.downloadProgress" => {
+            let page_of = |frame_id: &str| page_of_frame(&inner, frame_id);
+            inner
+                .downloads
+                .handle_event(&inner.session, &inner.journal, method, params, page_of);
+        }
         "Target.detachedFromTarget" => {
             if let Some(event) = decode_event::<target::EventDetachedFromTarget>(params) {
                 let session_id = event.session_id.as_str();
@@ -478,6 +492,14 @@ fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
         }
         _ => {}
     }
+}
+
+/// The target id of the tab `frame_id` belongs to (a main frame's id is its tab's target id).
+fn page_of_frame(inner: &Inner, frame_id: &str) -> String {
+    lock(&inner.pages)
+        .iter()
+        .find(|page| page.frames().iter().any(|frame| frame.id == frame_id))
+        .map_or_else(|| frame_id.to_owned(), |page| page.target_id().to_owned())
 }
 
 /// A target attached to the browser session, or a page (popup) attached to a page's session:

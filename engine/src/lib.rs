@@ -20,6 +20,7 @@ mod actions;
 mod browser;
 mod capture;
 pub mod cdp;
+mod downloads;
 mod error;
 pub(crate) mod input;
 mod intercept;
@@ -44,6 +45,10 @@ pub use actions::{
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{iso_time, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use downloads::{
+    bare_file_name, numbered_file_name, DownloadLimit, DownloadOptions, DownloadState,
+    DEFAULT_DOWNLOAD_LIMIT,
+};
 pub use error::{Error, ErrorCode, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{

@@ -7,6 +7,12 @@
 //! `CHROMATE_MCP_MAX_RESPONSE_BYTES`. The size rules are pure functions so
 //! they are unit-tested without a filesystem.
 //!
+//! Downloads (§11.7) live in `<session dir>/downloads/` and count against
+//! the quota: the store keeps the engine's shared [`chromate::DownloadLimit`]
+//! at what the quota has left (at most 256 MiB; 0 once the files are used
+//! up), so the engine cancels a download that would not fit, and each
+//! finished download is added to the totals when an observation reports it.
+//!
 //! Does not own: deciding *which* blocks spill (the server does, per §12),
 //! trace files (outside the quota, §11.6) or ever deleting the directory.
 //!
@@ -78,20 +84,52 @@ pub(crate) struct ArtifactStore {
     counter: u32,
     files: u64,
     bytes: u64,
+    /// The size limit of one download: what the quota has left.
+    download_limit: chromate::DownloadLimit,
 }
 
 impl ArtifactStore {
     /// A store for `<root>/chromate-mcp-<pid>-<stamp>/`; nothing is created yet.
     pub(crate) fn new(root: &Path, pid: u32, started: SystemTime, limits: Limits) -> ArtifactStore {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-        ArtifactStore {
+        let store = ArtifactStore {
             dir: root.join(session_dir_name(pid, started)),
             limits,
             created: false,
             counter: 0,
             files: 0,
             bytes: 0,
-        }
+            download_limit: chromate::DownloadLimit::default(),
+        };
+        store.update_download_limit();
+        store
+    }
+
+    /// `<session dir>/downloads` (§11.7); the engine creates it at the first download.
+    pub(crate) fn downloads_dir(&self) -> PathBuf {
+        self.dir.join("downloads")
+    }
+
+    /// The download size limit the engine checks, kept at what the quota has left.
+    pub(crate) fn download_limit(&self) -> chromate::DownloadLimit {
+        self.download_limit.clone()
+    }
+
+    /// Counts a saved download (`bytes` long) against the quota.
+    pub(crate) fn count_download(&mut self, bytes: u64) {
+        self.files += 1;
+        self.bytes += bytes;
+        self.update_download_limit();
+    }
+
+    fn update_download_limit(&self) {
+        let left = if self.files >= self.limits.max_files {
+            0
+        } else {
+            self.limits.max_bytes.saturating_sub(self.bytes)
+        };
+        self.download_limit
+            .set(left.min(chromate::DEFAULT_DOWNLOAD_LIMIT));
     }
 
     /// The session directory (it may not exist yet).
@@ -117,6 +155,7 @@ impl ArtifactStore {
             .map_err(|err| WriteError::Io(format!("{}: {err}", path.display())))?;
         self.files += 1;
         self.bytes += data.len() as u64;
+        self.update_download_limit();
         Ok(path)
     }
 

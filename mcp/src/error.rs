@@ -250,7 +250,7 @@ pub(crate) struct ToolOutput {
     /// otherwise the server asks the observation hook after observation-bearing tools.
     pub(crate) observation: Option<Observation>,
     /// Files the result hands back as `resource_link` blocks (§12): a screenshot, a trace
-    /// zip, a download.
+    /// zip, the downloads its observation reports.
     pub(crate) links: Vec<std::path::PathBuf>,
 }
 
@@ -415,8 +415,20 @@ pub(crate) fn hint_for(code: ErrorCode) -> &'static str {
 pub(crate) struct Observation {
     /// The dialog notice, full rendering, or diff (§8 steps 2–3).
     pub(crate) body: String,
+    /// `download: <name> (<bytes> bytes) <state>` (or `… not saved: <reason>`) per download
+    /// that ended since the previous observation (§11.7), printed before the tripwire.
+    pub(crate) downloads: Vec<String>,
+    /// The saved files of those downloads, for the call's `resource_link` blocks.
+    pub(crate) links: Vec<std::path::PathBuf>,
     /// `errors: <n> (logCursor <c>)`, absent only if logs cannot be captured.
     pub(crate) tripwire: Option<String>,
+}
+
+impl Observation {
+    /// The lines after the body: the download lines, then the tripwire.
+    pub(crate) fn footer(&self) -> impl Iterator<Item = &String> {
+        self.downloads.iter().chain(&self.tripwire)
+    }
 }
 
 /// Cuts `text` to at most `max` bytes on a character boundary, appending

@@ -660,6 +660,9 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
                     if decl.observes && decl.name != "browser_batch" && output.observation.is_none()
                     {
                         output.observation = ctx.session.observe(&cancel).await;
+                        if let Some(observation) = &output.observation {
+                            output.links.extend(observation.links.iter().cloned());
+                        }
                     }
                 }
                 outcome
@@ -733,10 +736,10 @@ fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, To
             .spill("snapshot.txt", &observation.body)
             .inline;
         let mut full = observation.body.clone();
-        if let Some(tripwire) = &observation.tripwire {
+        for line in observation.footer() {
             for text in [&mut inline, &mut full] {
                 text.push('\n');
-                text.push_str(tripwire);
+                text.push_str(line);
             }
         }
         content.push(json!({ "type": "text", "text": inline }));

@@ -3,7 +3,9 @@
 //! Owns: the configuration, the artifact store, the mock table, the log
 //! journal's cursor, the trace state, the browser (launched lazily by the
 //! first call that needs a page, §1.5), the tabs and their `p<N>` ids
-//! (§11.3), the snapshot baseline (§6.3), and the two hooks the server calls
+//! (§11.3), the snapshot baseline (§6.3), the downloads directory handed to
+//! every browser and the `download:` lines of observations (§11.7), and the
+//! two hooks the server calls
 //! around tools: [`Session::observe`] after a successful observation-bearing
 //! call (§8) and [`Session::shutdown`] at exit (§1.5).
 //!
@@ -65,6 +67,8 @@ pub(crate) struct Journal {
     pub(crate) log: chromate::Journal,
     /// The journal cursor at the previous observation (0 at first).
     pub(crate) observed: u64,
+    /// The journal cursor up to which observations reported downloads (§11.7).
+    pub(crate) downloads_observed: u64,
     /// The tripwire of the latest observation (browser_batch reports it).
     pub(crate) last_tripwire: Option<Tripwire>,
     /// `p<N>` of every tab ever listed, by target id (entries of closed tabs
@@ -249,6 +253,14 @@ impl Session {
             }
         };
         let browser = browser.map_err(|err| from_engine(verb, &err))?;
+        // Downloads go to the session directory, within the quota (§11.7). A browser that
+        // refuses the directory (`--cdp-endpoint`) still reports them, journalled as not
+        // saved with its answer as the reason, so the launch goes on.
+        let downloads = chromate::DownloadOptions::new(self.artifacts.downloads_dir())
+            .limit(self.artifacts.download_limit());
+        if let Err(err) = browser.enable_downloads(downloads).await {
+            eprintln!("chromate: downloads will not be saved: {err}");
+        }
         // Mocks and the origin policy are in before the first tab loads (§1.5).
         self.mocks
             .install(&browser, &self.config)
@@ -582,13 +594,13 @@ impl Session {
         }
         let page = self.current_page()?;
         if let Some(dialog) = page.dialog() {
-            return Some(Observation {
-                body: format!(
+            return Some(
+                self.observation(format!(
                     "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
                     dialog.message
-                ),
-                tripwire: self.tripwire(),
-            });
+                ))
+                .await,
+            );
         }
         let body = match self
             .take_snapshot(&page, chromate::SnapshotOptions::default())
@@ -611,10 +623,56 @@ impl Session {
                 }
             }
         };
-        Some(Observation {
+        Some(self.observation(body).await)
+    }
+
+    /// An observation of `body`: the downloads that ended since the previous observation, then
+    /// the tripwire (§8, §11.7).
+    async fn observation(&mut self, body: String) -> Observation {
+        // A download that began during the call (an attachment navigation the click waited
+        // for) is usually done by now: wait a little for it, so this call reports it. A longer
+        // one, or one that begins later (a `download` link's request is still on its way),
+        // is reported by the first observation after it ends.
+        if let Some(live) = &self.live {
+            live.browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
+        }
+        let (downloads, links) = self.ended_downloads();
+        Observation {
             body,
+            downloads,
+            links,
             tripwire: self.tripwire(),
-        })
+        }
+    }
+
+    /// The `download:` lines and saved files of the downloads journalled since the previous
+    /// observation; saved ones are counted against the quota (§12).
+    fn ended_downloads(&mut self) -> (Vec<String>, Vec<PathBuf>) {
+        let log = &self.journal.log;
+        let now = log.cursor();
+        let entries = log.downloads_since(self.journal.downloads_observed);
+        self.journal.downloads_observed = now;
+        let mut lines = Vec::new();
+        let mut links = Vec::new();
+        for entry in entries.iter().filter(|entry| entry.seq <= now) {
+            let chromate::LogData::Download {
+                name,
+                state,
+                bytes,
+                path,
+                reason,
+                ..
+            } = &entry.data
+            else {
+                continue;
+            };
+            lines.push(download_line(name, *state, *bytes, reason.as_deref()));
+            if let Some(path) = path {
+                self.artifacts.count_download(bytes.unwrap_or(0));
+                links.push(path.clone());
+            }
+        }
+        (lines, links)
     }
 
     /// The tripwire (§8 step 4): error entries since the previous
@@ -663,13 +721,7 @@ impl Session {
                 "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
                 dialog.message
             );
-            return Some((
-                summary,
-                Observation {
-                    body,
-                    tripwire: self.tripwire(),
-                },
-            ));
+            return Some((summary, self.observation(body).await));
         }
         let snapshot = match self
             .take_snapshot(&page, chromate::SnapshotOptions::default())
@@ -686,13 +738,7 @@ impl Session {
                     "documentChange": "unknown",
                 });
                 let body = format!("post-action snapshot unavailable: {err}");
-                return Some((
-                    summary,
-                    Observation {
-                        body,
-                        tripwire: self.tripwire(),
-                    },
-                ));
+                return Some((summary, self.observation(body).await));
             }
         };
         let change = match &self.baseline {
@@ -709,13 +755,7 @@ impl Session {
         });
         let body = snapshot.header();
         self.baseline = Some(snapshot);
-        Some((
-            summary,
-            Observation {
-                body,
-                tripwire: self.tripwire(),
-            },
-        ))
+        Some((summary, self.observation(body).await))
     }
 
     /// The shutdown hook (§1.5): end any trace, close the browser (kill after
@@ -749,6 +789,28 @@ impl Session {
     }
 }
 
+/// How long an observation waits for downloads in flight to end (§11.7).
+const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
+
+/// `download: <name> (<bytes> bytes) <state>`; `download: <name> not saved: <reason>` when the
+/// browser finished it but it could not be saved here, or it could not be saved at all.
+pub(crate) fn download_line(
+    name: &str,
+    state: chromate::DownloadState,
+    bytes: Option<u64>,
+    reason: Option<&str>,
+) -> String {
+    match (state, reason) {
+        (chromate::DownloadState::Failed, Some(reason)) => {
+            format!("download: {name} not saved: {reason}")
+        }
+        _ => match bytes {
+            Some(bytes) => format!("download: {name} ({bytes} bytes) {}", state.as_str()),
+            None => format!("download: {name} {}", state.as_str()),
+        },
+    }
+}
+
 /// STATE_INVALID `a dialog is open: <message>` (§4.2).
 /// STALE_REF `no-snapshot` for `ref=e<number>` (§6.3 row 2).
 pub(crate) fn no_snapshot(verb: &str, number: u64) -> ToolError {
@@ -770,3 +832,6 @@ pub(crate) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError 
     .with_hint("answer it with browser_dialog accept or dismiss (browser_dialog inspect shows it)")
     .with_detail(json!({ "reason": "dialog-open", "dialog": { "type": dialog.kind, "message": dialog.message } }))
 }
+
+#[cfg(test)]
+mod tests;

@@ -149,9 +149,13 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
     let arguments = redact(call.tool, call.arguments, page.as_ref()).await;
     let (ok, outcome_key, outcome_value, observation) = match call.outcome {
         Ok(output) => {
-            let observation = output.observation.as_ref().map(|o| match &o.tripwire {
-                Some(tripwire) => format!("{}\n{tripwire}", o.body),
-                None => o.body.clone(),
+            let observation = output.observation.as_ref().map(|o| {
+                let mut text = o.body.clone();
+                for line in o.footer() {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+                text
             });
             (
                 !output.is_error,

@@ -1096,7 +1096,14 @@ fn success_results_carry_compact_json_text_and_structured_content_only_when_aske
     assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
     assert_eq!(
         error["detail"]["allowed"],
-        json!(["console", "error", "request", "response", "requestfailed"])
+        json!([
+            "console",
+            "error",
+            "request",
+            "response",
+            "requestfailed",
+            "download"
+        ])
     );
 }
 

@@ -958,7 +958,14 @@ fn mcp_logs_list_wait_clear_and_the_observation_tripwire() {
     assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
     assert_eq!(
         error["detail"]["allowed"],
-        json!(["console", "error", "request", "response", "requestfailed"])
+        json!([
+            "console",
+            "error",
+            "request",
+            "response",
+            "requestfailed",
+            "download"
+        ])
     );
     let error = mcp.err("browser_expect", json!({ "what": "no-errors" }));
     assert_eq!(error["code"], json!("STATE_INVALID"), "{error}");
@@ -1374,6 +1381,124 @@ fn mode_of(path: &std::path::Path) -> u32 {
         Ok(meta) => meta.permissions().mode() & 0o777,
         Err(err) => panic!("no {}: {err}", path.display()),
     }
+}
+
+#[test]
+fn mcp_a_download_link_click_saves_the_file_in_the_session_directory_and_reports_it() {
+    let server = fixtures();
+    server.route("download-link.html", |_| {
+        chromate_tests::Response::html(
+            "<!doctype html><html lang=\"en\"><title>downloads</title>\
+             <a href=\"/attachment?name=report.csv&amp;bytes=1234\">Get the report</a></html>",
+        )
+    });
+    let mut mcp = start_mcp();
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("download-link.html") }),
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(!observation.contains("download:"), "{observation}");
+    let link = ref_of(&observation, "Get the report");
+
+    // The link's response is `Content-Disposition: attachment`: the click's navigation turns
+    // into a download, and the click is a success at once, with no navigation to wait for.
+    let started = Instant::now();
+    let (clicked, observation) = mcp.ok("browser_click", json!({ "selector": link }));
+    assert!(
+        started.elapsed() < Duration::from_secs(10),
+        "{:?}",
+        started.elapsed()
+    );
+    assert_eq!(clicked["ok"], json!(true));
+    let observation = observation.unwrap_or_default();
+    let lines: Vec<&str> = observation.lines().collect();
+    let n = lines.len();
+    assert!(n >= 2, "{observation}");
+    assert_eq!(
+        lines[n - 2],
+        "download: report.csv (1234 bytes) completed",
+        "{observation}"
+    );
+    assert!(
+        lines[n - 1].starts_with("errors: 0 "),
+        "the tripwire stays last: {observation}"
+    );
+
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    let session_dir = PathBuf::from(status["artifactsDir"].as_str().unwrap_or_default());
+    let downloads = session_dir.join("downloads");
+    let saved = downloads.join("report.csv");
+    let content = std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
+    assert_eq!(content.len(), 1234);
+    assert!(content.starts_with(b"0123456789"));
+    assert_eq!(mode_of(&saved), 0o600);
+    assert_eq!(mode_of(&downloads), 0o700);
+    assert_eq!(mode_of(&session_dir), 0o700);
+
+    let (logs, _) = mcp.ok("browser_logs", json!({ "kind": "download" }));
+    let entries = logs["entries"].as_array().cloned().unwrap_or_default();
+    assert_eq!(entries.len(), 1, "{logs}");
+    let entry = &entries[0];
+    assert_eq!(entry["kind"], json!("download"));
+    assert_eq!(entry["page"], json!("p1"));
+    assert_eq!(entry["name"], json!("report.csv"));
+    assert_eq!(entry["state"], json!("completed"));
+    assert_eq!(entry["bytes"], json!(1234));
+    assert_eq!(entry["path"], json!(saved.display().to_string()));
+    assert!(
+        entry["url"]
+            .as_str()
+            .is_some_and(|url| url.ends_with("/attachment?name=report.csv&bytes=1234")),
+        "{entry}"
+    );
+
+    // Once reported, never again; the same name again is numbered, and the call that reports
+    // a download links to its file.
+    let (_, observation) = mcp.ok("browser_hover", json!({ "selector": link }));
+    assert!(
+        !observation.unwrap_or_default().contains("download:"),
+        "a download is reported once"
+    );
+    let result = mcp.call_result("browser_click", json!({ "selector": link }));
+    let again = downloads.join("report (2).csv");
+    let text = result.to_string();
+    assert!(
+        text.contains("download: report (2).csv (1234 bytes) completed"),
+        "{text}"
+    );
+    let links: Vec<&Value> = result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter(|b| b["type"] == json!("resource_link"))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert_eq!(links.len(), 1, "{result}");
+    // The URI is percent-encoded, and reads the file back through the server.
+    let encoded = again
+        .display()
+        .to_string()
+        .replace(' ', "%20")
+        .replace('(', "%28")
+        .replace(')', "%29");
+    assert_eq!(links[0]["uri"], json!(format!("file://{encoded}")));
+    assert_eq!(links[0]["name"], json!("report (2).csv"));
+    assert_eq!(links[0]["size"], json!(1234));
+    let read = mcp.request("resources/read", json!({ "uri": links[0]["uri"] }));
+    let text = read["result"]["contents"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    assert_eq!(
+        (
+            read["result"]["contents"][0]["mimeType"].clone(),
+            text.len()
+        ),
+        (json!("text/csv"), 1234),
+        "{read}"
+    );
 }
 
 #[test]

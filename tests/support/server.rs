@@ -18,6 +18,7 @@
 //! | `/slow-body/<ms>` | headers at once, an HTML body after `ms` |
 //! | `/echo` | `{method, path, query, target, headers, body}` as JSON, CORS echoing `Origin` |
 //! | `/set-cookie?name=v[&n2=v2]` | one `Set-Cookie: name=v; Path=/` per pair, JSON body |
+//! | `/attachment?name=<n>&bytes=<k>[&after=<ms>]` | `Content-Disposition: attachment; filename="<n>"`, `k` (≤ 8 MiB, =16) bytes of `0123456789` repeated, the body `ms` after the headers |
 //!
 //! Routes registered with [`FixtureServer::route`] take precedence over all of the above.
 //! Malformed requests get 400; traversal out of the pages directory gets 403.
@@ -676,6 +677,7 @@ async fn handle(request: &Request, shared: &Shared) -> Outcome {
         "/echo" => echo(request),
         "/redirect" => redirect(request),
         "/set-cookie" => set_cookie(request),
+        "/attachment" => attachment(request),
         _ => {
             if let Some(code) = path.strip_prefix("/status/") {
                 status(code)
@@ -708,6 +710,43 @@ fn slow_body(ms: &str) -> Response {
         )
         .body_after(delay),
         None => plain(400, "usage: /slow-body/<0..=120000>\n"),
+    }
+}
+
+/// Largest body `/attachment` sends.
+const MAX_ATTACHMENT_BYTES: usize = 8 * 1024 * 1024;
+
+fn attachment(request: &Request) -> Response {
+    let name = request
+        .query_param("name")
+        .unwrap_or_else(|| "file.bin".to_owned());
+    let bytes = request
+        .query_param("bytes")
+        .map_or(Some(16), |bytes| bytes.parse::<usize>().ok());
+    let after = request
+        .query_param("after")
+        .map_or(Some(Duration::ZERO), |ms| parse_delay(&ms));
+    let (Some(bytes), Some(after)) = (bytes, after) else {
+        return plain(400, "usage: /attachment?name=<n>&bytes=<k>&after=<ms>\n");
+    };
+    if bytes > MAX_ATTACHMENT_BYTES || name.contains('"') {
+        return plain(
+            400,
+            "bytes must be ≤ 8 MiB and name must not hold a quote\n",
+        );
+    }
+    let body: Vec<u8> = b"0123456789".iter().copied().cycle().take(bytes).collect();
+    let response = Response::new(200)
+        .header("Content-Type", "application/octet-stream")
+        .header(
+            "Content-Disposition",
+            format!("attachment; filename=\"{name}\""),
+        )
+        .body(body);
+    if after.is_zero() {
+        response
+    } else {
+        response.body_after(after)
     }
 }
 

@@ -1,5 +1,6 @@
-//! The logs journal: console calls, uncaught errors and network summaries of every page of a
-//! browser, in two bounded ring buffers, numbered by one counter that never resets.
+//! The logs journal: console calls, uncaught errors, network summaries and finished downloads of
+//! every page of a browser, in two bounded ring buffers, numbered by one counter that never
+//! resets.
 //!
 //! Owns: the [`Journal`] (entries, the `seq` counter, eviction bookkeeping, waiters), the
 //! decoding of the events it journals (`console.rs`: `Runtime.consoleAPICalled`,
@@ -13,7 +14,9 @@
 //!
 //! Buffers: console and error entries keep the newest 500 within 256 KiB, network entries the
 //! newest 1000 within 256 KiB (an entry weighs its text + url + 128 bytes), so network traffic
-//! never evicts an error. Evictions are counted per kind, and a compact record of each evicted
+//! never evicts an error. Download entries (pushed by `downloads.rs` when a download ends) share
+//! the console buffer: they are few, and like errors they are outcomes an agent must see, so a
+//! page's network traffic never evicts them either. Evictions are counted per kind, and a compact record of each evicted
 //! entry (seq, kind, level) is kept so `dropped` can say how many evicted entries a filter would
 //! have matched; `contains` cannot be checked on an evicted entry, so for it `dropped` counts
 //! every evicted entry of the right kind and level (an upper bound).
@@ -61,16 +64,19 @@ pub enum LogKind {
     Response,
     /// A request failed at network level.
     RequestFailed,
+    /// A download ended (completed, canceled or failed).
+    Download,
 }
 
 impl LogKind {
     /// Every kind, in the contract's order.
-    pub const ALL: [LogKind; 5] = [
+    pub const ALL: [LogKind; 6] = [
         LogKind::Console,
         LogKind::Error,
         LogKind::Request,
         LogKind::Response,
         LogKind::RequestFailed,
+        LogKind::Download,
     ];
 
     /// The contract's name (`requestfailed`).
@@ -81,6 +87,7 @@ impl LogKind {
             LogKind::Request => "request",
             LogKind::Response => "response",
             LogKind::RequestFailed => "requestfailed",
+            LogKind::Download => "download",
         }
     }
 
@@ -195,6 +202,21 @@ pub enum LogData {
         /// `origin-policy` or `mock` when chromate blocked it.
         blocked_by: Option<String>,
     },
+    /// A download ended.
+    Download {
+        /// The URL downloaded.
+        url: String,
+        /// The saved file's name (after numbering), else the browser's suggested name made bare.
+        name: String,
+        /// How it ended.
+        state: crate::DownloadState,
+        /// Bytes received, when the browser reported them.
+        bytes: Option<u64>,
+        /// The saved file (`completed` only).
+        path: Option<std::path::PathBuf>,
+        /// Why it was not saved (`canceled` by the size limit, `failed`), in words.
+        reason: Option<String>,
+    },
 }
 
 /// One journal entry.
@@ -219,6 +241,7 @@ impl LogEntry {
             LogData::Request { .. } => LogKind::Request,
             LogData::Response { .. } => LogKind::Response,
             LogData::RequestFailed { .. } => LogKind::RequestFailed,
+            LogData::Download { .. } => LogKind::Download,
         }
     }
 
@@ -231,20 +254,22 @@ impl LogEntry {
         }
     }
 
-    /// The text of a console or error entry.
+    /// The text of a console or error entry, the file name of a download.
     pub fn text(&self) -> Option<&str> {
         match &self.data {
             LogData::Console { text, .. } | LogData::Error { text, .. } => Some(text),
+            LogData::Download { name, .. } => Some(name),
             _ => None,
         }
     }
 
-    /// The URL of a network entry.
+    /// The URL of a network or download entry.
     pub fn url(&self) -> Option<&str> {
         match &self.data {
             LogData::Request { url, .. }
             | LogData::Response { url, .. }
-            | LogData::RequestFailed { url, .. } => Some(url),
+            | LogData::RequestFailed { url, .. }
+            | LogData::Download { url, .. } => Some(url),
             _ => None,
         }
     }
@@ -376,7 +401,7 @@ struct State {
     cursor: u64,
     console: Ring,
     network: Ring,
-    evicted_by_kind: [u64; 5],
+    evicted_by_kind: [u64; LogKind::ALL.len()],
     evicted: VecDeque<Evicted>,
     /// Evicted records folded away when `evicted` was full: count per class, highest seq.
     folded: HashMap<(LogKind, Option<LogLevel>), u64>,
@@ -572,6 +597,19 @@ impl Journal {
             .filter(|e| e.seq > cursor && e.is_error())
             .count() as u64;
         (buffered, state.evicted_matching(&filter, cursor))
+    }
+
+    /// The download entries with `seq > cursor` still buffered, oldest first: the downloads
+    /// that ended since `cursor` (an MCP observation reports them).
+    pub fn downloads_since(&self, cursor: u64) -> Vec<LogEntry> {
+        let state = lock(&self.inner.state);
+        state
+            .console
+            .entries
+            .iter()
+            .filter(|e| e.seq > cursor && e.kind() == LogKind::Download)
+            .cloned()
+            .collect()
     }
 
     /// Appends an entry with the next `seq`, evicting the oldest of its buffer if needed.

@@ -401,3 +401,46 @@ async fn wait_for_sees_buffered_entries_and_later_ones() {
         Some("late arrival")
     );
 }
+
+fn download(name: &str) -> LogData {
+    LogData::Download {
+        url: format!("http://h/{name}"),
+        name: name.to_owned(),
+        state: crate::DownloadState::Completed,
+        bytes: Some(3),
+        path: Some(std::path::PathBuf::from(format!("/d/{name}"))),
+        reason: None,
+    }
+}
+
+#[test]
+fn downloads_share_the_console_buffer_so_network_traffic_never_evicts_them() {
+    let journal = Journal::new();
+    journal.push("p", download("a.txt"));
+    let after_first = journal.cursor();
+    for n in 0..(NETWORK_CAPACITY + 10) {
+        journal.push("p", request(&format!("http://h/{n}")));
+    }
+    journal.push("p", download("b.txt"));
+    assert_eq!(journal.evicted(LogKind::Download), 0);
+    assert_eq!(LogKind::parse("download"), Some(LogKind::Download));
+    let only = LogFilter {
+        kinds: vec![LogKind::Download],
+        ..LogFilter::default()
+    };
+    let names: Vec<String> = journal
+        .list(&only, 0, 20)
+        .entries
+        .iter()
+        .filter_map(|entry| entry.text().map(str::to_owned))
+        .collect();
+    assert_eq!(names, ["a.txt", "b.txt"]);
+    let since: Vec<String> = journal
+        .downloads_since(after_first)
+        .iter()
+        .filter_map(|entry| entry.text().map(str::to_owned))
+        .collect();
+    assert_eq!(since, ["b.txt"]);
+    // A download is neither an error nor matched by the error filter.
+    assert_eq!(journal.errors_since(0), (0, 0));
+}

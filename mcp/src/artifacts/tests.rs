@@ -210,3 +210,34 @@ fn response_over_the_cap_gives_the_structured_observation_the_inline_form() {
         json!("short preview\nerrors: 0 (logCursor 0)")
     );
 }
+
+#[test]
+fn the_download_limit_is_what_the_quota_has_left() {
+    let root = scratch_dir("downloads");
+    let limits = Limits {
+        max_files: 3,
+        max_bytes: 1000,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    assert_eq!(store.downloads_dir(), store.dir().join("downloads"));
+    let limit = store.download_limit();
+    assert_eq!(limit.bytes(), 1000);
+    store.write("a.txt", &[0; 100]).expect("within quota");
+    assert_eq!(limit.bytes(), 900, "a spill lowers it");
+    store.count_download(600);
+    assert_eq!(limit.bytes(), 300, "a saved download lowers it");
+    store.write("b.txt", &[0; 10]).expect("within quota");
+    assert_eq!(
+        limit.bytes(),
+        0,
+        "no file left in the quota: every download is canceled"
+    );
+    let _ = fs::remove_dir_all(&root);
+
+    let default = ArtifactStore::new(&root, 7, UNIX_EPOCH, Limits::default());
+    assert_eq!(
+        default.download_limit().bytes(),
+        chromate::DEFAULT_DOWNLOAD_LIMIT
+    );
+}

@@ -248,6 +248,9 @@ pub(crate) async fn batch(
         text.push_str("\nrecovery snapshot:\n");
         text.push_str(recovery);
     }
+    let links = observation
+        .as_ref()
+        .map_or_else(Vec::new, |observation| observation.links.clone());
     Ok(ToolOutput {
         result: Value::Object(result),
         text: Some(text),

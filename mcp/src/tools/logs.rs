@@ -17,20 +17,27 @@ use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
 /// The journal's entry kinds (§10).
-pub(crate) const KINDS: [&str; 5] = ["console", "error", "request", "response", "requestfailed"];
+pub(crate) const KINDS: [&str; 6] = [
+    "console",
+    "error",
+    "request",
+    "response",
+    "requestfailed",
+    "download",
+];
 
 pub(crate) const LOGS: ToolDecl = ToolDecl {
     name: "browser_logs",
     title: "Console and network",
     verb: "logs",
-    description: "List, wait for or clear captured console, error and network entries.",
+    description: "List, wait for or clear captured console, error, network and download entries.",
     hints: Hints::L,
     observes: false,
     args: &[
         Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
         Arg::string(
             "kind",
-            "Comma list: console,error,request,response,requestfailed",
+            "Comma list: console,error,request,response,requestfailed,download",
         )
         .max_len(64),
         Arg::one_of(
@@ -74,14 +81,14 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
                     kinds.push(*kind);
                 }
             }
-            None => {
-                return Err(ToolError::new(
-                    ErrorCode::InvalidArgument,
-                    format!("logs: unknown kind \"{part}\""),
-                )
-                .with_hint("use a comma list of console, error, request, response, requestfailed")
-                .with_detail(json!({ "argument": "kind", "allowed": KINDS })))
-            }
+            None => return Err(ToolError::new(
+                ErrorCode::InvalidArgument,
+                format!("logs: unknown kind \"{part}\""),
+            )
+            .with_hint(
+                "use a comma list of console, error, request, response, requestfailed, download",
+            )
+            .with_detail(json!({ "argument": "kind", "allowed": KINDS }))),
         }
     }
     Ok(kinds)
@@ -152,9 +159,24 @@ pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value
             failure,
             blocked_by,
         } => json!({ "url": url, "method": method, "failure": failure, "blockedBy": blocked_by }),
+        // `reason` stays out: §10 lists the fields; the observation line says it (§11.7).
+        chromate::LogData::Download {
+            url,
+            name,
+            state,
+            bytes,
+            path,
+            reason: _,
+        } => json!({
+            "url": url,
+            "name": name,
+            "state": state.as_str(),
+            "bytes": bytes,
+            "path": path.as_ref().map(|path| path.display().to_string()),
+        }),
     };
     if let (Some(res), Value::Object(fields)) = (res.as_object_mut(), fields) {
-        // Optional fields (`origin`, `blockedBy`) are left out when absent.
+        // Optional fields (`origin`, `blockedBy`, `bytes`, `path`) are left out when absent.
         res.extend(fields.into_iter().filter(|(_, value)| !value.is_null()));
     }
     res

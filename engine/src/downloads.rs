@@ -1,0 +1,624 @@
+//! Downloads: a download started in any tab of a browser (a `download` link, a
+//! `Content-Disposition: attachment` response, a file type the browser does not render) is saved
+//! into one directory, never shown as a dialog, and journalled when it ends.
+//!
+//! Owns: [`Browser::enable_downloads`] (`Browser.setDownloadBehavior` with `allowAndName` and
+//! events on), the downloads in flight (`Browser.downloadWillBegin`, `Browser.downloadProgress`,
+//! read by the browser session's state handler), the size limit (`Browser.cancelDownload` once a
+//! download is over it), the file name a finished download gets, and its `download` journal
+//! entry.
+//!
+//! The browser writes each download as `<dir>/.incoming/<guid>`; once it completes, the file is
+//! moved to `<dir>/<name>`, `name` being the browser's suggested file name made bare
+//! ([`bare_file_name`]), with ` (2)`, ` (3)` … before its extension when the name is taken
+//! ([`numbered_file_name`]). The name is reserved by creating the file (mode 0600) before the
+//! rename, so two downloads finishing together never get the same one. Directories are 0700,
+//! created when the first download begins (a browser that never downloads leaves none).
+//!
+//! Does not own: where the directory is (the caller's), a quota across downloads (the caller
+//! lowers the shared [`DownloadLimit`] as its quota fills), or MCP shapes.
+
+use std::collections::HashMap;
+use std::io;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::value::RawValue;
+use tokio::sync::watch;
+
+use crate::capture::{cut_url, Journal, LogData};
+use crate::cdp::browser::{
+    CancelDownloadParams, EventDownloadProgress, EventDownloadProgressState,
+    EventDownloadWillBegin, SetDownloadBehaviorParams, SetDownloadBehaviorParamsBehavior,
+};
+use crate::cdp::decode_event;
+use crate::error::Result;
+use crate::session::Session;
+use crate::transport::lock;
+
+/// The default size limit of one download: 256 MiB.
+pub const DEFAULT_DOWNLOAD_LIMIT: u64 = 256 * 1024 * 1024;
+/// The subdirectory the browser writes downloads in progress to.
+const INCOMING: &str = ".incoming";
+/// The name of a download whose suggested name is empty once made bare.
+const FALLBACK_NAME: &str = "download";
+/// Longest file name kept, in bytes, before numbering (file systems allow 255).
+const MAX_NAME_BYTES: usize = 200;
+/// How many numbered names are tried before giving up.
+const MAX_NUMBERED: u32 = 10_000;
+
+/// How a download ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DownloadState {
+    /// Saved in full.
+    Completed,
+    /// Canceled: over the size limit, or by the browser or the page.
+    Canceled,
+    /// The browser finished it but it could not be saved where it belongs.
+    Failed,
+}
+
+impl DownloadState {
+    /// The contract's name (`completed`, `canceled`, `failed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadState::Completed => "completed",
+            DownloadState::Canceled => "canceled",
+            DownloadState::Failed => "failed",
+        }
+    }
+}
+
+/// The size limit of one download, shared with whoever lowers it (an MCP session's quota).
+/// Cheap to clone; every clone reads and sets the same value.
+#[derive(Debug, Clone)]
+pub struct DownloadLimit(Arc<AtomicU64>);
+
+impl DownloadLimit {
+    /// A limit of `bytes`.
+    pub fn new(bytes: u64) -> DownloadLimit {
+        DownloadLimit(Arc::new(AtomicU64::new(bytes)))
+    }
+
+    /// The limit now.
+    pub fn bytes(&self) -> u64 {
+        self.0.load(Ordering::Relaxed)
+    }
+
+    /// Changes the limit; downloads in flight are checked against it at their next progress.
+    pub fn set(&self, bytes: u64) {
+        self.0.store(bytes, Ordering::Relaxed);
+    }
+}
+
+impl Default for DownloadLimit {
+    fn default() -> DownloadLimit {
+        DownloadLimit::new(DEFAULT_DOWNLOAD_LIMIT)
+    }
+}
+
+/// Where downloads go and how big one may get.
+///
+/// ```no_run
+/// # async fn demo() -> chromate::Result<()> {
+/// let browser = chromate::Browser::launch(chromate::LaunchOptions::default()).await?;
+/// browser.enable_downloads(chromate::DownloadOptions::new("/tmp/my-downloads")).await?;
+/// # browser.close().await; Ok(()) }
+/// ```
+#[derive(Debug, Clone)]
+pub struct DownloadOptions {
+    /// The directory finished downloads are saved in (created 0700, with missing parents, when
+    /// the first download begins).
+    pub dir: PathBuf,
+    /// A download over this many bytes is canceled ([`DEFAULT_DOWNLOAD_LIMIT`] by default).
+    pub limit: DownloadLimit,
+}
+
+impl DownloadOptions {
+    /// Downloads into `dir`, limited to [`DEFAULT_DOWNLOAD_LIMIT`] bytes each.
+    pub fn new(dir: impl Into<PathBuf>) -> DownloadOptions {
+        DownloadOptions {
+            dir: dir.into(),
+            limit: DownloadLimit::default(),
+        }
+    }
+
+    /// With this shared limit instead.
+    pub fn limit(mut self, limit: DownloadLimit) -> DownloadOptions {
+        self.limit = limit;
+        self
+    }
+}
+
+/// The downloads of one browser: the options, and the downloads in flight by guid.
+pub(crate) struct Downloads {
+    state: Mutex<State>,
+    /// Downloads begun and not yet journalled; waiters watch it.
+    unfinished: watch::Sender<usize>,
+}
+
+impl Default for Downloads {
+    fn default() -> Downloads {
+        Downloads {
+            state: Mutex::default(),
+            unfinished: watch::channel(0).0,
+        }
+    }
+}
+
+#[derive(Default)]
+struct State {
+    /// Set once the browser accepted the directory.
+    saving: Option<DownloadOptions>,
+    /// Why the browser refused the directory (events are then on without it).
+    refused: Option<String>,
+    in_flight: HashMap<String, InFlight>,
+}
+
+struct InFlight {
+    url: String,
+    /// The suggested name made bare.
+    name: String,
+    /// The tab's target id.
+    page: String,
+    /// Set once a cancel was sent (over the limit), with the reason.
+    canceling: Option<String>,
+}
+
+impl Downloads {
+    /// Whether downloads are saved (the browser accepted the directory).
+    fn is_saving(&self) -> bool {
+        lock(&self.state).saving.is_some()
+    }
+
+    /// One event of the browser session (on the reader task: never blocks on the browser; the
+    /// finished file is moved on a task of its own). `page_of` maps a frame id to its tab.
+    pub(crate) fn handle_event(
+        self: &Arc<Self>,
+        session: &Session,
+        journal: &Journal,
+        method: &str,
+        params: &RawValue,
+        page_of: impl FnOnce(&str) -> String,
+    ) {
+        match method {
+            "Browser.downloadWillBegin" => {
+                let Some(event) = decode_event::<EventDownloadWillBegin>(params) else {
+                    return;
+                };
+                let download = InFlight {
+                    url: cut_url(&event.url),
+                    name: bare_file_name(&event.suggested_filename),
+                    page: page_of(event.frame_id.as_str()),
+                    canceling: None,
+                };
+                let mut state = lock(&self.state);
+                if let Some(options) = &state.saving {
+                    // Created at the first download, not before, so a browser that never
+                    // downloads leaves no directory; before the browser writes, so the modes are
+                    // chromate's. Two `mkdir`s: quick enough for the reader task. A failure
+                    // shows when the file is saved.
+                    let _ = private_dir(&options.dir.join(INCOMING));
+                }
+                if state.in_flight.insert(event.guid, download).is_none() {
+                    self.unfinished.send_modify(|n| *n += 1);
+                }
+            }
+            "Browser.downloadProgress" => {
+                if let Some(event) = decode_event::<EventDownloadProgress>(params) {
+                    self.progress(session, journal, event);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn progress(
+        self: &Arc<Self>,
+        session: &Session,
+        journal: &Journal,
+        event: EventDownloadProgress,
+    ) {
+        let received = bytes_of(event.received_bytes);
+        let total = bytes_of(event.total_bytes);
+        let mut state = lock(&self.state);
+        let saving = state.saving.clone();
+        let refused = state.refused.clone();
+        let limit = saving.as_ref().map(|options| options.limit.bytes());
+        match event.state {
+            // A state newer than this protocol: wait for one chromate knows.
+            EventDownloadProgressState::Unrecognized(_) => {}
+            EventDownloadProgressState::InProgress => {
+                let Some(download) = state.in_flight.get_mut(&event.guid) else {
+                    return;
+                };
+                let Some(limit) = limit else { return };
+                if download.canceling.is_some() || received.max(total) <= limit {
+                    return;
+                }
+                download.canceling = Some(over_limit(limit));
+                drop(state);
+                let session = session.clone();
+                crate::spawn(async move {
+                    let _ = session.send(&CancelDownloadParams::new(event.guid)).await;
+                });
+            }
+            EventDownloadProgressState::Canceled => {
+                let Some(download) = state.in_flight.remove(&event.guid) else {
+                    return;
+                };
+                drop(state);
+                if let Some(options) = &saving {
+                    remove_partial(&options.dir, &event.guid);
+                }
+                let reason = download.canceling.clone().or(refused);
+                journal.push(
+                    &download.page,
+                    download.entry(DownloadState::Canceled, Some(received), None, reason),
+                );
+                self.finished();
+            }
+            EventDownloadProgressState::Completed => {
+                let Some(download) = state.in_flight.remove(&event.guid) else {
+                    return;
+                };
+                drop(state);
+                let journal = journal.clone();
+                let Some(options) = saving else {
+                    let reason = refused.unwrap_or_else(|| "downloads are not enabled".into());
+                    journal.push(
+                        &download.page,
+                        download.entry(DownloadState::Failed, Some(received), None, Some(reason)),
+                    );
+                    self.finished();
+                    return;
+                };
+                let source = event
+                    .file_path
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| options.dir.join(INCOMING).join(&event.guid));
+                // Moving the file touches the disk: off the reader task.
+                let downloads = Arc::clone(self);
+                crate::spawn(async move {
+                    let data = finish(&options, &source, download, received);
+                    journal.push(&data.0, data.1);
+                    downloads.finished();
+                });
+            }
+        }
+    }
+}
+
+impl Downloads {
+    /// One download was journalled.
+    fn finished(&self) {
+        self.unfinished.send_modify(|n| *n = n.saturating_sub(1));
+    }
+}
+
+impl InFlight {
+    fn entry(
+        &self,
+        state: DownloadState,
+        bytes: Option<u64>,
+        path: Option<PathBuf>,
+        reason: Option<String>,
+    ) -> LogData {
+        LogData::Download {
+            url: self.url.clone(),
+            name: self.name.clone(),
+            state,
+            bytes,
+            path,
+            reason,
+        }
+    }
+}
+
+/// A completed download → its journal entry (and tab): moved under its name and made 0600; over
+/// the limit after all (it finished before the cancel arrived) it is deleted and canceled.
+fn finish(
+    options: &DownloadOptions,
+    source: &Path,
+    download: InFlight,
+    received: u64,
+) -> (String, LogData) {
+    let bytes = std::fs::metadata(source).map(|meta| meta.len());
+    let entry = match bytes {
+        Err(err) => download.entry(
+            DownloadState::Failed,
+            Some(received),
+            None,
+            Some(format!(
+                "the browser saved it where chromate cannot read it ({}: {err})",
+                source.display()
+            )),
+        ),
+        Ok(bytes) if bytes > options.limit.bytes() => {
+            let _ = std::fs::remove_file(source);
+            download.entry(
+                DownloadState::Canceled,
+                Some(bytes),
+                None,
+                Some(over_limit(options.limit.bytes())),
+            )
+        }
+        Ok(bytes) => match private_dir(&options.dir)
+            .and_then(|()| save(&options.dir, source, &download.name))
+        {
+            Ok((path, name)) => LogData::Download {
+                url: download.url.clone(),
+                name,
+                state: DownloadState::Completed,
+                bytes: Some(bytes),
+                path: Some(path),
+                reason: None,
+            },
+            Err(err) => {
+                let _ = std::fs::remove_file(source);
+                download.entry(
+                    DownloadState::Failed,
+                    Some(bytes),
+                    None,
+                    Some(format!(
+                        "cannot save it in {}: {err}",
+                        options.dir.display()
+                    )),
+                )
+            }
+        },
+    };
+    (download.page, entry)
+}
+
+fn over_limit(limit: u64) -> String {
+    format!("over the size limit of {limit} bytes")
+}
+
+/// Moves `source` to the first free `name`, `name (2)`, … in `dir`, as a 0600 file.
+fn save(dir: &Path, source: &Path, name: &str) -> io::Result<(PathBuf, String)> {
+    let (path, name) = reserve_name(dir, name)?;
+    let moved = std::fs::rename(source, &path).and_then(|()| private_file(&path));
+    if let Err(err) = moved {
+        let _ = std::fs::remove_file(&path);
+        return Err(err);
+    }
+    Ok((path, name))
+}
+
+/// Creates an empty 0600 file under the first free name, so no other download takes it.
+fn reserve_name(dir: &Path, name: &str) -> io::Result<(PathBuf, String)> {
+    for n in 1..=MAX_NUMBERED {
+        let candidate = numbered_file_name(name, n);
+        let path = dir.join(&candidate);
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::OpenOptionsExt;
+            options.mode(0o600);
+        }
+        match options.open(&path) {
+            Ok(_) => return Ok((path, candidate)),
+            Err(err) if err.kind() == io::ErrorKind::AlreadyExists => {}
+            Err(err) => return Err(err),
+        }
+    }
+    Err(io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!("{MAX_NUMBERED} files are already named like {name:?}"),
+    ))
+}
+
+fn private_file(path: &Path) -> io::Result<()> {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600))?;
+    }
+    #[cfg(not(unix))]
+    let _ = path;
+    Ok(())
+}
+
+/// Removes what a canceled download left in the incoming directory (the browser usually has).
+fn remove_partial(dir: &Path, guid: &str) {
+    let incoming = dir.join(INCOMING);
+    for name in [guid.to_owned(), format!("{guid}.crdownload")] {
+        let _ = std::fs::remove_file(incoming.join(name));
+    }
+}
+
+/// Creates `dir` and its missing parents 0700, and makes `dir` itself 0700.
+fn private_dir(dir: &Path) -> io::Result<()> {
+    let mut builder = std::fs::DirBuilder::new();
+    builder.recursive(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    builder.create(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// The browser's byte counts are JSON numbers; negative or unknown ones count as 0.
+fn bytes_of(value: f64) -> u64 {
+    if value.is_finite() && value > 0.0 {
+        value as u64
+    } else {
+        0
+    }
+}
+
+/// The browser's suggested file name made bare: path separators (`/`, `\`) and control
+/// characters removed, then leading dots and spaces; cut to 200 bytes keeping the extension;
+/// `download` if nothing is left.
+///
+/// ```
+/// assert_eq!(chromate::bare_file_name("../../etc/passwd"), "etcpasswd");
+/// assert_eq!(chromate::bare_file_name(".bashrc"), "bashrc");
+/// assert_eq!(chromate::bare_file_name("..."), "download");
+/// ```
+pub fn bare_file_name(suggested: &str) -> String {
+    let kept: String = suggested
+        .chars()
+        .filter(|c| !matches!(c, '/' | '\\') && !c.is_control())
+        .collect();
+    let trimmed = kept.trim_start_matches(['.', ' ']).trim_end();
+    if trimmed.is_empty() {
+        return FALLBACK_NAME.to_owned();
+    }
+    if trimmed.len() <= MAX_NAME_BYTES {
+        return trimmed.to_owned();
+    }
+    let (stem, extension) = split_extension(trimmed);
+    let extension = if extension.len() <= 16 { extension } else { "" };
+    let mut end = MAX_NAME_BYTES.saturating_sub(extension.len());
+    while !stem.is_char_boundary(end.min(stem.len())) {
+        end -= 1;
+    }
+    format!("{}{extension}", &stem[..end.min(stem.len())])
+}
+
+/// `name` for `n` = 1, else `n` in parentheses before the extension:
+/// `report.pdf` → `report (2).pdf`, `README` → `README (3)`.
+///
+/// ```
+/// assert_eq!(chromate::numbered_file_name("report.pdf", 1), "report.pdf");
+/// assert_eq!(chromate::numbered_file_name("report.pdf", 2), "report (2).pdf");
+/// ```
+pub fn numbered_file_name(name: &str, n: u32) -> String {
+    if n <= 1 {
+        return name.to_owned();
+    }
+    let (stem, extension) = split_extension(name);
+    format!("{stem} ({n}){extension}")
+}
+
+/// `report.pdf` → (`report`, `.pdf`); a name without a dot after its first character has no
+/// extension.
+fn split_extension(name: &str) -> (&str, &str) {
+    match name.rfind('.') {
+        Some(dot) if dot > 0 => name.split_at(dot),
+        _ => (name, ""),
+    }
+}
+
+impl crate::Browser {
+    /// Saves every download of this browser into `options.dir` from now on, never showing a
+    /// dialog; each is journalled (kind `download`) when it ends. A download over
+    /// `options.limit` is canceled.
+    ///
+    /// A browser that refuses the directory (a remote one, through [`Browser::connect`]) still
+    /// reports its downloads: they are journalled as not saved, with the browser's answer as
+    /// the reason, and the error is returned.
+    ///
+    /// [`Browser::connect`]: crate::Browser::connect
+    pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
+        let incoming = options.dir.join(INCOMING);
+        let downloads = self.downloads();
+        {
+            let mut state = lock(&downloads.state);
+            state.saving = Some(options.clone());
+            state.refused = None;
+        }
+        let params =
+            SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::AllowAndName)
+                .download_path(incoming.display().to_string())
+                .events_enabled(true);
+        let Err(err) = self.session().send(&params).await else {
+            return Ok(());
+        };
+        {
+            let mut state = lock(&downloads.state);
+            state.saving = None;
+            state.refused = Some(format!(
+                "the browser refused the downloads directory: {err}"
+            ));
+        }
+        // Events alone, so downloads are still reported.
+        let events = SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::Default)
+            .events_enabled(true);
+        let _ = self.session().send(&events).await;
+        Err(err)
+    }
+
+    /// Waits until every download begun so far has ended and been journalled, up to `timeout`.
+    /// Returns whether none is left. (An MCP observation waits briefly, so the call that
+    /// started a small download reports it.)
+    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
+        let mut unfinished = self.downloads().unfinished.subscribe();
+        let waited = tokio::time::timeout(timeout, unfinished.wait_for(|n| *n == 0)).await;
+        matches!(waited, Ok(Ok(_)))
+    }
+
+    /// Whether downloads are being saved ([`Browser::enable_downloads`] succeeded).
+    pub fn downloads_enabled(&self) -> bool {
+        self.downloads().is_saving()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{bare_file_name, numbered_file_name, reserve_name};
+
+    #[test]
+    fn suggested_names_are_made_bare() {
+        let check = |suggested: &str, expected: &str| {
+            assert_eq!(bare_file_name(suggested), expected, "for {suggested:?}");
+        };
+        check("report.pdf", "report.pdf");
+        check("../../etc/passwd", "etcpasswd");
+        check("..\\..\\boot.ini", "boot.ini");
+        check("dir/sub/file.txt", "dirsubfile.txt");
+        check(".hidden", "hidden");
+        check(" . .x", "x");
+        check("a\u{0}b\nc.txt", "abc.txt");
+        check("", "download");
+        check("/../", "download");
+        check("naïve café.csv", "naïve café.csv");
+        let long = format!("{}.tar", "é".repeat(300));
+        let cut = bare_file_name(&long);
+        assert!(cut.len() <= 200 && cut.ends_with(".tar"), "{cut}");
+    }
+
+    #[test]
+    fn clashing_names_are_numbered_before_the_extension() {
+        assert_eq!(numbered_file_name("report.pdf", 1), "report.pdf");
+        assert_eq!(numbered_file_name("report.pdf", 2), "report (2).pdf");
+        assert_eq!(
+            numbered_file_name("archive.tar.gz", 3),
+            "archive.tar (3).gz"
+        );
+        assert_eq!(numbered_file_name("README", 2), "README (2)");
+        assert_eq!(numbered_file_name("download", 10), "download (10)");
+    }
+
+    #[test]
+    fn reserving_a_taken_name_takes_the_next_number() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let first = reserve_name(dir.path(), "a.txt").expect("first");
+        let second = reserve_name(dir.path(), "a.txt").expect("second");
+        let third = reserve_name(dir.path(), "a.txt").expect("third");
+        assert_eq!(first.1, "a.txt");
+        assert_eq!(second.1, "a (2).txt");
+        assert_eq!(third.1, "a (3).txt");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&third.0)
+                .expect("meta")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+    }
+}
