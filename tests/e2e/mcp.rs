@@ -2366,3 +2366,37 @@ fn mcp_expect_and_select_failures_say_what_was_there() {
         json!("select: no option \"Blue\" in css=#s (2 options)")
     );
 }
+
+/// A lone UTF-16 surrogate in page text (title, an element's text, a console message) reads
+/// as U+FFFD everywhere instead of failing the call or losing the entry (issue 19).
+#[test]
+fn mcp_lone_surrogates_in_page_text_read_as_the_replacement_character() {
+    let mut mcp = start_mcp();
+    let page = data_url(
+        "<title>t</title><button id=b>go</button><p id=p>para</p><script>\
+         document.title = 'a\\ud800b';\
+         document.getElementById('b').textContent = 'x\\udc00y';\
+         document.getElementById('p').textContent = 'lone \\ud83d end';\
+         console.log('log \\ud800 line');\
+         </script>",
+    );
+    let (nav, observation) = mcp.ok("browser_navigate", json!({ "url": page }));
+    assert_eq!(nav["title"], json!("a\u{fffd}b"), "{nav}");
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.contains("button \"x\u{fffd}y\""),
+        "{observation}"
+    );
+    let (found, _) = mcp.ok("browser_find", json!({ "selector": "#b" }));
+    assert!(found.to_string().contains("x\u{fffd}y"), "{found}");
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#p" }));
+    assert_eq!(read["text"], json!("lone \u{fffd} end"), "{read}");
+    let (logs, _) = mcp.ok("browser_logs", json!({ "kind": "console" }));
+    assert_eq!(
+        logs["entries"][0]["text"],
+        json!("log \u{fffd} line"),
+        "{logs}"
+    );
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(true));
+}

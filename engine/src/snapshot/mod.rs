@@ -265,7 +265,11 @@ fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
         source,
     };
     let value: Value = match answer {
-        Value::String(text) => serde_json::from_str(&text).map_err(decode_error)?,
+        // `JSON.stringify` escapes a lone surrogate of page text as `\ud800`.
+        Value::String(text) => {
+            serde_json::from_str(&crate::transport::replace_lone_surrogates_str(&text))
+                .map_err(decode_error)?
+        }
         other => other,
     };
     if value.get("ok") == Some(&Value::Bool(false)) {

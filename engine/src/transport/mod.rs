@@ -15,6 +15,7 @@
 //!   many it missed, so a slow consumer can neither stall the connection nor grow memory.
 
 mod pipe;
+mod surrogates;
 mod ws;
 
 use std::borrow::Cow;
@@ -30,6 +31,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use crate::error::{Error, Result};
 
 pub(crate) use pipe::PipeEnds;
+pub(crate) use surrogates::replace_lone_surrogates_str;
 
 /// How many events a subscriber may fall behind before it loses the oldest.
 pub const EVENT_QUEUE: usize = 4096;
@@ -253,9 +255,11 @@ impl Connection {
     }
 
     /// Routes one frame from the browser. Malformed frames are reported on stderr and
-    /// skipped; they never take the connection down.
+    /// skipped; they never take the connection down. A lone UTF-16 surrogate in page text
+    /// becomes U+FFFD first, so one odd character never loses a whole message.
     pub(crate) fn dispatch(&self, frame: &[u8]) {
-        let incoming: Incoming<'_> = match serde_json::from_slice(frame) {
+        let frame = surrogates::replace_lone_surrogates(frame);
+        let incoming: Incoming<'_> = match serde_json::from_slice(&frame) {
             Ok(incoming) => incoming,
             Err(err) => {
                 eprintln!("chromate: ignoring malformed cdp message: {err}");
