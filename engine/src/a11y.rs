@@ -346,18 +346,13 @@ impl Page {
             .and_then(Value::as_array)
             .map(|list| list.iter().map(Value::as_u64).collect())
             .unwrap_or_default();
-        for number in numbers.iter().flatten() {
-            if *number >= first_new {
-                self.refs.record(
-                    *number,
-                    refs::Issued {
-                        target_id: self.target_id.clone(),
-                        frame_id: frame.clone(),
-                        loader_id: self.frame_loader_id(&frame),
-                    },
-                );
-            }
-        }
+        self.record_refs(
+            numbers
+                .iter()
+                .flatten()
+                .filter(|number| **number >= first_new)
+                .map(|number| (*number, frame.clone())),
+        );
         Ok(numbers
             .into_iter()
             .map(|n| n.and_then(ElementRef::new))

@@ -360,16 +360,7 @@ impl Page {
             let walked = walk_frame(self, frame_id, &scope, 0, &mut walk).await;
             // Numbers the page saw are never minted again, whatever happened.
             self.refs.advance_to(walk.next_ref);
-            for (number, frame) in &walk.minted {
-                self.refs.record(
-                    *number,
-                    refs::Issued {
-                        target_id: self.target_id.clone(),
-                        frame_id: frame.clone(),
-                        loader_id: self.frame_loader_id(frame),
-                    },
-                );
-            }
+            self.record_refs(walk.minted.iter().cloned());
             if let Err(err) = walked {
                 match err {
                     Error::StateInvalid { .. } => {

@@ -7,7 +7,6 @@
 //! `ambiguous`) through [`check_ref`]. It does not parse selectors, and it does not know about
 //! baselines (`no-snapshot` is the MCP layer's concept).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 
 use serde_json::Value;
@@ -65,11 +64,98 @@ pub(crate) struct Issued {
     pub(crate) loader_id: Option<String>,
 }
 
+/// What the table knows of an issued number.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RefRecord {
+    /// Issued in a document its frame may still show.
+    Live(Issued),
+    /// Issued in a document its frame has since left (navigated or reloaded): stale for good.
+    Retired,
+}
+
+/// Consecutive numbers issued in one document (`doc: None` once that document is gone).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Run {
+    start: u64,
+    /// Exclusive.
+    end: u64,
+    doc: Option<Issued>,
+}
+
+/// The issued numbers as runs, sorted and disjoint. A walk mints a contiguous range per
+/// document, and when a frame moves to a new document its older runs are retired and merge,
+/// so a long session that navigates thousands of times keeps a few runs, not one entry per
+/// element ever listed.
 #[derive(Debug)]
 struct RefState {
     /// The next number to mint.
     next: u64,
-    issued: HashMap<u64, Issued>,
+    runs: Vec<Run>,
+}
+
+impl RefState {
+    /// The index of the run holding `number`.
+    fn find(&self, number: u64) -> Option<usize> {
+        let idx = self.runs.partition_point(|run| run.end <= number);
+        self.runs
+            .get(idx)
+            .filter(|run| run.start <= number)
+            .map(|_| idx)
+    }
+
+    /// Records `minted` (the first record of a number wins). Before that, every run of
+    /// `target_id` whose document `shows` says its page no longer shows is retired.
+    fn record(
+        &mut self,
+        target_id: &str,
+        minted: Vec<(u64, Issued)>,
+        shows: &dyn Fn(&Issued) -> bool,
+    ) {
+        for run in &mut self.runs {
+            let gone = run
+                .doc
+                .as_ref()
+                .is_some_and(|doc| *doc.target_id == *target_id && !shows(doc));
+            if gone {
+                run.doc = None;
+            }
+        }
+        for (number, issued) in minted {
+            if self.find(number).is_some() {
+                continue;
+            }
+            let idx = self.runs.partition_point(|run| run.end <= number);
+            self.runs.insert(
+                idx,
+                Run {
+                    start: number,
+                    end: number + 1,
+                    doc: Some(issued),
+                },
+            );
+        }
+        self.merge();
+    }
+
+    /// Joins touching runs of the same document (or both retired).
+    fn merge(&mut self) {
+        let mut merged: Vec<Run> = Vec::with_capacity(self.runs.len());
+        for run in self.runs.drain(..) {
+            match merged.last_mut() {
+                Some(last) if last.end == run.start && last.doc == run.doc => last.end = run.end,
+                _ => merged.push(run),
+            }
+        }
+        self.runs = merged;
+    }
+
+    fn lookup(&self, number: u64) -> Option<RefRecord> {
+        let run = &self.runs[self.find(number)?];
+        Some(match &run.doc {
+            Some(issued) => RefRecord::Live(issued.clone()),
+            None => RefRecord::Retired,
+        })
+    }
 }
 
 /// The browser-wide ref table. Each [`Page`] holds an `Arc` of its browser's table.
@@ -86,7 +172,7 @@ impl Default for RefTable {
         Self {
             state: Mutex::new(RefState {
                 next: 1,
-                issued: HashMap::new(),
+                runs: Vec::new(),
             }),
             minting: tokio::sync::Mutex::new(()),
         }
@@ -105,17 +191,31 @@ impl RefTable {
         state.next = state.next.max(next);
     }
 
-    /// Records a ref minted by a walk; the first record of a number wins.
-    pub(crate) fn record(&self, number: u64, issued: Issued) {
-        lock(&self.state).issued.entry(number).or_insert(issued);
+    /// Records the refs a walk of `target_id` minted; the first record of a number wins.
+    /// Refs of that page's documents that `shows` says are gone (a frame navigated, reloaded
+    /// or was removed) are retired first.
+    pub(crate) fn record(
+        &self,
+        target_id: &str,
+        minted: Vec<(u64, Issued)>,
+        shows: &dyn Fn(&Issued) -> bool,
+    ) {
+        lock(&self.state).record(target_id, minted, shows);
     }
 
-    pub(crate) fn issued(&self, number: u64) -> Option<Issued> {
-        lock(&self.state).issued.get(&number).cloned()
+    /// What is known of `number`: `None` if it was never issued.
+    pub(crate) fn lookup(&self, number: u64) -> Option<RefRecord> {
+        lock(&self.state).lookup(number)
     }
 
     pub(crate) fn has_issued(&self, number: u64) -> bool {
-        lock(&self.state).issued.contains_key(&number)
+        lock(&self.state).find(number).is_some()
+    }
+
+    /// How many runs the table holds (a measure of its memory, for tests).
+    #[cfg(test)]
+    pub(crate) fn run_count(&self) -> usize {
+        lock(&self.state).runs.len()
     }
 }
 
@@ -141,10 +241,11 @@ fn stale(element_ref: ElementRef, reason: StaleReason) -> Error {
 /// another tab, or its frame has since navigated, reloaded or gone). The element may still be
 /// detached; [`check_ref`] asks the page.
 pub(crate) fn resolve_ref(page: &Page, element_ref: ElementRef) -> Result<RefTarget> {
-    let issued = page
-        .refs
-        .issued(element_ref.number())
-        .ok_or_else(|| stale(element_ref, StaleReason::UnknownRef))?;
+    let issued = match page.refs.lookup(element_ref.number()) {
+        None => return Err(stale(element_ref, StaleReason::UnknownRef)),
+        Some(RefRecord::Retired) => return Err(stale(element_ref, StaleReason::DocumentChanged)),
+        Some(RefRecord::Live(issued)) => issued,
+    };
     if *issued.target_id != *page.target_id {
         return Err(stale(element_ref, StaleReason::DocumentChanged));
     }
@@ -230,6 +331,29 @@ impl Browser {
 }
 
 impl Page {
+    /// Records refs a walk of this page minted, each in the document its frame shows now, and
+    /// retires the page's refs of documents it no longer shows.
+    pub(crate) fn record_refs(&self, minted: impl IntoIterator<Item = (u64, String)>) {
+        let minted: Vec<(u64, Issued)> = minted
+            .into_iter()
+            .map(|(number, frame_id)| {
+                let loader_id = self.frame_loader_id(&frame_id);
+                (
+                    number,
+                    Issued {
+                        target_id: self.target_id.clone(),
+                        frame_id,
+                        loader_id,
+                    },
+                )
+            })
+            .collect();
+        let shows = |doc: &Issued| {
+            doc.loader_id.is_some() && self.frame_loader_id(&doc.frame_id) == doc.loader_id
+        };
+        self.refs.record(&self.target_id, minted, &shows);
+    }
+
     /// Whether this page's browser issued `element_ref` (in this page or another).
     pub fn has_issued_ref(&self, element_ref: ElementRef) -> bool {
         self.refs.has_issued(element_ref.number())

@@ -236,11 +236,59 @@ fn ref_table_never_moves_back_and_keeps_the_first_record() {
         frame_id: frame.into(),
         loader_id: Some("L".into()),
     };
-    table.record(4, issued("F1"));
-    table.record(4, issued("F2"));
-    assert_eq!(table.issued(4).map(|i| i.frame_id), Some("F1".into()));
+    table.record("T", vec![(4, issued("F1"))], &|_| true);
+    table.record("T", vec![(4, issued("F2"))], &|_| true);
+    assert_eq!(table.lookup(4), Some(refs::RefRecord::Live(issued("F1"))));
     assert!(table.has_issued(4));
     assert!(!table.has_issued(3));
+}
+
+#[test]
+fn ref_table_retires_documents_a_page_left_and_stays_small() {
+    let table = refs::RefTable::default();
+    let doc = |frame: String, loader: u64| refs::Issued {
+        target_id: "T".into(),
+        frame_id: frame,
+        loader_id: Some(format!("L{loader}")),
+    };
+    let mut next = 1;
+    // A thousand navigations, each listing 30 elements of the main frame and 2 of a new
+    // child frame; only the newest document of each is still shown.
+    for loader in 0..1000u64 {
+        let mut minted = Vec::new();
+        for idx in 0..32u64 {
+            let frame = if idx % 16 == 15 {
+                format!("child{loader}")
+            } else {
+                "main".to_owned()
+            };
+            minted.push((next, doc(frame, loader)));
+            next += 1;
+        }
+        let shows = move |issued: &refs::Issued| issued.loader_id == Some(format!("L{loader}"));
+        table.record("T", minted, &shows);
+    }
+    // Another tab's refs are never retired by this page's walks.
+    let other = refs::Issued {
+        target_id: "U".into(),
+        frame_id: "main".into(),
+        loader_id: Some("L0".into()),
+    };
+    table.record("U", vec![(next, other.clone())], &|_| true);
+    table.record("T", vec![(next + 1, doc("main".into(), 1000))], &|issued| {
+        issued.loader_id.as_deref() == Some("L1000")
+    });
+    assert_eq!(table.lookup(5), Some(refs::RefRecord::Retired));
+    assert_eq!(table.lookup(16), Some(refs::RefRecord::Retired));
+    assert_eq!(table.lookup(next), Some(refs::RefRecord::Live(other)));
+    assert_eq!(
+        table.lookup(next + 1),
+        Some(refs::RefRecord::Live(doc("main".into(), 1000)))
+    );
+    assert_eq!(table.lookup(next + 2), None);
+    assert!(!table.has_issued(0));
+    // Everything retired merged into one run: 32,000 refs in three runs.
+    assert_eq!(table.run_count(), 3);
 }
 
 #[test]
