@@ -124,6 +124,10 @@ pub(crate) struct PageState {
     /// A navigation's failure reported by `Page.frameRequestedNavigation`-less paths: loader id
     /// → net error (from `Network.loadingFailed` of the document).
     doc_failed: Vec<(String, String)>,
+    /// Cross-document navigations as they start (`Page.frameStartedNavigating`), the last few:
+    /// frame id, loader id, URL. A navigation wait follows its frame to a newer one (the page
+    /// navigated itself while loading).
+    started: Vec<(String, String, String)>,
     pub(crate) closed: Option<String>,
     title: String,
     /// Main-frame navigation marks for the click and Enter fences (`actions/`).
@@ -232,6 +236,14 @@ impl Shared {
                         event.navigation_type,
                         Type::SameDocument | Type::HistorySameDocument
                     );
+                    if !same_document {
+                        let started = (
+                            event.frame_id.0.clone(),
+                            event.loader_id.0.clone(),
+                            event.url.clone(),
+                        );
+                        self.update(|s| push_bounded(&mut s.started, started));
+                    }
                     self.count_navigation_request(session, &event.frame_id.0, true, |_| {
                         same_document
                     });
@@ -419,6 +431,24 @@ impl Shared {
     }
 }
 
+/// The newest cross-document navigation of `frame_id` that started after `loader_id`'s, if
+/// the frame has moved on (`None` when `loader_id`'s start was not seen).
+fn newer_navigation(
+    state: &PageState,
+    frame_id: &str,
+    loader_id: &str,
+) -> Option<(String, String)> {
+    let ours = state
+        .started
+        .iter()
+        .position(|(frame, loader, _)| frame == frame_id && loader == loader_id)?;
+    state.started[ours + 1..]
+        .iter()
+        .rev()
+        .find(|(frame, _, _)| frame == frame_id)
+        .map(|(_, loader, url)| (loader.clone(), url.clone()))
+}
+
 fn push_bounded<T>(list: &mut Vec<T>, item: T) {
     if list.len() >= 16 {
         list.remove(0);
@@ -575,8 +605,10 @@ impl Page {
             .await
     }
 
-    /// Waits until the frame's document `loader_id` (or a document that replaced it, such as a
-    /// client redirect) reaches `wait_until`.
+    /// Waits until the frame's document `loader_id` (or a document that replaced it: when the
+    /// page navigates itself while loading — a client redirect, a form submitted from a
+    /// script, a move to a `blob:` URL — the wait follows the newer navigation, and fails at
+    /// once if that one fails) reaches `wait_until`.
     async fn wait_for_loader(
         &self,
         frame_id: &str,
@@ -587,9 +619,17 @@ impl Page {
         timeout: Duration,
     ) -> Result<NavigationResult> {
         let mut version = self.shared.version.subscribe();
+        let mut loader = loader_id.to_owned();
+        let mut url = url.to_owned();
         loop {
             {
                 let state = lock(&self.shared.state);
+                if let Some((next_loader, next_url)) = newer_navigation(&state, frame_id, &loader) {
+                    loader = next_loader;
+                    url = next_url;
+                }
+                let loader_id = loader.as_str();
+                let url = url.as_str();
                 if let Some(reason) = &state.closed {
                     return Err(Error::ConnectionClosed {
                         reason: reason.clone(),

@@ -14,7 +14,7 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use chromate_tests::{procs, FixtureServer, McpClient, McpCommand};
+use chromate_tests::{procs, FixtureServer, McpClient, McpCommand, Response};
 use serde_json::{json, Value};
 
 /// How long one response may take (navigation waits are 30 s at most in these tests).
@@ -2399,4 +2399,57 @@ fn mcp_lone_surrogates_in_page_text_read_as_the_replacement_character() {
     );
     let (status, _) = mcp.ok("browser_status", json!({}));
     assert_eq!(status["ready"], json!(true));
+}
+
+/// A page that navigates itself while it loads — a form submitted toward a blocked origin, a
+/// move to a `blob:` URL — ends the navigate at once (issue 19): the blocked one fails
+/// NAVIGATION_FAILED, the blob one follows the page to its new document. A blocked
+/// `browser_page open` leaves no tab behind.
+#[test]
+fn mcp_a_page_that_navigates_itself_while_loading_ends_the_navigate() {
+    let server = fixtures();
+    let blocked = server.localhost_url("nav.html");
+    let submit = format!(
+        "<title>submits</title><form action=\"{blocked}\" method=get><input name=q value=1></form>\
+         <script>document.forms[0].submit()</script><img src=\"/delay/400/nav.html\">"
+    );
+    server.route("/self-submit.html", move |_| Response::html(submit.clone()));
+    server.route("/self-blob.html", |_| {
+        Response::html(
+            "<title>to blob</title><script>location.href = URL.createObjectURL(\
+             new Blob(['<title>in blob</title><p>blob page</p>'], {type: 'text/html'}))</script>",
+        )
+    });
+    let mut mcp = start_mcp_with_args(&["--blocked-origins", "http://localhost:*"], &[]);
+    let error = mcp.err(
+        "browser_navigate",
+        json!({ "url": server.url("self-submit.html"), "timeout_ms": 20000 }),
+    );
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert_eq!(
+        error["detail"]["netError"],
+        json!("net::ERR_BLOCKED_BY_CLIENT")
+    );
+    assert_eq!(error["detail"]["blockedBy"], json!("origin-policy"));
+
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("self-blob.html"), "timeout_ms": 20000 }),
+    );
+    assert!(
+        nav["url"].as_str().unwrap_or_default().starts_with("blob:"),
+        "{nav}"
+    );
+    assert_eq!(nav["title"], json!("in blob"));
+
+    let error = mcp.err("browser_page", json!({ "action": "open", "url": blocked }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"));
+    let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(
+        pages["count"],
+        json!(1),
+        "the blocked tab is closed: {pages}"
+    );
+    assert_eq!(pages["pages"][0]["active"], json!(true), "{pages}");
+    assert_eq!(server.request_count("/nav.html"), 0);
 }

@@ -76,6 +76,7 @@ pub(crate) async fn page(
             let url = args.url.as_deref().unwrap_or("about:blank");
             let live = ctx.session.ensure_browser(&verb).await?;
             let browser = live.browser.clone();
+            let previous = live.active_tab().map(|tab| tab.page.target_id().to_owned());
             let page = match browser.new_page("about:blank").await {
                 Ok(page) => page,
                 Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
@@ -94,13 +95,18 @@ pub(crate) async fn page(
                     .await
                     .ok_or_else(|| cancelled_error(&verb))?;
                 if let Err(err) = loaded {
-                    return Err(super::navigation::navigation_error(
-                        ctx,
-                        &verb,
-                        &err,
-                        url,
-                        args.timeout_ms,
-                    ));
+                    let error =
+                        super::navigation::navigation_error(ctx, &verb, &err, url, args.timeout_ms);
+                    // A tab that could not open its URL is not left behind: it closes, and
+                    // the tab that was active is again.
+                    if let Some(previous) = previous {
+                        // The error above is what the caller needs; a failed close changes
+                        // nothing they can act on.
+                        let _ = browser.close_page(&page).await;
+                        ctx.session.sync_tabs();
+                        activate(ctx.session, &previous);
+                    }
+                    return Err(error);
                 }
             }
             Ok(ToolOutput::new(
