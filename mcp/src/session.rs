@@ -143,6 +143,7 @@ impl Session {
             &config.artifacts_root,
             server_pid,
             SystemTime::now(),
+            &crate::private_fs::random_suffix(),
             config.limits,
         );
         Session {
@@ -552,6 +553,21 @@ impl Session {
             Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
             None => self.artifacts.dir().join("traces"),
         }
+    }
+
+    /// Makes [`Session::trace_root`] exist and returns it. `<session dir>/traces` is chromate's
+    /// own: the session directory is created first (exclusively), then `traces/` in it, 0700,
+    /// reused only if it is a real directory of ours. A `CHROMATE_TRACE_DIR` is the user's: its
+    /// missing parts are created, nothing about it is changed.
+    pub(crate) fn ensure_trace_root(&mut self) -> std::io::Result<PathBuf> {
+        let root = self.trace_root();
+        if self.config.trace_dir.is_some() {
+            std::fs::create_dir_all(&root)?;
+        } else {
+            self.artifacts.ensure_dir()?;
+            crate::private_fs::ensure_dir(&root)?;
+        }
+        Ok(root)
     }
 
     /// The directories whose files `resources/read` serves (§1.3).

@@ -1043,6 +1043,15 @@ fn status_before_launch() {
         server.pid()
     );
     assert!(dir.starts_with(&expected_prefix), "{dir}");
+    // `<stamp>-<16 hex digits>`: a name nobody else can guess and plant first.
+    let (stamp, suffix) = dir[expected_prefix.len()..]
+        .split_once('-')
+        .unwrap_or_default();
+    assert_eq!(stamp.len(), "YYYYMMDDTHHMMSSZ".len(), "{dir}");
+    assert!(
+        suffix.len() == 16 && suffix.chars().all(|c| c.is_ascii_hexdigit()),
+        "{dir}"
+    );
     // Created lazily: a status call creates nothing.
     assert!(!Path::new(dir).exists());
 
