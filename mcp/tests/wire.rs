@@ -1273,7 +1273,12 @@ fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or
     let mut server = start_server("upload-rule");
     let outside = "upload: files[0] is outside the server's working directory, the only place uploads may read from (--allow-unrestricted-file-access lifts this)";
     let mut errors = Vec::new();
-    for file in ["/etc/hostname", "/definitely/not/here", "../Cargo.toml", "/proc/self/environ"] {
+    for file in [
+        "/etc/hostname",
+        "/definitely/not/here",
+        "../Cargo.toml",
+        "/proc/self/environ",
+    ] {
         let error = server.call_err(
             "browser_upload",
             json!({ "selector": "#f", "files": [file] }),

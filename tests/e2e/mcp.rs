@@ -1772,8 +1772,16 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         json!({ "value": "[redacted]", "truncated": false }),
         "a value read from a secret field is redacted, its length too"
     );
-    assert_eq!(actions[5]["result"]["value"], json!("ann"), "others are kept");
-    assert_eq!(actions[6]["result"]["value"], json!("[redacted]"), "in a batch too");
+    assert_eq!(
+        actions[5]["result"]["value"],
+        json!("ann"),
+        "others are kept"
+    );
+    assert_eq!(
+        actions[6]["result"]["value"],
+        json!("[redacted]"),
+        "in a batch too"
+    );
     assert_eq!(actions[0]["screenshot"], json!("screenshots/0001.png"));
     assert_eq!(actions[0]["console"], json!({ "errors": 1, "warnings": 1 }));
     assert_eq!(actions[3]["console"], json!({ "errors": 0, "warnings": 0 }));
@@ -1916,13 +1924,21 @@ fn mcp_uploads_read_under_the_servers_working_directory_unless_unrestricted() {
     let mut mcp = mcp_command(&[], &[]).current_dir(work.path()).spawn();
     assert_eq!(uploaded(&mut mcp, "notes.txt"), "notes.txt:5");
     let mut refusals = Vec::new();
-    for file in [secret.as_str(), "link.txt", "/etc/hostname", "../missing.txt"] {
+    for file in [
+        secret.as_str(),
+        "link.txt",
+        "/etc/hostname",
+        "../missing.txt",
+    ] {
         let error = mcp.err(
             "browser_upload",
             json!({ "selector": "#f", "files": [file] }),
         );
         assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{file}: {error}");
-        assert_eq!(error["detail"]["reason"], json!("outside-allowed-directories"));
+        assert_eq!(
+            error["detail"]["reason"],
+            json!("outside-allowed-directories")
+        );
         assert!(!error.to_string().contains("s3cret"), "{error}");
         refusals.push(error);
     }
@@ -1931,7 +1947,11 @@ fn mcp_uploads_read_under_the_servers_working_directory_unless_unrestricted() {
         "every refusal is the same, existing or not: {refusals:?}"
     );
     let (read, _) = mcp.ok("browser_read", json!({ "selector": "#out" }));
-    assert_eq!(read["text"], json!("notes.txt:5"), "nothing else reached the page");
+    assert_eq!(
+        read["text"],
+        json!("notes.txt:5"),
+        "nothing else reached the page"
+    );
     drop(mcp);
 
     let mut mcp = mcp_command(&["--allow-unrestricted-file-access"], &[])
