@@ -1,8 +1,10 @@
 //! The session artifact directory, spilling of large text blocks and the
 //! response cap (§12).
 //!
-//! Owns: naming and lazily creating `<root>/chromate-mcp-<pid>-<stamp>/`
-//! (0700, files 0600, `NNNN-<label>`), the per-session quota, the inline
+//! Owns: naming and lazily creating `<root>/chromate-mcp-<pid>-<stamp>-<random>/`
+//! (the name decided at construction, so `resources.rs` can serve it before it exists; created
+//! exclusively through `private_fs.rs`: 0700, files 0600 `NNNN-<label>`, a planted symlink or
+//! an existing directory at the name refused), the per-session quota, the inline
 //! preview a spilled block turns into, and shrinking a whole response under
 //! `CHROMATE_MCP_MAX_RESPONSE_BYTES`. The size rules are pure functions so
 //! they are unit-tested without a filesystem.
@@ -22,13 +24,13 @@
 //! environment variables.
 
 use std::fs;
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
 use crate::error::{cut_bytes, floor_char_boundary};
+use crate::private_fs;
 
 /// Default spill threshold (`CHROMATE_MCP_SPILL_BYTES`).
 pub(crate) const DEFAULT_SPILL_BYTES: usize = 8192;
@@ -89,11 +91,19 @@ pub(crate) struct ArtifactStore {
 }
 
 impl ArtifactStore {
-    /// A store for `<root>/chromate-mcp-<pid>-<stamp>/`; nothing is created yet.
-    pub(crate) fn new(root: &Path, pid: u32, started: SystemTime, limits: Limits) -> ArtifactStore {
+    /// A store for `<root>/chromate-mcp-<pid>-<stamp>-<suffix>/`; nothing is created yet.
+    /// `suffix` is [`private_fs::random_suffix`] outside tests: in a shared temp directory the
+    /// name must be one no other user can predict.
+    pub(crate) fn new(
+        root: &Path,
+        pid: u32,
+        started: SystemTime,
+        suffix: &str,
+        limits: Limits,
+    ) -> ArtifactStore {
         let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         let store = ArtifactStore {
-            dir: root.join(session_dir_name(pid, started)),
+            dir: root.join(session_dir_name(pid, started, suffix)),
             limits,
             created: false,
             counter: 0,
@@ -148,10 +158,11 @@ impl ArtifactStore {
         {
             return Err(WriteError::Quota);
         }
-        self.ensure_dir()?;
+        self.ensure_dir()
+            .map_err(|err| WriteError::Io(err.to_string()))?;
         self.counter += 1;
         let path = self.dir.join(format!("{:04}-{label}", self.counter));
-        write_private_file(&path, data)
+        private_fs::write_new_file(&path, data)
             .map_err(|err| WriteError::Io(format!("{}: {err}", path.display())))?;
         self.files += 1;
         self.bytes += data.len() as u64;
@@ -187,27 +198,20 @@ impl ArtifactStore {
         }
     }
 
-    fn ensure_dir(&mut self) -> Result<(), WriteError> {
-        if self.created {
-            return Ok(());
+    /// Creates the session directory on first use: exclusively (anything already at its
+    /// name, a symlink included, is refused), 0700, owned by this user. The root above it is
+    /// created as needed, with the mode the umask gives; it is the user's or the OS's.
+    pub(crate) fn ensure_dir(&mut self) -> std::io::Result<&Path> {
+        if !self.created {
+            if let Some(parent) = self.dir.parent() {
+                fs::create_dir_all(parent).map_err(|err| {
+                    std::io::Error::new(err.kind(), format!("{}: {err}", parent.display()))
+                })?;
+            }
+            private_fs::create_dir(&self.dir)?;
+            self.created = true;
         }
-        if let Some(parent) = self.dir.parent() {
-            fs::create_dir_all(parent)
-                .map_err(|err| WriteError::Io(format!("{}: {err}", parent.display())))?;
-        }
-        let mut builder = fs::DirBuilder::new();
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::DirBuilderExt;
-            builder.mode(0o700);
-        }
-        match builder.create(&self.dir) {
-            Ok(()) => {}
-            Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists => {}
-            Err(err) => return Err(WriteError::Io(format!("{}: {err}", self.dir.display()))),
-        }
-        self.created = true;
-        Ok(())
+        Ok(&self.dir)
     }
 }
 
@@ -218,22 +222,9 @@ pub(crate) struct Spilled {
     pub(crate) path: Option<PathBuf>,
 }
 
-fn write_private_file(path: &Path, data: &[u8]) -> std::io::Result<()> {
-    let mut options = fs::OpenOptions::new();
-    options.write(true).create_new(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
-    }
-    let mut file = options.open(path)?;
-    file.write_all(data)?;
-    file.flush()
-}
-
-/// `chromate-mcp-<pid>-<YYYYMMDDTHHMMSSZ>`.
-pub(crate) fn session_dir_name(pid: u32, started: SystemTime) -> String {
-    format!("chromate-mcp-{pid}-{}", utc_stamp(started))
+/// `chromate-mcp-<pid>-<YYYYMMDDTHHMMSSZ>-<suffix>`.
+pub(crate) fn session_dir_name(pid: u32, started: SystemTime, suffix: &str) -> String {
+    format!("chromate-mcp-{pid}-{}-{suffix}", utc_stamp(started))
 }
 
 /// `YYYYMMDDTHHMMSSZ` for `time` in UTC: [`chromate::iso_time`] to the second, without its

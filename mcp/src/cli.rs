@@ -71,6 +71,9 @@ options:
   --blocked-origins LIST    comma list of scheme://host[:port] to block
   --structured-content      success results also carry structuredContent {result, observation}
                             (for hosts that show the model only structuredContent)
+  --allow-unrestricted-file-access
+                            browser_upload may read any file the server can (default: only
+                            files under the server's working directory)
   -h, --help                print this help
 
 environment:
@@ -177,6 +180,9 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP)),
             "--headed" if inline_value.is_none() => flags.headed = true,
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
+            "--allow-unrestricted-file-access" if inline_value.is_none() => {
+                flags.unrestricted_file_access = true;
+            }
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),

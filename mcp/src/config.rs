@@ -27,6 +27,8 @@ pub(crate) struct McpFlags {
     pub(crate) blocked_origins: Option<Vec<OriginPattern>>,
     /// `--structured-content`: success results also carry `structuredContent`.
     pub(crate) structured_content: bool,
+    /// `--allow-unrestricted-file-access`: browser_upload reads any file the server can.
+    pub(crate) unrestricted_file_access: bool,
 }
 
 /// Everything the server needs to know from its invocation.
@@ -52,6 +54,9 @@ pub(crate) struct Config {
     /// Success results carry `structuredContent {result, observation}` (§3):
     /// `--structured-content` or `CHROMATE_MCP_STRUCTURED_CONTENT=1`.
     pub(crate) structured_content: bool,
+    /// `--allow-unrestricted-file-access`; else browser_upload reads only files under the
+    /// server's working directory.
+    pub(crate) unrestricted_file_access: bool,
 }
 
 impl Default for Config {
@@ -152,6 +157,7 @@ impl Config {
             trace_dir,
             state_dir,
             structured_content,
+            unrestricted_file_access: flags.unrestricted_file_access,
         };
         (config, warnings)
     }

@@ -16,6 +16,7 @@ mod docs;
 mod era;
 mod error;
 mod jsonrpc;
+mod private_fs;
 mod resources;
 mod server;
 mod session;

@@ -147,6 +147,7 @@ impl Session {
             &config.artifacts_root,
             server_pid,
             SystemTime::now(),
+            &crate::private_fs::random_suffix(),
             config.limits,
         );
         Session {
@@ -256,10 +257,24 @@ impl Session {
         // Downloads go to the session directory, within the quota (§11.7). A browser that
         // refuses the directory (`--cdp-endpoint`) still reports them, journalled as not
         // saved with its answer as the reason, so the launch goes on.
-        let downloads = chromate::DownloadOptions::new(self.artifacts.downloads_dir())
-            .limit(self.artifacts.download_limit());
-        if let Err(err) = browser.enable_downloads(downloads).await {
-            eprintln!("chromate: downloads will not be saved: {err}");
+        // The session directory and `downloads/` are made here, privately (exclusive, 0700,
+        // ours), before the browser is told about them: the engine would otherwise create
+        // missing parents itself, following whatever was planted at their names.
+        let downloads_dir = self.artifacts.downloads_dir();
+        let prepared = self
+            .artifacts
+            .ensure_dir()
+            .map(|_| ())
+            .and_then(|()| crate::private_fs::ensure_dir(&downloads_dir));
+        match prepared {
+            Ok(()) => {
+                let downloads = chromate::DownloadOptions::new(downloads_dir)
+                    .limit(self.artifacts.download_limit());
+                if let Err(err) = browser.enable_downloads(downloads).await {
+                    eprintln!("chromate: downloads will not be saved: {err}");
+                }
+            }
+            Err(err) => eprintln!("chromate: downloads will not be saved: {err}"),
         }
         // Mocks and the origin policy are in before the first tab loads (§1.5).
         self.mocks
@@ -564,6 +579,21 @@ impl Session {
             Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
             None => self.artifacts.dir().join("traces"),
         }
+    }
+
+    /// Makes [`Session::trace_root`] exist and returns it. `<session dir>/traces` is chromate's
+    /// own: the session directory is created first (exclusively), then `traces/` in it, 0700,
+    /// reused only if it is a real directory of ours. A `CHROMATE_TRACE_DIR` is the user's: its
+    /// missing parts are created, nothing about it is changed.
+    pub(crate) fn ensure_trace_root(&mut self) -> std::io::Result<PathBuf> {
+        let root = self.trace_root();
+        if self.config.trace_dir.is_some() {
+            std::fs::create_dir_all(&root)?;
+        } else {
+            self.artifacts.ensure_dir()?;
+            crate::private_fs::ensure_dir(&root)?;
+        }
+        Ok(root)
     }
 
     /// The directories whose files `resources/read` serves (§1.3).

@@ -2,8 +2,12 @@
 //!
 //! Owns: the recording's files under `<root>/<name>/`, each event written whole and flushed
 //! at once (a killed server leaves valid NDJSON), the `action` event of one tool call or batch
-//! step (arguments redacted, screenshot after observation-bearing calls), `trace-end`, the
-//! self-contained `index.html` and `<root>/<name>.zip`. The server calls [`record_action`]
+//! step (screenshot after observation-bearing calls), `trace-end`, the self-contained
+//! `index.html` and `<root>/<name>.zip`. Everything is private like the artifacts: directories
+//! created exclusively at 0700, files at 0600, never through a symlink (`private_fs.rs`).
+//! Secrets are kept out like snapshots keep them out (§7.7): text typed into a field whose
+//! value snapshots suppress, and a value read from one (browser_read `value`, in a batch step
+//! too), show as `"[redacted]"` in every event, arguments and results alike. The server calls [`record_action`]
 //! after each tool call, browser_batch after each step, and the session ends a recording at
 //! shutdown.
 //!
@@ -18,7 +22,11 @@ use std::time::SystemTime;
 use serde_json::{json, Map, Value};
 
 use crate::error::{ToolError, ToolOutput};
+use crate::private_fs;
 use crate::session::Session;
+
+/// What a trace shows instead of a secret.
+const REDACTED: &str = "[redacted]";
 
 /// Screenshots stop after this many per trace.
 const MAX_SCREENSHOTS: u64 = 1000;
@@ -41,7 +49,8 @@ pub(crate) struct TraceRecording {
 }
 
 impl TraceRecording {
-    /// Creates `<root>/<name>/` (and `screenshots/`) and writes `trace-start`.
+    /// Creates `<root>/<name>/` (and `screenshots/`) and writes `trace-start`. `root` must
+    /// exist; `<name>` must not (a directory or symlink there is refused).
     pub(crate) fn start(
         root: &Path,
         name: &str,
@@ -49,13 +58,9 @@ impl TraceRecording {
         header: Map<String, Value>,
     ) -> std::io::Result<TraceRecording> {
         let out_dir = root.join(name);
-        fs::create_dir_all(root)?;
-        fs::create_dir(&out_dir)?;
-        fs::create_dir(out_dir.join("screenshots"))?;
-        let file = fs::OpenOptions::new()
-            .create_new(true)
-            .append(true)
-            .open(out_dir.join("trace.ndjson"))?;
+        private_fs::create_dir(&out_dir)?;
+        private_fs::create_dir(&out_dir.join("screenshots"))?;
+        let file = private_fs::create_file(&out_dir.join("trace.ndjson"))?;
         let started_at = iso_now();
         let mut recording = TraceRecording {
             name: name.to_owned(),
@@ -139,8 +144,9 @@ fn log_counts(journal: &chromate::Journal, since: u64) -> (Value, Value) {
     )
 }
 
-/// Appends the `action` event of a call while a trace records (browser_trace itself excluded).
-/// Failures to write are reported on stderr; they never fail the call.
+/// Appends the `action` event of a call while a trace records (browser_trace itself excluded;
+/// browser_batch is recorded as its steps, each its own event). Failures to write are reported
+/// on stderr; they never fail the call.
 pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
     if session.trace.is_none() || call.tool == "browser_trace" {
         return;
@@ -149,20 +155,9 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
     let arguments = redact(call.tool, call.arguments, page.as_ref()).await;
     let (ok, outcome_key, outcome_value, observation) = match call.outcome {
         Ok(output) => {
-            let observation = output.observation.as_ref().map(|o| {
-                let mut text = o.body.clone();
-                for line in o.footer() {
-                    text.push('\n');
-                    text.push_str(line);
-                }
-                text
-            });
-            (
-                !output.is_error,
-                "result",
-                output.result.clone(),
-                observation,
-            )
+            let result =
+                redact_result(call.tool, call.arguments, &output.result, page.as_ref()).await;
+            (!output.is_error, "result", result, observed(output))
         }
         Err(error) => (false, "error", error.to_json(), None),
     };
@@ -183,7 +178,7 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
             .await
         {
             let relative = format!("screenshots/{seq:04}.png");
-            match fs::write(out_dir.join(&relative), &shot.png) {
+            match private_fs::write_new_file(&out_dir.join(&relative), &shot.png) {
                 Ok(()) => screenshot = json!(relative),
                 Err(err) => eprintln!("chromate: trace screenshot not written: {err}"),
             }
@@ -217,6 +212,18 @@ pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
     }
 }
 
+/// The observation text as a trace event holds it (tripwire appended).
+fn observed(output: &ToolOutput) -> Option<String> {
+    output.observation.as_ref().map(|o| {
+        let mut text = o.body.clone();
+        for line in o.footer() {
+            text.push('\n');
+            text.push_str(line);
+        }
+        text
+    })
+}
+
 /// The arguments as the trace shows them: text aimed at secret fields (§7.7) as
 /// `"[redacted]"`, upload `files` as a count.
 async fn redact(
@@ -243,21 +250,72 @@ async fn redact(
         None => true,
     };
     if secret {
-        res.insert(key.into(), json!("[redacted]"));
+        res.insert(key.into(), json!(REDACTED));
+    }
+    res
+}
+
+/// Whether a browser_read call reads a form value (`field=value`, or the `value` attribute),
+/// which may be a secret.
+fn reads_a_value(tool: &str, arguments: &Map<String, Value>) -> bool {
+    let field = arguments.get("field").and_then(Value::as_str);
+    tool == "browser_read"
+        && (field == Some("value")
+            || (field == Some("attr")
+                && arguments.get("name").and_then(Value::as_str) == Some("value")))
+}
+
+/// The result as the trace shows it: a value read from a secret field (§7.7) as
+/// `"[redacted]"`. With no page to ask (`page` `None`), every value read is redacted.
+async fn redact_result(
+    tool: &str,
+    arguments: &Map<String, Value>,
+    result: &Value,
+    page: Option<&chromate::Page>,
+) -> Value {
+    if !reads_a_value(tool, arguments) {
+        return result.clone();
+    }
+    let selector = arguments.get("selector").and_then(Value::as_str);
+    // In doubt (no page, no selector, an error), the value is redacted.
+    let secret = match (page, selector) {
+        (Some(page), Some(selector)) => page.is_secret_field(Some(selector)).await.unwrap_or(true),
+        _ => true,
+    };
+    if secret {
+        redact_value(result)
+    } else {
+        result.clone()
+    }
+}
+
+/// A read's result with its value replaced (a null value, nothing read, stays null) and its
+/// length (`totalBytes`) left out: the secret's length is no business of the trace either.
+fn redact_value(result: &Value) -> Value {
+    let mut res = result.clone();
+    match res.as_object_mut() {
+        Some(object) => {
+            if object.get("value").is_some_and(|value| !value.is_null()) {
+                object.insert("value".into(), json!(REDACTED));
+                object.remove("totalBytes");
+            }
+        }
+        None => res = json!(REDACTED),
     }
     res
 }
 
 /// Writes `index.html` into the recording's directory from its `trace.ndjson`.
 pub(crate) fn write_viewer(recording: &TraceRecording) -> std::io::Result<PathBuf> {
-    let ndjson = fs::read_to_string(recording.trace_path())?;
+    let ndjson =
+        String::from_utf8_lossy(&private_fs::read_file(&recording.trace_path())?).into_owned();
     let events: Vec<Value> = ndjson
         .lines()
         .filter_map(|line| serde_json::from_str(line).ok())
         .collect();
     let html = viewer_html(&recording.name, &events);
     let path = recording.out_dir.join("index.html");
-    fs::write(&path, html)?;
+    private_fs::write_new_file(&path, html.as_bytes())?;
     Ok(path)
 }
 
@@ -276,16 +334,18 @@ pub(crate) fn viewer_html(name: &str, events: &[Value]) -> String {
         .replace("/*EVENTS*/", &data)
 }
 
-/// Writes `<root>/<name>.zip` with `trace.ndjson`, `index.html` and `screenshots/`.
+/// Writes `<root>/<name>.zip` (a new file, 0600) with `trace.ndjson`, `index.html` and
+/// `screenshots/`.
 pub(crate) fn write_zip(recording: &TraceRecording) -> Result<PathBuf, String> {
     use zip::write::SimpleFileOptions;
     let path = recording.root.join(format!("{}.zip", recording.name));
     let describe = |err: &dyn std::fmt::Display| format!("{}: {err}", path.display());
-    let file = fs::File::create(&path).map_err(|err| describe(&err))?;
+    let file = private_fs::create_file(&path).map_err(|err| describe(&err))?;
     let mut writer = zip::ZipWriter::new(file);
     let options = SimpleFileOptions::default().compression_method(zip::CompressionMethod::Deflated);
     for name in ["trace.ndjson", "index.html"] {
-        let data = fs::read(recording.out_dir.join(name)).map_err(|err| describe(&err))?;
+        let data =
+            private_fs::read_file(&recording.out_dir.join(name)).map_err(|err| describe(&err))?;
         writer
             .start_file(name, options)
             .map_err(|err| describe(&err))?;
@@ -296,15 +356,17 @@ pub(crate) fn write_zip(recording: &TraceRecording) -> Result<PathBuf, String> {
         .map_err(|err| describe(&err))?;
     let mut shots: Vec<PathBuf> = fs::read_dir(recording.out_dir.join("screenshots"))
         .map_err(|err| describe(&err))?
-        .filter_map(|entry| entry.ok().map(|e| e.path()))
-        .filter(|p| p.is_file())
+        .filter_map(Result::ok)
+        // Only regular files: a symlink in there is not followed.
+        .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+        .map(|entry| entry.path())
         .collect();
     shots.sort();
     for shot in shots {
         let Some(file_name) = shot.file_name().and_then(|n| n.to_str()) else {
             continue;
         };
-        let data = fs::read(&shot).map_err(|err| describe(&err))?;
+        let data = private_fs::read_file(&shot).map_err(|err| describe(&err))?;
         // PNGs are already compressed.
         let stored = options.compression_method(zip::CompressionMethod::Stored);
         writer
@@ -334,6 +396,7 @@ mod tests {
     fn events_are_whole_lines_and_end_with_trace_end() {
         let root = std::env::temp_dir().join(format!("chromate-trace-test-{}", std::process::id()));
         let _ = fs::remove_dir_all(&root);
+        fs::create_dir_all(&root).expect("the trace root");
         let mut recording =
             TraceRecording::start(&root, "t", false, Map::new()).expect("start a recording");
         recording.end("stop").expect("end it");
@@ -349,6 +412,65 @@ mod tests {
         write_viewer(&recording).expect("write the viewer");
         let zip = write_zip(&recording).expect("write the zip");
         assert!(zip.is_file());
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |path: &Path| {
+            fs::symlink_metadata(path).map_or(0, |meta| meta.permissions().mode() & 0o7777)
+        };
+        assert_eq!(mode(&recording.out_dir), 0o700);
+        assert_eq!(mode(&recording.out_dir.join("screenshots")), 0o700);
+        assert_eq!(mode(&recording.trace_path()), 0o600);
+        assert_eq!(mode(&recording.out_dir.join("index.html")), 0o600);
+        assert_eq!(mode(&zip), 0o600);
         let _ = fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_trace_never_starts_in_or_zips_through_a_planted_path() {
+        let base = tempfile::tempdir().expect("a temp dir");
+        let victim = base.path().join("victim");
+        fs::create_dir(&victim).expect("victim");
+        std::os::unix::fs::symlink(&victim, base.path().join("trace-1")).expect("plant");
+        assert!(TraceRecording::start(base.path(), "trace-1", false, Map::new()).is_err());
+        assert_eq!(fs::read_dir(&victim).map(Iterator::count).ok(), Some(0));
+        let recording = TraceRecording::start(base.path(), "t", false, Map::new()).expect("start");
+        let target = base.path().join("kept.txt");
+        fs::write(&target, "keep").expect("target");
+        std::os::unix::fs::symlink(&target, base.path().join("t.zip")).expect("plant");
+        write_viewer(&recording).expect("viewer");
+        assert!(
+            write_zip(&recording).is_err(),
+            "the zip is a new file, never a symlink's target"
+        );
+        assert_eq!(fs::read_to_string(&target).ok().as_deref(), Some("keep"));
+    }
+
+    #[test]
+    fn a_redacted_read_keeps_its_shape() {
+        let read = json!({ "value": "hunter2", "truncated": false, "totalBytes": 7 });
+        assert_eq!(
+            redact_value(&read),
+            json!({ "value": "[redacted]", "truncated": false })
+        );
+        assert_eq!(
+            redact_value(&json!({ "value": null }))["value"],
+            Value::Null
+        );
+        let args = |v: Value| v.as_object().cloned().unwrap_or_default();
+        assert!(reads_a_value(
+            "browser_read",
+            &args(json!({ "field": "value" }))
+        ));
+        assert!(reads_a_value(
+            "browser_read",
+            &args(json!({ "field": "attr", "name": "value" }))
+        ));
+        assert!(!reads_a_value(
+            "browser_read",
+            &args(json!({ "field": "text" }))
+        ));
+        assert!(!reads_a_value(
+            "browser_read",
+            &args(json!({ "field": "attr", "name": "href" }))
+        ));
     }
 }

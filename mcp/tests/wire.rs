@@ -1043,6 +1043,15 @@ fn status_before_launch() {
         server.pid()
     );
     assert!(dir.starts_with(&expected_prefix), "{dir}");
+    // `<stamp>-<16 hex digits>`: a name nobody else can guess and plant first.
+    let (stamp, suffix) = dir[expected_prefix.len()..]
+        .split_once('-')
+        .unwrap_or_default();
+    assert_eq!(stamp.len(), "YYYYMMDDTHHMMSSZ".len(), "{dir}");
+    assert!(
+        suffix.len() == 16 && suffix.chars().all(|c| c.is_ascii_hexdigit()),
+        "{dir}"
+    );
     // Created lazily: a status call creates nothing.
     assert!(!Path::new(dir).exists());
 
@@ -1249,7 +1258,7 @@ fn cross_argument_rules_fail_before_the_browser() {
         ("browser_element", json!({ "action": "select", "selector": "#s" }), "element: action \"select\" needs \"value\""),
         ("browser_key", json!({ "action": "press", "key": "Control+A" }), "key: \"Control+A\" is a chord; browser_key takes one key"),
         ("browser_dialog", json!({ "action": "dismiss", "text": "x" }), "dialog: text is only for action \"accept\", not \"dismiss\""),
-        ("browser_upload", json!({ "selector": "#f", "files": ["Cargo.toml", "/definitely/not/here"] }), "upload: files[1] does not exist or is not a regular file"),
+        ("browser_upload", json!({ "selector": "#f", "files": ["Cargo.toml", "definitely/not/here"] }), "upload: files[1] does not exist or is not a regular file"),
         ("browser_screenshot", json!({ "selector": "#a", "full_page": true }), "screenshot: full_page cannot be combined with selector"),
         ("browser_a11y", json!({ "rules": "label", "disable_rules": "region" }), "a11y: pass either rules or disable_rules, not both"),
         ("browser_page", json!({ "action": "select" }), "page select: missing \"target\""),
@@ -1261,6 +1270,47 @@ fn cross_argument_rules_fail_before_the_browser() {
         assert_eq!(error["message"], json!(message), "{tool}");
         assert!(error["hint"].is_string(), "{tool}: every error has a hint");
     }
+}
+
+/// Uploads read only under the server's working directory (here the crate's `mcp/`): a file
+/// outside, existing or not, gets one message naming the rule and the flag, before any browser
+/// work (none is launched).
+#[test]
+fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or_not() {
+    let mut server = start_server("upload-rule");
+    let outside = "upload: files[0] is outside the server's working directory, the only place uploads may read from (--allow-unrestricted-file-access lifts this)";
+    let mut errors = Vec::new();
+    for file in [
+        "/etc/hostname",
+        "/definitely/not/here",
+        "../Cargo.toml",
+        "/proc/self/environ",
+    ] {
+        let error = server.call_err(
+            "browser_upload",
+            json!({ "selector": "#f", "files": [file] }),
+        );
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{file}: {error}");
+        assert_eq!(error["message"], json!(outside), "{file}");
+        assert_eq!(
+            error["detail"],
+            json!({ "argument": "files[0]", "reason": "outside-allowed-directories" }),
+            "{file}"
+        );
+        assert!(
+            error["hint"]
+                .as_str()
+                .is_some_and(|hint| hint.contains("--allow-unrestricted-file-access")),
+            "{error}"
+        );
+        errors.push(error);
+    }
+    assert!(
+        errors.windows(2).all(|pair| pair[0] == pair[1]),
+        "existing and missing files outside answer alike: {errors:?}"
+    );
+    let status = server.call_ok("browser_status", json!({}));
+    assert_eq!(status["browserPid"], Value::Null, "no browser was launched");
 }
 
 #[test]

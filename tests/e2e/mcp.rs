@@ -48,12 +48,15 @@ fn start_mcp_with(envs: &[(&str, &str)]) -> McpClient {
 }
 
 fn start_mcp_with_args(args: &[&str], envs: &[(&str, &str)]) -> McpClient {
+    mcp_command(args, envs).spawn()
+}
+
+fn mcp_command(args: &[&str], envs: &[(&str, &str)]) -> McpCommand {
     McpCommand::new(chromate_binary())
         .args(args)
         .envs(envs)
         .keep_env("CHROMATE_BROWSER")
         .deadline(DEADLINE)
-        .spawn()
 }
 
 /// Tool calls as the transcripts check them.
@@ -1678,9 +1681,15 @@ fn mcp_screenshot_saves_numbered_pngs_and_refuses_over_quota() {
     let dir = std::path::Path::new(&path)
         .parent()
         .map(std::path::Path::to_path_buf);
+    // Files only: the session directory also holds the (empty) `downloads/` made at launch.
     let n_files = dir
         .and_then(|dir| std::fs::read_dir(dir).ok())
-        .map_or(0, |entries| entries.count());
+        .map_or(0, |entries| {
+            entries
+                .flatten()
+                .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+                .count()
+        });
     assert_eq!(n_files, 3, "nothing is left behind over quota");
 }
 
@@ -1818,10 +1827,17 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         json!({ "selector": "#who", "value": "ann" }),
     );
     mcp.ok("browser_click", json!({ "selector": "text=Go" }));
+    // The model reads the password's value; the trace never does (§7.7).
+    let (read, _) = mcp.ok(
+        "browser_read",
+        json!({ "field": "value", "selector": "#pw" }),
+    );
+    assert_eq!(read["value"], json!("hunter2"));
     mcp.ok(
         "browser_batch",
         json!({ "steps": [
             { "tool": "browser_read", "arguments": { "field": "value", "selector": "#who" } },
+            { "tool": "browser_read", "arguments": { "field": "value", "selector": "#pw" } },
             { "tool": "browser_press", "arguments": { "key": "Tab" } } ] }),
     );
     let error = mcp.err(
@@ -1832,7 +1848,7 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
     let (status, _) = mcp.ok("browser_trace", json!({ "action": "status" }));
     assert_eq!(
         (status["running"].clone(), status["events"].clone()),
-        (json!(true), json!(7))
+        (json!(true), json!(9))
     );
 
     let stopped = mcp.call_result("browser_trace", json!({ "action": "stop", "zip": true }));
@@ -1874,12 +1890,29 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         "browser_fill",
         "browser_click",
         "browser_read",
+        "browser_read",
+        "browser_read",
         "browser_press",
         "browser_click",
     ];
     assert_eq!(tools, expected_tools);
     assert_eq!(actions[1]["arguments"]["value"], json!("[redacted]"));
     assert_eq!(actions[2]["arguments"]["value"], json!("ann"));
+    assert_eq!(
+        actions[4]["result"],
+        json!({ "value": "[redacted]", "truncated": false }),
+        "a value read from a secret field is redacted, its length too"
+    );
+    assert_eq!(
+        actions[5]["result"]["value"],
+        json!("ann"),
+        "others are kept"
+    );
+    assert_eq!(
+        actions[6]["result"]["value"],
+        json!("[redacted]"),
+        "in a batch too"
+    );
     assert_eq!(actions[0]["screenshot"], json!("screenshots/0001.png"));
     assert_eq!(actions[0]["console"], json!({ "errors": 1, "warnings": 1 }));
     assert_eq!(actions[3]["console"], json!({ "errors": 0, "warnings": 0 }));
@@ -1888,8 +1921,8 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         Value::Null,
         "reads take no screenshot"
     );
-    assert_eq!(actions[6]["ok"], json!(false));
-    assert_eq!(actions[6]["error"]["code"], json!("NO_MATCH"));
+    assert_eq!(actions[8]["ok"], json!(false));
+    assert_eq!(actions[8]["error"]["code"], json!("NO_MATCH"));
     assert!(actions[0]["observation"]
         .as_str()
         .is_some_and(|o| o.contains("Trace me")));
@@ -1900,10 +1933,35 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         !ndjson.contains("hunter2"),
         "the secret never reaches the trace"
     );
+    let viewer_html = std::fs::read_to_string(format!("{out_dir}/index.html")).unwrap_or_default();
+    assert!(viewer_html.contains("ann") && !viewer_html.contains("hunter2"));
 
-    // The zip holds the trace, the viewer and the screenshots.
+    // Private like the artifacts: directories 0700, files 0600.
+    let mode = |path: &str| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::symlink_metadata(path).map_or(0, |meta| meta.permissions().mode() & 0o7777)
+    };
+    for dir in [out_dir.clone(), format!("{out_dir}/screenshots")] {
+        assert_eq!(mode(&dir), 0o700, "{dir}");
+    }
+    for file in [
+        format!("{out_dir}/trace.ndjson"),
+        format!("{out_dir}/index.html"),
+        format!("{out_dir}/screenshots/0001.png"),
+        format!("{root}/demo.zip"),
+    ] {
+        assert_eq!(mode(&file), 0o600, "{file}");
+    }
+
+    // The zip holds the trace, the viewer and the screenshots, and no secret.
     let file = std::fs::File::open(format!("{root}/demo.zip")).expect("open the zip");
-    let archive = zip::ZipArchive::new(file).expect("read the zip");
+    let mut archive = zip::ZipArchive::new(file).expect("read the zip");
+    for name in ["trace.ndjson", "index.html"] {
+        let mut text = String::new();
+        std::io::Read::read_to_string(&mut archive.by_name(name).expect("an entry"), &mut text)
+            .expect("read an entry");
+        assert!(text.contains("ann") && !text.contains("hunter2"), "{name}");
+    }
     let names: Vec<String> = archive
         .file_names()
         .filter_map(|name| name.ok().map(|name| name.into_owned()))
@@ -1954,6 +2012,84 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         !images.is_empty() && images.iter().all(|loaded| loaded == &json!(true)),
         "{images:?}"
     );
+}
+
+/// browser_upload reads files under the server's working directory (relative paths resolve
+/// there) and nothing outside it, a symlink out included; `--allow-unrestricted-file-access`
+/// lifts the rule.
+#[test]
+fn mcp_uploads_read_under_the_servers_working_directory_unless_unrestricted() {
+    let temp = |what: &str| match tempfile::tempdir() {
+        Ok(dir) => dir,
+        Err(err) => panic!("cannot create the {what} dir: {err}"),
+    };
+    let (work, outside) = (temp("work"), temp("outside"));
+    let write = |path: std::path::PathBuf, text: &str| {
+        if let Err(err) = std::fs::write(&path, text) {
+            panic!("cannot write {}: {err}", path.display());
+        }
+        path
+    };
+    write(work.path().join("notes.txt"), "notes");
+    let secret = write(outside.path().join("secret.txt"), "s3cret!");
+    if let Err(err) = std::os::unix::fs::symlink(&secret, work.path().join("link.txt")) {
+        panic!("cannot plant a symlink: {err}");
+    }
+    let secret = secret.display().to_string();
+    let page = data_url(
+        "<input id=f type=file aria-label=File \
+         onchange=\"document.getElementById('out').textContent = \
+         [...this.files].map(f => f.name + ':' + f.size).join()\"><p id=out></p>",
+    );
+    let uploaded = |mcp: &mut McpClient, file: &str| {
+        mcp.ok("browser_navigate", json!({ "url": page }));
+        let (result, _) = mcp.ok(
+            "browser_upload",
+            json!({ "selector": "#f", "files": [file] }),
+        );
+        assert_eq!(result["count"], json!(1), "{result}");
+        let (read, _) = mcp.ok("browser_read", json!({ "selector": "#out" }));
+        read["text"].as_str().unwrap_or_default().to_owned()
+    };
+
+    let mut mcp = mcp_command(&[], &[]).current_dir(work.path()).spawn();
+    assert_eq!(uploaded(&mut mcp, "notes.txt"), "notes.txt:5");
+    let mut refusals = Vec::new();
+    for file in [
+        secret.as_str(),
+        "link.txt",
+        "/etc/hostname",
+        "../missing.txt",
+    ] {
+        let error = mcp.err(
+            "browser_upload",
+            json!({ "selector": "#f", "files": [file] }),
+        );
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{file}: {error}");
+        assert_eq!(
+            error["detail"]["reason"],
+            json!("outside-allowed-directories")
+        );
+        assert!(!error.to_string().contains("s3cret"), "{error}");
+        refusals.push(error);
+    }
+    assert!(
+        refusals.windows(2).all(|pair| pair[0] == pair[1]),
+        "every refusal is the same, existing or not: {refusals:?}"
+    );
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#out" }));
+    assert_eq!(
+        read["text"],
+        json!("notes.txt:5"),
+        "nothing else reached the page"
+    );
+    drop(mcp);
+
+    let mut mcp = mcp_command(&["--allow-unrestricted-file-access"], &[])
+        .current_dir(work.path())
+        .spawn();
+    assert_eq!(uploaded(&mut mcp, &secret), "secret.txt:7");
+    assert_eq!(uploaded(&mut mcp, "link.txt"), "secret.txt:7");
 }
 
 #[test]
@@ -2247,7 +2383,8 @@ fn mcp_the_observation_and_its_tripwire_reach_the_model_in_every_host() {
         } else {
             &[]
         };
-        let mut mcp = start_mcp_with_args(args, &[]);
+        // Uploads read only under the server's working directory: the upload's.
+        let mut mcp = mcp_command(args, &[]).current_dir(dir.path()).spawn();
         let calls: Vec<(&str, Value)> = vec![
             ("browser_navigate", json!({ "url": page })),
             ("browser_click", json!({ "selector": "#b" })),

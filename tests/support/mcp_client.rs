@@ -65,6 +65,7 @@ pub struct McpCommand {
     kept_env: Vec<String>,
     deadline: Duration,
     label: String,
+    current_dir: Option<PathBuf>,
 }
 
 impl McpCommand {
@@ -77,6 +78,7 @@ impl McpCommand {
             kept_env: Vec::new(),
             deadline: Duration::from_secs(30),
             label: "mcp".to_owned(),
+            current_dir: None,
         }
     }
 
@@ -114,6 +116,13 @@ impl McpCommand {
         self
     }
 
+    /// The server's working directory (else the test's): where relative paths resolve and
+    /// what browser_upload may read from.
+    pub fn current_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.current_dir = Some(dir.into());
+        self
+    }
+
     /// Starts the server with a fresh temporary directory as `CHROMATE_MCP_ARTIFACTS_DIR`
     /// (and its `state/` as `CHROMATE_STATE_DIR`), stdin and stdout piped, stderr discarded.
     /// Panics if it cannot.
@@ -136,6 +145,9 @@ impl McpCommand {
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::null());
+        if let Some(dir) = &self.current_dir {
+            command.current_dir(dir);
+        }
         let mut child = match command.spawn() {
             Ok(child) => child,
             Err(err) => panic!("cannot start {} mcp: {err}", self.binary.display()),

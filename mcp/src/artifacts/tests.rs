@@ -19,8 +19,12 @@ fn stamps_are_utc_basic_iso() {
     let leap_day = UNIX_EPOCH + Duration::from_secs(951_782_400 + 3_661);
     assert_eq!(utc_stamp(leap_day), "20000229T010101Z");
     assert_eq!(
-        session_dir_name(42, UNIX_EPOCH + Duration::from_secs(1_764_451_845)),
-        "chromate-mcp-42-20251129T213045Z"
+        session_dir_name(
+            42,
+            UNIX_EPOCH + Duration::from_secs(1_764_451_845),
+            "0123456789abcdef"
+        ),
+        "chromate-mcp-42-20251129T213045Z-0123456789abcdef"
     );
 }
 
@@ -42,7 +46,7 @@ fn spill_preview_keeps_five_lines_and_cuts_long_ones() {
 #[test]
 fn small_text_stays_inline_and_creates_nothing() {
     let root = scratch_dir("small");
-    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, Limits::default());
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", Limits::default());
     let spilled = store.spill("snapshot.txt", "short");
     assert_eq!(spilled.inline, "short");
     assert!(!root.exists());
@@ -55,10 +59,10 @@ fn spilled_text_goes_to_a_private_numbered_file() {
         spill_bytes: 10,
         ..Limits::default()
     };
-    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", limits);
     let spilled = store.spill("snapshot.txt", "0123456789abcdef");
     let path = spilled.path.clone().unwrap_or_default();
-    assert!(path.ends_with("chromate-mcp-7-19700101T000000Z/0001-snapshot.txt"));
+    assert!(path.ends_with("chromate-mcp-7-19700101T000000Z-s/0001-snapshot.txt"));
     assert_eq!(
         fs::read_to_string(&path).unwrap_or_default(),
         "0123456789abcdef"
@@ -88,7 +92,7 @@ fn quota_turns_spills_into_cut_inline_text() {
         max_files: 1,
         ..Limits::default()
     };
-    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", limits);
     assert!(store.spill("a.txt", "0123456789").path.is_some());
     let cut = store.spill("b.txt", "0123456789");
     assert_eq!(cut.path, None);
@@ -109,7 +113,7 @@ fn byte_quota_counts_file_sizes() {
         max_bytes: 10,
         ..Limits::default()
     };
-    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", limits);
     assert!(store.write("a.png", &[0; 6]).is_ok());
     assert!(matches!(
         store.write("b.png", &[0; 6]),
@@ -219,7 +223,7 @@ fn the_download_limit_is_what_the_quota_has_left() {
         max_bytes: 1000,
         ..Limits::default()
     };
-    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, limits);
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", limits);
     assert_eq!(store.downloads_dir(), store.dir().join("downloads"));
     let limit = store.download_limit();
     assert_eq!(limit.bytes(), 1000);
@@ -235,9 +239,40 @@ fn the_download_limit_is_what_the_quota_has_left() {
     );
     let _ = fs::remove_dir_all(&root);
 
-    let default = ArtifactStore::new(&root, 7, UNIX_EPOCH, Limits::default());
+    let default = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", Limits::default());
     assert_eq!(
         default.download_limit().bytes(),
         chromate::DEFAULT_DOWNLOAD_LIMIT
     );
+}
+
+#[test]
+fn a_planted_session_directory_is_refused_and_never_written_through() {
+    let root = tempfile::tempdir().expect("a temp dir");
+    let attacker = root.path().join("attacker");
+    fs::create_dir(&attacker).expect("the attacker's dir");
+    let limits = Limits {
+        spill_bytes: 4,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(root.path(), 7, UNIX_EPOCH, "s", limits);
+    std::os::unix::fs::symlink(&attacker, store.dir()).expect("plant a symlink at the name");
+    let Err(WriteError::Io(reason)) = store.write("snapshot.txt", b"secret") else {
+        panic!("a write through a planted symlink must fail");
+    };
+    assert!(reason.contains("already exists"), "{reason}");
+    let spilled = store.spill("snapshot.txt", "0123456789");
+    assert_eq!(spilled.path, None);
+    assert!(
+        spilled.inline.contains("artifact not written"),
+        "{}",
+        spilled.inline
+    );
+    assert_eq!(fs::read_dir(&attacker).map(Iterator::count).ok(), Some(0));
+
+    // An existing directory at the name (made before the server) is refused too.
+    let mut other = ArtifactStore::new(root.path(), 8, UNIX_EPOCH, "s", limits);
+    fs::create_dir(other.dir()).expect("pre-create");
+    assert!(matches!(other.write("a.txt", b"x"), Err(WriteError::Io(_))));
+    assert_eq!(fs::read_dir(other.dir()).map(Iterator::count).ok(), Some(0));
 }

@@ -2,7 +2,8 @@
 //! hover, upload, dialog — declarations, arguments, cross-argument rules.
 //!
 //! Owns the rules that need no browser (mouse target shapes, dialog `text`,
-//! element `select` value, single-key `browser_key`, upload files existing).
+//! element `select` value, single-key `browser_key`, upload files existing and
+//! inside the directories uploads may read: [`upload_paths`]).
 //! Handlers are thin: locate (dialog, ref and selector checks), one engine
 //! call, the result shape. Key-name parsing (§9.6), waiting and fences
 //! belong to the engine.
@@ -347,20 +348,84 @@ pub(crate) fn check_hover(_args: &HoverArgs, _session: &Session) -> Result<(), T
     Ok(())
 }
 
-/// Each file must exist and be a regular file (symlinks followed); the
-/// message names the index only, never the path (§4.3).
-pub(crate) fn check_upload(args: &UploadArgs, _session: &Session) -> Result<(), ToolError> {
-    for (idx, file) in args.files.iter().enumerate() {
-        let is_file = std::fs::metadata(file).is_ok_and(|meta| meta.is_file());
-        if !is_file {
+/// Each file must be inside the directories uploads may read and be an existing regular file;
+/// the message names the index only, never the path (§4.3).
+pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), ToolError> {
+    upload_paths(&args.files, session.config.unrestricted_file_access).map(drop)
+}
+
+/// The files of browser_upload, resolved: relative paths against the server's working
+/// directory, symlinks and `..` resolved. Unless `unrestricted`
+/// (`--allow-unrestricted-file-access`), each must resolve to a path under the server's working
+/// directory (itself resolved), so a page cannot have the agent upload `/etc/shadow` or
+/// `~/.ssh/id_ed25519`. The rule is checked before existence, on the resolved path (for a
+/// missing file, its nearest existing ancestor resolved): a path outside gets the same error
+/// whether it exists or not, so the answer tells nothing about files outside. MCP roots are not
+/// consulted yet: the server does not ask the client for them.
+pub(crate) fn upload_paths(
+    files: &[String],
+    unrestricted: bool,
+) -> Result<Vec<std::path::PathBuf>, ToolError> {
+    let cwd = std::env::current_dir().and_then(std::fs::canonicalize);
+    let mut res = Vec::with_capacity(files.len());
+    for (idx, file) in files.iter().enumerate() {
+        let argument = format!("files[{idx}]");
+        let path = std::path::Path::new(file);
+        let absolute = match &cwd {
+            Ok(cwd) => cwd.join(path),
+            Err(_) => path.to_path_buf(),
+        };
+        let resolved = resolve_path(&absolute);
+        if !unrestricted {
+            let inside = match (&cwd, &resolved) {
+                (Ok(cwd), Some(resolved)) => resolved.starts_with(cwd),
+                _ => false,
+            };
+            if !inside {
+                return Err(ToolError::invalid_argument(
+                    format!(
+                        "upload: {argument} is outside the server's working directory, the only \
+                         place uploads may read from (--allow-unrestricted-file-access lifts this)"
+                    ),
+                    &argument,
+                    "upload a file under the server's working directory (copy it there), or \
+                     ask the user to restart chromate mcp with --allow-unrestricted-file-access",
+                )
+                .with_detail_key("reason", json!("outside-allowed-directories")));
+            }
+        }
+        let file = resolved
+            .filter(|resolved| std::fs::metadata(resolved).is_ok_and(|meta| meta.is_file()));
+        let Some(file) = file else {
             return Err(ToolError::invalid_argument(
-                format!("upload: files[{idx}] does not exist or is not a regular file"),
-                &format!("files[{idx}]"),
+                format!("upload: {argument} does not exist or is not a regular file"),
+                &argument,
                 "pass paths of existing regular files, relative to the server's working directory or absolute",
             ));
-        }
+        };
+        res.push(file);
     }
-    Ok(())
+    Ok(res)
+}
+
+/// `path` with symlinks and `..` resolved; for a path that does not resolve (missing, or
+/// unreadable), its nearest ancestor that does, resolved, with the rest appended as written.
+/// `None` when that rest holds a `..`: such a path names no file, and where it points cannot be
+/// told without following what is not there.
+fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
+    if let Ok(resolved) = std::fs::canonicalize(path) {
+        return Some(resolved);
+    }
+    let ancestor = path
+        .ancestors()
+        .skip(1)
+        .find_map(|ancestor| Some((ancestor, std::fs::canonicalize(ancestor).ok()?)));
+    let (ancestor, resolved) = ancestor?;
+    let rest = path.strip_prefix(ancestor).ok()?;
+    let climbs = rest
+        .components()
+        .any(|part| matches!(part, std::path::Component::ParentDir));
+    (!climbs).then(|| resolved.join(rest))
 }
 
 pub(crate) fn check_dialog(args: &DialogArgs, _session: &Session) -> Result<(), ToolError> {
@@ -580,8 +645,11 @@ pub(crate) async fn upload(
     args: UploadArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = UPLOAD.verb;
+    // Checked again (the call's checks ran before), so the browser gets exactly the files
+    // that passed the rule, resolved.
+    let files = upload_paths(&args.files, ctx.session.config.unrestricted_file_access)?;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    let count = act(ctx, verb, &page, locator.set_input_files(&args.files)).await?;
+    let count = act(ctx, verb, &page, locator.set_input_files(&files)).await?;
     Ok(ToolOutput::new(
         json!({ "ok": true, "selector": echo(&args.selector), "count": count }),
     ))

@@ -3,8 +3,8 @@
 //! Owns: the state root (`CHROMATE_STATE_DIR`, else `./.chromate/state`,
 //! with `.chromate/.gitignore` = `*` when chromate creates `.chromate/`),
 //! the file format (version 1: cookies, `localStorage` and `sessionStorage`
-//! by origin), writing it owner-only (directory 0700, file 0600 through a
-//! temporary file and a rename), name rules and the result shapes (counts,
+//! by origin), writing it owner-only (directory 0700 and ours, file 0600
+//! through a temporary file and a rename, no symlink followed), name rules and the result shapes (counts,
 //! never values). Reading and setting cookies and storage is the engine's
 //! (`Browser::cookies`, `Page::storage`, `Page::seed_storage`).
 
@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use super::schema::{Arg, Hints, Pattern, ToolDecl};
 use super::ToolContext;
 use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::private_fs;
 use crate::session::Session;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
@@ -172,40 +173,32 @@ impl StateFile {
     }
 }
 
-/// Creates the state root if needed: `.chromate/` (when it is the root's
-/// parent and missing) gets a `.gitignore` of `*`; the root is 0700.
+/// Creates the state root if needed, private (`private_fs.rs`): `.chromate/` (when it is the
+/// root's parent and missing) is created exclusively and gets a `.gitignore` of `*`; other
+/// missing parents are created as they would be by hand; the root itself is created 0700, or,
+/// if it exists, used only when it is a real directory (not a symlink) owned by this user, and
+/// tightened to 0700.
 fn ensure_root(root: &Path) -> std::io::Result<()> {
     if let Some(parent) = root.parent() {
         let is_chromate = parent.file_name().is_some_and(|name| name == ".chromate");
-        if is_chromate && !parent.exists() {
-            create_private_dir(parent)?;
-            write_private(&parent.join(".gitignore"), b"*\n")?;
+        let missing = std::fs::symlink_metadata(parent).is_err();
+        if is_chromate && missing {
+            if let Some(grandparent) = parent.parent().filter(|p| !p.as_os_str().is_empty()) {
+                std::fs::create_dir_all(grandparent)?;
+            }
+            private_fs::create_dir(parent)?;
+            private_fs::write_new_file(&parent.join(".gitignore"), b"*\n")?;
+        } else if missing {
+            std::fs::create_dir_all(parent)?;
         }
     }
-    if !root.exists() {
-        std::fs::create_dir_all(root)?;
-    }
-    set_mode(root, 0o700)
+    private_fs::ensure_dir(root)
 }
 
-fn create_private_dir(dir: &Path) -> std::io::Result<()> {
-    std::fs::create_dir_all(dir)?;
-    set_mode(dir, 0o700)
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_path: &Path, _mode: u32) -> std::io::Result<()> {
-    Ok(())
-}
-
-/// Writes `bytes` to `path` owner-only (0600) through a temporary file in
-/// the same directory and a rename, so a reader never sees half a file.
+/// Writes `bytes` to `path` owner-only (0600) through a new temporary file in the same
+/// directory and a rename, so a reader never sees half a file. Neither the temporary file nor
+/// the rename follows a symlink (a stale temporary of a crashed server with the same pid is
+/// removed first; `rename` replaces a symlink at `path`, never its target).
 fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let dir = path.parent().unwrap_or_else(|| Path::new("."));
     let file_name = path
@@ -213,19 +206,15 @@ fn write_private(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .map(|name| name.to_string_lossy().into_owned())
         .unwrap_or_default();
     let temp = dir.join(format!(".{file_name}.{}.tmp", std::process::id()));
-    let mut options = std::fs::OpenOptions::new();
-    options.write(true).create(true).truncate(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.mode(0o600);
+    match std::fs::remove_file(&temp) {
+        Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err),
+        _ => {}
     }
     let written = (|| {
-        let mut file = options.open(&temp)?;
+        let mut file = private_fs::create_file(&temp)?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
-        set_mode(&temp, 0o600)?;
         std::fs::rename(&temp, path)
     })();
     if written.is_err() {
@@ -316,7 +305,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
     let verb = "state load";
     let root = ctx.session.state_root();
     let path = state_path(&root, name);
-    let file: StateFile = std::fs::read(&path)
+    let file: StateFile = private_fs::read_file(&path)
         .map_err(|err| err.to_string())
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|err| err.to_string()))
         .map_err(|reason| {
@@ -429,6 +418,40 @@ mod file_tests {
         }
         assert_eq!(saved_names(&root), vec!["admin".to_owned()]);
         let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_planted_state_root_symlink_is_refused_and_its_target_untouched() {
+        use std::os::unix::fs::PermissionsExt;
+        let base = tempfile::tempdir().expect("a temp dir");
+        let elsewhere = base.path().join("elsewhere");
+        std::fs::create_dir(&elsewhere).expect("elsewhere");
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755))
+            .expect("chmod");
+        std::fs::create_dir(base.path().join(".chromate")).expect(".chromate");
+        let root = base.path().join(".chromate").join("state");
+        std::os::unix::fs::symlink(&elsewhere, &root).expect("plant");
+        let err = ensure_root(&root).expect_err("a symlinked root is refused");
+        assert!(err.to_string().contains("is a symlink"), "{err}");
+        let mode = std::fs::metadata(&elsewhere)
+            .expect("meta")
+            .permissions()
+            .mode()
+            & 0o777;
+        assert_eq!(mode, 0o755, "the target's mode is not touched");
+        // A symlink where the file goes is replaced, never written through.
+        let real = base.path().join("real");
+        ensure_root(&real).expect("a real root");
+        let victim = base.path().join("victim.json");
+        std::fs::write(&victim, "keep").expect("victim");
+        let path = state_path(&real, "admin");
+        std::os::unix::fs::symlink(&victim, &path).expect("plant a file link");
+        write_private(&path, b"{}").expect("write");
+        assert_eq!(std::fs::read_to_string(&victim).expect("victim"), "keep");
+        assert!(!std::fs::symlink_metadata(&path)
+            .expect("meta")
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

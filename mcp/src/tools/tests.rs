@@ -262,3 +262,43 @@ fn status_before_launch_has_null_browser_fields() {
     assert_eq!(status["serverPid"], json!(std::process::id()));
     assert_eq!(status["headless"], json!(true));
 }
+
+/// The upload rule, against the test's working directory (the crate's `mcp/`).
+#[test]
+fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
+    let paths = |files: &[&str], unrestricted: bool| {
+        let files: Vec<String> = files.iter().map(|f| (*f).to_owned()).collect();
+        input::upload_paths(&files, unrestricted)
+    };
+    let message = |files: &[&str]| match paths(files, false) {
+        Ok(resolved) => panic!("{files:?} was allowed: {resolved:?}"),
+        Err(error) => error.message,
+    };
+    let resolved = paths(&["Cargo.toml", "src/../Cargo.toml"], false).expect("inside");
+    assert!(resolved
+        .iter()
+        .all(|path| path.is_absolute() && path.ends_with("mcp/Cargo.toml")));
+    let outside = message(&["Cargo.toml", "/etc/hostname"]);
+    assert_eq!(
+        outside,
+        "upload: files[1] is outside the server's working directory, the only place uploads may read from (--allow-unrestricted-file-access lifts this)"
+    );
+    // Existing or not, through `..` or not: the same answer.
+    for files in [
+        &["Cargo.toml", "/definitely/not/here"][..],
+        &["Cargo.toml", "../Cargo.toml"],
+        &["Cargo.toml", "nope/../../Cargo.toml"],
+        &["Cargo.toml", "/proc/self/environ"],
+    ] {
+        assert_eq!(message(files), outside, "{files:?}");
+    }
+    assert_eq!(
+        message(&["missing.txt"]),
+        "upload: files[0] does not exist or is not a regular file"
+    );
+    assert!(paths(&["/etc/hostname", "../Cargo.toml"], true).is_ok());
+    assert_eq!(
+        paths(&["/definitely/not/here"], true).map_err(|e| e.message),
+        Err("upload: files[0] does not exist or is not a regular file".to_owned())
+    );
+}

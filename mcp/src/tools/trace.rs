@@ -62,11 +62,18 @@ pub(crate) fn check_trace(_args: &TraceArgs, _session: &Session) -> Result<(), T
     Ok(())
 }
 
-/// The first `trace-<n>` (n from 1) not present under `root`.
+/// Whether `<root>/<name>` or `<root>/<name>.zip` is taken: anything there counts, a dangling
+/// symlink included.
+fn name_taken(root: &Path, name: &str) -> bool {
+    let present = |path: std::path::PathBuf| std::fs::symlink_metadata(path).is_ok();
+    present(root.join(name)) || present(root.join(format!("{name}.zip")))
+}
+
+/// The first `trace-<n>` (n from 1) not taken under `root`.
 pub(crate) fn first_free_name(root: &Path) -> String {
     (1u64..)
         .map(|n| format!("trace-{n}"))
-        .find(|name| !root.join(name).exists())
+        .find(|name| !name_taken(root, name))
         .unwrap_or_else(|| "trace".to_owned())
 }
 
@@ -86,13 +93,17 @@ pub(crate) async fn trace(
                 ));
             }
             let name = args.name.clone().unwrap_or_else(|| first_free_name(&root));
-            if root.join(&name).exists() {
+            if name_taken(&root, &name) {
                 return Err(state_invalid(
                     format!("trace start: {} already exists", root.join(&name).display()),
                     "pick another name, or omit name for the next free trace-<n>",
                     "name-exists",
                 ));
             }
+            let root = ctx
+                .session
+                .ensure_trace_root()
+                .map_err(|err| io_error("trace start", &root, &err))?;
             let session = &*ctx.session;
             let mut header = serde_json::Map::new();
             header.insert("chromate".into(), json!(env!("CARGO_PKG_VERSION")));
