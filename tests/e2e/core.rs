@@ -618,3 +618,50 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_lost() {
     );
     close_and_check(browser).await;
 }
+
+#[tokio::test]
+async fn issue_12_a_target_blank_link_opens_a_listed_page() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = new_page_at(&browser, &server.url("popup.html")).await;
+    let known = browser.pages();
+    page.locator("#blank-link")
+        .expect("selector")
+        .click()
+        .await
+        .expect("click the link");
+    let opened = browser.wait_for_new_page(&known, NAV).await;
+    let opened = opened.unwrap_or_else(|e| {
+        panic!(
+            "the target=_blank tab is not a page: {e} (targets {:?})",
+            browser.targets()
+        )
+    });
+    let deadline = Instant::now() + NAV;
+    while !opened.url().ends_with("/nav.html") {
+        assert!(
+            Instant::now() < deadline,
+            "never reached nav.html: {}",
+            opened.url()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Set up like any page: lifecycle events arrive and chromate's world runs in it.
+    opened
+        .wait_for_load_state(WaitUntil::Load, NAV)
+        .await
+        .expect("the new tab loads");
+    let heading = opened
+        .locator("h1")
+        .expect("selector")
+        .text()
+        .await
+        .expect("read the heading");
+    assert!(heading.text.is_some_and(|t| !t.is_empty()));
+    assert!(
+        opened.target_id() != page.target_id() && browser.pages().len() == known.len() + 1,
+        "{:?}",
+        browser.targets()
+    );
+    close_and_check(browser).await;
+}

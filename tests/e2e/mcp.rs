@@ -547,6 +547,29 @@ fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
 }
 
 #[test]
+fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("popup.html") }),
+    );
+    mcp.ok("browser_click", json!({ "selector": "#blank-link" }));
+    // The tab attaches on its own schedule; list until it shows (each call is a round trip).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let list = loop {
+        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+        if list["count"] == json!(2) || Instant::now() >= deadline {
+            break list;
+        }
+    };
+    assert_eq!(list["count"], json!(2), "{list}");
+    assert_eq!(list["active"], json!("p1"), "{list}");
+    assert_eq!(list["pages"][1]["id"], json!("p2"), "{list}");
+    assert_eq!(list["pages"][1]["active"], json!(false), "{list}");
+}
+
+#[test]
 fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
     let server = fixtures();
     let mut mcp = start_mcp();
