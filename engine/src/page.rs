@@ -804,11 +804,12 @@ impl Page {
         }
     }
 
-    /// Evaluates `expression` in the page's main world and returns its value as JSON; promises
-    /// are awaited.
+    /// Evaluates `expression` in the page's main world and returns its value converted as
+    /// `JSON.stringify` does (`toJSON` honoured: a `Date` is its ISO string, `undefined` is
+    /// null); promises are awaited.
     ///
-    /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node or window result is
-    /// [`Error::EvalBadArg`].
+    /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node, window or circular
+    /// result is [`Error::EvalBadArg`].
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
         // By reference first: the remote object's type says whether JSON can hold the value
         // (a symbol or a node cannot be "returned by value" and would only give a vague error).
@@ -827,18 +828,16 @@ impl Page {
         else {
             return remote_value(object);
         };
-        let by_value = runtime::CallFunctionOnParams::new("function () { return this }")
+        // Converted as JSON.stringify does (§11.5), in the world the script ran in: returned by
+        // value, the protocol would give `{}` for a Date and ignore every `toJSON`.
+        let as_json = runtime::CallFunctionOnParams::new(crate::js::JSON_VALUE)
             .object_id(object_id.clone())
             .return_by_value(true);
-        let res = match self.unless_dialog(self.session.send(&by_value)).await {
-            Ok(answer) => remote_value(answer.result),
-            Err(Error::Protocol { message, .. })
-                if message.contains("reference chain") || message.contains("returned by value") =>
-            {
-                Err(Error::EvalBadArg {
-                    returned_type: "circular".into(),
-                })
-            }
+        let res = match self.unless_dialog(self.session.send(&as_json)).await {
+            Ok(answer) => match answer.exception_details {
+                Some(details) => Err(exception_error(&details)),
+                None => json_value(answer.result),
+            },
             Err(other) => Err(other),
         };
         // Release only this call's object: a concurrent evaluate may still need its own.
@@ -1073,6 +1072,21 @@ fn serialisable_object(object: &runtime::RemoteObject) -> bool {
         && object.class_name.as_deref() != Some("Window")
 }
 
+/// The answer of [`crate::js::JSON_VALUE`]: the value its JSON text holds, or EVAL_BAD_ARG.
+fn json_value(object: runtime::RemoteObject) -> Result<Value> {
+    let answer = object.value.unwrap_or(Value::Null);
+    if let Some(kind) = answer.get("unserialisable").and_then(Value::as_str) {
+        return Err(Error::EvalBadArg {
+            returned_type: kind.to_string(),
+        });
+    }
+    let text = answer.get("json").and_then(Value::as_str).unwrap_or("null");
+    serde_json::from_str(text).map_err(|source| Error::Decode {
+        method: <runtime::CallFunctionOnParams as crate::cdp::Command>::METHOD.to_string(),
+        source,
+    })
+}
+
 /// A script result as JSON, or the contract's EVAL_BAD_ARG for what JSON cannot hold.
 fn remote_value(object: runtime::RemoteObject) -> Result<Value> {
     use runtime::{RemoteObjectSubtype as Sub, RemoteObjectType as Ty};
@@ -1088,6 +1102,15 @@ fn remote_value(object: runtime::RemoteObject) -> Result<Value> {
         (Ty::Bigint, _) => bad("bigint"),
         (Ty::Object, Some(Sub::Node)) => bad("node"),
         (Ty::Object, _) if object.class_name.as_deref() == Some("Window") => bad("window"),
+        // JSON.stringify writes -0 as 0, and NaN and the infinities as null.
+        (Ty::Number, _)
+            if object
+                .unserializable_value
+                .as_ref()
+                .is_some_and(|v| v.0 == "-0") =>
+        {
+            Ok(Value::from(0))
+        }
         (Ty::Number, _) if object.unserializable_value.is_some() => Ok(Value::Null),
         _ => Ok(object.value.unwrap_or(Value::Null)),
     }

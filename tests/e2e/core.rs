@@ -303,6 +303,66 @@ async fn evaluate_returns_json_and_reports_throws_and_unserialisable_values() {
 }
 
 #[tokio::test]
+async fn issue_12_evaluate_converts_as_json_stringify_does() {
+    use serde_json::json;
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let epoch = "1970-01-01T00:00:00.000Z";
+    for (expr, want) in [
+        ("new Date(0)", json!(epoch)),
+        (
+            "({when: new Date(0), list: [new Date(0)]})",
+            json!({"when": epoch, "list": [epoch]}),
+        ),
+        ("new Date(NaN)", json!(null)),
+        (
+            "new URL('http://127.0.0.1/a?b=1')",
+            json!("http://127.0.0.1/a?b=1"),
+        ),
+        ("({toJSON() { return {x: 1}; }})", json!({"x": 1})),
+        ("({toJSON() { return undefined; }})", json!(null)),
+        (
+            "({a: {toJSON(key) { return 'key ' + key; }}})",
+            json!({"a": "key a"}),
+        ),
+        ("new Map([[1, 2]])", json!({})),
+        (
+            "[1, undefined, () => 1, Symbol('s')]",
+            json!([1, null, null, null]),
+        ),
+        ("({a: undefined, f() {}, n: NaN})", json!({"n": null})),
+        ("-0", json!(0)),
+        ("[-0, Infinity]", json!([0, null])),
+        ("Promise.resolve(new Date(0))", json!(epoch)),
+    ] {
+        let got = page
+            .evaluate(expr)
+            .await
+            .unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(got, want, "{expr}");
+    }
+    for (expr, kind) in [
+        (
+            "(() => { const a = {}; a.self = a; return a; })()",
+            "circular",
+        ),
+        ("({n: 10n})", "bigint"),
+    ] {
+        match page.evaluate(expr).await {
+            Err(Error::EvalBadArg { returned_type }) => assert_eq!(returned_type, kind, "{expr}"),
+            other => panic!("{expr}: expected EvalBadArg, got {other:?}"),
+        }
+    }
+    let thrown = page
+        .evaluate("({toJSON() { throw new RangeError('no json here'); }})")
+        .await
+        .expect_err("toJSON throws");
+    assert_eq!(thrown.code(), ErrorCode::EvalThrew);
+    assert!(thrown.to_string().contains("no json here"), "{thrown}");
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn same_and_cross_origin_iframes_appear_as_frames() {
     let server = FixtureServer::start().await.expect("server");
     let other = FixtureServer::start().await.expect("second server");

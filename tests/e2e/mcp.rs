@@ -547,6 +547,21 @@ fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
 }
 
 #[test]
+fn issue_12_eval_results_convert_as_json_stringify_does() {
+    let mut mcp = start_mcp();
+    let (date, _) = mcp.ok("browser_advanced_eval", json!({ "js": "new Date(0)" }));
+    assert_eq!(date, json!({ "result": "1970-01-01T00:00:00.000Z" }));
+    let (nested, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "return {when: new Date(0), map: new Map([[1, 2]])}" }),
+    );
+    assert_eq!(
+        nested,
+        json!({ "result": { "when": "1970-01-01T00:00:00.000Z", "map": {} } })
+    );
+}
+
+#[test]
 fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
     let server = fixtures();
     let mut mcp = start_mcp();
