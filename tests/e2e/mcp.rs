@@ -562,6 +562,25 @@ fn issue_12_eval_results_convert_as_json_stringify_does() {
 }
 
 #[test]
+fn issue_12_a_malformed_selector_error_is_chromates_and_has_no_final_period() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("selectors.html") }),
+    );
+    let error = mcp.err("browser_click", json!({ "selector": "css=[" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(
+        error["message"],
+        json!("click: invalid selector css=[: not a valid CSS selector")
+    );
+    assert_eq!(error["detail"]["selector"], json!("css=["), "{error}");
+    let cdp_message = error["detail"]["cdpMessage"].as_str().unwrap_or_default();
+    assert!(cdp_message.contains("not a valid selector"), "{error}");
+}
+
+#[test]
 fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
     let server = fixtures();
     let mut mcp = start_mcp();
