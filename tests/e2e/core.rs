@@ -680,6 +680,61 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_lost() {
 }
 
 #[tokio::test]
+async fn issue_12_networkidle_waits_for_a_fetch_started_after_load() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("late-fetch.html", |_| {
+        chromate_tests::Response::html(
+            "<!doctype html><title>Late fetch</title><p id=\"state\">idle</p><script>\
+             window.fetchDoneAt = null;\
+             window.startFetch = function (path) {\
+               fetch(path).then(r => r.text()).then(() => { window.fetchDoneAt = performance.now(); });\
+               return true;\
+             };</script>",
+        )
+    });
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url("late-fetch.html"), WaitUntil::NetworkIdle, NAV)
+        .await
+        .expect("navigate until the network is idle");
+    // Chrome's own networkIdle has fired for this document; a fetch started now must still
+    // hold the wait until it ends and the network has been quiet for 500 ms.
+    assert_eq!(
+        page.evaluate("window.startFetch('/delay/1500/echo')")
+            .await
+            .expect("start the fetch"),
+        serde_json::json!(true)
+    );
+    let started = Instant::now();
+    page.wait_for_load_state(WaitUntil::NetworkIdle, NAV)
+        .await
+        .expect("networkidle");
+    let waited = started.elapsed();
+    let quiet_ms = page
+        .evaluate("window.fetchDoneAt === null ? -1 : performance.now() - window.fetchDoneAt")
+        .await
+        .expect("read the page");
+    let quiet_ms = quiet_ms.as_f64().unwrap_or(-1.0);
+    assert!(
+        quiet_ms >= 400.0,
+        "networkidle answered {waited:?} after the fetch started, {quiet_ms} ms after it ended"
+    );
+    // A request that never ends keeps the network busy until the deadline.
+    page.evaluate("window.startFetch('/hang')")
+        .await
+        .expect("start a hanging fetch");
+    let err = page
+        .wait_for_load_state(WaitUntil::NetworkIdle, Duration::from_millis(1200))
+        .await
+        .expect_err("never idle");
+    assert!(
+        matches!(&err, Error::TimeoutWaitingLoad { state, .. } if state == "networkidle"),
+        "{err:?}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn issue_12_a_target_blank_link_opens_a_listed_page() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
