@@ -401,8 +401,6 @@ fn run_error(answer: &Value, scope: &str) -> Error {
         "axe-missing" => Error::StateInvalid {
             message: "a11y: axe-core did not load in the page's isolated world".into(),
         },
-        _ => Error::InvalidArgument {
-            message: format!("a11y: invalid selector {scope}: {}", text("reason")),
-        },
+        _ => Error::invalid_selector("a11y", scope, answer),
     }
 }

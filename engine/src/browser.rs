@@ -3,7 +3,8 @@
 //! Owns the connection, the process (when chromate started it), and target tracking:
 //! browser-wide auto-attach with `flatten: true` and `waitForDebuggerOnStart`, so every page —
 //! tabs chromate opens, popups, `target=_blank` links — is paused until its set-up commands
-//! (sent in parallel) are in, then resumed. Frames in other processes (OOPIFs) attach to their
+//! (sent in parallel) are written, then resumed without waiting for their answers (a tab
+//! opened without an opener answers them only once it runs). Frames in other processes (OOPIFs) attach to their
 //! page's session and are set up the same way. Dropping the last `Browser` handle ends the
 //! process it launched; [`Browser::close`] does it gracefully and waits.
 
@@ -694,6 +695,13 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
         }
     };
     let tree = session.send(&cdp_page::GetFrameTreeParams::default());
+    // The resume is written right after the set-up commands, without waiting for their
+    // answers: a tab opened without an opener (`noopener`, which every `target=_blank` link
+    // implies) has no renderer until it runs, so its Page and Runtime commands are answered
+    // only once it has resumed. The session delivers commands in order, so the set-up is in
+    // before the target runs, as it is for every other page. Resumed whatever happens: a
+    // target left waiting for its debugger would hang forever (a popup stuck on about:blank).
+    let resume = session.send(&runtime::RunIfWaitingForDebuggerParams::default());
     let (
         page_enable,
         lifecycle,
@@ -704,6 +712,7 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
         attach,
         metrics,
         tree,
+        resumed,
     ) = tokio::join!(
         page_enable,
         lifecycle,
@@ -713,16 +722,12 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
         world,
         attach,
         metrics,
-        tree
+        tree,
+        resume
     );
     if let Ok(tree) = &tree {
         seed_frames(page, &tree.frame_tree);
     }
-    // Resume whatever happened: a target left waiting for its debugger would hang forever
-    // (a popup stuck on about:blank).
-    let resumed = session
-        .send(&runtime::RunIfWaitingForDebuggerParams::default())
-        .await;
     page_enable?;
     lifecycle?;
     runtime_enable?;

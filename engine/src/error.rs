@@ -256,6 +256,19 @@ pub enum Error {
         /// What is wrong, naming the argument.
         message: String,
     },
+    /// The browser rejected a selector (`css=[`): chromate's reason in the message, the
+    /// browser's own text beside it.
+    #[error("{verb}: invalid selector {selector}: {reason}")]
+    InvalidSelector {
+        /// The call's verb.
+        verb: String,
+        /// The selector in canonical form.
+        selector: String,
+        /// Why, in chromate's words (`not a valid CSS selector`).
+        reason: String,
+        /// The browser's own message, when it gave one.
+        browser_message: Option<String>,
+    },
     /// A page script's dialog is open and blocks the call.
     #[error("a dialog is open: {message}")]
     DialogOpen {
@@ -398,7 +411,9 @@ impl Error {
             Error::EvalThrew { .. } => ErrorCode::EvalThrew,
             Error::EvalBadArg { .. } => ErrorCode::EvalBadArg,
             Error::Timeout { .. } => ErrorCode::Timeout,
-            Error::InvalidArgument { .. } => ErrorCode::InvalidArgument,
+            Error::InvalidArgument { .. } | Error::InvalidSelector { .. } => {
+                ErrorCode::InvalidArgument
+            }
             Error::DialogOpen { .. } | Error::StateInvalid { .. } => ErrorCode::StateInvalid,
             Error::NoMatch { .. } | Error::NoSuchOption { .. } => ErrorCode::NoMatch,
             Error::TimeoutWaitingVisible { .. } => ErrorCode::TimeoutWaitingVisible,
@@ -407,6 +422,22 @@ impl Error {
             Error::StaleRef { .. } => ErrorCode::StaleRef,
             Error::NotEditable { .. } => ErrorCode::NotEditable,
             Error::ExpectMismatch { .. } => ErrorCode::ExpectMismatch,
+        }
+    }
+
+    /// INVALID_ARGUMENT for a selector the page's `selector.parse`/`resolve` rejected: `answer`
+    /// carries `reason` (chromate's words) and `browserMessage` (the browser's), as every page
+    /// helper passes them on.
+    pub(crate) fn invalid_selector(verb: &str, selector: &str, answer: &serde_json::Value) -> Self {
+        let text = |key: &str| answer.get(key).and_then(serde_json::Value::as_str);
+        Error::InvalidSelector {
+            verb: verb.into(),
+            selector: selector.into(),
+            reason: text("reason")
+                .filter(|r| !r.is_empty())
+                .unwrap_or("the browser rejected it")
+                .into(),
+            browser_message: text("browserMessage").map(str::to_string),
         }
     }
 

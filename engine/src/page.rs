@@ -6,6 +6,9 @@
 //! event is missed however fast a page loads; waiters are woken through a `watch` counter and
 //! re-check the state. Waits are armed before the action that triggers them: lifecycle events
 //! are recorded per loader id, so an event that arrives before the waiter looks is still there.
+//! `networkidle` is chromate's own: `load`, then 500 ms without a request in flight in the page
+//! or its frames, counted from the Network events (Chrome's `networkIdle` lifecycle event fires
+//! once per document and misses fetches started later).
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex};
@@ -53,9 +56,9 @@ impl WaitUntil {
             WaitUntil::Commit => committed,
             WaitUntil::DomContentLoaded => lifecycle.contains("DOMContentLoaded"),
             WaitUntil::Load => lifecycle.contains("load"),
-            WaitUntil::NetworkIdle => {
-                lifecycle.contains("load") && lifecycle.contains("networkIdle")
-            }
+            // And the network quiet for 500 ms, which `wait_for_loader` checks with the page's
+            // network activity.
+            WaitUntil::NetworkIdle => lifecycle.contains("load"),
         }
     }
 }
@@ -102,6 +105,8 @@ struct FrameState {
     name: String,
     loader_id: Option<String>,
     lifecycle: HashSet<String>,
+    /// When the current document fired `load` (as chromate saw it).
+    loaded_at: Option<Instant>,
     /// The CDP session that owns the frame (`None` = the page session).
     session: Option<Arc<str>>,
 }
@@ -132,6 +137,94 @@ pub(crate) struct PageState {
     title: String,
     /// Main-frame navigation marks for the click and Enter fences (`actions/`).
     nav: NavMark,
+    /// The page's network activity, for `networkidle`.
+    network: NetworkActivity,
+}
+
+/// How long the network must be quiet, after `load`, for `networkidle` (§9.1).
+const NETWORK_QUIET: Duration = Duration::from_millis(500);
+
+/// At most this many requests are tracked as in flight; beyond it the oldest is forgotten, so
+/// requests whose end never comes cannot grow the set without bound.
+const MAX_IN_FLIGHT: usize = 1024;
+
+/// Requests in flight in a page and its frames' sessions, and when that last changed. Chrome's
+/// own `networkIdle` lifecycle event fires once per document, so it says nothing about a fetch
+/// a script starts later; this does.
+#[derive(Debug, Default)]
+struct NetworkActivity {
+    /// `(session, request id)` → when the request started.
+    in_flight: HashMap<(Option<Arc<str>>, String), Instant>,
+    /// When a request last started or ended (`None`: none seen yet).
+    changed_at: Option<Instant>,
+}
+
+impl NetworkActivity {
+    fn started(&mut self, session: Option<&Arc<str>>, request_id: String) {
+        let now = Instant::now();
+        if self.in_flight.len() >= MAX_IN_FLIGHT {
+            let oldest = self
+                .in_flight
+                .iter()
+                .min_by_key(|(_, at)| **at)
+                .map(|(key, _)| key.clone());
+            if let Some(oldest) = oldest {
+                self.in_flight.remove(&oldest);
+            }
+        }
+        // A redirect reuses the request id: it stays one request in flight.
+        self.in_flight
+            .entry((session.cloned(), request_id))
+            .or_insert(now);
+        self.changed_at = Some(now);
+    }
+
+    /// A new main document committed: requests that started before its own request (its id is
+    /// the loader id) belonged to the documents it replaced, and their ends may never be
+    /// reported. Playwright drops them at commit likewise.
+    fn document_committed(&mut self, loader_id: &str) {
+        let since = self
+            .in_flight
+            .iter()
+            .find(|((_, id), _)| id == loader_id)
+            .map(|(_, at)| *at);
+        let before = self.in_flight.len();
+        match since {
+            Some(since) => self.in_flight.retain(|_, at| *at >= since),
+            None => self.in_flight.clear(),
+        }
+        if self.in_flight.len() != before {
+            self.changed_at = Some(Instant::now());
+        }
+    }
+
+    fn ended(&mut self, session: Option<&Arc<str>>, request_id: &str) {
+        if self
+            .in_flight
+            .remove(&(session.cloned(), request_id.to_owned()))
+            .is_some()
+        {
+            self.changed_at = Some(Instant::now());
+        }
+    }
+
+    /// Whether the network is quiet enough for `networkidle`, given when `load` fired (if
+    /// chromate saw it): `Ok(())` now, `Err(Some(at))` at `at` unless a request starts first,
+    /// `Err(None)` not before the requests in flight end.
+    fn idle(&self, loaded_at: Option<Instant>) -> Result<(), Option<Instant>> {
+        if !self.in_flight.is_empty() {
+            return Err(None);
+        }
+        let Some(quiet_since) = self.changed_at.max(loaded_at) else {
+            return Ok(());
+        };
+        let idle_at = quiet_since + NETWORK_QUIET;
+        if Instant::now() >= idle_at {
+            Ok(())
+        } else {
+            Err(Some(idle_at))
+        }
+    }
 }
 
 /// Counters of main-frame navigation activity; a fence compares two marks.
@@ -293,8 +386,12 @@ impl Shared {
                         if event.name == "init" || frame.loader_id.as_deref() != Some(&loader_id) {
                             if frame.loader_id.as_deref() != Some(&loader_id) {
                                 frame.lifecycle.clear();
+                                frame.loaded_at = None;
                             }
                             frame.loader_id = Some(loader_id);
+                        }
+                        if event.name == "load" && frame.loaded_at.is_none() {
+                            frame.loaded_at = Some(Instant::now());
                         }
                         frame.lifecycle.insert(event.name);
                     });
@@ -360,14 +457,35 @@ impl Shared {
                     }
                 }
             }
+            "Network.requestWillBeSent" => {
+                if let Some(event) = decode_event::<network::EventRequestWillBeSent>(params) {
+                    // The browser fetches the favicon after `load` on its own, and a navigation
+                    // can cut it off without an end ever being reported; Playwright leaves it
+                    // out of network idle too.
+                    let favicon = event.r#type == Some(network::ResourceType::Other)
+                        && strip_fragment(&event.request.url)
+                            .split('?')
+                            .next()
+                            .is_some_and(|path| path.ends_with("/favicon.ico"));
+                    if !favicon {
+                        self.update(|s| s.network.started(session, event.request_id.0));
+                    }
+                }
+            }
+            "Network.loadingFinished" => {
+                if let Some(event) = decode_event::<network::EventLoadingFinished>(params) {
+                    self.update(|s| s.network.ended(session, &event.request_id.0));
+                }
+            }
             "Network.loadingFailed" => {
                 if let Some(event) = decode_event::<network::EventLoadingFailed>(params) {
-                    // For documents the request id is the loader id.
-                    if event.r#type == network::ResourceType::Document {
-                        self.update(|s| {
+                    self.update(|s| {
+                        s.network.ended(session, &event.request_id.0);
+                        // For documents the request id is the loader id.
+                        if event.r#type == network::ResourceType::Document {
                             push_bounded(&mut s.doc_failed, (event.request_id.0, event.error_text))
-                        });
-                    }
+                        }
+                    });
                 }
             }
             "Inspector.targetCrashed" => self.mark_closed("the page crashed"),
@@ -386,6 +504,7 @@ impl Shared {
         self.update(|s| {
             if frame.parent_id.is_none() && session.is_none() {
                 s.main_frame = Some(frame.id.0.clone());
+                s.network.document_committed(frame.loader_id.as_str());
             }
             let state = s.frames.entry(frame.id.0).or_default();
             state.parent_id = frame.parent_id.map(|id| id.0);
@@ -395,9 +514,11 @@ impl Shared {
             if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
                 state.loader_id = Some(frame.loader_id.0);
                 state.lifecycle.clear();
+                state.loaded_at = None;
             }
             state.lifecycle.insert("commit".into());
             if restored {
+                state.loaded_at.get_or_insert_with(Instant::now);
                 for name in [
                     "DOMContentLoaded",
                     "load",
@@ -622,6 +743,8 @@ impl Page {
         let mut loader = loader_id.to_owned();
         let mut url = url.to_owned();
         loop {
+            // When the network will have been quiet long enough, if that is all that is missing.
+            let mut quiet_at = None;
             {
                 let state = lock(&self.shared.state);
                 if let Some((next_loader, next_url)) = newer_navigation(&state, frame_id, &loader) {
@@ -646,8 +769,13 @@ impl Page {
                     let current = frame.loader_id.as_deref();
                     let committed =
                         current == Some(loader_id) && frame.lifecycle.contains("commit");
-                    if current == Some(loader_id) && wait_until.reached(&frame.lifecycle, committed)
-                    {
+                    let idle = match wait_until {
+                        WaitUntil::NetworkIdle => state.network.idle(frame.loaded_at),
+                        _ => Ok(()),
+                    };
+                    let reached = current == Some(loader_id)
+                        && wait_until.reached(&frame.lifecycle, committed);
+                    if reached && idle.is_ok() {
                         let status = state
                             .doc_status
                             .iter()
@@ -659,6 +787,9 @@ impl Page {
                             status,
                             loader_id: Some(loader_id.to_string()),
                         });
+                    }
+                    if reached {
+                        quiet_at = idle.err().flatten();
                     }
                 }
                 if state.dialog.is_some() && wait_until != WaitUntil::Commit {
@@ -675,9 +806,12 @@ impl Page {
                     reason: self.session.conn.closed().await,
                 });
             }
-            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
+            // Woken by any state change, or when the quiet window closes (to look again).
+            let wake_at = quiet_at.map_or(deadline, |at| at.min(deadline));
+            match tokio::time::timeout_at(wake_at.into(), version.changed()).await {
                 Ok(Ok(())) => {}
                 Ok(Err(_)) => return Err(Error::PageClosed),
+                Err(_) if wake_at < deadline => {}
                 Err(_) => {
                     return Err(Error::TimeoutWaitingLoad {
                         state: wait_until.as_str().into(),
@@ -844,11 +978,12 @@ impl Page {
         }
     }
 
-    /// Evaluates `expression` in the page's main world and returns its value as JSON; promises
-    /// are awaited.
+    /// Evaluates `expression` in the page's main world and returns its value converted as
+    /// `JSON.stringify` does (`toJSON` honoured: a `Date` is its ISO string, `undefined` is
+    /// null); promises are awaited.
     ///
-    /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node or window result is
-    /// [`Error::EvalBadArg`].
+    /// A throw is [`Error::EvalThrew`]; a function, symbol, bigint, DOM node, window or circular
+    /// result is [`Error::EvalBadArg`].
     pub async fn evaluate(&self, expression: &str) -> Result<Value> {
         // By reference first: the remote object's type says whether JSON can hold the value
         // (a symbol or a node cannot be "returned by value" and would only give a vague error).
@@ -867,18 +1002,16 @@ impl Page {
         else {
             return remote_value(object);
         };
-        let by_value = runtime::CallFunctionOnParams::new("function () { return this }")
+        // Converted as JSON.stringify does (§11.5), in the world the script ran in: returned by
+        // value, the protocol would give `{}` for a Date and ignore every `toJSON`.
+        let as_json = runtime::CallFunctionOnParams::new(crate::js::JSON_VALUE)
             .object_id(object_id.clone())
             .return_by_value(true);
-        let res = match self.unless_dialog(self.session.send(&by_value)).await {
-            Ok(answer) => remote_value(answer.result),
-            Err(Error::Protocol { message, .. })
-                if message.contains("reference chain") || message.contains("returned by value") =>
-            {
-                Err(Error::EvalBadArg {
-                    returned_type: "circular".into(),
-                })
-            }
+        let res = match self.unless_dialog(self.session.send(&as_json)).await {
+            Ok(answer) => match answer.exception_details {
+                Some(details) => Err(exception_error(&details)),
+                None => json_value(answer.result),
+            },
             Err(other) => Err(other),
         };
         // Release only this call's object: a concurrent evaluate may still need its own.
@@ -1113,6 +1246,21 @@ fn serialisable_object(object: &runtime::RemoteObject) -> bool {
         && object.class_name.as_deref() != Some("Window")
 }
 
+/// The answer of [`crate::js::JSON_VALUE`]: the value its JSON text holds, or EVAL_BAD_ARG.
+fn json_value(object: runtime::RemoteObject) -> Result<Value> {
+    let answer = object.value.unwrap_or(Value::Null);
+    if let Some(kind) = answer.get("unserialisable").and_then(Value::as_str) {
+        return Err(Error::EvalBadArg {
+            returned_type: kind.to_string(),
+        });
+    }
+    let text = answer.get("json").and_then(Value::as_str).unwrap_or("null");
+    serde_json::from_str(text).map_err(|source| Error::Decode {
+        method: <runtime::CallFunctionOnParams as crate::cdp::Command>::METHOD.to_string(),
+        source,
+    })
+}
+
 /// A script result as JSON, or the contract's EVAL_BAD_ARG for what JSON cannot hold.
 fn remote_value(object: runtime::RemoteObject) -> Result<Value> {
     use runtime::{RemoteObjectSubtype as Sub, RemoteObjectType as Ty};
@@ -1128,6 +1276,15 @@ fn remote_value(object: runtime::RemoteObject) -> Result<Value> {
         (Ty::Bigint, _) => bad("bigint"),
         (Ty::Object, Some(Sub::Node)) => bad("node"),
         (Ty::Object, _) if object.class_name.as_deref() == Some("Window") => bad("window"),
+        // JSON.stringify writes -0 as 0, and NaN and the infinities as null.
+        (Ty::Number, _)
+            if object
+                .unserializable_value
+                .as_ref()
+                .is_some_and(|v| v.0 == "-0") =>
+        {
+            Ok(Value::from(0))
+        }
         (Ty::Number, _) if object.unserializable_value.is_some() => Ok(Value::Null),
         _ => Ok(object.value.unwrap_or(Value::Null)),
     }

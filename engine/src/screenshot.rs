@@ -96,8 +96,6 @@ struct Rect {
     height: f64,
     #[serde(default)]
     matched: usize,
-    #[serde(default)]
-    reason: Option<String>,
 }
 
 impl Page {
@@ -253,15 +251,7 @@ impl Page {
                 }
                 "no-match" => matched = 0,
                 "stale-ref" => return Err(crate::actions::stale(&answer)),
-                _ => {
-                    return Err(Error::InvalidArgument {
-                        message: format!(
-                            "{verb}: invalid selector {}: {}",
-                            parsed.canonical(),
-                            rect.reason.unwrap_or_default()
-                        ),
-                    })
-                }
+                _ => return Err(Error::invalid_selector(verb, parsed.canonical(), &answer)),
             }
             first = false;
         }

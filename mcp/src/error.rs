@@ -327,6 +327,17 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         },
         E::EvalBadArg { returned_type } => json!({ "returnedType": returned_type }),
         E::Timeout { what, timeout } => json!({ "timeout": ms(timeout), "what": what }),
+        E::InvalidSelector {
+            selector,
+            browser_message,
+            ..
+        } => {
+            let mut detail = json!({ "selector": selector, "reason": "invalid-selector" });
+            if let Some(text) = browser_message {
+                detail["cdpMessage"] = json!(text);
+            }
+            detail
+        }
         E::InvalidArgument { .. } => json!({ "reason": "invalid" }),
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
@@ -373,6 +384,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             "use ref={element_ref} from the latest snapshot, or css={element_ref} for a literal <{element_ref}> element"
         ),
         E::DialogOpen { .. } => "answer it with browser_dialog accept or dismiss".to_owned(),
+        E::InvalidSelector { .. } => {
+            "fix the selector's syntax, or use text=, role= or a ref from browser_snapshot".to_owned()
+        }
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
         }

@@ -1314,6 +1314,40 @@ fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or
 }
 
 #[test]
+fn issue_12_an_unsupported_scheme_names_the_supported_ones_and_launches_nothing() {
+    let mut server = start_server("schemes");
+    let error = server.call_err("browser_navigate", json!({ "url": "ftp://127.0.0.1/x" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert_eq!(
+        error["hint"],
+        json!("use an http, https, file or data URL, or about:blank; the ftp: scheme is not supported")
+    );
+    let error = server.call_err(
+        "browser_page",
+        json!({ "action": "open", "url": "ftp://127.0.0.1/x" }),
+    );
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .is_some_and(|h| h.contains("ftp: scheme is not supported")),
+        "{error}"
+    );
+    let error = server.call_err("browser_navigate", json!({ "url": "example.com" }));
+    assert_eq!(
+        error["hint"],
+        json!("add the scheme, e.g. https://example.com")
+    );
+    // Rejected by validation: no browser was started for any of them.
+    let status = server.call("browser_status", json!({}));
+    let text = status["result"]["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default();
+    let status: serde_json::Value = serde_json::from_str(text).unwrap_or_default();
+    assert_eq!(status["ready"], json!(false), "{status}");
+}
+
+#[test]
 fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
     let mut server = start_server("batch");
     let response = server.call(

@@ -459,6 +459,32 @@ async fn key_chords_reach_the_page_in_order() {
 }
 
 #[tokio::test]
+async fn issue_12_control_plus_plus_presses_plus_with_control() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "keys.html").await;
+    let field = locate(&page, "#key-input");
+    field.press("Control++").await.expect("Control++");
+    let downs = eval(
+        &page,
+        "window.keys.filter(k => k.type === 'keydown').map(k => [k.key, k.code, k.ctrl])",
+    )
+    .await;
+    assert_eq!(downs[0][0], json!("Control"), "{downs}");
+    assert_eq!(downs[1], json!(["+", "Equal", true]), "{downs}");
+    assert_eq!(downs.as_array().map(Vec::len), Some(2), "{downs}");
+    // A lone `+` types a plus, as typing it does.
+    eval(&page, "window.clearKeys()").await;
+    field.press("+").await.expect("+");
+    let value = value_of(&page, "#key-input").await.unwrap_or_default();
+    assert_eq!(value.replace('+', ""), "select me please", "{value:?}");
+    assert_eq!(value.matches('+').count(), 1, "{value:?}");
+    let keys = eval(&page, "window.keys.map(k => k.type + ' ' + k.key)").await;
+    assert_eq!(keys, json!(["keydown +", "keyup +"]));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn check_uncheck_and_select_take_effect() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;

@@ -303,6 +303,66 @@ async fn evaluate_returns_json_and_reports_throws_and_unserialisable_values() {
 }
 
 #[tokio::test]
+async fn issue_12_evaluate_converts_as_json_stringify_does() {
+    use serde_json::json;
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    let epoch = "1970-01-01T00:00:00.000Z";
+    for (expr, want) in [
+        ("new Date(0)", json!(epoch)),
+        (
+            "({when: new Date(0), list: [new Date(0)]})",
+            json!({"when": epoch, "list": [epoch]}),
+        ),
+        ("new Date(NaN)", json!(null)),
+        (
+            "new URL('http://127.0.0.1/a?b=1')",
+            json!("http://127.0.0.1/a?b=1"),
+        ),
+        ("({toJSON() { return {x: 1}; }})", json!({"x": 1})),
+        ("({toJSON() { return undefined; }})", json!(null)),
+        (
+            "({a: {toJSON(key) { return 'key ' + key; }}})",
+            json!({"a": "key a"}),
+        ),
+        ("new Map([[1, 2]])", json!({})),
+        (
+            "[1, undefined, () => 1, Symbol('s')]",
+            json!([1, null, null, null]),
+        ),
+        ("({a: undefined, f() {}, n: NaN})", json!({"n": null})),
+        ("-0", json!(0)),
+        ("[-0, Infinity]", json!([0, null])),
+        ("Promise.resolve(new Date(0))", json!(epoch)),
+    ] {
+        let got = page
+            .evaluate(expr)
+            .await
+            .unwrap_or_else(|e| panic!("{expr}: {e}"));
+        assert_eq!(got, want, "{expr}");
+    }
+    for (expr, kind) in [
+        (
+            "(() => { const a = {}; a.self = a; return a; })()",
+            "circular",
+        ),
+        ("({n: 10n})", "bigint"),
+    ] {
+        match page.evaluate(expr).await {
+            Err(Error::EvalBadArg { returned_type }) => assert_eq!(returned_type, kind, "{expr}"),
+            other => panic!("{expr}: expected EvalBadArg, got {other:?}"),
+        }
+    }
+    let thrown = page
+        .evaluate("({toJSON() { throw new RangeError('no json here'); }})")
+        .await
+        .expect_err("toJSON throws");
+    assert_eq!(thrown.code(), ErrorCode::EvalThrew);
+    assert!(thrown.to_string().contains("no json here"), "{thrown}");
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn same_and_cross_origin_iframes_appear_as_frames() {
     let server = FixtureServer::start().await.expect("server");
     let other = FixtureServer::start().await.expect("second server");
@@ -615,6 +675,108 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_lost() {
     assert_eq!(
         page.evaluate("3").await.expect("eval"),
         serde_json::json!(3)
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_12_networkidle_waits_for_a_fetch_started_after_load() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("late-fetch.html", |_| {
+        chromate_tests::Response::html(
+            "<!doctype html><title>Late fetch</title><p id=\"state\">idle</p><script>\
+             window.fetchDoneAt = null;\
+             window.startFetch = function (path) {\
+               fetch(path).then(r => r.text()).then(() => { window.fetchDoneAt = performance.now(); });\
+               return true;\
+             };</script>",
+        )
+    });
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url("late-fetch.html"), WaitUntil::NetworkIdle, NAV)
+        .await
+        .expect("navigate until the network is idle");
+    // Chrome's own networkIdle has fired for this document; a fetch started now must still
+    // hold the wait until it ends and the network has been quiet for 500 ms.
+    assert_eq!(
+        page.evaluate("window.startFetch('/delay/1500/echo')")
+            .await
+            .expect("start the fetch"),
+        serde_json::json!(true)
+    );
+    let started = Instant::now();
+    page.wait_for_load_state(WaitUntil::NetworkIdle, NAV)
+        .await
+        .expect("networkidle");
+    let waited = started.elapsed();
+    let quiet_ms = page
+        .evaluate("window.fetchDoneAt === null ? -1 : performance.now() - window.fetchDoneAt")
+        .await
+        .expect("read the page");
+    let quiet_ms = quiet_ms.as_f64().unwrap_or(-1.0);
+    assert!(
+        quiet_ms >= 400.0,
+        "networkidle answered {waited:?} after the fetch started, {quiet_ms} ms after it ended"
+    );
+    // A request that never ends keeps the network busy until the deadline.
+    page.evaluate("window.startFetch('/hang')")
+        .await
+        .expect("start a hanging fetch");
+    let err = page
+        .wait_for_load_state(WaitUntil::NetworkIdle, Duration::from_millis(1200))
+        .await
+        .expect_err("never idle");
+    assert!(
+        matches!(&err, Error::TimeoutWaitingLoad { state, .. } if state == "networkidle"),
+        "{err:?}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_12_a_target_blank_link_opens_a_listed_page() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = new_page_at(&browser, &server.url("popup.html")).await;
+    let known = browser.pages();
+    page.locator("#blank-link")
+        .expect("selector")
+        .click()
+        .await
+        .expect("click the link");
+    let opened = browser.wait_for_new_page(&known, NAV).await;
+    let opened = opened.unwrap_or_else(|e| {
+        panic!(
+            "the target=_blank tab is not a page: {e} (targets {:?})",
+            browser.targets()
+        )
+    });
+    let deadline = Instant::now() + NAV;
+    while !opened.url().ends_with("/nav.html") {
+        assert!(
+            Instant::now() < deadline,
+            "never reached nav.html: {}",
+            opened.url()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // Set up like any page: lifecycle events arrive and chromate's world runs in it.
+    opened
+        .wait_for_load_state(WaitUntil::Load, NAV)
+        .await
+        .expect("the new tab loads");
+    let heading = opened
+        .locator("h1")
+        .expect("selector")
+        .text()
+        .await
+        .expect("read the heading");
+    assert!(heading.text.is_some_and(|t| !t.is_empty()));
+    assert!(
+        opened.target_id() != page.target_id() && browser.pages().len() == known.len() + 1,
+        "{:?}",
+        browser.targets()
     );
     close_and_check(browser).await;
 }

@@ -567,6 +567,63 @@ fn mcp_eval_takes_expressions_and_function_bodies_and_reports_errors() {
 }
 
 #[test]
+fn issue_12_eval_results_convert_as_json_stringify_does() {
+    let mut mcp = start_mcp();
+    let (date, _) = mcp.ok("browser_advanced_eval", json!({ "js": "new Date(0)" }));
+    assert_eq!(date, json!({ "result": "1970-01-01T00:00:00.000Z" }));
+    let (nested, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "return {when: new Date(0), map: new Map([[1, 2]])}" }),
+    );
+    assert_eq!(
+        nested,
+        json!({ "result": { "when": "1970-01-01T00:00:00.000Z", "map": {} } })
+    );
+}
+
+#[test]
+fn issue_12_a_malformed_selector_error_is_chromates_and_has_no_final_period() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("selectors.html") }),
+    );
+    let error = mcp.err("browser_click", json!({ "selector": "css=[" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
+    assert_eq!(
+        error["message"],
+        json!("click: invalid selector css=[: not a valid CSS selector")
+    );
+    assert_eq!(error["detail"]["selector"], json!("css=["), "{error}");
+    let cdp_message = error["detail"]["cdpMessage"].as_str().unwrap_or_default();
+    assert!(cdp_message.contains("not a valid selector"), "{error}");
+}
+
+#[test]
+fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("popup.html") }),
+    );
+    mcp.ok("browser_click", json!({ "selector": "#blank-link" }));
+    // The tab attaches on its own schedule; list until it shows (each call is a round trip).
+    let deadline = Instant::now() + Duration::from_secs(10);
+    let list = loop {
+        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+        if list["count"] == json!(2) || Instant::now() >= deadline {
+            break list;
+        }
+    };
+    assert_eq!(list["count"], json!(2), "{list}");
+    assert_eq!(list["active"], json!("p1"), "{list}");
+    assert_eq!(list["pages"][1]["id"], json!("p2"), "{list}");
+    assert_eq!(list["pages"][1]["active"], json!(false), "{list}");
+}
+
+#[test]
 fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
     let server = fixtures();
     let mut mcp = start_mcp();

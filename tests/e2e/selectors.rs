@@ -1,7 +1,7 @@
 //! Every selector engine (§5) on fixture pages: what matches, what does not, open and closed
 //! shadow roots, and selectors the parser or the browser rejects.
 
-use chromate::{ErrorCode, FindOptions};
+use chromate::{Error, ErrorCode, FindOptions};
 use chromate_tests::FixtureServer;
 
 use crate::util::{close_and_check, launch, locate, open, value_of};
@@ -153,6 +153,60 @@ async fn malformed_selectors_fail_before_or_at_the_first_check() {
         .await
         .expect_err("unknown ref");
     assert_eq!(err.code(), ErrorCode::StaleRef, "{err}");
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_12_a_malformed_selector_reads_in_chromates_words_without_a_period() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "selectors.html").await;
+    for (selector, want) in [
+        (
+            "css=[",
+            "click: invalid selector css=[: not a valid CSS selector",
+        ),
+        (
+            "button[[",
+            "click: invalid selector css=button[[: not a valid CSS selector",
+        ),
+        (
+            "xpath=//*[",
+            "click: invalid selector xpath=//*[: not a valid XPath expression",
+        ),
+    ] {
+        match locate(&page, selector).click().await {
+            Err(err @ Error::InvalidSelector { .. }) => {
+                assert_eq!(err.code(), ErrorCode::InvalidArgument, "{selector}");
+                assert_eq!(err.to_string(), want, "{selector}");
+                let Error::InvalidSelector {
+                    browser_message, ..
+                } = err
+                else {
+                    unreachable!()
+                };
+                // The browser's own sentence, with its period, stays beside the message.
+                let browser_message = browser_message.unwrap_or_default();
+                assert!(
+                    browser_message.ends_with('.'),
+                    "{selector}: {browser_message:?}"
+                );
+            }
+            other => panic!("{selector}: expected InvalidSelector, got {other:?}"),
+        }
+    }
+    // Every verb that resolves a selector in the page words it the same way.
+    let snapshot = page
+        .snapshot(chromate::SnapshotOptions {
+            scope: Some("css=[".into()),
+            ..chromate::SnapshotOptions::default()
+        })
+        .await
+        .expect_err("scoped to a malformed selector");
+    assert_eq!(
+        snapshot.to_string(),
+        "snapshot: invalid selector css=[: not a valid CSS selector"
+    );
     close_and_check(browser).await;
 }
 

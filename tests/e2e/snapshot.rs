@@ -372,6 +372,33 @@ async fn a_small_change_diffs_to_its_lines() {
 }
 
 #[tokio::test]
+async fn issue_12_a_named_section_is_a_region_container() {
+    let browser = launch().await;
+    let page = open(
+        &browser,
+        "data:text/html,<title>Sections</title>\
+         <section id=\"x\" aria-label=\"Empty box\"><p>Nothing here yet</p></section>\
+         <section id=\"y\"><p>Unnamed section text</p></section>\
+         <section aria-labelledby=\"h\"><h2 id=\"h\">Labelled</h2></section>",
+    )
+    .await;
+    let rendered = snapshot(&page).await.render();
+    let body: Vec<&str> = rendered.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "e1: region (container) \"Empty box\" #x",
+            "  e2: text \"Nothing here yet\"",
+            "e3: text \"Unnamed section text\"",
+            "e4: region (container) \"Labelled\"",
+            "  e5: heading \"Labelled\" [level=2] #h",
+        ],
+        "{rendered}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn a_ten_thousand_element_page_stays_within_budget() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;

@@ -152,13 +152,7 @@ impl Locator {
     }
 
     fn invalid(&self, verb: &str, answer: &Value) -> Error {
-        let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
-        Error::InvalidArgument {
-            message: format!(
-                "{verb}: invalid selector {}: {reason}",
-                self.selector.canonical()
-            ),
-        }
+        Error::invalid_selector(verb, self.selector.canonical(), answer)
     }
 
     /// Polls `actionability.check` until the element is in every state of `states` (§9.2), or

@@ -39,12 +39,25 @@ pub struct KeyChord {
     pub modifiers: Vec<Key>,
     /// The key pressed while they are held.
     pub key: Key,
+    /// Whether the final key is a symbol typed with Shift on a US keyboard (`+`, `!`): it is
+    /// pressed with Shift added, as typing it is, so the page sees that symbol and not the
+    /// key's unshifted one (`Control++` is `+` with Control, never `=`).
+    pub shifted: bool,
 }
 
 impl KeyChord {
     /// Whether the final key is Enter (the §9.4 fence applies).
     pub fn is_enter(&self) -> bool {
         self.key.key == "Enter"
+    }
+
+    /// The CDP modifier bits the final key goes down with, beyond the chord's modifiers.
+    pub(crate) fn key_modifiers(&self) -> i64 {
+        if self.shifted {
+            SHIFT
+        } else {
+            0
+        }
     }
 }
 
@@ -277,7 +290,14 @@ pub fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
         modifiers.push(key);
     }
     let key = parse_key(verb, last)?;
-    Ok(KeyChord { modifiers, key })
+    // A letter's case does not matter in a chord (`Control+A` is Control and `a`; Shift
+    // upper-cases it), but a symbol is the symbol named: `+` is Shift and `=`.
+    let shifted = key.needs_shift && !last.chars().all(|c| c.is_ascii_alphabetic());
+    Ok(KeyChord {
+        modifiers,
+        key,
+        shifted,
+    })
 }
 
 #[cfg(test)]

@@ -156,8 +156,9 @@ impl<'a> Input<'a> {
             self.send_down(modifier, modifiers).await?;
             modifiers |= modifier.modifier_bit();
         }
-        self.send_down(&chord.key, modifiers).await?;
-        self.send_up(&chord.key, modifiers).await?;
+        let key_modifiers = modifiers | chord.key_modifiers();
+        self.send_down(&chord.key, key_modifiers).await?;
+        self.send_up(&chord.key, key_modifiers).await?;
         for modifier in chord.modifiers.iter().rev() {
             modifiers &= !modifier.modifier_bit();
             self.send_up(modifier, modifiers).await?;

@@ -33,7 +33,7 @@
     if (a.selector != null || a.ref != null) {
       const sel = a.ref != null ? "ref=e" + a.ref : a.selector;
       const r = C.selector.resolve(sel);
-      if (!r.ok) return { ok: false, error: r.error, reason: r.reason, ref: r.ref, status: r.status };
+      if (!r.ok) return { ok: false, error: r.error, reason: r.reason, browserMessage: r.browserMessage, ref: r.ref, status: r.status };
       if (!r.elements.length) return { ok: false, error: "no-match", canonical: r.canonical };
       context = r.elements[0];
     }

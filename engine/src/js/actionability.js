@@ -2,7 +2,7 @@
 // (§9.1–9.3), plus the small in-page helpers the element actions and read-only tools need.
 // Every function takes a target `{selector?: string, ref?: number}` (a ref wins) and answers
 // `{status:"ok", …}` or a failure status:
-//   {status:"invalid-selector", reason} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
+//   {status:"invalid-selector", reason, browserMessage?} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
 //   "unknown"} | {status:"no-match"}.
 (function (C) {
   "use strict";
@@ -22,7 +22,7 @@
     const r = C.selector.resolve(sel);
     if (!r.ok) {
       if (r.error === "stale-ref") return { status: "stale-ref", ref: r.ref, reason: r.status };
-      return { status: "invalid-selector", reason: r.reason };
+      return { status: "invalid-selector", reason: r.reason, browserMessage: r.browserMessage };
     }
     if (!r.elements.length) return { status: "no-match", canonical: r.canonical };
     return { status: "ok", elements: r.elements, canonical: r.canonical };

@@ -38,7 +38,7 @@
     const r = S.resolve(sel);
     if (!r.ok) {
       if (r.error === "stale-ref") return { status: "stale-ref", ref: r.ref, reason: r.status };
-      return { status: "invalid-selector", reason: r.reason };
+      return { status: "invalid-selector", reason: r.reason, browserMessage: r.browserMessage };
     }
     if (!r.elements.length) return { status: "no-match", canonical: r.canonical };
     const el = r.elements[0];

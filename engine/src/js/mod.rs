@@ -131,6 +131,12 @@ fn push_lean(res: &mut String, src: &str) {
 /// own scripts through [`storage_seed_script`].
 pub(crate) const STORAGE: &str = include_str!("storage.js");
 
+/// `json`: an evaluation result as JSON text, converted as `JSON.stringify` does (`toJSON`
+/// honoured: a `Date` is its ISO string): `{json}` or `{unserialisable: "circular" | "bigint"}`.
+/// Not an installer module: a function expression run with `Runtime.callFunctionOn` on the
+/// result object in the main world, where the caller's script ran, with the value as `this`.
+pub(crate) const JSON_VALUE: &str = include_str!("json.js");
+
 /// A new-document script that seeds storage: [`STORAGE`] applied to `arg`
 /// (`{op:"seed", origin, local, session}`).
 pub(crate) fn storage_seed_script(arg: &serde_json::Value) -> String {

@@ -12,13 +12,13 @@
   /** `rect({selector?, ref?})` → `{status:"ok", x, y, width, height, matched}` in document
    *  coordinates of the top page (no scrolling) | `{status:"not-visible", matched}` |
    *  `{status:"no-match"}` | `{status:"stale-ref", ref, reason}` |
-   *  `{status:"invalid-selector", reason}`. The first visible match counts. */
+   *  `{status:"invalid-selector", reason, browserMessage?}`. The first visible match counts. */
   function rect(t) {
     const sel = t.ref != null ? "ref=e" + t.ref : t.selector;
     const r = C.selector.resolve(sel);
     if (!r.ok) {
       if (r.error === "stale-ref") return { status: "stale-ref", ref: r.ref, reason: r.status };
-      return { status: "invalid-selector", reason: r.reason };
+      return { status: "invalid-selector", reason: r.reason, browserMessage: r.browserMessage };
     }
     if (!r.elements.length) return { status: "no-match" };
     for (const el of r.elements) {

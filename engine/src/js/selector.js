@@ -17,7 +17,7 @@
   }
 
   /** `parse(selector)` → `{ok:true, engine, value, canonical, ref?, role?, name?}` or
-   *  `{ok:false, error:"invalid selector", reason}`. `engine` is one of the prefixes without `=`
+   *  `{ok:false, error:"invalid selector", reason, browserMessage?}`. `engine` is one of the prefixes without `=`
    *  (`css` for unprefixed text); a bare `e7` parses as `{engine:"ref", ref:7, bare:true}`. */
   function parse(selector) {
     if (typeof selector !== "string" || selector === "") return bad("selector is empty");
@@ -35,11 +35,11 @@
     }
     switch (engine) {
       case "css": {
-        try { document.createDocumentFragment().querySelector(value); } catch (e) { return bad(e.message); }
+        try { document.createDocumentFragment().querySelector(value); } catch (e) { return bad(CSS_REASON, e.message); }
         return { ok: true, engine, value, canonical: "css=" + value };
       }
       case "xpath": {
-        try { document.createExpression(value); } catch (e) { return bad(e.message); }
+        try { document.createExpression(value); } catch (e) { return bad(XPATH_REASON, e.message); }
         return { ok: true, engine, value, canonical: "xpath=" + value };
       }
       case "ref": {
@@ -67,12 +67,19 @@
     }
   }
 
-  function bad(reason) {
-    return { ok: false, error: "invalid selector", reason };
+  /** chromate's reasons for selectors the browser rejects; the browser's own sentence (with its
+   *  final period) travels beside them as `browserMessage`, never in the message (§3). */
+  const CSS_REASON = "not a valid CSS selector";
+  const XPATH_REASON = "not a valid XPath expression";
+
+  function bad(reason, browserMessage) {
+    const res = { ok: false, error: "invalid selector", reason };
+    if (typeof browserMessage === "string" && browserMessage) res.browserMessage = browserMessage;
+    return res;
   }
 
   /** `resolve(selector, root?)` → `{ok:true, canonical, elements}` (flat-tree order) |
-   *  `{ok:false, error:"invalid selector", reason}` | `{ok:false, error:"stale-ref", ref,
+   *  `{ok:false, error:"invalid selector", reason, browserMessage?}` | `{ok:false, error:"stale-ref", ref,
    *  status:"detached"|"ambiguous"|"unknown"}`. `root` (an element) scopes the search to its
    *  subtree, itself included; the default is the document. */
   function resolve(selector, root) {
@@ -92,7 +99,7 @@
     try {
       elements = run(p, root || document);
     } catch (e) {
-      return bad(e.message);
+      return bad(p.engine === "xpath" ? XPATH_REASON : p.engine === "css" ? CSS_REASON : "the browser rejected it", e.message);
     }
     return { ok: true, canonical: p.canonical, elements };
   }

@@ -87,6 +87,9 @@
       D.hasEvidenceId(el)) return "evidence";
     if (SEMANTIC_TAGS.has(tag) || el.shadowRoot) return "semantic";
     if (el.hasAttribute("role") && el.getAttribute("role").trim()) return "semantic";
+    // A named section has the role region (§7.3), a container (§7.6), as an explicit
+    // role="region" has; an unnamed one is generic and not listed.
+    if (tag === "section" && r === "region") return "semantic";
     if (tag === "input") return el.type === "hidden" ? null : "semantic";
     if (el.hasAttribute("contenteditable") && D.isEditingHost(el)) return "semantic";
     if (TEXT_TAGS.has(tag)) return "text";

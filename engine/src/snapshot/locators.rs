@@ -119,9 +119,7 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
                 }),
             }
         }
-        _ => Err(Error::InvalidArgument {
-            message: format!("locators: invalid selector {selector}: {}", text("reason")),
-        }),
+        _ => Err(Error::invalid_selector("locators", selector, &answer)),
     }
 }
 

@@ -285,9 +285,7 @@ fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
                 verb: "snapshot".into(),
                 selector: canonical,
             },
-            "invalid selector" => Error::InvalidArgument {
-                message: format!("snapshot: invalid selector {canonical}"),
-            },
+            "invalid selector" => Error::invalid_selector("snapshot", &canonical, &value),
             other => Error::StateInvalid {
                 message: format!("snapshot: the page walk failed ({other})"),
             },

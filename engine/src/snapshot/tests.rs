@@ -301,12 +301,13 @@ fn page_errors_become_engine_errors() {
         matches!(no_match, Err(crate::Error::NoMatch { ref selector, .. }) if selector == "css=#nope")
     );
     let invalid = decode_piece(
-        json!({"ok": false, "error": "invalid selector"}),
+        json!({"ok": false, "error": "invalid selector", "reason": "not a valid CSS selector",
+               "browserMessage": "'[' is not a valid selector."}),
         Some("css=["),
     );
     assert_eq!(
         invalid.map(|_| ()).map_err(|e| e.to_string()),
-        Err("snapshot: invalid selector css=[".to_string())
+        Err("snapshot: invalid selector css=[: not a valid CSS selector".to_string())
     );
 }
 

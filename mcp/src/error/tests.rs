@@ -65,3 +65,24 @@ fn cut_bytes_respects_char_boundaries() {
     assert_eq!(cut_bytes("ééé", 5, "."), "éé.");
     assert_eq!(cut_bytes("ééé", 4, "."), "é.");
 }
+
+#[test]
+fn issue_12_an_invalid_selector_keeps_the_browsers_sentence_in_detail() {
+    let err = chromate::Error::InvalidSelector {
+        verb: "click".into(),
+        selector: "css=[".into(),
+        reason: "not a valid CSS selector".into(),
+        browser_message: Some(
+            "Failed to execute 'querySelector' on 'DocumentFragment': '[' is not a valid selector."
+                .into(),
+        ),
+    };
+    let tool_error = from_engine("click", &err);
+    assert_eq!(tool_error.code, ErrorCode::InvalidArgument);
+    assert_eq!(
+        tool_error.message,
+        "click: invalid selector css=[: not a valid CSS selector"
+    );
+    expect![[r#"{"cdpMessage":"Failed to execute 'querySelector' on 'DocumentFragment': '[' is not a valid selector.","reason":"invalid-selector","selector":"css=["}"#]]
+    .assert_eq(&tool_error.detail.unwrap_or_default().to_string());
+}

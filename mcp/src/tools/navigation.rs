@@ -1,6 +1,7 @@
 //! browser_navigate (§4.3): its declaration, arguments, URL rule and handler.
 //!
-//! Owns the URL-shape cross-argument rule and the `{url, title, status}`
+//! Owns the URL-shape cross-argument rule (with a hint fitting the mistake,
+//! shared with browser_page open) and the `{url, title, status}`
 //! result. Loading and waiting are the engine's (`Page::goto`).
 
 use std::time::Duration;
@@ -45,8 +46,38 @@ pub(crate) fn check_navigate(args: &NavigateArgs, _session: &Session) -> Result<
             args.url
         ),
         "url",
-        format!("add the scheme, e.g. https://{}", args.url.trim()),
+        url_hint(&args.url),
     ))
+}
+
+/// The hint for a URL [`url_is_navigable`] refused, fitting the mistake: a scheme-less address
+/// (`example.com`, `localhost:3000/x`) needs the scheme added; an unsupported scheme (`ftp:`,
+/// `javascript:`) needs one of the supported ones; an http(s) URL without a host needs one.
+pub(crate) fn url_hint(url: &str) -> String {
+    let url = url.trim();
+    let supported = "use an http, https, file or data URL, or about:blank";
+    match scheme_of(url) {
+        None => format!("add the scheme, e.g. https://{url}"),
+        Some(scheme) if scheme == "http" || scheme == "https" => {
+            format!("{supported}, with a host, e.g. {scheme}://127.0.0.1:8080/")
+        }
+        Some(scheme) if scheme == "about" => {
+            format!("{supported}; about:blank is the only about: page")
+        }
+        Some(scheme) => format!("{supported}; the {scheme}: scheme is not supported"),
+    }
+}
+
+/// The lower-cased scheme `url` starts with, if it has one: letters, digits, `+`, `-` and `.`
+/// after a letter, then `:`. What follows a host-like name and a colon only as a port
+/// (`localhost:3000/x`, `example.com:8080`) is no scheme.
+fn scheme_of(url: &str) -> Option<String> {
+    let (scheme, rest) = url.split_once(':')?;
+    let mut chars = scheme.chars();
+    let starts_with_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    let scheme_chars = chars.all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+    let port_follows = rest.starts_with(|c: char| c.is_ascii_digit());
+    (starts_with_letter && scheme_chars && !port_follows).then(|| scheme.to_ascii_lowercase())
 }
 
 /// Absolute `http`, `https`, `file`, `data` URLs and `about:blank` (§4.3).

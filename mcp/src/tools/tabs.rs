@@ -58,7 +58,7 @@ pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), Tool
             return Err(ToolError::invalid_argument(
                 format!("page open: {url:?} is not an absolute http, https, file or data URL, or about:blank"),
                 "url",
-                format!("add the scheme, e.g. https://{}", url.trim()),
+                super::navigation::url_hint(url),
             ));
         }
     }

@@ -220,6 +220,39 @@ fn navigable_urls() {
 }
 
 #[test]
+fn issue_12_url_hints_fit_the_mistake() {
+    let cases = [
+        ("example.com", "add the scheme, e.g. https://example.com"),
+        ("localhost:3000/x", "add the scheme, e.g. https://localhost:3000/x"),
+        ("127.0.0.1:8080", "add the scheme, e.g. https://127.0.0.1:8080"),
+        (
+            "ftp://127.0.0.1/x",
+            "use an http, https, file or data URL, or about:blank; the ftp: scheme is not supported",
+        ),
+        (
+            "javascript:alert(1)",
+            "use an http, https, file or data URL, or about:blank; the javascript: scheme is not supported",
+        ),
+        (
+            "chrome://settings",
+            "use an http, https, file or data URL, or about:blank; the chrome: scheme is not supported",
+        ),
+        (
+            "about:srcdoc",
+            "use an http, https, file or data URL, or about:blank; about:blank is the only about: page",
+        ),
+        (
+            "https://",
+            "use an http, https, file or data URL, or about:blank, with a host, e.g. https://127.0.0.1:8080/",
+        ),
+    ];
+    for (url, hint) in cases {
+        assert!(!navigation::url_is_navigable(url), "{url}");
+        assert_eq!(navigation::url_hint(url), hint, "{url}");
+    }
+}
+
+#[test]
 fn chords_are_not_single_keys() {
     assert!(input::is_chord("Control+A"));
     assert!(input::is_chord("Shift++"));

@@ -6,7 +6,17 @@ fn chord(text: &str) -> String {
     match parse_chord("press", text) {
         Ok(c) => {
             let mut parts: Vec<String> = c.modifiers.iter().map(|k| k.key.clone()).collect();
-            parts.push(format!("{}/{}/{}", c.key.key, c.key.code, c.key.key_code));
+            // The key as the page sees it, with the chord's modifiers held.
+            let held = c
+                .modifiers
+                .iter()
+                .fold(c.key_modifiers(), |bits, m| bits | m.modifier_bit());
+            parts.push(format!(
+                "{}/{}/{}",
+                c.key.key_with(held),
+                c.key.code,
+                c.key.key_code
+            ));
             parts.join(" ")
         }
         Err(e) => format!("error: {e}"),
@@ -18,7 +28,9 @@ fn chords_parse_as_the_table_says() {
     let cases = [
         ("a", "a/KeyA/65"),
         ("A", "a/KeyA/65"),
-        ("+", "=/Equal/187"),
+        ("+", "+/Equal/187"),
+        ("!", "!/Digit1/49"),
+        ("=", "=/Equal/187"),
         (" ", " /Space/32"),
         ("Enter", "Enter/Enter/13"),
         ("return", "Enter/Enter/13"),
@@ -30,10 +42,14 @@ fn chords_parse_as_the_table_says() {
         ("F12", "F12/F12/123"),
         ("numpad7", "7/Numpad7/103"),
         ("Control+A", "Control a/KeyA/65"),
-        ("ctrl+shift+k", "Control Shift k/KeyK/75"),
-        ("Meta+Shift+K", "Meta Shift k/KeyK/75"),
+        ("Control+a", "Control a/KeyA/65"),
+        ("ctrl+shift+k", "Control Shift K/KeyK/75"),
+        ("Meta+Shift+K", "Meta Shift K/KeyK/75"),
         ("Shift+Tab", "Shift Tab/Tab/9"),
-        ("Control++", "Control =/Equal/187"),
+        ("Control++", "Control +/Equal/187"),
+        ("Control+Shift++", "Control Shift +/Equal/187"),
+        ("Control+=", "Control =/Equal/187"),
+        ("Alt+!", "Alt !/Digit1/49"),
         ("Option+Cmd+x", "Alt Meta x/KeyX/88"),
     ];
     for (input, want) in cases {
@@ -84,4 +100,18 @@ fn names_ignore_case_underscores_dashes_and_spaces() {
     assert_eq!(normalize_name("Page_Down"), "pagedown");
     assert_eq!(normalize_name("control - or meta"), "controlormeta");
     assert!(named("CONTROL_OR_META").is_some());
+}
+
+#[test]
+fn issue_12_a_trailing_plus_is_the_final_key_pressed_with_shift() {
+    let chord = parse_chord("press", "Control++").expect("Control++");
+    let modifiers: Vec<&str> = chord.modifiers.iter().map(|k| k.key.as_str()).collect();
+    assert_eq!(modifiers, ["Control"]);
+    assert!(chord.shifted, "+ is Shift and = on a US keyboard");
+    assert_eq!(chord.key_modifiers(), SHIFT);
+    assert_eq!(chord.key.key_with(CONTROL | chord.key_modifiers()), "+");
+    // A letter's case is not a Shift in a chord: Control+A stays Control and a.
+    let select_all = parse_chord("press", "Control+A").expect("Control+A");
+    assert!(!select_all.shifted);
+    assert_eq!(select_all.key.key_with(CONTROL), "a");
 }
