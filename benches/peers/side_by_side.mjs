@@ -1,6 +1,12 @@
-// chromate side by side with Playwright MCP and chrome-devtools-mcp: latency, reply bytes, memory.
+// chromate side by side with Playwright MCP and chrome-devtools-mcp: latency, reply bytes, memory,
+// the tokens the model receives under each host family's rules, and the calls an agent needs to act.
 //
 //   node benches/peers/side_by_side.mjs <peers dir> <chromate binary> <base url> [repetitions=7]
+//   CHROMATE_OLD=<baseline chromate binary> node benches/peers/side_by_side.mjs ...   # old vs new in one run
+//
+// With CHROMATE_OLD set, a second chromate server (the baseline binary, labelled $CHROMATE_OLD_LABEL)
+// runs in the same round-robin beside <chromate binary> (labelled $CHROMATE_LABEL), and the report
+// adds the latency of new against old, step by step.
 //
 // <peers dir> holds `node_modules/@playwright/mcp` and `node_modules/chrome-devtools-mcp`,
 // installed without browser downloads (see benches/README.md, "Side by side with Playwright MCP
@@ -16,6 +22,19 @@
 // Memory is read from /proc after the run: the server process's own VmRSS (and VmHWM), then the
 // processes under it (the browser) summed, RSS and PSS. At the end every client is closed and
 // every process that was started is checked gone; a survivor is killed by its PID and reported.
+//
+// What the model receives (the "model view") follows the two host families:
+//   structuredContent-first (Claude Code, Codex, OpenCode, VS Code): JSON.stringify(structuredContent)
+//     when the result has it, the text blocks dropped; otherwise the text blocks;
+//   text-only (the other hosts): the text blocks.
+// Text blocks are joined with "\n"; tokens are bytes / 4. Neither family reads a file a result points
+// to unless the model calls a tool to read it, which the calls-to-act count charges as one call.
+//
+// Calls to act: per server and host family, from a fresh navigate to bench-2000.html until a click on
+// a named button has succeeded, using only refs that appear in the model view (or in a file the view
+// points to, read at the cost of one call); when the view lacks the ref the script must call the
+// server's snapshot tool (chromate: the default view, or the full view `max_lines 5000` once a view
+// said its limits were reached).
 import { Client } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
 import fs from "node:fs";
@@ -23,6 +42,7 @@ import os from "node:os";
 import path from "node:path";
 
 const [peersDir, chromateBin, base, repsArg] = process.argv.slice(2);
+const chromateOld = process.env.CHROMATE_OLD;
 if (!peersDir || !chromateBin || !base) {
   console.error("usage: node benches/peers/side_by_side.mjs <peers dir> <chromate binary> <base url> [repetitions]");
   process.exit(2);
@@ -37,11 +57,10 @@ const pkg = (name) => JSON.parse(fs.readFileSync(path.join(peersDir, "node_modul
 
 // --- the three servers -------------------------------------------------------------------
 // Each gets its own working directory (Playwright writes snapshot files relative to it).
-const servers = [
-  {
-    key: "chromate",
-    label: `chromate ${chromateVersion()}`,
-    command: path.resolve(chromateBin),
+const chromateServer = (key, label, bin) => ({
+    key,
+    label,
+    command: path.resolve(bin),
     args: ["mcp", "--browser", chromium, "--artifacts-dir", "ARTIFACTS"],
     navigate: (url) => ["browser_navigate", { url }],
     snapshot: () => ["browser_snapshot", {}],
@@ -49,7 +68,14 @@ const servers = [
     fill: (ref, value) => ["browser_fill", { selector: `ref=${ref}`, value }],
     // `e10: button "Validate" #validate-button`
     ref: (text, role, name) => new RegExp(`(e\\d+): ${role} "${name}"`).exec(text)?.[1],
-  },
+    // The next look when the model view lacks the ref: the full view once a view said it was cut.
+    look: (seen, tried) => (/snapshot limits reached/.test(seen) || tried.includes("default")
+      ? (tried.includes("full") ? null : ["full", ["browser_snapshot", { max_lines: 5000 }]])
+      : ["default", ["browser_snapshot", {}]]),
+});
+const servers = [
+  chromateServer("chromate", process.env.CHROMATE_LABEL ?? `chromate ${chromateVersion()}`, chromateBin),
+  ...(chromateOld ? [chromateServer("chromate-old", process.env.CHROMATE_OLD_LABEL ?? "chromate (baseline)", chromateOld)] : []),
   {
     key: "playwright",
     label: `Playwright MCP ${pkg("@playwright/mcp")}`,
@@ -59,11 +85,12 @@ const servers = [
       "--no-sandbox", "--viewport-size", "1280x800", "--output-dir", "ARTIFACTS"],
     navigate: (url) => ["browser_navigate", { url }],
     snapshot: () => ["browser_snapshot", {}],
-    click: (ref) => ["browser_click", { target: ref, element: "Validate button" }],
+    click: (ref, element = "Validate button") => ["browser_click", { target: ref, element }],
     fill: (ref, value) => ["browser_type", { target: ref, element: "Email textbox", text: value }],
     fillSlowly: (ref, value) => ["browser_type", { target: ref, element: "Email textbox", text: value, slowly: true }],
     // `- button "Validate" [ref=e9]`
     ref: (text, role, name) => new RegExp(`${role} "${name}"[^\\n]*\\[ref=([^\\]]+)\\]`).exec(text)?.[1],
+    look: (seen, tried) => (tried.length ? null : ["snapshot", ["browser_snapshot", {}]]),
   },
   {
     key: "cdm",
@@ -80,6 +107,7 @@ const servers = [
     fill: (uid, value) => ["fill", { uid, value }],
     // `uid=1_10 button "Validate"`
     ref: (text, role, name) => new RegExp(`uid=(\\S+) ${role} "${name}"`).exec(text)?.[1],
+    look: (seen, tried) => (tried.length ? null : ["snapshot", ["take_snapshot", {}]]),
   },
 ];
 // Playwright MCP waits a fixed `--timeout-settle` (500 ms) after each click and each slow type; with
@@ -115,24 +143,40 @@ function referencedFileBytes(server, text) {
   return total;
 }
 
+// What each host family gives the model (see the header): structuredContent-first hosts serialise
+// structuredContent when present and drop the text blocks; text-only hosts give the text blocks.
+const HOSTS = [
+  { key: "sc", label: "structuredContent-first host (Claude Code, Codex, OpenCode, VS Code)" },
+  { key: "text", label: "text-only host" },
+];
+const modelView = (result, host) =>
+  (host === "sc" && result.structuredContent !== undefined ? JSON.stringify(result.structuredContent) : textOf(result));
+
 async function call(server, [name, args]) {
   const t0 = now();
   const result = await server.client.callTool({ name, arguments: args }, undefined, { timeout: 120_000 });
   const ms = now() - t0;
   const text = textOf(result);
   if (result.isError) throw new Error(`${server.key} ${name} ${JSON.stringify(args)} failed: ${text.slice(0, 600)}`);
-  return { ms, text, bytes: bytes(text), fileBytes: referencedFileBytes(server, text), resultBytes: bytes(JSON.stringify(result)) };
+  return {
+    ms, text, bytes: bytes(text), fileBytes: referencedFileBytes(server, text), resultBytes: bytes(JSON.stringify(result)),
+    model: Object.fromEntries(HOSTS.map((h) => [h.key, bytes(modelView(result, h.key))])),
+    result,
+  };
 }
 
 // One measured figure: per server, the samples of ms and the reply sizes.
 const figures = [];
 function figure(id, label) { const f = { id, label, samples: {} }; figures.push(f); return f; }
-function record(f, server, r) { (f.samples[server.key] ??= []).push(r); }
+function record(f, server, r) { delete r.result; (f.samples[server.key] ??= []).push(r); }
 
 // Round-robin: for i in 0..n, for each server (that supports the step): prepare (untimed), measure.
+// The order rotates by one server each repetition (A B C D, B C D A, ...), so that no server always
+// follows the same one (with CHROMATE_OLD, old and new chromate take each position alike).
 async function roundRobin(f, n, step) {
   for (let i = 0; i < n; i++) {
-    for (const s of servers) {
+    for (let j = 0; j < servers.length; j++) {
+      const s = servers[(i + j) % servers.length];
       const r = await step(s, i);
       if (r) record(f, s, r);
     }
@@ -183,9 +227,63 @@ function crashpadHandlers() {
 const sameProcess = (pid, start) => { try { const st = fs.readFileSync(`/proc/${pid}/stat`, "utf8"); return st.slice(st.lastIndexOf(")") + 2).split(" ")[19] === start; } catch { return false; } };
 const alive = (pid) => { try { process.kill(pid, 0); return fs.existsSync(`/proc/${pid}`) && !/^State:\s+Z/m.test(fs.readFileSync(`/proc/${pid}/status`, "utf8")); } catch { return false; } };
 
+// --- calls to act --------------------------------------------------------------------------
+// Two named buttons of bench-2000.html, first in document order for every server: "Weekly" in the
+// first screenful (within chromate's default view), "Export" half-way down the page (past it).
+const ACT_TARGETS = [
+  { role: "button", name: "Weekly", where: "near the top" },
+  { role: "button", name: "Export", where: "half-way down" },
+];
+const acts = [];
+// Refs are looked for in the model view as the model would read it: a JSON view also as its string
+// leaves, one a line (chromate's old structuredContent holds the snapshot lines as JSON strings).
+function readable(view) {
+  try {
+    const leaves = [];
+    const walk = (v) => { if (typeof v === "string") leaves.push(v); else if (v && typeof v === "object") Object.values(v).forEach(walk); };
+    walk(JSON.parse(view));
+    return `${view}\n${leaves.join("\n")}`;
+  } catch { return view; }
+}
+// A file the view points to instead of carrying: chromate's spill, Playwright's snapshot file.
+function pointedFile(server, view) {
+  const m = /\(full output: (.*?), \d+ bytes\)/.exec(view) ?? /\[Snapshot\]\(([^)]+)\)/.exec(view);
+  if (!m) return null;
+  return path.isAbsolute(m[1]) ? m[1] : path.join(server.cwd, m[1]);
+}
+async function callsToAct(s, host, target) {
+  const steps = [];
+  let view = "";
+  let ref;
+  const see = (v, what) => { steps.push(what); view = readable(v); ref = s.ref(view, target.role, target.name); };
+  const r0 = await call(s, s.navigate(`${base}/${BIG}`));
+  see(modelView(r0.result, host), s.navigate("")[0]);
+  const tried = [];
+  const readFiles = new Set();
+  while (!ref) {
+    const file = pointedFile(s, view);
+    if (file && !readFiles.has(file)) { // the model reads the file with the host's file tool: one call
+      readFiles.add(file);
+      see(fs.readFileSync(file, "utf8"), "read file");
+      continue;
+    }
+    const next = s.look(view, tried);
+    if (!next) break;
+    tried.push(next[0]);
+    const r = await call(s, next[1]);
+    see(modelView(r.result, host), `${next[1][0]}${Object.keys(next[1][1]).length ? " " + JSON.stringify(next[1][1]) : ""}`);
+  }
+  if (!ref) return { calls: null, steps: [...steps, "(not found)"] };
+  const c = await call(s, s.click(ref, `${target.name} button`));
+  steps.push(s.click(ref)[0]);
+  return { calls: steps.length, steps, clicked: !c.result.isError };
+}
+
 // --- run ---------------------------------------------------------------------------------
+const loadAtStart = os.loadavg();
 const startup = { init: figure("init", "spawn → `initialize` answered"), firstNav: figure("firstNav", `spawn → first navigate result (${FORM})`) };
 const cleanupNotes = [];
+let restarts = 0; // processes started by the restart figures, each checked gone
 try {
   for (const s of servers) {
     s.cwd = fs.mkdtempSync(path.join(work, `${s.key}-`));
@@ -201,7 +299,7 @@ try {
     s.pid = s.transport.pid;
     s.version = s.client.getServerVersion();
     const nav = await call(s, s.navigate(`${base}/${FORM}`));
-    record(startup.firstNav, s, { ms: now() - t0, bytes: nav.bytes, fileBytes: nav.fileBytes, resultBytes: nav.resultBytes });
+    record(startup.firstNav, s, { ms: now() - t0, bytes: nav.bytes, fileBytes: nav.fileBytes, resultBytes: nav.resultBytes, model: nav.model });
     s.crashpad = [...crashpadHandlers()].filter(([pid]) => !before.has(pid));
   }
 
@@ -213,8 +311,10 @@ try {
   }
   {
     const f = figure("snapfull-" + BIG, `chromate full view (max_lines 5000) of ${BIG}`);
-    const ch = servers.find((s) => s.key === "chromate");
-    for (let i = 0; i < N; i++) record(f, ch, await call(ch, ["browser_snapshot", { max_lines: 5000 }]));
+    const chs = servers.filter((s) => s.key.startsWith("chromate"));
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j < chs.length; j++) { const ch = chs[(i + j) % chs.length]; record(f, ch, await call(ch, ["browser_snapshot", { max_lines: 5000 }])); }
+    }
   }
 
   // Actions on the form page, each by the ref of a fresh (untimed) snapshot of the server's own.
@@ -231,6 +331,50 @@ try {
   await roundRobin(fill, N, async (s) => call(s, s.fill(await byRef(s, "textbox", "Email"), FILL_VALUE)));
   const slow = figure("fillSlowly", "Playwright `browser_type slowly:true` (per-character keys)");
   await roundRobin(slow, N, async (s) => (s.fillSlowly ? call(s, s.fillSlowly(await byRef(s, "textbox", "Email"), FILL_VALUE)) : null));
+
+  // Start-up of chromate, repeated: with one sample per server above, old against new needs more.
+  // Each repetition spawns a fresh server (the chromate servers in rotating order), times
+  // `initialize` and the first navigate, closes it and checks its processes gone.
+  {
+    const chs = servers.filter((s) => s.key.startsWith("chromate"));
+    const ri = figure("restart-init", "chromate restarted: spawn → `initialize` answered");
+    const rn = figure("restart-nav", `chromate restarted: spawn → first navigate result (${FORM})`);
+    for (let i = 0; i < N; i++) {
+      for (let j = 0; j < chs.length; j++) {
+        const ch = chs[(i + j) % chs.length];
+        const client = new Client({ name: "side-by-side", version: "0" });
+        const transport = new StdioClientTransport({ command: ch.command, args: ch.args, cwd: ch.cwd, env: process.env, stderr: "pipe" });
+        const before = crashpadHandlers();
+        const t0 = now();
+        await client.connect(transport);
+        record(ri, ch, { ms: now() - t0 });
+        const r = await client.callTool({ name: "browser_navigate", arguments: { url: `${base}/${FORM}` } }, undefined, { timeout: 120_000 });
+        record(rn, ch, { ms: now() - t0 });
+        if (r.isError) throw new Error(`${ch.key} restarted: navigate failed: ${textOf(r).slice(0, 600)}`);
+        const pid = transport.pid;
+        const started = [pid, ...descendants(pid)];
+        const crash = [...crashpadHandlers()].filter(([p]) => !before.has(p));
+        await client.close();
+        const deadline = now() + 8000;
+        for (const p of started) {
+          while (alive(p) && now() < deadline) await new Promise((res) => setTimeout(res, 50));
+          if (alive(p)) { cleanupNotes.push(`${ch.key} restarted: pid ${p} still running after close; killed`); try { process.kill(p, "SIGKILL"); } catch { /* gone */ } }
+        }
+        for (const [p, start] of crash) {
+          while (sameProcess(p, start) && alive(p) && now() < deadline) await new Promise((res) => setTimeout(res, 50));
+          if (sameProcess(p, start) && alive(p)) { cleanupNotes.push(`${ch.key} restarted: crash handler ${p} still running; killed`); try { process.kill(p, "SIGKILL"); } catch { /* gone */ } }
+        }
+        restarts += started.length + crash.length;
+      }
+    }
+  }
+
+  // Calls to act on the 2,000-element page, per server and host family (see the header).
+  for (const s of servers) {
+    for (const h of HOSTS) {
+      for (const t of ACT_TARGETS) acts.push({ server: s, host: h.key, target: t, ...(await callsToAct(s, h.key, t)) });
+    }
+  }
 
   // Memory after the run.
   for (const s of servers) {
@@ -295,7 +439,7 @@ const fmtBytes = (rs) => {
 const ratio = (a, b) => (a != null && b ? (a / b).toFixed(2) : "");
 const cols = servers.map((s) => s.label);
 const peers = servers.filter((s) => s.key === "playwright" || s.key === "cdm");
-console.log(`\n${N} repetitions, round-robin; ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} load at the end; ` +
+console.log(`\n${N} repetitions, round-robin; load average (1, 5, 15 min) ${loadAtStart.map((x) => x.toFixed(1)).join(" ")} at the start, ${os.loadavg().map((x) => x.toFixed(1)).join(" ")} at the end; ` +
   `servers: ${servers.map((s) => `${s.label} (serverInfo ${s.version?.name} ${s.version?.version})`).join(", ")}; browser ${chromium}\n`);
 console.log(`| figure | ${cols.join(" | ")} | ${peers.map((p) => `chromate ÷ ${p.key === "playwright" ? "Playwright" : "cdm"}`).join(" | ")} |`);
 console.log(`|---|${cols.map(() => "---:").join("|")}|${peers.map(() => "---:").join("|")}|`);
@@ -316,4 +460,70 @@ row("browser: RSS summed over those processes, MB", (s) => (s.browserRss != null
 row("browser: PSS summed over those processes, MB", (s) => (s.browserPss != null ? mb(s.browserPss) : null), (s) => s.browserPss);
 console.log(`\nReply bytes: the text blocks of the result (what the brief calls the reply), + the size of a file the text points to instead of carrying (chromate's spill file, Playwright's snapshot file); the ratio compares text + file. *result* is the whole serialised tool result (structuredContent included).`);
 console.log(`\nbrowser processes of each server (count, kind, PSS): ${servers.map((s) => `${s.key}: ${s.browserNames}`).join("; ")}`);
-console.log(`cleanup: ${cleanupNotes.length ? cleanupNotes.join("; ") : `all ${servers.reduce((a, s) => a + (s.started?.length ?? 0) + (s.crashpad?.length ?? 0), 0)} processes started (servers, their browsers, the browsers' crash handlers) exited after close`}`);
+console.log(`cleanup: ${cleanupNotes.length ? cleanupNotes.join("; ") : `all ${servers.reduce((a, s) => a + (s.started?.length ?? 0) + (s.crashpad?.length ?? 0), 0)} processes started (servers, their browsers, the browsers' crash handlers) exited after close${restarts ? `, and so did all ${restarts} of the restart figures` : ""}`}`);
+
+// --- what the model receives, by host family ---------------------------------------------------
+// The scenario: one of each measured step, in the bench's order (the click and the fill are by the
+// ref of an untimed snapshot taken just before, which is not counted here).
+const SCENARIO = [`nav-${FORM}`, `snap-${FORM}`, `nav-${BIG}`, `snap-${BIG}`, "click", "fill"];
+const tok = (b) => Math.round(b / 4);
+const fmtTok = (b) => (b == null ? "—" : `${fmtB(b)} B (${fmtB(tok(b))} tok)`);
+const modelMedian = (f, s, h) => (f?.samples[s.key]?.length && f.samples[s.key][0].model ? median(f.samples[s.key].map((r) => r.model[h])) : null);
+const chromates = servers.filter((s) => s.key.startsWith("chromate"));
+const totals = {};
+for (const h of HOSTS) {
+  console.log(`\nWhat the model receives per step, ${h.label}: median bytes of the model view (tokens = bytes / 4)\n`);
+  console.log(`| step | ${cols.join(" | ")} |`);
+  console.log(`|---|${cols.map(() => "---:").join("|")}|`);
+  for (const f of figures) {
+    if (f.id === "init" || !servers.some((s) => modelMedian(f, s, h.key) != null)) continue;
+    const inScenario = SCENARIO.includes(f.id);
+    console.log(`| ${f.label}${inScenario ? "" : " (not in the scenario)"} | ${servers.map((s) => fmtTok(modelMedian(f, s, h.key))).join(" | ")} |`);
+  }
+  totals[h.key] = Object.fromEntries(servers.map((s) => [s.key, SCENARIO.reduce((a, id) => a + (modelMedian(figures.find((f) => f.id === id), s, h.key) ?? 0), 0)]));
+  console.log(`| **scenario total** (${SCENARIO.length} steps) | ${servers.map((s) => `**${fmtTok(totals[h.key][s.key])}**`).join(" | ")} |`);
+  const leanest = peers.reduce((a, p) => (a == null || totals[h.key][p.key] < totals[h.key][a.key] ? p : a), null);
+  if (leanest) {
+    for (const c of chromates) {
+      const r = totals[h.key][c.key] / totals[h.key][leanest.key];
+      console.log(`\n${c.label}, ${h.key === "sc" ? "structuredContent-first" : "text-only"} host: scenario total ${fmtB(totals[h.key][c.key])} B = ${r.toFixed(3)} × the leanest peer's (${leanest.label}, ${fmtB(totals[h.key][leanest.key])} B): ${r < 0.2 ? "under" : "NOT under"} 1/5`);
+    }
+  }
+}
+
+// --- calls to act ----------------------------------------------------------------------------
+console.log(`\nCalls to act on ${BIG}: from navigate to a successful click on the named button, using only refs the model view showed (navigate included)\n`);
+const actCols = HOSTS.flatMap((h) => ACT_TARGETS.map((t) => `${h.key === "sc" ? "structuredContent-first" : "text-only"} host, button "${t.name}" (${t.where})`));
+console.log(`| server | ${actCols.join(" | ")} |`);
+console.log(`|---|${actCols.map(() => "---").join("|")}|`);
+for (const s of servers) {
+  const cells = HOSTS.flatMap((h) => ACT_TARGETS.map((t) => {
+    const a = acts.find((x) => x.server === s && x.host === h.key && x.target === t);
+    return a ? `${a.calls ?? "not reached"}${a.clicked === false ? " (click failed)" : ""}: ${a.steps.join(" → ")}` : "—";
+  }));
+  console.log(`| ${s.label} | ${cells.join(" | ")} |`);
+}
+
+// --- latency, new against old ----------------------------------------------------------------
+const oldS = servers.find((s) => s.key === "chromate-old");
+if (oldS) {
+  const newS = servers[0];
+  console.log(`\nLatency, ${newS.label} against ${oldS.label}, in the same round-robin (median (min–max); ratio new ÷ old of the medians)\n`);
+  console.log(`| step | ${oldS.label} | ${newS.label} | new ÷ old |`);
+  console.log(`|---|---:|---:|---:|`);
+  for (const f of figures) {
+    const o = f.samples[oldS.key], n = f.samples[newS.key];
+    if (!o?.length || !n?.length) continue;
+    const r = median(n.map((x) => x.ms)) / median(o.map((x) => x.ms));
+    console.log(`| ${f.label}${o.length === 1 ? " (one sample)" : ""} | ${fmtMs(o.map((x) => x.ms))} | ${fmtMs(n.map((x) => x.ms))} | ${r.toFixed(3)}${r > 1.05 ? " **over 5%**" : ""} |`);
+  }
+}
+
+// Raw figures for combining runs: SIDE_BY_SIDE_JSON=<file>.
+if (process.env.SIDE_BY_SIDE_JSON) {
+  fs.writeFileSync(process.env.SIDE_BY_SIDE_JSON, JSON.stringify({
+    repetitions: N, loadAtStart, loadAtEnd: os.loadavg(), servers: servers.map((s) => ({ key: s.key, label: s.label })),
+    figures: figures.map((f) => ({ id: f.id, label: f.label, samples: f.samples })),
+    totals, acts: acts.map((a) => ({ server: a.server.key, host: a.host, target: a.target.name, calls: a.calls, steps: a.steps, clicked: a.clicked })),
+  }, null, 1));
+}

@@ -747,9 +747,19 @@ impl Page {
             let mut quiet_at = None;
             {
                 let state = lock(&self.shared.state);
-                if let Some((next_loader, next_url)) = newer_navigation(&state, frame_id, &loader) {
-                    loader = next_loader;
-                    url = next_url;
+                // Only a document that never got there is followed: a restored back/forward
+                // document has reached every state although later navigations started.
+                let ours_reached = state.frames.get(frame_id).is_some_and(|frame| {
+                    frame.loader_id.as_deref() == Some(loader.as_str())
+                        && wait_until.reached(&frame.lifecycle, frame.lifecycle.contains("commit"))
+                });
+                if !ours_reached {
+                    if let Some((next_loader, next_url)) =
+                        newer_navigation(&state, frame_id, &loader)
+                    {
+                        loader = next_loader;
+                        url = next_url;
+                    }
                 }
                 let loader_id = loader.as_str();
                 let url = url.as_str();
