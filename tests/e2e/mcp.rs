@@ -2647,3 +2647,150 @@ fn mcp_a_page_that_navigates_itself_while_loading_ends_the_navigate() {
     assert_eq!(pages["pages"][0]["active"], json!(true), "{pages}");
     assert_eq!(server.request_count("/nav.html"), 0);
 }
+
+/// Sends a long `browser_wait` (for an element that never appears) and returns its id, so a
+/// test can act while the call runs.
+fn start_long_wait(mcp: &mut McpClient) -> i64 {
+    let id = mcp.fresh_id();
+    mcp.send(
+        &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+        "name": "browser_wait",
+        "arguments": { "selector": "#never", "state": "visible", "timeout_ms": 20000 } } }),
+    );
+    id
+}
+
+/// Shutdown by any of SIGTERM, SIGINT, SIGHUP or stdin EOF while a call runs: exit 0, no
+/// response for the cancelled call, no browser process left (issue 19, kept and proved).
+#[test]
+fn mcp_every_shutdown_signal_mid_call_exits_zero_with_no_browser_left() {
+    for how in ["TERM", "INT", "HUP", "EOF"] {
+        let (mut mcp, pids) = server_with_browser();
+        let id = start_long_wait(&mut mcp);
+        // The wait is running once a ping behind it is answered (pings never queue).
+        assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
+        if how == "EOF" {
+            mcp.close_stdin();
+        } else {
+            let sent = Command::new("kill")
+                .args([format!("-{how}"), mcp.pid().to_string()])
+                .status();
+            assert!(sent.is_ok_and(|status| status.success()), "kill -{how}");
+        }
+        let status = mcp.wait_exit(Duration::from_secs(5));
+        assert_eq!(status.code(), Some(0), "{how}");
+        assert!(
+            mcp.take_stashed()
+                .iter()
+                .all(|message| message["id"] != json!(id)),
+            "{how}: the cancelled call is not answered"
+        );
+        assert_all_gone(&pids);
+    }
+}
+
+/// A browser killed while a call waits fails that call at once as browser-closed (not at its
+/// 20 s timeout), and the next call relaunches (issue 19, kept and proved).
+#[test]
+fn mcp_a_browser_killed_mid_call_fails_the_call_at_once_and_the_next_relaunches() {
+    let (mut mcp, _) = server_with_browser();
+    let Some(browser) = mcp.browser_pid() else {
+        panic!("no browser pid");
+    };
+    let id = start_long_wait(&mut mcp);
+    assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
+    procs::kill(browser);
+    let response = mcp.response(&json!(id));
+    let error = &response["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("DRIVER_ERROR"), "{response}");
+    assert_eq!(
+        error["detail"]["reason"],
+        json!("browser-closed"),
+        "{response}"
+    );
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": data_url("<title>again</title>") }),
+    );
+    assert_eq!(nav["title"], json!("again"));
+    assert_ne!(mcp.browser_pid(), Some(browser));
+}
+
+/// A page that replaces the DOM and language functions chromate's page scripts could use
+/// still gets a correct snapshot and click: they run in an isolated world with their own
+/// built-ins (issue 19, kept and proved).
+#[test]
+fn mcp_a_page_that_overrides_builtins_still_snapshots_and_clicks() {
+    let mut mcp = start_mcp();
+    let page = data_url(
+        "<title>Hostile</title><button id=b onclick=\"this.dataset.n = (+this.dataset.n || 0) + 1; \
+         document.getElementById('out').textContent = 'clicked ' + this.dataset.n\">Press me</button>\
+         <p id=out>not yet</p><script>\
+         Element.prototype.getBoundingClientRect = () => ({x: -9999, y: -9999, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0});\
+         Document.prototype.querySelectorAll = () => [];\
+         Element.prototype.querySelectorAll = () => [];\
+         JSON.stringify = () => '\"hijacked\"'; JSON.parse = () => ({hijacked: true});\
+         Array.prototype.map = function () { return ['hijacked']; };\
+         window.MutationObserver = function () { throw new Error('no observers'); };\
+         window.__chromate = { snapshot: () => 'forged' };\
+         </script>",
+    );
+    let (_, observation) = mcp.ok("browser_navigate", json!({ "url": page }));
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("button \"Press me\""), "{observation}");
+    assert!(observation.contains("not yet"), "{observation}");
+    let button = ref_of(&observation, "button \"Press me\"");
+    let (_, observation) = mcp.ok("browser_click", json!({ "selector": button }));
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("clicked 1"), "{observation}");
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#out" }));
+    assert_eq!(read["text"], json!("clicked 1"));
+}
+
+/// 100,000 console messages and 10,000 requests leave the journal within its bounds, with
+/// what was dropped counted, and the server answering (issue 19, kept and proved; the time a
+/// ping takes meanwhile is measured in `benches/`, not asserted here).
+#[test]
+fn mcp_a_console_and_request_flood_keeps_the_journal_bounded() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok("browser_navigate", json!({ "url": server.url("nav.html") }));
+    let (flood, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "for (let i = 0; i < 100000; i++) console.log('flood ' + i); \
+                       await Promise.all(Array.from({length: 10000}, (_, i) => \
+                         fetch('/echo?i=' + i).then(r => r.text()).catch(() => ''))); \
+                       return 'done'", "timeout_ms": 120000 }),
+    );
+    assert_eq!(flood["result"], json!("done"), "{flood}");
+    assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
+    let (console, _) = mcp.ok("browser_logs", json!({ "kind": "console", "limit": 5 }));
+    let kept = console["entries"].as_array().map_or(0, Vec::len);
+    assert_eq!(kept, 5, "{console}");
+    assert_eq!(console["truncated"], json!(true));
+    // The console ring keeps the newest 500: everything older is counted as dropped.
+    assert!(
+        console["dropped"].as_u64().is_some_and(|n| n >= 99_500),
+        "evictions are counted: {}",
+        console["dropped"]
+    );
+    assert_eq!(
+        console["entries"][kept - 1]["text"],
+        json!("flood 99999"),
+        "the newest are kept"
+    );
+    let (network, _) = mcp.ok(
+        "browser_logs",
+        json!({ "kind": "request,response", "limit": 5 }),
+    );
+    assert!(
+        network["truncated"] == json!(true),
+        "{}",
+        network["truncated"]
+    );
+    assert!(
+        network["dropped"].as_u64().is_some_and(|n| n > 10_000),
+        "{}",
+        network["dropped"]
+    );
+}
