@@ -508,14 +508,17 @@ for (const s of servers) {
 const oldS = servers.find((s) => s.key === "chromate-old");
 if (oldS) {
   const newS = servers[0];
-  console.log(`\nLatency, ${newS.label} against ${oldS.label}, in the same round-robin (median (min–max); ratio new ÷ old of the medians)\n`);
-  console.log(`| step | ${oldS.label} | ${newS.label} | new ÷ old |`);
-  console.log(`|---|---:|---:|---:|`);
+  console.log(`\nLatency, ${newS.label} against ${oldS.label}, in the same round-robin (median (min–max); ratio new ÷ old of the medians; ` +
+    `and the median of the per-repetition ratios, new ÷ old within the same repetition, which the load of the moment affects less)\n`);
+  console.log(`| step | ${oldS.label} | ${newS.label} | new ÷ old | paired: median (min–max) |`);
+  console.log(`|---|---:|---:|---:|---:|`);
   for (const f of figures) {
     const o = f.samples[oldS.key], n = f.samples[newS.key];
     if (!o?.length || !n?.length) continue;
     const r = median(n.map((x) => x.ms)) / median(o.map((x) => x.ms));
-    console.log(`| ${f.label}${o.length === 1 ? " (one sample)" : ""} | ${fmtMs(o.map((x) => x.ms))} | ${fmtMs(n.map((x) => x.ms))} | ${r.toFixed(3)}${r > 1.05 ? " **over 5%**" : ""} |`);
+    const pr = o.length === n.length && o.length > 1 ? n.map((x, i) => x.ms / o[i].ms) : null;
+    const prCell = pr ? `${median(pr).toFixed(3)} (${Math.min(...pr).toFixed(2)}–${Math.max(...pr).toFixed(2)})` : "";
+    console.log(`| ${f.label}${o.length === 1 ? " (one sample)" : ""} | ${fmtMs(o.map((x) => x.ms))} | ${fmtMs(n.map((x) => x.ms))} | ${r.toFixed(3)}${r > 1.05 ? " **over 5%**" : ""} | ${prCell} |`);
   }
 }
 
