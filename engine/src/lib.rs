@@ -44,7 +44,7 @@ pub use actions::{
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{iso_time, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
-pub use error::{Error, ErrorCode, Result, StaleReason};
+pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
     glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,

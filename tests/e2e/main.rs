@@ -7,6 +7,7 @@ mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs
+mod hostile; // pages that hang and browsers that stop: deadlines, stopping scripts, recovery
 mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
 mod network; // request interception (mocks, blocks, origin policy) and saved state
 mod oracle; // snapshot roles and names against Chrome's own accessibility tree
