@@ -197,7 +197,7 @@ pub enum Error {
     },
     /// A command sent under a call's deadline got no answer before it passed: the page (or the
     /// browser) is busy or stopped. The per-command timeout is [`Error::CommandTimeout`].
-    #[error("the page did not answer {method} within {}ms", timeout.as_millis())]
+    #[error("timed out after {}ms waiting for the page to answer {method}", timeout.as_millis())]
     NoAnswer {
         /// The CDP method.
         method: String,

@@ -77,15 +77,33 @@ async fn a_click_whose_handler_never_yields_times_out_and_the_tab_recovers() {
     close_and_check(browser).await;
 }
 
+/// Hangs the page from a task of its own and returns once it has stopped answering (a probe
+/// gets no answer), so the next call starts on a hung page.
+async fn hang(page: &chromate::Page) {
+    page.evaluate("setTimeout(() => { while (true) {} }, 0); 1")
+        .await
+        .expect("arm the loop");
+    let deadline = Instant::now() + PROMPTLY;
+    let probe = chromate::cdp::runtime::EvaluateParams::new("0");
+    loop {
+        let answer = page
+            .session()
+            .send_with_timeout(&probe, Duration::from_millis(200))
+            .await;
+        match answer {
+            Err(Error::CommandTimeout { .. }) => return,
+            Ok(_) => assert!(Instant::now() < deadline, "the page never hung"),
+            Err(err) => panic!("probe: {err}"),
+        }
+    }
+}
+
 #[tokio::test]
 async fn element_calls_on_a_hung_page_time_out_naming_the_state_and_free_it() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "hang-click.html").await;
-    // Hang the page from a task of its own: nothing answers until chromate stops the loop.
-    page.evaluate("setTimeout(() => { while (true) {} }, 0); 1")
-        .await
-        .expect("arm the loop");
+    hang(&page).await;
 
     let started = Instant::now();
     let res = locate(&page, "#answer").timeout(SHORT).click().await;
@@ -94,9 +112,7 @@ async fn element_calls_on_a_hung_page_time_out_naming_the_state_and_free_it() {
     assert_stopped("click", &err);
 
     // A call with no wait of its own, bounded by `within`.
-    page.evaluate("setTimeout(() => { while (true) {} }, 0); 1")
-        .await
-        .expect("arm the loop again");
+    hang(&page).await;
     let started = Instant::now();
     let res = page.within(SHORT, locate(&page, "#out").exists()).await;
     let err = failed_promptly("exists on a hung page", started, res);

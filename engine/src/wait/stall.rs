@@ -82,6 +82,14 @@ impl Page {
         if self.answers().await {
             return None;
         }
+        Some(self.stop_script(waited).await)
+    }
+
+    /// Stops the script running in the page now (`Runtime.terminateExecution`), for a caller
+    /// that knows one runs past its deadline (an audit still going, even if it yields now and
+    /// then): the script stopped, or what kept it from being stopped. Sent to an idle page it
+    /// stops the page's next script, so only send it when a script is known to run.
+    pub async fn stop_script(&self, waited: Duration) -> Recovery {
         let terminate = self
             .session
             .send_with_timeout(&runtime::TerminateExecutionParams::default(), TERMINATE)
@@ -90,9 +98,9 @@ impl Page {
             // A protocol error is an answer too (a termination already in progress).
             Ok(_) | Err(Error::Protocol { .. }) => {
                 if self.answers().await {
-                    Some(Recovery::ScriptStopped { waited })
+                    Recovery::ScriptStopped { waited }
                 } else {
-                    Some(Recovery::RendererStuck { waited })
+                    Recovery::RendererStuck { waited }
                 }
             }
             Err(_) => {
@@ -101,9 +109,9 @@ impl Page {
                     .send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE)
                     .await;
                 if version.is_ok() {
-                    Some(Recovery::RendererStuck { waited })
+                    Recovery::RendererStuck { waited }
                 } else {
-                    Some(Recovery::BrowserUnresponsive { waited })
+                    Recovery::BrowserUnresponsive { waited }
                 }
             }
         }
