@@ -59,7 +59,9 @@ impl Page {
         fut: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
         let outermost = super::current().is_none();
-        match deadline.bound(fut).await {
+        // Boxed: verbs nest (check clicks), and each level would otherwise hold the whole
+        // future of the level below inline, which overflows a debug build's stack.
+        match deadline.bound(Box::pin(fut)).await {
             Err(err) if outermost && err.is_timeout() && err.recovery().is_none() => {
                 match self.free_if_stuck(deadline.timeout()).await {
                     Some(recovery) => Err(Error::Stalled {
