@@ -73,6 +73,7 @@ const ENGINE_METHODS: &[&str] = &[
     "Runtime.executionContextsCleared",
     "Runtime.releaseObject",
     "Runtime.runIfWaitingForDebugger",
+    "Runtime.terminateExecution",
     "Storage.clearCookies",
     "Storage.getCookies",
     "Storage.setCookies",

@@ -195,6 +195,26 @@ pub enum Error {
         /// The time it was given.
         timeout: Duration,
     },
+    /// A command sent under a call's deadline got no answer before it passed: the page (or the
+    /// browser) is busy or stopped. The per-command timeout is [`Error::CommandTimeout`].
+    #[error("timed out after {}ms waiting for the page to answer {method}", timeout.as_millis())]
+    NoAnswer {
+        /// The CDP method.
+        method: String,
+        /// The call's timeout.
+        timeout: Duration,
+    },
+    /// A call ran out of time because the page stopped answering, and chromate did something
+    /// about it: `error` is the timeout the call reports (its code is the call's code),
+    /// `recovery` what was done.
+    #[error("{error}; {recovery}")]
+    Stalled {
+        /// The call's own timeout error.
+        #[source]
+        error: Box<Error>,
+        /// What chromate found and did.
+        recovery: Recovery,
+    },
     /// The connection to the browser is gone (crash, kill, close).
     #[error("the browser connection closed: {reason}")]
     ConnectionClosed {
@@ -377,6 +397,52 @@ pub enum Error {
     },
 }
 
+/// What chromate found and did when a call's deadline passed while the page was not
+/// answering (`wait::stall`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Recovery {
+    /// The page's script did not yield for `waited`; chromate stopped it
+    /// (`Runtime.terminateExecution`) and the page answers again.
+    ScriptStopped {
+        /// The call's timeout.
+        waited: Duration,
+    },
+    /// The page's renderer answered nothing, not even `Runtime.terminateExecution`, while the
+    /// browser did; the tab may stay stuck.
+    RendererStuck {
+        /// The call's timeout.
+        waited: Duration,
+    },
+    /// The browser itself did not answer (its process may be stopped or overloaded).
+    BrowserUnresponsive {
+        /// The call's timeout.
+        waited: Duration,
+    },
+}
+
+impl std::fmt::Display for Recovery {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Recovery::ScriptStopped { waited } => write!(
+                f,
+                "the page's script did not yield for {} ms; chromate stopped it",
+                waited.as_millis()
+            ),
+            Recovery::RendererStuck { waited } => write!(
+                f,
+                "the page did not answer for {} ms and could not be stopped",
+                waited.as_millis()
+            ),
+            Recovery::BrowserUnresponsive { waited } => write!(
+                f,
+                "the browser did not answer for {} ms (its process may be stopped or overloaded)",
+                waited.as_millis()
+            ),
+        }
+    }
+}
+
 fn obscured_suffix(obscured_by: Option<&str>) -> String {
     obscured_by
         .map(|by| format!(" ({by} covers it)"))
@@ -410,7 +476,8 @@ impl Error {
             Error::TimeoutWaitingLoad { .. } => ErrorCode::TimeoutWaitingLoad,
             Error::EvalThrew { .. } => ErrorCode::EvalThrew,
             Error::EvalBadArg { .. } => ErrorCode::EvalBadArg,
-            Error::Timeout { .. } => ErrorCode::Timeout,
+            Error::Timeout { .. } | Error::NoAnswer { .. } => ErrorCode::Timeout,
+            Error::Stalled { error, .. } => error.code(),
             Error::InvalidArgument { .. } | Error::InvalidSelector { .. } => {
                 ErrorCode::InvalidArgument
             }
@@ -438,6 +505,33 @@ impl Error {
                 .unwrap_or("the browser rejected it")
                 .into(),
             browser_message: text("browserMessage").map(str::to_string),
+        }
+    }
+
+    /// Whether this is a deadline running out (any of the timeout codes).
+    pub(crate) fn is_timeout(&self) -> bool {
+        matches!(
+            self.code(),
+            ErrorCode::Timeout
+                | ErrorCode::TimeoutWaitingLoad
+                | ErrorCode::TimeoutWaitingVisible
+                | ErrorCode::TimeoutWaitingState
+        )
+    }
+
+    /// The error itself, or the timeout a [`Error::Stalled`] wraps.
+    pub fn unstalled(&self) -> &Error {
+        match self {
+            Error::Stalled { error, .. } => error.unstalled(),
+            other => other,
+        }
+    }
+
+    /// What chromate did about a page that stopped answering, if this error says.
+    pub fn recovery(&self) -> Option<Recovery> {
+        match self {
+            Error::Stalled { recovery, .. } => Some(*recovery),
+            _ => None,
         }
     }
 

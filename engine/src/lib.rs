@@ -49,7 +49,7 @@ pub use downloads::{
     bare_file_name, numbered_file_name, DownloadLimit, DownloadOptions, DownloadState,
     DEFAULT_DOWNLOAD_LIMIT,
 };
-pub use error::{Error, ErrorCode, Result, StaleReason};
+pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
     glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,

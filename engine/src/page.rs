@@ -690,7 +690,23 @@ impl Page {
         wait_until: WaitUntil,
         timeout: Duration,
     ) -> Result<NavigationResult> {
+        let deadline = crate::wait::Deadline::new(timeout);
+        self.under(deadline, self.goto_now(url, wait_until, timeout))
+            .await
+    }
+
+    async fn goto_now(
+        &self,
+        url: &str,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<NavigationResult> {
         let deadline = Instant::now() + timeout;
+        let load_timeout = || Error::TimeoutWaitingLoad {
+            state: wait_until.as_str().into(),
+            url: url.into(),
+            timeout,
+        };
         let params = cdp_page::NavigateParams::new(url);
         // The load deadline, not the command timeout, decides: give the command a second more.
         let navigate = self
@@ -698,14 +714,8 @@ impl Page {
             .send_with_timeout(&params, timeout + Duration::from_secs(1));
         let answer =
             match tokio::time::timeout_at(deadline.into(), self.unless_dialog(navigate)).await {
+                Ok(Err(Error::NoAnswer { .. })) | Err(_) => return Err(load_timeout()),
                 Ok(answer) => answer?,
-                Err(_) => {
-                    return Err(Error::TimeoutWaitingLoad {
-                        state: wait_until.as_str().into(),
-                        url: url.into(),
-                        timeout,
-                    })
-                }
             };
         if let Some(net_error) = answer.error_text.filter(|e| !e.is_empty()) {
             return Err(Error::NavigationFailed {
@@ -835,6 +845,12 @@ impl Page {
 
     /// Waits until the current main document has reached `state` (it may already have).
     pub async fn wait_for_load_state(&self, state: WaitUntil, timeout: Duration) -> Result<()> {
+        let deadline = crate::wait::Deadline::new(timeout);
+        self.under(deadline, self.wait_for_load_state_now(state, timeout))
+            .await
+    }
+
+    async fn wait_for_load_state_now(&self, state: WaitUntil, timeout: Duration) -> Result<()> {
         let deadline = Instant::now() + timeout;
         let (frame_id, loader_id) = {
             let s = lock(&self.shared.state);
@@ -859,10 +875,14 @@ impl Page {
         timeout: Duration,
     ) -> Result<NavigationResult> {
         let before = self.document_id();
-        self.session
-            .send(&cdp_page::ReloadParams::default())
-            .await?;
-        self.wait_for_new_document(before, wait_until, timeout)
+        let reload = async {
+            self.session
+                .send(&cdp_page::ReloadParams::default())
+                .await?;
+            self.wait_for_new_document(before, wait_until, timeout)
+                .await
+        };
+        self.under(crate::wait::Deadline::new(timeout), reload)
             .await
     }
 
@@ -885,6 +905,16 @@ impl Page {
     }
 
     async fn history_step(
+        &self,
+        delta: i64,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> Result<Option<NavigationResult>> {
+        let step = self.history_step_now(delta, wait_until, timeout);
+        self.under(crate::wait::Deadline::new(timeout), step).await
+    }
+
+    async fn history_step_now(
         &self,
         delta: i64,
         wait_until: WaitUntil,

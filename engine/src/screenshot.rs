@@ -108,7 +108,14 @@ impl Page {
     /// assert_eq!((shot.width, shot.height), (1280, 800));
     /// # Ok(()) }
     /// ```
+    ///
+    /// Every command it sends is bounded by `options.timeout` ([`Page::within`]).
     pub async fn screenshot(&self, options: ScreenshotOptions) -> Result<Screenshot> {
+        let deadline = Deadline::new(options.timeout);
+        self.under(deadline, self.screenshot_now(options)).await
+    }
+
+    async fn screenshot_now(&self, options: ScreenshotOptions) -> Result<Screenshot> {
         let restore_viewport = match options.viewport {
             Some((width, height)) => {
                 let metrics = self

@@ -1,7 +1,10 @@
 //! `Session`: one CDP session (the browser's, a page's, a frame's or a worker's) — typed
 //! commands, raw commands, and typed event streams.
 //!
-//! Owns nothing but the session id and a connection handle; cheap to clone.
+//! Owns nothing but the session id and a connection handle; cheap to clone. Every command
+//! leaves through [`Session::call_json`], the one place where a command is bounded by the
+//! deadline of the call that sends it (`wait::command_bound`): a command that runs out of that
+//! deadline fails [`Error::NoAnswer`]; the per-command timeout (30 s) stays the outer bound.
 
 use std::marker::PhantomData;
 use std::sync::Arc;
@@ -83,21 +86,30 @@ impl Session {
             .map(|raw| decode_reply(C::METHOD, &raw?))
     }
 
-    /// Sends `method` with params already serialised (or the error serialising them).
+    /// Sends `method` with params already serialised (or the error serialising them), within
+    /// `timeout` or what is left of the running call's deadline, whichever ends first.
     fn call_json(
         &self,
-        method: &'static str,
+        method: &str,
         params: serde_json::Result<Box<RawValue>>,
         timeout: Duration,
     ) -> impl std::future::Future<Output = Result<Box<RawValue>>> + Send + 'static {
         let conn = self.conn.clone();
         let id = self.id.clone();
+        let method = method.to_string();
+        let (timeout, deadline) = crate::wait::command_bound(timeout);
         async move {
             let params = params.map_err(|source| Error::Decode {
-                method: method.to_string(),
+                method: method.clone(),
                 source,
             })?;
-            conn.call(id.as_deref(), method, &params, timeout).await
+            match conn.call(id.as_deref(), &method, &params, timeout).await {
+                Err(Error::CommandTimeout { .. }) if deadline.is_some() => Err(Error::NoAnswer {
+                    method,
+                    timeout: deadline.map_or(timeout, |d| d.timeout()),
+                }),
+                other => other,
+            }
         }
     }
 
@@ -116,9 +128,8 @@ impl Session {
         method: &str,
         params: &P,
     ) -> Result<Box<RawValue>> {
-        self.conn
-            .call(self.id.as_deref(), method, params, self.timeout)
-            .await
+        let params = serde_json::value::to_raw_value(params);
+        self.call_json(method, params, self.timeout).await
     }
 
     /// A stream of one event type on this session. A subscriber that falls more than

@@ -87,7 +87,7 @@ error_codes! {
         when: "navigation or load state not reached",
         detail: "`state`, `timeout`, `url`, `clicked?`";
     Timeout => "TIMEOUT",
-        when: "logs wait, eval promise",
+        when: "logs wait, eval promise, a page that did not answer in time",
         detail: "`timeout`, filters";
     ExpectMismatch => "EXPECT_MISMATCH",
         when: "browser_expect failed; check/uncheck did not take",
@@ -278,6 +278,11 @@ impl ToolOutput {
 /// already put it there (element actions name their verb themselves).
 pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
     use chromate::Error as E;
+    // A timeout on a page that stopped answering: the call's own timeout error, with a hint
+    // saying what chromate found and did.
+    if let Some(recovery) = err.recovery() {
+        return from_engine(verb, err.unstalled()).with_hint(recovery_hint(recovery));
+    }
     let code = ErrorCode::parse(err.code().as_str()).unwrap_or(ErrorCode::DriverError);
     let text = err.to_string();
     let message = if text.starts_with(&format!("{verb}:")) {
@@ -337,6 +342,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
                 detail["cdpMessage"] = json!(text);
             }
             detail
+        }
+        E::NoAnswer { method, timeout } => {
+            json!({ "timeout": ms(timeout), "cdpMethod": method, "reason": "no-answer" })
         }
         E::InvalidArgument { .. } => json!({ "reason": "invalid" }),
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
@@ -398,6 +406,21 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
     ToolError::new(code, message)
         .with_hint(hint)
         .with_detail(detail)
+}
+
+/// The hint of a timeout on a page that stopped answering: what chromate found and did, then
+/// the next useful step.
+pub(crate) fn recovery_hint(recovery: chromate::Recovery) -> String {
+    let next = match recovery {
+        chromate::Recovery::ScriptStopped { .. } => {
+            "the tab answers again: retry, or look at it with browser_snapshot"
+        }
+        chromate::Recovery::RendererStuck { .. } => {
+            "chromate replaced the tab with a new one on about:blank: navigate again (refs from before are gone)"
+        }
+        _ => "check the browser process (browser_status browserPid); calls fail until it answers",
+    };
+    format!("{recovery}; {next}")
 }
 
 /// The default hint of a code: the next useful step (§13).

@@ -655,6 +655,8 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
                     progress: call.progress.clone(),
                 };
                 let mut outcome = tool_call.run(&mut ctx).await;
+                // A tab the call found stuck is replaced before anything else runs.
+                ctx.session.replace_stuck_tab().await;
                 // The observation hook (§8); browser_batch makes its own.
                 if let Ok(output) = &mut outcome {
                     if decl.observes && decl.name != "browser_batch" && output.observation.is_none()

@@ -138,6 +138,9 @@ pub(crate) struct Session {
     pub(crate) revision: u64,
     /// The first ref number a relaunched browser may mint (§6.1: never reused).
     next_ref: Option<chromate::ElementRef>,
+    /// The target of a tab whose renderer could not be freed from a script that does not
+    /// yield; the server replaces it once the failed call is answered.
+    stuck_tab: Option<String>,
 }
 
 impl Session {
@@ -162,6 +165,7 @@ impl Session {
             baseline: None,
             revision: 0,
             next_ref: None,
+            stuck_tab: None,
         }
     }
 
@@ -380,6 +384,13 @@ impl Session {
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
+        if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
+            self.stuck_tab = self
+                .live
+                .as_ref()
+                .and_then(Live::active_tab)
+                .map(|tab| tab.page.target_id().to_owned());
+        }
         if let (chromate::Error::NavigationFailed { url, net_error }, Some(live)) =
             (err, &self.live)
         {
@@ -405,13 +416,57 @@ impl Session {
         error
     }
 
+    /// Marks `page` as stuck: the server replaces it once the failed call is answered.
+    pub(crate) fn mark_stuck(&mut self, page: &chromate::Page) {
+        self.stuck_tab = Some(page.target_id().to_owned());
+    }
+
+    /// Replaces the tab a failed call found stuck (its renderer answered nothing, not even
+    /// `Runtime.terminateExecution`): a new tab on about:blank becomes the active one and the
+    /// stuck one is closed, which ends its renderer. Refs of the old tab go stale.
+    pub(crate) async fn replace_stuck_tab(&mut self) {
+        let Some(target) = self.stuck_tab.take() else {
+            return;
+        };
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        let Some(stuck) = live
+            .tabs
+            .iter()
+            .find(|tab| tab.page.target_id() == target)
+            .map(|tab| tab.page.clone())
+        else {
+            return;
+        };
+        let Ok(page) = live.browser.new_page("about:blank").await else {
+            return;
+        };
+        live.own_targets.push(page.target_id().to_owned());
+        let close = live.browser.close_page(&stuck);
+        // The browser ends a renderer that does not unload; never wait long for it here.
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), close).await;
+        let target = page.target_id().to_owned();
+        self.activate_target(&target);
+    }
+
+    /// The agent default timeout (`CHROMATE_AGENT_TIMEOUT`): the bound of the round trips of
+    /// tools that never wait (snapshot, find, exists, read, a11y) and of observations.
+    pub(crate) fn agent_timeout(&self) -> std::time::Duration {
+        std::time::Duration::from_millis(self.config.agent_timeout_ms)
+    }
+
     /// Takes a full snapshot of `page`, counting the revision.
     pub(crate) async fn take_snapshot(
         &mut self,
         page: &chromate::Page,
         options: chromate::SnapshotOptions,
     ) -> Result<chromate::Snapshot, chromate::Error> {
-        let snapshot = page.snapshot(options).await?;
+        // A snapshot never waits, but its round trips are bounded by the agent timeout: a page
+        // that does not answer fails TIMEOUT (and is stopped) instead of at the 30 s bound.
+        let snapshot = page
+            .within(self.agent_timeout(), page.snapshot(options))
+            .await?;
         self.revision += 1;
         Ok(snapshot)
     }

@@ -2794,3 +2794,179 @@ fn mcp_a_console_and_request_flood_keeps_the_journal_bounded() {
         network["dropped"]
     );
 }
+
+/// How long a call with `timeout_ms` 1000 may take on a loaded machine: well under the 30 s
+/// command timeout that used to decide (issue 19).
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+/// A failed call that returned within [`PROMPTLY`]: its error.
+fn err_promptly(mcp: &mut McpClient, tool: &str, arguments: Value) -> Value {
+    let started = Instant::now();
+    let error = mcp.err(tool, arguments);
+    let took = started.elapsed();
+    assert!(took < PROMPTLY, "{tool} took {took:?}: {error}");
+    error
+}
+
+const STOPPED: &str = "the page's script did not yield for 1000 ms; chromate stopped it";
+
+#[test]
+fn mcp_a_hanging_click_handler_or_load_times_out_and_the_next_navigate_works() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/hang-click.html") }),
+    );
+    let error = err_promptly(
+        &mut mcp,
+        "browser_click",
+        json!({ "selector": "#spin", "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!(
+            "click: timed out after 1000ms waiting for the page to handle the click on css=#spin"
+        )
+    );
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(hint.starts_with(STOPPED), "{error}");
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    assert_eq!(nav["title"], json!("Nav one"), "{nav}");
+
+    // A page that hangs while it loads: the navigation times out, the next one loads.
+    let error = err_promptly(
+        &mut mcp,
+        "browser_navigate",
+        json!({ "url": server.url("/hang-load.html"), "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_LOAD"), "{error}");
+    assert_eq!(error["detail"]["state"], json!("load"), "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(STOPPED),
+        "{error}"
+    );
+    let started = Instant::now();
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+    assert!(
+        nav["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/nav2.html"),
+        "{nav}"
+    );
+}
+
+#[test]
+fn mcp_eval_of_a_loop_is_stopped_at_its_timeout_and_a_stopped_browser_fails_in_time() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    let error = err_promptly(
+        &mut mcp,
+        "browser_advanced_eval",
+        json!({ "js": "while (true) {}", "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!("eval: timed out after 1000ms waiting for the script to finish")
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(STOPPED),
+        "{error}"
+    );
+    let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
+    assert_eq!(value["result"], json!(42));
+
+    // The browser stopped by its own pid: the call fails within its timeout, then works.
+    let Some(pid) = mcp.browser_pid() else {
+        panic!("browser_status names no browser pid");
+    };
+    let signal = |name: &str| {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &pid.to_string()])
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{name} {pid}");
+    };
+    signal("STOP");
+    let started = Instant::now();
+    let error = mcp.err(
+        "browser_click",
+        json!({ "selector": "#to-nav2", "timeout_ms": 1000 }),
+    );
+    let took = started.elapsed();
+    signal("CONT");
+    assert!(took < PROMPTLY, "click on a stopped browser took {took:?}");
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_VISIBLE"), "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the browser did not answer for 1000 ms"),
+        "{error}"
+    );
+    let (exists, _) = mcp.ok("browser_exists", json!({ "selector": "#marker" }));
+    assert_eq!(exists["exists"], json!(true), "{exists}");
+}
+
+#[test]
+fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
+    let server = fixtures();
+    let mut mcp = start_mcp_with(&[("CHROMATE_AGENT_TIMEOUT", "1000")]);
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    // 200,000 elements, made in the page (no such file in the repository).
+    let (made, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({
+            "js": "document.body.insertAdjacentHTML('beforeend', '<div><span>x</span></div>'.repeat(100000)); document.getElementsByTagName('*').length",
+            "timeout_ms": 60000,
+        }),
+    );
+    assert!(
+        made["result"].as_u64().is_some_and(|n| n > 200_000),
+        "{made}"
+    );
+    let error = err_promptly(&mut mcp, "browser_a11y", json!({}));
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!("a11y: timed out after 1000ms waiting for the audit to finish")
+    );
+    // axe is stopped in the page, or, when its renderer does not even answer the termination,
+    // the tab is replaced; either way the next calls work.
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.starts_with("chromate stopped the audit after 1000 ms")
+            || hint.contains("chromate replaced the tab with a new one on about:blank"),
+        "{error}"
+    );
+    let started = Instant::now();
+    let (shot, _) = mcp.ok("browser_screenshot", json!({}));
+    assert_eq!(shot["width"], json!(1280), "{shot}");
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+}

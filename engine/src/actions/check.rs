@@ -19,36 +19,39 @@ impl Locator {
     }
 
     async fn set_checked(&self, verb: &str, want: bool) -> Result<()> {
-        // The first state read doubles as the NO_MATCH first check.
-        let state = self.read_checked(verb).await?;
-        if !want && state.1 == "radio" {
-            return Err(Error::InvalidArgument {
-                message: format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical()),
-            });
-        }
-        if state.0 == Value::Bool(want) {
-            return Ok(());
-        }
-        self.click_with(verb, &super::ClickOptions::default())
-            .await?;
-        let after = self.read_checked(verb).await?;
-        if after.0 != Value::Bool(want) {
-            let actual = match &after.0 {
-                Value::Bool(true) => "checked".to_string(),
-                Value::Bool(false) => "unchecked".to_string(),
-                other => other.as_str().unwrap_or("unknown").to_string(),
-            };
-            let expected = if want { "checked" } else { "unchecked" };
-            return Err(Error::ExpectMismatch {
-                message: format!(
-                    "{verb}: expected {} to be {expected}, but it is {actual} after the click",
-                    self.selector.canonical()
-                ),
-                expected: expected.into(),
-                actual: Some(actual),
-            });
-        }
-        Ok(())
+        self.bounded(async {
+            // The first state read doubles as the NO_MATCH first check.
+            let state = self.read_checked(verb).await?;
+            if !want && state.1 == "radio" {
+                return Err(Error::InvalidArgument {
+                    message: format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical()),
+                });
+            }
+            if state.0 == Value::Bool(want) {
+                return Ok(());
+            }
+            self.click_with(verb, &super::ClickOptions::default())
+                .await?;
+            let after = self.read_checked(verb).await?;
+            if after.0 != Value::Bool(want) {
+                let actual = match &after.0 {
+                    Value::Bool(true) => "checked".to_string(),
+                    Value::Bool(false) => "unchecked".to_string(),
+                    other => other.as_str().unwrap_or("unknown").to_string(),
+                };
+                let expected = if want { "checked" } else { "unchecked" };
+                return Err(Error::ExpectMismatch {
+                    message: format!(
+                        "{verb}: expected {} to be {expected}, but it is {actual} after the click",
+                        self.selector.canonical()
+                    ),
+                    expected: expected.into(),
+                    actual: Some(actual),
+                });
+            }
+            Ok(())
+        })
+        .await
     }
 
     /// `(checked, kind)`: `checked` is `true`, `false` or `"mixed"`.

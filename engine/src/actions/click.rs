@@ -52,47 +52,61 @@ impl Locator {
 
     /// Clicks with another button, count or held modifiers. `verb` names the action in errors.
     pub async fn click_with(&self, verb: &str, options: &ClickOptions) -> Result<()> {
-        let mut modifiers = Vec::with_capacity(options.modifiers.len());
-        for name in &options.modifiers {
-            let key = keys::parse_key(verb, name)?;
-            if key.modifier_bit() == 0 {
-                return Err(crate::Error::InvalidArgument {
-                    message: format!(
-                        "{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"
-                    ),
-                });
+        self.bounded(async {
+            let mut modifiers = Vec::with_capacity(options.modifiers.len());
+            for name in &options.modifiers {
+                let key = keys::parse_key(verb, name)?;
+                if key.modifier_bit() == 0 {
+                    return Err(crate::Error::InvalidArgument {
+                        message: format!(
+                            "{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"
+                        ),
+                    });
+                }
+                modifiers.push(key);
             }
-            modifiers.push(key);
-        }
-        let deadline = Deadline::new(self.timeout);
-        let target = self
-            .wait_actionable(verb, states::CLICK, true, deadline)
-            .await?;
-        let input = Input::new(&self.page);
-        let before = self.page.nav_mark();
-        for key in &modifiers {
-            input.key_down(key).await?;
-        }
-        let clicked = input
-            .click_at(
-                target.point.x,
-                target.point.y,
-                options.button,
-                i64::from(options.count.max(1)),
-            )
-            .await;
-        for key in modifiers.iter().rev() {
-            input.key_up(key).await?;
-        }
-        clicked?;
-        // An ordering round trip to the renderer: navigation requests the click caused are
-        // reported before its answer. A dialog or a navigation may interrupt it; either is
-        // seen by the wait below.
-        let _ = self
-            .page
-            .call_isolated(None, "dom.normalize", &serde_json::Value::Null)
-            .await;
-        wait::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
-        Ok(())
+            let deadline = Deadline::new(self.timeout);
+            let target = self
+                .wait_actionable(verb, states::CLICK, true, deadline)
+                .await?;
+            let input = Input::new(&self.page);
+            let before = self.page.nav_mark();
+            for key in &modifiers {
+                input.key_down(key).await?;
+            }
+            let clicked = input
+                .click_at(
+                    target.point.x,
+                    target.point.y,
+                    options.button,
+                    i64::from(options.count.max(1)),
+                )
+                .await;
+            for key in modifiers.iter().rev() {
+                input.key_up(key).await?;
+            }
+            // The input events are answered once the page has handled them: a handler that
+            // never returns is a timeout of the click, not of an actionability check.
+            clicked.map_err(|err| match err {
+                crate::Error::NoAnswer { timeout, .. } => crate::Error::Timeout {
+                    what: format!(
+                        "the page to handle the {verb} on {}",
+                        self.selector.canonical()
+                    ),
+                    timeout,
+                },
+                other => other,
+            })?;
+            // An ordering round trip to the renderer: navigation requests the click caused are
+            // reported before its answer. A dialog or a navigation may interrupt it; either is
+            // seen by the wait below.
+            let _ = self
+                .page
+                .call_isolated(None, "dom.normalize", &serde_json::Value::Null)
+                .await;
+            wait::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
+            Ok(())
+        })
+        .await
     }
 }

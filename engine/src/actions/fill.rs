@@ -20,18 +20,22 @@ impl Locator {
     /// # Ok(()) }
     /// ```
     pub async fn fill(&self, value: &str) -> Result<()> {
-        self.fill_inner("fill", value).await
+        self.bounded(async { self.fill_inner("fill", value).await })
+            .await
     }
 
     /// Fills, then presses Enter on the same element under the Enter fence (§9.4). Returns
     /// whether a navigation was seen.
     pub async fn fill_and_submit(&self, value: &str) -> Result<bool> {
-        self.fill_inner("fill", value).await?;
-        let enter = keys::parse_chord("fill", "Enter")?;
-        let before = self.page.nav_mark();
-        let pressed_at = Instant::now();
-        Input::new(&self.page).press_chord(&enter).await?;
-        wait::enter_fence(&self.page, &before, pressed_at).await
+        self.bounded(async {
+            self.fill_inner("fill", value).await?;
+            let enter = keys::parse_chord("fill", "Enter")?;
+            let before = self.page.nav_mark();
+            let pressed_at = Instant::now();
+            Input::new(&self.page).press_chord(&enter).await?;
+            wait::enter_fence(&self.page, &before, pressed_at).await
+        })
+        .await
     }
 
     async fn fill_inner(&self, verb: &str, value: &str) -> Result<()> {
@@ -69,14 +73,17 @@ impl Locator {
 
     /// Empties an editable field, firing `input` and `change` (browser_element clear).
     pub async fn clear(&self) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        self.wait_actionable("clear", states::FILL, false, deadline)
-            .await?;
-        let answer = self.call("actionability.clear", json!({})).await?;
-        match status(&answer) {
-            "ok" => Ok(()),
-            "not-editable" => Err(self.not_editable("clear").await),
-            _ => self.target_status("clear", &answer),
-        }
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            self.wait_actionable("clear", states::FILL, false, deadline)
+                .await?;
+            let answer = self.call("actionability.clear", json!({})).await?;
+            match status(&answer) {
+                "ok" => Ok(()),
+                "not-editable" => Err(self.not_editable("clear").await),
+                _ => self.target_status("clear", &answer),
+            }
+        })
+        .await
     }
 }

@@ -10,12 +10,15 @@ use super::{states, Locator};
 impl Locator {
     /// Moves the pointer over the element once it is visible and unobscured.
     pub async fn hover(&self) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        let target = self
-            .wait_actionable("hover", states::HOVER, true, deadline)
-            .await?;
-        Input::new(&self.page)
-            .mouse_move(target.point.x, target.point.y)
-            .await
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            let target = self
+                .wait_actionable("hover", states::HOVER, true, deadline)
+                .await?;
+            Input::new(&self.page)
+                .mouse_move(target.point.x, target.point.y)
+                .await
+        })
+        .await
     }
 }

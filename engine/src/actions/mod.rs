@@ -114,6 +114,16 @@ impl Locator {
         &self.page
     }
 
+    /// Runs one verb under a deadline of the locator's timeout ([`Page::within`]): every
+    /// command it sends is bounded by it, and a page whose script does not yield is freed when
+    /// the verb gives up.
+    pub(crate) async fn bounded<T>(
+        &self,
+        verb: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        self.page.under(Deadline::new(self.timeout), verb).await
+    }
+
     /// Calls a JS `actionability` function with the target merged into `extra`.
     pub(crate) async fn call(&self, function: &str, extra: Value) -> Result<Value> {
         let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
@@ -206,12 +216,18 @@ impl Locator {
             // The first check always completes, even with a zero timeout ("0 = one check");
             // later ones stop at the deadline.
             let answer = if first {
-                call.await?
+                call.await
             } else {
                 match tokio::time::timeout_at(deadline.at(), call).await {
-                    Ok(answer) => answer?,
+                    Ok(answer) => answer,
                     Err(_) => break,
                 }
+            };
+            // A page that does not answer by the deadline times out like one that never became
+            // actionable, naming the last state seen (the call frees a stuck page afterwards).
+            let answer = match answer {
+                Err(Error::NoAnswer { .. }) => break,
+                other => other?,
             };
             match status(&answer) {
                 "ok" => {

@@ -20,41 +20,56 @@ async fn point_of(locator: &Locator) -> Result<(f64, f64)> {
 impl Locator {
     /// Moves the pointer to the element's action point; returns it.
     pub async fn mouse_move(&self) -> Result<(f64, f64)> {
-        let (x, y) = point_of(self).await?;
-        Input::new(&self.page).mouse_move(x, y).await?;
-        Ok((x, y))
+        self.bounded(async {
+            let (x, y) = point_of(self).await?;
+            Input::new(&self.page).mouse_move(x, y).await?;
+            Ok((x, y))
+        })
+        .await
     }
 
     /// Clicks `button` at the element's action point (no actionability beyond visible).
     pub async fn mouse_click(&self, button: MouseButton) -> Result<(f64, f64)> {
-        let (x, y) = point_of(self).await?;
-        Input::new(&self.page).click_at(x, y, button, 1).await?;
-        Ok((x, y))
+        self.bounded(async {
+            let (x, y) = point_of(self).await?;
+            Input::new(&self.page).click_at(x, y, button, 1).await?;
+            Ok((x, y))
+        })
+        .await
     }
 
     /// Presses `button` at the element's action point.
     pub async fn mouse_down(&self, button: MouseButton) -> Result<(f64, f64)> {
-        let (x, y) = point_of(self).await?;
-        let input = Input::new(&self.page);
-        input.mouse_move(x, y).await?;
-        input.mouse_down(x, y, button, 1).await?;
-        Ok((x, y))
+        self.bounded(async {
+            let (x, y) = point_of(self).await?;
+            let input = Input::new(&self.page);
+            input.mouse_move(x, y).await?;
+            input.mouse_down(x, y, button, 1).await?;
+            Ok((x, y))
+        })
+        .await
     }
 
     /// Releases `button` at the element's action point.
     pub async fn mouse_up(&self, button: MouseButton) -> Result<(f64, f64)> {
-        let (x, y) = point_of(self).await?;
-        let input = Input::new(&self.page);
-        input.mouse_move(x, y).await?;
-        input.mouse_up(x, y, button, 1).await?;
-        Ok((x, y))
+        self.bounded(async {
+            let (x, y) = point_of(self).await?;
+            let input = Input::new(&self.page);
+            input.mouse_move(x, y).await?;
+            input.mouse_up(x, y, button, 1).await?;
+            Ok((x, y))
+        })
+        .await
     }
 
     /// Turns the wheel by `(delta_x, delta_y)` over the element.
     pub async fn mouse_wheel(&self, delta_x: f64, delta_y: f64) -> Result<(f64, f64)> {
-        let (x, y) = point_of(self).await?;
-        Input::new(&self.page).wheel(x, y, delta_x, delta_y).await?;
-        Ok((x, y))
+        self.bounded(async {
+            let (x, y) = point_of(self).await?;
+            Input::new(&self.page).wheel(x, y, delta_x, delta_y).await?;
+            Ok((x, y))
+        })
+        .await
     }
 }
 

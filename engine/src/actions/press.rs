@@ -16,43 +16,55 @@ use super::{states, status, Locator};
 impl Locator {
     /// Focuses the element (no click), caret after its text.
     pub async fn focus(&self) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        self.wait_actionable("focus", states::ENABLED, false, deadline)
-            .await?;
-        let answer = self.call("actionability.focusEnd", json!({})).await?;
-        match status(&answer) {
-            "ok" => Ok(()),
-            _ => self
-                .target_status("focus", &answer)
-                .and(Err(Error::StateInvalid {
-                    message: format!(
-                        "focus: {} changed before it could be focused",
-                        self.selector.canonical()
-                    ),
-                })),
-        }
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            self.wait_actionable("focus", states::ENABLED, false, deadline)
+                .await?;
+            let answer = self.call("actionability.focusEnd", json!({})).await?;
+            match status(&answer) {
+                "ok" => Ok(()),
+                _ => self
+                    .target_status("focus", &answer)
+                    .and(Err(Error::StateInvalid {
+                        message: format!(
+                            "focus: {} changed before it could be focused",
+                            self.selector.canonical()
+                        ),
+                    })),
+            }
+        })
+        .await
     }
 
     /// Focuses the element, then presses `key` (a key or chord such as `Control+A`). Returns
     /// whether an Enter press saw a navigation.
     pub async fn press(&self, key: &str) -> Result<bool> {
-        let chord = keys::parse_chord("press", key)?;
-        self.focus_for("press").await?;
-        press_chord(&self.page, &chord).await
+        self.bounded(async {
+            let chord = keys::parse_chord("press", key)?;
+            self.focus_for("press").await?;
+            press_chord(&self.page, &chord).await
+        })
+        .await
     }
 
     /// Focuses the element, then holds `key` down (one key, no chord).
     pub async fn key_down(&self, key: &str) -> Result<()> {
-        let key = single_key("key", key)?;
-        self.focus_for("key").await?;
-        Input::new(&self.page).key_down(&key).await
+        self.bounded(async {
+            let key = single_key("key", key)?;
+            self.focus_for("key").await?;
+            Input::new(&self.page).key_down(&key).await
+        })
+        .await
     }
 
     /// Focuses the element, then releases `key`.
     pub async fn key_up(&self, key: &str) -> Result<()> {
-        let key = single_key("key", key)?;
-        self.focus_for("key").await?;
-        Input::new(&self.page).key_up(&key).await
+        self.bounded(async {
+            let key = single_key("key", key)?;
+            self.focus_for("key").await?;
+            Input::new(&self.page).key_up(&key).await
+        })
+        .await
     }
 
     async fn focus_for(&self, verb: &str) -> Result<()> {

@@ -74,45 +74,54 @@ pub struct ReadText {
 impl Locator {
     /// Lists matches without waiting; `all: false` and zero matches is NO_MATCH.
     pub async fn find(&self, options: FindOptions) -> Result<FindResult> {
-        let answer = self
-            .call(
-                "actionability.find",
-                json!({"all": options.all, "limit": options.limit, "offset": options.offset}),
-            )
-            .await?;
-        self.target_status("find", &answer)?;
-        let res: FindResult = decode("actionability.find", answer)?;
-        if !options.all && res.count == 0 {
-            return Err(self.no_match("find"));
-        }
-        Ok(res)
+        self.bounded(async {
+            let answer = self
+                .call(
+                    "actionability.find",
+                    json!({"all": options.all, "limit": options.limit, "offset": options.offset}),
+                )
+                .await?;
+            self.target_status("find", &answer)?;
+            let res: FindResult = decode("actionability.find", answer)?;
+            if !options.all && res.count == 0 {
+                return Err(self.no_match("find"));
+            }
+            Ok(res)
+        })
+        .await
     }
 
     /// One check: whether anything matches, and how many.
     pub async fn exists(&self) -> Result<(bool, usize)> {
-        let answer = self.call("actionability.exists", json!({})).await?;
-        self.target_status("exists", &answer)?;
-        let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0);
-        Ok((count > 0, usize::try_from(count).unwrap_or(usize::MAX)))
+        self.bounded(async {
+            let answer = self.call("actionability.exists", json!({})).await?;
+            self.target_status("exists", &answer)?;
+            let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0);
+            Ok((count > 0, usize::try_from(count).unwrap_or(usize::MAX)))
+        })
+        .await
     }
 
     async fn read(&self, fields: Value) -> Result<Value> {
-        let answer = self.call("actionability.read", fields).await?;
-        match status(&answer) {
-            "no-value" => {
-                Err(Error::InvalidArgument {
-                    message: format!(
-                    "read: {} is a <{}>, which has no value (only input, textarea and select do)",
-                    self.selector.canonical(),
-                    answer.get("tag").and_then(Value::as_str).unwrap_or("element")
-                ),
-                })
+        self.bounded(async {
+            let answer = self.call("actionability.read", fields).await?;
+            match status(&answer) {
+                "no-value" => {
+                    Err(Error::InvalidArgument {
+                        message: format!(
+                        "read: {} is a <{}>, which has no value (only input, textarea and select do)",
+                        self.selector.canonical(),
+                        answer.get("tag").and_then(Value::as_str).unwrap_or("element")
+                    ),
+                    })
+                }
+                _ => {
+                    self.target_status("read", &answer)?;
+                    Ok(answer)
+                }
             }
-            _ => {
-                self.target_status("read", &answer)?;
-                Ok(answer)
-            }
-        }
+        })
+        .await
     }
 
     /// The rendered text (`innerText`, trimmed) of the first match.
@@ -157,29 +166,32 @@ impl Locator {
     /// (`Accessibility.getPartialAXTree`), without waiting; `None` when nothing matches or
     /// Chrome ignores the node. Useful to check chromate's snapshot against the browser.
     pub async fn browser_accessibility(&self) -> Result<Option<(String, String)>> {
-        use crate::cdp::accessibility::GetPartialAXTreeParams;
-        let (frame_id, arg) = crate::selector::js_target(&self.page, &self.selector)?;
-        let object = self
-            .page
-            .call_isolated_object(frame_id.as_deref(), "actionability.element", &arg)
-            .await?;
-        let Some((session, object_id)) = object else {
-            return Ok(None);
-        };
-        let params = GetPartialAXTreeParams::default()
-            .object_id(object_id)
-            .fetch_relatives(false);
-        let tree = session.send(&params).await?;
-        let Some(node) = tree.nodes.into_iter().find(|n| !n.ignored) else {
-            return Ok(None);
-        };
-        let text = |value: Option<crate::cdp::accessibility::AXValue>| {
-            value
-                .and_then(|v| v.value)
-                .and_then(|v| v.as_str().map(str::to_string))
-                .unwrap_or_default()
-        };
-        Ok(Some((text(node.role), text(node.name))))
+        self.bounded(async {
+            use crate::cdp::accessibility::GetPartialAXTreeParams;
+            let (frame_id, arg) = crate::selector::js_target(&self.page, &self.selector)?;
+            let object = self
+                .page
+                .call_isolated_object(frame_id.as_deref(), "actionability.element", &arg)
+                .await?;
+            let Some((session, object_id)) = object else {
+                return Ok(None);
+            };
+            let params = GetPartialAXTreeParams::default()
+                .object_id(object_id)
+                .fetch_relatives(false);
+            let tree = session.send(&params).await?;
+            let Some(node) = tree.nodes.into_iter().find(|n| !n.ignored) else {
+                return Ok(None);
+            };
+            let text = |value: Option<crate::cdp::accessibility::AXValue>| {
+                value
+                    .and_then(|v| v.value)
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            };
+            Ok(Some((text(node.role), text(node.name))))
+        })
+        .await
     }
 }
 

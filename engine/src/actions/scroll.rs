@@ -10,20 +10,23 @@ use super::{states, status, Locator};
 impl Locator {
     /// Scrolls the element to the viewport centre once it is visible.
     pub async fn scroll_into_view(&self) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        self.wait_actionable("scroll", states::VISIBLE, false, deadline)
-            .await?;
-        let answer = self.call("actionability.scrollToCenter", json!({})).await?;
-        match status(&answer) {
-            "ok" => Ok(()),
-            _ => self
-                .target_status("scroll", &answer)
-                .and(Err(Error::StateInvalid {
-                    message: format!(
-                        "scroll: {} changed before it could be scrolled",
-                        self.selector.canonical()
-                    ),
-                })),
-        }
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            self.wait_actionable("scroll", states::VISIBLE, false, deadline)
+                .await?;
+            let answer = self.call("actionability.scrollToCenter", json!({})).await?;
+            match status(&answer) {
+                "ok" => Ok(()),
+                _ => self
+                    .target_status("scroll", &answer)
+                    .and(Err(Error::StateInvalid {
+                        message: format!(
+                            "scroll: {} changed before it could be scrolled",
+                            self.selector.canonical()
+                        ),
+                    })),
+            }
+        })
+        .await
     }
 }

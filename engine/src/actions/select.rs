@@ -20,57 +20,60 @@ pub struct SelectedOption {
 impl Locator {
     /// Selects the option of a `<select>` whose value, else label, equals `value_or_label`.
     pub async fn select_option(&self, value_or_label: &str) -> Result<SelectedOption> {
-        let verb = "select";
-        let deadline = Deadline::new(self.timeout);
-        self.wait_actionable(verb, states::ENABLED, false, deadline)
-            .await?;
-        let answer = self
-            .call_with_value("actionability.selectOption", json!(value_or_label))
-            .await?;
-        let text = |key: &str| {
-            answer
-                .get(key)
-                .and_then(Value::as_str)
-                .unwrap_or("")
-                .to_string()
-        };
-        match status(&answer) {
-            "ok" => Ok(SelectedOption {
-                value: text("value"),
-                label: text("label"),
-            }),
-            "not-select" => Err(Error::InvalidArgument {
-                message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
-            }),
-            "no-option" => Err(Error::NoSuchOption {
-                verb: verb.into(),
-                selector: self.selector.canonical().to_owned(),
-                value: value_or_label.to_owned(),
-                options: answer
-                    .get("options")
-                    .and_then(Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|option| option.get("label").and_then(Value::as_str))
-                    .take(20)
-                    .map(str::to_owned)
-                    .collect(),
-                count: answer
-                    .get("count")
-                    .and_then(Value::as_u64)
-                    .and_then(|count| usize::try_from(count).ok())
-                    .unwrap_or(0),
-            }),
-            "disabled-option" => Err(Error::InvalidArgument {
-                message: format!(
-                    "{verb}: option {value_or_label:?} of {} is disabled",
-                    self.selector.canonical()
-                ),
-            }),
-            _ => {
-                self.target_status(verb, &answer)?;
-                Err(self.no_match(verb))
+        self.bounded(async {
+            let verb = "select";
+            let deadline = Deadline::new(self.timeout);
+            self.wait_actionable(verb, states::ENABLED, false, deadline)
+                .await?;
+            let answer = self
+                .call_with_value("actionability.selectOption", json!(value_or_label))
+                .await?;
+            let text = |key: &str| {
+                answer
+                    .get(key)
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_string()
+            };
+            match status(&answer) {
+                "ok" => Ok(SelectedOption {
+                    value: text("value"),
+                    label: text("label"),
+                }),
+                "not-select" => Err(Error::InvalidArgument {
+                    message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
+                }),
+                "no-option" => Err(Error::NoSuchOption {
+                    verb: verb.into(),
+                    selector: self.selector.canonical().to_owned(),
+                    value: value_or_label.to_owned(),
+                    options: answer
+                        .get("options")
+                        .and_then(Value::as_array)
+                        .into_iter()
+                        .flatten()
+                        .filter_map(|option| option.get("label").and_then(Value::as_str))
+                        .take(20)
+                        .map(str::to_owned)
+                        .collect(),
+                    count: answer
+                        .get("count")
+                        .and_then(Value::as_u64)
+                        .and_then(|count| usize::try_from(count).ok())
+                        .unwrap_or(0),
+                }),
+                "disabled-option" => Err(Error::InvalidArgument {
+                    message: format!(
+                        "{verb}: option {value_or_label:?} of {} is disabled",
+                        self.selector.canonical()
+                    ),
+                }),
+                _ => {
+                    self.target_status(verb, &answer)?;
+                    Err(self.no_match(verb))
+                }
             }
-        }
+        })
+        .await
     }
 }

@@ -51,160 +51,174 @@ impl Locator {
     /// if nothing ever matched, else TIMEOUT_WAITING_VISIBLE; `attached` is NO_MATCH; `hidden`,
     /// `detached` and `enabled` are TIMEOUT_WAITING_STATE.
     pub async fn wait_for(&self, state: ElementState) -> Result<()> {
-        let verb = "wait";
-        let deadline = Deadline::new(self.timeout);
-        let mut poller = Poller::new(deadline, POLL_EVERY);
-        let mut ever_matched = false;
-        let mut matched = 0usize;
-        let mut last_state = state.as_str();
-        while poller.next().await {
-            let (probe, check_states) = match state {
-                ElementState::Attached | ElementState::Detached => ("actionability.exists", None),
-                ElementState::Visible | ElementState::Hidden => {
-                    ("actionability.check", Some(states::VISIBLE))
+        self.bounded(async {
+            let verb = "wait";
+            let deadline = Deadline::new(self.timeout);
+            let mut poller = Poller::new(deadline, POLL_EVERY);
+            let mut ever_matched = false;
+            let mut matched = 0usize;
+            let mut last_state = state.as_str();
+            while poller.next().await {
+                let (probe, check_states) = match state {
+                    ElementState::Attached | ElementState::Detached => {
+                        ("actionability.exists", None)
+                    }
+                    ElementState::Visible | ElementState::Hidden => {
+                        ("actionability.check", Some(states::VISIBLE))
+                    }
+                    ElementState::Enabled => ("actionability.check", Some(states::ENABLED)),
+                };
+                let extra = match check_states {
+                    Some(s) => json!({"states": s}),
+                    None => json!({}),
+                };
+                let answer = match self.call(probe, extra).await {
+                    Err(Error::NoAnswer { .. }) => break,
+                    other => other?,
+                };
+                // Off-screen is still visible (§9.1: viewport position is irrelevant).
+                let st = match status(&answer) {
+                    "outside-viewport" | "unstable" => "ok",
+                    other => other,
+                };
+                if !matches!(st, "ok" | "no-match" | "not-visible" | "not-enabled") {
+                    self.target_status(verb, &answer)?;
                 }
-                ElementState::Enabled => ("actionability.check", Some(states::ENABLED)),
-            };
-            let extra = match check_states {
-                Some(s) => json!({"states": s}),
-                None => json!({}),
-            };
-            let answer = self.call(probe, extra).await?;
-            // Off-screen is still visible (§9.1: viewport position is irrelevant).
-            let st = match status(&answer) {
-                "outside-viewport" | "unstable" => "ok",
-                other => other,
-            };
-            if !matches!(st, "ok" | "no-match" | "not-visible" | "not-enabled") {
-                self.target_status(verb, &answer)?;
+                let count = answer
+                    .get("count")
+                    .or_else(|| answer.get("matched"))
+                    .and_then(Value::as_u64)
+                    .unwrap_or(0) as usize;
+                let any = match state {
+                    ElementState::Attached | ElementState::Detached => count > 0,
+                    _ => st != "no-match",
+                };
+                ever_matched |= any;
+                matched = if any { count.max(1) } else { 0 };
+                let done = match state {
+                    ElementState::Attached => any,
+                    ElementState::Detached => !any,
+                    ElementState::Visible => st == "ok",
+                    ElementState::Hidden => st == "no-match" || st == "not-visible",
+                    ElementState::Enabled => st == "ok",
+                };
+                if done {
+                    return Ok(());
+                }
+                if state == ElementState::Enabled && st == "not-visible" {
+                    last_state = "visible";
+                } else if state == ElementState::Enabled {
+                    last_state = "enabled";
+                }
             }
-            let count = answer
-                .get("count")
-                .or_else(|| answer.get("matched"))
-                .and_then(Value::as_u64)
-                .unwrap_or(0) as usize;
-            let any = match state {
-                ElementState::Attached | ElementState::Detached => count > 0,
-                _ => st != "no-match",
-            };
-            ever_matched |= any;
-            matched = if any { count.max(1) } else { 0 };
-            let done = match state {
-                ElementState::Attached => any,
-                ElementState::Detached => !any,
-                ElementState::Visible => st == "ok",
-                ElementState::Hidden => st == "no-match" || st == "not-visible",
-                ElementState::Enabled => st == "ok",
-            };
-            if done {
-                return Ok(());
-            }
-            if state == ElementState::Enabled && st == "not-visible" {
-                last_state = "visible";
-            } else if state == ElementState::Enabled {
-                last_state = "enabled";
-            }
-        }
-        let selector = self.selector.canonical().to_string();
-        let timeout = deadline.timeout();
-        Err(match state {
-            ElementState::Attached => self.no_match(verb),
-            ElementState::Visible if !ever_matched => self.no_match(verb),
-            ElementState::Visible => Error::TimeoutWaitingVisible {
-                verb: verb.into(),
-                selector,
-                timeout,
-                matched,
-            },
-            _ => Error::TimeoutWaitingState {
-                verb: verb.into(),
-                selector,
-                timeout,
-                state: last_state.into(),
-                obscured_by: None,
-            },
+            let selector = self.selector.canonical().to_string();
+            let timeout = deadline.timeout();
+            Err(match state {
+                ElementState::Attached => self.no_match(verb),
+                ElementState::Visible if !ever_matched => self.no_match(verb),
+                ElementState::Visible => Error::TimeoutWaitingVisible {
+                    verb: verb.into(),
+                    selector,
+                    timeout,
+                    matched,
+                },
+                _ => Error::TimeoutWaitingState {
+                    verb: verb.into(),
+                    selector,
+                    timeout,
+                    state: last_state.into(),
+                    obscured_by: None,
+                },
+            })
         })
+        .await
     }
 
     /// Asserts the element becomes visible, re-checking every 100 ms (browser_expect visible).
     /// Failure is EXPECT_MISMATCH with `actual` `"no match"` or `"hidden"`.
     pub async fn expect_visible(&self) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        let mut poller = Poller::new(deadline, EXPECT_EVERY);
-        let mut actual = "no match";
-        while poller.next().await {
-            let answer = self
-                .call("actionability.check", json!({"states": states::VISIBLE}))
-                .await?;
-            match status(&answer) {
-                "ok" | "outside-viewport" | "unstable" => return Ok(()),
-                "no-match" => actual = "no match",
-                "not-visible" => actual = "hidden",
-                _ => self.target_status("expect", &answer)?,
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            let mut poller = Poller::new(deadline, EXPECT_EVERY);
+            let mut actual = "no match";
+            while poller.next().await {
+                let answer = self
+                    .call("actionability.check", json!({"states": states::VISIBLE}))
+                    .await?;
+                match status(&answer) {
+                    "ok" | "outside-viewport" | "unstable" => return Ok(()),
+                    "no-match" => actual = "no match",
+                    "not-visible" => actual = "hidden",
+                    _ => self.target_status("expect", &answer)?,
+                }
             }
-        }
-        Err(Error::ExpectMismatch {
-            message: format!(
-                "expect: expected {} to be visible, but it was {} after {}ms",
-                self.selector.as_typed(),
-                if actual == "hidden" {
-                    "hidden"
-                } else {
-                    "not found"
-                },
-                deadline.timeout().as_millis()
-            ),
-            expected: "visible".into(),
-            actual: Some(actual.into()),
+            Err(Error::ExpectMismatch {
+                message: format!(
+                    "expect: expected {} to be visible, but it was {} after {}ms",
+                    self.selector.as_typed(),
+                    if actual == "hidden" {
+                        "hidden"
+                    } else {
+                        "not found"
+                    },
+                    deadline.timeout().as_millis()
+                ),
+                expected: "visible".into(),
+                actual: Some(actual.into()),
+            })
         })
+        .await
     }
 
     /// Asserts the first match's trimmed rendered text matches, re-checking every 100 ms
     /// (browser_expect text). Failure is EXPECT_MISMATCH carrying expected and actual
     /// (`actual` is `null` when nothing matched).
     pub async fn expect_text(&self, want: &TextMatch) -> Result<()> {
-        let deadline = Deadline::new(self.timeout);
-        let mut poller = Poller::new(deadline, EXPECT_EVERY);
-        let mut actual: Option<String> = None;
-        while poller.next().await {
-            let answer = self
-                .call("actionability.read", json!({"field": "text"}))
-                .await?;
-            match status(&answer) {
-                "ok" => {
-                    let text = answer
-                        .get("text")
-                        .and_then(Value::as_str)
-                        .unwrap_or("")
-                        .to_string();
-                    let pass = match want {
-                        TextMatch::Exact(e) => text == *e,
-                        TextMatch::Contains(c) => text.contains(c.as_str()),
-                    };
-                    if pass {
-                        return Ok(());
+        self.bounded(async {
+            let deadline = Deadline::new(self.timeout);
+            let mut poller = Poller::new(deadline, EXPECT_EVERY);
+            let mut actual: Option<String> = None;
+            while poller.next().await {
+                let answer = self
+                    .call("actionability.read", json!({"field": "text"}))
+                    .await?;
+                match status(&answer) {
+                    "ok" => {
+                        let text = answer
+                            .get("text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_string();
+                        let pass = match want {
+                            TextMatch::Exact(e) => text == *e,
+                            TextMatch::Contains(c) => text.contains(c.as_str()),
+                        };
+                        if pass {
+                            return Ok(());
+                        }
+                        actual = Some(text);
                     }
-                    actual = Some(text);
+                    "no-match" => actual = None,
+                    _ => self.target_status("expect", &answer)?,
                 }
-                "no-match" => actual = None,
-                _ => self.target_status("expect", &answer)?,
             }
-        }
-        let (relation, expected) = match want {
-            TextMatch::Exact(e) => ("to have text", e.clone()),
-            TextMatch::Contains(c) => ("to contain text", c.clone()),
-        };
-        let shown = actual
-            .as_ref()
-            .map_or("no match".to_string(), |a| format!("{a:?}"));
-        Err(Error::ExpectMismatch {
-            message: format!(
-                "expect: expected {} {relation} {expected:?}, but got {shown} after {}ms",
-                self.selector.as_typed(),
-                deadline.timeout().as_millis()
-            ),
-            expected,
-            actual,
+            let (relation, expected) = match want {
+                TextMatch::Exact(e) => ("to have text", e.clone()),
+                TextMatch::Contains(c) => ("to contain text", c.clone()),
+            };
+            let shown = actual
+                .as_ref()
+                .map_or("no match".to_string(), |a| format!("{a:?}"));
+            Err(Error::ExpectMismatch {
+                message: format!(
+                    "expect: expected {} {relation} {expected:?}, but got {shown} after {}ms",
+                    self.selector.as_typed(),
+                    deadline.timeout().as_millis()
+                ),
+                expected,
+                actual,
+            })
         })
+        .await
     }
 }

@@ -5,6 +5,13 @@
 //! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
 //! No fixed sleeps: waits sleep until the next slot or until page state changes. This module
 //! does not know what is checked (`actions/` does).
+//!
+//! A deadline also bounds every CDP command sent while its call runs ([`Deadline::bound`], read
+//! by [`command_bound`] in the one place commands are sent, `Session`): a renderer that does not
+//! answer costs the call its own timeout, not the transport's 30 s. `stall.rs` frees a page
+//! whose script does not yield once such a call gives up.
+
+mod stall;
 
 use std::time::Duration;
 
@@ -28,11 +35,21 @@ const FENCE_CAP: Duration = Duration::from_millis(500);
 /// Quiet time after `load` that the fence waits for a client redirect.
 const FENCE_SETTLE: Duration = Duration::from_millis(25);
 
+/// The least time a command sent under a deadline gets to answer, however little of the
+/// deadline is left: a zero timeout still makes its one check, and the act step that follows a
+/// check made just before the deadline still gets its answer.
+pub(crate) const MIN_ANSWER: Duration = Duration::from_millis(500);
+
 /// One deadline for a whole call.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Deadline {
     start: Instant,
     timeout: Duration,
+}
+
+tokio::task_local! {
+    /// The deadline of the call the current task runs, if it runs under one.
+    static CALL_DEADLINE: Deadline;
 }
 
 impl Deadline {
@@ -49,6 +66,42 @@ impl Deadline {
 
     pub(crate) fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// Runs `fut` with every CDP command it sends bounded by this deadline (the earlier one
+    /// when calls nest): a command gets what is left of it, at least [`MIN_ANSWER`], and at
+    /// most its own timeout.
+    pub(crate) async fn bound<F: std::future::Future>(self, fut: F) -> F::Output {
+        let deadline = match current() {
+            Some(outer) if outer.at() < self.at() => outer,
+            _ => self,
+        };
+        CALL_DEADLINE.scope(deadline, fut).await
+    }
+}
+
+/// The deadline of the call the current task runs, if any.
+pub(crate) fn current() -> Option<Deadline> {
+    CALL_DEADLINE.try_with(|deadline| *deadline).ok()
+}
+
+/// How long a command sent now may wait for its answer, given its own `timeout`: less if the
+/// call's deadline comes first, and then also that deadline (so its expiry can say which
+/// timeout ran out).
+pub(crate) fn command_bound(timeout: Duration) -> (Duration, Option<Deadline>) {
+    match current() {
+        Some(deadline) => {
+            let left = deadline
+                .at()
+                .saturating_duration_since(Instant::now())
+                .max(MIN_ANSWER);
+            if left < timeout {
+                (left, Some(deadline))
+            } else {
+                (timeout, None)
+            }
+        }
+        None => (timeout, None),
     }
 }
 

@@ -51,41 +51,51 @@ pub(crate) async fn eval(
 ) -> Result<ToolOutput, ToolError> {
     let verb = EVAL.verb;
     let page = ctx.session.active_page(verb).await?;
-    // Compiled as a script first (what Runtime.evaluate runs); a syntax
-    // error there means a function body such as `const a = 1; return a`.
-    let compiled = page
-        .session()
-        .send(&runtime::CompileScriptParams::new(&args.js, "", false))
-        .await;
-    let is_expression = match compiled {
-        Ok(answer) => answer.exception_details.is_none(),
-        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    let run = async {
+        // Compiled as a script first (what Runtime.evaluate runs); a syntax
+        // error there means a function body such as `const a = 1; return a`.
+        let compiled = page
+            .session()
+            .send(&runtime::CompileScriptParams::new(&args.js, "", false))
+            .await?;
+        let source = if compiled.exception_details.is_none() {
+            args.js.clone()
+        } else {
+            format!("(async () => {{\n{}\n}})()", args.js)
+        };
+        page.evaluate(&source).await
     };
-    let source = if is_expression {
-        args.js.clone()
-    } else {
-        format!("(async () => {{\n{}\n}})()", args.js)
-    };
+    // Every round trip is bounded by timeout_ms; a script that does not yield is stopped then.
     let timeout = Duration::from_millis(args.timeout_ms);
     let evaluated = ctx
         .cancel
-        .run(tokio::time::timeout(timeout, page.evaluate(&source)))
+        .run(page.within(timeout, run))
         .await
         .ok_or_else(|| cancelled_error(verb))?;
     let value = match evaluated {
-        Err(_elapsed) => {
+        Err(err) if matches!(err.unstalled(), chromate::Error::NoAnswer { .. }) => {
+            let (waiting_for, hint) = match err.recovery() {
+                Some(recovery) => (
+                    "the script to finish",
+                    crate::error::recovery_hint(recovery),
+                ),
+                None => (
+                    "the promise to settle",
+                    "raise timeout_ms, or return without awaiting".to_owned(),
+                ),
+            };
             return Err(ToolError::new(
                 ErrorCode::Timeout,
                 format!(
-                    "eval: timed out after {}ms waiting for the promise to settle",
+                    "eval: timed out after {}ms waiting for {waiting_for}",
                     args.timeout_ms
                 ),
             )
-            .with_hint("raise timeout_ms, or return without awaiting")
-            .with_detail(json!({ "timeout": args.timeout_ms })))
+            .with_hint(hint)
+            .with_detail(json!({ "timeout": args.timeout_ms })));
         }
-        Ok(Err(err)) => return Err(ctx.session.engine_error(verb, &err)),
-        Ok(Ok(value)) => value,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+        Ok(value) => value,
     };
     Ok(ToolOutput::new(json!({ "result": bound_result(value) })))
 }

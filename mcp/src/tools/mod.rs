@@ -247,6 +247,13 @@ pub(crate) async fn locate(
     Ok((page, locator))
 }
 
+/// The `timeout_ms` of a tool that never waits (find, exists, read, a11y): no poll, but its
+/// round trips are bounded by the agent default, so a page that does not answer fails TIMEOUT
+/// instead of holding the call for the 30 s command timeout.
+pub(crate) fn no_wait(ctx: &ToolContext<'_>) -> u64 {
+    ctx.session.config.agent_timeout_ms
+}
+
 /// The ref number a selector names (`ref=e7` or a bare `e7`), if it is one.
 pub(crate) fn ref_number(selector: &str) -> Option<u64> {
     chromate::Selector::parse(selector)

@@ -149,7 +149,7 @@ pub(crate) async fn navigate(
             ))
         }
     };
-    let title = match page.title().await {
+    let title = match page.within(ctx.session.agent_timeout(), page.title()).await {
         Ok(title) => title,
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),
     };

@@ -13,7 +13,9 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
-use super::{cancelled_error, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
+use super::{
+    cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
+};
 use crate::error::{ErrorCode, ToolError, ToolOutput};
 use crate::session::Session;
 
@@ -243,7 +245,7 @@ pub(crate) async fn find(
     args: FindArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = FIND.verb;
-    let (page, locator) = locate(ctx, verb, &args.selector, 0).await?;
+    let (page, locator) = locate(ctx, verb, &args.selector, no_wait(ctx)).await?;
     let options = chromate::FindOptions {
         all: args.all,
         limit: usize::try_from(args.limit).unwrap_or(500),
@@ -279,7 +281,7 @@ pub(crate) async fn exists(
     args: ExistsArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = EXISTS.verb;
-    let (page, locator) = locate(ctx, verb, &args.selector, 0).await?;
+    let (page, locator) = locate(ctx, verb, &args.selector, no_wait(ctx)).await?;
     let (exists, count) = engine(ctx, verb, &page, locator.exists()).await?;
     Ok(ToolOutput::new(json!({ "exists": exists, "count": count })))
 }
@@ -330,7 +332,7 @@ pub(crate) async fn read(
 ) -> Result<ToolOutput, ToolError> {
     let verb = READ.verb;
     let selector = args.selector.as_deref().unwrap_or("css=body");
-    let (page, locator) = locate(ctx, verb, selector, 0).await?;
+    let (page, locator) = locate(ctx, verb, selector, no_wait(ctx)).await?;
     let result = match args.field.as_str() {
         "attr" => {
             let name = args.name.as_deref().unwrap_or("");

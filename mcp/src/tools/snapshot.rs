@@ -244,7 +244,7 @@ pub(crate) async fn a11y(
     let verb = A11Y.verb;
     let (page, scope) = match &args.selector {
         Some(selector) => {
-            let (page, locator) = super::locate(ctx, verb, selector, 0).await?;
+            let (page, locator) = super::locate(ctx, verb, selector, super::no_wait(ctx)).await?;
             (page, Some(locator.selector().as_typed().to_owned()))
         }
         None => (ctx.session.active_page(verb).await?, None),
@@ -265,7 +265,17 @@ pub(crate) async fn a11y(
         max_total_nodes: MAX_TOTAL_NODES,
     };
     ctx.progress.set_phase("running axe-core");
-    let report = super::engine(ctx, verb, &page, page.audit_accessibility(options)).await?;
+    // The audit is bounded by the agent timeout (browser_a11y has no timeout_ms): an audit
+    // still running then is stopped, so the next call finds the page free.
+    let audit = page.within(
+        ctx.session.agent_timeout(),
+        page.audit_accessibility(options),
+    );
+    let report = match ctx.cancel.run(audit).await {
+        None => return Err(super::cancelled_error(verb)),
+        Some(Ok(report)) => report,
+        Some(Err(err)) => return Err(audit_error(ctx, &page, &err).await),
+    };
     // The audit's snapshot is the new baseline (§6.3); refs of reported nodes are already in
     // the table, so the snapshot shows the same numbers.
     match ctx
@@ -277,6 +287,42 @@ pub(crate) async fn a11y(
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     }
     Ok(ToolOutput::new(a11y_result(&args, &report)))
+}
+
+/// A failed audit as a tool error: one that did not finish in time is TIMEOUT naming the
+/// audit, with the hint saying it was stopped.
+async fn audit_error(
+    ctx: &mut ToolContext<'_>,
+    page: &chromate::Page,
+    err: &chromate::Error,
+) -> ToolError {
+    let verb = A11Y.verb;
+    let chromate::Error::NoAnswer { timeout, .. } = err.unstalled() else {
+        return ctx.session.element_error(verb, page, err).await;
+    };
+    let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+    // axe may yield now and then, so a page that answers can still be running it: the audit
+    // is known to run past its deadline, so it is stopped either way.
+    let recovery = match err.recovery() {
+        Some(recovery) => recovery,
+        None => page.stop_script(*timeout).await,
+    };
+    if let chromate::Recovery::RendererStuck { .. } = recovery {
+        ctx.session.mark_stuck(page);
+    }
+    let narrow = "audit a part of the page with selector, or fewer rules with rules";
+    let hint = match recovery {
+        chromate::Recovery::ScriptStopped { .. } => {
+            format!("chromate stopped the audit after {ms} ms and the tab answers again; {narrow}")
+        }
+        recovery => format!("{}; {narrow}", crate::error::recovery_hint(recovery)),
+    };
+    ToolError::new(
+        crate::error::ErrorCode::Timeout,
+        format!("{verb}: timed out after {ms}ms waiting for the audit to finish"),
+    )
+    .with_hint(hint)
+    .with_detail(json!({ "timeout": ms, "what": "the audit" }))
 }
 
 /// The §4.3 result of an audit.

@@ -1,0 +1,131 @@
+//! Calls on a page that stopped answering: [`Page::within`] runs engine calls under one
+//! deadline, and when such a call runs out of time [`Page::free_if_stuck`] finds out whether the
+//! page's script is what did not yield and, if so, stops it, so the tab works again.
+//!
+//! The check is two cheap round trips with short bounds: a probe (`Runtime.evaluate("0")` in
+//! the main world, which runs on the renderer's main thread) and, only when the probe gets no
+//! answer, `Runtime.terminateExecution` (which interrupts running script from the renderer's
+//! IO thread) and a second probe. A page that answers the probe is only slow (a promise that
+//! never settles, a load that takes long): nothing is stopped. Termination is never sent to an
+//! idle page, whose next script it would stop. When even termination gets no answer,
+//! `Browser.getVersion` tells a stuck renderer from a browser that does not answer at all
+//! (stopped with SIGSTOP, overloaded). A dialog blocks the main thread by design: it is
+//! reported by the calls themselves, never "freed" here.
+//!
+//! This module does not map errors for MCP; it wraps the call's own timeout in
+//! [`Error::Stalled`] with the [`Recovery`] that says what happened.
+
+use std::time::Duration;
+
+use super::Deadline;
+use crate::cdp::{browser as cdp_browser, runtime};
+use crate::error::{Error, Recovery, Result};
+use crate::page::Page;
+use crate::session::Session;
+
+/// How long the responsiveness probe waits for its answer.
+const PROBE: Duration = Duration::from_millis(300);
+/// How long `Runtime.terminateExecution` may take to stop the running script.
+const TERMINATE: Duration = Duration::from_millis(500);
+
+impl Page {
+    /// Runs `fut` (engine calls on this page) under one deadline of `timeout`: every CDP command
+    /// it sends is bounded by that deadline instead of the 30 s command timeout. If it then
+    /// fails with a timeout while the page's script does not yield, chromate stops the script
+    /// and the error is [`Error::Stalled`] (its code is the call's own timeout code) saying so.
+    /// Element actions and navigations already run this way under their own timeout.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// use std::time::Duration;
+    /// let snapshot = page
+    ///     .within(Duration::from_secs(5), page.snapshot(Default::default()))
+    ///     .await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn within<T>(
+        &self,
+        timeout: Duration,
+        fut: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        self.under(Deadline::new(timeout), fut).await
+    }
+
+    /// [`Page::within`] with a deadline already running. Only the outermost call frees the
+    /// page, once, after everything inside it has given up.
+    pub(crate) async fn under<T>(
+        &self,
+        deadline: Deadline,
+        fut: impl std::future::Future<Output = Result<T>>,
+    ) -> Result<T> {
+        let outermost = super::current().is_none();
+        // Boxed: verbs nest (check clicks), and each level would otherwise hold the whole
+        // future of the level below inline, which overflows a debug build's stack.
+        match deadline.bound(Box::pin(fut)).await {
+            Err(err) if outermost && err.is_timeout() && err.recovery().is_none() => {
+                match self.free_if_stuck(deadline.timeout()).await {
+                    Some(recovery) => Err(Error::Stalled {
+                        error: Box::new(err),
+                        recovery,
+                    }),
+                    None => Err(err),
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// After a call on this page timed out: `None` if the page answers (it is only slow),
+    /// else what was found and done (see the module doc).
+    pub(crate) async fn free_if_stuck(&self, waited: Duration) -> Option<Recovery> {
+        if self.is_closed() || self.dialog().is_some() {
+            return None;
+        }
+        if self.answers().await {
+            return None;
+        }
+        Some(self.stop_script(waited).await)
+    }
+
+    /// Stops the script running in the page now (`Runtime.terminateExecution`), for a caller
+    /// that knows one runs past its deadline (an audit still going, even if it yields now and
+    /// then): the script stopped, or what kept it from being stopped. Sent to an idle page it
+    /// stops the page's next script, so only send it when a script is known to run.
+    pub async fn stop_script(&self, waited: Duration) -> Recovery {
+        let terminate = self
+            .session
+            .send_with_timeout(&runtime::TerminateExecutionParams::default(), TERMINATE)
+            .await;
+        match terminate {
+            // A protocol error is an answer too (a termination already in progress).
+            Ok(_) | Err(Error::Protocol { .. }) => {
+                if self.answers().await {
+                    Recovery::ScriptStopped { waited }
+                } else {
+                    Recovery::RendererStuck { waited }
+                }
+            }
+            Err(_) => {
+                let browser = Session::new(self.session.conn.clone(), None);
+                let version = browser
+                    .send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE)
+                    .await;
+                if version.is_ok() {
+                    Recovery::RendererStuck { waited }
+                } else {
+                    Recovery::BrowserUnresponsive { waited }
+                }
+            }
+        }
+    }
+
+    /// Whether the page's main thread answers a trivial script within [`PROBE`] (any answer
+    /// counts, an exception or an error too).
+    async fn answers(&self) -> bool {
+        let probe = runtime::EvaluateParams::new("0");
+        !matches!(
+            self.session.send_with_timeout(&probe, PROBE).await,
+            Err(Error::CommandTimeout { .. } | Error::NoAnswer { .. })
+        )
+    }
+}
