@@ -85,9 +85,11 @@ pub(crate) fn current() -> Option<Deadline> {
     CALL_DEADLINE.try_with(|deadline| *deadline).ok()
 }
 
-/// How long a command sent now may wait for its answer, given its own `timeout`: less if the
-/// call's deadline comes first, and then also that deadline (so its expiry can say which
-/// timeout ran out).
+/// How long a command sent now may wait for its answer: within a call, what is left of the
+/// call's deadline (at least [`MIN_ANSWER`]), which may be longer than the command's own
+/// `timeout` when the caller asked for it (an eval awaiting a promise for two minutes), and
+/// then also that deadline, so its expiry can say which timeout ran out; outside any call, the
+/// command's own `timeout`.
 pub(crate) fn command_bound(timeout: Duration) -> (Duration, Option<Deadline>) {
     match current() {
         Some(deadline) => {
@@ -95,11 +97,7 @@ pub(crate) fn command_bound(timeout: Duration) -> (Duration, Option<Deadline>) {
                 .at()
                 .saturating_duration_since(Instant::now())
                 .max(MIN_ANSWER);
-            if left < timeout {
-                (left, Some(deadline))
-            } else {
-                (timeout, None)
-            }
+            (left, Some(deadline))
         }
         None => (timeout, None),
     }
