@@ -835,7 +835,7 @@ impl Page {
                 Err(_) => {
                     return Err(Error::TimeoutWaitingLoad {
                         state: wait_until.as_str().into(),
-                        url: url.into(),
+                        url,
                         timeout,
                     })
                 }

@@ -16,6 +16,7 @@ mod docs;
 mod era;
 mod error;
 mod jsonrpc;
+mod log;
 mod private_fs;
 mod resources;
 mod server;
@@ -29,6 +30,7 @@ use cli::Command;
 use config::Config;
 
 fn main() -> ExitCode {
+    log::install();
     let args: Vec<String> = std::env::args_os()
         .skip(1)
         .map(|arg| arg.to_string_lossy().into_owned())

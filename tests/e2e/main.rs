@@ -3,6 +3,10 @@
 //! nothing of it is left.
 //!
 //! Modules:
+
+// A test that cannot set up its fixture fails at once: helpers may unwrap and expect.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs

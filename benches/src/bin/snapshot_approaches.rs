@@ -16,6 +16,9 @@
 //! `cargo run --release -p chromate-benches --bin snapshot_approaches [-- <runs>]`; figures go
 //! in `benches/README.md` and the decision in `ARCHITECTURE.md`. It measures; it does not assert.
 
+// A bench stops at the first failure, with the reason: it may expect.
+#![allow(clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 

@@ -37,15 +37,15 @@ use tokio::sync::watch;
 use crate::transport::lock;
 
 /// Console and error entries kept at most.
-pub const CONSOLE_CAPACITY: usize = 500;
+pub(crate) const CONSOLE_CAPACITY: usize = 500;
 /// Network entries kept at most.
-pub const NETWORK_CAPACITY: usize = 1000;
+pub(crate) const NETWORK_CAPACITY: usize = 1000;
 /// Bytes each buffer may hold (an entry weighs text + url + 128).
-pub const BUFFER_BYTES: usize = 256 * 1024;
+pub(crate) const BUFFER_BYTES: usize = 256 * 1024;
 /// `text` is cut after this many characters.
-pub const MAX_TEXT_CHARS: usize = 2000;
+pub(crate) const MAX_TEXT_CHARS: usize = 2000;
 /// `url` is cut after this many characters.
-pub const MAX_URL_CHARS: usize = 2048;
+pub(crate) const MAX_URL_CHARS: usize = 2048;
 /// Records of evicted entries kept for `dropped`; older ones are folded into totals.
 const EVICTED_RECORDS: usize = 65_536;
 /// Requests in flight remembered per journal (for the method of their response).

@@ -243,7 +243,7 @@ pub(crate) fn named(name: &str) -> Option<Key> {
 }
 
 /// One key: a single character or a name.
-pub fn parse_key(verb: &str, text: &str) -> Result<Key> {
+pub(crate) fn parse_key(verb: &str, text: &str) -> Result<Key> {
     let mut chars = text.chars();
     if let (Some(ch), None) = (chars.next(), chars.clone().next()) {
         // A character without a US key still goes down and up, typing itself.
@@ -256,7 +256,7 @@ pub fn parse_key(verb: &str, text: &str) -> Result<Key> {
 
 /// A §9.6 chord (`Control+A`, `Shift+Tab`, `Control++`); a lone key is a chord without
 /// modifiers.
-pub fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
+pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
     let (head, last) = if text == "+" {
         (None, "+")
     } else if let Some(head) = text.strip_suffix("++") {

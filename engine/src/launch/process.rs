@@ -82,8 +82,11 @@ impl BrowserProcess {
                     .stdout(Stdio::null())
                     .stderr(Stdio::piped());
                 command.process_group(0);
-                // SAFETY: the closure runs in the forked child before exec and only calls
-                // async-signal-safe functions (fcntl, dup2, prctl, getppid, _exit via return).
+                // SAFETY: the closure runs in the forked child of a threaded process before exec,
+                // where only async-signal-safe calls are sound: it calls fcntl, dup2, close,
+                // prctl and getppid, and its errors are raw OS codes (`last_os_error`,
+                // `from_raw_os_error`), which allocate nothing; std passes the code to the
+                // parent over its own pipe and the child exits.
                 unsafe {
                     command.pre_exec(move || {
                         // Move both ends above fd 10 first, so placing one on 3 or 4 cannot clobber
@@ -104,8 +107,10 @@ impl BrowserProcess {
                                 return Err(std::io::Error::last_os_error());
                             }
                             // The owner may have died between fork and prctl.
+                            // ESRCH: the owner is gone (an `io::Error` with a message would
+                            // allocate, and std passes only the code on anyway).
                             if libc::getppid() == 1 {
-                                return Err(std::io::Error::other("owner exited during spawn"));
+                                return Err(std::io::Error::from_raw_os_error(libc::ESRCH));
                             }
                         }
                         Ok(())

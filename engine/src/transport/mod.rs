@@ -254,7 +254,7 @@ impl Connection {
         self.inner.closed_tx.send_replace(Some(reason.to_string()));
     }
 
-    /// Routes one frame from the browser. Malformed frames are reported on stderr and
+    /// Routes one frame from the browser. Malformed frames are logged (`tracing`) and
     /// skipped; they never take the connection down. A lone UTF-16 surrogate in page text
     /// becomes U+FFFD first, so one odd character never loses a whole message.
     pub(crate) fn dispatch(&self, frame: &[u8]) {
@@ -262,7 +262,7 @@ impl Connection {
         let incoming: Incoming<'_> = match serde_json::from_slice(&frame) {
             Ok(incoming) => incoming,
             Err(err) => {
-                eprintln!("chromate: ignoring malformed cdp message: {err}");
+                tracing::warn!(error = %err, "ignoring a malformed cdp message");
                 return;
             }
         };

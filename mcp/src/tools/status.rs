@@ -66,5 +66,7 @@ pub(crate) fn status_json(session: &Session) -> serde_json::Value {
         "viewport": { "width": 1280, "height": 800 },
         "headless": !session.config.headed,
         "artifactsDir": session.artifacts.dir().display().to_string(),
+        // Events the engine could not decode (a protocol that renamed a field it reads).
+        "decodeFailures": chromate::cdp::decode_failures(),
     })
 }
