@@ -667,9 +667,25 @@ impl Page {
         lock(&self.shared.state).closed.is_some() || self.session.conn.is_closed()
     }
 
+    /// Evaluates a caller's script as browser_advanced_eval does: compiled as an expression
+    /// (what `Runtime.evaluate` runs) or, when that is a syntax error, as a function body (`const
+    /// a = 1; return a`); the value converted as `JSON.stringify` does.
+    pub async fn evaluate_expression_or_body(&self, js: &str) -> Result<serde_json::Value> {
+        let compiled = self
+            .session
+            .send(&runtime::CompileScriptParams::new(js, "", false))
+            .await?;
+        if compiled.exception_details.is_none() {
+            self.evaluate(js).await
+        } else {
+            self.evaluate(&crate::js::function_body_expression(js))
+                .await
+        }
+    }
+
     /// The document title.
     pub async fn title(&self) -> Result<String> {
-        let value = self.evaluate("document.title").await?;
+        let value = self.evaluate(crate::js::DOCUMENT_TITLE).await?;
         let title = value.as_str().unwrap_or_default().to_string();
         lock(&self.shared.state).title.clone_from(&title);
         Ok(title)
@@ -1084,7 +1100,7 @@ impl Page {
         function: &str,
         args: &[Value],
     ) -> Result<Value> {
-        let declaration = format!("function (...a) {{ return __chromate.{function}(...a) }}");
+        let declaration = crate::js::call_spread(function);
         let mut last_error = None;
         for _ in 0..3 {
             let (session, context_id) = self.isolated_context(frame_id).await?;
@@ -1127,7 +1143,7 @@ impl Page {
         function: &str,
         arg: &Value,
     ) -> Result<Option<(Session, runtime::RemoteObjectId)>> {
-        let declaration = format!("function (a) {{ return __chromate.{function}(a) }}");
+        let declaration = crate::js::call_one(function);
         let (session, context_id) = self.isolated_context(frame_id).await?;
         let params = runtime::CallFunctionOnParams::new(declaration)
             .execution_context_id(runtime::ExecutionContextId(context_id))

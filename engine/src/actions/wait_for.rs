@@ -2,6 +2,8 @@
 //! text): no first-check NO_MATCH; element states re-check every 25 ms, expectations every
 //! 100 ms, until one deadline.
 
+use std::time::Duration;
+
 use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
@@ -44,6 +46,30 @@ pub enum TextMatch {
     Exact(String),
     /// The trimmed rendered text contains this.
     Contains(String),
+}
+
+impl crate::Page {
+    /// Waits until the page's URL matches `want`, re-checking every 100 ms (browser_expect
+    /// url); at the deadline, `Err` with the URL last seen.
+    pub async fn expect_url(
+        &self,
+        want: &TextMatch,
+        timeout: Duration,
+    ) -> std::result::Result<(), String> {
+        let mut poller = Poller::new(Deadline::new(timeout), EXPECT_EVERY);
+        let mut url = self.url();
+        while poller.next().await {
+            url = self.url();
+            let pass = match want {
+                TextMatch::Exact(e) => url == *e,
+                TextMatch::Contains(c) => url.contains(c.as_str()),
+            };
+            if pass {
+                return Ok(());
+            }
+        }
+        Err(url)
+    }
 }
 
 impl Locator {

@@ -51,7 +51,7 @@ pub(crate) fn decode_event<E: Event>(params: &RawValue) -> Option<E> {
         Ok(event) => Some(event),
         Err(err) => {
             DECODE_FAILURES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            tracing::warn!(method = E::METHOD, error = %err, "cdp event did not decode; skipped");
+            ::tracing::warn!(method = E::METHOD, error = %err, "cdp event did not decode; skipped");
             None
         }
     }

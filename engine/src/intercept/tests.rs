@@ -1,3 +1,5 @@
+//! Unit tests for the interception rules: URL patterns, mock and preflight headers, decisions.
+
 use super::rules::{decide, mock_headers, preflight_headers};
 use super::*;
 

@@ -392,15 +392,14 @@ impl Page {
     /// (as an object) and `DOM.describeNode`. `None` if the frame has no document yet.
     async fn paused_frame(&self, frame_id: &str, token: u64) -> Result<Option<String>> {
         let (session, context_id) = self.isolated_context(Some(frame_id)).await?;
-        let params = runtime::CallFunctionOnParams::new(
-            "function (t) { return __chromate.snapshot.pausedFrame(t) }",
-        )
-        .execution_context_id(runtime::ExecutionContextId(context_id))
-        .arguments(vec![runtime::CallArgument {
-            value: Some(Value::from(token)),
-            unserializable_value: None,
-            object_id: None,
-        }]);
+        let params =
+            runtime::CallFunctionOnParams::new(crate::js::call_one("snapshot.pausedFrame"))
+                .execution_context_id(runtime::ExecutionContextId(context_id))
+                .arguments(vec![runtime::CallArgument {
+                    value: Some(Value::from(token)),
+                    unserializable_value: None,
+                    object_id: None,
+                }]);
         let answer = self.unless_dialog(session.send(&params)).await?;
         if let Some(details) = answer.exception_details {
             return Err(crate::page::exception_error(&details));

@@ -262,7 +262,7 @@ impl Connection {
         let incoming: Incoming<'_> = match serde_json::from_slice(&frame) {
             Ok(incoming) => incoming,
             Err(err) => {
-                tracing::warn!(error = %err, "ignoring a malformed cdp message");
+                ::tracing::warn!(error = %err, "ignoring a malformed cdp message");
                 return;
             }
         };

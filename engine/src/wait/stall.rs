@@ -122,7 +122,7 @@ impl Page {
     /// Whether the page's main thread answers a trivial script within [`PROBE`] (any answer
     /// counts, an exception or an error too).
     async fn answers(&self) -> bool {
-        let probe = runtime::EvaluateParams::new("0");
+        let probe = runtime::EvaluateParams::new(crate::js::PROBE);
         !matches!(
             self.session.send_with_timeout(&probe, PROBE).await,
             Err(Error::CommandTimeout { .. } | Error::NoAnswer { .. })

@@ -1,3 +1,5 @@
+//! Unit tests for private files and directories: planted symlinks, existing paths, modes, owners.
+
 use std::os::unix::fs::{symlink, PermissionsExt};
 
 use super::*;

@@ -1,3 +1,5 @@
+//! Unit tests for artifacts as resources: file URIs both ways, listing, reading and what is refused.
+
 use super::*;
 
 fn roots(dir: &Path) -> Roots {

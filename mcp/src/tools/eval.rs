@@ -6,7 +6,6 @@
 
 use std::time::Duration;
 
-use chromate::cdp::runtime;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
@@ -51,20 +50,8 @@ pub(crate) async fn eval(
 ) -> Result<ToolOutput, ToolError> {
     let verb = EVAL.verb;
     let page = ctx.session.active_page(verb).await?;
-    let run = async {
-        // Compiled as a script first (what Runtime.evaluate runs); a syntax
-        // error there means a function body such as `const a = 1; return a`.
-        let compiled = page
-            .session()
-            .send(&runtime::CompileScriptParams::new(&args.js, "", false))
-            .await?;
-        let source = if compiled.exception_details.is_none() {
-            args.js.clone()
-        } else {
-            format!("(async () => {{\n{}\n}})()", args.js)
-        };
-        page.evaluate(&source).await
-    };
+    // An expression, or a function body such as `const a = 1; return a` (§11.5).
+    let run = page.evaluate_expression_or_body(&args.js);
     // Every round trip is bounded by timeout_ms; a script that does not yield is stopped then.
     let timeout = Duration::from_millis(args.timeout_ms);
     let evaluated = ctx

@@ -7,7 +7,7 @@
 //! browser has captured it fails STATE_INVALID (§13: no capture for
 //! no-errors).
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::json;
@@ -417,40 +417,36 @@ pub(crate) async fn expect(
         "url" => {
             let page = ctx.session.active_page(verb).await?;
             let wanted = wanted.unwrap_or_default();
-            let deadline = Instant::now() + Duration::from_millis(args.timeout_ms);
-            loop {
-                let url = page.url();
-                let pass = if mode == "exact" {
-                    url == wanted
-                } else {
-                    url.contains(&wanted)
-                };
-                if pass {
-                    return Ok(ToolOutput::new(
-                        json!({ "ok": true, "matcher": "url", "mode": mode, "expected": wanted }),
-                    ));
-                }
-                if Instant::now() >= deadline {
+            let want = if mode == "exact" {
+                chromate::TextMatch::Exact(wanted.clone())
+            } else {
+                chromate::TextMatch::Contains(wanted.clone())
+            };
+            let timeout = Duration::from_millis(args.timeout_ms);
+            let outcome = ctx
+                .cancel
+                .run(page.expect_url(&want, timeout))
+                .await
+                .ok_or_else(|| cancelled_error(verb))?;
+            match outcome {
+                Ok(()) => Ok(ToolOutput::new(
+                    json!({ "ok": true, "matcher": "url", "mode": mode, "expected": wanted }),
+                )),
+                Err(url) => {
                     let relation = if mode == "exact" {
                         "to be"
                     } else {
                         "to contain"
                     };
-                    return Err(with_matcher(
+                    Err(with_matcher(
                         ToolError::new(
                             ErrorCode::ExpectMismatch,
                             format!("expect: expected the url {relation} {wanted:?}, but got {url:?} after {}ms", args.timeout_ms),
                         )
                         .with_hint("check where the page went with browser_snapshot")
                         .with_detail(json!({ "expected": wanted, "actual": url })),
-                    ));
+                    ))
                 }
-                // The contract's 100 ms re-check interval for browser_expect (§9.2).
-                let pause = tokio::time::sleep(Duration::from_millis(100));
-                ctx.cancel
-                    .run(pause)
-                    .await
-                    .ok_or_else(|| cancelled_error(verb))?;
             }
         }
         _ => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
