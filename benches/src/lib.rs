@@ -23,3 +23,25 @@ pub fn median(samples: &mut [std::time::Duration]) -> std::time::Duration {
 pub fn median_ms(samples: &mut [std::time::Duration]) -> f64 {
     median(samples).as_secs_f64() * 1e3
 }
+
+/// The fixture server of `tests/fixtures/pages/` on its own thread, as a chromate error if it
+/// cannot start (benches that drive the engine return `chromate::Result`).
+pub fn fixture_server() -> chromate::Result<chromate_tests::FixtureServer> {
+    chromate_tests::FixtureServer::start_detached().map_err(|e| chromate::Error::InvalidArgument {
+        message: format!("start the fixture server: {e}"),
+    })
+}
+
+/// The `chromate` binary next to this bench (`target/<profile>/chromate`), or what to build.
+pub fn chromate_binary() -> Result<std::path::PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let binary = exe.with_file_name("chromate");
+    if binary.is_file() {
+        Ok(binary)
+    } else {
+        Err(format!(
+            "{} is missing: cargo build --release -p chromate-mcp",
+            binary.display()
+        ))
+    }
+}

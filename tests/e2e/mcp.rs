@@ -600,6 +600,18 @@ fn issue_12_a_malformed_selector_error_is_chromates_and_has_no_final_period() {
     assert!(cdp_message.contains("not a valid selector"), "{error}");
 }
 
+/// `browser_page list` until it counts `count` tabs, for at most 10 s: a page-opened tab
+/// attaches on its own schedule (each list is a round trip, so nothing sleeps).
+fn list_until_count(mcp: &mut McpClient, count: u64) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+        if list["count"] == json!(count) || Instant::now() >= deadline {
+            return list;
+        }
+    }
+}
+
 #[test]
 fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
     let server = fixtures();
@@ -609,14 +621,7 @@ fn issue_12_a_target_blank_tab_is_listed_and_not_activated() {
         json!({ "url": server.url("popup.html") }),
     );
     mcp.ok("browser_click", json!({ "selector": "#blank-link" }));
-    // The tab attaches on its own schedule; list until it shows (each call is a round trip).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let list = loop {
-        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
-        if list["count"] == json!(2) || Instant::now() >= deadline {
-            break list;
-        }
-    };
+    let list = list_until_count(&mut mcp, 2);
     assert_eq!(list["count"], json!(2), "{list}");
     assert_eq!(list["active"], json!("p1"), "{list}");
     assert_eq!(list["pages"][1]["id"], json!("p2"), "{list}");
@@ -632,14 +637,7 @@ fn mcp_tabs_open_select_close_list_popups_and_never_reuse_ids() {
         json!({ "url": server.url("popup.html") }),
     );
     mcp.ok("browser_click", json!({ "selector": "#open-button" }));
-    // The popup attaches on its own schedule; list until it shows (each call is a round trip).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    let list = loop {
-        let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
-        if list["count"] == json!(2) || Instant::now() >= deadline {
-            break list;
-        }
-    };
+    let list = list_until_count(&mut mcp, 2);
     assert_eq!(list["count"], json!(2), "{list}");
     assert_eq!(
         list["active"],

@@ -13,7 +13,6 @@ use std::time::{Duration, Instant};
 
 use chromate::{Browser, ElementState, LaunchOptions, WaitUntil};
 use chromate_benches::median_ms;
-use chromate_tests::FixtureServer;
 
 const REPS: usize = 30;
 const NAV: Duration = Duration::from_secs(15);
@@ -26,9 +25,7 @@ fn think_time(rep: usize) -> Duration {
 
 #[tokio::main]
 async fn main() -> chromate::Result<()> {
-    let server = FixtureServer::start_detached().map_err(|e| chromate::Error::InvalidArgument {
-        message: format!("start the fixture server: {e}"),
-    })?;
+    let server = chromate_benches::fixture_server()?;
     let browser = Browser::launch(LaunchOptions::default()).await?;
     let page = browser.new_page("about:blank").await?;
 

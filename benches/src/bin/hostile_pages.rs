@@ -12,7 +12,6 @@
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, LaunchOptions, WaitUntil};
-use chromate_tests::FixtureServer;
 
 const SHORT: Duration = Duration::from_millis(1000);
 const AUDIT: Duration = Duration::from_millis(5000);
@@ -24,9 +23,7 @@ fn ms(d: Duration) -> String {
 
 #[tokio::main]
 async fn main() -> chromate::Result<()> {
-    let server = FixtureServer::start_detached().map_err(|e| chromate::Error::InvalidArgument {
-        message: format!("start the fixture server: {e}"),
-    })?;
+    let server = chromate_benches::fixture_server()?;
     let browser = Browser::launch(LaunchOptions::default()).await?;
     let page = browser.new_page("about:blank").await?;
     println!("| case | timeout ms | call returns ms | outcome | next navigate ms |");

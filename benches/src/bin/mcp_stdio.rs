@@ -33,14 +33,7 @@ struct Server {
 
 impl Server {
     fn spawn() -> Result<Server, String> {
-        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-        let binary = exe.with_file_name("chromate");
-        if !binary.is_file() {
-            return Err(format!(
-                "{} is missing: cargo build --release -p chromate-mcp",
-                binary.display()
-            ));
-        }
+        let binary = chromate_benches::chromate_binary()?;
         let artifacts =
             std::env::temp_dir().join(format!("chromate-bench-mcp-{}", std::process::id()));
         let mut child = Command::new(binary)

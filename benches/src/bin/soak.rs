@@ -35,14 +35,7 @@ fn rss_kb(pid: u32) -> Option<u64> {
 }
 
 fn run(calls: usize) -> Result<(), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let binary = exe.with_file_name("chromate");
-    if !binary.is_file() {
-        return Err(format!(
-            "{} is missing: cargo build --release -p chromate-mcp",
-            binary.display()
-        ));
-    }
+    let binary = chromate_benches::chromate_binary()?;
     let server = FixtureServer::start_detached().map_err(|e| e.to_string())?;
     // Two small pages that link to each other, each with a button that changes its text and
     // a field, so navigations, diffs, clicks and fills all happen.
