@@ -32,6 +32,8 @@ async fn main() -> chromate::Result<()> {
     for case in [
         "hang at load",
         "hang in a click handler",
+        "lone surrogates in page text",
+        "console flood (100,000 messages)",
         "axe on 200,000 elements",
     ] {
         page.goto(&server.url("nav.html"), WaitUntil::Load, NAV)
@@ -51,6 +53,27 @@ async fn main() -> chromate::Result<()> {
                 let started = Instant::now();
                 let res = page.locator("#spin")?.timeout(SHORT).click().await;
                 (SHORT, started, res)
+            }
+            "lone surrogates in page text" => {
+                let url = "data:text/html,<title>t</title><button>go</button><script>\
+                           document.title = 'a\\ud800b'; \
+                           document.querySelector('button').textContent = 'x\\udc00y'</script>";
+                let started = Instant::now();
+                let res = async {
+                    page.goto(url, WaitUntil::Load, NAV).await?;
+                    page.snapshot(chromate::SnapshotOptions::default()).await?;
+                    Ok(())
+                }
+                .await;
+                (NAV, started, res)
+            }
+            "console flood (100,000 messages)" => {
+                let started = Instant::now();
+                let res = page
+                    .evaluate("for (let i = 0; i < 100000; i++) console.log('flood ' + i); 1")
+                    .await
+                    .map(|_| ());
+                (NAV, started, res)
             }
             _ => {
                 page.evaluate(

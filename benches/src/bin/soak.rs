@@ -106,5 +106,56 @@ fn run(calls: usize) -> Result<(), String> {
             println!("growth after warm-up: {per_10k:+.2} MB per 10,000 calls");
         }
     }
+    ping_during_a_flood(&mut mcp, &server)?;
+    Ok(())
+}
+
+/// Pings while one call floods the journal (100,000 console messages, then 10,000 requests):
+/// pings are answered on the read loop, never queued behind the call, so they stay fast.
+fn ping_during_a_flood(
+    mcp: &mut chromate_tests::McpClient,
+    server: &FixtureServer,
+) -> Result<(), String> {
+    mcp.call(
+        "browser_navigate",
+        json!({ "url": server.url("soak-a.html") }),
+    );
+    let flood = mcp.fresh_id();
+    mcp.send(
+        &json!({ "jsonrpc": "2.0", "id": flood, "method": "tools/call", "params": {
+        "name": "browser_advanced_eval",
+        "arguments": { "timeout_ms": 120000, "js": "for (let i = 0; i < 100000; i++) \
+            console.log('flood ' + i); await Promise.all(Array.from({length: 10000}, (_, i) => \
+            fetch('/echo?i=' + i).then(r => r.text()).catch(() => ''))); return 1" } } }),
+    );
+    let mut during = Vec::new();
+    let mut flood_done = false;
+    while !flood_done && during.len() < 2000 {
+        let id = mcp.fresh_id();
+        let sent = Instant::now();
+        mcp.send(&json!({ "jsonrpc": "2.0", "id": id, "method": "ping" }));
+        mcp.response(&json!(id));
+        let rtt = sent.elapsed();
+        flood_done = mcp
+            .take_stashed()
+            .iter()
+            .any(|message| message["id"] == json!(flood));
+        if !flood_done {
+            during.push(rtt);
+        }
+    }
+    if !flood_done {
+        mcp.response(&json!(flood));
+    }
+    if during.is_empty() {
+        return Err("the flood ended before the first ping".into());
+    }
+    let max = during.iter().max().copied().unwrap_or_default();
+    let median = chromate_benches::median_ms(&mut during);
+    println!(
+        "ping during the flood: {} pings, median {median:.2} ms, max {:.2} ms",
+        during.len(),
+        max.as_secs_f64() * 1e3
+    );
     Ok(())
 }

@@ -143,6 +143,30 @@ pub(crate) fn storage_seed_script(arg: &serde_json::Value) -> String {
     format!("({STORAGE})({arg})")
 }
 
+/// The declaration that calls `__chromate.<function>` with every argument passed (`function`
+/// is a module path such as `actionability.click`, never page data).
+pub(crate) fn call_spread(function: &str) -> String {
+    format!("function (...a) {{ return __chromate.{function}(...a) }}")
+}
+
+/// The declaration that calls `__chromate.<function>` with one argument.
+pub(crate) fn call_one(function: &str) -> String {
+    format!("function (a) {{ return __chromate.{function}(a) }}")
+}
+
+/// The document title, evaluated in the page's main world.
+pub(crate) const DOCUMENT_TITLE: &str = "document.title";
+
+/// The cheapest expression a renderer can answer: a probe of whether its main thread runs.
+pub(crate) const PROBE: &str = "0";
+
+/// A caller's function body (`const a = 1; return a`) as an expression that runs it: an async
+/// arrow called at once, so `await` works inside and its promise is what `Runtime.evaluate`
+/// awaits.
+pub(crate) fn function_body_expression(body: &str) -> String {
+    format!("(async () => {{\n{body}\n}})()")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -184,28 +208,4 @@ mod tests {
                     + REDACT.len()
         );
     }
-}
-
-/// The declaration that calls `__chromate.<function>` with every argument passed (`function`
-/// is a module path such as `actionability.click`, never page data).
-pub(crate) fn call_spread(function: &str) -> String {
-    format!("function (...a) {{ return __chromate.{function}(...a) }}")
-}
-
-/// The declaration that calls `__chromate.<function>` with one argument.
-pub(crate) fn call_one(function: &str) -> String {
-    format!("function (a) {{ return __chromate.{function}(a) }}")
-}
-
-/// The document title, evaluated in the page's main world.
-pub(crate) const DOCUMENT_TITLE: &str = "document.title";
-
-/// The cheapest expression a renderer can answer: a probe of whether its main thread runs.
-pub(crate) const PROBE: &str = "0";
-
-/// A caller's function body (`const a = 1; return a`) as an expression that runs it: an async
-/// arrow called at once, so `await` works inside and its promise is what `Runtime.evaluate`
-/// awaits.
-pub(crate) fn function_body_expression(body: &str) -> String {
-    format!("(async () => {{\n{body}\n}})()")
 }
