@@ -560,7 +560,7 @@ impl crate::Browser {
         matches!(waited, Ok(Ok(_)))
     }
 
-    /// Whether downloads are being saved ([`Browser::enable_downloads`] succeeded).
+    /// Whether downloads are being saved ([`Browser::enable_downloads`](crate::Browser::enable_downloads) succeeded).
     pub fn downloads_enabled(&self) -> bool {
         self.downloads().is_saving()
     }

@@ -7,7 +7,8 @@
 //! ```
 //!
 //! Prints one row per 1,000 calls: calls so far, server RSS (MB) and the growth since the
-//! warm-up sample (the one at 1,000 calls), then the growth per 10,000 calls after warm-up.
+//! warm-up sample (the one at 1,000 calls), then the growth per 10,000 calls after warm-up and
+//! over the second half, then the round trip of pings sent while one call floods the journal.
 
 use std::time::{Duration, Instant};
 
@@ -99,11 +100,21 @@ fn run(calls: usize) -> Result<(), String> {
             (*rss as f64 - warm as f64) / 1024.0
         );
     }
-    if let (Some((first_n, first)), Some((last_n, last))) = (samples.first(), samples.last()) {
-        if last_n > first_n {
-            let per_10k =
-                (*last as f64 - *first as f64) / 1024.0 / (*last_n - *first_n) as f64 * 10_000.0;
-            println!("growth after warm-up: {per_10k:+.2} MB per 10,000 calls");
+    // After warm-up (the first sample), and over the second half, once the log journal's
+    // bounded rings (500 console, 1,000 network entries) have filled.
+    let half = samples.get(samples.len() / 2);
+    for (label, from) in [
+        ("after warm-up", samples.first()),
+        ("over the second half", half),
+    ] {
+        if let (Some((first_n, first)), Some((last_n, last))) = (from, samples.last()) {
+            if last_n > first_n {
+                let per_10k = (*last as f64 - *first as f64) / 1024.0 / (*last_n - *first_n) as f64
+                    * 10_000.0;
+                println!(
+                    "growth {label} ({first_n} to {last_n} calls): {per_10k:+.2} MB per 10,000 calls"
+                );
+            }
         }
     }
     ping_during_a_flood(&mut mcp, &server)?;
