@@ -1319,7 +1319,15 @@ fn mcp_cdp_endpoint_opens_its_own_tab_and_leaves_the_browser_running() {
     mcp.close_stdin();
     assert_eq!(mcp.wait_exit(Duration::from_secs(5)).code(), Some(0));
     assert!(external.is_alive(), "a connected browser keeps running");
-    let targets = external.get("/json/list").unwrap_or_default();
+    // `Target.closeTarget` is answered before the browser drops the target from its list:
+    // list until it is gone (each request is a round trip), for at most 5 s.
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let targets = loop {
+        let targets = external.get("/json/list").unwrap_or_default();
+        if !targets.contains("mine") || Instant::now() >= deadline {
+            break targets;
+        }
+    };
     assert!(
         !targets.contains("mine"),
         "chromate closed its own tab: {targets}"
