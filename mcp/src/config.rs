@@ -9,7 +9,7 @@
 use std::fmt;
 use std::path::{Path, PathBuf};
 
-use crate::artifacts::{self, Limits};
+use crate::dispatch::artifacts::{self, Limits};
 
 /// Default `timeout_ms` when `CHROMATE_AGENT_TIMEOUT` is unset (§4.2).
 pub(crate) const DEFAULT_AGENT_TIMEOUT_MS: u64 = 5000;

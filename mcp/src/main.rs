@@ -7,22 +7,15 @@
 //! runtime. Does not own argv grammar (`cli.rs`), configuration (`config.rs`)
 //! or the protocol (`server.rs`).
 
-mod artifacts;
 mod bench;
 mod cli;
 mod config;
+mod dispatch;
 #[cfg(test)]
 mod docs;
-mod era;
-mod error;
-mod jsonrpc;
 mod log;
+mod mcp;
 mod private_fs;
-mod resources;
-mod server;
-mod session;
-mod tools;
-mod trace;
 
 use std::process::ExitCode;
 
@@ -82,7 +75,7 @@ fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            let status = runtime.block_on(server::serve(config));
+            let status = runtime.block_on(mcp::server::serve(config));
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.

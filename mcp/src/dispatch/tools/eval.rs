@@ -11,8 +11,8 @@ use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const EVAL: ToolDecl = ToolDecl {
     name: "browser_advanced_eval",
@@ -64,7 +64,7 @@ pub(crate) async fn eval(
             let (waiting_for, hint) = match err.recovery() {
                 Some(recovery) => (
                     "the script to finish",
-                    crate::error::recovery_hint(recovery),
+                    crate::dispatch::error::recovery_hint(recovery),
                 ),
                 None => (
                     "the promise to settle",

@@ -21,9 +21,9 @@ use std::time::SystemTime;
 
 use serde_json::{json, Map, Value};
 
-use crate::error::{ToolError, ToolOutput};
+use crate::dispatch::error::{ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 use crate::private_fs;
-use crate::session::Session;
 
 /// What a trace shows instead of a secret.
 const REDACTED: &str = "[redacted]";

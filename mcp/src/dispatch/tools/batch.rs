@@ -15,8 +15,8 @@ use serde_json::{json, Map, Value};
 
 use super::schema::{Arg, Hints, Kind, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
-use crate::error::{cut_bytes, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 /// A step result over this many bytes becomes `{truncated, totalBytes, preview}`.
 const MAX_STEP_RESULT_BYTES: usize = 8 * 1024;
@@ -74,7 +74,7 @@ impl Step {
     fn to_call(&self) -> Result<ToolCall, ToolError> {
         let decl = super::find(&self.tool).ok_or_else(|| {
             ToolError::new(
-                crate::error::ErrorCode::DriverError,
+                crate::dispatch::error::ErrorCode::DriverError,
                 format!("batch: internal error: unknown step tool {}", self.tool),
             )
         })?;
@@ -123,18 +123,19 @@ pub(crate) async fn batch(
         ctx.progress
             .set_phase(format!("step {} of {total}: {}", idx + 1, step.tool));
         let started = Instant::now();
-        let step_started_at = ctx
-            .session
-            .trace
-            .is_some()
-            .then(|| (crate::trace::iso_now(), ctx.session.journal.log.cursor()));
+        let step_started_at = ctx.session.trace.is_some().then(|| {
+            (
+                crate::dispatch::trace::iso_now(),
+                ctx.session.journal.log.cursor(),
+            )
+        });
         let call = step.to_call()?;
         let observes = call.decl().observes;
         let outcome = call.run(ctx).await;
         let duration_ms = started.elapsed().as_millis() as u64;
         // Each step is its own trace event (§11.6).
         if let Some((started_at, log_cursor)) = step_started_at {
-            let record = crate::trace::CallRecord {
+            let record = crate::dispatch::trace::CallRecord {
                 tool: &step.tool,
                 observes,
                 arguments: &step.arguments,
@@ -143,7 +144,7 @@ pub(crate) async fn batch(
                 outcome: outcome.as_ref(),
                 log_cursor,
             };
-            crate::trace::record_action(ctx.session, record).await;
+            crate::dispatch::trace::record_action(ctx.session, record).await;
         }
         ran += 1;
         ctx.progress.set_steps(ran as u64, total as u64);

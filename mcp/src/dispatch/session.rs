@@ -19,10 +19,11 @@ use std::time::{Duration, SystemTime};
 
 use serde_json::json;
 
-use crate::artifacts::ArtifactStore;
 use crate::config::Config;
-use crate::error::{from_engine, ErrorCode, Observation, ToolError};
-use crate::tools::{Cancel, MockTable};
+use crate::dispatch::artifacts::ArtifactStore;
+use crate::dispatch::call::Cancel;
+use crate::dispatch::error::{from_engine, ErrorCode, Observation, ToolError};
+use crate::dispatch::mocks::MockTable;
 
 /// A tab chromate controls or lists, with its session-wide id.
 #[derive(Debug, Clone)]
@@ -117,7 +118,7 @@ impl Tripwire {
 }
 
 /// An active trace recording (§11.6), owned by `trace.rs`.
-pub(crate) use crate::trace::TraceRecording;
+pub(crate) use crate::dispatch::trace::TraceRecording;
 
 /// Server-held state for one session.
 #[derive(Debug)]
@@ -649,15 +650,6 @@ impl Session {
             crate::private_fs::ensure_dir(&root)?;
         }
         Ok(root)
-    }
-
-    /// The directories whose files `resources/read` serves (§1.3).
-    pub(crate) fn resource_roots(&self) -> crate::resources::Roots {
-        crate::resources::Roots {
-            session: self.artifacts.dir().to_path_buf(),
-            traces: self.trace_root(),
-            downloads: self.artifacts.dir().join("downloads"),
-        }
     }
 
     /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute.

@@ -12,9 +12,9 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
-use crate::artifacts::WriteError;
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::artifacts::WriteError;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     name: "browser_screenshot",

@@ -16,14 +16,14 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::artifacts::{cap_response, WriteError};
 use crate::config::Config;
-use crate::era::{self, Era};
-use crate::error::{ToolError, ToolOutput};
-use crate::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
-use crate::resources;
-use crate::session::Session;
-use crate::tools::{self, Cancel, Defaults, Progress, ToolCall, ToolContext, ToolDecl};
+use crate::dispatch::artifacts::{cap_response, WriteError};
+use crate::dispatch::session::Session;
+use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
+use crate::dispatch::{self, Reply};
+use crate::mcp::era::{self, Era};
+use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
+use crate::mcp::resources;
 
 /// Protocol versions we speak; the last is the default (§1.3).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
@@ -133,7 +133,7 @@ pub(crate) async fn serve(config: Config) -> i32 {
             sender: out_tx,
             closing,
         },
-        roots: session.resource_roots(),
+        roots: resources::Roots::of(&session),
         session: tokio::sync::Mutex::new(session),
         defaults,
     });
@@ -635,59 +635,11 @@ async fn run_worker(shared: Arc<Shared>) {
 /// Runs one validated call against the session; returns the response envelope.
 async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Value {
     let decl = call.decl;
-    // Kept for the trace's action event (§11.6); browser_batch records its steps itself.
-    let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
-        (
-            call.arguments.clone(),
-            crate::trace::iso_now(),
-            std::time::Instant::now(),
-            session.journal.log.cursor(),
-        )
-    });
-    let outcome = match ToolCall::from_validated(decl, call.arguments) {
-        Err(error) => Err(error),
-        Ok(tool_call) => match tool_call.check(session) {
-            Err(error) => Err(error),
-            Ok(()) => {
-                let mut ctx = ToolContext {
-                    session: &mut *session,
-                    cancel: cancel.clone(),
-                    progress: call.progress.clone(),
-                };
-                let mut outcome = tool_call.run(&mut ctx).await;
-                // A tab the call found stuck is replaced before anything else runs.
-                ctx.session.replace_stuck_tab().await;
-                // The observation hook (§8); browser_batch makes its own.
-                if let Ok(output) = &mut outcome {
-                    if decl.observes && decl.name != "browser_batch" && output.observation.is_none()
-                    {
-                        output.observation = ctx.session.observe(&cancel).await;
-                        if let Some(observation) = &output.observation {
-                            output.links.extend(observation.links.iter().cloned());
-                        }
-                    }
-                }
-                outcome
-            }
-        },
-    };
-    if let Some((arguments, started_at, started, log_cursor)) = &traced {
-        if !cancel.is_cancelled() {
-            let record = crate::trace::CallRecord {
-                tool: decl.name,
-                observes: decl.observes,
-                arguments,
-                started_at: started_at.clone(),
-                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
-                outcome: outcome.as_ref(),
-                log_cursor: *log_cursor,
-            };
-            crate::trace::record_action(session, record).await;
-        }
-    }
-    let result = call
-        .era
-        .decorate("tools/call", render(session, decl, outcome));
+    let reply = dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await;
+    let result = call.era.decorate(
+        "tools/call",
+        call_result(&reply, session.config.structured_content),
+    );
     let mut envelope = jsonrpc::response(&call.id, result);
     let cap = session.artifacts.limits().max_response_bytes;
     let artifacts = &mut session.artifacts;
@@ -700,65 +652,40 @@ async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Val
     envelope
 }
 
-/// A tool outcome → the `tools/call` result of §3, spilling applied (§12).
+/// A [`Reply`] → the `tools/call` result of §3.
 ///
 /// Success: `content[0]` is the result's compact JSON (or the tool's own text), `content[1]`
 /// the observation, then one `resource_link` per file the result hands back. No
 /// `structuredContent` unless the session runs with `--structured-content`: hosts that find
 /// one show the model only its serialised form and drop the text blocks, which would hide the
 /// observation. A failed browser_batch keeps `structuredContent.result` in both modes.
-fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, ToolError>) -> Value {
-    let output = match outcome {
-        Err(error) => {
-            let recovery = error
-                .recovery_snapshot
-                .as_deref()
-                .map(|snapshot| session.artifacts.spill("recovery.txt", snapshot).inline);
-            return error.to_call_result(recovery.as_deref());
+pub(crate) fn call_result(reply: &Reply, structured_content: bool) -> Value {
+    let done = match reply {
+        Reply::Failed(failed) => {
+            return json!({
+                "isError": true,
+                "content": [{ "type": "text", "text": failed.text }],
+                "structuredContent": { "error": failed.error },
+            })
         }
-        Ok(output) => output,
+        Reply::Done(done) => done,
     };
-    let label = match decl.name {
-        "browser_snapshot" => "snapshot.txt".to_owned(),
-        "browser_batch" => "batch.txt".to_owned(),
-        name => format!("{name}.json"),
-    };
-    let text = output
-        .text
-        .clone()
-        .unwrap_or_else(|| output.result.to_string());
-    let mut content = vec![json!({
-        "type": "text",
-        "text": session.artifacts.spill(&label, &text).inline,
-    })];
-    let mut full_observation = None;
-    if let Some(observation) = &output.observation {
-        let mut inline = session
-            .artifacts
-            .spill("snapshot.txt", &observation.body)
-            .inline;
-        let mut full = observation.body.clone();
-        for line in observation.footer() {
-            for text in [&mut inline, &mut full] {
-                text.push('\n');
-                text.push_str(line);
-            }
-        }
-        content.push(json!({ "type": "text", "text": inline }));
-        full_observation = Some(full);
+    let mut content = vec![json!({ "type": "text", "text": done.text })];
+    if let Some(observation) = &done.observation {
+        content.push(json!({ "type": "text", "text": observation }));
     }
-    content.extend(output.links.iter().filter_map(|path| resources::link(path)));
+    content.extend(done.links.iter().filter_map(|path| resources::link(path)));
     let mut result = json!({ "content": content });
-    if session.config.structured_content {
-        let mut structured = json!({ "result": output.result });
-        if let Some(observation) = full_observation {
+    if structured_content {
+        let mut structured = json!({ "result": done.result });
+        if let Some(observation) = &done.observation_full {
             structured["observation"] = json!(observation);
         }
         result["structuredContent"] = structured;
-    } else if output.is_error {
-        result["structuredContent"] = json!({ "result": output.result });
+    } else if done.is_error {
+        result["structuredContent"] = json!({ "result": done.result });
     }
-    if output.is_error {
+    if done.is_error {
         result["isError"] = json!(true);
     }
     result

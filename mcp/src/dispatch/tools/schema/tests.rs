@@ -3,7 +3,7 @@
 use expect_test::{expect, Expect};
 use serde_json::Value;
 
-use crate::tools::{find, validate, Defaults};
+use crate::dispatch::tools::{find, validate, Defaults};
 
 const DEFAULTS: Defaults = Defaults {
     agent_timeout_ms: 5000,
@@ -14,7 +14,7 @@ fn check(tool: &str, arguments: &str, expect: Expect) {
     let Some(decl) = find(tool) else {
         panic!("no tool {tool}");
     };
-    let arguments = crate::jsonrpc::parse_json(arguments.as_bytes()).unwrap_or(Value::Null);
+    let arguments = crate::mcp::jsonrpc::parse_json(arguments.as_bytes()).unwrap_or(Value::Null);
     let actual = match validate(decl, Some(&arguments), &DEFAULTS) {
         Ok(valid) => format!("ok {}", Value::Object(valid)),
         Err(error) => format!("{}\n{}", error.full_message(), error.data()),

@@ -8,8 +8,8 @@ use serde_json::json;
 
 use super::schema::{Hints, ToolDecl};
 use super::ToolContext;
-use crate::error::{ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const STATUS: ToolDecl = ToolDecl {
     name: "browser_status",

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
-use crate::error::{ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     name: "browser_snapshot",
@@ -315,10 +315,13 @@ async fn audit_error(
         chromate::Recovery::ScriptStopped { .. } => {
             format!("chromate stopped the audit after {ms} ms and the tab answers again; {narrow}")
         }
-        recovery => format!("{}; {narrow}", crate::error::recovery_hint(recovery)),
+        recovery => format!(
+            "{}; {narrow}",
+            crate::dispatch::error::recovery_hint(recovery)
+        ),
     };
     ToolError::new(
-        crate::error::ErrorCode::Timeout,
+        crate::dispatch::error::ErrorCode::Timeout,
         format!("{verb}: timed out after {ms}ms waiting for the audit to finish"),
     )
     .with_hint(hint)

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::error::{hint_for, ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{hint_for, ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     name: "browser_navigate",

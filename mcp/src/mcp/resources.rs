@@ -36,6 +36,17 @@ pub(crate) struct Roots {
     pub(crate) downloads: PathBuf,
 }
 
+impl Roots {
+    /// The directories of `session` whose files `resources/read` serves (§1.3).
+    pub(crate) fn of(session: &crate::dispatch::session::Session) -> Roots {
+        Roots {
+            session: session.artifacts.dir().to_path_buf(),
+            traces: session.trace_root(),
+            downloads: session.artifacts.downloads_dir(),
+        }
+    }
+}
+
 /// Why a read was refused; the message is the JSON-RPC -32602 text.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum ReadError {

@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, Kind, ToolDecl};
 use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const CLICK: ToolDecl = ToolDecl {
     name: "browser_click",

@@ -21,8 +21,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::jsonrpc::{self, RpcError};
-use crate::server::{INSTRUCTIONS, PROTOCOL_VERSIONS};
+use crate::mcp::jsonrpc::{self, RpcError};
+use crate::mcp::server::{INSTRUCTIONS, PROTOCOL_VERSIONS};
 
 /// The modern revisions chromate serves through per-request metadata.
 pub(crate) const MODERN_VERSIONS: [&str; 1] = ["2026-07-28"];

@@ -151,7 +151,7 @@ fn glob_patterns_match_full_urls() {
     ];
     for (pattern, url, expected) in cases {
         assert_eq!(
-            mock::glob_matches(pattern, url),
+            crate::dispatch::mocks::glob_matches(pattern, url),
             expected,
             "{pattern} vs {url}"
         );
@@ -160,12 +160,14 @@ fn glob_patterns_match_full_urls() {
 
 #[test]
 fn mock_table_issues_ids_once_and_stops_at_twenty() {
-    let mut table = MockTable::default();
+    let mut table = crate::dispatch::mocks::MockTable::default();
     for _ in 0..20 {
-        assert!(table.add("https://a/*", mock::MockKind::Block).is_ok());
+        assert!(table
+            .add("https://a/*", crate::dispatch::mocks::MockKind::Block)
+            .is_ok());
     }
     let full = table
-        .add("https://b/*", mock::MockKind::Block)
+        .add("https://b/*", crate::dispatch::mocks::MockKind::Block)
         .map(|rule| rule.id.clone());
     assert_eq!(
         full.map_err(|error| error.message),
@@ -174,7 +176,7 @@ fn mock_table_issues_ids_once_and_stops_at_twenty() {
     assert!(table.remove("m3"));
     assert!(!table.remove("m3"));
     let id = table
-        .add("https://c/*", mock::MockKind::Block)
+        .add("https://c/*", crate::dispatch::mocks::MockKind::Block)
         .map(|rule| rule.id.clone());
     assert_eq!(id.ok().as_deref(), Some("m21"));
     assert_eq!(
@@ -190,9 +192,12 @@ fn mock_table_issues_ids_once_and_stops_at_twenty() {
 
 #[test]
 fn mock_content_type_follows_the_body() {
-    assert_eq!(mock::default_content_type(r#"{"a":1}"#), "application/json");
     assert_eq!(
-        mock::default_content_type("hello"),
+        crate::dispatch::mocks::default_content_type(r#"{"a":1}"#),
+        "application/json"
+    );
+    assert_eq!(
+        crate::dispatch::mocks::default_content_type("hello"),
         "text/plain; charset=utf-8"
     );
 }

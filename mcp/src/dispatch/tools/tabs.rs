@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::{Session, Tab};
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::{Session, Tab};
 
 pub(crate) const PAGE: ToolDecl = ToolDecl {
     name: "browser_page",

@@ -16,8 +16,8 @@ use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
 use super::{
     cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) const FIND: ToolDecl = ToolDecl {
     name: "browser_find",

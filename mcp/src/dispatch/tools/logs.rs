@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 /// The journal's entry kinds (§10).
 pub(crate) const KINDS: [&str; 6] = [

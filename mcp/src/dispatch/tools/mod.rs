@@ -12,14 +12,10 @@
 //! `check` and the handler in a group file, then add one line to
 //! `registry!` below.
 
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
-
 use serde_json::{json, Map, Value};
-use tokio::sync::watch;
 
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 pub(crate) mod schema;
 
@@ -37,7 +33,7 @@ mod status;
 mod tabs;
 mod trace;
 
-pub(crate) use mock::MockTable;
+pub(crate) use crate::dispatch::call::{cancelled_error, Cancel, Progress};
 pub(crate) use schema::{Defaults, ToolDecl};
 
 use schema::{Arg, IntDefault};
@@ -50,114 +46,6 @@ pub(crate) struct ToolContext<'a> {
     pub(crate) cancel: Cancel,
     /// The phase and step count reported in `notifications/progress`.
     pub(crate) progress: Progress,
-}
-
-/// A cancellation signal a handler checks at its wait and poll points.
-#[derive(Debug, Clone)]
-pub(crate) struct Cancel {
-    receiver: watch::Receiver<bool>,
-}
-
-impl Cancel {
-    pub(crate) fn new(receiver: watch::Receiver<bool>) -> Cancel {
-        Cancel { receiver }
-    }
-
-    /// A signal that never fires (one-shot subcommands).
-    #[allow(dead_code)] // For one-shot subcommands such as `chromate demo`.
-    pub(crate) fn never() -> Cancel {
-        let (sender, receiver) = watch::channel(false);
-        // Keeping the sender alive forever keeps `cancelled()` pending.
-        std::mem::forget(sender);
-        Cancel { receiver }
-    }
-
-    pub(crate) fn is_cancelled(&self) -> bool {
-        *self.receiver.borrow()
-    }
-
-    /// Runs `future` unless the call is cancelled first (`None`): the
-    /// future is dropped at its next await point.
-    pub(crate) async fn run<F: std::future::Future>(&self, future: F) -> Option<F::Output> {
-        let mut cancel = self.clone();
-        tokio::select! {
-            output = future => Some(output),
-            () = cancel.cancelled() => None,
-        }
-    }
-
-    /// Resolves once the call is cancelled; pends forever otherwise.
-    pub(crate) async fn cancelled(&mut self) {
-        if self
-            .receiver
-            .wait_for(|cancelled| *cancelled)
-            .await
-            .is_err()
-        {
-            std::future::pending::<()>().await;
-        }
-    }
-}
-
-/// The error a handler returns when it stopped because it was cancelled
-/// (never sent: the server drops the response).
-pub(crate) fn cancelled_error(verb: &str) -> ToolError {
-    ToolError::new(ErrorCode::DriverError, format!("{verb}: cancelled"))
-        .with_detail(json!({ "reason": "cancelled" }))
-}
-
-/// What progress notifications say about the running call.
-#[derive(Debug)]
-pub(crate) struct ProgressState {
-    /// `launching browser`, `waiting for css=#save to become enabled`.
-    pub(crate) phase: String,
-    /// browser_batch: (steps done, steps).
-    pub(crate) steps: Option<(u64, u64)>,
-    /// Set when the response has been sent (or dropped): no notification after it.
-    pub(crate) finished: bool,
-}
-
-/// A shared handle on a call's [`ProgressState`].
-#[derive(Debug, Clone)]
-pub(crate) struct Progress {
-    state: Arc<Mutex<ProgressState>>,
-    started: Instant,
-}
-
-impl Progress {
-    pub(crate) fn new(phase: &str, started: Instant) -> Progress {
-        Progress {
-            state: Arc::new(Mutex::new(ProgressState {
-                phase: phase.to_owned(),
-                steps: None,
-                finished: false,
-            })),
-            started,
-        }
-    }
-
-    /// When the call arrived (progress counts queue time).
-    pub(crate) fn started(&self) -> Instant {
-        self.started
-    }
-
-    pub(crate) fn set_phase(&self, phase: impl Into<String>) {
-        self.with_state(|state| state.phase = phase.into());
-    }
-
-    pub(crate) fn set_steps(&self, done: u64, total: u64) {
-        self.with_state(|state| state.steps = Some((done, total)));
-    }
-
-    /// Runs `f` with the state locked; the server sends notifications and the
-    /// final response under this lock so none follows the response.
-    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut ProgressState) -> R) -> R {
-        let mut guard = match self.state.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
-        f(&mut guard)
-    }
 }
 
 /// The active page and a locator for `selector` with `timeout_ms`, for an
@@ -180,20 +68,20 @@ pub(crate) async fn locate(
             let err = chromate::Error::BareRef {
                 element_ref: format!("e{number}"),
             };
-            return Err(crate::error::from_engine(verb, &err));
+            return Err(crate::dispatch::error::from_engine(verb, &err));
         }
     }
     // §6.3 row 2 with no browser: there is no baseline and nothing to snapshot, so the ref
     // is `no-snapshot` without launching one (row 1, a dialog, needs a browser).
     if let (Some(number), false) = (ref_number, ctx.session.browser_running()) {
-        return Err(crate::session::no_snapshot(verb, number));
+        return Err(crate::dispatch::session::no_snapshot(verb, number));
     }
     if !ctx.session.browser_running() {
         ctx.progress.set_phase("launching browser");
     }
     let page = ctx.session.active_page_any(verb).await?;
     if let Some(dialog) = page.dialog() {
-        let mut error = crate::session::dialog_blocks(verb, &dialog);
+        let mut error = crate::dispatch::session::dialog_blocks(verb, &dialog);
         // §6.3 row 1: a ref is not even resolved while a dialog is open.
         if let Some(number) = ref_number {
             error.message = format!(
@@ -214,7 +102,7 @@ pub(crate) async fn locate(
             let err = chromate::Error::BareRef {
                 element_ref: format!("e{number}"),
             };
-            return Err(crate::error::from_engine(verb, &err));
+            return Err(crate::dispatch::error::from_engine(verb, &err));
         }
     }
     ctx.session
@@ -240,7 +128,7 @@ pub(crate) async fn locate(
     };
     let locator = page
         .locator(&selector)
-        .map_err(|err| crate::error::from_engine(verb, &err))?
+        .map_err(|err| crate::dispatch::error::from_engine(verb, &err))?
         .timeout(std::time::Duration::from_millis(timeout_ms));
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));

@@ -3,7 +3,7 @@
 //!
 //! Owns: the trace root, default names (`trace-<n>`), the name-clash,
 //! already-recording and not-recording rules. The files themselves (events,
-//! viewer, zip) are `crate::trace`'s; the per-call events are written by the
+//! viewer, zip) are `crate::dispatch::trace`'s; the per-call events are written by the
 //! server's dispatch and browser_batch. Never launches the browser.
 
 use std::path::Path;
@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Hints, Pattern, ToolDecl};
 use super::ToolContext;
-use crate::error::{ErrorCode, ToolError, ToolOutput};
-use crate::session::Session;
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 
 /// `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`: bare, no path, no leading dot.
 pub(crate) static TRACE_NAME: Pattern = Pattern {
@@ -109,9 +109,13 @@ pub(crate) async fn trace(
             header.insert("chromate".into(), json!(env!("CARGO_PKG_VERSION")));
             header.insert("viewport".into(), json!({ "width": 1280, "height": 800 }));
             header.insert("headless".into(), json!(!session.config.headed));
-            let recording =
-                crate::trace::TraceRecording::start(&root, &name, !args.no_screenshots, header)
-                    .map_err(|err| io_error("trace start", &root.join(&name), &err))?;
+            let recording = crate::dispatch::trace::TraceRecording::start(
+                &root,
+                &name,
+                !args.no_screenshots,
+                header,
+            )
+            .map_err(|err| io_error("trace start", &root.join(&name), &err))?;
             let result = json!({
                 "ok": true,
                 "action": "start",
@@ -133,7 +137,7 @@ pub(crate) async fn trace(
             recording
                 .end("stop")
                 .map_err(|err| io_error("trace stop", &recording.trace_path(), &err))?;
-            let viewer = crate::trace::write_viewer(&recording)
+            let viewer = crate::dispatch::trace::write_viewer(&recording)
                 .map_err(|err| io_error("trace stop", &recording.out_dir, &err))?;
             let mut result = json!({
                 "ok": true,
@@ -144,7 +148,7 @@ pub(crate) async fn trace(
                 "viewer": viewer.display().to_string(),
             });
             if args.zip {
-                let zip = crate::trace::write_zip(&recording).map_err(|reason| {
+                let zip = crate::dispatch::trace::write_zip(&recording).map_err(|reason| {
                     ToolError::new(
                         ErrorCode::DriverError,
                         format!("trace stop: cannot write the zip: {reason}"),

@@ -29,7 +29,7 @@ use std::time::SystemTime;
 
 use serde_json::{json, Value};
 
-use crate::error::{cut_bytes, floor_char_boundary};
+use crate::dispatch::error::{cut_bytes, floor_char_boundary};
 use crate::private_fs;
 
 /// Default spill threshold (`CHROMATE_MCP_SPILL_BYTES`).

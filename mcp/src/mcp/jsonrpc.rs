@@ -34,7 +34,7 @@ pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
-const OVERFLOW_MARKER: &str = "\u{0}chromate-overflow-number:";
+pub(crate) use crate::dispatch::tools::schema::{overflow_literal, OVERFLOW_MARKER};
 
 /// What the decoder produced from the byte stream.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -290,11 +290,6 @@ fn scan(text: &str) -> Result<Scan, String> {
         }
     }
     Ok(Scan { overflows })
-}
-
-/// The original literal if `value` is a rewritten overflow number.
-pub(crate) fn overflow_literal(value: &Value) -> Option<&str> {
-    value.as_str()?.strip_prefix(OVERFLOW_MARKER)
 }
 
 fn classify(value: Value) -> Result<Incoming, RpcError> {

@@ -9,8 +9,6 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::jsonrpc::overflow_literal;
-
 /// Default `maxLength` of a string argument (§2).
 pub(crate) const DEFAULT_MAX_LEN: u32 = 8192;
 /// Largest integer a declaration may allow (2^53 - 1: exact in a double).
@@ -449,7 +447,7 @@ impl ArgError {
 
     /// The INVALID_ARGUMENT tool error the model reads and corrects its call from (§2):
     /// the same message, [`ArgError::data`] as `detail`.
-    pub(crate) fn to_tool_error(&self) -> crate::error::ToolError {
+    pub(crate) fn to_tool_error(&self) -> crate::dispatch::error::ToolError {
         let hint = if self.extra.contains_key("unknown") {
             "remove the unknown argument; detail.allowed lists the declared ones".to_owned()
         } else if self.extra.contains_key("allowed") {
@@ -460,8 +458,8 @@ impl ArgError {
                 self.tool
             )
         };
-        crate::error::ToolError::new(
-            crate::error::ErrorCode::InvalidArgument,
+        crate::dispatch::error::ToolError::new(
+            crate::dispatch::error::ErrorCode::InvalidArgument,
             self.full_message(),
         )
         .with_hint(hint)
@@ -728,7 +726,7 @@ impl Validator<'_> {
         let Some(step_decl) = (self.lookup)(tool_name) else {
             let mut allowed: Vec<&str> = Vec::new();
             // The enum is every tool but the batch itself.
-            for candidate in crate::tools::TOOLS {
+            for candidate in crate::dispatch::tools::TOOLS {
                 if candidate.name != self.tool {
                     allowed.push(candidate.name);
                 }
@@ -885,3 +883,12 @@ pub(crate) fn type_name(value: &Value) -> &'static str {
 
 #[cfg(test)]
 mod tests;
+
+/// How a front end's JSON reader marks a number literal too large for `f64` (`1e400`): a
+/// string with this prefix, so the validator can name the literal instead of a rounded value.
+pub(crate) const OVERFLOW_MARKER: &str = "\u{0}chromate-overflow-number:";
+
+/// The original literal if `value` is a rewritten overflow number.
+pub(crate) fn overflow_literal(value: &Value) -> Option<&str> {
+    value.as_str()?.strip_prefix(OVERFLOW_MARKER)
+}

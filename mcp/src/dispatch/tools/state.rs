@@ -17,9 +17,9 @@ use serde_json::{json, Value};
 
 use super::schema::{Arg, Hints, Pattern, ToolDecl};
 use super::ToolContext;
-use crate::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
 use crate::private_fs;
-use crate::session::Session;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
 pub(crate) static STATE_NAME: Pattern = Pattern {

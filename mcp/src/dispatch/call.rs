@@ -1,0 +1,123 @@
+//! What a running call carries besides its arguments: its cancellation signal and its
+//! progress, which every front end reads the same way (MCP sends them as
+//! `notifications/cancelled` and `notifications/progress`; the CLI daemon cancels a call
+//! whose client went away).
+//!
+//! Owns: [`Cancel`], [`Progress`] and the error a cancelled handler returns. A leaf module:
+//! the session and the tools both use it, and it uses neither.
+
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use serde_json::json;
+use tokio::sync::watch;
+
+use crate::dispatch::error::{ErrorCode, ToolError};
+
+/// A cancellation signal a handler checks at its wait and poll points.
+#[derive(Debug, Clone)]
+pub(crate) struct Cancel {
+    receiver: watch::Receiver<bool>,
+}
+
+impl Cancel {
+    pub(crate) fn new(receiver: watch::Receiver<bool>) -> Cancel {
+        Cancel { receiver }
+    }
+
+    /// A signal that never fires (one-shot subcommands).
+    #[allow(dead_code)] // For one-shot subcommands such as `chromate demo`.
+    pub(crate) fn never() -> Cancel {
+        let (sender, receiver) = watch::channel(false);
+        // Keeping the sender alive forever keeps `cancelled()` pending.
+        std::mem::forget(sender);
+        Cancel { receiver }
+    }
+
+    pub(crate) fn is_cancelled(&self) -> bool {
+        *self.receiver.borrow()
+    }
+
+    /// Runs `future` unless the call is cancelled first (`None`): the
+    /// future is dropped at its next await point.
+    pub(crate) async fn run<F: std::future::Future>(&self, future: F) -> Option<F::Output> {
+        let mut cancel = self.clone();
+        tokio::select! {
+            output = future => Some(output),
+            () = cancel.cancelled() => None,
+        }
+    }
+
+    /// Resolves once the call is cancelled; pends forever otherwise.
+    pub(crate) async fn cancelled(&mut self) {
+        if self
+            .receiver
+            .wait_for(|cancelled| *cancelled)
+            .await
+            .is_err()
+        {
+            std::future::pending::<()>().await;
+        }
+    }
+}
+
+/// The error a handler returns when it stopped because it was cancelled
+/// (never sent: the server drops the response).
+pub(crate) fn cancelled_error(verb: &str) -> ToolError {
+    ToolError::new(ErrorCode::DriverError, format!("{verb}: cancelled"))
+        .with_detail(json!({ "reason": "cancelled" }))
+}
+
+/// What progress notifications say about the running call.
+#[derive(Debug)]
+pub(crate) struct ProgressState {
+    /// `launching browser`, `waiting for css=#save to become enabled`.
+    pub(crate) phase: String,
+    /// browser_batch: (steps done, steps).
+    pub(crate) steps: Option<(u64, u64)>,
+    /// Set when the response has been sent (or dropped): no notification after it.
+    pub(crate) finished: bool,
+}
+
+/// A shared handle on a call's [`ProgressState`].
+#[derive(Debug, Clone)]
+pub(crate) struct Progress {
+    state: Arc<Mutex<ProgressState>>,
+    started: Instant,
+}
+
+impl Progress {
+    pub(crate) fn new(phase: &str, started: Instant) -> Progress {
+        Progress {
+            state: Arc::new(Mutex::new(ProgressState {
+                phase: phase.to_owned(),
+                steps: None,
+                finished: false,
+            })),
+            started,
+        }
+    }
+
+    /// When the call arrived (progress counts queue time).
+    pub(crate) fn started(&self) -> Instant {
+        self.started
+    }
+
+    pub(crate) fn set_phase(&self, phase: impl Into<String>) {
+        self.with_state(|state| state.phase = phase.into());
+    }
+
+    pub(crate) fn set_steps(&self, done: u64, total: u64) {
+        self.with_state(|state| state.steps = Some((done, total)));
+    }
+
+    /// Runs `f` with the state locked; the server sends notifications and the
+    /// final response under this lock so none follows the response.
+    pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut ProgressState) -> R) -> R {
+        let mut guard = match self.state.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        f(&mut guard)
+    }
+}

@@ -1,0 +1,198 @@
+//! The command layer every front end calls: one validated tool call in, one [`Reply`] out.
+//!
+//! Owns: running a call against a [`Session`] (typing the validated arguments, the
+//! cross-argument check, the handler, replacing a tab the call found stuck, the observation
+//! hook of §8, the trace's action event) and turning its outcome into a [`Reply`] with
+//! spilling (§12) applied — the text the model or the terminal sees, the result object, the
+//! files it hands back. Does not own any wire format: MCP (`crate::mcp`) turns a reply into a
+//! `tools/call` result, the CLI (`crate::cli`) into stdout, stderr and an exit status, and the
+//! session daemon (`crate::daemon`) carries it over its socket as JSON.
+//!
+//! Module order is the dependency order: `call` and `error` are leaves, `artifacts`,
+//! `mocks` and `trace` sit under `session`, and `tools` uses them all; nothing below `tools`
+//! names it.
+
+pub(crate) mod artifacts;
+pub(crate) mod call;
+pub(crate) mod error;
+pub(crate) mod mocks;
+pub(crate) mod session;
+pub(crate) mod tools;
+pub(crate) mod trace;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use call::{Cancel, Progress};
+use error::{ToolError, ToolOutput};
+use session::Session;
+use tools::{ToolCall, ToolContext, ToolDecl};
+
+/// What one call produced, in the form every front end renders from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub(crate) enum Reply {
+    /// The tool ran (a failed browser_batch too: its `is_error` is set).
+    Done(Done),
+    /// A tool error (§3).
+    Failed(Failed),
+}
+
+/// A successful call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Done {
+    /// The result object (`structuredContent.result`, what `--json` prints).
+    pub(crate) result: Value,
+    /// The first text the model sees: the result's compact JSON or the tool's own text
+    /// (a snapshot, a batch summary), spilled past the limit.
+    pub(crate) text: String,
+    /// The observation as the model sees it: its body spilled past the limit, then the
+    /// download lines and the `errors:` tripwire.
+    pub(crate) observation: Option<String>,
+    /// The same observation never spilled.
+    pub(crate) observation_full: Option<String>,
+    /// Files the result hands back (MCP `resource_link` blocks).
+    pub(crate) links: Vec<PathBuf>,
+    /// A browser_batch whose `ok` is false.
+    pub(crate) is_error: bool,
+    /// An answer a script treats as a failed assertion though it is a success over MCP:
+    /// `exists` that found nothing, `a11y check:true` that did not pass.
+    pub(crate) negative: bool,
+}
+
+/// A failed call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct Failed {
+    /// The bounded error object (`structuredContent.error`): code, message, hint, detail.
+    pub(crate) error: Value,
+    /// Its `error:`/`code:`/`hint:` lines and the (spilled) recovery snapshot.
+    pub(crate) text: String,
+}
+
+/// Runs one validated call against the session and renders its outcome.
+pub(crate) async fn run(
+    session: &mut Session,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Reply {
+    // Kept for the trace's action event (§11.6); browser_batch records its steps itself.
+    let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
+        (
+            arguments.clone(),
+            trace::iso_now(),
+            std::time::Instant::now(),
+            session.journal.log.cursor(),
+        )
+    });
+    let outcome = execute(session, decl, arguments, cancel, progress).await;
+    if let Some((arguments, started_at, started, log_cursor)) = &traced {
+        if !cancel.is_cancelled() {
+            let record = trace::CallRecord {
+                tool: decl.name,
+                observes: decl.observes,
+                arguments,
+                started_at: started_at.clone(),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                outcome: outcome.as_ref(),
+                log_cursor: *log_cursor,
+            };
+            trace::record_action(session, record).await;
+        }
+    }
+    render(session, decl, outcome)
+}
+
+async fn execute(
+    session: &mut Session,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<ToolOutput, ToolError> {
+    let tool_call = ToolCall::from_validated(decl, arguments)?;
+    tool_call.check(session)?;
+    let mut ctx = ToolContext {
+        session: &mut *session,
+        cancel: cancel.clone(),
+        progress: progress.clone(),
+    };
+    let mut outcome = tool_call.run(&mut ctx).await;
+    // A tab the call found stuck is replaced before anything else runs.
+    ctx.session.replace_stuck_tab().await;
+    // The observation hook (§8); browser_batch makes its own.
+    if let Ok(output) = &mut outcome {
+        if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
+            output.observation = ctx.session.observe(cancel).await;
+            if let Some(observation) = &output.observation {
+                output.links.extend(observation.links.iter().cloned());
+            }
+        }
+    }
+    outcome
+}
+
+/// A tool outcome → its [`Reply`], spilling applied (§12).
+fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, ToolError>) -> Reply {
+    let output = match outcome {
+        Err(error) => {
+            let recovery = error
+                .recovery_snapshot
+                .as_deref()
+                .map(|snapshot| session.artifacts.spill("recovery.txt", snapshot).inline);
+            return Reply::Failed(Failed {
+                error: error.to_json(),
+                text: error.to_text(recovery.as_deref()),
+            });
+        }
+        Ok(output) => output,
+    };
+    let label = match decl.name {
+        "browser_snapshot" => "snapshot.txt".to_owned(),
+        "browser_batch" => "batch.txt".to_owned(),
+        name => format!("{name}.json"),
+    };
+    let text = output
+        .text
+        .clone()
+        .unwrap_or_else(|| output.result.to_string());
+    let text = session.artifacts.spill(&label, &text).inline;
+    let (observation, observation_full) = match &output.observation {
+        None => (None, None),
+        Some(observation) => {
+            let mut inline = session
+                .artifacts
+                .spill("snapshot.txt", &observation.body)
+                .inline;
+            let mut full = observation.body.clone();
+            for line in observation.footer() {
+                for text in [&mut inline, &mut full] {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+            }
+            (Some(inline), Some(full))
+        }
+    };
+    Reply::Done(Done {
+        negative: negative(decl, &output.result),
+        result: output.result,
+        text,
+        observation,
+        observation_full,
+        links: output.links,
+        is_error: output.is_error,
+    })
+}
+
+/// Whether a successful answer is one a script treats as a failed assertion.
+fn negative(decl: &ToolDecl, result: &Value) -> bool {
+    match decl.name {
+        "browser_exists" => result.get("exists") == Some(&json!(false)),
+        "browser_a11y" => result.get("passed") == Some(&json!(false)),
+        _ => false,
+    }
+}
