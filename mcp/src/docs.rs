@@ -157,6 +157,12 @@ fn docs_tools_md_is_fresh() {
 }
 
 #[test]
+fn docs_cli_reference_md_is_fresh() {
+    expect_test::expect_file!["../../docs/cli-reference.md"]
+        .assert_eq(&crate::cli::commands::reference());
+}
+
+#[test]
 fn docs_error_codes_md_is_fresh() {
     expect_test::expect_file!["../../docs/error-codes.md"].assert_eq(&error_codes_markdown());
 }

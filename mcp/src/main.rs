@@ -10,12 +10,14 @@
 mod bench;
 mod cli;
 mod config;
+mod daemon;
 mod dispatch;
 #[cfg(test)]
 mod docs;
 mod log;
 mod mcp;
 mod private_fs;
+mod signals;
 
 use std::process::ExitCode;
 
@@ -40,6 +42,10 @@ fn main() -> ExitCode {
             print!("{text}");
             ExitCode::SUCCESS
         }
+        Command::Tool(command) => cli::run::tool(&command),
+        Command::Close { session } => cli::run::close(session.as_deref()),
+        Command::Sessions { json } => cli::run::sessions(json),
+        Command::Daemon { session, idle } => daemon_main(session, idle),
         Command::Version => {
             println!("chromate {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -82,6 +88,29 @@ fn main() -> ExitCode {
             std::process::exit(status);
         }
     }
+}
+
+/// `chromate daemon`: the session daemon, with the configuration of the environment the
+/// command that started it ran in.
+#[cfg(unix)]
+fn daemon_main(session: String, idle: std::time::Duration) -> ExitCode {
+    let (config, warnings) = Config::resolve(config::McpFlags::default(), &|name| {
+        std::env::var(name).ok()
+    });
+    for warning in warnings {
+        eprintln!("chromate: {warning}");
+    }
+    let Some(runtime) = runtime() else {
+        return ExitCode::FAILURE;
+    };
+    let status = runtime.block_on(daemon::server::serve(session, idle, config));
+    std::process::exit(status);
+}
+
+#[cfg(not(unix))]
+fn daemon_main(_session: String, _idle: std::time::Duration) -> ExitCode {
+    eprintln!("chromate: sessions need Linux or macOS; on Windows, use `chromate mcp`");
+    ExitCode::FAILURE
 }
 
 /// The two-worker runtime the server and the bench run on; `None` (said on stderr) if the OS

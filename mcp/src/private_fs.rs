@@ -100,7 +100,7 @@ fn make_private(_path: &Path) -> io::Result<()> {
 
 #[cfg(unix)]
 #[allow(unsafe_code)]
-fn effective_uid() -> u32 {
+pub(crate) fn effective_uid() -> u32 {
     // SAFETY: geteuid has no preconditions, touches no memory of ours and cannot fail.
     unsafe { libc::geteuid() }
 }

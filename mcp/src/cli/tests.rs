@@ -11,6 +11,15 @@ fn check(args: &str, expect: Expect) {
         Ok(Command::Init { agent }) => format!("init {agent:?}"),
         Ok(Command::Help(text)) => format!("help {}", text.lines().next().unwrap_or_default()),
         Ok(Command::Version) => "version".to_owned(),
+        Ok(Command::Tool(command)) => format!(
+            "tool {} {} {:?}",
+            command.decl.name,
+            serde_json::Value::Object(command.arguments),
+            command.common
+        ),
+        Ok(Command::Close { session }) => format!("close {session:?}"),
+        Ok(Command::Sessions { json }) => format!("sessions json={json}"),
+        Ok(Command::Daemon { session, idle }) => format!("daemon {session} {idle:?}"),
         Ok(Command::BenchSnapshot {
             target,
             repeat,

@@ -171,6 +171,11 @@ impl Session {
     }
 
     /// Whether a browser runs now (a lost one does not count).
+    /// The browser's process id, when chromate launched the running browser.
+    pub(crate) fn browser_pid(&self) -> Option<u32> {
+        self.live.as_ref().and_then(|live| live.browser.pid())
+    }
+
     pub(crate) fn browser_running(&self) -> bool {
         self.live
             .as_ref()

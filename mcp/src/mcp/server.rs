@@ -155,7 +155,7 @@ pub(crate) async fn serve(config: Config) -> i32 {
         initialized: false,
         era: Era::Legacy,
     };
-    let mut signals = Signals::new();
+    let mut signals = crate::signals::Signals::new();
     loop {
         tokio::select! {
             input = in_rx.recv() => match input {
@@ -284,73 +284,6 @@ async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>, closing: Ar
     }
     drop(line_tx);
     let _ = tokio::task::spawn_blocking(move || thread.join()).await;
-}
-
-/// SIGTERM, SIGINT and SIGHUP (Ctrl-C elsewhere).
-struct Signals {
-    #[cfg(unix)]
-    streams: Vec<tokio::signal::unix::Signal>,
-}
-
-impl Signals {
-    fn new() -> Signals {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let streams = [
-                SignalKind::terminate(),
-                SignalKind::interrupt(),
-                SignalKind::hangup(),
-            ]
-            .into_iter()
-            .filter_map(|kind| match signal(kind) {
-                Ok(stream) => Some(stream),
-                Err(err) => {
-                    eprintln!("chromate: cannot watch a signal: {err}");
-                    None
-                }
-            })
-            .collect();
-            Signals { streams }
-        }
-        #[cfg(not(unix))]
-        {
-            Signals {}
-        }
-    }
-
-    async fn recv(&mut self) {
-        #[cfg(unix)]
-        {
-            if self.streams.is_empty() {
-                return std::future::pending().await;
-            }
-            let futures: Vec<_> = self
-                .streams
-                .iter_mut()
-                .map(|stream| Box::pin(stream.recv()))
-                .collect();
-            select_any(futures).await;
-        }
-        #[cfg(not(unix))]
-        {
-            let _ = tokio::signal::ctrl_c().await;
-        }
-    }
-}
-
-/// Resolves when any of the futures resolves.
-#[cfg(unix)]
-async fn select_any<F: std::future::Future + Unpin>(mut futures: Vec<F>) {
-    std::future::poll_fn(|cx| {
-        for future in futures.iter_mut() {
-            if std::pin::Pin::new(future).poll(cx).is_ready() {
-                return std::task::Poll::Ready(());
-            }
-        }
-        std::task::Poll::Pending
-    })
-    .await
 }
 
 /// Handles frames on the read loop; everything but tools/call is answered here.

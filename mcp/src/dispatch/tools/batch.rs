@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::schema::{Arg, Hints, Kind, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -32,6 +32,7 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
     description: "Run up to 25 tool calls in order as one call; stops at the first failure.",
     hints: Hints::D,
     observes: true,
+    cli: Cli::new("batch", &[Slot::arg("steps")]),
     args: &[
         Arg::kind(
             "steps",

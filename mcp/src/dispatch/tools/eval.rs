@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Hints, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -21,6 +21,7 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
     description: "Run JavaScript in the active tab and return its JSON value.",
     hints: Hints::D,
     observes: true,
+    cli: Cli::new("eval", &[Slot::arg("js")]).file("js"),
     args: &[
         Arg::string("js", "Expression or function body; promises are awaited")
             .min_len(1)

@@ -11,7 +11,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, Kind, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -23,6 +23,7 @@ pub(crate) const CLICK: ToolDecl = ToolDecl {
     description: "Click an element once visible, enabled and unobscured.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("click", &[Slot::arg("selector")]),
     args: &[SELECTOR, Arg::boolean("double", "Double-click"), TIMEOUT],
 };
 
@@ -33,6 +34,7 @@ pub(crate) const FILL: ToolDecl = ToolDecl {
     description: "Replace an editable field's content, typed as key events.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("fill", &[Slot::arg("selector"), Slot::arg("value")]),
     args: &[
         SELECTOR,
         Arg::string("value", "New content (\"\" clears)").required(),
@@ -48,6 +50,7 @@ pub(crate) const TYPE: ToolDecl = ToolDecl {
     description: "Type text into the focused element without clearing it; \\n presses Enter.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("type", &[Slot::arg("text")]),
     args: &[Arg::string("text", "Text to type").required()],
 };
 
@@ -58,6 +61,14 @@ pub(crate) const ELEMENT: ToolDecl = ToolDecl {
     description: "Double-click, focus, scroll to, clear, check, uncheck or select on an element.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new(
+        "element",
+        &[
+            Slot::arg("action"),
+            Slot::arg("selector"),
+            Slot::arg("value"),
+        ],
+    ),
     args: &[
         Arg::one_of(
             "action",
@@ -80,6 +91,7 @@ pub(crate) const PRESS: ToolDecl = ToolDecl {
     description: "Press a key or chord, optionally after focusing an element.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("press", &[Slot::arg("key")]),
     args: &[
         Arg::string("key", "Key or chord: a, Enter, Control+A")
             .min_len(1)
@@ -97,6 +109,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
     description: "Press, hold or release one key; held modifiers apply to later input.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("key", &[Slot::arg("action"), Slot::arg("key")]),
     args: &[
         Arg::one_of(
             "action",
@@ -122,6 +135,10 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
     description: "Move, click, press, release or wheel the mouse at an element or a point.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new(
+        "mouse",
+        &[Slot::arg("action"), Slot::arg("x"), Slot::arg("y")],
+    ),
     args: &[
         Arg::one_of(
             "action",
@@ -146,6 +163,7 @@ pub(crate) const HOVER: ToolDecl = ToolDecl {
     description: "Move the pointer over an element once visible and unobscured.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("hover", &[Slot::arg("selector")]),
     args: &[SELECTOR, TIMEOUT],
 };
 
@@ -156,6 +174,7 @@ pub(crate) const UPLOAD: ToolDecl = ToolDecl {
     description: "Set the files of a file input (or its label) from local paths.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("upload", &[Slot::arg("selector"), Slot::arg("files")]),
     args: &[
         SELECTOR,
         Arg::kind(
@@ -180,6 +199,7 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
     description: "Inspect, accept or dismiss the open JavaScript dialog.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("dialog", &[Slot::arg("action"), Slot::arg("text")]),
     args: &[
         Arg::one_of("action", "What to do", &["inspect", "accept", "dismiss"]).required(),
         Arg::string("text", "Prompt answer (accept only)"),

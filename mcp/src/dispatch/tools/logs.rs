@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
+use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -33,6 +33,7 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     description: "List, wait for or clear captured console, error, network and download entries.",
     hints: Hints::L,
     observes: false,
+    cli: Cli::new("logs", &[Slot::arg("action")]),
     args: &[
         Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
         Arg::string(

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Hints, IntDefault, ToolDecl};
+use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::mocks::{default_content_type, MockKind, MockRule};
@@ -18,6 +18,14 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
         "Answer (add) or fail (block) requests whose URL matches a glob; list, remove, clear.",
     hints: Hints::A,
     observes: false,
+    cli: Cli::new(
+        "mock",
+        &[
+            Slot::arg("action"),
+            Slot::arg("id").when("action", "remove"),
+            Slot::arg("pattern"),
+        ],
+    ),
     args: &[
         Arg::one_of(
             "action",

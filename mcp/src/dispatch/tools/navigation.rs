@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::dispatch::error::{hint_for, ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -21,6 +21,7 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     description: "Load a URL in the active tab and wait for its load event.",
     hints: Hints::A,
     observes: true,
+    cli: Cli::new("navigate", &[Slot::arg("url")]),
     args: &[
         Arg::string("url", "Absolute http(s), file or data URL, or about:blank")
             .max_len(2048)

@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, IntDefault, ToolDecl, MAX_SAFE_INT};
+use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{
     cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
@@ -26,6 +26,7 @@ pub(crate) const FIND: ToolDecl = ToolDecl {
     description: "List elements matching a selector, without waiting.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("find", &[Slot::arg("selector")]),
     args: &[
         SELECTOR,
         Arg::boolean("all", "List all matches (paged)"),
@@ -41,6 +42,7 @@ pub(crate) const EXISTS: ToolDecl = ToolDecl {
     description: "Check once whether a selector matches; zero matches is not an error.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("exists", &[Slot::arg("selector")]),
     args: &[SELECTOR],
 };
 
@@ -53,6 +55,7 @@ pub(crate) const WAIT: ToolDecl = ToolDecl {
     description: "Wait for an element state (with selector) or a page load state (without).",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("wait", &[Slot::arg("selector")]),
     args: &[
         SELECTOR_OPT,
         Arg::one_of(
@@ -79,6 +82,7 @@ pub(crate) const READ: ToolDecl = ToolDecl {
     description: "Read an element's text, attribute, form value or state without waiting.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("read", &[Slot::arg("selector")]),
     args: &[
         Arg::one_of("field", "What to read", &["text", "attr", "value", "is"]).default_str("text"),
         Arg::string("selector", "Element (optional for text)").min_len(1),
@@ -100,6 +104,7 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     description: "Assert visibility, text, URL or no new errors, retrying until timeout.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("expect", &[Slot::arg("what"), Slot::arg("selector")]),
     args: &[
         Arg::one_of(
             "what",

@@ -57,7 +57,56 @@ pub(crate) struct ToolDecl {
     pub(crate) hints: Hints,
     /// Returns a post-action observation (§8) on success.
     pub(crate) observes: bool,
+    /// The command line's name and positional arguments for this tool.
+    pub(crate) cli: Cli,
     pub(crate) args: &'static [Arg],
+}
+
+/// How `chromate <command>` spells a tool: its main arguments by position, the rest as
+/// `--flags` named after the arguments (`max_lines` is `--max-lines`). Parsing, each
+/// command's `--help` and `docs/cli.md` all read this, so no flag exists on one side only.
+#[derive(Debug)]
+pub(crate) struct Cli {
+    pub(crate) command: &'static str,
+    /// Arguments taken by position, in order. A list argument takes every remaining word.
+    pub(crate) positional: &'static [Slot],
+    /// The argument `--file PATH` fills from a file (`-`: standard input): eval's `js`. An
+    /// argument of kind [`Kind::Steps`] always reads its JSON from a file or standard input.
+    pub(crate) file: Option<&'static str>,
+}
+
+impl Cli {
+    pub(crate) const fn new(command: &'static str, positional: &'static [Slot]) -> Cli {
+        Cli {
+            command,
+            positional,
+            file: None,
+        }
+    }
+
+    pub(crate) const fn file(mut self, argument: &'static str) -> Cli {
+        self.file = Some(argument);
+        self
+    }
+}
+
+/// One positional place: the argument it fills, only while another argument has a value
+/// (`page open URL` fills `url`, `page select 2` fills `target`).
+#[derive(Debug)]
+pub(crate) struct Slot {
+    pub(crate) arg: &'static str,
+    pub(crate) when: Option<(&'static str, &'static str)>,
+}
+
+impl Slot {
+    pub(crate) const fn arg(arg: &'static str) -> Slot {
+        Slot { arg, when: None }
+    }
+
+    pub(crate) const fn when(mut self, arg: &'static str, value: &'static str) -> Slot {
+        self.when = Some((arg, value));
+        self
+    }
 }
 
 /// A string pattern: its regex source (advertised) and the matcher that

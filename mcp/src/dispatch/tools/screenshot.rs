@@ -10,7 +10,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::artifacts::WriteError;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
@@ -23,6 +23,7 @@ pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     description: "Save a PNG of the viewport, full page or one element to the session directory.",
     hints: Hints::S,
     observes: false,
+    cli: Cli::new("screenshot", &[Slot::arg("selector")]),
     args: &[
         SELECTOR_OPT,
         Arg::boolean("full_page", "Whole document (not with selector)"),

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, IntDefault, ToolDecl};
+use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::dispatch::error::{ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -21,6 +21,7 @@ pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     description: "Render the active tab as lines with refs (e7); becomes the baseline.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("snapshot", &[]),
     args: &[
         Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
         Arg::int("max_lines", "Line budget (this call)", 1, 5000)
@@ -35,6 +36,7 @@ pub(crate) const LOCATORS: ToolDecl = ToolDecl {
     description: "Propose durable selectors for an element, graded by uniqueness.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("locators", &[Slot::arg("selector")]),
     args: &[
         SELECTOR,
         Arg::int("limit", "Unique selectors wanted", 1, 20).default_int(IntDefault::Value(5)),
@@ -51,6 +53,7 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
     description: "Run an axe-core accessibility audit of the page or a subtree.",
     hints: Hints::R,
     observes: false,
+    cli: Cli::new("a11y", &[]),
     args: &[
         SELECTOR_OPT,
         Arg::one_of(

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Hints, Pattern, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -39,6 +39,7 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     description: "Save or load cookies and storage under a name, or list saved names.",
     hints: Hints::D,
     observes: false,
+    cli: Cli::new("state", &[Slot::arg("action"), Slot::arg("name")]),
     args: &[
         Arg::one_of("action", "What to do", &["save", "load", "list"]).default_str("list"),
         Arg::string("name", "State name (save, load)")

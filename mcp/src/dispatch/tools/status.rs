@@ -6,7 +6,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Hints, ToolDecl};
+use super::schema::{Cli, Hints, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -18,6 +18,7 @@ pub(crate) const STATUS: ToolDecl = ToolDecl {
     description: "Report browser, mode, URL, tab count and artifact directory; never launches.",
     hints: Hints::L,
     observes: false,
+    cli: Cli::new("status", &[]),
     args: &[],
 };
 

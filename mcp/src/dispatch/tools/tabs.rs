@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::{Session, Tab};
@@ -19,6 +19,14 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
     description: "List, open, select or close tabs; ids p1, p2… and indexes in opening order.",
     hints: Hints::D,
     observes: false,
+    cli: Cli::new(
+        "page",
+        &[
+            Slot::arg("action"),
+            Slot::arg("url").when("action", "open"),
+            Slot::arg("target"),
+        ],
+    ),
     args: &[
         Arg::one_of("action", "Tab action", &["list", "open", "select", "close"]).required(),
         Arg::string("target", "Tab index or id (select, close)")

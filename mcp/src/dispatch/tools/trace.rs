@@ -11,7 +11,7 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Hints, Pattern, ToolDecl};
+use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -37,6 +37,7 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     description: "Record tool calls with screenshots into an offline HTML viewer.",
     hints: Hints::T,
     observes: false,
+    cli: Cli::new("trace", &[Slot::arg("action"), Slot::arg("name")]),
     args: &[
         Arg::one_of("action", "What to do", &["start", "stop", "status"]).default_str("status"),
         Arg::string("name", "Name (start; default trace-<n>)")

@@ -1,12 +1,17 @@
-//! Hand-written argv parsing for the `chromate` binary and the text of
-//! `chromate init --mcp` (§14; the user's side is `docs/mcp.md#configure-a-host`).
+//! The command line front end: argv of the `chromate` binary, the session commands, and
+//! the text of `chromate init --mcp` (§14; the user's side is `docs/mcp.md#configure-a-host`).
 //!
-//! Owns: turning argv into a [`Command`], the help text and the client
-//! configuration snippets. Does not own the environment (`config.rs`) or
-//! running anything: `main.rs` dispatches. One-shot subcommands (`demo`,
-//! `bench-snapshot`, …) are added as new [`Command`] variants here.
+//! Owns: turning argv into a [`Command`], the top-level help text and the client
+//! configuration snippets; `commands.rs` reads every tool's command from its declaration,
+//! `run.rs` runs it on a session and prints its reply, `skill.rs` is the agent skill. Does
+//! not own the environment (`config.rs`), sessions (`crate::daemon`) or what a tool does
+//! (`crate::dispatch`): `main.rs` dispatches.
+
+pub(crate) mod commands;
+pub(crate) mod run;
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use crate::config::{parse_origin_list, McpFlags};
 
@@ -18,7 +23,15 @@ pub(crate) enum Command {
     /// `chromate init --mcp [--agent NAME]`.
     Init { agent: Option<Agent> },
     /// `chromate --help`, `chromate help`, `chromate <cmd> --help`.
-    Help(&'static str),
+    Help(String),
+    /// `chromate <tool command> ...`: one tool on a persistent session.
+    Tool(commands::ToolCommand),
+    /// `chromate close [--session NAME]`.
+    Close { session: Option<String> },
+    /// `chromate sessions [--json]`.
+    Sessions { json: bool },
+    /// `chromate daemon --session NAME --idle-timeout S`: started by the client, not by people.
+    Daemon { session: String, idle: Duration },
     /// `chromate --version`.
     Version,
     /// `chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]`.
@@ -40,6 +53,15 @@ pub(crate) const TOP_HELP: &str = "\
 chromate — browser automation for AI agents
 
 usage:
+  chromate <command> [args] [--session NAME] [--json]
+                                run one browser tool on a persistent session
+                                (chromate <command> --help; docs/cli.md)
+    navigate click fill type element press key mouse hover upload dialog find exists
+    wait read expect snapshot locators a11y page logs mock state trace screenshot
+    status batch eval
+  chromate close [--session NAME]
+                                end a session and its browser
+  chromate sessions [--json]    list this user's running sessions
   chromate mcp [options]        run the MCP server over stdio
   chromate init --mcp [--agent NAME]
                                 print MCP client configuration snippets
@@ -115,11 +137,99 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "mcp" => parse_mcp(rest),
         "init" => parse_init(rest),
         "bench-snapshot" => parse_bench(rest),
-        "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP)),
+        "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP.to_owned())),
         "-V" | "--version" => Ok(Command::Version),
-        other => Err(UsageError(format!(
-            "unknown command {other:?}\n\n{TOP_HELP}"
+        "close" => parse_close(rest),
+        "sessions" => parse_sessions(rest),
+        "daemon" => parse_daemon(rest),
+        other => match commands::find(other) {
+            Some(decl) => match commands::parse(decl, rest, &read_input)? {
+                commands::Parsed::Run(command) => Ok(Command::Tool(command)),
+                commands::Parsed::Help(text) => Ok(Command::Help(text)),
+            },
+            None => Err(UsageError(format!(
+                "unknown command {other:?}\n\n{TOP_HELP}"
+            ))),
+        },
+    }
+}
+
+/// A file's text for `--file PATH` and JSON steps; `-` is standard input.
+fn read_input(path: &str) -> std::io::Result<String> {
+    if path == "-" {
+        commands::read_stdin()
+    } else {
+        std::fs::read_to_string(path)
+    }
+}
+
+const CLOSE_HELP: &str = "\
+usage: chromate close [--session NAME]
+
+Ends the session (else CHROMATE_SESSION, else default): cancels a running call, closes its
+browser and stops its daemon. A session that is not running is not an error.
+";
+
+const SESSIONS_HELP: &str = "\
+usage: chromate sessions [--json]
+
+Lists this user's sessions whose daemon answers: name, daemon pid, browser pid.
+";
+
+fn parse_close(args: &[String]) -> Result<Command, UsageError> {
+    let mut session = None;
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" => return Ok(Command::Help(CLOSE_HELP.to_owned())),
+            "--session" => match args.next() {
+                Some(name) => session = Some(commands::session_name(name)?),
+                None => return Err(UsageError("close: --session needs a name".to_owned())),
+            },
+            other => match other.strip_prefix("--session=") {
+                Some(name) => session = Some(commands::session_name(name)?),
+                None => {
+                    return Err(UsageError(format!(
+                        "close: unexpected argument {other:?}\n\n{CLOSE_HELP}"
+                    )))
+                }
+            },
+        }
+    }
+    Ok(Command::Close { session })
+}
+
+fn parse_sessions(args: &[String]) -> Result<Command, UsageError> {
+    match args {
+        [] => Ok(Command::Sessions { json: false }),
+        [flag] if flag == "--json" => Ok(Command::Sessions { json: true }),
+        [flag] if flag == "-h" || flag == "--help" => Ok(Command::Help(SESSIONS_HELP.to_owned())),
+        _ => Err(UsageError(format!(
+            "sessions: unexpected arguments\n\n{SESSIONS_HELP}"
         ))),
+    }
+}
+
+fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
+    match args {
+        [session_flag, session, idle_flag, idle]
+            if session_flag == "--session" && idle_flag == "--idle-timeout" =>
+        {
+            let idle = idle
+                .parse::<u64>()
+                .ok()
+                .filter(|seconds| *seconds > 0)
+                .ok_or_else(|| UsageError(format!("daemon: bad --idle-timeout {idle:?}")))?;
+            Ok(Command::Daemon {
+                session: commands::session_name(session)?,
+                idle: Duration::from_secs(idle),
+            })
+        }
+        _ => Err(UsageError(
+            "daemon: usage: chromate daemon --session NAME --idle-timeout SECONDS \
+             (the session commands start it)"
+                .to_owned(),
+        )),
     }
 }
 
@@ -130,7 +240,7 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => return Ok(Command::Help(BENCH_HELP)),
+            "-h" | "--help" => return Ok(Command::Help(BENCH_HELP.to_owned())),
             "--repeat" | "--max-lines" => {
                 let value = args
                     .next()
@@ -177,7 +287,7 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
         };
         match name {
-            "-h" | "--help" => return Ok(Command::Help(MCP_HELP)),
+            "-h" | "--help" => return Ok(Command::Help(MCP_HELP.to_owned())),
             "--headed" if inline_value.is_none() => flags.headed = true,
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if inline_value.is_none() => {
@@ -216,7 +326,7 @@ fn parse_init(args: &[String]) -> Result<Command, UsageError> {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         match arg.as_str() {
-            "-h" | "--help" => return Ok(Command::Help(INIT_HELP)),
+            "-h" | "--help" => return Ok(Command::Help(INIT_HELP.to_owned())),
             "--mcp" => mcp = true,
             "--agent" => {
                 let Some(name) = args.next() else {

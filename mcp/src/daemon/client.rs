@@ -1,0 +1,290 @@
+//! The client side of a session: connect to its daemon, starting one when none answers, send
+//! one request and read its answer. Plain blocking std I/O and no async runtime, so a command
+//! costs little more than the daemon's work.
+//!
+//! Owns: the start protocol — under the session's lock file (`flock`), connect again, else
+//! spawn `chromate daemon` in its own process group with stderr to the session's log and wait
+//! (bounded) for the `ready` line it prints once it listens — so two commands racing to start
+//! a session start one daemon. Does not own the daemon (`server.rs`) or printing (`cli/`).
+
+use std::io::{self, BufRead, BufReader, Write};
+use std::path::Path;
+use std::time::Duration;
+
+#[cfg(unix)]
+use std::os::unix::net::UnixStream;
+
+use super::{Request, Response, SessionPaths, MAX_RESPONSE_BYTES};
+
+/// How long a starting daemon may take to listen (it launches no browser before its first
+/// call, so this is process start and a bind).
+const START_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Why a request got no answer.
+#[derive(Debug)]
+pub(crate) enum ClientError {
+    /// No daemon runs for this session (and none was to be started).
+    NotRunning,
+    /// The daemon could not be started; the text says why (its log's tail included).
+    Start(String),
+    /// The connection failed or the answer was not one.
+    Io(String),
+}
+
+impl std::fmt::Display for ClientError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            ClientError::NotRunning => f.write_str("no session daemon is running"),
+            ClientError::Start(message) => write!(f, "cannot start the session daemon: {message}"),
+            ClientError::Io(message) => write!(f, "session daemon: {message}"),
+        }
+    }
+}
+
+/// How a daemon is started when none answers.
+#[derive(Debug, Clone)]
+pub(crate) struct Start {
+    pub(crate) idle: Duration,
+}
+
+/// Sends `request` to the session's daemon and returns its answer; with `start`, a daemon is
+/// started first if none answers.
+#[cfg(unix)]
+pub(crate) fn request(
+    paths: &SessionPaths,
+    request: &Request,
+    start: Option<&Start>,
+) -> Result<Response, ClientError> {
+    let mut stream = match connect(&paths.socket)? {
+        Some(stream) => stream,
+        None => match start {
+            None => return Err(ClientError::NotRunning),
+            Some(start) => start_daemon(paths, start)?,
+        },
+    };
+    let mut line = serde_json::to_string(request)
+        .map_err(|err| ClientError::Io(format!("cannot encode the request: {err}")))?;
+    line.push('\n');
+    stream
+        .write_all(line.as_bytes())
+        .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
+    // The write side stays open: the daemon takes its end closing as "cancel the call".
+    let mut reader = BufReader::new(io::Read::take(&stream, MAX_RESPONSE_BYTES));
+    let mut answer = String::new();
+    match reader.read_line(&mut answer) {
+        Ok(0) => Err(ClientError::Io(
+            "the daemon closed the connection without answering (see its log)".to_owned(),
+        )),
+        Ok(_) => serde_json::from_str(&answer)
+            .map_err(|err| ClientError::Io(format!("unreadable answer: {err}"))),
+        Err(err) => Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn request(
+    _paths: &SessionPaths,
+    _request: &Request,
+    _start: Option<&Start>,
+) -> Result<Response, ClientError> {
+    Err(ClientError::Io(
+        "sessions need Unix domain sockets: Linux or macOS (on Windows, use `chromate mcp`)"
+            .to_owned(),
+    ))
+}
+
+/// Connects to the socket; `None` when nothing listens there (no file, or a dead daemon's).
+#[cfg(unix)]
+fn connect(socket: &Path) -> Result<Option<UnixStream>, ClientError> {
+    match UnixStream::connect(socket) {
+        Ok(stream) => Ok(Some(stream)),
+        Err(err)
+            if matches!(
+                err.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            Ok(None)
+        }
+        Err(err) => Err(ClientError::Io(format!(
+            "cannot connect to {}: {err}",
+            socket.display()
+        ))),
+    }
+}
+
+/// Starts the session's daemon under its lock and connects to it.
+#[cfg(unix)]
+fn start_daemon(paths: &SessionPaths, start: &Start) -> Result<UnixStream, ClientError> {
+    let _lock = StartLock::take(&paths.lock)
+        .map_err(|err| ClientError::Start(format!("{}: {err}", paths.lock.display())))?;
+    // Whoever held the lock before us may have started it.
+    if let Some(stream) = connect(&paths.socket)? {
+        return Ok(stream);
+    }
+    spawn_daemon(paths, start)?;
+    connect(&paths.socket)?.ok_or_else(|| {
+        ClientError::Start(format!(
+            "it said it was ready but {} does not answer",
+            paths.socket.display()
+        ))
+    })
+}
+
+/// Spawns `chromate daemon` and waits for its `ready` line.
+#[cfg(unix)]
+fn spawn_daemon(paths: &SessionPaths, start: &Start) -> Result<(), ClientError> {
+    use std::os::unix::process::CommandExt;
+    use std::process::{Command, Stdio};
+
+    let exe = std::env::current_exe()
+        .map_err(|err| ClientError::Start(format!("cannot find the chromate binary: {err}")))?;
+    let log = open_log(&paths.log)
+        .map_err(|err| ClientError::Start(format!("{}: {err}", paths.log.display())))?;
+    let mut child = Command::new(exe)
+        .arg("daemon")
+        .arg("--session")
+        .arg(&paths.name)
+        .arg("--idle-timeout")
+        .arg(start.idle.as_secs().to_string())
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(log)
+        // Its own process group: a Ctrl-C meant for this command does not reach it.
+        .process_group(0)
+        .spawn()
+        .map_err(|err| ClientError::Start(format!("cannot spawn it: {err}")))?;
+    let Some(stdout) = child.stdout.take() else {
+        return Err(ClientError::Start(
+            "no pipe to read its ready line".to_owned(),
+        ));
+    };
+    let ready = read_ready(stdout, START_TIMEOUT);
+    // The daemon is not waited for: it outlives this command (and is reaped by whoever
+    // inherits it). A daemon that failed has exited; reap it now if so.
+    let _ = child.try_wait();
+    match ready {
+        Ok(true) => Ok(()),
+        Ok(false) => Err(ClientError::Start(format!(
+            "it exited before listening: {}",
+            log_tail(&paths.log)
+        ))),
+        Err(err) => Err(ClientError::Start(format!(
+            "{err}; its log: {}",
+            log_tail(&paths.log)
+        ))),
+    }
+}
+
+/// Reads the daemon's stdout until `ready\n` (true) or end of file (false), for at most
+/// `timeout`.
+#[cfg(unix)]
+fn read_ready(stdout: std::process::ChildStdout, timeout: Duration) -> io::Result<bool> {
+    use std::os::fd::AsRawFd;
+    let deadline = std::time::Instant::now() + timeout;
+    let fd = stdout.as_raw_fd();
+    let mut reader = BufReader::new(stdout);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() || !poll_readable(fd, left)? {
+            return Err(io::Error::new(
+                io::ErrorKind::TimedOut,
+                format!("it did not listen within {} s", timeout.as_secs()),
+            ));
+        }
+        let mut line = String::new();
+        if reader.read_line(&mut line)? == 0 {
+            return Ok(false);
+        }
+        if line.trim_end() == "ready" {
+            return Ok(true);
+        }
+    }
+}
+
+/// Whether `fd` becomes readable (or hung up) within `timeout`.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn poll_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
+    let mut entry = libc::pollfd {
+        fd,
+        events: libc::POLLIN,
+        revents: 0,
+    };
+    let millis = libc::c_int::try_from(timeout.as_millis()).unwrap_or(libc::c_int::MAX);
+    loop {
+        // SAFETY: one valid pollfd, its count 1; poll writes only `revents`.
+        let ready = unsafe { libc::poll(&mut entry, 1, millis) };
+        match ready {
+            -1 => {
+                let err = io::Error::last_os_error();
+                if err.kind() != io::ErrorKind::Interrupted {
+                    return Err(err);
+                }
+            }
+            0 => return Ok(false),
+            _ => return Ok(true),
+        }
+    }
+}
+
+/// The session's log, new or truncated, 0600, never through a symlink.
+#[cfg(unix)]
+fn open_log(path: &Path) -> io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(path)
+}
+
+/// The last lines of the daemon's log, for an error message.
+fn log_tail(path: &Path) -> String {
+    let text = crate::private_fs::read_file(path)
+        .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        .unwrap_or_default();
+    let lines: Vec<&str> = text.lines().rev().take(5).collect();
+    if lines.is_empty() {
+        format!("{} is empty", path.display())
+    } else {
+        lines.into_iter().rev().collect::<Vec<_>>().join(" / ")
+    }
+}
+
+/// An exclusive `flock` on the session's lock file, released on drop (and by the kernel if
+/// the process dies holding it).
+#[cfg(unix)]
+struct StartLock {
+    _file: std::fs::File,
+}
+
+#[cfg(unix)]
+impl StartLock {
+    #[allow(unsafe_code)]
+    fn take(path: &Path) -> io::Result<StartLock> {
+        use std::os::fd::AsRawFd;
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(path)?;
+        loop {
+            // SAFETY: a file descriptor this function owns; flock touches no memory.
+            let taken = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
+            if taken == 0 {
+                return Ok(StartLock { _file: file });
+            }
+            let err = io::Error::last_os_error();
+            if err.kind() != io::ErrorKind::Interrupted {
+                return Err(err);
+            }
+        }
+    }
+}

@@ -1,0 +1,338 @@
+//! The session daemon (`chromate daemon --session NAME`, started by the client): one
+//! dispatcher session behind a Unix socket, calls run one at a time in arrival order.
+//!
+//! Owns: taking the socket (a dead daemon's socket is replaced; anything else there is
+//! refused, never followed), the `ready` line, refusing a peer of another uid
+//! (`SO_PEERCRED`/`getpeereid` through tokio), one request per connection, cancelling a call
+//! whose client went away, the idle timeout, `close`, SIGTERM/SIGINT/SIGHUP, and ending the
+//! browser before it exits (bounded, as the MCP server's shutdown is). The browser never
+//! outlives the daemon: the engine gives it a parent-death signal, so even `kill -9` of the
+//! daemon ends it. Does not own any tool (`crate::dispatch`).
+
+use std::io;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
+use tokio::net::{UnixListener, UnixStream};
+use tokio::sync::{watch, Notify};
+
+use super::{Info, Request, Response, SessionPaths, MAX_REQUEST_BYTES};
+use crate::config::Config;
+use crate::dispatch::call::{Cancel, Progress};
+use crate::dispatch::error::{ErrorCode, ToolError};
+use crate::dispatch::session::Session;
+use crate::dispatch::tools::{self, Defaults};
+use crate::dispatch::{self, Failed, Reply};
+
+/// How long ending the browser may take at exit (it is killed after 2 s).
+const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
+/// How long a running call gets to stop once `close` or a signal cancels it.
+const CANCEL_GRACE: Duration = Duration::from_millis(1500);
+
+/// What the connection tasks share with the accept loop.
+struct Shared {
+    name: String,
+    session: tokio::sync::Mutex<Session>,
+    defaults: Defaults,
+    session_dir: std::path::PathBuf,
+    idle: Duration,
+    /// Connections being served; the idle clock runs only at zero.
+    active: AtomicUsize,
+    last_activity: Mutex<Instant>,
+    /// The running call's cancel switch.
+    running: Mutex<Option<watch::Sender<bool>>>,
+    /// Fired by `close` once it has answered.
+    closing: Notify,
+    /// Set by `close`: calls that arrive later are refused instead of starting a browser.
+    ending: std::sync::atomic::AtomicBool,
+}
+
+impl Shared {
+    fn touch(&self) {
+        *lock(&self.last_activity) = Instant::now();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Runs the daemon until `close`, the idle timeout or a signal; returns the exit status.
+pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
+    let dir = match super::runtime_dir() {
+        Ok(dir) => dir,
+        Err(err) => {
+            eprintln!("chromate daemon: the runtime directory: {err}");
+            return 1;
+        }
+    };
+    let paths = SessionPaths::new(&dir, &name);
+    let listener = match take_socket(&paths.socket) {
+        Ok(listener) => listener,
+        Err(err) => {
+            eprintln!("chromate daemon: {}: {err}", paths.socket.display());
+            return 1;
+        }
+    };
+    let defaults = Defaults {
+        agent_timeout_ms: config.agent_timeout_ms,
+    };
+    let session = Session::new(config);
+    let shared = Arc::new(Shared {
+        name,
+        session_dir: session.artifacts.dir().to_path_buf(),
+        session: tokio::sync::Mutex::new(session),
+        defaults,
+        idle,
+        active: AtomicUsize::new(0),
+        last_activity: Mutex::new(Instant::now()),
+        running: Mutex::new(None),
+        closing: Notify::new(),
+        ending: std::sync::atomic::AtomicBool::new(false),
+    });
+    if let Err(err) = say_ready() {
+        eprintln!("chromate daemon: cannot tell the client it is ready: {err}");
+        let _ = std::fs::remove_file(&paths.socket);
+        return 1;
+    }
+    let mut signals = crate::signals::Signals::new();
+    let why = loop {
+        let idle_since = *lock(&shared.last_activity);
+        let deadline = idle_since + shared.idle;
+        tokio::select! {
+            accepted = tokio::time::timeout_at(deadline.into(), listener.accept()) => match accepted {
+                Ok(Ok((stream, _))) => {
+                    shared.active.fetch_add(1, Ordering::SeqCst);
+                    shared.touch();
+                    tokio::spawn(serve_connection(shared.clone(), stream));
+                }
+                Ok(Err(err)) => eprintln!("chromate daemon: accept: {err}"),
+                Err(_elapsed) => {
+                    if shared.active.load(Ordering::SeqCst) > 0 {
+                        // A call is running: the clock starts again when it ends.
+                        shared.touch();
+                    } else if lock(&shared.last_activity).elapsed() >= shared.idle {
+                        break "idle timeout";
+                    }
+                }
+            },
+            () = shared.closing.notified() => break "close",
+            () = signals.recv() => break "signal",
+        }
+    };
+    tracing::info!(reason = why, "session daemon ending");
+    // No new connection is accepted from here: the socket goes first, so a command arriving
+    // now starts a new daemon instead of talking to this one.
+    drop(listener);
+    let _ = std::fs::remove_file(&paths.socket);
+    end_session(&shared).await;
+    0
+}
+
+/// Cancels the running call and ends the browser, all bounded.
+async fn end_session(shared: &Shared) {
+    if let Some(cancel) = lock(&shared.running).as_ref() {
+        let _ = cancel.send(true);
+    }
+    let session = tokio::time::timeout(CANCEL_GRACE, shared.session.lock()).await;
+    if let Ok(mut session) = session {
+        let _ = tokio::time::timeout(SHUTDOWN_GRACE, session.shutdown()).await;
+    }
+}
+
+/// Binds the session's socket. A socket file already there is a dead daemon's only if
+/// nothing answers on it; then it is removed. A live daemon, or anything but a socket (a
+/// symlink, a regular file), is refused.
+fn take_socket(path: &Path) -> io::Result<UnixListener> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    match std::fs::symlink_metadata(path) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => return Err(err),
+        Ok(meta) => {
+            if !meta.file_type().is_socket() || meta.uid() != crate::private_fs::effective_uid() {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    "something other than this user's socket is there; not touching it",
+                ));
+            }
+            match std::os::unix::net::UnixStream::connect(path) {
+                Ok(_) => {
+                    return Err(io::Error::new(
+                        io::ErrorKind::AddrInUse,
+                        "another daemon already serves this session",
+                    ))
+                }
+                Err(err) if err.kind() == io::ErrorKind::ConnectionRefused => {
+                    std::fs::remove_file(path)?;
+                }
+                Err(err) => return Err(err),
+            }
+        }
+    }
+    let listener = UnixListener::bind(path)?;
+    // The directory is 0700 already; the socket itself is the user's alone too.
+    std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o600))?;
+    Ok(listener)
+}
+
+/// Prints `ready` for the client that started us, then points stdout at /dev/null: the
+/// client stops reading once it has the line, and nothing may write into a closed pipe.
+#[allow(unsafe_code)]
+fn say_ready() -> io::Result<()> {
+    use std::io::Write;
+    use std::os::fd::AsRawFd;
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(b"ready\n")?;
+    stdout.flush()?;
+    let null = std::fs::OpenOptions::new().write(true).open("/dev/null")?;
+    // SAFETY: both descriptors are open for the whole call; dup2 replaces fd 1 atomically.
+    if unsafe { libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO) } == -1 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// Serves one connection: one request, one answer.
+async fn serve_connection(shared: Arc<Shared>, stream: UnixStream) {
+    let served = handle(&shared, stream).await;
+    if let Err(err) = served {
+        tracing::debug!(error = %err, "connection ended early");
+    }
+    shared.touch();
+    shared.active.fetch_sub(1, Ordering::SeqCst);
+}
+
+async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
+    let peer = stream.peer_cred()?;
+    let (read_half, mut write_half) = stream.into_split();
+    if peer.uid() != crate::private_fs::effective_uid() {
+        let refused = Response::Refused(format!(
+            "this session belongs to uid {}; uid {} may not use it",
+            crate::private_fs::effective_uid(),
+            peer.uid()
+        ));
+        return answer(&mut write_half, &refused).await;
+    }
+    let mut reader = BufReader::new(read_half.take(MAX_REQUEST_BYTES));
+    let mut line = String::new();
+    if reader.read_line(&mut line).await? == 0 {
+        return Ok(());
+    }
+    let request = match serde_json::from_str::<Request>(&line) {
+        Ok(request) => request,
+        Err(err) => {
+            let refused = Response::Refused(format!("not a request: {err}"));
+            return answer(&mut write_half, &refused).await;
+        }
+    };
+    let response = match request {
+        Request::Info => Response::Info(info(shared)),
+        Request::Close => {
+            shared.ending.store(true, Ordering::SeqCst);
+            end_session(shared).await;
+            let answered = answer(&mut write_half, &Response::Closed).await;
+            shared.closing.notify_one();
+            return answered;
+        }
+        Request::Call { tool, arguments } => {
+            let mut rest = reader.into_inner().into_inner();
+            match call(shared, &tool, arguments, &mut rest).await {
+                Some(reply) => Response::Reply(reply),
+                // The client went away: there is no one to answer.
+                None => return Ok(()),
+            }
+        }
+    };
+    answer(&mut write_half, &response).await
+}
+
+async fn answer(
+    write_half: &mut tokio::net::unix::OwnedWriteHalf,
+    response: &Response,
+) -> io::Result<()> {
+    let mut line = serde_json::to_string(response).map_err(io::Error::other)?;
+    line.push('\n');
+    write_half.write_all(line.as_bytes()).await?;
+    write_half.flush().await
+}
+
+fn info(shared: &Shared) -> Info {
+    let (busy, browser_pid) = match shared.session.try_lock() {
+        Ok(session) => (false, session.browser_pid()),
+        Err(_) => (true, None),
+    };
+    Info {
+        session: shared.name.clone(),
+        pid: std::process::id(),
+        browser_pid,
+        busy,
+        session_dir: shared.session_dir.clone(),
+        idle_timeout_s: shared.idle.as_secs(),
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+    }
+}
+
+/// Runs one call, unless its client goes away first (then `None`: cancelled).
+async fn call(
+    shared: &Arc<Shared>,
+    tool: &str,
+    arguments: serde_json::Map<String, Value>,
+    client: &mut tokio::net::unix::OwnedReadHalf,
+) -> Option<Reply> {
+    let Some(decl) = tools::find(tool) else {
+        return Some(failed(&ToolError::new(
+            ErrorCode::InvalidArgument,
+            format!("unknown tool {tool:?}"),
+        )));
+    };
+    let arguments = Value::Object(arguments);
+    let arguments = match tools::validate(decl, Some(&arguments), &shared.defaults) {
+        Ok(arguments) => arguments,
+        Err(error) => return Some(failed(&error.to_tool_error())),
+    };
+    let (cancel_tx, cancel_rx) = watch::channel(false);
+    let cancel = Cancel::new(cancel_rx);
+    let progress = Progress::new("queued behind another call", Instant::now());
+    let run = async {
+        // The session lock is FIFO: calls run one at a time in arrival order.
+        let mut session = shared.session.lock().await;
+        if cancel.is_cancelled() {
+            return None;
+        }
+        if shared.ending.load(Ordering::SeqCst) {
+            let error = ToolError::new(ErrorCode::BrowserUnavailable, "the session is closing")
+                .with_hint("run the command again: it starts a new session");
+            return Some(failed(&error));
+        }
+        *lock(&shared.running) = Some(cancel_tx.clone());
+        let reply = dispatch::run(&mut session, decl, arguments, &cancel, &progress).await;
+        *lock(&shared.running) = None;
+        Some(reply)
+    };
+    tokio::pin!(run);
+    let mut byte = [0u8; 1];
+    tokio::select! {
+        reply = &mut run => return reply,
+        // The client sends nothing more: a read that ends means it closed (or died).
+        _ = client.read(&mut byte) => {}
+    }
+    let _ = cancel_tx.send(true);
+    // Let the handler stop at its next await point, so the session is whole for the next call.
+    let _ = tokio::time::timeout(CANCEL_GRACE, &mut run).await;
+    None
+}
+
+/// A tool error as a reply (nothing to spill: validation and refusals carry no snapshot).
+fn failed(error: &ToolError) -> Reply {
+    Reply::Failed(Failed {
+        error: error.to_json(),
+        text: error.to_text(None),
+    })
+}
