@@ -29,6 +29,8 @@ pub(crate) struct McpFlags {
     pub(crate) structured_content: bool,
     /// `--allow-unrestricted-file-access`: browser_upload reads any file the server can.
     pub(crate) unrestricted_file_access: bool,
+    /// `--session NAME`: attach to that CLI session's daemon instead of an own browser.
+    pub(crate) session: Option<String>,
 }
 
 /// Everything the server needs to know from its invocation.

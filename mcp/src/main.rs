@@ -74,6 +74,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Mcp(flags) => {
+            let attach = flags.session.clone();
             let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
             for warning in warnings {
                 eprintln!("chromate: {warning}");
@@ -81,7 +82,7 @@ fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            let status = runtime.block_on(mcp::server::serve(config));
+            let status = runtime.block_on(mcp::server::serve(config, attach));
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.

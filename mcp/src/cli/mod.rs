@@ -96,6 +96,10 @@ options:
   --allow-unrestricted-file-access
                             browser_upload may read any file the server can (default: only
                             files under the server's working directory)
+  --session NAME            drive the CLI session NAME (started if needed) instead of an own
+                            browser: the agent and `chromate <command> --session NAME` share
+                            one page; the browser options then come from the environment of
+                            whoever started the session
   -h, --help                print this help
 
 environment:
@@ -294,6 +298,7 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 flags.unrestricted_file_access = true;
             }
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
+            "--session" => flags.session = Some(commands::session_name(&value(name)?)?),
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),
             "--allowed-origins" => {

@@ -93,6 +93,62 @@ pub(crate) fn request(
     ))
 }
 
+/// [`request`] from async code (the MCP server attached to a session): the daemon is started
+/// on a blocking thread if none answers, the call itself is async. Dropping the future closes
+/// the connection, which cancels the call in the daemon.
+#[cfg(unix)]
+pub(crate) async fn request_async(
+    paths: &SessionPaths,
+    request: &Request,
+    start: &Start,
+) -> Result<Response, ClientError> {
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let stream = match tokio::net::UnixStream::connect(&paths.socket).await {
+        Ok(stream) => stream,
+        Err(err)
+            if matches!(
+                err.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::ConnectionRefused
+            ) =>
+        {
+            let (paths, start) = (paths.clone(), start.clone());
+            let started = tokio::task::spawn_blocking(move || start_daemon(&paths, &start))
+                .await
+                .map_err(|err| {
+                    ClientError::Start(format!("the starting thread failed: {err}"))
+                })??;
+            started
+                .set_nonblocking(true)
+                .and_then(|()| tokio::net::UnixStream::from_std(started))
+                .map_err(|err| ClientError::Io(format!("cannot use the connection: {err}")))?
+        }
+        Err(err) => {
+            return Err(ClientError::Io(format!(
+                "cannot connect to {}: {err}",
+                paths.socket.display()
+            )))
+        }
+    };
+    let (read_half, mut write_half) = stream.into_split();
+    let mut line = serde_json::to_string(request)
+        .map_err(|err| ClientError::Io(format!("cannot encode the request: {err}")))?;
+    line.push('\n');
+    write_half
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
+    let mut reader = tokio::io::BufReader::new(read_half.take(MAX_RESPONSE_BYTES));
+    let mut answer = String::new();
+    match reader.read_line(&mut answer).await {
+        Ok(0) => Err(ClientError::Io(
+            "the daemon closed the connection without answering (see its log)".to_owned(),
+        )),
+        Ok(_) => serde_json::from_str(&answer)
+            .map_err(|err| ClientError::Io(format!("unreadable answer: {err}"))),
+        Err(err) => Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+    }
+}
+
 /// Connects to the socket; `None` when nothing listens there (no file, or a dead daemon's).
 #[cfg(unix)]
 fn connect(socket: &Path) -> Result<Option<UnixStream>, ClientError> {

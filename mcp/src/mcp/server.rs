@@ -100,6 +100,15 @@ struct Shared {
     /// Where resources/list and resources/read look; fixed at start, so they never wait
     /// for the session lock.
     roots: resources::Roots,
+    /// `--session NAME`: tool calls go to that CLI session's daemon.
+    attached: Option<Attached>,
+}
+
+/// The CLI session an attached server sends its tool calls to.
+#[derive(Debug, Clone)]
+struct Attached {
+    paths: crate::daemon::SessionPaths,
+    start: crate::daemon::client::Start,
 }
 
 impl Shared {
@@ -117,8 +126,10 @@ enum Input {
     Eof,
 }
 
-/// Runs the server until stdin closes or a signal arrives; returns the exit status.
-pub(crate) async fn serve(config: Config) -> i32 {
+/// Runs the server until stdin closes or a signal arrives; returns the exit status. With
+/// `attach`, tool calls run in that CLI session's daemon (started now if none runs), whose
+/// directories resources are served from.
+pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
     let defaults = Defaults {
         agent_timeout_ms: config.agent_timeout_ms,
     };
@@ -126,6 +137,24 @@ pub(crate) async fn serve(config: Config) -> i32 {
     let closing = Arc::new(Notify::new());
     let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
     let session = Session::new(config);
+    let mut roots = resources::Roots::of(&session);
+    let attached = match attach {
+        None => None,
+        Some(name) => match attach_session(&name).await {
+            Ok((attached, info)) => {
+                roots = resources::Roots {
+                    traces: info.session_dir.join("traces"),
+                    downloads: info.session_dir.join("downloads"),
+                    session: info.session_dir,
+                };
+                Some(attached)
+            }
+            Err(message) => {
+                eprintln!("chromate: mcp --session {name}: {message}");
+                return 1;
+            }
+        },
+    };
     let shared = Arc::new(Shared {
         queue: Mutex::new(Queue::default()),
         wake: Notify::new(),
@@ -133,7 +162,8 @@ pub(crate) async fn serve(config: Config) -> i32 {
             sender: out_tx,
             closing,
         },
-        roots: resources::Roots::of(&session),
+        roots,
+        attached,
         session: tokio::sync::Mutex::new(session),
         defaults,
     });
@@ -540,7 +570,7 @@ async fn run_worker(shared: Arc<Shared>) {
         let cancel = Cancel::new(cancel_rx.clone());
         let handle = tokio::spawn(async move {
             let mut session = task_shared.session.lock().await;
-            execute(&mut session, call, cancel).await
+            execute(&mut session, task_shared.attached.as_ref(), call, cancel).await
         });
         if let Some(running) = shared.queue().running.as_mut() {
             running.abort = Some(handle.abort_handle());
@@ -565,10 +595,86 @@ async fn run_worker(shared: Arc<Shared>) {
     }
 }
 
-/// Runs one validated call against the session; returns the response envelope.
-async fn execute(session: &mut Session, call: QueuedCall, cancel: Cancel) -> Value {
+/// Starts (or finds) the CLI session `name` and asks who it is.
+#[cfg(unix)]
+async fn attach_session(name: &str) -> Result<(Attached, crate::daemon::Info), String> {
+    use crate::daemon::{self, client, Request, Response, SessionPaths};
+    let name = daemon::session_name(Some(name))?;
+    let dir = daemon::runtime_dir().map_err(|err| format!("the runtime directory: {err}"))?;
+    let attached = Attached {
+        paths: SessionPaths::new(&dir, &name),
+        start: client::Start {
+            idle: crate::cli::commands::DEFAULT_IDLE,
+        },
+    };
+    match client::request_async(&attached.paths, &Request::Info, &attached.start).await {
+        Ok(Response::Info(info)) => Ok((attached, info)),
+        Ok(_) => Err("the session daemon answered something else".to_owned()),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+#[cfg(not(unix))]
+async fn attach_session(_name: &str) -> Result<(Attached, crate::daemon::Info), String> {
+    Err("sessions need Linux or macOS".to_owned())
+}
+
+/// One call in the attached session's daemon. Cancelling drops the connection, which
+/// cancels the call there.
+async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Reply {
+    use crate::daemon::{client, Request, Response};
+    use crate::dispatch::error::{ErrorCode, ToolError};
+    let request = Request::Call {
+        tool: call.decl.name.to_owned(),
+        arguments: call.arguments.clone(),
+    };
+    let failure = |message: String| {
+        let error = ToolError::new(
+            ErrorCode::BrowserUnavailable,
+            format!(
+                "{}: session {}: {message}",
+                call.decl.verb, attached.paths.name
+            ),
+        )
+        .with_hint("run `chromate status --session NAME` to see the session; the call was not run");
+        Reply::Failed(dispatch::Failed {
+            error: error.to_json(),
+            text: error.to_text(None),
+        })
+    };
+    #[cfg(unix)]
+    let sent = cancel
+        .run(client::request_async(
+            &attached.paths,
+            &request,
+            &attached.start,
+        ))
+        .await;
+    #[cfg(not(unix))]
+    let sent = cancel
+        .run(async { client::request(&attached.paths, &request, Some(&attached.start)) })
+        .await;
+    match sent {
+        None => failure("cancelled".to_owned()),
+        Some(Ok(Response::Reply(reply))) => reply,
+        Some(Ok(_)) => failure("the session daemon answered something else".to_owned()),
+        Some(Err(err)) => failure(err.to_string()),
+    }
+}
+
+/// Runs one validated call against the session (or the attached one); returns the response
+/// envelope.
+async fn execute(
+    session: &mut Session,
+    attached: Option<&Attached>,
+    call: QueuedCall,
+    cancel: Cancel,
+) -> Value {
     let decl = call.decl;
-    let reply = dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await;
+    let reply = match attached {
+        Some(attached) => remote(attached, &call, &cancel).await,
+        None => dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await,
+    };
     let result = call.era.decorate(
         "tools/call",
         call_result(&reply, session.config.structured_content),
