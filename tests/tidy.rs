@@ -13,6 +13,9 @@
 //!   start with `//` or `*` (inside a template literal, say).
 //! - The engine's `domain-*` features are exactly the protocol's domains, and `all-domains`
 //!   lists them all.
+//! - One command layer, thin front ends: `mcp/src/dispatch/` names no front end (`crate::mcp`,
+//!   `crate::cli`, `crate::daemon`), and the front ends call no engine API (`chromate::`):
+//!   browser semantics live in the dispatcher only.
 
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -190,6 +193,38 @@ fn product_code_sleeps_only_in_the_poll_schedule() {
     assert!(
         offenders.is_empty(),
         "sleeps outside the poll schedule (use wait::Poller or a deadline):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_dispatcher_names_no_front_end_and_the_front_ends_no_engine() {
+    let mut offenders = Vec::new();
+    for (path, code) in product_sources() {
+        let name = relative(&path);
+        let forbidden: &[&str] = if name.starts_with("mcp/src/dispatch/") {
+            &["crate::mcp", "crate::cli", "crate::daemon"]
+        } else if ["mcp/src/mcp/", "mcp/src/cli/", "mcp/src/daemon/"]
+            .iter()
+            .any(|dir| name.starts_with(dir))
+        {
+            &["chromate::"]
+        } else {
+            continue;
+        };
+        for (n, line) in code.lines().enumerate() {
+            let trimmed = line.trim_start();
+            if trimmed.starts_with("//") {
+                continue;
+            }
+            if let Some(word) = forbidden.iter().find(|word| trimmed.contains(*word)) {
+                offenders.push(format!("{name}:{}: {word}: {trimmed}", n + 1));
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "the command layer and its front ends reach across (see ARCHITECTURE.md):\n{}",
         offenders.join("\n")
     );
 }
