@@ -15,7 +15,7 @@ import os
 import sys
 import tempfile
 
-from mcp import ClientSession, StdioServerParameters
+from mcp import ClientSession, StdioServerParameters, types
 from mcp.client.stdio import stdio_client
 
 failed = 0
@@ -68,6 +68,28 @@ async def check_tools(era: str, session: ClientSession, url: str) -> None:
     check(f"{era}: browser_status after launch", (result_of(status) or {}).get("ready") is True, status)
 
 
+async def check_roots(session: ClientSession, root: str) -> None:
+    """Uploads read under the client's roots (asked for with roots/list), and nowhere else."""
+    page = "data:text/html,<title>Upload</title><input type=file id=f aria-label=File>"
+    await session.call_tool("browser_navigate", {"url": page})
+    inside = os.path.join(root, "inside.txt")
+    with open(inside, "w") as file:
+        file.write("inside")
+    elsewhere = tempfile.mkdtemp(prefix="chromate-py-elsewhere-")
+    outside = os.path.join(elsewhere, "outside.txt")
+    with open(outside, "w") as file:
+        file.write("outside")
+    ok = await session.call_tool("browser_upload", {"selector": "css=#f", "files": [inside]})
+    check("legacy: an upload under a declared root is allowed", not ok.is_error, ok)
+    refused = await session.call_tool("browser_upload", {"selector": "css=#f", "files": [outside]})
+    error = (refused.structured_content or {}).get("error", {})
+    check(
+        "legacy: an upload outside the roots and the working directory is INVALID_ARGUMENT",
+        refused.is_error and error.get("code") == "INVALID_ARGUMENT" and "roots" in error.get("message", ""),
+        refused,
+    )
+
+
 async def main() -> None:
     url = os.environ["FIXTURE_URL"]
     env = dict(os.environ, CHROMATE_MCP_ARTIFACTS_DIR=tempfile.mkdtemp(prefix="chromate-py-"))
@@ -89,6 +111,16 @@ async def main() -> None:
                     discover,
                 )
                 await check_tools("modern", session, url)
+
+        root = tempfile.mkdtemp(prefix="chromate-py-root-")
+
+        async def list_roots(context):
+            return types.ListRootsResult(roots=[types.Root(uri=f"file://{root}", name="uploads")])
+
+        async with stdio_client(params, errlog=devnull) as (read, write):
+            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
+                await session.initialize()
+                await check_roots(session, root)
 
 
 asyncio.run(main())

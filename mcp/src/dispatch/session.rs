@@ -131,6 +131,9 @@ pub(crate) struct Session {
     pub(crate) trace: Option<TraceRecording>,
     /// The browser, once launched (and again after a loss).
     pub(crate) live: Option<Live>,
+    /// The MCP client's roots as directories (empty unless it declares roots); shared with the
+    /// front end, which updates them whenever the client's answer arrives.
+    pub(crate) client_roots: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>,
     /// The next `p<N>` number.
     next_tab: u64,
     /// The baseline of §6.3: the latest full snapshot shown.
@@ -162,6 +165,7 @@ impl Session {
             journal: Journal::default(),
             trace: None,
             live: None,
+            client_roots: std::sync::Arc::default(),
             next_tab: 1,
             baseline: None,
             revision: 0,
@@ -171,6 +175,15 @@ impl Session {
     }
 
     /// Whether a browser runs now (a lost one does not count).
+    /// The directories the MCP client declared as its roots (`roots/list`), where uploads may
+    /// read besides the working directory; kept current by the MCP front end.
+    pub(crate) fn upload_roots(&self) -> Vec<PathBuf> {
+        match self.client_roots.lock() {
+            Ok(roots) => roots.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
     /// The browser's process id, when chromate launched the running browser.
     pub(crate) fn browser_pid(&self) -> Option<u32> {
         self.live.as_ref().and_then(|live| live.browser.pid())

@@ -192,8 +192,9 @@ pub(crate) enum Incoming {
         method: String,
         params: Option<Value>,
     },
-    /// No `method`: a response to something we never send; ignored.
-    Response,
+    /// No `method`: a response to a request of ours (`roots/list`); `result` is `None` for
+    /// an error response.
+    Response { id: Value, result: Option<Value> },
 }
 
 /// Parses and classifies one frame.
@@ -306,7 +307,10 @@ fn classify(value: Value) -> Result<Incoming, RpcError> {
         ));
     };
     if !map.contains_key("method") {
-        return Ok(Incoming::Response);
+        return Ok(Incoming::Response {
+            id: map.remove("id").unwrap_or(Value::Null),
+            result: map.remove("result"),
+        });
     }
     let id = map.remove("id");
     let id_valid = match &id {

@@ -102,6 +102,9 @@ struct Shared {
     roots: resources::Roots,
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
+    /// The client's roots as directories (uploads may read there); the session holds the
+    /// same list.
+    client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
 }
 
 /// The CLI session an attached server sends its tool calls to.
@@ -137,6 +140,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
     let closing = Arc::new(Notify::new());
     let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
     let session = Session::new(config);
+    let client_roots = session.client_roots.clone();
     let mut roots = resources::Roots::of(&session);
     let attached = match attach {
         None => None,
@@ -164,6 +168,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
         },
         roots,
         attached,
+        client_roots,
         session: tokio::sync::Mutex::new(session),
         defaults,
     });
@@ -184,6 +189,9 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
         shared: shared.clone(),
         initialized: false,
         era: Era::Legacy,
+        client_has_roots: false,
+        roots_request: None,
+        requests_sent: 0,
     };
     let mut signals = crate::signals::Signals::new();
     loop {
@@ -323,13 +331,19 @@ struct Dispatcher {
     /// The era of the request being dispatched (set per request, never
     /// carried over: modern requests are stateless).
     era: Era,
+    /// The client declared the `roots` capability at initialize.
+    client_has_roots: bool,
+    /// The id of our `roots/list` request awaiting its answer.
+    roots_request: Option<Value>,
+    /// Requests this server sent the client (ids `chromate-<n>`).
+    requests_sent: u64,
 }
 
 impl Dispatcher {
     fn frame(&mut self, frame: &[u8]) {
         match jsonrpc::parse_frame(frame) {
             Err(error) => self.shared.outbox.send(&error.to_json()),
-            Ok(Incoming::Response) => {}
+            Ok(Incoming::Response { id, result }) => self.response(&id, result),
             Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
             Ok(Incoming::Request { id, method, params }) => {
                 let reply = match params {
@@ -351,9 +365,53 @@ impl Dispatcher {
         }
     }
 
+    /// Asks the client for its roots (legacy era only: a 2026-07-28 server sends no requests).
+    fn ask_roots(&mut self) {
+        if !self.client_has_roots {
+            return;
+        }
+        self.requests_sent += 1;
+        let id = json!(format!("chromate-{}", self.requests_sent));
+        self.roots_request = Some(id.clone());
+        self.shared.outbox.send(&json!({
+            "jsonrpc": "2.0",
+            "id": id,
+            "method": "roots/list",
+        }));
+    }
+
+    /// A response to one of our requests: the `roots/list` answer becomes the directories
+    /// uploads may read from. Roots that are not `file://` directories are skipped; an error
+    /// answer leaves the list as it was.
+    fn response(&mut self, id: &Value, result: Option<Value>) {
+        if self.roots_request.as_ref() != Some(id) {
+            return;
+        }
+        self.roots_request = None;
+        let Some(roots) = result.as_ref().and_then(|result| result.get("roots")) else {
+            return;
+        };
+        let dirs: Vec<std::path::PathBuf> = roots
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|root| root.get("uri").and_then(Value::as_str))
+            .filter_map(resources::parse_file_uri)
+            .collect();
+        let mut shared = match self.shared.client_roots.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        *shared = dirs;
+    }
+
     fn notification(&mut self, method: &str, params: Option<Value>) {
+        if method == "notifications/initialized" || method == "notifications/roots/list_changed" {
+            self.ask_roots();
+            return;
+        }
         if method != "notifications/cancelled" {
-            // notifications/initialized has no effect; unknown ones are ignored.
+            // Unknown notifications are ignored.
             return;
         }
         let Some(request_id) = params.as_ref().and_then(|params| params.get("requestId")) else {
@@ -406,6 +464,10 @@ impl Dispatcher {
                     ));
                 }
                 self.initialized = true;
+                self.client_has_roots = params
+                    .get("capabilities")
+                    .and_then(|capabilities| capabilities.get("roots"))
+                    .is_some_and(Value::is_object);
                 let requested = params.get("protocolVersion").and_then(Value::as_str);
                 Ok(Some(initialize_result(requested)))
             }

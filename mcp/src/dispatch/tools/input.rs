@@ -371,7 +371,12 @@ pub(crate) fn check_hover(_args: &HoverArgs, _session: &Session) -> Result<(), T
 /// Each file must be inside the directories uploads may read and be an existing regular file;
 /// the message names the index only, never the path (§4.3).
 pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), ToolError> {
-    upload_paths(&args.files, session.config.unrestricted_file_access).map(drop)
+    upload_paths(
+        &args.files,
+        session.config.unrestricted_file_access,
+        &session.upload_roots(),
+    )
+    .map(drop)
 }
 
 /// The files of browser_upload, resolved: relative paths against the server's working
@@ -380,13 +385,18 @@ pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), T
 /// directory (itself resolved), so a page cannot have the agent upload `/etc/shadow` or
 /// `~/.ssh/id_ed25519`. The rule is checked before existence, on the resolved path (for a
 /// missing file, its nearest existing ancestor resolved): a path outside gets the same error
-/// whether it exists or not, so the answer tells nothing about files outside. MCP roots are not
-/// consulted yet: the server does not ask the client for them.
+/// whether it exists or not, so the answer tells nothing about files outside. The client's MCP
+/// roots (`roots`, directories the MCP server asked the client for) are allowed as well.
 pub(crate) fn upload_paths(
     files: &[String],
     unrestricted: bool,
+    roots: &[std::path::PathBuf],
 ) -> Result<Vec<std::path::PathBuf>, ToolError> {
     let cwd = std::env::current_dir().and_then(std::fs::canonicalize);
+    let roots: Vec<std::path::PathBuf> = roots
+        .iter()
+        .filter_map(|root| std::fs::canonicalize(root).ok())
+        .collect();
     let mut res = Vec::with_capacity(files.len());
     for (idx, file) in files.iter().enumerate() {
         let argument = format!("files[{idx}]");
@@ -397,19 +407,21 @@ pub(crate) fn upload_paths(
         };
         let resolved = resolve_path(&absolute);
         if !unrestricted {
-            let inside = match (&cwd, &resolved) {
-                (Ok(cwd), Some(resolved)) => resolved.starts_with(cwd),
-                _ => false,
-            };
+            let inside = resolved.as_ref().is_some_and(|resolved| {
+                cwd.as_ref().is_ok_and(|cwd| resolved.starts_with(cwd))
+                    || roots.iter().any(|root| resolved.starts_with(root))
+            });
             if !inside {
                 return Err(ToolError::invalid_argument(
                     format!(
-                        "upload: {argument} is outside the server's working directory, the only \
-                         place uploads may read from (--allow-unrestricted-file-access lifts this)"
+                        "upload: {argument} is outside the server's working directory and the \
+                         client's roots, the only places uploads may read from \
+                         (--allow-unrestricted-file-access lifts this)"
                     ),
                     &argument,
-                    "upload a file under the server's working directory (copy it there), or \
-                     ask the user to restart chromate mcp with --allow-unrestricted-file-access",
+                    "upload a file under the server's working directory or a root the client \
+                     declares (copy it there), or ask the user to restart chromate mcp with \
+                     --allow-unrestricted-file-access",
                 )
                 .with_detail_key("reason", json!("outside-allowed-directories")));
             }
@@ -667,7 +679,11 @@ pub(crate) async fn upload(
     let verb = UPLOAD.verb;
     // Checked again (the call's checks ran before), so the browser gets exactly the files
     // that passed the rule, resolved.
-    let files = upload_paths(&args.files, ctx.session.config.unrestricted_file_access)?;
+    let files = upload_paths(
+        &args.files,
+        ctx.session.config.unrestricted_file_access,
+        &ctx.session.upload_roots(),
+    )?;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     let count = act(ctx, verb, &page, locator.set_input_files(&files)).await?;
     Ok(ToolOutput::new(

@@ -301,12 +301,27 @@ fn status_before_launch_has_null_browser_fields() {
     assert_eq!(status["headless"], json!(true));
 }
 
+/// A root the client declares lets uploads read there too, and only there.
+#[test]
+fn uploads_read_under_the_clients_roots() {
+    let root = tempfile::tempdir().expect("temp dir");
+    let inside = root.path().join("a.txt");
+    std::fs::write(&inside, "a").expect("write");
+    let files = vec![inside.display().to_string()];
+    assert!(input::upload_paths(&files, false, &[]).is_err());
+    let roots = vec![root.path().to_path_buf()];
+    let resolved = input::upload_paths(&files, false, &roots).expect("under a root");
+    assert_eq!(resolved.len(), 1);
+    let beside = vec![format!("{}/../etc/hostname", root.path().display())];
+    assert!(input::upload_paths(&beside, false, &roots).is_err());
+}
+
 /// The upload rule, against the test's working directory (the crate's `mcp/`).
 #[test]
 fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
     let paths = |files: &[&str], unrestricted: bool| {
         let files: Vec<String> = files.iter().map(|f| (*f).to_owned()).collect();
-        input::upload_paths(&files, unrestricted)
+        input::upload_paths(&files, unrestricted, &[])
     };
     let message = |files: &[&str]| match paths(files, false) {
         Ok(resolved) => panic!("{files:?} was allowed: {resolved:?}"),
@@ -319,7 +334,7 @@ fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
     let outside = message(&["Cargo.toml", "/etc/hostname"]);
     assert_eq!(
         outside,
-        "upload: files[1] is outside the server's working directory, the only place uploads may read from (--allow-unrestricted-file-access lifts this)"
+        "upload: files[1] is outside the server's working directory and the client's roots, the only places uploads may read from (--allow-unrestricted-file-access lifts this)"
     );
     // Existing or not, through `..` or not: the same answer.
     for files in [

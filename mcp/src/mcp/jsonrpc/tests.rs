@@ -67,7 +67,7 @@ fn classification() {
     );
     check(
         r#"{"jsonrpc":"2.0","id":1,"result":{}}"#,
-        expect!["Response"],
+        expect!["Response { id: Number(1), result: Some(Object {}) }"],
     );
     check(
         r#"{"jsonrpc":"2.0","id":"a","method":"x","params":null}"#,
