@@ -1278,7 +1278,7 @@ fn cross_argument_rules_fail_before_the_browser() {
 #[test]
 fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or_not() {
     let mut server = start_server("upload-rule");
-    let outside = "upload: files[0] is outside the server's working directory, the only place uploads may read from (--allow-unrestricted-file-access lifts this)";
+    let outside = "upload: files[0] is outside the server's working directory and the client's roots, the only places uploads may read from (--allow-unrestricted-file-access lifts this)";
     let mut errors = Vec::new();
     for file in [
         "/etc/hostname",
