@@ -44,7 +44,7 @@ pub use actions::{
     SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
-pub use capture::{iso_time, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
 pub use downloads::{
     bare_file_name, numbered_file_name, DownloadLimit, DownloadOptions, DownloadState,
     DEFAULT_DOWNLOAD_LIMIT,

@@ -282,31 +282,20 @@ pub(crate) fn png_size(png: &[u8]) -> Option<(u32, u32)> {
     Some((width, height))
 }
 
-/// Standard base64 (with or without padding); `None` on any other character.
+/// Standard base64 (with or without padding, line breaks ignored); `None` on any other
+/// character.
 pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
-    let mut res = Vec::with_capacity(text.len() / 4 * 3);
-    let mut acc = 0u32;
-    let mut bits = 0u32;
-    for byte in text.bytes() {
-        let value = match byte {
-            b'A'..=b'Z' => byte - b'A',
-            b'a'..=b'z' => byte - b'a' + 26,
-            b'0'..=b'9' => byte - b'0' + 52,
-            b'+' => 62,
-            b'/' => 63,
-            b'=' => break,
-            b'\n' | b'\r' => continue,
-            _ => return None,
-        };
-        acc = (acc << 6) | u32::from(value);
-        bits += 6;
-        if bits >= 8 {
-            bits -= 8;
-            res.push((acc >> bits) as u8);
-            acc &= (1 << bits) - 1;
-        }
+    use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+    use base64::Engine as _;
+    const LENIENT: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    if text.contains(['\n', '\r']) {
+        let joined: String = text.chars().filter(|c| *c != '\n' && *c != '\r').collect();
+        return LENIENT.decode(joined).ok();
     }
-    Some(res)
+    LENIENT.decode(text).ok()
 }
 
 #[cfg(test)]

@@ -283,26 +283,10 @@ async fn enable(session: &Session) -> Result<()> {
         .map(|_| ())
 }
 
-/// Standard base64 with padding (the protocol's encoding of binary fields).
+/// Standard padded base64, as `Fetch.fulfillRequest` wants its body.
 fn base64(bytes: &[u8]) -> String {
-    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut res = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [
-            chunk[0],
-            chunk.get(1).copied().unwrap_or(0),
-            chunk.get(2).copied().unwrap_or(0),
-        ];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for (idx, shift) in [18, 12, 6, 0].into_iter().enumerate() {
-            if idx <= chunk.len() {
-                res.push(char::from(ALPHABET[((n >> shift) & 63) as usize]));
-            } else {
-                res.push('=');
-            }
-        }
-    }
-    res
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
 impl crate::Browser {

@@ -227,10 +227,10 @@ pub(crate) fn session_dir_name(pid: u32, started: SystemTime, suffix: &str) -> S
     format!("chromate-mcp-{pid}-{}-{suffix}", utc_stamp(started))
 }
 
-/// `YYYYMMDDTHHMMSSZ` for `time` in UTC: [`chromate::iso_time`] to the second, without its
+/// `YYYYMMDDTHHMMSSZ` for `time` in UTC: [`crate::dispatch::time::iso_time`] to the second, without its
 /// separators.
 pub(crate) fn utc_stamp(time: SystemTime) -> String {
-    let iso = chromate::iso_time(time);
+    let iso = crate::dispatch::time::iso_time(time);
     let mut stamp: String = iso
         .chars()
         .take("YYYY-MM-DDTHH:MM:SS".len())

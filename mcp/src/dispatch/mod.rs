@@ -17,6 +17,7 @@ pub(crate) mod call;
 pub(crate) mod error;
 pub(crate) mod mocks;
 pub(crate) mod session;
+pub(crate) mod time;
 pub(crate) mod tools;
 pub(crate) mod trace;
 

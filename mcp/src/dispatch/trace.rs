@@ -106,7 +106,7 @@ impl TraceRecording {
 
 /// `YYYY-MM-DDTHH:MM:SS.mmmZ` for now.
 pub(crate) fn iso_now() -> String {
-    chromate::iso_time(SystemTime::now())
+    crate::dispatch::time::iso_time(SystemTime::now())
 }
 
 /// What one finished tool call (or batch step) looked like.

@@ -120,7 +120,7 @@ pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value
     let mut res = json!({
         "seq": entry.seq,
         "kind": entry.kind().as_str(),
-        "time": entry.time_iso(),
+        "time": crate::dispatch::time::iso_time(entry.time),
         "page": session.journal.page_id(&entry.page),
     });
     let fields = match &entry.data {
