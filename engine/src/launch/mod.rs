@@ -178,7 +178,8 @@ fn running_as_root() -> bool {
 }
 
 /// Removes profile directories left by chromate processes that no longer run (a killed owner
-/// cannot remove its own).
+/// cannot remove its own). A process counts as gone only when the system says no such process
+/// exists, so a live owner's profile is never touched on any platform.
 pub(crate) fn remove_stale_profiles() {
     let Ok(entries) = std::fs::read_dir(std::env::temp_dir()) else {
         return;
@@ -194,7 +195,7 @@ pub(crate) fn remove_stale_profiles() {
         let Some(pid) = rest.split('-').next().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        if !Path::new(&format!("/proc/{pid}")).exists() {
+        if !process::process_exists(pid) {
             let _ = std::fs::remove_dir_all(entry.path());
         }
     }
@@ -203,6 +204,14 @@ pub(crate) fn remove_stale_profiles() {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_running_process_exists_and_an_unused_pid_does_not() {
+        assert!(process::process_exists(std::process::id()));
+        assert!(!process::process_exists(0));
+        // Above the largest pid Linux (4,194,304) and macOS (99,999) hand out.
+        assert!(!process::process_exists(2_000_000_000));
+    }
 
     #[test]
     fn missing_explicit_browser_lists_what_was_tried() {

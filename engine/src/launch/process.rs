@@ -48,6 +48,21 @@ pub(crate) fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
+/// Whether a process with this id exists (any user's): `kill(pid, 0)` sends nothing and fails
+/// with `ESRCH` only when there is no such process. Works on Linux and macOS alike, unlike a
+/// look at `/proc`.
+pub(crate) fn process_exists(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else {
+        return false;
+    };
+    if pid <= 0 {
+        return false;
+    }
+    // SAFETY: signal 0 performs only the existence and permission checks; no memory is shared.
+    let res = unsafe { libc::kill(pid, 0) };
+    res == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
+}
+
 impl BrowserProcess {
     /// Spawns `executable` with `args`, pipes on fds 3/4, profile `profile` (removed after exit).
     pub(crate) fn spawn(
