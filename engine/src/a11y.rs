@@ -193,7 +193,7 @@ struct RawNode {
 /// Where `axe.min.js` is looked for, in order: only `CHROMATE_AXE_PATH` when it is set (a
 /// wrong explicit path is an error, not a silent fallback), else the repository's
 /// `engine/axe/node_modules/axe-core/axe.min.js`, then `axe/axe.min.js` next to the executable.
-pub fn axe_candidates() -> Vec<PathBuf> {
+pub(crate) fn axe_candidates() -> Vec<PathBuf> {
     if let Some(path) = std::env::var_os(AXE_PATH_ENV).filter(|p| !p.is_empty()) {
         return vec![PathBuf::from(path)];
     }
@@ -211,7 +211,7 @@ pub fn axe_candidates() -> Vec<PathBuf> {
 
 /// The `axe.min.js` this build uses, or a STATE_INVALID error naming every path tried and the
 /// install command.
-pub fn axe_path() -> Result<PathBuf> {
+pub(crate) fn axe_path() -> Result<PathBuf> {
     let candidates = axe_candidates();
     if let Some(found) = candidates.iter().find(|path| path.is_file()) {
         return Ok(found.clone());

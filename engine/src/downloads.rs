@@ -467,7 +467,7 @@ fn bytes_of(value: f64) -> u64 {
 /// assert_eq!(chromate::bare_file_name(".bashrc"), "bashrc");
 /// assert_eq!(chromate::bare_file_name("..."), "download");
 /// ```
-pub fn bare_file_name(suggested: &str) -> String {
+pub(crate) fn bare_file_name(suggested: &str) -> String {
     let kept: String = suggested
         .chars()
         .filter(|c| !matches!(c, '/' | '\\') && !c.is_control())
@@ -495,7 +495,7 @@ pub fn bare_file_name(suggested: &str) -> String {
 /// assert_eq!(chromate::numbered_file_name("report.pdf", 1), "report.pdf");
 /// assert_eq!(chromate::numbered_file_name("report.pdf", 2), "report (2).pdf");
 /// ```
-pub fn numbered_file_name(name: &str, n: u32) -> String {
+pub(crate) fn numbered_file_name(name: &str, n: u32) -> String {
     if n <= 1 {
         return name.to_owned();
     }

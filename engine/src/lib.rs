@@ -1,7 +1,10 @@
 //! chromate: a Chrome DevTools Protocol engine.
 //!
-//! Launch or connect to Chromium, drive pages through typed CDP bindings, and (in later
-//! modules) resolve selectors, act with auto-waiting and snapshot what a person sees.
+//! Launch or connect to Chromium, drive pages through typed CDP bindings, resolve selectors,
+//! act with auto-waiting trusted input, snapshot what a person sees (refs and diffs), journal
+//! console and network activity, intercept requests, save state, take screenshots and run
+//! axe audits. The public API is what this file re-exports (listed by job in
+//! `ARCHITECTURE.md`); everything else is crate-private.
 //!
 //! ```no_run
 //! # async fn demo() -> chromate::Result<()> {
@@ -36,19 +39,14 @@ mod storage;
 mod transport;
 mod wait;
 
-pub use a11y::{
-    axe_candidates, axe_path, AuditNode, AuditOptions, AuditReport, Impact, Violation, AXE_PATH_ENV,
-};
+pub use a11y::{AuditNode, AuditOptions, AuditReport, Impact, Violation, AXE_PATH_ENV};
 pub use actions::{
     ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,
     SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
-pub use downloads::{
-    bare_file_name, numbered_file_name, DownloadLimit, DownloadOptions, DownloadState,
-    DEFAULT_DOWNLOAD_LIMIT,
-};
+pub use downloads::{DownloadLimit, DownloadOptions, DownloadState, DEFAULT_DOWNLOAD_LIMIT};
 pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
