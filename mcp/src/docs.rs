@@ -1,8 +1,8 @@
 //! Generated documentation: `docs/tools.md` from the tool declarations and
 //! `docs/error-codes.md` from the error-code table, each kept fresh by a test
-//! here (bless with `UPDATE_EXPECT=1 cargo test -p chromate-mcp docs_`), and a
-//! test that the repository's prose stands alone: no link into a folder
-//! outside it.
+//! here (bless with `UPDATE_EXPECT=1 cargo test -p chromate-mcp docs_`), and
+//! tests that the repository's prose stands alone (no link into a folder
+//! outside it) and that its links reach files and sections that exist.
 //!
 //! Owns only the rendering and those checks; the facts live in `tools/` and
 //! `error.rs`, the user guide is `docs/mcp.md` (written by hand).
@@ -263,4 +263,85 @@ fn docs_mcp_md_has_the_sections_code_links_to() {
             "no #{anchor} in docs/mcp.md"
         );
     }
+}
+
+/// The anchor GitHub gives a heading: lower case, punctuation dropped, each space a hyphen.
+#[cfg(test)]
+fn heading_anchor(heading: &str) -> String {
+    heading
+        .to_lowercase()
+        .chars()
+        .filter_map(|c| match c {
+            ' ' => Some('-'),
+            c if c.is_alphanumeric() || c == '-' || c == '_' => Some(c),
+            _ => None,
+        })
+        .collect()
+}
+
+/// A Markdown text without its fenced code blocks (whose `#` lines are no headings and whose
+/// brackets are no links).
+#[cfg(test)]
+fn outside_code_blocks(text: &str) -> Vec<&str> {
+    let mut in_block = false;
+    text.lines()
+        .filter(|line| {
+            if line.trim_start().starts_with("```") {
+                in_block = !in_block;
+                return false;
+            }
+            !in_block
+        })
+        .collect()
+}
+
+#[test]
+fn docs_links_reach_files_and_sections_that_exist() {
+    // `[cli.md](cli.md)` and `[mcp.md#refs](mcp.md#refs)`: a renamed file or heading breaks
+    // every link to it, and nothing else would notice.
+    let mut broken = Vec::new();
+    for (path, text) in repository_prose() {
+        let dir = path
+            .parent()
+            .map(std::path::Path::to_path_buf)
+            .unwrap_or_default();
+        for line in outside_code_blocks(&text) {
+            for (at, _) in line.match_indices("](") {
+                let rest = &line[at + 2..];
+                let Some(end) = rest.find(')') else {
+                    continue;
+                };
+                let link = &rest[..end];
+                if link.is_empty() || link.contains("://") || link.contains(' ') {
+                    continue;
+                }
+                let (file, fragment) = match link.split_once('#') {
+                    Some((file, fragment)) => (file, Some(fragment)),
+                    None => (link, None),
+                };
+                let target = if file.is_empty() {
+                    path.clone()
+                } else {
+                    dir.join(file)
+                };
+                let Ok(target_text) = std::fs::read_to_string(&target) else {
+                    broken.push(format!("{}: {link}: no such file", path.display()));
+                    continue;
+                };
+                let Some(fragment) = fragment else {
+                    continue;
+                };
+                let found = outside_code_blocks(&target_text).iter().any(|line| {
+                    let heading = line.trim_start_matches('#');
+                    heading.len() < line.len()
+                        && heading.starts_with(' ')
+                        && heading_anchor(heading.trim()) == fragment
+                });
+                if !found {
+                    broken.push(format!("{}: {link}: no such section", path.display()));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{}", broken.join("\n"));
 }

@@ -45,6 +45,13 @@ fn main() -> ExitCode {
         Command::Tool(command) => cli::run::tool(&command),
         Command::Close { session } => cli::run::close(session.as_deref()),
         Command::Sessions { json } => cli::run::sessions(json),
+        Command::Skill { install: None } => {
+            print!("{}", cli::skill::text());
+            ExitCode::SUCCESS
+        }
+        Command::Skill {
+            install: Some(install),
+        } => cli::skill::run_install(&install),
         Command::Daemon { session, idle } => daemon_main(session, idle),
         Command::Version => {
             println!("chromate {}", env!("CARGO_PKG_VERSION"));

@@ -200,11 +200,11 @@ fn display_name(decl: &ToolDecl, arg: &Arg) -> String {
     }
 }
 
-fn flag_name(arg: &Arg) -> String {
+pub(crate) fn flag_name(arg: &Arg) -> String {
     format!("--{}", arg.name.replace('_', "-"))
 }
 
-fn metavar(arg: &Arg) -> String {
+pub(crate) fn metavar(arg: &Arg) -> String {
     let name = arg.name.to_uppercase();
     match arg.kind {
         Kind::StrList { .. } => format!("{name}..."),
@@ -339,7 +339,7 @@ pub(crate) fn usage(decl: &ToolDecl) -> String {
     line
 }
 
-fn is_positional(decl: &ToolDecl, arg: &Arg) -> bool {
+pub(crate) fn is_positional(decl: &ToolDecl, arg: &Arg) -> bool {
     decl.cli.positional.iter().any(|slot| slot.arg == arg.name)
 }
 

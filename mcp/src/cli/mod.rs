@@ -9,6 +9,7 @@
 
 pub(crate) mod commands;
 pub(crate) mod run;
+pub(crate) mod skill;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,6 +31,9 @@ pub(crate) enum Command {
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
     Sessions { json: bool },
+    /// `chromate skill [--install [--agents] [--dir DIR]]`: print the agent skill, or (with
+    /// `install`) write it where agents find it.
+    Skill { install: Option<skill::Install> },
     /// `chromate daemon --session NAME --idle-timeout S`: started by the client, not by people.
     Daemon { session: String, idle: Duration },
     /// `chromate --version`.
@@ -62,6 +66,9 @@ usage:
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
+  chromate skill [--install [--agents] [--dir DIR]]
+                                print the agent skill (SKILL.md), or install it for
+                                Claude Code (.claude/skills) or other agents (.agents/skills)
   chromate mcp [options]        run the MCP server over stdio
   chromate init --mcp [--agent NAME]
                                 print MCP client configuration snippets
@@ -145,6 +152,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "-V" | "--version" => Ok(Command::Version),
         "close" => parse_close(rest),
         "sessions" => parse_sessions(rest),
+        "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),
         other => match commands::find(other) {
             Some(decl) => match commands::parse(decl, rest, &read_input)? {

@@ -19,6 +19,7 @@ fn check(args: &str, expect: Expect) {
         ),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
+        Ok(Command::Skill { install }) => format!("skill {install:?}"),
         Ok(Command::Daemon { session, idle }) => format!("daemon {session} {idle:?}"),
         Ok(Command::BenchSnapshot {
             target,
