@@ -14,7 +14,8 @@
 //! sleeps. All traffic goes to the fixture server on 127.0.0.1.
 
 use std::io::Write;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
+use std::os::unix::process::CommandExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -121,8 +122,11 @@ struct Pids {
 /// The per-test world of the command line: runtime, artifacts, state, trace and working
 /// directories under one temporary directory.
 struct Cli {
-    base: tempfile::TempDir,
-    /// `CHROMATE_RUNTIME_DIR`: `base/run`, made by chromate itself.
+    /// The temporary directory, removed when the test ends.
+    _base: tempfile::TempDir,
+    /// Its canonical path: `artifacts/`, `state/` and `traces/` go here.
+    root: PathBuf,
+    /// `CHROMATE_RUNTIME_DIR`: `root/run`, made by chromate itself.
     runtime: PathBuf,
     /// Every command's working directory, so every daemon's: uploads read under it.
     work: PathBuf,
@@ -141,15 +145,14 @@ impl Cli {
         Cli {
             runtime: root.join("run"),
             work,
-            base,
+            root,
+            _base: base,
         }
     }
 
+    /// `root/name`: outside the working directory.
     fn path(&self, name: &str) -> PathBuf {
-        self.runtime
-            .parent()
-            .expect("the runtime dir has a parent")
-            .join(name)
+        self.root.join(name)
     }
 
     fn socket(&self, session: &str) -> PathBuf {
@@ -169,6 +172,9 @@ impl Cli {
             .env("CHROMATE_TRACE_DIR", self.path("traces"))
             .envs(envs.iter().copied())
             .current_dir(&self.work)
+            // Its own process group, as a shell's job: a signal to the group is the
+            // command's alone.
+            .process_group(0)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
         command
@@ -1540,5 +1546,416 @@ fn cli_two_sessions_side_by_side_keep_their_cookies_and_tabs_apart() {
         cli.result_of(&["page", "list", "--session", "b"])["count"],
         json!(1)
     );
+    cli.finish();
+}
+
+/// How many connections the daemon's socket has (`/proc/net/unix`: the daemon's end of each
+/// connection carries the socket's path, state 03 = connected; the listener is state 01).
+fn connections(socket: &Path) -> usize {
+    let table = std::fs::read_to_string("/proc/net/unix").unwrap_or_default();
+    let path = socket.display().to_string();
+    table
+        .lines()
+        .skip(1)
+        .filter(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            fields.len() == 8 && fields[5] == "03" && fields[7] == path
+        })
+        .count()
+}
+
+/// Whether the session reports a running call (`sessions --json`, which never queues).
+fn busy(cli: &Cli) -> bool {
+    cli.json_sessions()[0]["busy"] == json!(true)
+}
+
+#[test]
+fn cli_concurrent_commands_queue_behind_a_running_call_and_run_in_arrival_order() {
+    let server = fixtures();
+    let gate = Arc::new(AtomicBool::new(false));
+    let open = gate.clone();
+    server.route("gate", move |_| {
+        Response::text(if open.load(Ordering::SeqCst) {
+            "open"
+        } else {
+            "shut"
+        })
+    });
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html")]);
+    let daemon = cli.pids("default").daemon;
+    let socket = cli.socket("default");
+
+    // The first call holds the session until the test opens the gate (the page asks the
+    // fixture server every 20 ms).
+    let first = cli.spawn(&[
+        "eval",
+        "--timeout-ms",
+        "60000",
+        "new Promise(resolve => { const ask = () => fetch('/gate').then(r => r.text()).then(t => \
+         t === 'open' ? resolve(window.order = ['first']) : setTimeout(ask, 20)); ask(); })",
+    ]);
+    assert!(eventually(|| busy(&cli)), "the first call runs");
+    assert!(
+        eventually(|| connections(&socket) == 1),
+        "only the first call is connected"
+    );
+
+    // Each next command starts once the one before is connected: that is arrival order.
+    let mut queued = Vec::new();
+    for name in ["second", "third", "fourth"] {
+        let js = format!("window.order.push('{name}'); window.order");
+        queued.push(cli.spawn(&["eval", &js, "--json"]));
+        let expected = 1 + queued.len();
+        assert!(
+            eventually(|| connections(&socket) == expected),
+            "{name} is connected"
+        );
+    }
+    let status = cli.spawn(&["status", "--json"]);
+    assert!(
+        eventually(|| connections(&socket) == 5),
+        "status is connected"
+    );
+    // Nothing behind the first call has run; the daemon still answers who it is at once.
+    assert!(first.is_running() && status.is_running());
+    assert!(queued.iter().all(Running::is_running));
+    assert!(busy(&cli), "sessions does not queue");
+
+    gate.store(true, Ordering::SeqCst);
+    let out = first.wait();
+    assert_ok(&out, &["eval (first)"]);
+    assert_eq!(out.result(), json!({ "result": ["first"] }));
+    let mut order = vec!["first"];
+    for (running, name) in queued.into_iter().zip(["second", "third", "fourth"]) {
+        let out = running.wait();
+        assert_ok(&out, &["eval", name]);
+        order.push(name);
+        assert_eq!(
+            out.document()["result"],
+            json!(order),
+            "{name} ran after those before it"
+        );
+    }
+    let out = status.wait();
+    assert_ok(&out, &["status"]);
+    assert_eq!(pid_of(&out.document()["serverPid"]), Some(daemon));
+    assert_eq!(cli.daemons(), vec![daemon]);
+    cli.finish();
+}
+
+#[test]
+fn cli_racing_starts_make_one_daemon_and_one_browser() {
+    let server = fixtures();
+    let cli = Cli::new();
+    let steps = cli.work.join("steps.json");
+    write(
+        &steps,
+        &json!([
+            { "tool": "browser_navigate", "arguments": { "url": server.url("nav.html") } },
+            { "tool": "browser_status" },
+        ])
+        .to_string(),
+    );
+    let steps = steps.display().to_string();
+    // A fresh session (no runtime directory even): every racer must start it.
+    assert!(!cli.runtime.exists());
+    let racers: Vec<Running> = (0..4)
+        .map(|_| cli.spawn(&["batch", &steps, "--json"]))
+        .collect();
+    let statuses: Vec<Value> = racers
+        .into_iter()
+        .map(|racer| {
+            let out = racer.wait();
+            assert_ok(&out, &["batch"]);
+            out.document()["steps"][1]["result"].clone()
+        })
+        .collect();
+    let daemon = pid_of(&statuses[0]["serverPid"]).expect("serverPid");
+    let browser = pid_of(&statuses[0]["browserPid"]).expect("browserPid");
+    for status in &statuses {
+        assert_eq!(
+            (pid_of(&status["serverPid"]), pid_of(&status["browserPid"])),
+            (Some(daemon), Some(browser)),
+            "every racer met the same daemon and browser: {statuses:?}"
+        );
+    }
+    assert_eq!(cli.daemons(), vec![daemon], "exactly one daemon");
+    let browsers: Vec<u32> = procs::all_processes()
+        .into_iter()
+        .filter(|info| info.ppid == daemon && info.is_alive() && info.is_chrome_like())
+        .map(|info| info.pid)
+        .collect();
+    assert_eq!(browsers, vec![browser], "exactly one browser");
+    cli.finish();
+}
+
+/// A file's inode and change time: a file made in its place differs (the inode number alone
+/// may be reused at once).
+fn file_identity(path: &Path) -> (u64, i64, i64) {
+    let meta = std::fs::symlink_metadata(path)
+        .unwrap_or_else(|err| panic!("no {}: {err}", path.display()));
+    (meta.ino(), meta.ctime(), meta.ctime_nsec())
+}
+
+#[test]
+fn cli_a_killed_daemon_takes_its_browser_along_and_the_next_command_starts_afresh() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html")]);
+    let pids = cli.pids("default");
+    assert!(pids.browser.is_some(), "{pids:?}");
+    let socket = cli.socket("default");
+    let identity = file_identity(&socket);
+
+    procs::kill(pids.daemon);
+    // The browser's parent-death signal ends it with its daemon.
+    assert_gone(&pids.tree, "after SIGKILL of the daemon");
+    assert!(socket.exists(), "a killed daemon leaves its socket behind");
+
+    let out = cli.run(&["navigate", &server.url("nav2.html")]);
+    assert_ok(&out, &["navigate"]);
+    let seen = observation(&out.stdout);
+    assert!(
+        seen[0].starts_with("page: Nav two") && seen[1].starts_with("e1: "),
+        "a fresh session: the whole page again, refs from e1: {out:?}"
+    );
+    let fresh = cli.pids("default");
+    assert_ne!(fresh.daemon, pids.daemon);
+    assert_ne!(fresh.browser, pids.browser);
+    assert_ne!(
+        file_identity(&socket),
+        identity,
+        "the stale socket was replaced"
+    );
+    assert_eq!(cli.daemons(), vec![fresh.daemon]);
+    cli.finish();
+}
+
+/// A wait of a minute for an element nothing adds.
+const LONG_WAIT: &[&str] = &[
+    "wait",
+    "#late",
+    "--state",
+    "attached",
+    "--timeout-ms",
+    "60000",
+];
+
+/// Sends `signal` (`-INT`, `-TERM`…) to `target` (a pid, or `-pgid` for a group).
+fn signal(signal: &str, target: &str) {
+    let sent = Command::new("kill").args([signal, "--", target]).status();
+    assert!(
+        sent.is_ok_and(|status| status.success()),
+        "kill {signal} {target}"
+    );
+}
+
+#[test]
+fn cli_a_client_killed_mid_call_cancels_the_call_but_not_the_session() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html")]);
+    let pids = cli.pids("default");
+
+    // SIGKILL of the client, then a terminal's Ctrl-C: SIGINT to the client's process group
+    // (every command runs in its own), which the daemon, in a group of its own, never gets.
+    for how in ["SIGKILL", "SIGINT to its group"] {
+        let waiting = cli.spawn(LONG_WAIT);
+        assert!(eventually(|| busy(&cli)), "{how}: the wait runs");
+        if how == "SIGKILL" {
+            procs::kill(waiting.pid);
+        } else {
+            signal("-INT", &format!("-{}", waiting.pid));
+        }
+        let out = waiting.wait();
+        assert_eq!(out.code, None, "{how}: ended by the signal: {out:?}");
+        // Cancelled: the session is free long before the wait's minute.
+        assert!(
+            eventually(|| !busy(&cli)),
+            "{how}: the client's call was cancelled"
+        );
+        let after = cli.pids("default");
+        assert_eq!(
+            (after.daemon, after.browser),
+            (pids.daemon, pids.browser),
+            "{how}: the same session serves"
+        );
+        let read = cli.result_of(&["read", "h1"]);
+        assert!(read["text"].is_string(), "{read}");
+    }
+    cli.finish();
+}
+
+#[test]
+fn cli_close_mid_call_answers_the_call_as_cancelled_and_ends_everything() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html")]);
+    let pids = cli.pids("default");
+    let mut args = LONG_WAIT.to_vec();
+    args.push("--json");
+    let waiting = cli.spawn(&args);
+    assert!(eventually(|| busy(&cli)), "the wait runs");
+    let out = cli.run(&["close"]);
+    assert_ok(&out, &["close"]);
+    assert_eq!(out.stdout, "closed session default\n");
+    // The waiting command is answered at once, not after its minute: its call was cancelled.
+    let out = waiting.wait();
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let error = out.document();
+    assert_eq!(
+        (
+            error["error"]["code"].clone(),
+            error["error"]["detail"].clone()
+        ),
+        (json!("DRIVER_ERROR"), json!({ "reason": "cancelled" })),
+        "{error}"
+    );
+    assert!(
+        error["error"]["hint"].is_string(),
+        "every error has a hint: {error}"
+    );
+    assert_gone(&pids.tree, "after close");
+    assert!(!cli.socket("default").exists());
+    cli.finish();
+}
+
+#[test]
+fn cli_sigterm_sigint_and_sighup_end_a_daemon_and_its_browser() {
+    let server = fixtures();
+    let cli = Cli::new();
+    let sessions = [("-TERM", "term"), ("-INT", "int"), ("-HUP", "hup")];
+    for (_, session) in sessions {
+        cli.ok(&["navigate", &server.url("nav.html"), "--session", session]);
+    }
+    for (name, session) in sessions {
+        let pids = cli.pids(session);
+        assert!(pids.browser.is_some(), "{pids:?}");
+        signal(name, &pids.daemon.to_string());
+        assert_gone(&pids.tree, &format!("after {name}"));
+        assert!(
+            !cli.socket(session).exists(),
+            "{name}: the daemon removes its socket"
+        );
+    }
+    assert_eq!(cli.json_sessions(), json!([]));
+    cli.finish();
+}
+
+/// Connects to `socket` as uid and gid 65534 (nobody), sends `line` and returns the answer
+/// line, or the name of the error that kept it from connecting.
+fn as_nobody(socket: &Path, line: &str) -> String {
+    let python = if Path::new("/usr/bin/python3").exists() {
+        "/usr/bin/python3"
+    } else {
+        "python3"
+    };
+    // The daemon answers a stranger before reading a byte and hangs up: a send may meet the
+    // closed end (EPIPE) with the refusal already waiting to be read.
+    let script = "import socket, sys\n\
+        s = socket.socket(socket.AF_UNIX)\n\
+        s.settimeout(10)\n\
+        try:\n\
+        \x20   s.connect(sys.argv[1])\n\
+        except OSError as err:\n\
+        \x20   print(type(err).__name__, end='')\n\
+        \x20   sys.exit(0)\n\
+        try:\n\
+        \x20   s.sendall(sys.argv[2].encode() + b'\\n')\n\
+        except (BrokenPipeError, ConnectionResetError):\n\
+        \x20   pass\n\
+        print(s.makefile().readline(), end='')\n";
+    let out = Command::new("setpriv")
+        .args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            python,
+            "-c",
+            script,
+        ])
+        .arg(socket)
+        .arg(line)
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run setpriv (util-linux) and python3: {err}"));
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Sends `line` to `socket` as this user and returns the answer line.
+fn raw_request(socket: &Path, line: &str) -> Value {
+    use std::io::{BufRead, BufReader};
+    let mut stream = std::os::unix::net::UnixStream::connect(socket).expect("connect");
+    stream.set_read_timeout(Some(DEADLINE)).expect("timeout");
+    stream
+        .write_all(format!("{line}\n").as_bytes())
+        .expect("send");
+    let mut answer = String::new();
+    BufReader::new(stream)
+        .read_line(&mut answer)
+        .expect("answer");
+    serde_json::from_str(&answer).unwrap_or_else(|err| panic!("{err}: {answer:?}"))
+}
+
+#[test]
+fn cli_session_files_are_private_and_a_peer_of_another_uid_is_refused() {
+    let cli = Cli::new();
+    let daemon = pid_of(&cli.json(&["status"])["serverPid"]).expect("serverPid");
+    let uid = effective_uid();
+    // Made by chromate: the runtime directory 0700, its files 0600, all ours.
+    let socket = cli.socket("default");
+    assert_eq!(mode_of(&cli.runtime), 0o700);
+    assert!(std::fs::symlink_metadata(&socket).is_ok_and(|meta| meta.file_type().is_socket()));
+    for path in [&cli.runtime, &socket] {
+        assert_eq!(
+            std::fs::symlink_metadata(path).expect("meta").uid(),
+            uid,
+            "{}",
+            path.display()
+        );
+    }
+    for name in ["default.sock", "default.lock", "default.log"] {
+        assert_eq!(mode_of(&cli.runtime.join(name)), 0o600, "{name}");
+    }
+
+    // The wire, as this user: one line, one answer; a line that is no request is refused.
+    let info = raw_request(&socket, "\"info\"");
+    assert_eq!(info["info"]["pid"], json!(daemon), "{info}");
+    assert_eq!(info["info"]["session"], json!("default"), "{info}");
+    let refused = raw_request(&socket, "\"bogus\"");
+    assert!(
+        refused["refused"]
+            .as_str()
+            .is_some_and(|why| why.starts_with("not a request: ")),
+        "{refused}"
+    );
+
+    if uid == 0 {
+        // Open the way for nobody: the directories 0711. The socket at 0600 still keeps it out.
+        for dir in [&cli.root, &cli.runtime] {
+            std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
+        }
+        assert_eq!(as_nobody(&socket, "\"info\""), "PermissionError");
+        // With the socket 0666 it connects, and the daemon refuses it by its uid.
+        std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o666)).expect("chmod");
+        let answer = as_nobody(&socket, "\"info\"");
+        let answer: Value =
+            serde_json::from_str(&answer).unwrap_or_else(|err| panic!("{err}: {answer:?}"));
+        assert_eq!(
+            answer,
+            json!({ "refused": "this session belongs to uid 0; uid 65534 may not use it" })
+        );
+        // The daemon still serves its user, and the next command makes the directory private
+        // again.
+        assert_eq!(pid_of(&cli.json(&["status"])["serverPid"]), Some(daemon));
+        assert_eq!(mode_of(&cli.runtime), 0o700);
+    } else {
+        // Only root can play another uid; the refusal is not exercised here.
+        eprintln!("not root (uid {uid}): skipping the foreign-uid refusal");
+        assert_ne!(uid, 0);
+    }
     cli.finish();
 }
