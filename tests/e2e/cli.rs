@@ -181,7 +181,10 @@ impl Cli {
     }
 
     fn spawn_with(&self, args: &[&str], envs: &[(&str, &str)], input: Option<&str>) -> Running {
-        let mut command = self.command(args, envs);
+        self.spawn_command(self.command(args, envs), args, input)
+    }
+
+    fn spawn_command(&self, mut command: Command, args: &[&str], input: Option<&str>) -> Running {
         command.stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -213,6 +216,13 @@ impl Cli {
 
     fn run_env(&self, args: &[&str], envs: &[(&str, &str)]) -> Out {
         self.spawn_with(args, envs, None).wait()
+    }
+
+    /// `run` from another working directory than the test's.
+    fn run_in(&self, dir: &Path, args: &[&str]) -> Out {
+        let mut command = self.command(args, &[]);
+        command.current_dir(dir);
+        self.spawn_command(command, args, None).wait()
     }
 
     fn run_stdin(&self, args: &[&str], input: &str) -> Out {
@@ -718,6 +728,19 @@ fn cli_navigate_snapshot_find_exists_read_wait_expect_and_their_failures() {
     assert_eq!(error["error"]["code"], json!("EXPECT_MISMATCH"), "{error}");
     assert!(error["error"]["message"].is_string(), "{error}");
 
+    // The browser is the starting command's too: a session started with none to run says so
+    // and keeps serving.
+    let none = [("CHROMATE_BROWSER", "/nonexistent/chromium")];
+    let out = cli.run_env(&["navigate", &url, "--session", "nobrowser"], &none);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert_eq!(out.error_code(), "BROWSER_UNAVAILABLE");
+    assert!(out.stderr.contains("/nonexistent/chromium"), "{out:?}");
+    assert_eq!(
+        cli.json(&["status", "--session", "nobrowser"])["ready"],
+        json!(false)
+    );
+    cli.close("nobrowser");
+
     let unreachable = format!("http://127.0.0.1:{}/nothing", closed_port());
     assert_eq!(cli.error(&["navigate", &unreachable]), "NAVIGATION_FAILED");
     // The session still serves: the same daemon, the same browser, the page as it was left.
@@ -831,6 +854,19 @@ fn cli_input_commands_click_fill_type_press_key_mouse_hover_element_upload_dialo
     assert_eq!(
         cli.error(&["upload", "#file-input", &outside.display().to_string()]),
         "INVALID_ARGUMENT"
+    );
+    // FIXME(cli): a relative path resolves in the daemon's working directory, not in the
+    // command's: run from elsewhere, `upload notes.txt` sends the daemon's notes.txt, not the
+    // one beside the command. Asserted as it is, so a fix has to change this test.
+    let elsewhere = cli.path("elsewhere");
+    std::fs::create_dir(&elsewhere).expect("another dir");
+    write(&elsewhere.join("notes.txt"), "the command's own notes");
+    let out = cli.run_in(&elsewhere, &["upload", "#file-input", "notes.txt"]);
+    assert_ok(&out, &["upload", "(from elsewhere)"]);
+    assert_eq!(
+        cli.eval("window.pickedFiles.map(f => f.name + ':' + f.size)"),
+        json!(["notes.txt:5"]),
+        "FIXME: the daemon's notes.txt (5 bytes), not the command's"
     );
 
     cli.ok(&["navigate", &server.url("keys.html")]);
@@ -1451,6 +1487,28 @@ fn cli_an_idle_session_ends_by_itself_with_its_browser() {
 }
 
 #[test]
+fn cli_listing_sessions_does_not_keep_an_idle_session_alive() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html"), "--idle-timeout", "1"]);
+    let pids = cli.pids("default");
+    // `sessions` over and over, as a status line would: it asks who the daemon is but does
+    // not use the session, so the session still ends.
+    let deadline = Instant::now() + GONE;
+    let mut listed = 0;
+    while pids.tree.iter().any(|&pid| procs::is_alive(pid)) {
+        assert!(
+            Instant::now() < deadline,
+            "the session outlived its idle timeout while listed {listed} times: {pids:?}"
+        );
+        cli.json_sessions();
+        listed += 1;
+    }
+    assert!(eventually(|| !cli.socket("default").exists()));
+    cli.finish();
+}
+
+#[test]
 fn cli_close_ends_the_daemon_and_browser_and_removes_the_socket() {
     let server = fixtures();
     let cli = Cli::new();
@@ -1706,12 +1764,29 @@ fn cli_a_killed_daemon_takes_its_browser_along_and_the_next_command_starts_afres
     let pids = cli.pids("default");
     assert!(pids.browser.is_some(), "{pids:?}");
     let socket = cli.socket("default");
+
+    // A lost browser first: the next page command launches another; the daemon stays.
+    let lost = pids.browser.expect("a browser");
+    procs::kill(lost);
+    assert_gone(&[lost], "after SIGKILL of the browser");
+    let first_try = cli.run(&["navigate", &server.url("nav2.html")]);
+    if first_try.code != Some(0) {
+        // A call that meets the dead browser before its loss is noticed fails; the next
+        // relaunches.
+        assert_eq!(first_try.error_code(), "DRIVER_ERROR", "{first_try:?}");
+        cli.ok(&["navigate", &server.url("nav2.html")]);
+    }
+    let pids = cli.pids("default");
+    assert!(pids.browser.is_some_and(|pid| pid != lost), "{pids:?}");
     let identity = file_identity(&socket);
 
     procs::kill(pids.daemon);
     // The browser's parent-death signal ends it with its daemon.
     assert_gone(&pids.tree, "after SIGKILL of the daemon");
     assert!(socket.exists(), "a killed daemon leaves its socket behind");
+    // Nothing answers there: `sessions` leaves it out, `close` finds nothing to close.
+    assert_eq!(cli.ok(&["sessions"]), "no sessions\n");
+    assert_eq!(cli.ok(&["close"]), "session default was not running\n");
 
     let out = cli.run(&["navigate", &server.url("nav2.html")]);
     assert_ok(&out, &["navigate"]);
@@ -1797,9 +1872,28 @@ fn cli_close_mid_call_answers_the_call_as_cancelled_and_ends_everything() {
     args.push("--json");
     let waiting = cli.spawn(&args);
     assert!(eventually(|| busy(&cli)), "the wait runs");
+    let socket = cli.socket("default");
+    assert!(eventually(|| connections(&socket) == 1));
+    let queued = cli.spawn(&["status", "--json"]);
+    assert!(eventually(|| connections(&socket) == 2), "status is queued");
     let out = cli.run(&["close"]);
     assert_ok(&out, &["close"]);
     assert_eq!(out.stdout, "closed session default\n");
+    // The call queued behind it is refused: its session is closing (it launches nothing).
+    let out = queued.wait();
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let error = out.document();
+    assert_eq!(
+        error["error"]["code"],
+        json!("BROWSER_UNAVAILABLE"),
+        "{error}"
+    );
+    assert_eq!(
+        error["error"]["message"],
+        json!("the session is closing"),
+        "{error}"
+    );
+    assert!(error["error"]["hint"].is_string(), "{error}");
     // The waiting command is answered at once, not after its minute: its call was cancelled.
     let out = waiting.wait();
     assert_eq!(out.code, Some(1), "{out:?}");
@@ -1932,6 +2026,21 @@ fn cli_session_files_are_private_and_a_peer_of_another_uid_is_refused() {
             .is_some_and(|why| why.starts_with("not a request: ")),
         "{refused}"
     );
+
+    // A runtime directory that is a symlink is refused before anything starts.
+    let link = cli.path("link");
+    std::os::unix::fs::symlink(&cli.runtime, &link).expect("symlink");
+    let out = cli.run_env(
+        &["status"],
+        &[("CHROMATE_RUNTIME_DIR", &link.display().to_string())],
+    );
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.starts_with("chromate: the runtime directory: ")
+            && out.stderr.contains("is a symlink; refusing to use it"),
+        "{out:?}"
+    );
+    assert_eq!(cli.daemons(), vec![daemon], "nothing else started");
 
     if uid == 0 {
         // Open the way for nobody: the directories 0711. The socket at 0600 still keeps it out.
