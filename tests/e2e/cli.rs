@@ -10,8 +10,9 @@
 //! [`Cli::finish`], which closes the test's sessions and proves by PID that every daemon and
 //! browser is gone; a test that fails midway kills what is left when its `Cli` drops.
 //!
-//! Commands run with a deadline; waits for processes poll `/proc` with deadlines; nothing
-//! sleeps. All traffic goes to the fixture server on 127.0.0.1.
+//! Commands run with a deadline, and every wait polls (`/proc`, the socket table, `chromate
+//! sessions`) every 20 ms until its condition holds or its deadline passes: no fixed sleep
+//! stands in for an event. All traffic goes to the fixture server on 127.0.0.1.
 
 use std::io::Write;
 use std::os::unix::fs::{FileTypeExt, MetadataExt, PermissionsExt};
@@ -410,7 +411,7 @@ fn closed_port() -> u16 {
     listener.local_addr().expect("local address").port()
 }
 
-/// The lines of a text reply: the result line, then the observation.
+/// The observation of a text reply: its lines after the result line.
 fn observation(stdout: &str) -> Vec<&str> {
     stdout.lines().skip(1).collect()
 }
