@@ -907,6 +907,8 @@ fn cli_input_commands_click_fill_type_press_key_mouse_hover_element_upload_dialo
         Some(&"dialog open: Your name?"),
         "{out:?}"
     );
+    // An open dialog blocks input: type fails until it is answered.
+    assert_eq!(cli.error(&["type", "x"]), "STATE_INVALID");
     assert_eq!(
         cli.result_of(&["dialog", "inspect"]),
         json!({ "open": true, "type": "prompt", "message": "Your name?", "defaultValue": "guest" })
