@@ -9,6 +9,7 @@
 
 mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
+mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
 mod downloads; // downloads saved by name, numbered on clashes, private, journalled, size-limited
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs

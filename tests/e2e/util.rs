@@ -1,6 +1,7 @@
 //! Helpers shared by the test modules: launching a browser and proving it is gone, opening
 //! pages, and locating and reading elements with panics that name the selector.
 
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, LaunchOptions, Locator, Page, WaitUntil};
@@ -59,4 +60,23 @@ pub(crate) async fn value_of(page: &Page, selector: &str) -> Option<String> {
         .await
         .unwrap_or_else(|e| panic!("value of {selector}: {e}"))
         .text
+}
+
+/// `target/<profile>/chromate`, found from this test binary (`target/<profile>/deps/e2e-…`).
+/// Build it first with `cargo build -p chromate-mcp` (`.ci/test.sh` does).
+pub(crate) fn chromate_binary() -> PathBuf {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => panic!("cannot locate the test binary: {err}"),
+    };
+    let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
+        panic!("unexpected test binary location {}", exe.display());
+    };
+    let binary = profile_dir.join("chromate");
+    assert!(
+        binary.is_file(),
+        "the chromate binary is missing at {}; build it first with `cargo build -p chromate-mcp`",
+        binary.display()
+    );
+    binary
 }

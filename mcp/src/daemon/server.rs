@@ -40,7 +40,7 @@ struct Shared {
     defaults: Defaults,
     session_dir: std::path::PathBuf,
     idle: Duration,
-    /// Connections being served; the idle clock runs only at zero.
+    /// Connections being served; the idle clock runs only at zero, and only calls restart it.
     active: AtomicUsize,
     last_activity: Mutex<Instant>,
     /// The running call's cancel switch.
@@ -109,8 +109,9 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
         tokio::select! {
             accepted = tokio::time::timeout_at(deadline.into(), listener.accept()) => match accepted {
                 Ok(Ok((stream, _))) => {
+                    // Only a call is activity (`handle` says when): `chromate sessions` asking
+                    // who the daemon is must not keep an unused session alive.
                     shared.active.fetch_add(1, Ordering::SeqCst);
-                    shared.touch();
                     tokio::spawn(serve_connection(shared.clone(), stream));
                 }
                 Ok(Err(err)) => eprintln!("chromate daemon: accept: {err}"),
@@ -205,7 +206,6 @@ async fn serve_connection(shared: Arc<Shared>, stream: UnixStream) {
     if let Err(err) = served {
         tracing::debug!(error = %err, "connection ended early");
     }
-    shared.touch();
     shared.active.fetch_sub(1, Ordering::SeqCst);
 }
 
@@ -243,7 +243,11 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
         }
         Request::Call { tool, arguments } => {
             let mut rest = reader.into_inner().into_inner();
-            match call(shared, &tool, arguments, &mut rest).await {
+            // The idle clock counts from a call's arrival and again from its end.
+            shared.touch();
+            let reply = call(shared, &tool, arguments, &mut rest).await;
+            shared.touch();
+            match reply {
                 Some(reply) => Response::Reply(reply),
                 // The client went away: there is no one to answer.
                 None => return Ok(()),

@@ -61,11 +61,14 @@ impl Cancel {
     }
 }
 
-/// The error a handler returns when it stopped because it was cancelled
-/// (never sent: the server drops the response).
+/// The error a handler returns when it stopped because it was cancelled. The MCP server
+/// drops it (a cancelled request gets no response); a session daemon sends it to a command
+/// still waiting when `chromate close` or a signal ends the session, so it has a hint like
+/// every error.
 pub(crate) fn cancelled_error(verb: &str) -> ToolError {
     ToolError::new(ErrorCode::DriverError, format!("{verb}: cancelled"))
         .with_detail(json!({ "reason": "cancelled" }))
+        .with_hint("the call was stopped before it finished (its session was closed); run it again")
 }
 
 /// What progress notifications say about the running call.
