@@ -856,9 +856,8 @@ fn cli_input_commands_click_fill_type_press_key_mouse_hover_element_upload_dialo
         cli.error(&["upload", "#file-input", &outside.display().to_string()]),
         "INVALID_ARGUMENT"
     );
-    // FIXME(cli): a relative path resolves in the daemon's working directory, not in the
-    // command's: run from elsewhere, `upload notes.txt` sends the daemon's notes.txt, not the
-    // one beside the command. Asserted as it is, so a fix has to change this test.
+    // A relative path resolves in the command's working directory, not the daemon's: run from
+    // elsewhere, `upload notes.txt` sends the notes.txt beside the command.
     let elsewhere = cli.path("elsewhere");
     std::fs::create_dir(&elsewhere).expect("another dir");
     write(&elsewhere.join("notes.txt"), "the command's own notes");
@@ -866,8 +865,8 @@ fn cli_input_commands_click_fill_type_press_key_mouse_hover_element_upload_dialo
     assert_ok(&out, &["upload", "(from elsewhere)"]);
     assert_eq!(
         cli.eval("window.pickedFiles.map(f => f.name + ':' + f.size)"),
-        json!(["notes.txt:5"]),
-        "FIXME: the daemon's notes.txt (5 bytes), not the command's"
+        json!(["notes.txt:23"]),
+        "the command's notes.txt (23 bytes), not the daemon's"
     );
 
     cli.ok(&["navigate", &server.url("keys.html")]);

@@ -30,6 +30,7 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
     let request = Request::Call {
         tool: command.decl.name.to_owned(),
         arguments: command.arguments.clone(),
+        cwd: std::env::current_dir().ok(),
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),

@@ -35,6 +35,10 @@ pub(crate) enum Request {
     Call {
         tool: String,
         arguments: Map<String, Value>,
+        /// The command's working directory (absolute): relative paths (uploads, saved state)
+        /// resolve there, and uploads may read under it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cwd: Option<PathBuf>,
     },
     /// Who the daemon is, without waiting for a running call.
     Info,

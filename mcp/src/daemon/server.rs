@@ -241,11 +241,16 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
             shared.closing.notify_one();
             return answered;
         }
-        Request::Call { tool, arguments } => {
+        Request::Call {
+            tool,
+            arguments,
+            cwd,
+        } => {
             let mut rest = reader.into_inner().into_inner();
             // The idle clock counts from a call's arrival and again from its end.
             shared.touch();
-            let reply = call(shared, &tool, arguments, &mut rest).await;
+            let cwd = cwd.filter(|dir| dir.is_absolute());
+            let reply = call(shared, &tool, arguments, cwd, &mut rest).await;
             shared.touch();
             match reply {
                 Some(reply) => Response::Reply(reply),
@@ -288,6 +293,7 @@ async fn call(
     shared: &Arc<Shared>,
     tool: &str,
     arguments: serde_json::Map<String, Value>,
+    cwd: Option<std::path::PathBuf>,
     client: &mut tokio::net::unix::OwnedReadHalf,
 ) -> Option<Reply> {
     let Some(decl) = tools::find(tool) else {
@@ -316,7 +322,10 @@ async fn call(
             return Some(failed(&error));
         }
         *lock(&shared.running) = Some(cancel_tx.clone());
+        // Relative paths and the upload rule follow the command's directory, not the daemon's.
+        session.call_dir = cwd;
         let reply = dispatch::run(&mut session, decl, arguments, &cancel, &progress).await;
+        session.call_dir = None;
         *lock(&shared.running) = None;
         Some(reply)
     };

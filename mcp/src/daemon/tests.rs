@@ -51,6 +51,7 @@ fn requests_and_responses_keep_their_wire_names() {
     let call = Request::Call {
         tool: "browser_status".to_owned(),
         arguments: Map::new(),
+        cwd: None,
     };
     assert_eq!(
         serde_json::to_string(&call).ok(),

@@ -134,6 +134,9 @@ pub(crate) struct Session {
     /// The MCP client's roots as directories (empty unless it declares roots); shared with the
     /// front end, which updates them whenever the client's answer arrives.
     pub(crate) client_roots: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>,
+    /// The working directory of the CLI command whose call runs now (absolute); `None` for
+    /// MCP, where it is the server's own.
+    pub(crate) call_dir: Option<PathBuf>,
     /// The next `p<N>` number.
     next_tab: u64,
     /// The baseline of §6.3: the latest full snapshot shown.
@@ -166,6 +169,7 @@ impl Session {
             trace: None,
             live: None,
             client_roots: std::sync::Arc::default(),
+            call_dir: None,
             next_tab: 1,
             baseline: None,
             revision: 0,
@@ -672,8 +676,17 @@ impl Session {
 
     /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute.
     pub(crate) fn state_root(&self) -> PathBuf {
-        let dir = &self.config.state_dir;
-        std::path::absolute(dir).unwrap_or_else(|_| dir.clone())
+        self.working_dir().join(&self.config.state_dir)
+    }
+
+    /// Where relative paths of the running call are measured from, and the directory uploads
+    /// may read under: the directory the CLI command ran in (set per call by the session
+    /// daemon), else this process's working directory.
+    pub(crate) fn working_dir(&self) -> PathBuf {
+        match &self.call_dir {
+            Some(dir) => dir.clone(),
+            None => std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        }
     }
 
     /// The observation hook (§8): called by the server after a successful

@@ -689,6 +689,7 @@ async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Repl
     let request = Request::Call {
         tool: call.decl.name.to_owned(),
         arguments: call.arguments.clone(),
+        cwd: std::env::current_dir().ok(),
     };
     let failure = |message: String| {
         let error = ToolError::new(

@@ -374,13 +374,14 @@ pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), T
     upload_paths(
         &args.files,
         session.config.unrestricted_file_access,
+        &session.working_dir(),
         &session.upload_roots(),
     )
     .map(drop)
 }
 
-/// The files of browser_upload, resolved: relative paths against the server's working
-/// directory, symlinks and `..` resolved. Unless `unrestricted`
+/// The files of browser_upload, resolved: relative paths against `working_dir` (the server's
+/// working directory, or the directory a CLI command ran in), symlinks and `..` resolved. Unless `unrestricted`
 /// (`--allow-unrestricted-file-access`), each must resolve to a path under the server's working
 /// directory (itself resolved), so a page cannot have the agent upload `/etc/shadow` or
 /// `~/.ssh/id_ed25519`. The rule is checked before existence, on the resolved path (for a
@@ -390,9 +391,10 @@ pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), T
 pub(crate) fn upload_paths(
     files: &[String],
     unrestricted: bool,
+    working_dir: &std::path::Path,
     roots: &[std::path::PathBuf],
 ) -> Result<Vec<std::path::PathBuf>, ToolError> {
-    let cwd = std::env::current_dir().and_then(std::fs::canonicalize);
+    let cwd = std::fs::canonicalize(working_dir);
     let roots: Vec<std::path::PathBuf> = roots
         .iter()
         .filter_map(|root| std::fs::canonicalize(root).ok())
@@ -682,6 +684,7 @@ pub(crate) async fn upload(
     let files = upload_paths(
         &args.files,
         ctx.session.config.unrestricted_file_access,
+        &ctx.session.working_dir(),
         &ctx.session.upload_roots(),
     )?;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;

@@ -308,12 +308,26 @@ fn uploads_read_under_the_clients_roots() {
     let inside = root.path().join("a.txt");
     std::fs::write(&inside, "a").expect("write");
     let files = vec![inside.display().to_string()];
-    assert!(input::upload_paths(&files, false, &[]).is_err());
+    assert!(
+        input::upload_paths(&files, false, &std::env::current_dir().expect("cwd"), &[]).is_err()
+    );
     let roots = vec![root.path().to_path_buf()];
-    let resolved = input::upload_paths(&files, false, &roots).expect("under a root");
+    let resolved = input::upload_paths(
+        &files,
+        false,
+        &std::env::current_dir().expect("cwd"),
+        &roots,
+    )
+    .expect("under a root");
     assert_eq!(resolved.len(), 1);
     let beside = vec![format!("{}/../etc/hostname", root.path().display())];
-    assert!(input::upload_paths(&beside, false, &roots).is_err());
+    assert!(input::upload_paths(
+        &beside,
+        false,
+        &std::env::current_dir().expect("cwd"),
+        &roots
+    )
+    .is_err());
 }
 
 /// The upload rule, against the test's working directory (the crate's `mcp/`).
@@ -321,7 +335,12 @@ fn uploads_read_under_the_clients_roots() {
 fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
     let paths = |files: &[&str], unrestricted: bool| {
         let files: Vec<String> = files.iter().map(|f| (*f).to_owned()).collect();
-        input::upload_paths(&files, unrestricted, &[])
+        input::upload_paths(
+            &files,
+            unrestricted,
+            &std::env::current_dir().expect("cwd"),
+            &[],
+        )
     };
     let message = |files: &[&str]| match paths(files, false) {
         Ok(resolved) => panic!("{files:?} was allowed: {resolved:?}"),
