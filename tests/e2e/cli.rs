@@ -2070,3 +2070,71 @@ fn cli_session_files_are_private_and_a_peer_of_another_uid_is_refused() {
     }
     cli.finish();
 }
+
+/// `chromate mcp --session NAME` and the command line drive one page: a ref the CLI's snapshot
+/// issued is clicked over MCP, the MCP observation is a diff against the CLI's baseline, the
+/// CLI reads what the MCP click did, and the MCP server's exit leaves the session running.
+#[test]
+fn cli_and_mcp_session_drive_one_page() {
+    let server = fixtures();
+    server.route("shared.html", |_| {
+        Response::html(
+            "<!doctype html><html lang=\"en\"><title>Shared</title>\
+             <button id=\"go\" onclick=\"this.textContent='Done'\">Go</button></html>",
+        )
+    });
+    let cli = Cli::new();
+    let url = server.url("shared.html");
+    cli.ok(&["navigate", &url, "--session", "shared"]);
+    let snapshot = cli.ok(&["snapshot", "--session", "shared"]);
+    let go = ref_of(&snapshot, "button \"Go\"");
+    let daemon = cli.pids("shared").daemon;
+
+    let runtime = cli.runtime.display().to_string();
+    let mut mcp = chromate_tests::McpCommand::new(chromate_binary())
+        .args(&["--session", "shared"])
+        .envs(&[("CHROMATE_RUNTIME_DIR", &runtime)])
+        .keep_env("CHROMATE_BROWSER")
+        .current_dir(&cli.work)
+        .deadline(Duration::from_secs(60))
+        .spawn();
+    let clicked = mcp.call("browser_click", json!({ "selector": go }));
+    let content = &clicked["result"]["content"];
+    assert_eq!(
+        content[0]["text"],
+        json!(format!("{{\"ok\":true,\"selector\":\"ref={go}\"}}")),
+        "{clicked}"
+    );
+    let seen = content[1]["text"].as_str().unwrap_or_default();
+    assert!(
+        seen.contains(&format!("- {go}: button \"Go\" #go"))
+            && seen.contains(&format!("+ {go}: button \"Done\" #go")),
+        "a diff against the CLI's snapshot: {seen}"
+    );
+    let status = mcp.call("browser_status", json!({}));
+    let status: Value = serde_json::from_str(
+        status["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or_default(),
+    )
+    .unwrap_or(Value::Null);
+    assert_eq!(
+        pid_of(&status["serverPid"]),
+        Some(daemon),
+        "MCP calls run in the CLI session's daemon: {status}"
+    );
+
+    assert_eq!(
+        cli.json(&["read", "css=#go", "--session", "shared"])["text"],
+        json!("Done"),
+        "the CLI sees what the MCP click did"
+    );
+    mcp.close_stdin();
+    assert!(mcp.wait_exit(Duration::from_secs(10)).success());
+    assert_eq!(
+        cli.pids("shared").daemon,
+        daemon,
+        "the MCP server's exit leaves the session running"
+    );
+    cli.finish();
+}
