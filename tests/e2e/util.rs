@@ -1,7 +1,7 @@
 //! Helpers shared by the test modules: launching a browser and proving it is gone, opening
 //! pages, and locating and reading elements with panics that name the selector.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use chromate::{Browser, LaunchOptions, Locator, Page, WaitUntil};
@@ -63,8 +63,15 @@ pub(crate) async fn value_of(page: &Page, selector: &str) -> Option<String> {
 }
 
 /// `target/<profile>/chromate`, found from this test binary (`target/<profile>/deps/e2e-…`).
-/// Build it first with `cargo build -p chromate-mcp` (`.ci/test.sh` does).
+/// Build it first with `cargo build -p chromate-mcp` (`.ci/test.sh` does). A binary older than
+/// any source it is built from fails the test at once: the suite never tests yesterday's
+/// binary.
 pub(crate) fn chromate_binary() -> PathBuf {
+    static CHECKED: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    CHECKED.get_or_init(find_fresh_binary).clone()
+}
+
+fn find_fresh_binary() -> PathBuf {
     let exe = match std::env::current_exe() {
         Ok(exe) => exe,
         Err(err) => panic!("cannot locate the test binary: {err}"),
@@ -78,5 +85,44 @@ pub(crate) fn chromate_binary() -> PathBuf {
         "the chromate binary is missing at {}; build it first with `cargo build -p chromate-mcp`",
         binary.display()
     );
+    let built = std::fs::metadata(&binary)
+        .and_then(|meta| meta.modified())
+        .unwrap_or_else(|err| panic!("{}: {err}", binary.display()));
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut newer = Vec::new();
+    for dir in ["mcp/src", "engine/src", "engine/build.rs", "cdp-gen/src"] {
+        newest_sources(&root.join(dir), built, &mut newer);
+    }
+    assert!(
+        newer.is_empty(),
+        "the chromate binary at {} is older than its sources ({}); rebuild it with \
+         `cargo build -p chromate-mcp`",
+        binary.display(),
+        newer.join(", ")
+    );
     binary
+}
+
+/// Adds to `newer` every file under `path` modified after `built`, but unit-test files, which
+/// the binary is not built from (`cargo build` would not rebuild it for them).
+fn newest_sources(path: &Path, built: std::time::SystemTime, newer: &mut Vec<String>) {
+    let Ok(meta) = std::fs::metadata(path) else {
+        return;
+    };
+    let name = path.file_name().and_then(|name| name.to_str());
+    if matches!(name, Some("tests" | "tests.rs" | "docs.rs")) {
+        return;
+    }
+    if meta.is_file() {
+        if meta.modified().is_ok_and(|modified| modified > built) {
+            newer.push(path.display().to_string());
+        }
+        return;
+    }
+    let Ok(entries) = std::fs::read_dir(path) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        newest_sources(&entry.path(), built, newer);
+    }
 }
