@@ -386,7 +386,8 @@
   function implicitRole(el) {
     const tag = el.localName;
     switch (tag) {
-      case "a": case "area": return el.hasAttribute("href") ? "link" : null;
+      case "a": return el.hasAttribute("href") || isScriptedAnchor(el) ? "link" : null;
+      case "area": return el.hasAttribute("href") ? "link" : null;
       case "input": {
         const type = el.type;
         if (el.hasAttribute("list") && ["email", "search", "tel", "text", "url"].includes(type)) return "combobox";
@@ -411,6 +412,14 @@
         return isEditingHost(el) ? "textbox" : null;
       }
     }
+  }
+
+  /** Whether an `<a>` without `href` is made a control: focusable (`tabindex`) or with an
+   *  `onclick` attribute. Chrome makes such an anchor a link when it has a click listener
+   *  (otherwise it is generic); listeners added with `addEventListener` cannot be seen from
+   *  chromate's world, and a focusable anchor is made so to be activated. */
+  function isScriptedAnchor(el) {
+    return el.hasAttribute("tabindex") || el.hasAttribute("onclick");
   }
 
   function hasExplicitName(el) {
