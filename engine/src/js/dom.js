@@ -37,6 +37,10 @@
   const SECTIONING = new Set(["article", "aside", "main", "nav", "section"]);
   const SECTIONING_ROLES = new Set(["article", "complementary", "main", "navigation", "region"]);
 
+  /** Input types a person types text into: the ones a code editor or a custom widget may hide
+   *  behind a transparent or tiny field (`isTypeable`). */
+  const TEXT_ENTRY_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
+
   /** Private-use characters: icon-font glyphs. Chrome leaves them out of accessible names. */
   const PRIVATE_USE = /[\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g;
 
@@ -177,6 +181,24 @@
    *  `aria-hidden="true"`. */
   function isSnapshotVisible(el) {
     return !underHidden(el) && isVisible(el);
+  }
+
+  /** Whether `el` is a text field a person can type into, seen or not: a textarea, text-entry
+   *  input or editing host that is editable (enabled, not read-only), has a layout box
+   *  (`getClientRects()`), is `visibility: visible` under no `display: none` or
+   *  `content-visibility: hidden` ancestor, and is not inert; opacity and size do not matter.
+   *  This is how code editors take keyboard input (Ace's `textarea.ace_text-input` at opacity 0
+   *  and 1px, CodeMirror 5's textarea in a zero-height box, Monaco's `textarea.inputarea`), and
+   *  Chrome exposes such a field as a textbox: snapshots list it (§7.5) and actions take it as
+   *  visible. */
+  function isTypeable(el) {
+    const tag = el.localName;
+    if (tag === "input") { if (!TEXT_ENTRY_TYPES.has(el.type)) return false; }
+    else if (tag !== "textarea" && !(el.isContentEditable && isEditingHost(el))) return false;
+    if (!el.isConnected || !isEditable(el) || el.getClientRects().length === 0) return false;
+    if (!el.checkVisibility({ visibilityProperty: true })) return false;
+    for (let n = el; n && n.nodeType === ELEMENT; n = parent(n)) if (n.hasAttribute("inert")) return false;
+    return true;
   }
 
   /** §9.1 enabled: not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
@@ -598,7 +620,7 @@
 
   return {
     normalize, cut, words, children, parent, containsFlat, walk, isShadowSlot, attrHidden, underHidden,
-    styleOf, isVisible, isSnapshotVisible, isEnabled, isFillable, isEditable, isEditingHost, text,
+    styleOf, isVisible, isSnapshotVisible, isTypeable, isEnabled, isFillable, isEditable, isEditingHost, text,
     visibleText, renderedText, explicitRole, implicitRole, role, isContainer, labelledByText, labelTexts,
     labelCandidates, labelsOf, withCache, isTextLike, isLive, hasEvidenceId, accName, describe,
     ARIA_ROLES, CONTAINER_ROLES,

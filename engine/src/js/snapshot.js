@@ -294,10 +294,10 @@
     if (cls && st.left[cls] === 0 && st.truncated) {
       // This class is full and the snapshot already says so: nothing more to learn here.
     } else if (cls) {
-      if (!D.isVisible(el)) {
-        // A display:none or opacity:0 element hides its whole subtree: no need to walk it.
-        const cs = D.styleOf(el);
-        if (cs.display === "none" || cs.opacity === "0") return null;
+      if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
+        // A display:none element hides its whole subtree: no need to walk it. Below opacity 0
+        // nothing is seen, but a text field may still be typed into (`isTypeable`).
+        if (D.styleOf(el).display === "none") return null;
       } else if (st.left[cls] === 0) {
         if (!st.truncated) {
           if (cls === "semantic") st.truncated = true;
