@@ -40,8 +40,8 @@ pub use a11y::{
     axe_candidates, axe_path, AuditNode, AuditOptions, AuditReport, Impact, Violation, AXE_PATH_ENV,
 };
 pub use actions::{
-    ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,
-    SelectedOption, TextMatch,
+    BrowserAccessibility, ClickOptions, ElementState, FindOptions, FindResult, FoundElement,
+    Locator, ReadText, SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{iso_time, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};

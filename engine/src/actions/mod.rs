@@ -30,7 +30,7 @@ use crate::selector::{self, Selector};
 use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
 
 pub use click::ClickOptions;
-pub use read::{FindOptions, FindResult, FoundElement, ReadText};
+pub use read::{BrowserAccessibility, FindOptions, FindResult, FoundElement, ReadText};
 pub use select::SelectedOption;
 pub use wait_for::{ElementState, TextMatch};
 
