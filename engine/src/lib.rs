@@ -41,8 +41,8 @@ mod wait;
 
 pub use a11y::{AuditNode, AuditOptions, AuditReport, Impact, Violation, AXE_PATH_ENV};
 pub use actions::{
-    ClickOptions, ElementState, FindOptions, FindResult, FoundElement, Locator, ReadText,
-    SelectedOption, TextMatch,
+    BrowserAccessibility, ClickOptions, ElementState, FindOptions, FindResult, FoundElement,
+    Locator, ReadText, SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};

@@ -89,7 +89,7 @@ fn scoped(scope: &str) -> SnapshotOptions {
 async fn fixture_pages_match_their_golden_snapshots() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
-    let goldens: [(&str, usize, ExpectFile); 10] = [
+    let goldens: [(&str, usize, ExpectFile); 11] = [
         (
             "login.html",
             80,
@@ -139,6 +139,11 @@ async fn fixture_pages_match_their_golden_snapshots() {
             "bench-50.html",
             80,
             expect_file!["../fixtures/expected/bench-50.snapshot.txt"],
+        ),
+        (
+            "real-patterns.html",
+            80,
+            expect_file!["../fixtures/expected/real-patterns.snapshot.txt"],
         ),
     ];
     for (path, max_lines, golden) in goldens {
@@ -432,5 +437,145 @@ async fn locators_propose_unique_selectors_and_report_no_match() {
     assert!(found.candidates.len() <= 5);
     let missing = page.locators("css=#nope", 3).await;
     assert_eq!(missing.err().map(|e| e.code()), Some(ErrorCode::NoMatch));
+    close_and_check(browser).await;
+}
+
+/// The `ref=eN` locator of the line containing `needle`, with a short timeout for actions that
+/// are expected to fail.
+fn locator_of(page: &Page, snapshot: &Snapshot, needle: &str) -> chromate::Locator {
+    let element_ref = ref_of(snapshot, needle);
+    page.locator(&format!("ref={element_ref}"))
+        .expect("ref selector")
+}
+
+#[tokio::test]
+async fn issue_20_a_code_editors_hidden_textarea_is_listed_and_takes_fill() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("real-patterns.html")).await;
+    let snap = snapshot(&page).await;
+    // Ace's transparent 1px textarea, CodeMirror 5's in a zero-height box, Monaco's: the only
+    // textboxes of the page, in document order.
+    let fields: Vec<_> = snap.lines.iter().filter(|l| l.role == "textbox").collect();
+    assert_eq!(fields.len(), 3, "{}", snap.render());
+    for (line, editor) in fields.iter().zip(["#ace", "#cm", "#monaco"]) {
+        let element_ref = line.element_ref.expect("a listed field has a ref");
+        page.locator(&format!("ref={element_ref}"))
+            .expect("ref selector")
+            .fill("fn main() {}")
+            .await
+            .unwrap_or_else(|e| panic!("fill {editor}: {e}"));
+        let value = page
+            .locator(&format!("{editor} textarea"))
+            .expect("selector")
+            .value()
+            .await
+            .expect("value");
+        assert_eq!(value.text.as_deref(), Some("fn main() {}"), "{editor}");
+    }
+    // A pointer cannot reach Ace's textarea under the editor's surface: the timeout says what
+    // covers it.
+    let ace = fields[0].element_ref.expect("ref");
+    let click = page
+        .locator(&format!("ref={ace}"))
+        .expect("ref selector")
+        .timeout(Duration::from_millis(300))
+        .click()
+        .await;
+    match click {
+        Err(Error::TimeoutWaitingState {
+            state, obscured_by, ..
+        }) => {
+            assert_eq!(state, "unobscured");
+            assert_eq!(obscured_by.as_deref(), Some("div.ace_content"));
+        }
+        other => panic!("expected TIMEOUT_WAITING_STATE unobscured, got {other:?}"),
+    }
+    // Waits and reads still ask whether a person sees it.
+    let ace_locator = page.locator(&format!("ref={ace}")).expect("ref selector");
+    assert!(!ace_locator.is_visible().await.expect("is visible"));
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_20_transparent_fields_are_listed_only_if_they_take_text() {
+    let browser = launch().await;
+    let page = open(
+        &browser,
+        "data:text/html,<title>Fields</title>\
+         <style>.t { position: absolute; opacity: 0; width: 1px; height: 1px; }</style>\
+         <textarea class=\"t\" aria-label=\"Typeable\"></textarea>\
+         <textarea class=\"t\" aria-label=\"Disabled\" disabled></textarea>\
+         <textarea class=\"t\" aria-label=\"Read-only\" readonly></textarea>\
+         <input class=\"t\" type=\"checkbox\" aria-label=\"Checkbox\">\
+         <input class=\"t\" type=\"date\" aria-label=\"Date\">\
+         <div style=\"opacity: 0\"><input aria-label=\"Under a transparent box\"></div>\
+         <form style=\"opacity: 0\" aria-label=\"Faded form\"><input aria-label=\"In a faded form\"></form>\
+         <div style=\"visibility: hidden\"><input class=\"t\" aria-label=\"Invisible\"></div>\
+         <div style=\"display: none\"><input class=\"t\" aria-label=\"Not rendered\"></div>\
+         <div class=\"t\" contenteditable=\"true\" aria-label=\"Editing host\"></div>",
+    )
+    .await;
+    let rendered = snapshot(&page).await.render();
+    let body: Vec<&str> = rendered.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "e1: textbox \"Typeable\"",
+            "e2: textbox \"Under a transparent box\"",
+            "e3: textbox \"In a faded form\"",
+            "e4: textbox \"Editing host\"",
+        ],
+        "{rendered}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_20_controls_without_layout_boxes_are_neither_listed_nor_actionable() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("real-patterns.html")).await;
+    let rendered = snapshot(&page).await.render();
+    // Slotted into no slot of their host's shadow tree (open and closed): no boxes.
+    assert!(!rendered.contains("sidebar"), "{rendered}");
+    for id in ["#sidebar-toggle", "#closed-toggle"] {
+        let click = page
+            .locator(id)
+            .expect("selector")
+            .timeout(Duration::from_millis(200))
+            .click()
+            .await;
+        assert!(
+            matches!(click, Err(Error::TimeoutWaitingVisible { .. })),
+            "{id}: {click:?}"
+        );
+    }
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn issue_20_opening_a_details_element_diffs_as_its_summary_expanding() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server.url("real-patterns.html")).await;
+    let before = snapshot(&page).await;
+    locator_of(&page, &before, "Show hidden lines")
+        .click()
+        .await
+        .expect("click the summary");
+    let after = snapshot(&page).await;
+    let summary = ref_of(&after, "Show hidden lines");
+    let body = ref_of(&after, "Hidden body");
+    let expected = format!(
+        "page: Real page patterns — http://127.0.0.1:PORT/real-patterns.html\n\
+         - {summary}: button \"Show hidden lines\" (expanded=false)\n\
+         + {summary}: button \"Show hidden lines\" (expanded=true)\n\
+         + {body}: text \"Hidden body\""
+    );
+    assert_eq!(
+        portable(&diff(Some(&before), &after).render(), &server),
+        expected
+    );
     close_and_check(browser).await;
 }

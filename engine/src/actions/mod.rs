@@ -30,7 +30,7 @@ use crate::selector::{self, Selector};
 use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
 
 pub use click::ClickOptions;
-pub use read::{FindOptions, FindResult, FoundElement, ReadText};
+pub use read::{BrowserAccessibility, FindOptions, FindResult, FoundElement, ReadText};
 pub use select::SelectedOption;
 pub use wait_for::{ElementState, TextMatch};
 
@@ -88,11 +88,15 @@ enum LastReason {
     State(&'static str, Option<String>),
 }
 
-/// The states a verb waits for, in the order they are checked.
+/// The states a verb waits for, in the order they are checked. `reachable` is `visible`, or a
+/// text field a person types into although it is transparent or tiny (a code editor's hidden
+/// textarea, which snapshots list: `docs/mcp.md#snapshots`); the verbs that act on an element
+/// take it, the waits and reads that ask whether something is visible do not.
 pub(crate) mod states {
-    pub(crate) const CLICK: &[&str] = &["visible", "enabled", "unobscured"];
-    pub(crate) const HOVER: &[&str] = &["visible", "unobscured"];
-    pub(crate) const FILL: &[&str] = &["visible", "enabled", "editable"];
+    pub(crate) const CLICK: &[&str] = &["reachable", "enabled", "unobscured"];
+    pub(crate) const HOVER: &[&str] = &["reachable", "unobscured"];
+    pub(crate) const FILL: &[&str] = &["reachable", "enabled", "editable"];
+    pub(crate) const KEYBOARD: &[&str] = &["reachable", "enabled"];
     pub(crate) const ENABLED: &[&str] = &["visible", "enabled"];
     pub(crate) const VISIBLE: &[&str] = &["visible"];
 }

@@ -18,7 +18,7 @@ impl Locator {
     pub async fn focus(&self) -> Result<()> {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);
-            self.wait_actionable("focus", states::ENABLED, false, deadline)
+            self.wait_actionable("focus", states::KEYBOARD, false, deadline)
                 .await?;
             let answer = self.call("actionability.focusEnd", json!({})).await?;
             match status(&answer) {
@@ -69,7 +69,7 @@ impl Locator {
 
     async fn focus_for(&self, verb: &str) -> Result<()> {
         let deadline = Deadline::new(self.timeout);
-        self.wait_actionable(verb, states::ENABLED, false, deadline)
+        self.wait_actionable(verb, states::KEYBOARD, false, deadline)
             .await?;
         // Plain focus(): an element that already has focus keeps its selection (so that
         // `Control+A` then `Backspace` on the same field deletes everything).

@@ -162,10 +162,18 @@ impl Locator {
         self.is("checked").await
     }
 
-    /// Chrome's own accessibility role and name of the first match
-    /// (`Accessibility.getPartialAXTree`), without waiting; `None` when nothing matches or
-    /// Chrome ignores the node. Useful to check chromate's snapshot against the browser.
-    pub async fn browser_accessibility(&self) -> Result<Option<(String, String)>> {
+    /// Chrome's own accessibility view of the first match (`Accessibility.getPartialAXTree`),
+    /// without waiting; `None` when nothing matches or Chrome ignores the node. Useful to check
+    /// chromate's snapshot against the browser.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// if let Some(node) = page.locator("#save")?.browser_accessibility().await? {
+    ///     println!("{} {:?}", node.role, node.name);
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub async fn browser_accessibility(&self) -> Result<Option<BrowserAccessibility>> {
         self.bounded(async {
             use crate::cdp::accessibility::GetPartialAXTreeParams;
             let (frame_id, arg) = crate::selector::js_target(&self.page, &self.selector)?;
@@ -183,15 +191,54 @@ impl Locator {
             let Some(node) = tree.nodes.into_iter().find(|n| !n.ignored) else {
                 return Ok(None);
             };
-            let text = |value: Option<crate::cdp::accessibility::AXValue>| {
-                value
-                    .and_then(|v| v.value)
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            };
-            Ok(Some((text(node.role), text(node.name))))
+            Ok(Some(BrowserAccessibility::from_node(node)))
         })
         .await
+    }
+}
+
+/// Chrome's own accessibility view of one element
+/// ([`Locator::browser_accessibility`]): what `Accessibility.getPartialAXTree` or
+/// `getFullAXTree` report for its node.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct BrowserAccessibility {
+    /// The role as Chrome spells it (`button`, `image`, `DisclosureTriangle`, …).
+    pub role: String,
+    /// The accessible name, as Chrome computed it (not normalised).
+    pub name: String,
+    /// The accessible description (`title` when it is not the name, `aria-describedby`, …).
+    pub description: String,
+    /// The `expanded` state, when the node has one.
+    pub expanded: Option<bool>,
+    /// The DOM node the accessibility node stands for.
+    pub backend_node_id: Option<i64>,
+}
+
+impl BrowserAccessibility {
+    /// The view of one node of an accessibility tree.
+    pub fn from_node(node: crate::cdp::accessibility::AXNode) -> Self {
+        use crate::cdp::accessibility::{AXPropertyName, AXValue};
+        let text = |value: Option<AXValue>| {
+            value
+                .and_then(|v| v.value)
+                .and_then(|v| v.as_str().map(str::to_string))
+                .unwrap_or_default()
+        };
+        let expanded = node
+            .properties
+            .iter()
+            .flatten()
+            .find(|p| p.name == AXPropertyName::Expanded)
+            .and_then(|p| p.value.value.as_ref())
+            .and_then(Value::as_bool);
+        Self {
+            role: text(node.role),
+            name: text(node.name),
+            description: text(node.description),
+            expanded,
+            backend_node_id: node.backend_dom_node_id.map(|id| id.0),
+        }
     }
 }
 

@@ -28,18 +28,21 @@
     return { status: "ok", elements: r.elements, canonical: r.canonical };
   }
 
-  /** `pick(target, needVisible)` → `{status:"ok", element, matched}` | failure (`not-visible`
-   *  with `matched` when `needVisible` and none is). The candidate is the first visible match
-   *  (§9.2); for a ref, its element. */
-  function pick(t, needVisible) {
+  /** `pick(target, need)` → `{status:"ok", element, matched}` | failure (`not-visible` with
+   *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (§9.1) or
+   *  "reachable": visible, or a text field a person can type into although it is transparent or
+   *  tiny (`dom.isTypeable`, a code editor's hidden textarea). The candidate is the first match
+   *  that is (§9.2); for a ref, its element. */
+  function pick(t, need) {
     const r = resolveTarget(t);
     if (r.status !== "ok") return r;
     const els = r.elements;
-    if (t.ref != null || !needVisible) {
-      if (needVisible && !D.isVisible(els[0])) return { status: "not-visible", matched: 1 };
+    const ok = (el) => D.isVisible(el) || (need === "reachable" && D.isTypeable(el));
+    if (t.ref != null || !need) {
+      if (need && !ok(els[0])) return { status: "not-visible", matched: 1 };
       return { status: "ok", element: els[0], matched: els.length };
     }
-    for (const el of els) if (D.isVisible(el)) return { status: "ok", element: el, matched: els.length };
+    for (const el of els) if (ok(el)) return { status: "ok", element: el, matched: els.length };
     return { status: "not-visible", matched: els.length };
   }
 
@@ -227,14 +230,15 @@
     return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
   }
 
-  /** `check({selector | ref, states:["visible","enabled","editable","unobscured"], scroll?,
+  /** `check({selector | ref, states:["visible"|"reachable","enabled","editable","unobscured"], scroll?,
    *  stable?, prepare?:"fill"})` → Promise of `{status:"ok", point:{x,y},
    *  rect:{x,y,width,height}, tag, matched, fillable, editingHost, mode?, empty?}` |
    *  `{status:"no-match"}` | `{status:"not-visible", matched}` | `{status:"not-enabled"}` |
    *  `{status:"not-editable", fillable}` (`fillable:false` → fail at once, NOT_EDITABLE) |
    *  `{status:"unstable"}` | `{status:"outside-viewport"}` |
    *  `{status:"obscured", obscuredBy:"tag#id.class"}` | stale/invalid. States are checked in
-   *  the order given; then, with `scroll`, the element is scrolled to the viewport centre unless
+   *  the order given ("reachable" = visible or a hidden text field, see `pick`); then, with
+   *  `scroll`, the element is scrolled to the viewport centre unless
    *  fully in view; with `stable`, its rect must equal the one seen by the previous call if an
    *  animation frame has run since and no animation is starting, else the one read in the next
    *  animation frame in which no animation is starting (this call then waits for it, up to
@@ -244,8 +248,10 @@
    *  typing in the same call (`prepareFillOn`) and the answer carries its `mode` and `empty`. */
   async function check(args) {
     const states = args.states || [];
-    const needVisible = states.includes("visible") || states.includes("unobscured");
-    const p = pick(args, needVisible);
+    const need = states.includes("reachable") ? "reachable" :
+      states.includes("visible") || states.includes("unobscured") ? "visible" : false;
+    const needVisible = need !== false;
+    const p = pick(args, need);
     if (p.status !== "ok") return p;
     const el = p.element;
     for (const s of states) {
@@ -283,7 +289,14 @@
       watchNextFrame(doc);
       if (!stable || geometryAnimating(el)) return { status: "unstable" };
     }
-    const box = visibleBox(el);
+    // A reachable field that is not visible (a code editor's transparent textarea) is typed
+    // into, not seen: a pointer needs an area to aim at, the keyboard only its rect.
+    const unseen = !D.isVisible(el);
+    let box = visibleBox(el);
+    if (!box && unseen) {
+      if (states.includes("unobscured")) return { status: "not-visible", matched: p.matched };
+      box = { left: rect.x, top: rect.y, right: rect.x + rect.width, bottom: rect.y + rect.height };
+    }
     if (!box) return { status: "outside-viewport" };
     const lx = (box.left + box.right) / 2;
     const ly = (box.top + box.bottom) / 2;
@@ -301,7 +314,7 @@
   /** `element(target)` → the element a check would act on (first visible match, else first
    *  match; a ref's element) or null. For `returnByValue:false` callers needing an objectId. */
   function element(t) {
-    const p = pick(t, true);
+    const p = pick(t, "reachable");
     if (p.status === "ok") return p.element;
     const r = resolveTarget(t);
     return r.status === "ok" ? r.elements[0] : null;
@@ -310,7 +323,7 @@
   /** `scrollToCenter(target)` → `{status:"ok"}` | failure: scrolls the element to the viewport
    *  centre (browser_element scroll). */
   function scrollToCenter(t) {
-    const p = pick(t, true);
+    const p = pick(t, "visible");
     if (p.status !== "ok") return p;
     p.element.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
     return { status: "ok" };
@@ -319,7 +332,7 @@
   /** `focusEnd(target)` → `{status:"ok", focused}`: focus() without a click, caret after the
    *  existing text (inputs that support selection, textareas, editing hosts). */
   function focusEnd(t) {
-    const p = pick(t, true);
+    const p = pick(t, "reachable");
     if (p.status !== "ok") return p;
     const el = p.element;
     el.focus({ preventScroll: true });
@@ -379,7 +392,7 @@
    *  did not take it; old value restored) | `{status:"not-settable"}` | failure. For date, time,
    *  datetime-local, month, week, color and range inputs; fires `input` and `change`. */
   function setValue(t, value) {
-    const p = pick(t, true);
+    const p = pick(t, "visible");
     if (p.status !== "ok") return p;
     const el = p.element;
     if (el.localName !== "input" || !SET_VALUE_TYPES.has(el.type)) return { status: "not-settable" };
@@ -396,7 +409,7 @@
   /** `clear(target)` → `{status:"ok"}` | `{status:"not-editable", fillable}` | failure: empties an
    *  editable field (as a delete would), firing `input` and `change`. */
   function clear(t) {
-    const p = pick(t, true);
+    const p = pick(t, "reachable");
     if (p.status !== "ok") return p;
     const el = p.element;
     if (!D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el) };
@@ -444,7 +457,7 @@
    *  `{status:"disabled-option", value, label}` | failure. Picks the first option whose `value`
    *  attribute equals `value`, else whose trimmed label does; fires `input` and `change`. */
   function selectOption(t, value) {
-    const p = pick(t, true);
+    const p = pick(t, "visible");
     if (p.status !== "ok") return p;
     const el = p.element;
     if (el.localName !== "select") return { status: "not-select" };

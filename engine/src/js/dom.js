@@ -37,6 +37,13 @@
   const SECTIONING = new Set(["article", "aside", "main", "nav", "section"]);
   const SECTIONING_ROLES = new Set(["article", "complementary", "main", "navigation", "region"]);
 
+  /** Input types a person types text into: the ones a code editor or a custom widget may hide
+   *  behind a transparent or tiny field (`isTypeable`). */
+  const TEXT_ENTRY_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number"]);
+
+  /** Private-use characters: icon-font glyphs. Chrome leaves them out of accessible names. */
+  const PRIVATE_USE = /[\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g;
+
   /** Input types a person can type into (§9.1 fillable). */
   const FILLABLE_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date",
     "time", "datetime-local", "month", "week", "color", "range"]);
@@ -176,6 +183,24 @@
     return !underHidden(el) && isVisible(el);
   }
 
+  /** Whether `el` is a text field a person can type into, seen or not: a textarea, text-entry
+   *  input or editing host that is editable (enabled, not read-only), has a layout box
+   *  (`getClientRects()`), is `visibility: visible` under no `display: none` or
+   *  `content-visibility: hidden` ancestor, and is not inert; opacity and size do not matter.
+   *  This is how code editors take keyboard input (Ace's `textarea.ace_text-input` at opacity 0
+   *  and 1px, CodeMirror 5's textarea in a zero-height box, Monaco's `textarea.inputarea`), and
+   *  Chrome exposes such a field as a textbox: snapshots list it (§7.5) and actions take it as
+   *  visible. */
+  function isTypeable(el) {
+    const tag = el.localName;
+    if (tag === "input") { if (!TEXT_ENTRY_TYPES.has(el.type)) return false; }
+    else if (tag !== "textarea" && !(el.isContentEditable && isEditingHost(el))) return false;
+    if (!el.isConnected || !isEditable(el) || el.getClientRects().length === 0) return false;
+    if (!el.checkVisibility({ visibilityProperty: true })) return false;
+    for (let n = el; n && n.nodeType === ELEMENT; n = parent(n)) if (n.hasAttribute("inert")) return false;
+    return true;
+  }
+
   /** §9.1 enabled: not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
   function isEnabled(el) {
     return !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
@@ -219,15 +244,18 @@
   }
 
   /** Snapshot-visible text of `el` (§7.4 for text-class elements): text of descendants that are
-   *  rendered, visible and not under `hidden`/`inert`/`aria-hidden`. With `fromContent`, ARIA
-   *  name-from-content extras apply: a descendant's `aria-label` or an image's `alt` stands in for it.
+   *  rendered, visible and not under `hidden`/`inert`/`aria-hidden`, with the text CSS generates
+   *  in `::before`/`::after` (`pseudoText`); private-use characters (icon-font glyphs) are left
+   *  out, as Chrome leaves them out of names. With `fromContent`, ARIA name-from-content extras
+   *  apply: a descendant's `aria-labelledby` text or `aria-label` stands in for it, and an
+   *  image for its `alt` (when it has the attribute, even empty) or else its `title`.
    *  Not normalised. */
   function visibleText(el, fromContent) {
-    return collectText(el, true, !!fromContent, el);
+    return collectText(el, true, !!fromContent, el).replace(PRIVATE_USE, "");
   }
 
   function collectText(el, own, fromContent, top) {
-    let s = "";
+    let s = own ? pseudoText(el, "::before") : "";
     const kids = children(el);
     for (let i = 0; i < kids.length; i++) {
       const n = kids[i];
@@ -242,10 +270,13 @@
         vis = cs.display === "contents" ? own && cs.visibility === "visible" : false;
       }
       if (fromContent && vis) {
+        const lb = n.hasAttribute("aria-labelledby") ? normalize(labelledByText(n)) : "";
+        if (lb) { s += " " + lb + " "; continue; }
         const label = n.getAttribute("aria-label");
         if (label && label.trim()) { s += " " + label + " "; continue; }
         if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
-          s += " " + (n.getAttribute("alt") || "") + " ";
+          const alt = n.getAttribute("alt");
+          s += " " + (alt !== null ? alt : n.getAttribute("title") || "") + " ";
           continue;
         }
       }
@@ -254,7 +285,107 @@
       if (fromContent && vis && styleOf(n).display !== "inline") s += " " + collectText(n, vis, fromContent, top) + " ";
       else s += collectText(n, vis, fromContent, top);
     }
+    if (own) s += pseudoText(el, "::after");
     return s;
+  }
+
+  /** The text the `::before` or `::after` pseudo-element (`which`) of `el` renders, as Chrome
+   *  puts it in names (accname 2F.ii): the `content` strings, `attr()` values and quotes, or
+   *  the alternative text after `/` if there is one; images and counters add nothing (Chrome
+   *  leaves counter values out of names too). "" when the pseudo-element is not rendered
+   *  (`content: none | normal`, `display: none`, not `visibility: visible`); a block box's text
+   *  is set apart by spaces. */
+  function pseudoText(el, which) {
+    const cs = el.ownerDocument.defaultView.getComputedStyle(el, which);
+    const content = cs.content;
+    if (!content || content === "none" || content === "normal") return "";
+    if (cs.display === "none" || cs.visibility !== "visible") return "";
+    const t = contentText(content, el, cs);
+    return t && cs.display !== "inline" ? " " + t + " " : t;
+  }
+
+  /** The text of a computed `content` value (`"[" attr(title) "]" / "alt"`): see `pseudoText`. */
+  function contentText(value, el, cs) {
+    let out = "";
+    let alt = null;
+    let i = 0;
+    const add = (t) => { if (alt === null) out += t; else alt += t; };
+    while (i < value.length) {
+      const c = value[i];
+      if (c === '"' || c === "'") {
+        const str = cssString(value, i);
+        add(str.text);
+        i = str.end;
+        continue;
+      }
+      if (c === "/") { alt = ""; i++; continue; }
+      let j = i;
+      while (j < value.length && /[\w-]/.test(value[j])) j++;
+      if (j === i) { i++; continue; }
+      const word = value.slice(i, j).toLowerCase();
+      if (value[j] === "(") {
+        const end = closeParen(value, j);
+        if (word === "attr") {
+          const m = /^\s*([\w-]+)/.exec(value.slice(j + 1, end));
+          const v = m ? el.getAttribute(m[1]) : null;
+          if (v !== null) add(v);
+        }
+        i = end + 1;
+        continue;
+      }
+      if (word === "open-quote" || word === "close-quote") add(quoteOf(cs, word === "open-quote"));
+      i = j;
+    }
+    return alt !== null ? alt : out;
+  }
+
+  /** The CSS string starting at `value[i]` (a quote), escapes decoded: `{text, end}`, `end`
+   *  just past the closing quote. */
+  function cssString(value, i) {
+    const quote = value[i];
+    let text = "";
+    let j = i + 1;
+    while (j < value.length && value[j] !== quote) {
+      if (value[j] !== "\\") { text += value[j++]; continue; }
+      j++;
+      let hex = "";
+      while (hex.length < 6 && j < value.length && /[0-9a-fA-F]/.test(value[j])) hex += value[j++];
+      if (hex) {
+        const cp = parseInt(hex, 16);
+        text += String.fromCodePoint(cp > 0 && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? cp : 0xfffd);
+        if (value[j] === " " || value[j] === "\t" || value[j] === "\n") j++;
+      } else if (j < value.length) {
+        if (value[j] !== "\n") text += value[j];
+        j++;
+      }
+    }
+    return { text, end: j + 1 };
+  }
+
+  /** Index of the `)` closing the `(` at `value[open]`, strings skipped; the end if none. */
+  function closeParen(value, open) {
+    let depth = 0;
+    for (let j = open; j < value.length; j++) {
+      const c = value[j];
+      if (c === '"' || c === "'") { j = cssString(value, j).end - 1; continue; }
+      if (c === "(") depth++;
+      else if (c === ")" && --depth === 0) return j;
+    }
+    return value.length;
+  }
+
+  /** The outermost opening or closing quote of a pseudo-element's computed `quotes`. */
+  function quoteOf(cs, opening) {
+    const q = cs.quotes;
+    if (q && q !== "auto" && q !== "none") {
+      const list = [];
+      for (let i = 0; i < q.length; i++) {
+        if (q[i] === '"' || q[i] === "'") { const str = cssString(q, i); list.push(str.text); i = str.end - 1; }
+      }
+      if (list.length >= 2) return opening ? list[0] : list[1];
+    }
+    if (q === "none") return "";
+    return opening ? "\u201c" : "\u201d";
   }
 
   /** Rendered text of `el` (`innerText`), as browser_read and browser_expect see it. */
@@ -277,7 +408,8 @@
   function implicitRole(el) {
     const tag = el.localName;
     switch (tag) {
-      case "a": case "area": return el.hasAttribute("href") ? "link" : null;
+      case "a": return el.hasAttribute("href") || isScriptedAnchor(el) ? "link" : null;
+      case "area": return el.hasAttribute("href") ? "link" : null;
       case "input": {
         const type = el.type;
         if (el.hasAttribute("list") && ["email", "search", "tel", "text", "url"].includes(type)) return "combobox";
@@ -302,6 +434,14 @@
         return isEditingHost(el) ? "textbox" : null;
       }
     }
+  }
+
+  /** Whether an `<a>` without `href` is made a control: focusable (`tabindex`) or with an
+   *  `onclick` attribute. Chrome makes such an anchor a link when it has a click listener
+   *  (otherwise it is generic); listeners added with `addEventListener` cannot be seen from
+   *  chromate's world, and a focusable anchor is made so to be activated. */
+  function isScriptedAnchor(el) {
+    return el.hasAttribute("tabindex") || el.hasAttribute("onclick");
   }
 
   function hasExplicitName(el) {
@@ -442,7 +582,9 @@
         else if (type !== "button") return type === "submit" ? "Submit" : "Reset";
       }
     }
-    if (tag === "img" || tag === "area" || (tag === "input" && el.type === "image")) {
+    // An image's `alt`, even empty, is its name (Chrome reads its `title` as the description).
+    if (tag === "img" && el.hasAttribute("alt")) return normalize(el.getAttribute("alt"));
+    if (tag === "area" || (tag === "input" && el.type === "image")) {
       const v = normalize(el.getAttribute("alt"));
       if (v) return v;
     }
@@ -478,7 +620,7 @@
 
   return {
     normalize, cut, words, children, parent, containsFlat, walk, isShadowSlot, attrHidden, underHidden,
-    styleOf, isVisible, isSnapshotVisible, isEnabled, isFillable, isEditable, isEditingHost, text,
+    styleOf, isVisible, isSnapshotVisible, isTypeable, isEnabled, isFillable, isEditable, isEditingHost, text,
     visibleText, renderedText, explicitRole, implicitRole, role, isContainer, labelledByText, labelTexts,
     labelCandidates, labelsOf, withCache, isTextLike, isLive, hasEvidenceId, accName, describe,
     ARIA_ROLES, CONTAINER_ROLES,

@@ -294,10 +294,10 @@
     if (cls && st.left[cls] === 0 && st.truncated) {
       // This class is full and the snapshot already says so: nothing more to learn here.
     } else if (cls) {
-      if (!D.isVisible(el)) {
-        // A display:none or opacity:0 element hides its whole subtree: no need to walk it.
-        const cs = D.styleOf(el);
-        if (cs.display === "none" || cs.opacity === "0") return null;
+      if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
+        // A display:none element hides its whole subtree: no need to walk it. Below opacity 0
+        // nothing is seen, but a text field may still be typed into (`isTypeable`).
+        if (D.styleOf(el).display === "none") return null;
       } else if (st.left[cls] === 0) {
         if (!st.truncated) {
           if (cls === "semantic") st.truncated = true;
@@ -396,6 +396,15 @@
 
   const FORM_CONTROLS = new Set(["button", "input", "select", "textarea", "option", "optgroup", "fieldset"]);
 
+  /** Whether `summary` is the summary of its `details` (its first `summary` child), the
+   *  disclosure button whose state is the `open` of that `details`. */
+  function isDetailsSummary(summary) {
+    const details = summary.parentElement;
+    if (!details || details.localName !== "details") return false;
+    for (let n = details.firstElementChild; n; n = n.nextElementSibling) if (n.localName === "summary") return n === summary;
+    return false;
+  }
+
   /** Sets the §7.6 flags on `line`. */
   function flags(el, tag, line) {
     if (el.hasAttribute("disabled") || el.getAttribute("aria-disabled") === "true" ||
@@ -406,6 +415,7 @@
     if ((tag === "option" && el.selected) || el.getAttribute("aria-selected") === "true") line.selected = true;
     const ex = el.getAttribute("aria-expanded");
     if (ex !== null && TRISTATE.has(ex.toLowerCase())) line.expanded = ex.toLowerCase();
+    else if (tag === "summary" && isDetailsSummary(el)) line.expanded = el.parentElement.open ? "true" : "false";
     const pr = el.getAttribute("aria-pressed");
     if (pr !== null && TRISTATE.has(pr.toLowerCase())) line.pressed = pr.toLowerCase();
     const cur = el.getAttribute("aria-current");
