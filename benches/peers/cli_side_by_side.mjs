@@ -58,6 +58,10 @@ if (!fs.existsSync(chromate) || !fs.existsSync(agentBrowser) || !(N >= 1)) {
   console.error(`  agent-browser: ${agentBrowser}${fs.existsSync(agentBrowser) ? "" : " (missing: see benches/README.md)"}`);
   process.exit(2);
 }
+try { fs.accessSync(agentBrowser, fs.constants.X_OK); } catch {
+  console.error(`${agentBrowser} is not executable (npm skipped agent-browser's postinstall?): chmod +x it`);
+  process.exit(2);
+}
 const SLOW_MS = 800;
 const FILL_VALUE = "bob@example.org"; // 15 characters, replacing login.html's "ann@example.com"
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "cli-sbs-"));
