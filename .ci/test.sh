@@ -16,6 +16,8 @@ cargo clippy -p cdp-gen --no-default-features -q -- -D warnings
 echo "== cargo deny (licenses, duplicate versions, sources; deny.toml says why not advisories)"
 command -v cargo-deny >/dev/null 2>&1 || cargo install --locked --quiet cargo-deny@0.20.2
 cargo deny --log-level error check licenses bans sources
+echo "== the crates.io packages: contents and a dry-run publish"
+bash .ci/package-check.sh
 echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
