@@ -41,6 +41,9 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || { echo "cargo test failed with status $status" >&2; exit "$status"; }
+echo "== the release build: the binary copied alone audits a page; the npm packages run under a real MCP client"
+bash .ci/dist.sh build
+bash .ci/dist.sh test
 echo "== doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q -p chromate -p cdp-gen
 if [ -f tests/clients/run.sh ]; then
