@@ -5,7 +5,7 @@
 #                               then in target/dist/: the archive chromate-VERSION-TARGET.tar.gz
 #                               (.zip on Windows) with its .sha256, and the npm tarballs of the
 #                               wrapper (chromate-mcp) and of this platform's package
-#   .ci/dist.sh test            the binary copied alone to an empty directory outside the
+#   .ci/dist.sh test [TARGET]   the binary copied alone to an empty directory outside the
 #                               repository audits a fixture page (browser_a11y through the command
 #                               line) and finds its violations; then the npm tarballs installed
 #                               into an empty directory run `npx chromate-mcp mcp` under the
@@ -15,7 +15,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
-mode=${1:?usage: .ci/dist.sh build [TARGET] | test}
+mode=${1:?usage: .ci/dist.sh build|test [TARGET]}
 dist=$root/target/dist
 version=$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)
 host=$(rustc -vV | sed -n 's/^host: //p')
@@ -51,6 +51,10 @@ done
 build() {
   [ -f engine/axe/node_modules/axe-core/axe.min.js ] \
     || { echo "dist: axe-core is not installed (bash .ci/setup.sh browser); a release build embeds it" >&2; exit 1; }
+  # Linux arm64 from an x64 host: only linking needs the target's toolchain (no crate compiles C).
+  if [ "$target" = aarch64-unknown-linux-gnu ] && [ "$host" != "$target" ]; then
+    export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
+  fi
   if [ -n "${2:-}" ]; then cargo build --release --locked -p chromate-mcp --target "$target"
   else cargo build --release --locked -p chromate-mcp; fi
   rm -rf "$dist" && mkdir -p "$dist/npm"
@@ -129,5 +133,5 @@ PY
 case "$mode" in
   build) build "$@" ;;
   test) test_dist ;;
-  *) echo "usage: .ci/dist.sh build [TARGET] | test" >&2; exit 2 ;;
+  *) echo "usage: .ci/dist.sh build|test [TARGET]" >&2; exit 2 ;;
 esac

