@@ -23,10 +23,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
 
-use chromate_tests::{procs, FixtureServer, Response};
+use chromate_tests::{procs, Response};
 use serde_json::{json, Value};
 
-use crate::util::chromate_binary;
+use crate::util::{chromate_binary, closed_port, fixtures, ref_of};
 
 /// How long one command may take (navigations wait 30 s at most).
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -400,32 +400,9 @@ fn eventually(mut condition: impl FnMut() -> bool) -> bool {
     }
 }
 
-fn fixtures() -> FixtureServer {
-    FixtureServer::start_detached()
-        .unwrap_or_else(|err| panic!("cannot start the fixture server: {err}"))
-}
-
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
-    listener.local_addr().expect("local address").port()
-}
-
 /// The observation of a text reply: its lines after the result line.
 fn observation(stdout: &str) -> Vec<&str> {
     stdout.lines().skip(1).collect()
-}
-
-/// The ref (`e7`) of the first snapshot or diff line containing `needle`.
-fn ref_of(text: &str, needle: &str) -> String {
-    let Some(line) = text.lines().find(|line| line.contains(needle)) else {
-        panic!("no line with {needle:?} in:\n{text}");
-    };
-    let line = line.trim_start().trim_start_matches(['+', '-', ' ']);
-    match line.split_once(':') {
-        Some((element_ref, _)) => element_ref.trim().to_owned(),
-        None => panic!("no ref on {line:?}"),
-    }
 }
 
 /// The permission bits of a file, not following a symlink.

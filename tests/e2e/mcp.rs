@@ -15,10 +15,10 @@ use std::path::PathBuf;
 use std::process::Command;
 use std::time::{Duration, Instant};
 
-use chromate_tests::{procs, FixtureServer, McpClient, McpCommand, Response};
+use chromate_tests::{procs, McpClient, McpCommand, Response};
 use serde_json::{json, Value};
 
-use crate::util::chromate_binary;
+use crate::util::{chromate_binary, closed_port, fixtures, ref_of};
 
 /// How long one response may take (navigation waits are 30 s at most in these tests).
 const DEADLINE: Duration = Duration::from_secs(60);
@@ -113,25 +113,6 @@ impl Transcript for McpClient {
     }
 }
 
-fn fixtures() -> FixtureServer {
-    match FixtureServer::start_detached() {
-        Ok(server) => server,
-        Err(err) => panic!("cannot start the fixture server: {err}"),
-    }
-}
-
-/// The ref of the first observation/snapshot line containing `needle` (`e7`).
-fn ref_of(text: &str, needle: &str) -> String {
-    let Some(line) = text.lines().find(|line| line.contains(needle)) else {
-        panic!("no line with {needle:?} in:\n{text}");
-    };
-    let line = line.trim_start().trim_start_matches(['+', '-', ' ']);
-    match line.split_once(':') {
-        Some((element_ref, _)) => element_ref.trim().to_owned(),
-        None => panic!("no ref on {line:?}"),
-    }
-}
-
 /// A `data:` URL of an HTML body.
 fn data_url(html: &str) -> String {
     let mut url = String::from("data:text/html,");
@@ -143,18 +124,6 @@ fn data_url(html: &str) -> String {
         }
     }
     url
-}
-
-/// A port nothing listens on.
-fn closed_port() -> u16 {
-    let listener = match std::net::TcpListener::bind("127.0.0.1:0") {
-        Ok(listener) => listener,
-        Err(err) => panic!("cannot bind: {err}"),
-    };
-    match listener.local_addr() {
-        Ok(addr) => addr.port(),
-        Err(err) => panic!("no local address: {err}"),
-    }
 }
 
 #[test]

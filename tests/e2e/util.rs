@@ -126,3 +126,28 @@ fn newest_sources(path: &Path, built: std::time::SystemTime, newer: &mut Vec<Str
         newest_sources(&entry.path(), built, newer);
     }
 }
+
+/// A fixture server on 127.0.0.1 that outlives the test's async runtime (the binary tests
+/// drive it from plain threads).
+pub(crate) fn fixtures() -> FixtureServer {
+    FixtureServer::start_detached()
+        .unwrap_or_else(|err| panic!("cannot start the fixture server: {err}"))
+}
+
+/// A port on 127.0.0.1 nothing listens on.
+pub(crate) fn closed_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+    listener.local_addr().expect("local address").port()
+}
+
+/// The ref (`e7`) of the first snapshot, observation or diff line containing `needle`.
+pub(crate) fn ref_of(text: &str, needle: &str) -> String {
+    let Some(line) = text.lines().find(|line| line.contains(needle)) else {
+        panic!("no line with {needle:?} in:\n{text}");
+    };
+    let line = line.trim_start().trim_start_matches(['+', '-', ' ']);
+    match line.split_once(':') {
+        Some((element_ref, _)) => element_ref.trim().to_owned(),
+        None => panic!("no ref on {line:?}"),
+    }
+}
