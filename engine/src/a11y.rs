@@ -2,10 +2,11 @@
 //!
 //! axe-core is a declared, pinned dependency (`engine/axe/package.json`, installed by
 //! `.ci/setup.sh` or `npm ci --prefix engine/axe`); it is never downloaded at run time.
-//! [`axe_path`] finds `axe.min.js` (`CHROMATE_AXE_PATH`, else the repository's
-//! `engine/axe/node_modules/axe-core/`, else `axe/axe.min.js` next to the executable). Its source
-//! is evaluated into the isolated world of the audited frame once per document, out of page
-//! scripts' reach; `js/a11y.js` runs it and gives each reported node its ref, minted from the
+//! It is built into the binary when the pinned package was installed at build time (`build.rs`);
+//! [`axe_source`] picks `CHROMATE_AXE_PATH` over that, and `axe/axe.min.js` next to the
+//! executable when there is no built-in copy (see [`axe_candidates`]). Its source is evaluated
+//! into the isolated world of the audited frame once per document, out of page scripts' reach;
+//! `js/a11y.js` runs it and gives each reported node its ref, minted from the
 //! browser-wide counter ([`crate::snapshot`]'s table) like a snapshot would.
 //!
 //! This module does not render results, cut strings to the MCP bounds or keep a baseline.
@@ -17,17 +18,13 @@ use serde_json::{json, Value};
 
 use crate::cdp::runtime;
 use crate::error::{Error, Result};
+use crate::js;
 use crate::selector::{self, Selector};
 use crate::snapshot::refs;
 use crate::{ElementRef, Page};
 
 /// The environment variable naming `axe.min.js`.
 pub const AXE_PATH_ENV: &str = "CHROMATE_AXE_PATH";
-
-/// The command that installs the pinned axe-core into this checkout.
-fn install_command() -> String {
-    format!("npm ci --prefix {}/axe", env!("CARGO_MANIFEST_DIR"))
-}
 
 /// An axe impact level, lowest first.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default)]
@@ -190,40 +187,72 @@ struct RawNode {
     failure_summary: String,
 }
 
-/// Where `axe.min.js` is looked for, in order: only `CHROMATE_AXE_PATH` when it is set (a
-/// wrong explicit path is an error, not a silent fallback), else the repository's
-/// `engine/axe/node_modules/axe-core/axe.min.js`, then `axe/axe.min.js` next to the executable.
-pub(crate) fn axe_candidates() -> Vec<PathBuf> {
+/// Where axe-core comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum AxeSource {
+    /// A file: `CHROMATE_AXE_PATH`, or `axe/axe.min.js` next to the executable.
+    File(PathBuf),
+    /// The copy built into this binary ([`js::AXE`]).
+    Embedded(&'static str),
+}
+
+/// Where axe-core is looked for, in order: only `CHROMATE_AXE_PATH` when it is set (a wrong
+/// explicit path is an error, not a silent fallback), else the copy built in, else
+/// `axe/axe.min.js` next to the executable. Never the checkout the binary was built in: a copied
+/// binary must not depend on it.
+pub(crate) fn axe_candidates() -> Vec<AxeSource> {
     if let Some(path) = std::env::var_os(AXE_PATH_ENV).filter(|p| !p.is_empty()) {
-        return vec![PathBuf::from(path)];
+        return vec![AxeSource::File(PathBuf::from(path))];
     }
-    let mut res = vec![
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("axe/node_modules/axe-core/axe.min.js")
-    ];
+    let mut res = Vec::new();
+    if let Some(embedded) = js::AXE {
+        res.push(AxeSource::Embedded(embedded));
+    }
     if let Some(dir) = std::env::current_exe()
         .ok()
         .and_then(|exe| exe.parent().map(PathBuf::from))
     {
-        res.push(dir.join("axe/axe.min.js"));
+        res.push(AxeSource::File(dir.join("axe/axe.min.js")));
     }
     res
 }
 
-/// The `axe.min.js` this build uses, or a STATE_INVALID error naming every path tried and the
-/// install command.
-pub(crate) fn axe_path() -> Result<PathBuf> {
+/// The axe-core this build uses, or a STATE_INVALID error naming every path tried and how to
+/// get axe-core.
+pub(crate) fn axe_source() -> Result<AxeSource> {
     let candidates = axe_candidates();
-    if let Some(found) = candidates.iter().find(|path| path.is_file()) {
+    let found = candidates.iter().find(|source| match source {
+        AxeSource::File(path) => path.is_file(),
+        AxeSource::Embedded(_) => true,
+    });
+    if let Some(found) = found {
         return Ok(found.clone());
     }
-    let tried: Vec<String> = candidates.iter().map(|p| p.display().to_string()).collect();
-    Err(Error::StateInvalid {
+    let tried: Vec<String> = candidates
+        .iter()
+        .filter_map(|source| match source {
+            AxeSource::File(path) => Some(path.display().to_string()),
+            AxeSource::Embedded(_) => None,
+        })
+        .collect();
+    Err(not_installed(&tried, js::AXE.is_some()))
+}
+
+/// The STATE_INVALID error for no axe-core: the paths tried and how to get it, which depends on
+/// whether this build has a copy built in (then only `CHROMATE_AXE_PATH` can be wrong).
+fn not_installed(tried: &[String], built_in: bool) -> Error {
+    let how = if built_in {
+        format!("; unset {AXE_PATH_ENV} to use the axe-core built into chromate")
+    } else {
+        "; this chromate was built without axe-core: release builds (`npm install -g chromate-mcp`, the release archives) and `cargo install chromate-mcp` embed it, and a build from a checkout does after `npm ci --prefix engine/axe` (or `bash .ci/setup.sh browser`)".to_string()
+    };
+    Error::StateInvalid {
         message: format!(
-            "a11y: axe-core is not installed (tried: {}); install it with `{}` (or `bash .ci/setup.sh browser`), or set {AXE_PATH_ENV} to an axe.min.js",
+            "a11y: axe-core is not installed (tried: {}); set {AXE_PATH_ENV} to an axe.min.js (`npm install axe-core@{}` puts one in node_modules/axe-core/){how}",
             tried.join(", "),
-            install_command()
+            env!("CHROMATE_AXE_VERSION"),
         ),
-    })
+    }
 }
 
 impl Page {
@@ -305,11 +334,15 @@ impl Page {
         if ready == Value::Bool(true) {
             return Ok(());
         }
-        let path = axe_path()?;
-        let source = std::fs::read_to_string(&path).map_err(|source| Error::Io {
-            context: format!("a11y: reading {}", path.display()),
-            source,
-        })?;
+        let source = match axe_source()? {
+            AxeSource::Embedded(embedded) => embedded.to_string(),
+            AxeSource::File(path) => {
+                std::fs::read_to_string(&path).map_err(|source| Error::Io {
+                    context: format!("a11y: reading {}", path.display()),
+                    source,
+                })?
+            }
+        };
         let (session, context_id) = self.isolated_context(frame_id).await?;
         let params = runtime::EvaluateParams::new(source)
             .context_id(runtime::ExecutionContextId(context_id));
@@ -404,3 +437,6 @@ fn run_error(answer: &Value, scope: &str) -> Error {
         _ => Error::invalid_selector("a11y", scope, answer),
     }
 }
+
+#[cfg(test)]
+mod tests;

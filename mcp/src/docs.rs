@@ -167,15 +167,23 @@ fn docs_error_codes_md_is_fresh() {
     expect_test::expect_file!["../../docs/error-codes.md"].assert_eq(&error_codes_markdown());
 }
 
-/// The prose a reader of the repository sees: README, contributor notes and
-/// everything in `docs/`.
+/// The prose a reader of the repository sees: README, contributor notes, the packages' READMEs
+/// and everything in `docs/`.
 #[cfg(test)]
 fn repository_prose() -> Vec<(std::path::PathBuf, String)> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut paths: Vec<std::path::PathBuf> = ["README.md", "CONTRIBUTING.md", "ARCHITECTURE.md"]
-        .iter()
-        .map(|name| root.join(name))
-        .collect();
+    let mut paths: Vec<std::path::PathBuf> = [
+        "README.md",
+        "CONTRIBUTING.md",
+        "ARCHITECTURE.md",
+        "cdp-gen/README.md",
+        "engine/README.md",
+        "mcp/README.md",
+        "npm/chromate-mcp/README.md",
+    ]
+    .iter()
+    .map(|name| root.join(name))
+    .collect();
     let docs = match std::fs::read_dir(root.join("docs")) {
         Ok(docs) => docs,
         Err(err) => panic!("cannot list docs/: {err}"),

@@ -66,9 +66,23 @@ pub(crate) const LOCATORS: &str = include_str!("locators.js");
 /// (mask boxes; animations, transitions and the caret frozen).
 pub(crate) const SCREENSHOT: &str = include_str!("screenshot.js");
 
-/// `a11y`: runs axe-core (evaluated into the isolated world from the file `a11y.rs` finds) and
-/// gives each reported node its ref (`run`, `assignRefs`).
+/// `a11y`: runs axe-core (evaluated into the isolated world from [`AXE`] or the file `a11y.rs`
+/// finds) and gives each reported node its ref (`run`, `assignRefs`).
 pub(crate) const A11Y: &str = include_str!("a11y.js");
+
+/// axe-core's `axe.min.js`, built in when the pinned npm package (`engine/axe/`) was installed
+/// at build time (`build.rs` sets `cfg(chromate_axe)`); `a11y.rs` evaluates it into the isolated
+/// world unless `CHROMATE_AXE_PATH` names another file. Not one of [`MODULES`]: it is large and
+/// only the audit needs it.
+#[cfg(chromate_axe)]
+pub(crate) const AXE: Option<&str> = Some(include_str!(concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/axe/node_modules/axe-core/axe.min.js"
+)));
+
+/// No axe-core in this build: `a11y.rs` says how to get it.
+#[cfg(not(chromate_axe))]
+pub(crate) const AXE: Option<&str> = None;
 
 /// `redact`: whether text aimed at a field is a §7.7 secret (`secretTarget`), for traces.
 pub(crate) const REDACT: &str = include_str!("redact.js");
