@@ -93,11 +93,7 @@ impl Browser {
             journal,
         };
         if let Some(guard) = options.guard {
-            if let Err(err) = self
-                .interceptor()
-                .set_guard(&context.id, Some(guard))
-                .await
-            {
+            if let Err(err) = self.interceptor().set_guard(&context.id, Some(guard)).await {
                 let _ = context.dispose().await;
                 return Err(err);
             }
@@ -166,7 +162,8 @@ impl BrowserContext {
         ));
         let res = self.browser.session().send(&params).await.map(|_| ());
         for page in pages {
-            page.shared.mark_closed("its browser context was disposed of");
+            page.shared
+                .mark_closed("its browser context was disposed of");
         }
         res
     }

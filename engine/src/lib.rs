@@ -47,14 +47,14 @@ pub use actions::{
     SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
-pub use context::{BrowserContext, ContextOptions};
 pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use context::{BrowserContext, ContextOptions};
 pub use downloads::{DownloadLimit, DownloadOptions, DownloadState, DEFAULT_DOWNLOAD_LIMIT};
 pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
-    classify_ip, glob_matches, AddressClass, BlockedBy, NetworkGuard, InterceptAction, InterceptRule, Interception, MockResponse,
-    OriginPattern, OriginPolicy, PortMatch,
+    classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
+    Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
 };
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};

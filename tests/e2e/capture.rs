@@ -158,8 +158,9 @@ async fn the_journal_captures_every_kind_from_the_first_load() {
         } => {
             assert_eq!(method, "exception");
             assert!(
-                stack.as_deref().is_some_and(|stack| stack.starts_with("TypeError: ")
-                    && stack.contains("\n    at ")),
+                stack.as_deref().is_some_and(
+                    |stack| stack.starts_with("TypeError: ") && stack.contains("\n    at ")
+                ),
                 "the stack as the page prints it: {stack:?}"
             );
             assert!(text.starts_with("TypeError: "), "{text}");

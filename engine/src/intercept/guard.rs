@@ -139,7 +139,10 @@ impl NetworkGuard {
         let Some(origin) = UrlOrigin::parse(url) else {
             return GuardCheck::Pass;
         };
-        if !matches!(origin.scheme.as_str(), "http" | "https" | "ws" | "wss" | "ftp") {
+        if !matches!(
+            origin.scheme.as_str(),
+            "http" | "https" | "ws" | "wss" | "ftp"
+        ) {
             return GuardCheck::Pass;
         }
         if self.exempt.iter().any(|pattern| pattern.matches(url)) {

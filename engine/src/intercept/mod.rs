@@ -31,8 +31,8 @@ use crate::session::Session;
 use crate::transport::lock;
 
 use guard::GuardCheck;
-use rules::decide;
 pub use guard::{classify_ip, AddressClass, NetworkGuard};
+use rules::decide;
 pub use rules::{
     glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
     OriginPattern, OriginPolicy, PortMatch,
@@ -118,8 +118,8 @@ impl Interceptor {
                 .map(|entry| config.wanted(entry.context.as_deref()))
                 .collect()
         };
-        let answers = futures::future::join_all(sessions.iter().zip(&wanted).map(
-            |(entry, &wanted)| {
+        let answers =
+            futures::future::join_all(sessions.iter().zip(&wanted).map(|(entry, &wanted)| {
                 let session = entry.session.clone();
                 let change = wanted != entry.enabled;
                 async move {
@@ -132,9 +132,8 @@ impl Interceptor {
                             .map(|_| ()),
                     }
                 }
-            },
-        ))
-        .await;
+            }))
+            .await;
         let mut kept = Vec::with_capacity(sessions.len());
         for ((mut entry, wanted), answer) in sessions.drain(..).zip(wanted).zip(answers) {
             if answer.is_ok() {

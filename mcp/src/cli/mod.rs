@@ -7,6 +7,7 @@
 //! not own the environment (`config.rs`), sessions (`crate::daemon`) or what a tool does
 //! (`crate::dispatch`): `main.rs` dispatches.
 
+pub(crate) mod audit;
 pub(crate) mod commands;
 pub(crate) mod run;
 pub(crate) mod skill;
@@ -27,6 +28,8 @@ pub(crate) enum Command {
     Help(String),
     /// `chromate <tool command> ...`: one tool on a persistent session.
     Tool(commands::ToolCommand),
+    /// `chromate audit URL [...]`: an audit on a session's browser, and its report.
+    Audit(audit::AuditCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -63,6 +66,9 @@ usage:
     navigate click fill type element press key mouse hover upload dialog find exists
     wait read expect snapshot locators a11y page logs mock state trace screenshot
     status batch eval
+  chromate audit URL [--depth N] [--format text|json|md|html|sarif|junit] [--fail-on SEV] ...
+                                audit a page or small site: errors, network, links,
+                                accessibility, layout, speed (chromate audit --help)
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -154,6 +160,10 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "sessions" => parse_sessions(rest),
         "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),
+        "audit" => match audit::parse(rest)? {
+            audit::Parsed::Run(command) => Ok(Command::Audit(command)),
+            audit::Parsed::Help => Ok(Command::Help(audit::HELP.to_owned())),
+        },
         other => match commands::find(other) {
             Some(decl) => match commands::parse(decl, rest, &read_input)? {
                 commands::Parsed::Run(command) => Ok(Command::Tool(command)),
