@@ -17,6 +17,15 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.common
         ),
+        Ok(Command::Audit(command)) => format!(
+            "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
+            serde_json::Value::Object(command.arguments),
+            command.format,
+            command.output,
+            command.fail_on,
+            command.quiet,
+            command.session
+        ),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
@@ -53,6 +62,47 @@ fn mcp_flags_parse() {
         expect![[r#"usage error: mcp: unknown option "--allow-unrestricted-file-access=1""#]],
     );
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
+}
+
+#[test]
+fn audit_flags_parse_into_the_tools_arguments() {
+    check(
+        "audit http://127.0.0.1:8080/ --depth 1 --max-pages=5 --viewport 390x844 --screenshots --format sarif --output a.sarif --fail-on high --focus checkout --block-private-network --allow-private http://127.0.0.1:8080 --quiet --session s1",
+        expect![[r#"audit {"allow_private":["http://127.0.0.1:8080"],"block_private_network":true,"focus":"checkout","include_screenshots":true,"max_depth":1,"max_pages":5,"url":"http://127.0.0.1:8080/","viewport":"390x844"} format=Sarif output=Some("a.sarif") fail_on=Some(High) quiet=true session=Some("s1")"#]],
+    );
+    check(
+        "audit http://h/ --json",
+        expect![[
+            r#"audit {"url":"http://h/"} format=Json output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check(
+        "audit --help",
+        expect!["help usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]"],
+    );
+    check("audit", expect!["usage error: audit: missing URL"]);
+    check(
+        "audit http://h/ --depth 9",
+        expect!["usage error: audit: argument --depth must be between 0 and 5, got 9"],
+    );
+    check(
+        "audit http://h/ --viewport 12",
+        expect!["usage error: audit: argument --viewport must match ^[0-9]{1,4}x[0-9]{1,4}$"],
+    );
+    check(
+        "audit http://h/ --format pdf",
+        expect![[
+            r#"usage error: audit: --format is one of text, json, md, html, sarif, junit, not "pdf""#
+        ]],
+    );
+    check(
+        "audit http://h/ --fail-on info",
+        expect![[r#"usage error: audit: --fail-on is critical, high, medium or low, not "info""#]],
+    );
+    check(
+        "audit http://h/ http://i/",
+        expect![[r#"usage error: audit: unexpected argument "http://i/""#]],
+    );
 }
 
 #[test]

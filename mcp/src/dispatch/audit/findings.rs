@@ -477,7 +477,10 @@ pub(crate) fn incidental(url: &str) -> bool {
 
 /// A URL's path and query for titles (`/a/b?x=1`), the whole URL when it has none.
 pub(crate) fn short_url(url: &str) -> String {
-    match url.split_once("://").and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..])) {
+    match url
+        .split_once("://")
+        .and_then(|(_, rest)| rest.find('/').map(|i| &rest[i..]))
+    {
         Some(path) => path.to_owned(),
         None => url.to_owned(),
     }

@@ -100,9 +100,11 @@ pub(crate) async fn run(
     let deadline = started + request.timeout;
     let options = chromate::ContextOptions {
         viewport: request.viewport,
-        guard: request.block_private_network.then(|| chromate::NetworkGuard {
-            exempt: request.allow_private.clone(),
-        }),
+        guard: request
+            .block_private_network
+            .then(|| chromate::NetworkGuard {
+                exempt: request.allow_private.clone(),
+            }),
     };
     let context = browser
         .new_context(options)
@@ -168,9 +170,9 @@ async fn crawl(
     for depth in 0..=request.max_depth {
         let mut next: Vec<String> = Vec::new();
         for chunk in level.chunks(PARALLEL) {
-            let audits = chunk.iter().map(|url| {
-                audit_page(browser, context, request, url, depth, state, deadline)
-            });
+            let audits = chunk
+                .iter()
+                .map(|url| audit_page(browser, context, request, url, depth, state, deadline));
             let outcomes = futures::future::join_all(audits).await;
             for outcome in outcomes {
                 let (landed, links) = outcome?;
@@ -312,7 +314,10 @@ async fn inspect_page(
         return Ok((Some(page_url), Vec::new()));
     }
     let _ = page
-        .wait_for_load_state(chromate::WaitUntil::NetworkIdle, remaining(deadline, SETTLE))
+        .wait_for_load_state(
+            chromate::WaitUntil::NetworkIdle,
+            remaining(deadline, SETTLE),
+        )
         .await;
     let inspection = page
         .inspect_for_audit(MIN_TARGET)
@@ -483,7 +488,9 @@ fn host_class(url: &str) -> String {
         .split(['/', '?', '#'])
         .next()
         .unwrap_or_default();
-    let host = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     let host = match host.strip_prefix('[') {
         Some(v6) => v6.split(']').next().unwrap_or_default(),
         None => host.rsplit_once(':').map_or(host, |(host, _)| host),
@@ -593,15 +600,21 @@ fn runtime_findings(
                 "runtime.console-error" => "the page called console.error",
                 _ => "the page called console.warn",
             };
-            let finding = Finding::new(rule, severity, Category::Functional, page, findings::cut(text, 120))
-                .describe(description)
-                .evidence(json!({
-                    "message": text,
-                    "method": method,
-                    "origin": origin,
-                    "stack": stack,
-                }))
-                .keyed(&format!("{text}\n{}", origin.as_deref().unwrap_or("")));
+            let finding = Finding::new(
+                rule,
+                severity,
+                Category::Functional,
+                page,
+                findings::cut(text, 120),
+            )
+            .describe(description)
+            .evidence(json!({
+                "message": text,
+                "method": method,
+                "origin": origin,
+                "stack": stack,
+            }))
+            .keyed(&format!("{text}\n{}", origin.as_deref().unwrap_or("")));
             (finding, 0)
         });
         slot.1 += 1;
@@ -641,7 +654,10 @@ fn network_findings(
                         findings::http_severity(*status, false),
                         Category::Network,
                         page,
-                        format!("{method} {} answered {status}", findings::cut(&findings::short_url(url), 90)),
+                        format!(
+                            "{method} {} answered {status}",
+                            findings::cut(&findings::short_url(url), 90)
+                        ),
                     )
                     .describe("a request of the page got an HTTP error status")
                     .evidence(json!({
@@ -681,7 +697,10 @@ fn network_findings(
                 } else {
                     (
                         "network.request-failed",
-                        format!("{method} {} failed: {failure}", findings::cut(&findings::short_url(url), 80)),
+                        format!(
+                            "{method} {} failed: {failure}",
+                            findings::cut(&findings::short_url(url), 80)
+                        ),
                         "a request of the page failed at network level",
                         None,
                     )
@@ -712,7 +731,10 @@ fn network_findings(
                 Severity::Medium,
                 Category::Network,
                 page,
-                format!("Image did not decode: {}", findings::cut(&findings::short_url(&image.url), 90)),
+                format!(
+                    "Image did not decode: {}",
+                    findings::cut(&findings::short_url(&image.url), 90)
+                ),
             )
             .describe("the image loaded but the browser could not decode it")
             .at(Some(image.selector.clone()))
@@ -740,10 +762,13 @@ fn network_findings(
 /// Milliseconds from the latest request for `url` before `entries[index]` to it.
 fn duration_to(entries: &[chromate::LogEntry], index: usize, url: &str) -> Option<u64> {
     let end = entries.get(index)?.time;
-    let start = entries[..index].iter().rev().find_map(|entry| match &entry.data {
-        chromate::LogData::Request { url: sent, .. } if sent == url => Some(entry.time),
-        _ => None,
-    })?;
+    let start = entries[..index]
+        .iter()
+        .rev()
+        .find_map(|entry| match &entry.data {
+            chromate::LogData::Request { url: sent, .. } if sent == url => Some(entry.time),
+            _ => None,
+        })?;
     end.duration_since(start)
         .ok()
         .and_then(|elapsed| u64::try_from(elapsed.as_millis()).ok())
@@ -772,8 +797,16 @@ fn a11y_findings(
                 })
             })
             .collect();
-        selectors.extend(violation.nodes.iter().filter_map(|node| node.selector.clone()));
-        let first = violation.nodes.first().and_then(|node| node.selector.clone());
+        selectors.extend(
+            violation
+                .nodes
+                .iter()
+                .filter_map(|node| node.selector.clone()),
+        );
+        let first = violation
+            .nodes
+            .first()
+            .and_then(|node| node.selector.clone());
         found.push(
             Finding::new(
                 &format!("a11y.{}", violation.id),
@@ -807,7 +840,10 @@ fn layout_findings(
 ) {
     let overflow = &inspection.overflow;
     if overflow.width > overflow.viewport + 1.0 {
-        let selector = overflow.element.as_ref().map(|element| element.selector.clone());
+        let selector = overflow
+            .element
+            .as_ref()
+            .map(|element| element.selector.clone());
         found.push(
             Finding::new(
                 "layout.horizontal-overflow",
@@ -940,7 +976,10 @@ fn broken_links(gathered: &Gathered) -> Vec<Finding> {
                 severity,
                 Category::Functional,
                 page,
-                format!("Broken link: {} {what}", findings::cut(&findings::short_url(url), 90)),
+                format!(
+                    "Broken link: {} {what}",
+                    findings::cut(&findings::short_url(url), 90)
+                ),
             )
             .describe("a same-origin link leads nowhere (checked with HEAD, then GET)")
             .at(Some(selector.clone()))

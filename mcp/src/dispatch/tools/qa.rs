@@ -172,7 +172,11 @@ pub(crate) async fn audit(
     };
     let mut links = Vec::new();
     for (name, png, width, height) in shots {
-        match ctx.session.artifacts.write(&format!("audit-{name}.png"), &png) {
+        match ctx
+            .session
+            .artifacts
+            .write(&format!("audit-{name}.png"), &png)
+        {
             Ok(path) => {
                 result.screenshots.push(Shot {
                     name,

@@ -46,7 +46,10 @@ impl Report for Html<'_> {
         );
         // The entry page as it looked, with its findings' boxes.
         let entry = result.pages.first().map(|page| page.url.as_str());
-        let full = result.screenshots.iter().find(|shot| shot.name == "full-page");
+        let full = result
+            .screenshots
+            .iter()
+            .find(|shot| shot.name == "full-page");
         if let Some(shot) = full {
             if let Some((_, bytes)) = self.shots.iter().find(|(path, _)| *path == shot.path) {
                 let data = base64::engine::general_purpose::STANDARD.encode(bytes);
@@ -80,8 +83,7 @@ impl Report for Html<'_> {
         } else {
             out.push_str("<table id=\"findings\"><thead><tr><th>#</th><th>severity</th><th>category</th><th>finding</th><th>page</th><th>selector</th><th>evidence</th></tr></thead><tbody>\n");
             for (index, finding) in result.findings.iter().enumerate() {
-                let evidence =
-                    serde_json::to_string_pretty(&finding.evidence).unwrap_or_default();
+                let evidence = serde_json::to_string_pretty(&finding.evidence).unwrap_or_default();
                 out.push_str(&format!(
                     "<tr id=\"f{}\" class=\"finding\" data-severity=\"{}\"><td>{}</td><td><span class=\"sev {}\">{}</span></td><td>{}</td><td><b>{}</b><br>{}</td><td>{}</td><td><code>{}</code></td><td><pre>{}</pre></td></tr>\n",
                     index + 1,
@@ -112,7 +114,12 @@ impl Report for Html<'_> {
             m.broken_links,
             m.a11y_violations,
         ));
-        let worst = result.findings.iter().map(|f| f.severity).max().unwrap_or(Severity::Info);
+        let worst = result
+            .findings
+            .iter()
+            .map(|f| f.severity)
+            .max()
+            .unwrap_or(Severity::Info);
         out.push_str(&format!(
             "<footer>chromate {} · worst: {}</footer>\n</body></html>\n",
             env!("CARGO_PKG_VERSION"),

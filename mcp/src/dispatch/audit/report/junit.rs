@@ -20,7 +20,10 @@ impl Report for Junit {
         let mut failures = 0;
         for page in &pages {
             let on_page: Vec<_> = result.findings.iter().filter(|f| f.page == *page).collect();
-            let failing = on_page.iter().filter(|f| f.severity > Severity::Info).count();
+            let failing = on_page
+                .iter()
+                .filter(|f| f.severity > Severity::Info)
+                .count();
             let mut cases = String::new();
             for finding in &on_page {
                 let body = format!(
@@ -49,7 +52,9 @@ impl Report for Junit {
             }
             let tests = on_page.len().max(1);
             if on_page.is_empty() {
-                cases.push_str("    <testcase classname=\"chromate.audit\" name=\"no findings\"/>\n");
+                cases.push_str(
+                    "    <testcase classname=\"chromate.audit\" name=\"no findings\"/>\n",
+                );
             }
             total += tests;
             failures += failing;

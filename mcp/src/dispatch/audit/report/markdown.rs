@@ -23,7 +23,9 @@ impl Report for Markdown {
             summary(result)
         );
         if !result.findings.is_empty() {
-            out.push_str("| severity | category | finding | page | selector |\n|---|---|---|---|---|\n");
+            out.push_str(
+                "| severity | category | finding | page | selector |\n|---|---|---|---|---|\n",
+            );
             for finding in &result.findings {
                 out.push_str(&format!(
                     "| {} | {} | {} | {} | {} |\n",

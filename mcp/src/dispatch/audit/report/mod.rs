@@ -86,7 +86,10 @@ pub(crate) fn summary(result: &AuditResult) -> String {
 
 /// Whether any finding is at `threshold` or worse.
 pub(crate) fn fails(result: &AuditResult, threshold: Severity) -> bool {
-    result.findings.iter().any(|finding| finding.severity >= threshold)
+    result
+        .findings
+        .iter()
+        .any(|finding| finding.severity >= threshold)
 }
 
 /// `&`, `<`, `>`, `"` and `'` as XML and HTML entities.

@@ -51,8 +51,7 @@ impl Report for Sarif {
                 "physicalLocation": { "artifactLocation": { "uri": finding.page } },
             });
             if let Some(selector) = &finding.selector_hint {
-                location["logicalLocations"] =
-                    json!([{ "name": selector, "fullyQualifiedName": selector, "kind": "element" }]);
+                location["logicalLocations"] = json!([{ "name": selector, "fullyQualifiedName": selector, "kind": "element" }]);
             }
             let text = if finding.description.is_empty() {
                 finding.title.clone()

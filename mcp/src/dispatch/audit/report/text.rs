@@ -20,7 +20,11 @@ impl Report for Text {
             result.status.as_str(),
             result.duration_ms as f64 / 1000.0,
             result.metrics.pages_audited,
-            if result.metrics.pages_audited == 1 { "" } else { "s" },
+            if result.metrics.pages_audited == 1 {
+                ""
+            } else {
+                "s"
+            },
             result.findings.len(),
             if result.findings.len() == 1 { "" } else { "s" },
             summary(result),
