@@ -116,8 +116,11 @@ impl BrowserContext {
     /// Opens a tab in the context, waits until it is set up, and navigates it to `url`
     /// (waiting for `load`) unless it is `about:blank`.
     pub async fn new_page(&self, url: &str) -> Result<Page> {
+        // A window of its own: a background tab of a shared window is hidden, and a hidden
+        // page neither paints nor shifts, so pages audited side by side would measure nothing.
         let params = target::CreateTargetParams::new("about:blank")
-            .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()));
+            .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()))
+            .new_window(true);
         let created = self.browser.session().send(&params).await?;
         let page = self
             .browser

@@ -194,9 +194,34 @@
       const issue = { kind, selector: L.durable(el), tag: el.localName, role, name: role ? D.cut(D.accName(el, role), 80) : "", rect: rect(r) };
       issues.push(Object.assign(issue, extra || {}));
     };
+    const candidates = [];
     for (const el of document.querySelectorAll(CONTROLS)) {
-      if (checked++ >= MAX_CONTROLS || issues.length >= MAX_ISSUES) break;
+      if (checked++ >= MAX_CONTROLS) break;
       if (el.disabled || el.closest("[aria-hidden=\"true\"], [inert]") || !rendered(el)) continue;
+      candidates.push(el);
+    }
+    // Every target's box in document coordinates, for the spacing exception.
+    const boxes = candidates.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { el, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height };
+    });
+    const small = (b) => b.w < minTarget || b.h < minTarget;
+    /** WCAG 2.5.8's spacing exception: a 24 px circle on the target's centre meets no other
+     *  target (nor another undersized target's circle). */
+    const spaced = (b) => {
+      const cx = b.x + b.w / 2;
+      const cy = b.y + b.h / 2;
+      return boxes.every((o) => {
+        if (o === b || o.w === 0 || o.h === 0 || contains(o.el, b.el) || contains(b.el, o.el)) return true;
+        if (small(o)) return Math.hypot(o.x + o.w / 2 - cx, o.y + o.h / 2 - cy) >= minTarget;
+        const dx = Math.max(o.x - cx, 0, cx - (o.x + o.w));
+        const dy = Math.max(o.y - cy, 0, cy - (o.y + o.h));
+        return Math.hypot(dx, dy) >= minTarget / 2;
+      });
+    };
+    for (const box of boxes) {
+      if (issues.length >= MAX_ISSUES) break;
+      const el = box.el;
       const r = el.getBoundingClientRect();
       if (r.width === 0 || r.height === 0) {
         add("zero-size", el, r);
@@ -211,7 +236,7 @@
       }
       const role = D.role(el);
       if (role && NAMED_ROLES.has(role) && !D.normalize(D.accName(el, role))) add("nameless", el, r);
-      if ((r.width < minTarget || r.height < minTarget) && !inlineInText(el) && !nativeToggle(el)) {
+      if (small(box) && !inlineInText(el) && !nativeToggle(el) && !spaced(box)) {
         add("small-target", el, r, { size: Math.round(r.width) + "x" + Math.round(r.height) });
       }
       // Hit-test the visible middle of the control, scrolled into the viewport first.
@@ -256,7 +281,8 @@
         return { status: null, contentType: "", finalUrl: null, error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
       } finally {
         clearTimeout(timer);
-        ctl.abort();
+        // A GET's body is not needed: stop it.
+        if (method === "GET") ctl.abort();
       }
     };
     const results = [];

@@ -22,7 +22,19 @@
   });
   observe("layout-shift", (entry) => {
     if (entry.hadRecentInput) return;
-    const source = (entry.sources || []).find((s) => s.node && s.node.nodeType === 1);
+    // The element that moved the most area, the page's own (not html or body) when one did.
+    let source = null;
+    let area = -1;
+    for (const s of entry.sources || []) {
+      if (!s.node || s.node.nodeType !== 1) continue;
+      const r = s.previousRect;
+      const own = s.node !== document.documentElement && s.node !== document.body;
+      const weight = (r ? r.width * r.height : 0) + (own ? 1e9 : 0);
+      if (weight > area) {
+        area = weight;
+        source = s;
+      }
+    }
     state.shifts.push({ value: entry.value, time: entry.startTime, node: source ? source.node : null });
   });
   observe("longtask", (entry) => {

@@ -35,6 +35,8 @@ const LINK_TIMEOUT: Duration = Duration::from_secs(10);
 const NAVIGATION: Duration = Duration::from_secs(30);
 /// Controls smaller than this (CSS px) in either direction are small tap targets.
 const MIN_TARGET: u32 = 24;
+/// How long a failed navigation's journal entry may trail its answer.
+const FAILURE_SETTLE: Duration = Duration::from_secs(1);
 /// How long disposing of the context may take after the audit.
 const DISPOSE: Duration = Duration::from_secs(5);
 
@@ -111,7 +113,7 @@ pub(crate) async fn run(
         .await
         .map_err(|err| from_engine("audit", &err))?;
     let state = Mutex::new(Gathered::default());
-    let crawl = crawl(browser, &context, request, &state, deadline, progress);
+    let crawl = crawl(browser, &context, request, &state, progress);
     let outcome = tokio::time::timeout_at(deadline.into(), crawl).await;
     let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
     let status = match outcome {
@@ -160,7 +162,6 @@ async fn crawl(
     context: &chromate::BrowserContext,
     request: &AuditRequest,
     state: &Mutex<Gathered>,
-    deadline: Instant,
     progress: &crate::dispatch::call::Progress,
 ) -> Result<(), ToolError> {
     let mut seen: HashSet<String> = HashSet::new();
@@ -172,7 +173,7 @@ async fn crawl(
         for chunk in level.chunks(PARALLEL) {
             let audits = chunk
                 .iter()
-                .map(|url| audit_page(browser, context, request, url, depth, state, deadline));
+                .map(|url| audit_page(browser, context, request, url, depth, state));
             let outcomes = futures::future::join_all(audits).await;
             for outcome in outcomes {
                 let (landed, links) = outcome?;
@@ -220,22 +221,14 @@ async fn audit_page(
     url: &str,
     depth: u32,
     state: &Mutex<Gathered>,
-    deadline: Instant,
 ) -> Result<PageOutcome, ToolError> {
     let page = context
         .new_page("about:blank")
         .await
         .map_err(|err| from_engine("audit", &err))?;
-    let res = inspect_page(&page, context, request, url, depth, state, deadline).await;
+    let res = inspect_page(&page, context, request, url, depth, state).await;
     let _ = browser.close_page(&page).await;
     res
-}
-
-fn remaining(deadline: Instant, cap: Duration) -> Duration {
-    deadline
-        .saturating_duration_since(Instant::now())
-        .min(cap)
-        .max(Duration::from_millis(1))
 }
 
 async fn inspect_page(
@@ -245,18 +238,21 @@ async fn inspect_page(
     url: &str,
     depth: u32,
     state: &Mutex<Gathered>,
-    deadline: Instant,
 ) -> Result<PageOutcome, ToolError> {
     let entry = depth == 0;
     let journal = context.journal();
     let _ = page.record_vitals().await;
     let since = journal.cursor();
-    let navigation = page
-        .goto(url, request.wait_until, remaining(deadline, NAVIGATION))
-        .await;
+    let navigation = page.goto(url, request.wait_until, NAVIGATION).await;
     let navigation = match navigation {
         Ok(navigation) => navigation,
         Err(err) => {
+            // The failed document's journal entry may trail the navigation's answer a little.
+            let failed = chromate::LogFilter {
+                kinds: vec![chromate::LogKind::RequestFailed],
+                ..chromate::LogFilter::default()
+            };
+            let _ = journal.wait_for(&failed, since, FAILURE_SETTLE).await;
             let entries = page_entries(journal, page, since, journal.cursor());
             if let Some(hop) = guard_refusal(&entries) {
                 if entry {
@@ -314,10 +310,7 @@ async fn inspect_page(
         return Ok((Some(page_url), Vec::new()));
     }
     let _ = page
-        .wait_for_load_state(
-            chromate::WaitUntil::NetworkIdle,
-            remaining(deadline, SETTLE),
-        )
+        .wait_for_load_state(chromate::WaitUntil::NetworkIdle, SETTLE)
         .await;
     let inspection = page
         .inspect_for_audit(MIN_TARGET)
@@ -399,25 +392,30 @@ async fn inspect_page(
     }
     let checked_since = journal.cursor();
     let checks = page
-        .check_links(&to_check, remaining(deadline, LINK_TIMEOUT))
+        .check_links(&to_check, LINK_TIMEOUT)
         .await
         .unwrap_or_default();
     let after = page_entries(journal, page, checked_since, journal.cursor());
     let mut gathered = lock(state);
     for check in checks {
         // The browser's reason for a failed check, from the journal (`net::ERR_…`, a block).
-        let failure = after.iter().rev().find_map(|entry| match &entry.data {
-            chromate::LogData::RequestFailed {
-                url,
-                failure,
-                blocked_by,
-                ..
-            } if *url == check.url => Some(match blocked_by.as_deref() {
-                Some("private-network") => "SSRF_BLOCKED".to_owned(),
-                _ => failure.clone(),
-            }),
-            _ => None,
-        });
+        // Only a check that got no answer has one (a GET's body is aborted on purpose).
+        let failure = after
+            .iter()
+            .rev()
+            .filter(|_| check.status.is_none())
+            .find_map(|entry| match &entry.data {
+                chromate::LogData::RequestFailed {
+                    url,
+                    failure,
+                    blocked_by,
+                    ..
+                } if *url == check.url => Some(match blocked_by.as_deref() {
+                    Some("private-network") => "SSRF_BLOCKED".to_owned(),
+                    _ => failure.clone(),
+                }),
+                _ => None,
+            });
         gathered
             .links
             .insert(check.url.clone(), LinkState::Done(check, failure));
