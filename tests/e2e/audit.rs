@@ -799,3 +799,208 @@ fn an_audit_past_its_deadline_is_timeout_with_what_it_found() {
     );
     cli.finish();
 }
+
+#[test]
+fn errors_drains_peeks_and_filters_with_a_cursor_of_its_own() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    // runtime.html: a warning, an error, an exception and a rejection; network.html: a 500
+    // and a 404 among its responses.
+    cli.ok(&["navigate", &server.url("runtime.html")]);
+    cli.ok(&["navigate", &server.url("network.html")]);
+    let drained = |args: &[&str]| {
+        let mut args: Vec<&str> = ["errors"].iter().chain(args).copied().collect();
+        args.push("--json");
+        cli.json(&args)
+    };
+    let peeked = drained(&["--peek"]);
+    let everything = peeked["errors"].as_array().cloned().unwrap_or_default();
+    let sources = |list: &[Value]| -> Vec<String> {
+        list.iter()
+            .filter_map(|e| e["source"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(peeked["count"], json!(everything.len()), "{peeked:#}");
+    assert_eq!(peeked["cleared"], json!(false));
+    let all_sources = sources(&everything);
+    for source in ["console", "pageerror", "http"] {
+        assert!(
+            all_sources.iter().any(|s| s == source),
+            "{source} in {peeked:#}"
+        );
+    }
+    let thrown = everything
+        .iter()
+        .find(|e| {
+            e["source"] == json!("pageerror")
+                && e["message"]
+                    .as_str()
+                    .is_some_and(|m| m.contains("TypeError"))
+        })
+        .unwrap_or_else(|| panic!("the exception: {peeked:#}"));
+    assert!(
+        thrown["stack"]
+            .as_str()
+            .is_some_and(|s| s.contains("at start")),
+        "{thrown:#}"
+    );
+    assert!(
+        thrown["timestamp"]
+            .as_str()
+            .is_some_and(|t| t.ends_with('Z')),
+        "{thrown:#}"
+    );
+    assert!(
+        thrown["id"].is_u64() && thrown["url"].is_string(),
+        "{thrown:#}"
+    );
+    assert_eq!(
+        drained(&["--peek"])["count"],
+        peeked["count"],
+        "peek drains nothing"
+    );
+    // Filters: errors only, and one source; each drain takes only what it returned.
+    let worst = drained(&["--peek", "--min-severity", "error"]);
+    assert!(worst["errors"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .all(|e| e["severity"] == json!("error")));
+    assert!(
+        worst["count"].as_u64() < peeked["count"].as_u64(),
+        "{worst:#}"
+    );
+    let uncaught = drained(&["--source", "pageerror"]);
+    assert_eq!(uncaught["count"], json!(2), "{uncaught:#}");
+    assert_eq!(
+        sources(uncaught["errors"].as_array().expect("list")),
+        ["pageerror", "pageerror"]
+    );
+    let rest = drained(&[]);
+    assert_eq!(
+        rest["count"].as_u64(),
+        peeked["count"].as_u64().map(|n| n - 2),
+        "{rest:#}"
+    );
+    assert!(!sources(rest["errors"].as_array().expect("list")).contains(&"pageerror".to_owned()));
+    assert_eq!(drained(&[])["count"], json!(0), "drained");
+    // Another reader is not a drain, and a drain takes nothing from it.
+    let logs = cli.json(&["logs", "--kind", "error"]);
+    assert!(
+        logs["entries"].as_array().is_some_and(|e| e.len() >= 3),
+        "{logs:#}"
+    );
+    cli.ok(&["navigate", &server.url("runtime.html")]);
+    assert_eq!(
+        drained(&["--source", "pageerror"])["count"],
+        json!(2),
+        "new entries drain"
+    );
+    cli.finish();
+}
+
+#[test]
+fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
+    let (server, _) = site();
+    let plain = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .keep_env("CHROMATE_BROWSER")
+        .spawn();
+    let mut plain = plain;
+    let listed = plain.request("tools/list", json!({}));
+    let names = |listed: &Value| -> Vec<String> {
+        listed["result"]["tools"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+            .collect()
+    };
+    assert_eq!(names(&listed).len(), 28, "the default list stays 28");
+    let refused = plain.call("qa_audit_url", json!({ "url": server.url("index.html") }));
+    assert!(
+        refused["error"].is_object(),
+        "unknown without --caps audit: {refused}"
+    );
+    plain.close_stdin();
+    assert_eq!(
+        plain.wait_exit(std::time::Duration::from_secs(10)).code(),
+        Some(0)
+    );
+
+    let mut mcp = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .args(&["--caps", "audit"])
+        .keep_env("CHROMATE_BROWSER")
+        .spawn();
+    let listed = mcp.request("tools/list", json!({}));
+    let all = names(&listed);
+    assert_eq!(all.len(), 30);
+    assert_eq!(&all[28..], ["qa_audit_url", "qa_get_runtime_errors"]);
+    let call = mcp.call(
+        "qa_audit_url",
+        json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": "800x600" }),
+    );
+    let result = &call["result"];
+    assert_ne!(result["isError"], json!(true), "{call}");
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.starts_with("audit "), "the text report: {text}");
+    assert!(text.contains("Images must have alternative text"), "{text}");
+    let links: Vec<&Value> = result["content"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|block| block["type"] == json!("resource_link"))
+        .collect();
+    assert_eq!(
+        links.len(),
+        2,
+        "the screenshots are resource links, never inline: {result}"
+    );
+    let browser = mcp.call("browser_status", json!({}));
+    let status: Value = serde_json::from_str(
+        browser["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("{}"),
+    )
+    .expect("status");
+    let browser_pid = status["browserPid"]
+        .as_u64()
+        .and_then(|pid| u32::try_from(pid).ok());
+    assert_eq!(
+        status["pageCount"],
+        json!(1),
+        "the audit's tab is not the session's: {status}"
+    );
+    let errors = mcp.call(
+        "qa_get_runtime_errors",
+        json!({ "clear": false, "source": "all" }),
+    );
+    let errors: Value = serde_json::from_str(
+        errors["result"]["content"][0]["text"]
+            .as_str()
+            .unwrap_or("{}"),
+    )
+    .expect("errors");
+    assert_eq!(
+        errors["count"],
+        json!(0),
+        "the audit's page logs to its own context: {errors}"
+    );
+    let bad = mcp.call("qa_audit_url", json!({ "url": "ftp://127.0.0.1/" }));
+    assert_eq!(bad["result"]["isError"], json!(true), "{bad}");
+    assert_eq!(
+        bad["result"]["structuredContent"]["error"]["code"],
+        json!("INVALID_ARGUMENT")
+    );
+    mcp.close_stdin();
+    assert_eq!(
+        mcp.wait_exit(std::time::Duration::from_secs(10)).code(),
+        Some(0)
+    );
+    if let Some(pid) = browser_pid {
+        let gone = chromate_tests::procs::wait_until_gone_blocking(
+            &[pid],
+            std::time::Instant::now() + std::time::Duration::from_secs(10),
+        );
+        assert!(gone.is_ok(), "the browser outlived the server: {gone:?}");
+    }
+}

@@ -47,21 +47,40 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false }"#]],
     );
     check(
         "mcp --structured-content",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false }"],
     );
     check(
         "mcp --allow-unrestricted-file-access",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false }"],
     );
     check(
         "mcp --allow-unrestricted-file-access=1",
         expect![[r#"usage error: mcp: unknown option "--allow-unrestricted-file-access=1""#]],
     );
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
+}
+
+#[test]
+fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
+    check(
+        "errors --peek --source console --min-severity error",
+        expect![[
+            r#"tool qa_get_runtime_errors {"clear":false,"min_severity":"error","source":"console"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        "errors",
+        expect!["tool qa_get_runtime_errors {} Common { session: None, json: false, idle: None }"],
+    );
+    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true }"]);
+    check(
+        "mcp --caps video",
+        expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit)"#]],
+    );
 }
 
 #[test]

@@ -334,6 +334,7 @@ registry! {
     AdvancedEval(eval::EvalArgs) = eval::EVAL => check_eval, eval;
     @audit
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => check_audit, audit;
+    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => check_errors, errors;
 }
 
 /// The declaration of a tool of the default list by name.
@@ -384,9 +385,20 @@ pub(crate) fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
     })
 }
 
-/// The whole tools/list result.
+/// The whole default tools/list result.
+#[cfg(test)]
 pub(crate) fn tools_list(defaults: &Defaults) -> Value {
-    let tools: Vec<Value> = TOOLS.iter().map(|decl| tool_json(decl, defaults)).collect();
+    tools_list_with(defaults, false)
+}
+
+/// The tools/list result, with the audit capability's tools after the 28 when `audit`.
+pub(crate) fn tools_list_with(defaults: &Defaults, audit: bool) -> Value {
+    let extra: &[&ToolDecl] = if audit { AUDIT_TOOLS } else { &[] };
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .chain(extra)
+        .map(|decl| tool_json(decl, defaults))
+        .collect();
     json!({ "tools": tools })
 }
 

@@ -1,10 +1,14 @@
-//! The audit capability's tools (`chromate mcp --caps audit`, and `chromate audit` on the
-//! command line): qa_audit_url's declaration, arguments, cross-argument rules and handler.
+//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit` and
+//! `chromate errors` on the command line): qa_audit_url and qa_get_runtime_errors, their
+//! declarations, arguments, cross-argument rules and handlers.
 //!
 //! Owns turning the arguments into an [`AuditRequest`], storing the entry page's screenshots
-//! as session files, and the reply: the stable result object and the ranked text report.
-//! What an audit does is `dispatch/audit/`. Not in the default tools/list: the 28 tools stay
-//! 28 unless the capability is asked for.
+//! as session files, and the audit's reply (the stable result object and the ranked text
+//! report); the runtime-errors channel: its selection of the session journal (console
+//! warnings and errors, uncaught errors, HTTP responses ≥ 400), severities, and its own drain
+//! record, so `browser_logs` and the observations' tripwire never take an entry from it. What
+//! an audit does is `dispatch/audit/`. Not in the default tools/list: the 28 tools stay 28
+//! unless the capability is asked for.
 
 use std::time::Duration;
 
@@ -202,4 +206,146 @@ pub(crate) async fn audit(
     output.text = Some(text);
     output.links = links;
     Ok(output)
+}
+
+pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
+    name: "qa_get_runtime_errors",
+    title: "Runtime errors",
+    verb: "errors",
+    description: "Drain the session's runtime errors not drained before (console warnings and errors, uncaught exceptions, HTTP responses >= 400): id, severity, source, message, stack, URL, time. It keeps its own record: browser_logs never takes an entry from it.",
+    hints: Hints::T,
+    observes: false,
+    cli: Cli::new("errors", &[]),
+    args: &[
+        Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
+        Arg::one_of(
+            "source",
+            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
+            &["console", "pageerror", "http", "all"],
+        )
+        .default_str("all"),
+        Arg::one_of(
+            "min_severity",
+            "info (console.log and info too), warning, or error",
+            &["info", "warning", "error"],
+        )
+        .default_str("warning"),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErrorsArgs {
+    pub(crate) clear: Option<bool>,
+    pub(crate) source: String,
+    pub(crate) min_severity: String,
+}
+
+pub(crate) fn check_errors(_args: &ErrorsArgs, _session: &Session) -> Result<(), ToolError> {
+    Ok(())
+}
+
+/// A severity of the channel, least first.
+fn rank(severity: &str) -> u8 {
+    match severity {
+        "error" => 2,
+        "warning" => 1,
+        _ => 0,
+    }
+}
+
+/// An entry's source and severity, if it belongs to the channel.
+fn classify(entry: &chromate::LogEntry) -> Option<(&'static str, &'static str)> {
+    match &entry.data {
+        chromate::LogData::Error { .. } => Some(("pageerror", "error")),
+        chromate::LogData::Console { level, .. } => Some((
+            "console",
+            match level {
+                chromate::LogLevel::Error => "error",
+                chromate::LogLevel::Warn => "warning",
+                _ => "info",
+            },
+        )),
+        chromate::LogData::Response { status, .. } if *status >= 400 => {
+            Some(("http", if *status >= 500 { "error" } else { "warning" }))
+        }
+        _ => None,
+    }
+}
+
+pub(crate) async fn errors(
+    ctx: &mut ToolContext<'_>,
+    args: ErrorsArgs,
+) -> Result<ToolOutput, ToolError> {
+    let clear = args.clear.unwrap_or(true);
+    let floor = rank(&args.min_severity);
+    let journal = &ctx.session.journal;
+    let filter = chromate::LogFilter {
+        kinds: vec![
+            chromate::LogKind::Console,
+            chromate::LogKind::Error,
+            chromate::LogKind::Response,
+        ],
+        ..chromate::LogFilter::default()
+    };
+    // Every buffered console, error and network entry (500 + 1000 at most).
+    let list = journal.log.list(&filter, 0, 2000);
+    let mut errors = Vec::new();
+    let mut returned = Vec::new();
+    for entry in &list.entries {
+        let Some((source, severity)) = classify(entry) else {
+            continue;
+        };
+        if journal.errors_drained.contains(&entry.seq)
+            || rank(severity) < floor
+            || (args.source != "all" && args.source != source)
+        {
+            continue;
+        }
+        let (message, stack, url) = match &entry.data {
+            chromate::LogData::Error {
+                text,
+                origin,
+                stack,
+                ..
+            } => (text.clone(), stack.clone(), origin.clone()),
+            chromate::LogData::Console { text, origin, .. } => (text.clone(), None, origin.clone()),
+            chromate::LogData::Response {
+                url,
+                method,
+                status,
+                ..
+            } => (
+                format!("{method} {url} answered {status}"),
+                None,
+                Some(url.clone()),
+            ),
+            _ => continue,
+        };
+        returned.push(entry.seq);
+        errors.push(json!({
+            "id": entry.seq,
+            "severity": severity,
+            "source": source,
+            "message": message,
+            "stack": stack,
+            "url": url,
+            "page": journal.page_id(&entry.page),
+            "timestamp": crate::dispatch::time::iso_time(entry.time),
+        }));
+    }
+    if clear {
+        let journal = &mut ctx.session.journal;
+        journal.errors_drained.extend(returned);
+        // Entries no longer buffered can never be returned again: forget them.
+        if let Some(oldest) = list.entries.first().map(|entry| entry.seq) {
+            journal.errors_drained = journal.errors_drained.split_off(&oldest);
+        }
+    }
+    Ok(ToolOutput::new(json!({
+        "count": errors.len(),
+        "errors": errors,
+        "cleared": clear,
+        "capturing": ctx.session.journal.capturing(),
+    })))
 }
