@@ -999,3 +999,6 @@ fn broken_links(gathered: &Gathered) -> Vec<Finding> {
 pub(crate) fn without_fragment(url: &str) -> String {
     url.split('#').next().unwrap_or(url).to_owned()
 }
+
+#[cfg(test)]
+mod tests;
