@@ -266,7 +266,10 @@ fn classify(entry: &chromate::LogEntry) -> Option<(&'static str, &'static str)> 
                 _ => "info",
             },
         )),
-        chromate::LogData::Response { status, .. } if *status >= 400 => {
+        // The favicon the browser asks for by itself is nobody's error.
+        chromate::LogData::Response { status, url, .. }
+            if *status >= 400 && !crate::dispatch::audit::findings::incidental(url) =>
+        {
             Some(("http", if *status >= 500 { "error" } else { "warning" }))
         }
         _ => None,
