@@ -107,6 +107,9 @@ impl Default for AuditOptions {
 pub struct AuditNode {
     /// The element's ref (existing or newly issued); `None` in other frames or closed roots.
     pub element_ref: Option<ElementRef>,
+    /// A durable selector for the element (browser_locators' rules, else a unique CSS path;
+    /// never a ref); `None` where the ref is.
+    pub selector: Option<String>,
     /// axe's CSS path; shadow parts joined ` >>> `.
     pub target: String,
     /// The element's outer HTML as axe reports it.
@@ -294,7 +297,7 @@ impl Page {
             method: "a11y.run".into(),
             source,
         })?;
-        let refs = self.assign_audit_refs(frame_id.as_deref()).await?;
+        let (refs, selectors) = self.assign_audit_refs(frame_id.as_deref()).await?;
         let violations = raw
             .violations
             .into_iter()
@@ -310,6 +313,7 @@ impl Page {
                     .into_iter()
                     .map(|n| AuditNode {
                         element_ref: refs.get(n.index).copied().flatten(),
+                        selector: selectors.get(n.index).cloned().flatten(),
                         target: n.target,
                         html: n.html,
                         failure_summary: n.failure_summary,
@@ -354,8 +358,11 @@ impl Page {
     }
 
     /// Mints or looks up the refs of the last run's nodes, recording new ones in the
-    /// browser-wide table.
-    async fn assign_audit_refs(&self, frame_id: Option<&str>) -> Result<Vec<Option<ElementRef>>> {
+    /// browser-wide table; with each node's durable selector.
+    async fn assign_audit_refs(
+        &self,
+        frame_id: Option<&str>,
+    ) -> Result<(Vec<Option<ElementRef>>, Vec<Option<String>>)> {
         let _minting = self.refs.minting.lock().await;
         let first_new = self.refs.next();
         let answer = self
@@ -386,10 +393,22 @@ impl Page {
                 .filter(|number| **number >= first_new)
                 .map(|number| (*number, frame.clone())),
         );
-        Ok(numbers
-            .into_iter()
-            .map(|n| n.and_then(ElementRef::new))
-            .collect())
+        let selectors = answer
+            .get("selectors")
+            .and_then(Value::as_array)
+            .map(|list| {
+                list.iter()
+                    .map(|selector| selector.as_str().map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok((
+            numbers
+                .into_iter()
+                .map(|n| n.and_then(ElementRef::new))
+                .collect(),
+            selectors,
+        ))
     }
 }
 

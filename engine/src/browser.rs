@@ -67,6 +67,9 @@ struct Inner {
     intercept: Arc<crate::intercept::Interceptor>,
     /// Where downloads go and the downloads in flight (`downloads.rs`).
     downloads: Arc<crate::downloads::Downloads>,
+    /// The browser contexts chromate created (`context.rs`), by id: their pages journal there
+    /// and are not the browser's [`Browser::pages`].
+    contexts: Mutex<HashMap<String, crate::context::ContextState>>,
 }
 
 /// What `Browser.getVersion` reports.
@@ -209,6 +212,7 @@ impl Browser {
             refs: Arc::default(),
             intercept: Arc::default(),
             downloads: Arc::default(),
+            contexts: Mutex::new(HashMap::new()),
             journal,
         });
         let weak = Arc::downgrade(&inner);
@@ -259,6 +263,20 @@ impl Browser {
         &self.inner.downloads
     }
 
+    /// The browser contexts chromate created, by id (`context.rs`).
+    pub(crate) fn contexts(&self) -> &Mutex<HashMap<String, crate::context::ContextState>> {
+        &self.inner.contexts
+    }
+
+    /// Every set-up page, whatever its browser context.
+    pub(crate) fn all_pages(&self) -> Vec<Page> {
+        lock(&self.inner.pages)
+            .iter()
+            .filter(|p| !p.is_closed())
+            .cloned()
+            .collect()
+    }
+
     /// The ref table shared by every page of this browser.
     pub(crate) fn ref_table(&self) -> &crate::snapshot::refs::RefTable {
         &self.inner.refs
@@ -299,11 +317,12 @@ impl Browser {
         lock(&self.inner.targets).values().cloned().collect()
     }
 
-    /// Open pages (tabs and popups) that finished set-up, in attach order.
+    /// Open pages (tabs and popups) that finished set-up, in attach order. Pages of a
+    /// [`crate::BrowserContext`] chromate made are its own, not listed here.
     pub fn pages(&self) -> Vec<Page> {
         lock(&self.inner.pages)
             .iter()
-            .filter(|p| !p.is_closed())
+            .filter(|p| !p.is_closed() && p.context.is_none())
             .cloned()
             .collect()
     }
@@ -529,21 +548,41 @@ fn attach_target(
         return;
     }
     let shared = Shared::new();
+    // A page of a context chromate made journals there, with that context's viewport.
+    let own_context = target_info.browser_context_id.as_ref().and_then(|id| {
+        let contexts = lock(&inner.contexts);
+        contexts
+            .get(id.as_str())
+            .map(|state| (Arc::<str>::from(id.as_str()), state.clone()))
+    });
     let page = Page {
         session: session.clone(),
         target_id: Arc::from(target_info.target_id.as_str()),
         shared: shared.clone(),
         refs: Arc::clone(&inner.refs),
+        context: own_context.as_ref().map(|(id, _)| Arc::clone(id)),
     };
+    let journal = own_context
+        .as_ref()
+        .map_or_else(|| inner.journal.clone(), |(_, state)| state.journal.clone());
     // Installed before this handler returns, so none of the page's events is missed.
-    let capture = (inner.journal.clone(), Arc::clone(&page.target_id));
+    let capture = Capture {
+        journal,
+        page: Arc::clone(&page.target_id),
+        context: page.context.clone(),
+    };
     install_page_handler(&inner.conn, &session, &shared, weak, capture);
-    let viewport = inner.viewport;
+    let viewport = own_context
+        .as_ref()
+        .and_then(|(_, state)| state.viewport)
+        .or(inner.viewport);
     let weak = weak.clone();
     let intercept = Arc::clone(&inner.intercept);
     crate::spawn(async move {
         // Interception is on (when rules exist) before the page runs its first request.
-        let _ = intercept.attach(page.session()).await;
+        let _ = intercept
+            .attach(page.session(), page.context.as_deref())
+            .await;
         if set_up_page(&page, viewport).await.is_ok() {
             if let Some(inner) = weak.upgrade() {
                 let mut pages = lock(&inner.pages);
@@ -558,13 +597,22 @@ fn attach_target(
     });
 }
 
+/// Where a page's console and network go: its journal, under its tab's target id; and the
+/// chromate-made browser context it belongs to, if any.
+#[derive(Clone)]
+struct Capture {
+    journal: crate::capture::Journal,
+    page: Arc<str>,
+    context: Option<Arc<str>>,
+}
+
 /// Routes the page session's events into its state, and sets up frames that attach to it.
 fn install_page_handler(
     conn: &Connection,
     session: &Session,
     shared: &Arc<Shared>,
     browser: &Weak<Inner>,
-    capture: (crate::capture::Journal, Arc<str>),
+    capture: Capture,
 ) {
     let browser = browser.clone();
     let handler_shared = Arc::clone(shared);
@@ -578,13 +626,9 @@ fn install_page_handler(
                 on_child_attached(&handler_conn, &handler_shared, &browser, &capture, params);
             }
             handler_shared.handle_event(None, method, params);
-            capture.0.handle_event(&capture.1, method, params);
+            capture.journal.handle_event(&capture.page, method, params);
             if let Some(intercept) = &intercept {
-                if let Some((request_id, what)) =
-                    intercept.on_event(&handler_session, method, params)
-                {
-                    capture.0.note_interception(&request_id, what);
-                }
+                intercept.on_event(&handler_session, &capture.journal, method, params);
             }
         }),
     );
@@ -596,7 +640,7 @@ fn on_child_attached(
     conn: &Connection,
     shared: &Arc<Shared>,
     browser: &Weak<Inner>,
-    capture: &(crate::capture::Journal, Arc<str>),
+    capture: &Capture,
     params: &RawValue,
 ) {
     let Some(p) = decode_event::<target::EventAttachedToTarget>(params) else {
@@ -615,7 +659,7 @@ fn on_child_attached(
     if is_frame {
         let child_shared = Arc::clone(shared);
         let child_id: Arc<str> = Arc::from(p.session_id.as_str());
-        let (journal, page_id) = capture.clone();
+        let (journal, page_id) = (capture.journal.clone(), Arc::clone(&capture.page));
         let child_intercept = intercept.clone();
         let child_session = session.clone();
         conn.set_handler(
@@ -625,11 +669,7 @@ fn on_child_attached(
                 // An out-of-process frame's console and network belong to its tab.
                 journal.handle_event(&page_id, method, params);
                 if let Some(intercept) = &child_intercept {
-                    if let Some((request_id, what)) =
-                        intercept.on_event(&child_session, method, params)
-                    {
-                        journal.note_interception(&request_id, what);
-                    }
+                    intercept.on_event(&child_session, &journal, method, params);
                 }
             }),
         );
@@ -637,7 +677,7 @@ fn on_child_attached(
     let is_worker = p.target_info.r#type == "worker";
     if is_worker {
         // A dedicated worker's console, errors and fetches belong to its tab's journal.
-        let (journal, page_id) = capture.clone();
+        let (journal, page_id) = (capture.journal.clone(), Arc::clone(&capture.page));
         conn.set_handler(
             Some(p.session_id.0.clone()),
             Arc::new(move |method: &str, params: &RawValue| {
@@ -645,10 +685,11 @@ fn on_child_attached(
             }),
         );
     }
+    let context = capture.context.clone();
     crate::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
-                let _ = intercept.attach(&session).await;
+                let _ = intercept.attach(&session, context.as_deref()).await;
             }
             let _ = set_up_frame_session(&session).await;
         }

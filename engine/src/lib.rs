@@ -23,6 +23,7 @@ mod actions;
 mod browser;
 mod capture;
 pub mod cdp;
+mod context;
 mod downloads;
 mod error;
 pub(crate) mod input;
@@ -30,6 +31,7 @@ mod intercept;
 pub(crate) mod js;
 mod launch;
 mod page;
+mod probe;
 mod redact;
 mod screenshot;
 mod selector;
@@ -46,15 +48,20 @@ pub use actions::{
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use context::{BrowserContext, ContextOptions};
 pub use downloads::{DownloadLimit, DownloadOptions, DownloadState, DEFAULT_DOWNLOAD_LIMIT};
 pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
 pub use input::{Key, KeyChord, MouseButton};
 pub use intercept::{
-    glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
-    OriginPattern, OriginPolicy, PortMatch,
+    classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
+    Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
 };
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use probe::{
+    ControlIssue, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, ProbeRect,
+    ResourceElement, ResourceSize, Vitals,
+};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
 pub use selector::Selector;
 pub use session::{

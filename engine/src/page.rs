@@ -585,6 +585,8 @@ pub struct Page {
     pub(crate) shared: Arc<Shared>,
     /// The browser-wide ref table (`snapshot::refs`), shared by every page of the browser.
     pub(crate) refs: Arc<crate::snapshot::refs::RefTable>,
+    /// The id of the [`crate::BrowserContext`] chromate made that the page lives in, if any.
+    pub(crate) context: Option<Arc<str>>,
 }
 
 impl std::fmt::Debug for Page {
@@ -1100,7 +1102,19 @@ impl Page {
         function: &str,
         args: &[Value],
     ) -> Result<Value> {
-        let declaration = crate::js::call_spread(function);
+        self.call_isolated_declaration(frame_id, function, crate::js::call_spread(function), args)
+            .await
+    }
+
+    /// [`Page::call_isolated_with`] for a whole function declaration from `js/` (`function` names
+    /// it in errors).
+    pub(crate) async fn call_isolated_declaration(
+        &self,
+        frame_id: Option<&str>,
+        function: &str,
+        declaration: String,
+        args: &[Value],
+    ) -> Result<Value> {
         let mut last_error = None;
         for _ in 0..3 {
             let (session, context_id) = self.isolated_context(frame_id).await?;

@@ -49,6 +49,20 @@ pub struct PageStorage {
     pub session: BTreeMap<String, String>,
 }
 
+/// A protocol cookie as chromate's [`Cookie`].
+pub(crate) fn cookie_from(c: network::Cookie) -> Cookie {
+    Cookie {
+        name: c.name,
+        value: c.value,
+        domain: c.domain,
+        path: c.path,
+        expires: c.expires,
+        http_only: c.http_only,
+        secure: c.secure,
+        same_site: c.same_site.map(|same_site| same_site.as_str().to_owned()),
+    }
+}
+
 impl Browser {
     /// Every cookie of the browser (all sites).
     ///
@@ -64,20 +78,7 @@ impl Browser {
             .session()
             .send(&storage::GetCookiesParams::default())
             .await?;
-        Ok(answer
-            .cookies
-            .into_iter()
-            .map(|c| Cookie {
-                name: c.name,
-                value: c.value,
-                domain: c.domain,
-                path: c.path,
-                expires: c.expires,
-                http_only: c.http_only,
-                secure: c.secure,
-                same_site: c.same_site.map(|same_site| same_site.as_str().to_owned()),
-            })
-            .collect())
+        Ok(answer.cookies.into_iter().map(cookie_from).collect())
     }
 
     /// Sets `cookies` (adding to or overwriting the browser's). Session cookies (`expires`

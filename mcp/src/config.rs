@@ -31,6 +31,8 @@ pub(crate) struct McpFlags {
     pub(crate) unrestricted_file_access: bool,
     /// `--session NAME`: attach to that CLI session's daemon instead of an own browser.
     pub(crate) session: Option<String>,
+    /// `--caps audit`: tools/list adds the audit capability's tools.
+    pub(crate) caps_audit: bool,
 }
 
 /// Everything the server needs to know from its invocation.
@@ -59,6 +61,8 @@ pub(crate) struct Config {
     /// `--allow-unrestricted-file-access`; else browser_upload reads only files under the
     /// server's working directory.
     pub(crate) unrestricted_file_access: bool,
+    /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
+    pub(crate) caps_audit: bool,
 }
 
 impl Default for Config {
@@ -160,6 +164,7 @@ impl Config {
             state_dir,
             structured_content,
             unrestricted_file_access: flags.unrestricted_file_access,
+            caps_audit: flags.caps_audit,
         };
         (config, warnings)
     }

@@ -154,8 +154,15 @@ async fn the_journal_captures_every_kind_from_the_first_load() {
             method,
             text,
             origin,
+            stack,
         } => {
             assert_eq!(method, "exception");
+            assert!(
+                stack.as_deref().is_some_and(
+                    |stack| stack.starts_with("TypeError: ") && stack.contains("\n    at ")
+                ),
+                "the stack as the page prints it: {stack:?}"
+            );
             assert!(text.starts_with("TypeError: "), "{text}");
             assert!(!text.contains('\n'), "first line only: {text}");
             assert!(
@@ -177,6 +184,10 @@ async fn the_journal_captures_every_kind_from_the_first_load() {
             text: "Unhandled promise rejection: Error: rejected on purpose".into(),
             origin: match &rejected.data {
                 LogData::Error { origin, .. } => origin.clone(),
+                _ => None,
+            },
+            stack: match &rejected.data {
+                LogData::Error { stack, .. } => stack.clone(),
                 _ => None,
             },
         }

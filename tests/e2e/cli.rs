@@ -35,23 +35,23 @@ const GONE: Duration = Duration::from_secs(10);
 
 /// How one command ended and what it printed.
 #[derive(Debug)]
-struct Out {
+pub(crate) struct Out {
     /// The exit status; `None` if a signal ended it.
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Out {
     /// The first stdout line as JSON (the result line of the text output).
-    fn result(&self) -> Value {
+    pub(crate) fn result(&self) -> Value {
         let line = self.stdout.lines().next().unwrap_or_default();
         serde_json::from_str(line)
             .unwrap_or_else(|err| panic!("the result line is not JSON ({err}): {self:?}"))
     }
 
     /// The whole stdout as exactly one JSON document (`--json`).
-    fn document(&self) -> Value {
+    pub(crate) fn document(&self) -> Value {
         let mut documents = serde_json::Deserializer::from_str(&self.stdout).into_iter::<Value>();
         let first = match documents.next() {
             Some(Ok(value)) => value,
@@ -69,7 +69,7 @@ impl Out {
     }
 
     /// The `code:` of a tool error printed on stderr, after checking its three lines.
-    fn error_code(&self) -> String {
+    pub(crate) fn error_code(&self) -> String {
         let lines: Vec<&str> = self.stderr.lines().collect();
         assert!(
             lines.len() >= 3
@@ -83,7 +83,7 @@ impl Out {
 }
 
 /// A command started with [`Cli::spawn`]; its output is collected by a thread.
-struct Running {
+pub(crate) struct Running {
     pid: u32,
     label: String,
     done: mpsc::Receiver<std::io::Result<std::process::Output>>,
@@ -91,7 +91,7 @@ struct Running {
 
 impl Running {
     /// Waits (bounded) for the command to end.
-    fn wait(self) -> Out {
+    pub(crate) fn wait(self) -> Out {
         match self.done.recv_timeout(DEADLINE) {
             Ok(Ok(output)) => Out {
                 code: output.status.code(),
@@ -106,23 +106,23 @@ impl Running {
         }
     }
 
-    fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         procs::is_alive(self.pid)
     }
 }
 
 /// One daemon as its `status` reports it, with every process of its tree.
 #[derive(Debug, Clone)]
-struct Pids {
-    daemon: u32,
-    browser: Option<u32>,
+pub(crate) struct Pids {
+    pub(crate) daemon: u32,
+    pub(crate) browser: Option<u32>,
     /// The daemon and all its descendants (the browser and its helpers).
-    tree: Vec<u32>,
+    pub(crate) tree: Vec<u32>,
 }
 
 /// The per-test world of the command line: runtime, artifacts, state, trace and working
 /// directories under one temporary directory.
-struct Cli {
+pub(crate) struct Cli {
     /// The temporary directory, removed when the test ends.
     _base: tempfile::TempDir,
     /// Its canonical path: `artifacts/`, `state/` and `traces/` go here.
@@ -134,7 +134,7 @@ struct Cli {
 }
 
 impl Cli {
-    fn new() -> Cli {
+    pub(crate) fn new() -> Cli {
         let base = tempfile::Builder::new()
             .prefix("chromate-cli-test-")
             .tempdir()
@@ -152,17 +152,17 @@ impl Cli {
     }
 
     /// `root/name`: outside the working directory.
-    fn path(&self, name: &str) -> PathBuf {
+    pub(crate) fn path(&self, name: &str) -> PathBuf {
         self.root.join(name)
     }
 
-    fn socket(&self, session: &str) -> PathBuf {
+    pub(crate) fn socket(&self, session: &str) -> PathBuf {
         self.runtime.join(format!("{session}.sock"))
     }
 
     /// `chromate ARGS` with the caller's `CHROMATE_*` scrubbed (but `CHROMATE_BROWSER`) and
     /// this test's directories set.
-    fn command(&self, args: &[&str], envs: &[(&str, &str)]) -> Command {
+    pub(crate) fn command(&self, args: &[&str], envs: &[(&str, &str)]) -> Command {
         let mut command =
             chromate_tests::mcp_client::scrubbed_command(chromate_binary(), &["CHROMATE_BROWSER"]);
         command
@@ -181,11 +181,21 @@ impl Cli {
         command
     }
 
-    fn spawn_with(&self, args: &[&str], envs: &[(&str, &str)], input: Option<&str>) -> Running {
+    pub(crate) fn spawn_with(
+        &self,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        input: Option<&str>,
+    ) -> Running {
         self.spawn_command(self.command(args, envs), args, input)
     }
 
-    fn spawn_command(&self, mut command: Command, args: &[&str], input: Option<&str>) -> Running {
+    pub(crate) fn spawn_command(
+        &self,
+        mut command: Command,
+        args: &[&str],
+        input: Option<&str>,
+    ) -> Running {
         command.stdin(if input.is_some() {
             Stdio::piped()
         } else {
@@ -207,38 +217,38 @@ impl Cli {
         Running { pid, label, done }
     }
 
-    fn spawn(&self, args: &[&str]) -> Running {
+    pub(crate) fn spawn(&self, args: &[&str]) -> Running {
         self.spawn_with(args, &[], None)
     }
 
-    fn run(&self, args: &[&str]) -> Out {
+    pub(crate) fn run(&self, args: &[&str]) -> Out {
         self.spawn(args).wait()
     }
 
-    fn run_env(&self, args: &[&str], envs: &[(&str, &str)]) -> Out {
+    pub(crate) fn run_env(&self, args: &[&str], envs: &[(&str, &str)]) -> Out {
         self.spawn_with(args, envs, None).wait()
     }
 
     /// `run` from another working directory than the test's.
-    fn run_in(&self, dir: &Path, args: &[&str]) -> Out {
+    pub(crate) fn run_in(&self, dir: &Path, args: &[&str]) -> Out {
         let mut command = self.command(args, &[]);
         command.current_dir(dir);
         self.spawn_command(command, args, None).wait()
     }
 
-    fn run_stdin(&self, args: &[&str], input: &str) -> Out {
+    pub(crate) fn run_stdin(&self, args: &[&str], input: &str) -> Out {
         self.spawn_with(args, &[], Some(input)).wait()
     }
 
     /// A command that must succeed (exit 0, nothing on stderr); its stdout.
-    fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.run(args);
         assert_ok(&out, args);
         out.stdout
     }
 
     /// A command with `--json` that must succeed; its one JSON document.
-    fn json(&self, args: &[&str]) -> Value {
+    pub(crate) fn json(&self, args: &[&str]) -> Value {
         let mut args = args.to_vec();
         args.push("--json");
         let out = self.run(&args);
@@ -247,26 +257,26 @@ impl Cli {
     }
 
     /// The result line of a command that must succeed (the text output's first line).
-    fn result_of(&self, args: &[&str]) -> Value {
+    pub(crate) fn result_of(&self, args: &[&str]) -> Value {
         let out = self.run(args);
         assert_ok(&out, args);
         out.result()
     }
 
     /// The value of `eval JS` on the default session.
-    fn eval(&self, js: &str) -> Value {
+    pub(crate) fn eval(&self, js: &str) -> Value {
         self.json(&["eval", js])["result"].clone()
     }
 
     /// A command that must fail as a tool error (exit 1); its output.
-    fn fails(&self, args: &[&str]) -> Out {
+    pub(crate) fn fails(&self, args: &[&str]) -> Out {
         let out = self.run(args);
         assert_eq!(out.code, Some(1), "chromate {}: {out:?}", args.join(" "));
         out
     }
 
     /// A tool error's code, from the text output (stderr) and from `--json` (stdout).
-    fn error(&self, args: &[&str]) -> String {
+    pub(crate) fn error(&self, args: &[&str]) -> String {
         let out = self.fails(args);
         assert!(
             out.stdout.is_empty(),
@@ -284,7 +294,7 @@ impl Cli {
     }
 
     /// The daemon and browser of `session` (which must be running: `status` would start it).
-    fn pids(&self, session: &str) -> Pids {
+    pub(crate) fn pids(&self, session: &str) -> Pids {
         let status = self.json(&["status", "--session", session]);
         let daemon = pid_of(&status["serverPid"]).unwrap_or_else(|| panic!("{status}"));
         let browser = pid_of(&status["browserPid"]);
@@ -304,7 +314,7 @@ impl Cli {
     }
 
     /// Every live `chromate daemon` of this test (its working directory is ours).
-    fn daemons(&self) -> Vec<u32> {
+    pub(crate) fn daemons(&self) -> Vec<u32> {
         procs::all_processes()
             .into_iter()
             .filter(|info| {
@@ -320,7 +330,7 @@ impl Cli {
 
     /// `chromate close --session NAME` of a running session: it says so, exits 0, its daemon
     /// and browser are gone and so is its socket.
-    fn close(&self, session: &str) {
+    pub(crate) fn close(&self, session: &str) {
         let pids = self.pids(session);
         let out = self.run(&["close", "--session", session]);
         assert_ok(&out, &["close", session]);
@@ -333,7 +343,7 @@ impl Cli {
     }
 
     /// Closes every session this test left running and proves no daemon or browser is left.
-    fn finish(self) {
+    pub(crate) fn finish(self) {
         let listed = self.json_sessions();
         for row in listed.as_array().into_iter().flatten() {
             if let Some(session) = row["session"].as_str() {
@@ -349,7 +359,7 @@ impl Cli {
     }
 
     /// `sessions --json` → its `sessions` array.
-    fn json_sessions(&self) -> Value {
+    pub(crate) fn json_sessions(&self) -> Value {
         let out = self.run(&["sessions", "--json"]);
         assert_ok(&out, &["sessions", "--json"]);
         out.document()["sessions"].clone()
@@ -366,7 +376,7 @@ impl Drop for Cli {
     }
 }
 
-fn assert_ok(out: &Out, args: &[&str]) {
+pub(crate) fn assert_ok(out: &Out, args: &[&str]) {
     assert_eq!(out.code, Some(0), "chromate {}: {out:?}", args.join(" "));
     assert!(
         out.stderr.is_empty(),
@@ -379,7 +389,7 @@ fn pid_of(value: &Value) -> Option<u32> {
     value.as_u64().and_then(|pid| u32::try_from(pid).ok())
 }
 
-fn assert_gone(pids: &[u32], when: &str) {
+pub(crate) fn assert_gone(pids: &[u32], when: &str) {
     if let Err(alive) = procs::wait_until_gone_blocking(pids, Instant::now() + GONE) {
         panic!("processes still alive {when}: {alive:?}");
     }
@@ -387,7 +397,7 @@ fn assert_gone(pids: &[u32], when: &str) {
 
 /// Polls `condition` every 20 ms (as `procs` polls `/proc`) until it holds or [`GONE`]
 /// passes; whether it held.
-fn eventually(mut condition: impl FnMut() -> bool) -> bool {
+pub(crate) fn eventually(mut condition: impl FnMut() -> bool) -> bool {
     let deadline = Instant::now() + GONE;
     loop {
         if condition() {

@@ -8,6 +8,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod actions; // auto-waiting element actions, trusted input, fences, uploads
+mod audit; // chromate audit on the fixture site: planted defects, clean pages, bounds, isolation, reports, guards
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs

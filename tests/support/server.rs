@@ -227,8 +227,13 @@ impl FixtureServer {
     /// Starts a server for `tests/fixtures/pages/` on a dedicated thread with its own
     /// runtime, for callers without one (benches) or that outlive a single test's runtime.
     pub fn start_detached() -> io::Result<Self> {
+        Self::start_detached_serving(pages_dir())
+    }
+
+    /// [`FixtureServer::start_detached`] for another directory.
+    pub fn start_detached_serving(root: impl Into<PathBuf>) -> io::Result<Self> {
         let (sender, receiver) = std::sync::mpsc::channel();
-        let shared = new_shared(pages_dir());
+        let shared = new_shared(root.into());
         let thread_shared = shared.clone();
         std::thread::Builder::new()
             .name("fixture-server".into())
@@ -343,6 +348,11 @@ impl Drop for FixtureServer {
         // The accept task owns the JoinSet of connection tasks, so aborting it ends them all.
         self.accept_task.abort();
     }
+}
+
+/// `tests/fixtures/audit-site/` of this crate: the audit's fixture site.
+pub fn audit_site_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/audit-site")
 }
 
 /// `tests/fixtures/pages/` of this crate.

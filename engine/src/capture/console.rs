@@ -94,11 +94,44 @@ pub(crate) fn exception_thrown(params: &RawValue) -> Option<LogData> {
         let text = reason.unwrap_or_else(|| first_line(&details.text).to_owned());
         ("exception", text)
     };
+    let stack = details
+        .exception
+        .as_ref()
+        .and_then(|exception| exception.description.as_deref())
+        .filter(|description| description.lines().nth(1).is_some())
+        .map(str::to_owned)
+        .or_else(|| stack_text(details.stack_trace.as_ref()));
     Some(LogData::Error {
         method: method.to_owned(),
         text: cut_text(text),
         origin,
+        stack: stack.map(cut_text),
     })
+}
+
+/// A stack trace as V8 prints it: one `    at function (url:line:column)` line per frame.
+fn stack_text(stack: Option<&StackTrace>) -> Option<String> {
+    let frames = &stack?.call_frames;
+    if frames.is_empty() {
+        return None;
+    }
+    let lines: Vec<String> = frames
+        .iter()
+        .map(|frame| {
+            let place = format!(
+                "{}:{}:{}",
+                cut_url(&frame.url),
+                frame.line_number + 1,
+                frame.column_number + 1
+            );
+            if frame.function_name.is_empty() {
+                format!("    at {place}")
+            } else {
+                format!("    at {} ({place})", frame.function_name)
+            }
+        })
+        .collect();
+    Some(lines.join("\n"))
 }
 
 fn first_line(text: &str) -> &str {

@@ -168,6 +168,9 @@ pub enum LogData {
         text: String,
         /// Where it was thrown, `url:line:column`.
         origin: Option<String>,
+        /// The stack as the page would print it (`Error: …\n    at f (url:1:2)`), when the
+        /// error carried one.
+        stack: Option<String>,
     },
     /// A request was sent.
     Request {

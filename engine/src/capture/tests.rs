@@ -187,6 +187,10 @@ fn exceptions_keep_the_first_line_and_rejections_say_so() {
             method: "exception".into(),
             text: "TypeError: Cannot read properties of undefined (reading 'property')".into(),
             origin: Some("http://h/console.html:3:11".into()),
+            stack: Some(
+                "TypeError: Cannot read properties of undefined (reading 'property')\n    at http://h/console.html:3:11"
+                    .into()
+            ),
         })
     );
     let rejected = raw(json!({ "timestamp": 0, "exceptionDetails": {
@@ -247,6 +251,7 @@ fn error(text: &str) -> LogData {
         method: "exception".into(),
         text: text.into(),
         origin: None,
+        stack: None,
     }
 }
 

@@ -9,13 +9,19 @@
 //! reader task (a glob match, no I/O) and recorded before the answer is sent, so the record is
 //! there before the request's `Network.*` outcome events arrive; the answer itself is spawned.
 //!
+//! A browser context may also carry a private-network guard (`guard.rs`): its sessions are
+//! intercepted while it exists, and a request (or redirect hop) whose host is, or resolves to,
+//! a non-public address fails before it is sent. Literals and `localhost` are decided on the
+//! reader task; a name is resolved in a spawned task, which records and then answers.
+//!
 //! Does not intercept responses, WebSockets or service-worker fetches, and does not rewrite
 //! requests that pass: those continue untouched.
 
+mod guard;
 mod rules;
 
-use std::collections::{BTreeMap, VecDeque};
-use std::sync::Mutex;
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
 
 use serde_json::value::RawValue;
 
@@ -24,6 +30,8 @@ use crate::error::Result;
 use crate::session::Session;
 use crate::transport::lock;
 
+use guard::GuardCheck;
+pub use guard::{classify_ip, AddressClass, NetworkGuard};
 use rules::decide;
 pub use rules::{
     glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
@@ -37,9 +45,12 @@ const RECORD_CAPACITY: usize = 2048;
 #[derive(Default)]
 pub(crate) struct Interceptor {
     config: Mutex<Config>,
-    /// Sessions to intercept on, and whether Fetch is on; changed under an async lock so that
-    /// enables and disables reach each session in the order they were decided.
-    sessions: tokio::sync::Mutex<Sessions>,
+    /// Sessions to intercept on, each with its browser context and whether Fetch is on there;
+    /// changed under an async lock so that enables and disables reach each session in the
+    /// order they were decided.
+    sessions: tokio::sync::Mutex<Vec<Intercepted>>,
+    /// The browser context of each session id (read on the reader task).
+    contexts: Mutex<HashMap<String, String>>,
     /// `(network request id, url, what happened)`, newest last.
     record: Mutex<VecDeque<(String, String, Interception)>>,
 }
@@ -48,11 +59,22 @@ pub(crate) struct Interceptor {
 struct Config {
     rules: Vec<InterceptRule>,
     policy: OriginPolicy,
+    /// Private-network guards by browser context id.
+    guards: HashMap<String, NetworkGuard>,
 }
 
-#[derive(Default)]
-struct Sessions {
-    list: Vec<Session>,
+impl Config {
+    /// Whether a session of `context` needs Fetch on.
+    fn wanted(&self, context: Option<&str>) -> bool {
+        !self.rules.is_empty()
+            || !self.policy.is_empty()
+            || context.is_some_and(|context| self.guards.contains_key(context))
+    }
+}
+
+struct Intercepted {
+    session: Session,
+    context: Option<String>,
     enabled: bool,
 }
 
@@ -73,51 +95,89 @@ impl Interceptor {
         lock(&self.config).policy.clone()
     }
 
-    fn wanted(&self) -> bool {
-        let config = lock(&self.config);
-        !config.rules.is_empty() || !config.policy.is_empty()
+    /// Sets (or with `None` removes) the private-network guard of browser context `context`.
+    pub(crate) async fn set_guard(&self, context: &str, guard: Option<NetworkGuard>) -> Result<()> {
+        {
+            let mut config = lock(&self.config);
+            match guard {
+                Some(guard) => config.guards.insert(context.to_owned(), guard),
+                None => config.guards.remove(context),
+            };
+        }
+        self.sync().await
     }
 
     /// Brings every session's Fetch state in line with the configuration. Sessions that are
     /// gone (their command fails) are forgotten.
     async fn sync(&self) -> Result<()> {
         let mut sessions = self.sessions.lock().await;
-        let wanted = self.wanted();
-        if wanted == sessions.enabled {
-            return Ok(());
-        }
-        let answers = futures::future::join_all(sessions.list.iter().map(|session| {
-            let session = session.clone();
-            async move {
-                if wanted {
-                    enable(&session).await
-                } else {
-                    session
-                        .send(&fetch::DisableParams::default())
-                        .await
-                        .map(|_| ())
+        let wanted: Vec<bool> = {
+            let config = lock(&self.config);
+            sessions
+                .iter()
+                .map(|entry| config.wanted(entry.context.as_deref()))
+                .collect()
+        };
+        let answers =
+            futures::future::join_all(sessions.iter().zip(&wanted).map(|(entry, &wanted)| {
+                let session = entry.session.clone();
+                let change = wanted != entry.enabled;
+                async move {
+                    match (change, wanted) {
+                        (false, _) => Ok(()),
+                        (true, true) => enable(&session).await,
+                        (true, false) => session
+                            .send(&fetch::DisableParams::default())
+                            .await
+                            .map(|_| ()),
+                    }
                 }
+            }))
+            .await;
+        let mut kept = Vec::with_capacity(sessions.len());
+        for ((mut entry, wanted), answer) in sessions.drain(..).zip(wanted).zip(answers) {
+            if answer.is_ok() {
+                entry.enabled = wanted;
+                kept.push(entry);
             }
-        }))
-        .await;
-        let mut answers = answers.into_iter();
-        sessions
-            .list
-            .retain(|_| answers.next().is_some_and(|a| a.is_ok()));
-        sessions.enabled = wanted;
+        }
+        *sessions = kept;
         Ok(())
     }
 
-    /// Adds a page or frame session (during its set-up, before it runs) and enables Fetch on it
-    /// if rules or a policy exist.
-    pub(crate) async fn attach(&self, session: &Session) -> Result<()> {
+    /// Adds a page or frame session of browser context `context` (during its set-up, before it
+    /// runs) and enables Fetch on it if rules, a policy or its context's guard exist.
+    pub(crate) async fn attach(&self, session: &Session, context: Option<&str>) -> Result<()> {
         let mut sessions = self.sessions.lock().await;
-        sessions.list.retain(|s| !s.conn.is_closed());
-        sessions.list.push(session.clone());
-        if sessions.enabled {
+        sessions.retain(|entry| !entry.session.conn.is_closed());
+        if let (Some(id), Some(context)) = (session.id(), context) {
+            let mut contexts = lock(&self.contexts);
+            contexts.retain(|known, _| {
+                sessions
+                    .iter()
+                    .any(|entry| entry.session.id() == Some(known.as_str()))
+            });
+            contexts.insert(id.to_owned(), context.to_owned());
+        }
+        let wanted = lock(&self.config).wanted(context);
+        sessions.push(Intercepted {
+            session: session.clone(),
+            context: context.map(str::to_owned),
+            enabled: wanted,
+        });
+        if wanted {
             enable(session).await?;
         }
         Ok(())
+    }
+
+    /// Remembers what was done to a request, for [`Interceptor::interception`].
+    fn remember(&self, network_id: &str, url: &str, what: &Interception) {
+        let mut record = lock(&self.record);
+        if record.len() >= RECORD_CAPACITY {
+            record.pop_front();
+        }
+        record.push_back((network_id.to_owned(), url.to_owned(), what.clone()));
     }
 
     /// What was done to network request `request_id`, if anything.
@@ -138,17 +198,19 @@ impl Interceptor {
             .map(|(_, _, what)| what.clone())
     }
 
-    /// Handles an event of `session` if it is `Fetch.requestPaused` (runs on the reader task:
-    /// decides and records at once, spawns the answer). Returns the network request id and what
-    /// was done when a rule or the policy acted, for the journal.
+    /// Handles an event of `session` if it is `Fetch.requestPaused` (runs on the reader task):
+    /// decides, records (here and in `journal`, before the request's outcome events can
+    /// arrive) and spawns the answer. A host name a guard must resolve is decided, recorded
+    /// and answered in a spawned task.
     pub(crate) fn on_event(
-        &self,
+        self: &Arc<Self>,
         session: &Session,
+        journal: &crate::capture::Journal,
         method: &str,
         params: &RawValue,
-    ) -> Option<(String, Interception)> {
+    ) {
         if method != "Fetch.requestPaused" {
-            return None;
+            return;
         }
         let decoded = decode_event::<fetch::EventRequestPaused>(params).and_then(|mut paused| {
             // Header values are strings; anything else fails the decode, as a field of the
@@ -170,40 +232,86 @@ impl Interceptor {
                     let _ = continued.await;
                 });
             }
-            return None;
+            return;
         };
-        let request_id = paused.request_id.clone();
         let session = session.clone();
         // Only the request stage is asked for; anything else goes on unchanged.
         if paused.response_status_code.is_some() || paused.response_error_reason.is_some() {
+            let request_id = paused.request_id.clone();
             crate::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueResponseParams::new(request_id))
                     .await;
             });
-            return None;
+            return;
         }
         let url = match &paused.request.url_fragment {
             Some(fragment) => format!("{}{fragment}", paused.request.url),
             None => paused.request.url.clone(),
         };
-        let decision = {
-            let config = lock(&self.config);
-            decide(&config.rules, &config.policy, &url)
-                .map(|(what, response)| (what, response.cloned()))
+        let paused = Paused {
+            network_id: paused
+                .network_id
+                .map_or_else(|| paused.request_id.0.clone(), |id| id.0),
+            request_id: paused.request_id,
+            method: paused.request.method,
+            headers: headers.into_iter().collect(),
+            url,
         };
+        let guard = session
+            .id()
+            .and_then(|id| lock(&self.contexts).get(id).cloned())
+            .and_then(|context| lock(&self.config).guards.get(&context).cloned());
+        let check = guard.map_or(GuardCheck::Pass, |guard| guard.check(&paused.url));
+        match check {
+            GuardCheck::Known(class) if !class.is_public() => {
+                self.conclude(&session, journal, paused, Some((private_block(), None)));
+            }
+            GuardCheck::Resolve(host, port) => {
+                let interceptor = Arc::clone(self);
+                let journal = journal.clone();
+                crate::spawn(async move {
+                    let decision = match guard::resolve_blocks(&host, port).await {
+                        Some(_) => Some((private_block(), None)),
+                        None => interceptor.decide(&paused.url),
+                    };
+                    interceptor.conclude(&session, &journal, paused, decision);
+                });
+            }
+            GuardCheck::Known(_) | GuardCheck::Pass => {
+                let decision = self.decide(&paused.url);
+                self.conclude(&session, journal, paused, decision);
+            }
+        }
+    }
+
+    /// The rules' and the policy's decision for `url`.
+    fn decide(&self, url: &str) -> Option<(Interception, Option<MockResponse>)> {
+        let config = lock(&self.config);
+        decide(&config.rules, &config.policy, url).map(|(what, response)| (what, response.cloned()))
+    }
+
+    /// Records what `decision` does to `paused` and spawns the answer (`None`: continue).
+    fn conclude(
+        &self,
+        session: &Session,
+        journal: &crate::capture::Journal,
+        paused: Paused,
+        decision: Option<(Interception, Option<MockResponse>)>,
+    ) {
+        let session = session.clone();
+        let request_id = paused.request_id;
         let Some((what, response)) = decision else {
             crate::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueRequestParams::new(request_id))
                     .await;
             });
-            return None;
+            return;
         };
-        let headers: Vec<(String, String)> = headers.into_iter().collect();
         let answer = match response {
             None => Answer::Fail,
-            Some(response) => match rules::preflight_headers(&paused.request.method, &headers) {
+            Some(response) => match rules::preflight_headers(&paused.method, &paused.headers) {
                 Some(preflight) => Answer::Fulfil {
                     status: 204,
                     headers: preflight,
@@ -211,7 +319,7 @@ impl Interceptor {
                 },
                 None => Answer::Fulfil {
                     status: response.status,
-                    headers: rules::mock_headers(&response, &headers),
+                    headers: rules::mock_headers(&response, &paused.headers),
                     body: response.body,
                 },
             },
@@ -225,16 +333,8 @@ impl Interceptor {
             }
             (other, _) => other,
         };
-        let network_id = paused
-            .network_id
-            .map_or_else(|| paused.request_id.0.clone(), |id| id.0);
-        {
-            let mut record = lock(&self.record);
-            if record.len() >= RECORD_CAPACITY {
-                record.pop_front();
-            }
-            record.push_back((network_id.clone(), url, what.clone()));
-        }
+        self.remember(&paused.network_id, &paused.url, &what);
+        journal.note_interception(&paused.network_id, what);
         crate::spawn(async move {
             let _ = match answer {
                 Answer::Fail => session
@@ -260,7 +360,22 @@ impl Interceptor {
                 }
             };
         });
-        Some((network_id, what))
+    }
+}
+
+/// A paused request, as the decision needs it.
+struct Paused {
+    request_id: fetch::RequestId,
+    network_id: String,
+    method: String,
+    headers: Vec<(String, String)>,
+    url: String,
+}
+
+fn private_block() -> Interception {
+    Interception::Blocked {
+        by: BlockedBy::PrivateNetwork,
+        rule_id: None,
     }
 }
 

@@ -235,14 +235,15 @@ fn default_port(scheme: &str) -> Option<u16> {
 
 /// Scheme, host and effective port of a URL.
 #[derive(Debug, PartialEq, Eq)]
-struct UrlOrigin {
-    scheme: String,
-    host: String,
-    port: Option<u16>,
+pub(crate) struct UrlOrigin {
+    pub(crate) scheme: String,
+    /// Lower case; an IPv6 literal keeps its brackets.
+    pub(crate) host: String,
+    pub(crate) port: Option<u16>,
 }
 
 impl UrlOrigin {
-    fn parse(url: &str) -> Option<Self> {
+    pub(crate) fn parse(url: &str) -> Option<Self> {
         let (scheme, rest) = url.split_once(':')?;
         let scheme = scheme.to_ascii_lowercase();
         if scheme == "file" {
@@ -278,14 +279,17 @@ pub enum BlockedBy {
     Mock,
     /// The [`OriginPolicy`].
     OriginPolicy,
+    /// A browser context's [`crate::NetworkGuard`]: the target is on a private network.
+    PrivateNetwork,
 }
 
 impl BlockedBy {
-    /// `mock` or `origin-policy`, as the MCP journal writes it.
+    /// `mock`, `origin-policy` or `private-network`, as the MCP journal writes it.
     pub fn as_str(self) -> &'static str {
         match self {
             BlockedBy::Mock => "mock",
             BlockedBy::OriginPolicy => "origin-policy",
+            BlockedBy::PrivateNetwork => "private-network",
         }
     }
 }

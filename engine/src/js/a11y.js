@@ -82,25 +82,29 @@
     };
   }
 
-  /** `assignRefs({nextRef})` → `{refs: (number|null)[], nextRef}`: each kept element's
-   *  existing ref, else a newly minted one; null for elements of other documents or closed
-   *  shadow roots (they cannot be resolved from this world's table). */
+  /** `assignRefs({nextRef})` → `{refs: (number|null)[], selectors: (string|null)[], nextRef}`:
+   *  each kept element's existing ref, else a newly minted one, and its durable selector
+   *  (`locators.durable`); null for elements of other documents or closed shadow roots (they
+   *  cannot be resolved from this world's table). */
   function assignRefs(a) {
     let nextRef = a.nextRef;
     const refs = [];
+    const selectors = [];
     for (const el of kept) {
       const root = el && el.getRootNode ? el.getRootNode() : null;
       const closed = root && root instanceof ShadowRoot && root.mode === "closed";
       if (!el || el.ownerDocument !== document || closed || !el.isConnected) {
         refs.push(null);
+        selectors.push(null);
         continue;
       }
       const r = C.refs.assign(el, nextRef);
       nextRef = r.nextRef;
       refs.push(r.ref);
+      selectors.push(C.locators.durable(el));
     }
     kept = [];
-    return { refs, nextRef };
+    return { refs, selectors, nextRef };
   }
 
   return { ready, run, assignRefs };

@@ -41,7 +41,12 @@
       return { status: "invalid-selector", reason: r.reason, browserMessage: r.browserMessage };
     }
     if (!r.elements.length) return { status: "no-match", canonical: r.canonical };
-    const el = r.elements[0];
+    return suggestFor(r.elements[0], limit, r.canonical);
+  }
+
+  /** `suggestFor(el, limit, canonical)` → `suggest`'s `{status:"ok", …}` answer for one
+   *  element. */
+  function suggestFor(el, limit, canonical) {
     const tag = el.localName;
     const role = D.role(el);
     const name = role ? D.accName(el, role) : "";
@@ -83,7 +88,7 @@
     const best = candidates.find((c) => c.status === "unique");
     const res = {
       status: "ok",
-      target: { tag, role: role || null, name: name || null, canonical: r.canonical },
+      target: { tag, role: role || null, name: name || null, canonical },
       candidates,
       best: best ? best.selector : null,
     };
@@ -94,5 +99,38 @@
     return res;
   }
 
-  return { suggest, isGeneratedId };
+  /** A CSS path that matches `el` alone: from its nearest ancestor (or itself) with a unique,
+   *  hand-written id, else from `html`, each step `tag:nth-of-type(n)`. Shadow roots are not
+   *  crossed (the path starts at the element's own root). */
+  function cssPath(el) {
+    const steps = [];
+    let node = el;
+    while (node && node.nodeType === 1) {
+      const id = node.getAttribute("id");
+      if (id && !isGeneratedId(id) && node.getRootNode().querySelectorAll("#" + CSS.escape(id)).length === 1) {
+        steps.unshift("#" + id);
+        break;
+      }
+      const tag = node.localName;
+      const parent = node.parentElement;
+      if (!parent) {
+        steps.unshift(tag);
+        break;
+      }
+      const same = Array.from(parent.children).filter((c) => c.localName === tag);
+      steps.unshift(same.length > 1 ? tag + ":nth-of-type(" + (same.indexOf(node) + 1) + ")" : tag);
+      node = parent;
+    }
+    return "css=" + steps.join(" > ");
+  }
+
+  /** `durable(el)` → the first unique durable selector of `suggestFor`, else a unique CSS path
+   *  (never a ref); null for something that is not an element. */
+  function durable(el) {
+    if (!el || el.nodeType !== 1) return null;
+    const answer = suggestFor(el, 1, "");
+    return answer.best || cssPath(el);
+  }
+
+  return { suggest, suggestFor, durable, isGeneratedId };
 })

@@ -145,6 +145,23 @@ fn push_lean(res: &mut String, src: &str) {
 /// own scripts through [`storage_seed_script`].
 pub(crate) const STORAGE: &str = include_str!("storage.js");
 
+/// `audit`: an audit's page probes (`inspect`: vitals, links, broken images, mixed content,
+/// horizontal overflow and the controls' layout checks; `checkLinks`: HEAD-then-GET checks of
+/// same-origin URLs). Not an installer module: a function expression `(C, a)` run through
+/// [`audit_call`] with the installed namespace, so documents that are never audited do not
+/// carry it.
+pub(crate) const AUDIT: &str = include_str!("audit.js");
+
+/// `vitals`: the Web Vitals recorder (LCP and its element, layout shifts, long tasks, FCP).
+/// Not an installer module: a whole script registered as a new-document script in chromate's
+/// world of an audited page only, before it loads.
+pub(crate) const VITALS: &str = include_str!("vitals.js");
+
+/// The declaration that runs [`AUDIT`] with `__chromate` and one argument.
+pub(crate) fn audit_call() -> String {
+    format!("function (a) {{ return ({AUDIT})(__chromate, a) }}")
+}
+
 /// `json`: an evaluation result as JSON text, converted as `JSON.stringify` does (`toJSON`
 /// honoured: a `Date` is its ISO string): `{json}` or `{unserialisable: "circular" | "bigint"}`.
 /// Not an installer module: a function expression run with `Runtime.callFunctionOn` on the

@@ -7,6 +7,7 @@
 //! not own the environment (`config.rs`), sessions (`crate::daemon`) or what a tool does
 //! (`crate::dispatch`): `main.rs` dispatches.
 
+pub(crate) mod audit;
 pub(crate) mod commands;
 pub(crate) mod run;
 pub(crate) mod skill;
@@ -27,6 +28,8 @@ pub(crate) enum Command {
     Help(String),
     /// `chromate <tool command> ...`: one tool on a persistent session.
     Tool(commands::ToolCommand),
+    /// `chromate audit URL [...]`: an audit on a session's browser, and its report.
+    Audit(audit::AuditCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -63,6 +66,11 @@ usage:
     navigate click fill type element press key mouse hover upload dialog find exists
     wait read expect snapshot locators a11y page logs mock state trace screenshot
     status batch eval
+  chromate audit URL [--depth N] [--format text|json|md|html|sarif|junit] [--fail-on SEV] ...
+                                audit a page or small site: errors, network, links,
+                                accessibility, layout, speed (chromate audit --help)
+  chromate errors [--peek] [--source console|pageerror|http|all] [--min-severity S]
+                                drain the session's runtime errors (its own cursor)
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -103,6 +111,8 @@ options:
   --allow-unrestricted-file-access
                             browser_upload may read any file the server can (default: only
                             files under the server's working directory)
+  --caps audit              add the audit capability's tools to tools/list: qa_audit_url and
+                            qa_get_runtime_errors (docs/cli.md#audits); default: the 28 tools
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -154,6 +164,28 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "sessions" => parse_sessions(rest),
         "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),
+        "audit" => match audit::parse(rest)? {
+            audit::Parsed::Run(command) => Ok(Command::Audit(command)),
+            audit::Parsed::Help => Ok(Command::Help(audit::HELP.to_owned())),
+        },
+        "errors" => {
+            // `--peek` is `--clear=false`: the runtime errors stay to be drained.
+            let words: Vec<String> = rest
+                .iter()
+                .map(|word| match word.as_str() {
+                    "--peek" => "--clear=false".to_owned(),
+                    _ => word.clone(),
+                })
+                .collect();
+            match commands::parse(
+                &crate::dispatch::tools::qa::RUNTIME_ERRORS,
+                &words,
+                &read_input,
+            )? {
+                commands::Parsed::Run(command) => Ok(Command::Tool(command)),
+                commands::Parsed::Help(text) => Ok(Command::Help(text)),
+            }
+        }
         other => match commands::find(other) {
             Some(decl) => match commands::parse(decl, rest, &read_input)? {
                 commands::Parsed::Run(command) => Ok(Command::Tool(command)),
@@ -304,6 +336,18 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if inline_value.is_none() => {
                 flags.unrestricted_file_access = true;
+            }
+            "--caps" => {
+                for cap in value(name)?.split(',').map(str::trim) {
+                    match cap {
+                        "audit" => flags.caps_audit = true,
+                        other => {
+                            return Err(UsageError(format!(
+                                "mcp: --caps: unknown capability {other:?} (known: audit)"
+                            )))
+                        }
+                    }
+                }
             }
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--session" => flags.session = Some(commands::session_name(&value(name)?)?),

@@ -17,6 +17,15 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.common
         ),
+        Ok(Command::Audit(command)) => format!(
+            "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
+            serde_json::Value::Object(command.arguments),
+            command.format,
+            command.output,
+            command.fail_on,
+            command.quiet,
+            command.session
+        ),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
@@ -38,21 +47,81 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false }"#]],
     );
     check(
         "mcp --structured-content",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false }"],
     );
     check(
         "mcp --allow-unrestricted-file-access",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false }"],
     );
     check(
         "mcp --allow-unrestricted-file-access=1",
         expect![[r#"usage error: mcp: unknown option "--allow-unrestricted-file-access=1""#]],
     );
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
+}
+
+#[test]
+fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
+    check(
+        "errors --peek --source console --min-severity error",
+        expect![[
+            r#"tool qa_get_runtime_errors {"clear":false,"min_severity":"error","source":"console"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        "errors",
+        expect!["tool qa_get_runtime_errors {} Common { session: None, json: false, idle: None }"],
+    );
+    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true }"]);
+    check(
+        "mcp --caps video",
+        expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit)"#]],
+    );
+}
+
+#[test]
+fn audit_flags_parse_into_the_tools_arguments() {
+    check(
+        "audit http://127.0.0.1:8080/ --depth 1 --max-pages=5 --viewport 390x844 --screenshots --format sarif --output a.sarif --fail-on high --focus checkout --block-private-network --allow-private http://127.0.0.1:8080 --quiet --session s1",
+        expect![[r#"audit {"allow_private":["http://127.0.0.1:8080"],"block_private_network":true,"focus":"checkout","include_screenshots":true,"max_depth":1,"max_pages":5,"url":"http://127.0.0.1:8080/","viewport":"390x844"} format=Sarif output=Some("a.sarif") fail_on=Some(High) quiet=true session=Some("s1")"#]],
+    );
+    check(
+        "audit http://h/ --json",
+        expect![[
+            r#"audit {"url":"http://h/"} format=Json output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check(
+        "audit --help",
+        expect!["help usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]"],
+    );
+    check("audit", expect!["usage error: audit: missing URL"]);
+    check(
+        "audit http://h/ --depth 9",
+        expect!["usage error: audit: argument --depth must be between 0 and 5, got 9"],
+    );
+    check(
+        "audit http://h/ --viewport 12",
+        expect!["usage error: audit: argument --viewport must match ^[0-9]{1,4}x[0-9]{1,4}$"],
+    );
+    check(
+        "audit http://h/ --format pdf",
+        expect![[
+            r#"usage error: audit: --format is one of text, json, md, html, sarif, junit, not "pdf""#
+        ]],
+    );
+    check(
+        "audit http://h/ --fail-on info",
+        expect![[r#"usage error: audit: --fail-on is critical, high, medium or low, not "info""#]],
+    );
+    check(
+        "audit http://h/ http://i/",
+        expect![[r#"usage error: audit: unexpected argument "http://i/""#]],
+    );
 }
 
 #[test]

@@ -296,7 +296,7 @@ async fn call(
     cwd: Option<std::path::PathBuf>,
     client: &mut tokio::net::unix::OwnedReadHalf,
 ) -> Option<Reply> {
-    let Some(decl) = tools::find(tool) else {
+    let Some(decl) = tools::find_any(tool) else {
         return Some(failed(&ToolError::new(
             ErrorCode::InvalidArgument,
             format!("unknown tool {tool:?}"),

@@ -125,6 +125,9 @@ error_codes! {
     Unsupported => "UNSUPPORTED",
         when: "the connected browser lacks a protocol method the call needs",
         detail: "`cdpMethod`, `feature`";
+    SsrfBlocked => "SSRF_BLOCKED",
+        when: "an audit with `--block-private-network` reached a loopback, private, link-local or unique-local address (a redirect hop too)",
+        detail: "`url`, `class`, `reason`";
 }
 
 /// A tool failure after argument validation (§3): `{code, message, hint?, detail?, recoverySnapshot?}`.
@@ -443,6 +446,7 @@ pub(crate) fn hint_for(code: ErrorCode) -> &'static str {
         ErrorCode::BrowserUnavailable => "install Chromium (sudo apt install chromium, brew install --cask chromium) or set CHROMATE_BROWSER / --browser",
         ErrorCode::DriverError => "retry the call; browser_status shows whether the browser is still running",
         ErrorCode::Unsupported => "this browser lacks a protocol method the call needs; use a newer Chromium",
+        ErrorCode::SsrfBlocked => "--block-private-network refused a private address; drop the flag to audit a local server, or allow one origin with --allow-private",
     }
 }
 

@@ -132,9 +132,9 @@ impl MockTable {
     }
 }
 
-/// The origin lists of the configuration as the engine's policy (§1.5).
-pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
-    let convert = |pattern: &OriginPattern| chromate::OriginPattern {
+/// A configured origin pattern as the engine's.
+pub(crate) fn engine_origin(pattern: &OriginPattern) -> chromate::OriginPattern {
+    chromate::OriginPattern {
         scheme: pattern.scheme.clone(),
         host: pattern.host.clone(),
         port: match pattern.port {
@@ -142,7 +142,12 @@ pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
             PortPattern::Any => chromate::PortMatch::Any,
             PortPattern::Exact(port) => chromate::PortMatch::Exact(port),
         },
-    };
+    }
+}
+
+/// The origin lists of the configuration as the engine's policy (§1.5).
+pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
+    let convert = engine_origin;
     chromate::OriginPolicy {
         allowed: config
             .allowed_origins

@@ -13,6 +13,7 @@
 //! names it.
 
 pub(crate) mod artifacts;
+pub(crate) mod audit;
 pub(crate) mod call;
 pub(crate) mod error;
 pub(crate) mod mocks;

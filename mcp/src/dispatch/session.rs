@@ -75,6 +75,10 @@ pub(crate) struct Journal {
     /// `p<N>` of every tab ever listed, by target id (entries of closed tabs
     /// keep their id).
     pub(crate) page_ids: std::collections::HashMap<String, String>,
+    /// The runtime-errors channel's own record of what it drained (qa_get_runtime_errors,
+    /// `chromate errors`): the `seq` of every entry it returned and cleared, those still
+    /// buffered. No other reader moves it.
+    pub(crate) errors_drained: std::collections::BTreeSet<u64>,
 }
 
 impl Journal {

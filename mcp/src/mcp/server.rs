@@ -97,6 +97,8 @@ struct Shared {
     outbox: Outbox,
     session: tokio::sync::Mutex<Session>,
     defaults: Defaults,
+    /// `--caps audit`: the audit capability's tools are listed and callable.
+    caps_audit: bool,
     /// Where resources/list and resources/read look; fixed at start, so they never wait
     /// for the session lock.
     roots: resources::Roots,
@@ -139,6 +141,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
     let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
     let closing = Arc::new(Notify::new());
     let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
+    let caps_audit = config.caps_audit;
     let session = Session::new(config);
     let client_roots = session.client_roots.clone();
     let mut roots = resources::Roots::of(&session);
@@ -171,6 +174,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
         client_roots,
         session: tokio::sync::Mutex::new(session),
         defaults,
+        caps_audit,
     });
     let worker = tokio::spawn(run_worker(shared.clone()));
 
@@ -478,7 +482,10 @@ impl Dispatcher {
                         "invalid params: tools/list has a single page; no cursor".to_owned(),
                     ));
                 }
-                Ok(Some(tools::tools_list(&self.shared.defaults)))
+                Ok(Some(tools::tools_list_with(
+                    &self.shared.defaults,
+                    self.shared.caps_audit,
+                )))
             }
             "resources/list" => Ok(Some(self.shared.roots.list())),
             "resources/read" => {
@@ -522,7 +529,12 @@ impl Dispatcher {
                 ))
             }
         };
-        let Some(decl) = tools::find(name) else {
+        let found = if self.shared.caps_audit {
+            tools::find_any(name)
+        } else {
+            tools::find(name)
+        };
+        let Some(decl) = found else {
             return Err(invalid_params(format!("unknown tool \"{name}\""))
                 .with_data(json!({ "tool": name })));
         };

@@ -134,6 +134,7 @@ pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value
             method,
             text,
             origin,
+            ..
         } => json!({ "level": "error", "method": method, "text": text, "origin": origin }),
         chromate::LogData::Request {
             url,

@@ -25,6 +25,7 @@ mod input;
 mod logs;
 mod mock;
 mod navigation;
+pub(crate) mod qa;
 mod read;
 mod screenshot;
 mod snapshot;
@@ -224,14 +225,19 @@ pub(crate) type ToolFuture<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
 macro_rules! registry {
-    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $check:ident, $run:ident;)*) => {
+    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $check:ident, $run:ident;)*
+     @audit $($avariant:ident($agroup:ident :: $aargs:ident) = $agroup2:ident :: $adecl:ident => $acheck:ident, $arun:ident;)*) => {
         /// Every tool, in tools/list order.
         pub(crate) const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
+
+        /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
+        pub(crate) const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
 
         /// A validated call, with typed arguments.
         #[derive(Debug)]
         pub(crate) enum ToolCall {
             $($variant($group::$args),)*
+            $($avariant($agroup::$aargs),)*
         }
 
         impl ToolCall {
@@ -257,6 +263,13 @@ macro_rules! registry {
                             .map_err(typed);
                     }
                 )*
+                $(
+                    if decl.name == $agroup2::$adecl.name {
+                        return serde_json::from_value(arguments)
+                            .map(ToolCall::$avariant)
+                            .map_err(typed);
+                    }
+                )*
                 Err(ToolError::new(
                     ErrorCode::DriverError,
                     format!("internal error: no handler for {}", decl.name),
@@ -266,6 +279,7 @@ macro_rules! registry {
             pub(crate) fn decl(&self) -> &'static ToolDecl {
                 match self {
                     $(ToolCall::$variant(_) => &$group2::$decl,)*
+                    $(ToolCall::$avariant(_) => &$agroup2::$adecl,)*
                 }
             }
 
@@ -273,6 +287,7 @@ macro_rules! registry {
             pub(crate) fn check(&self, session: &Session) -> Result<(), ToolError> {
                 match self {
                     $(ToolCall::$variant(args) => $group::$check(args, session),)*
+                    $(ToolCall::$avariant(args) => $agroup::$acheck(args, session),)*
                 }
             }
 
@@ -281,6 +296,7 @@ macro_rules! registry {
             pub(crate) fn run<'a>(self, ctx: &'a mut ToolContext<'_>) -> ToolFuture<'a> {
                 match self {
                     $(ToolCall::$variant(args) => Box::pin($group::$run(ctx, args)),)*
+                    $(ToolCall::$avariant(args) => Box::pin($agroup::$arun(ctx, args)),)*
                 }
             }
         }
@@ -316,11 +332,20 @@ registry! {
     Status(status::StatusArgs) = status::STATUS => check_status, status;
     Batch(batch::BatchArgs) = batch::BATCH => check_batch, batch;
     AdvancedEval(eval::EvalArgs) = eval::EVAL => check_eval, eval;
+    @audit
+    AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => check_audit, audit;
+    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => check_errors, errors;
 }
 
-/// The declaration of a tool by name.
+/// The declaration of a tool of the default list by name.
 pub(crate) fn find(name: &str) -> Option<&'static ToolDecl> {
     TOOLS.iter().copied().find(|decl| decl.name == name)
+}
+
+/// The declaration of any tool by name, the capabilities' included (a session daemon runs
+/// `chromate audit` too).
+pub(crate) fn find_any(name: &str) -> Option<&'static ToolDecl> {
+    find(name).or_else(|| AUDIT_TOOLS.iter().copied().find(|decl| decl.name == name))
 }
 
 /// The tools a browser_batch step may name (all but the batch itself).
@@ -360,9 +385,20 @@ pub(crate) fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
     })
 }
 
-/// The whole tools/list result.
+/// The whole default tools/list result.
+#[cfg(test)]
 pub(crate) fn tools_list(defaults: &Defaults) -> Value {
-    let tools: Vec<Value> = TOOLS.iter().map(|decl| tool_json(decl, defaults)).collect();
+    tools_list_with(defaults, false)
+}
+
+/// The tools/list result, with the audit capability's tools after the 28 when `audit`.
+pub(crate) fn tools_list_with(defaults: &Defaults, audit: bool) -> Value {
+    let extra: &[&ToolDecl] = if audit { AUDIT_TOOLS } else { &[] };
+    let tools: Vec<Value> = TOOLS
+        .iter()
+        .chain(extra)
+        .map(|decl| tool_json(decl, defaults))
+        .collect();
     json!({ "tools": tools })
 }
 

@@ -1,0 +1,173 @@
+//! `BrowserContext`: an isolated browser context (`Target.createBrowserContext`) — its own
+//! cookies, storage and cache, its own tabs and its own logs journal — that chromate makes for
+//! a job such as an audit and disposes of at the end.
+//!
+//! Owns: creating and disposing of the context, opening its pages, its journal (every page of
+//! the context, popups included, journals there instead of in the browser's), the viewport its
+//! pages are set up with, and its private-network guard (`intercept/guard.rs`). Pages of a
+//! context are never in [`Browser::pages`], so a session's tab list never sees them.
+//!
+//! Does not own the pages' set-up (`browser.rs` does it as for any page) or what a job does
+//! with them.
+
+use std::time::Duration;
+
+use crate::capture::Journal;
+use crate::cdp::{browser as cdp_browser, storage, target};
+use crate::error::Result;
+use crate::intercept::NetworkGuard;
+use crate::page::Page;
+use crate::storage::Cookie;
+use crate::transport::lock;
+use crate::Browser;
+
+/// How a [`BrowserContext`] is made.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ContextOptions {
+    /// The viewport (CSS px) of its pages; the browser's when `None`.
+    pub viewport: Option<(u32, u32)>,
+    /// Refuse requests to private networks (redirect hops included), but for the guard's exempt
+    /// origins.
+    pub guard: Option<NetworkGuard>,
+}
+
+/// What the browser's page set-up needs to know about a context chromate made.
+#[derive(Debug, Clone)]
+pub(crate) struct ContextState {
+    pub(crate) journal: Journal,
+    pub(crate) viewport: Option<(u32, u32)>,
+}
+
+/// An isolated browser context. Its pages close and its cookies go when it is disposed of (or
+/// when chromate's connection to the browser ends).
+#[derive(Clone)]
+pub struct BrowserContext {
+    browser: Browser,
+    id: String,
+    journal: Journal,
+}
+
+impl std::fmt::Debug for BrowserContext {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BrowserContext")
+            .field("id", &self.id)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Browser {
+    /// Makes an isolated browser context.
+    ///
+    /// ```no_run
+    /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
+    /// let context = browser.new_context(chromate::ContextOptions::default()).await?;
+    /// let page = context.new_page("about:blank").await?;
+    /// assert!(browser.pages().iter().all(|tab| tab.target_id() != page.target_id()));
+    /// context.dispose().await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn new_context(&self, options: ContextOptions) -> Result<BrowserContext> {
+        let created = self
+            .session()
+            .send(&target::CreateBrowserContextParams::default().dispose_on_detach(true))
+            .await?;
+        let id = created
+            .browser_context_id
+            .ok_or_else(|| crate::Error::StateInvalid {
+                message: "Target.createBrowserContext answered without a context id".into(),
+            })?
+            .as_str()
+            .to_owned();
+        let journal = Journal::new();
+        journal.mark_capturing();
+        lock(self.contexts()).insert(
+            id.clone(),
+            ContextState {
+                journal: journal.clone(),
+                viewport: options.viewport,
+            },
+        );
+        let context = BrowserContext {
+            browser: self.clone(),
+            id,
+            journal,
+        };
+        if let Some(guard) = options.guard {
+            if let Err(err) = self.interceptor().set_guard(&context.id, Some(guard)).await {
+                let _ = context.dispose().await;
+                return Err(err);
+            }
+        }
+        Ok(context)
+    }
+}
+
+impl BrowserContext {
+    /// The protocol's id of the context.
+    pub fn id(&self) -> &str {
+        &self.id
+    }
+
+    /// The journal of the context's pages (console, errors, network).
+    pub fn journal(&self) -> &Journal {
+        &self.journal
+    }
+
+    /// Opens a tab in the context, waits until it is set up, and navigates it to `url`
+    /// (waiting for `load`) unless it is `about:blank`.
+    pub async fn new_page(&self, url: &str) -> Result<Page> {
+        // A window of its own: a background tab of a shared window is hidden, and a hidden
+        // page neither paints nor shifts, so pages audited side by side would measure nothing.
+        let params = target::CreateTargetParams::new("about:blank")
+            .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()))
+            .new_window(true);
+        let created = self.browser.session().send(&params).await?;
+        let page = self
+            .browser
+            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .await?;
+        if url != "about:blank" {
+            page.goto(url, crate::WaitUntil::Load, Duration::from_secs(30))
+                .await?;
+        }
+        Ok(page)
+    }
+
+    /// The context's open pages, in attach order.
+    pub fn pages(&self) -> Vec<Page> {
+        self.browser
+            .all_pages()
+            .into_iter()
+            .filter(|page| page.context.as_deref() == Some(self.id.as_str()))
+            .collect()
+    }
+
+    /// Every cookie of the context.
+    pub async fn cookies(&self) -> Result<Vec<Cookie>> {
+        let params = storage::GetCookiesParams::default()
+            .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()));
+        let answer = self.browser.session().send(&params).await?;
+        Ok(answer
+            .cookies
+            .into_iter()
+            .map(crate::storage::cookie_from)
+            .collect())
+    }
+
+    /// Disposes of the context: its pages close, its cookies and storage are gone, its guard
+    /// is lifted.
+    pub async fn dispose(self) -> Result<()> {
+        let pages = self.pages();
+        lock(self.browser.contexts()).remove(&self.id);
+        let _ = self.browser.interceptor().set_guard(&self.id, None).await;
+        let params = target::DisposeBrowserContextParams::new(cdp_browser::BrowserContextID(
+            self.id.clone(),
+        ));
+        let res = self.browser.session().send(&params).await.map(|_| ());
+        for page in pages {
+            page.shared
+                .mark_closed("its browser context was disposed of");
+        }
+        res
+    }
+}

@@ -1,0 +1,309 @@
+// audit: the page probes of an audit (`probe.rs`). Not an installer module: a function
+// expression `(C, a)` called in chromate's isolated world with the `__chromate` namespace and
+// one argument, `{op: "inspect", …}` or `{op: "checkLinks", …}`. Every element it reports comes
+// with a durable selector (`locators.durable`), never a ref. Reads the page; the layout checks
+// scroll the document to hit-test controls below the fold and scroll it back.
+(function (C, a) {
+  "use strict";
+  const D = C.dom;
+  const L = C.locators;
+
+  const CONTROLS = "a[href], area[href], button, input:not([type=\"hidden\"]), select, textarea, summary, " +
+    "[role=\"button\"], [role=\"link\"], [role=\"checkbox\"], [role=\"radio\"], [role=\"switch\"], [role=\"tab\"], " +
+    "[role=\"menuitem\"], [role=\"option\"], [role=\"slider\"], [tabindex]:not([tabindex=\"-1\"])";
+  /** Roles whose element must have an accessible name. */
+  const NAMED_ROLES = new Set(["button", "link", "checkbox", "radio", "switch", "tab", "menuitem", "option",
+    "slider", "textbox", "searchbox", "combobox", "listbox", "spinbutton"]);
+  const MAX_CONTROLS = 400;
+  const MAX_ISSUES = 100;
+  const MAX_LINKS = 500;
+
+  function rect(r) {
+    return { x: Math.round(r.left + scrollX), y: Math.round(r.top + scrollY), width: Math.round(r.width), height: Math.round(r.height) };
+  }
+
+  /** Whether `outer` contains `inner` in the flat tree (shadow hosts included). */
+  function contains(outer, inner) {
+    for (let n = inner; n; n = n.parentNode || n.host) {
+      if (n === outer) return true;
+    }
+    return false;
+  }
+
+  /** Rendered: not `display: none` on the way up, `visibility: visible`, not transparent. */
+  function rendered(el) {
+    return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+  }
+
+  function vitals() {
+    const v = globalThis.__chromateVitals || null;
+    const nav = performance.getEntriesByType("navigation")[0];
+    const resources = performance.getEntriesByType("resource");
+    let bytes = nav ? nav.transferSize || 0 : 0;
+    const sized = [];
+    for (const r of resources) {
+      bytes += r.transferSize || 0;
+      sized.push({ url: r.name, bytes: r.transferSize || 0 });
+    }
+    sized.sort((x, y) => y.bytes - x.bytes);
+    const res = {
+      recorded: !!v, lcp: null, lcpSelector: null, cls: 0, clsSelector: null, tbt: 0, longTasks: 0,
+      longestTask: 0, fcp: null, requests: resources.length + (nav ? 1 : 0), bytes, largest: sized.slice(0, 3),
+    };
+    if (!v) return res;
+    res.lcp = v.lcp;
+    res.lcpSelector = v.lcpElement && v.lcpElement.isConnected ? L.durable(v.lcpElement) : null;
+    res.fcp = v.fcp;
+    // CLS: the largest session window (shifts less than 1 s apart, at most 5 s long).
+    let best = 0;
+    let bestNode = null;
+    let sum = 0;
+    let first = 0;
+    let last = 0;
+    let node = null;
+    let top = 0;
+    for (const s of v.shifts) {
+      if (sum && (s.time - last > 1000 || s.time - first > 5000)) {
+        sum = 0;
+        node = null;
+        top = 0;
+      }
+      if (!sum) first = s.time;
+      sum += s.value;
+      last = s.time;
+      if (s.node && s.value > top) {
+        top = s.value;
+        node = s.node;
+      }
+      if (sum > best) {
+        best = sum;
+        bestNode = node;
+      }
+    }
+    res.cls = best;
+    res.clsSelector = bestNode && bestNode.isConnected ? L.durable(bestNode) : null;
+    for (const t of v.longTasks) {
+      res.tbt += Math.max(0, t.duration - 50);
+      res.longestTask = Math.max(res.longestTask, t.duration);
+    }
+    res.longTasks = v.longTasks.length;
+    return res;
+  }
+
+  function links() {
+    const out = [];
+    const seen = new Set();
+    for (const el of document.querySelectorAll("a[href], area[href]")) {
+      let u;
+      try {
+        u = new URL(el.getAttribute("href"), document.baseURI);
+      } catch (err) {
+        continue;
+      }
+      if (u.protocol !== "http:" && u.protocol !== "https:") continue;
+      u.hash = "";
+      if (seen.has(u.href)) continue;
+      seen.add(u.href);
+      out.push({ url: u.href, origin: u.origin, text: D.cut(D.normalize(el.textContent || ""), 80), selector: L.durable(el) });
+      if (out.length >= MAX_LINKS) break;
+    }
+    return out;
+  }
+
+  /** Images that loaded but could not be decoded (or failed): complete with no natural size. */
+  function images() {
+    const out = [];
+    for (const img of document.images) {
+      const src = img.currentSrc || img.src;
+      if (!src || img.getAttribute("src") === "" || !img.complete || img.naturalWidth > 0) continue;
+      out.push({ url: src, selector: L.durable(img) });
+    }
+    return out;
+  }
+
+  /** Subresources an https page asks for over http. */
+  function mixed() {
+    if (location.protocol !== "https:") return [];
+    const out = [];
+    const els = document.querySelectorAll("img[src], script[src], link[rel~=\"stylesheet\"][href], iframe[src], " +
+      "audio[src], video[src], source[src], embed[src], object[data]");
+    for (const el of els) {
+      const raw = el.getAttribute("src") || el.getAttribute("href") || el.getAttribute("data");
+      let u;
+      try {
+        u = new URL(raw, document.baseURI);
+      } catch (err) {
+        continue;
+      }
+      if (u.protocol === "http:") out.push({ url: u.href, tag: el.localName, selector: L.durable(el) });
+    }
+    return out;
+  }
+
+  function overflow() {
+    const root = document.documentElement;
+    const viewport = root.clientWidth;
+    const width = Math.max(root.scrollWidth, document.body ? document.body.scrollWidth : 0);
+    const clipped = [root, document.body].some((el) => el && /hidden|clip/.test(getComputedStyle(el).overflowX));
+    if (clipped || width <= viewport + 1) return { viewport, width, element: null };
+    // The culprit: the widest-reaching element whose parent stays inside the viewport.
+    let culprit = null;
+    let reach = viewport + 1;
+    for (const el of document.body ? document.body.querySelectorAll("*") : []) {
+      const r = el.getBoundingClientRect();
+      const right = r.right + scrollX;
+      if (right <= reach || !rendered(el)) continue;
+      const parent = el.parentElement;
+      const parentRight = parent ? parent.getBoundingClientRect().right + scrollX : 0;
+      if (parent && parent !== document.body && parentRight > viewport + 1) continue;
+      reach = right;
+      culprit = el;
+    }
+    return {
+      viewport, width,
+      element: culprit ? { selector: L.durable(culprit), rect: rect(culprit.getBoundingClientRect()) } : null,
+    };
+  }
+
+  /** A link that sits in running text (WCAG 2.5.8's inline exception to the target size). */
+  function inlineInText(el) {
+    if (el.localName !== "a" || getComputedStyle(el).display !== "inline") return false;
+    const parent = el.parentElement;
+    if (!parent) return false;
+    const text = D.normalize(parent.textContent || "");
+    return text.length > D.normalize(el.textContent || "").length;
+  }
+
+  /** A checkbox or radio the author left as the browser draws it (2.5.8's user-agent exception). */
+  function nativeToggle(el) {
+    return el.localName === "input" && (el.type === "checkbox" || el.type === "radio") &&
+      getComputedStyle(el).appearance !== "none";
+  }
+
+  function controls(minTarget) {
+    const issues = [];
+    const root = document.documentElement;
+    const docWidth = Math.max(root.scrollWidth, innerWidth);
+    const docHeight = Math.max(root.scrollHeight, innerHeight);
+    const startX = scrollX;
+    const startY = scrollY;
+    let checked = 0;
+    const add = (kind, el, r, extra) => {
+      if (issues.length >= MAX_ISSUES) return;
+      const role = D.role(el) || null;
+      const issue = { kind, selector: L.durable(el), tag: el.localName, role, name: role ? D.cut(D.accName(el, role), 80) : "", rect: rect(r) };
+      issues.push(Object.assign(issue, extra || {}));
+    };
+    const candidates = [];
+    for (const el of document.querySelectorAll(CONTROLS)) {
+      if (checked++ >= MAX_CONTROLS) break;
+      if (el.disabled || el.closest("[aria-hidden=\"true\"], [inert]") || !rendered(el)) continue;
+      candidates.push(el);
+    }
+    // Every target's box in document coordinates, for the spacing exception.
+    const boxes = candidates.map((el) => {
+      const r = el.getBoundingClientRect();
+      return { el, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height };
+    });
+    const small = (b) => b.w < minTarget || b.h < minTarget;
+    /** WCAG 2.5.8's spacing exception: a 24 px circle on the target's centre meets no other
+     *  target (nor another undersized target's circle). */
+    const spaced = (b) => {
+      const cx = b.x + b.w / 2;
+      const cy = b.y + b.h / 2;
+      return boxes.every((o) => {
+        if (o === b || o.w === 0 || o.h === 0 || contains(o.el, b.el) || contains(b.el, o.el)) return true;
+        if (small(o)) return Math.hypot(o.x + o.w / 2 - cx, o.y + o.h / 2 - cy) >= minTarget;
+        const dx = Math.max(o.x - cx, 0, cx - (o.x + o.w));
+        const dy = Math.max(o.y - cy, 0, cy - (o.y + o.h));
+        return Math.hypot(dx, dy) >= minTarget / 2;
+      });
+    };
+    for (const box of boxes) {
+      if (issues.length >= MAX_ISSUES) break;
+      const el = box.el;
+      const r = el.getBoundingClientRect();
+      if (r.width === 0 || r.height === 0) {
+        add("zero-size", el, r);
+        continue;
+      }
+      const left = r.left + scrollX;
+      const top = r.top + scrollY;
+      if (left + r.width <= 0 || top + r.height <= 0 || left >= docWidth || top >= docHeight) {
+        // A skip link waits off-screen until it is focused: that is its design.
+        if (!(el.localName === "a" && (el.getAttribute("href") || "").startsWith("#"))) add("off-screen", el, r);
+        continue;
+      }
+      const role = D.role(el);
+      if (role && NAMED_ROLES.has(role) && !D.normalize(D.accName(el, role))) add("nameless", el, r);
+      if (small(box) && !inlineInText(el) && !nativeToggle(el) && !spaced(box)) {
+        add("small-target", el, r, { size: Math.round(r.width) + "x" + Math.round(r.height) });
+      }
+      // Hit-test the visible middle of the control, scrolled into the viewport first.
+      const x0 = Math.max(left, 0);
+      const x1 = Math.min(left + r.width, docWidth);
+      const y0 = Math.max(top, 0);
+      const y1 = Math.min(top + r.height, docHeight);
+      const cx = (x0 + x1) / 2;
+      const cy = (y0 + y1) / 2;
+      if (cx - scrollX < 0 || cx - scrollX >= innerWidth || cy - scrollY < 0 || cy - scrollY >= innerHeight) {
+        scrollTo(Math.max(0, cx - innerWidth / 2), Math.max(0, cy - innerHeight / 2));
+      }
+      const hit = document.elementFromPoint(cx - scrollX, cy - scrollY);
+      if (!hit || hit === el || contains(el, hit) || contains(hit, el)) continue;
+      if (el.labels && Array.from(el.labels).some((label) => contains(label, hit))) continue;
+      add("covered", el, el.getBoundingClientRect(), { coveredBy: L.durable(hit) });
+    }
+    scrollTo(startX, startY);
+    return issues;
+  }
+
+  /** `inspect({minTarget})` → `{url, origin, vitals, links, images, mixed, overflow, controls}`
+   *  (vitals first: the layout checks scroll). */
+  function inspect(args) {
+    const res = { url: location.href, origin: location.origin, vitals: vitals(), links: links(), images: images(), mixed: mixed() };
+    res.overflow = overflow();
+    res.controls = controls(args.minTarget || 24);
+    return res;
+  }
+
+  /** `checkLinks({urls, timeoutMs})` → `{results: [{url, method, status, contentType, finalUrl,
+   *  error}]}`: HEAD first, GET when HEAD fails or is refused (405, 501); a GET's body is not
+   *  read. Four at a time, each bounded by `timeoutMs`. */
+  async function checkLinks(args) {
+    const attempt = async (url, method) => {
+      const ctl = new AbortController();
+      const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
+      try {
+        const r = await fetch(url, { method, redirect: "follow", credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+        return { status: r.status, contentType: r.headers.get("content-type") || "", finalUrl: r.url, error: null };
+      } catch (err) {
+        return { status: null, contentType: "", finalUrl: null, error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
+      } finally {
+        clearTimeout(timer);
+        // A GET's body is not needed: stop it.
+        if (method === "GET") ctl.abort();
+      }
+    };
+    const results = [];
+    const queue = args.urls.slice();
+    const worker = async () => {
+      while (queue.length) {
+        const url = queue.shift();
+        let method = "HEAD";
+        let r = await attempt(url, method);
+        if (r.error !== null || r.status === 405 || r.status === 501) {
+          method = "GET";
+          r = await attempt(url, method);
+        }
+        results.push(Object.assign({ url, method }, r));
+      }
+    };
+    await Promise.all([worker(), worker(), worker(), worker()]);
+    return { results };
+  }
+
+  if (a.op === "inspect") return inspect(a);
+  if (a.op === "checkLinks") return checkLinks(a);
+  return { error: "unknown op " + a.op };
+})

@@ -1,0 +1,327 @@
+//! `chromate audit URL [...]` (`docs/cli.md#audits`): the audit on a session's browser, in a
+//! browser context of its own, and its report in the format asked for.
+//!
+//! Owns the command's flags (the audit's arguments by their command-line names: `--depth` is
+//! `max_depth`, `--screenshots` is `include_screenshots`; and its own: `--format`, `--output`,
+//! `--fail-on`, `--quiet`), writing the report to stdout or `--output`, and the exit status: 0,
+//! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
+//! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
+//! dispatcher; the reports are its writers (`dispatch::audit::report`).
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use serde_json::{json, Map, Value};
+
+use super::commands::{session_name, DEFAULT_IDLE};
+use super::UsageError;
+use crate::daemon::client::{self, Start};
+use crate::daemon::{self, Request, Response, SessionPaths};
+use crate::dispatch::audit::findings::{AuditResult, Severity, Status};
+use crate::dispatch::audit::report::{self, Format};
+use crate::dispatch::tools::{self, qa, Defaults};
+use crate::dispatch::Reply;
+
+pub(crate) const HELP: &str = "\
+usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]
+                          [--wait-until load|domcontentloaded|networkidle] [--timeout-ms N]
+                          [--focus TEXT] [--format text|json|md|html|sarif|junit] [--output FILE]
+                          [--fail-on critical|high|medium|low] [--screenshots]
+                          [--block-private-network [--allow-private ORIGIN]...] [--quiet]
+                          [--session NAME] [--idle-timeout SECONDS]
+
+Audits URL (and, with --depth, the same-origin pages it links to, breadth-first) in a browser
+context of its own on the session's browser: runtime errors, failed requests, broken links,
+accessibility (axe-core), layout and speed, as findings ranked worst first, each with a durable
+selector. The user's cookies, storage and tabs never leak in or out. docs/cli.md#audits.
+
+options:
+  --depth N                follow same-origin links N levels (0..5; default 0: URL only)
+  --max-pages N            audit at most N pages (1..200; default 20)
+  --viewport WxH           the audit's viewport in CSS px (default 1280x800)
+  --wait-until STATE       when a page counts as loaded (default load); each page then
+                           settles until its network is quiet (at most 5 s)
+  --timeout-ms N           the whole audit's deadline (default 120000); past it the report
+                           says timeout and lists what was found
+  --focus TEXT             rank findings mentioning TEXT (text, URL, selector) first
+  --format FORMAT          text (default: ranked, one line per finding), json (the result),
+                           md, html (self-contained, with screenshots), sarif (2.1.0), junit
+  --output FILE            write the report to FILE; stdout then gets the text report
+  --fail-on SEVERITY       exit 1 when a finding at SEVERITY or worse exists
+  --screenshots            save the entry page's viewport and full-page screenshots
+  --block-private-network  refuse requests and redirect hops to loopback, private, link-local
+                           and unique-local addresses (SSRF_BLOCKED)
+  --allow-private ORIGIN   scheme://host[:port] that --block-private-network lets through
+                           (repeat for more)
+  --quiet                  no progress on stderr
+  --json                   same as --format json
+  --session NAME           the session whose browser runs the audit (else CHROMATE_SESSION,
+                           else default)
+  --idle-timeout SECONDS   a session this command starts ends after this long unused (1800)
+  -h, --help               this help
+
+exit status: 0; 1 when the audit failed (the entry page did not load), timed out, or found
+something at --fail-on or worse, or on a tool error; 2 for a usage error.
+";
+
+/// `chromate audit`, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct AuditCommand {
+    /// `qa_audit_url`'s arguments as given (the daemon fills its defaults).
+    pub(crate) arguments: Map<String, Value>,
+    pub(crate) format: Format,
+    pub(crate) output: Option<std::path::PathBuf>,
+    pub(crate) fail_on: Option<Severity>,
+    pub(crate) quiet: bool,
+    pub(crate) session: Option<String>,
+    pub(crate) idle: Option<Duration>,
+}
+
+/// What `chromate audit ...` asked for.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Parsed {
+    Run(AuditCommand),
+    Help,
+}
+
+/// Parses the words after `chromate audit`.
+pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
+    let usage = |message: String| UsageError(format!("audit: {message}\n\n{HELP}"));
+    let mut arguments = Map::new();
+    let mut command = AuditCommand {
+        arguments: Map::new(),
+        format: Format::Text,
+        output: None,
+        fail_on: None,
+        quiet: false,
+        session: None,
+        idle: None,
+    };
+    let mut url = None;
+    let mut words = words.iter();
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') || word == "-" {
+            if url.replace(word.clone()).is_some() {
+                return Err(usage(format!("unexpected argument {word:?}")));
+            }
+            continue;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
+            _ => (word.as_str(), None),
+        };
+        let mut value = |what: &str| match inline.clone().or_else(|| words.next().cloned()) {
+            Some(value) => Ok(value),
+            None => Err(usage(format!("{flag} needs {what}"))),
+        };
+        let number = |text: String, flag: &str| {
+            text.parse::<i64>()
+                .map_err(|_| usage(format!("{flag} needs a whole number, not {text:?}")))
+        };
+        match flag {
+            "-h" | "--help" => return Ok(Parsed::Help),
+            "--depth" => {
+                let n = number(value("a number")?, flag)?;
+                arguments.insert("max_depth".into(), json!(n));
+            }
+            "--max-pages" => {
+                let n = number(value("a number")?, flag)?;
+                arguments.insert("max_pages".into(), json!(n));
+            }
+            "--timeout-ms" => {
+                let n = number(value("a number of milliseconds")?, flag)?;
+                arguments.insert("timeout_ms".into(), json!(n));
+            }
+            "--viewport" => {
+                arguments.insert("viewport".into(), json!(value("WxH")?));
+            }
+            "--wait-until" => {
+                arguments.insert("wait_until".into(), json!(value("a load state")?));
+            }
+            "--focus" => {
+                arguments.insert("focus".into(), json!(value("a text")?));
+            }
+            "--allow-private" => {
+                let origin = value("an origin")?;
+                let list = arguments
+                    .entry("allow_private")
+                    .or_insert_with(|| json!([]));
+                if let Value::Array(items) = list {
+                    items.push(json!(origin));
+                }
+            }
+            "--screenshots" if inline.is_none() => {
+                arguments.insert("include_screenshots".into(), json!(true));
+            }
+            "--block-private-network" if inline.is_none() => {
+                arguments.insert("block_private_network".into(), json!(true));
+            }
+            "--format" => {
+                let name = value("a format")?;
+                command.format = Format::parse(&name).ok_or_else(|| {
+                    usage(format!(
+                        "--format is one of {}, not {name:?}",
+                        Format::NAMES.join(", ")
+                    ))
+                })?;
+            }
+            "--json" if inline.is_none() => command.format = Format::Json,
+            "--output" => command.output = Some(std::path::PathBuf::from(value("a file")?)),
+            "--fail-on" => {
+                let name = value("a severity")?;
+                command.fail_on = Some(
+                    Severity::parse(&name)
+                        .filter(|severity| *severity != Severity::Info)
+                        .ok_or_else(|| {
+                            usage(format!(
+                                "--fail-on is critical, high, medium or low, not {name:?}"
+                            ))
+                        })?,
+                );
+            }
+            "--quiet" if inline.is_none() => command.quiet = true,
+            "--session" => command.session = Some(session_name(&value("a name")?)?),
+            "--idle-timeout" => {
+                let text = value("a number of seconds")?;
+                let seconds = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|seconds| (1..=7 * 24 * 3600).contains(seconds))
+                    .ok_or_else(|| {
+                        usage(format!(
+                            "--idle-timeout needs whole seconds from 1 to 604800, not {text:?}"
+                        ))
+                    })?;
+                command.idle = Some(Duration::from_secs(seconds));
+            }
+            _ => return Err(usage(format!("unknown option {flag}"))),
+        }
+    }
+    let Some(url) = url else {
+        return Err(usage("missing URL".to_owned()));
+    };
+    arguments.insert("url".into(), json!(url));
+    let defaults = Defaults {
+        agent_timeout_ms: crate::config::DEFAULT_AGENT_TIMEOUT_MS,
+    };
+    if let Err(error) = tools::validate(
+        &qa::AUDIT_URL,
+        Some(&Value::Object(arguments.clone())),
+        &defaults,
+    ) {
+        return Err(usage(cli_names(&error.message)));
+    }
+    command.arguments = arguments;
+    Ok(Parsed::Run(command))
+}
+
+/// The validator's argument names as the command line spells them.
+fn cli_names(message: &str) -> String {
+    [
+        ("\"max_depth\"", "--depth"),
+        ("\"max_pages\"", "--max-pages"),
+        ("\"timeout_ms\"", "--timeout-ms"),
+        ("\"viewport\"", "--viewport"),
+        ("\"wait_until\"", "--wait-until"),
+        ("\"focus\"", "--focus"),
+        ("\"allow_private\"", "--allow-private"),
+        ("\"url\"", "URL"),
+    ]
+    .iter()
+    .fold(message.to_owned(), |message, (from, to)| {
+        message.replace(from, to)
+    })
+}
+
+/// Runs the audit on its session and prints or writes the report.
+pub(crate) fn run(command: &AuditCommand) -> ExitCode {
+    let paths = match paths(command.session.as_deref()) {
+        Ok(paths) => paths,
+        Err(message) => return fail(&message),
+    };
+    let request = Request::Call {
+        tool: qa::AUDIT_URL.name.to_owned(),
+        arguments: command.arguments.clone(),
+        cwd: std::env::current_dir().ok(),
+    };
+    let start = Start {
+        idle: command.idle.unwrap_or(DEFAULT_IDLE),
+    };
+    if !command.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        eprintln!(
+            "chromate: auditing {} …",
+            command.arguments["url"].as_str().unwrap_or_default()
+        );
+    }
+    let reply = match client::request(&paths, &request, Some(&start)) {
+        Ok(Response::Reply(reply)) => reply,
+        Ok(Response::Refused(message)) => {
+            return fail(&format!("the session daemon refused: {message}"))
+        }
+        Ok(_) => return fail("the session daemon answered something else"),
+        Err(err) => return fail(&err.to_string()),
+    };
+    let done = match reply {
+        Reply::Done(done) => done,
+        Reply::Failed(failed) => {
+            if command.format == Format::Json {
+                println!("{}", json!({ "error": failed.error }));
+            } else {
+                eprintln!("{}", failed.text);
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let result: AuditResult = match serde_json::from_value(done.result) {
+        Ok(result) => result,
+        Err(err) => return fail(&format!("the audit's result did not decode: {err}")),
+    };
+    let shots: report::ShotBytes = if command.format == Format::Html {
+        result
+            .screenshots
+            .iter()
+            .filter_map(|shot| Some((shot.path.clone(), std::fs::read(&shot.path).ok()?)))
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let rendered = report::render(command.format, &result, &shots);
+    let printed = match &command.output {
+        Some(path) => {
+            if let Err(err) = std::fs::write(path, &rendered) {
+                return fail(&format!("--output {}: {err}", path.display()));
+            }
+            report::render(Format::Text, &result, &Vec::new())
+        }
+        None => rendered,
+    };
+    let mut stdout = std::io::stdout().lock();
+    if stdout
+        .write_all(printed.as_bytes())
+        .and_then(|()| stdout.flush())
+        .is_err()
+    {
+        return ExitCode::from(1);
+    }
+    let failed = result.status != Status::Completed
+        || command
+            .fail_on
+            .is_some_and(|threshold| report::fails(&result, threshold));
+    if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+fn paths(session: Option<&str>) -> Result<SessionPaths, String> {
+    let name = daemon::session_name(session)?;
+    let dir = daemon::runtime_dir().map_err(|err| format!("the runtime directory: {err}"))?;
+    Ok(SessionPaths::new(&dir, &name))
+}
+
+fn fail(message: &str) -> ExitCode {
+    eprintln!("chromate: {message}");
+    ExitCode::from(1)
+}

@@ -1,0 +1,1004 @@
+//! The audit (`docs/cli.md#audits`): open a URL in a browser context of its own, follow its
+//! same-origin links breadth-first, and gather what is broken — runtime errors, failed and
+//! refused requests, broken links, axe violations, layout defects and slow pages — as ranked
+//! findings with durable selectors.
+//!
+//! Owns: the crawl (depth, page budget, a few pages at a time, one deadline for the whole
+//! audit, partial results when it passes), what is collected from each page (its journal,
+//! the engine's page inspection, axe, link checks from inside the page), the context's
+//! private-network guard and its SSRF_BLOCKED error, the entry page's screenshots, and the
+//! [`findings::AuditResult`]. Judgements (severities, thresholds, ids, ranking) are
+//! `findings.rs`; the report formats `report/`. Does not own argument declarations
+//! (`tools/qa.rs`) or any front end's output.
+
+pub(crate) mod findings;
+pub(crate) mod report;
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use crate::dispatch::error::{from_engine, ErrorCode, ToolError};
+use findings::{
+    AuditResult, AuditedPage, Category, ExternalLink, Finding, Metrics, Severity, Status,
+};
+
+/// Pages audited at the same time.
+const PARALLEL: usize = 3;
+/// The longest a page may take to settle after its load (network quiet for 500 ms).
+const SETTLE: Duration = Duration::from_secs(5);
+/// Each link check attempt (HEAD, then GET).
+const LINK_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest one navigation may take.
+const NAVIGATION: Duration = Duration::from_secs(30);
+/// Controls smaller than this (CSS px) in either direction are small tap targets.
+const MIN_TARGET: u32 = 24;
+/// How long a failed navigation's journal entry may trail its answer.
+const FAILURE_SETTLE: Duration = Duration::from_secs(1);
+/// How long disposing of the context may take after the audit.
+const DISPOSE: Duration = Duration::from_secs(5);
+
+/// What to audit.
+#[derive(Debug, Clone)]
+pub(crate) struct AuditRequest {
+    pub(crate) url: String,
+    pub(crate) max_depth: u32,
+    pub(crate) max_pages: u32,
+    pub(crate) viewport: Option<(u32, u32)>,
+    pub(crate) wait_until: chromate::WaitUntil,
+    pub(crate) timeout: Duration,
+    pub(crate) focus: Option<String>,
+    pub(crate) screenshots: bool,
+    pub(crate) block_private_network: bool,
+    /// Origins `--block-private-network` lets through.
+    pub(crate) allow_private: Vec<chromate::OriginPattern>,
+}
+
+/// A link target's check.
+#[derive(Debug, Clone)]
+enum LinkState {
+    /// Some page is checking it now.
+    Pending,
+    Done(chromate::LinkStatus, Option<String>),
+}
+
+/// What the crawl gathered so far; kept when the deadline cuts it short.
+#[derive(Default)]
+struct Gathered {
+    findings: Vec<Finding>,
+    pages: Vec<AuditedPage>,
+    metrics: Metrics,
+    /// Same-origin link targets and their checks.
+    links: HashMap<String, LinkState>,
+    /// Who links to each same-origin target: `(page, selector)`, in discovery order.
+    referrers: BTreeMap<String, Vec<(String, String)>>,
+    external: BTreeMap<String, Vec<String>>,
+    /// The entry page's origin, once it loaded.
+    origin: Option<String>,
+    /// `(name, png, width, height)` of the entry page.
+    shots: Vec<(String, Vec<u8>, u32, u32)>,
+    /// The entry page could not be audited.
+    entry_failed: bool,
+}
+
+fn lock(state: &Mutex<Gathered>) -> std::sync::MutexGuard<'_, Gathered> {
+    match state.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// Runs the audit on `browser` and returns its result; `Err` only when the audit could not run
+/// at all (no context, the entry refused by the guard, axe missing). Screenshots come back as
+/// PNG bytes for the caller to store.
+pub(crate) async fn run(
+    browser: &chromate::Browser,
+    request: &AuditRequest,
+    progress: &crate::dispatch::call::Progress,
+) -> Result<(AuditResult, Vec<(String, Vec<u8>, u32, u32)>), ToolError> {
+    let started = Instant::now();
+    let deadline = started + request.timeout;
+    let options = chromate::ContextOptions {
+        viewport: request.viewport,
+        guard: request
+            .block_private_network
+            .then(|| chromate::NetworkGuard {
+                exempt: request.allow_private.clone(),
+            }),
+    };
+    let context = browser
+        .new_context(options)
+        .await
+        .map_err(|err| from_engine("audit", &err))?;
+    let state = Mutex::new(Gathered::default());
+    let crawl = crawl(browser, &context, request, &state, progress);
+    let outcome = tokio::time::timeout_at(deadline.into(), crawl).await;
+    let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+    let status = match outcome {
+        Ok(Err(error)) => return Err(error),
+        Ok(Ok(())) => Status::Completed,
+        Err(_) => Status::Timeout,
+    };
+    let mut gathered = std::mem::take(&mut *lock(&state));
+    let status = match (status, gathered.entry_failed) {
+        (Status::Completed, true) => Status::Failed,
+        (status, _) => status,
+    };
+    let duration_ms = u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
+    let mut found = std::mem::take(&mut gathered.findings);
+    found.extend(broken_links(&gathered));
+    findings::dedupe(&mut found);
+    findings::rank(&mut found, request.focus.as_deref());
+    let mut metrics = gathered.metrics.clone();
+    metrics.pages_audited = gathered.pages.len() as u64;
+    metrics.broken_links = found.iter().filter(|f| f.rule == "links.broken").count() as u64;
+    metrics.duration_ms = duration_ms;
+    let result = AuditResult {
+        status,
+        url: request.url.clone(),
+        duration_ms,
+        findings: found,
+        metrics,
+        screenshots: Vec::new(),
+        pages: gathered.pages.clone(),
+        external_links: gathered
+            .external
+            .iter()
+            .map(|(url, pages)| ExternalLink {
+                url: url.clone(),
+                pages: pages.clone(),
+            })
+            .collect(),
+        focus: request.focus.clone(),
+    };
+    Ok((result, std::mem::take(&mut gathered.shots)))
+}
+
+/// Breadth-first over same-origin links, `PARALLEL` pages at a time.
+async fn crawl(
+    browser: &chromate::Browser,
+    context: &chromate::BrowserContext,
+    request: &AuditRequest,
+    state: &Mutex<Gathered>,
+    progress: &crate::dispatch::call::Progress,
+) -> Result<(), ToolError> {
+    let mut seen: HashSet<String> = HashSet::new();
+    seen.insert(without_fragment(&request.url));
+    let mut level = vec![request.url.clone()];
+    let mut queued = 1u32;
+    for depth in 0..=request.max_depth {
+        let mut next: Vec<String> = Vec::new();
+        for chunk in level.chunks(PARALLEL) {
+            let audits = chunk
+                .iter()
+                .map(|url| audit_page(browser, context, request, url, depth, state));
+            let outcomes = futures::future::join_all(audits).await;
+            for outcome in outcomes {
+                let (landed, links) = outcome?;
+                if let Some(landed) = landed {
+                    seen.insert(without_fragment(&landed));
+                }
+                if depth >= request.max_depth {
+                    continue;
+                }
+                for link in links {
+                    if queued < request.max_pages && seen.insert(link.clone()) {
+                        queued += 1;
+                        next.push(link);
+                    }
+                }
+            }
+            let gathered = lock(state);
+            progress.set_phase(format!(
+                "audit: {} pages audited, {} queued, {} findings",
+                gathered.pages.len(),
+                queued as usize - gathered.pages.len(),
+                gathered.findings.len()
+            ));
+            if gathered.entry_failed {
+                return Ok(());
+            }
+        }
+        if next.is_empty() {
+            break;
+        }
+        level = next;
+    }
+    Ok(())
+}
+
+/// What one page's audit leads to: the URL it landed on (after redirects), and the same-origin
+/// links on it whose check found an HTML page (the next level of the crawl).
+type PageOutcome = (Option<String>, Vec<String>);
+
+/// Audits one page in its own tab of the context.
+async fn audit_page(
+    browser: &chromate::Browser,
+    context: &chromate::BrowserContext,
+    request: &AuditRequest,
+    url: &str,
+    depth: u32,
+    state: &Mutex<Gathered>,
+) -> Result<PageOutcome, ToolError> {
+    let page = context
+        .new_page("about:blank")
+        .await
+        .map_err(|err| from_engine("audit", &err))?;
+    let res = inspect_page(&page, context, request, url, depth, state).await;
+    let _ = browser.close_page(&page).await;
+    res
+}
+
+async fn inspect_page(
+    page: &chromate::Page,
+    context: &chromate::BrowserContext,
+    request: &AuditRequest,
+    url: &str,
+    depth: u32,
+    state: &Mutex<Gathered>,
+) -> Result<PageOutcome, ToolError> {
+    let entry = depth == 0;
+    let journal = context.journal();
+    let _ = page.record_vitals().await;
+    let since = journal.cursor();
+    let navigation = page.goto(url, request.wait_until, NAVIGATION).await;
+    let navigation = match navigation {
+        Ok(navigation) => navigation,
+        Err(err) => {
+            // The failed document's journal entry may trail the navigation's answer a little.
+            let failed = chromate::LogFilter {
+                kinds: vec![chromate::LogKind::RequestFailed],
+                ..chromate::LogFilter::default()
+            };
+            let _ = journal.wait_for(&failed, since, FAILURE_SETTLE).await;
+            let entries = page_entries(journal, page, since, journal.cursor());
+            if let Some(hop) = guard_refusal(&entries) {
+                if entry {
+                    return Err(ssrf_blocked(&hop));
+                }
+            }
+            let finding = Finding::new(
+                "network.page-load",
+                if entry {
+                    Severity::Critical
+                } else {
+                    Severity::High
+                },
+                Category::Network,
+                url,
+                format!("Page did not load: {}", findings::cut(&err.to_string(), 100)),
+            )
+            .describe("the document failed at network level or did not load in time")
+            .evidence(json!({ "url": url, "error": err.to_string(), "code": from_engine("audit", &err).code.as_str() }))
+            .keyed("");
+            let mut gathered = lock(state);
+            gathered.findings.push(finding);
+            gathered.pages.push(AuditedPage {
+                url: url.to_owned(),
+                depth,
+                status: None,
+                findings: 1,
+            });
+            gathered.entry_failed |= entry;
+            return Ok((None, Vec::new()));
+        }
+    };
+    let page_url = navigation.url.clone();
+    if let Some(status) = navigation.status.filter(|status| *status >= 400) {
+        let finding = Finding::new(
+            "network.document-status",
+            findings::http_severity(status, true),
+            Category::Network,
+            &page_url,
+            format!("Page answered HTTP {status}"),
+        )
+        .describe("the audited document itself is an HTTP error")
+        .evidence(json!({ "url": page_url, "status": status }))
+        .keyed("");
+        let mut gathered = lock(state);
+        gathered.findings.push(finding);
+        gathered.metrics.http_errors += 1;
+        gathered.pages.push(AuditedPage {
+            url: page_url.clone(),
+            depth,
+            status: Some(status),
+            findings: 1,
+        });
+        gathered.entry_failed |= entry;
+        return Ok((Some(page_url), Vec::new()));
+    }
+    let _ = page
+        .wait_for_load_state(chromate::WaitUntil::NetworkIdle, SETTLE)
+        .await;
+    let inspection = page
+        .inspect_for_audit(MIN_TARGET)
+        .await
+        .map_err(|err| from_engine("audit", &err))?;
+    if entry {
+        lock(state).origin = Some(inspection.origin.clone());
+        if request.screenshots {
+            let shots = screenshots(page).await;
+            lock(state).shots = shots;
+        }
+    }
+    let a11y_options = chromate::AuditOptions {
+        max_violations: 50,
+        max_nodes: 10,
+        max_total_nodes: 200,
+        ..chromate::AuditOptions::default()
+    };
+    let a11y = match page.audit_accessibility(a11y_options).await {
+        Ok(report) => Some(report),
+        // axe missing is the audit's failure, once, on the entry page.
+        Err(err) if entry => return Err(from_engine("audit", &err)),
+        Err(_) => None,
+    };
+    let cut = journal.cursor();
+    let entries = page_entries(journal, page, since, cut);
+    let mut found = Vec::new();
+    let mut metrics = Metrics::default();
+    runtime_findings(&entries, &page_url, &mut found, &mut metrics);
+    network_findings(&entries, &page_url, &inspection, &mut found, &mut metrics);
+    let axe_selectors = a11y
+        .as_ref()
+        .map(|report| a11y_findings(report, &page_url, &mut found, &mut metrics))
+        .unwrap_or_default();
+    layout_findings(&inspection, &page_url, &axe_selectors, &mut found);
+    speed_findings(&inspection.vitals, &page_url, &mut found);
+    metrics.requests = inspection.vitals.requests;
+    metrics.bytes = inspection.vitals.bytes;
+    if entry {
+        metrics.lcp_ms = inspection.vitals.lcp.map(|lcp| lcp.round() as u64);
+        metrics.cls = Some(inspection.vitals.cls);
+        metrics.tbt_ms = Some(inspection.vitals.tbt.round() as u64);
+    }
+    // Links: same-origin targets are checked once per audit, from inside a page of their
+    // origin; others are listed.
+    let mut to_check = Vec::new();
+    let mut same_origin = Vec::new();
+    {
+        let mut gathered = lock(state);
+        let origin = gathered.origin.clone().unwrap_or_default();
+        for link in &inspection.links {
+            if link.origin == origin {
+                same_origin.push(link.url.clone());
+                gathered
+                    .referrers
+                    .entry(link.url.clone())
+                    .or_default()
+                    .push((page_url.clone(), link.selector.clone()));
+                if !gathered.links.contains_key(&link.url) {
+                    gathered.links.insert(link.url.clone(), LinkState::Pending);
+                    to_check.push(link.url.clone());
+                }
+            } else {
+                let pages = gathered.external.entry(link.url.clone()).or_default();
+                if !pages.contains(&page_url) {
+                    pages.push(page_url.clone());
+                }
+            }
+        }
+        let n_found = found.len() as u64;
+        gathered.findings.append(&mut found);
+        add_metrics(&mut gathered.metrics, &metrics);
+        gathered.pages.push(AuditedPage {
+            url: page_url.clone(),
+            depth,
+            status: navigation.status,
+            findings: n_found,
+        });
+    }
+    let checked_since = journal.cursor();
+    let checks = page
+        .check_links(&to_check, LINK_TIMEOUT)
+        .await
+        .unwrap_or_default();
+    let after = page_entries(journal, page, checked_since, journal.cursor());
+    let mut gathered = lock(state);
+    for check in checks {
+        // The browser's reason for a failed check, from the journal (`net::ERR_…`, a block).
+        // Only a check that got no answer has one (a GET's body is aborted on purpose).
+        let failure = after
+            .iter()
+            .rev()
+            .filter(|_| check.status.is_none())
+            .find_map(|entry| match &entry.data {
+                chromate::LogData::RequestFailed {
+                    url,
+                    failure,
+                    blocked_by,
+                    ..
+                } if *url == check.url => Some(match blocked_by.as_deref() {
+                    Some("private-network") => "SSRF_BLOCKED".to_owned(),
+                    _ => failure.clone(),
+                }),
+                _ => None,
+            });
+        gathered
+            .links
+            .insert(check.url.clone(), LinkState::Done(check, failure));
+    }
+    let next = same_origin
+        .into_iter()
+        .filter(|url| match gathered.links.get(url) {
+            Some(LinkState::Done(check, _)) => {
+                check.status.is_some_and(|status| status < 400)
+                    && check.content_type.to_ascii_lowercase().contains("html")
+            }
+            _ => false,
+        })
+        .collect();
+    Ok((Some(page_url), next))
+}
+
+fn add_metrics(total: &mut Metrics, page: &Metrics) {
+    total.console_errors += page.console_errors;
+    total.http_errors += page.http_errors;
+    total.a11y_violations += page.a11y_violations;
+    total.requests += page.requests;
+    total.bytes += page.bytes;
+    if page.lcp_ms.is_some() {
+        total.lcp_ms = page.lcp_ms;
+    }
+    if page.cls.is_some() {
+        total.cls = page.cls;
+    }
+    if page.tbt_ms.is_some() {
+        total.tbt_ms = page.tbt_ms;
+    }
+}
+
+/// The context journal's entries of `page` with `since < seq <= until`.
+fn page_entries(
+    journal: &chromate::Journal,
+    page: &chromate::Page,
+    since: u64,
+    until: u64,
+) -> Vec<chromate::LogEntry> {
+    journal
+        .list(&chromate::LogFilter::default(), since, 5000)
+        .entries
+        .into_iter()
+        .filter(|entry| entry.page == page.target_id() && entry.seq <= until)
+        .collect()
+}
+
+/// The URL a private-network guard refused, if it refused one.
+fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
+    entries.iter().find_map(|entry| match &entry.data {
+        chromate::LogData::RequestFailed {
+            url, blocked_by, ..
+        } if blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str()) => {
+            Some(url.clone())
+        }
+        _ => None,
+    })
+}
+
+/// The class of a URL's host for messages: an address literal's class, `loopback` for
+/// `localhost`, else `private network` (a name that resolved there).
+fn host_class(url: &str) -> String {
+    let authority = url
+        .split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split(['/', '?', '#'])
+        .next()
+        .unwrap_or_default();
+    let host = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
+    let host = match host.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => host.rsplit_once(':').map_or(host, |(host, _)| host),
+    };
+    if let Ok(ip) = host.parse::<std::net::IpAddr>() {
+        return chromate::classify_ip(ip).as_str().to_owned();
+    }
+    if host == "localhost" || host.ends_with(".localhost") {
+        return "loopback".to_owned();
+    }
+    "private network".to_owned()
+}
+
+/// SSRF_BLOCKED for the entry page's hop to `hop`.
+pub(crate) fn ssrf_blocked(hop: &str) -> ToolError {
+    let class = host_class(hop);
+    ToolError::new(
+        ErrorCode::SsrfBlocked,
+        format!("audit: {hop} is a {class} address; --block-private-network refused the request at that hop"),
+    )
+    .with_hint(
+        "--block-private-network refuses loopback, private, link-local and unique-local targets, \
+         redirect hops included; drop the flag to audit a local server, or trust one origin with \
+         --allow-private ORIGIN",
+    )
+    .with_detail(json!({ "url": hop, "class": class, "reason": "private-network" }))
+}
+
+/// Viewport and full-page captures of the entry page.
+async fn screenshots(page: &chromate::Page) -> Vec<(String, Vec<u8>, u32, u32)> {
+    let mut shots = Vec::new();
+    for (name, target) in [
+        ("viewport", chromate::ScreenshotTarget::Viewport),
+        ("full-page", chromate::ScreenshotTarget::FullPage),
+    ] {
+        let options = chromate::ScreenshotOptions {
+            target,
+            ..chromate::ScreenshotOptions::default()
+        };
+        if let Ok(shot) = page.screenshot(options).await {
+            shots.push((name.to_owned(), shot.png, shot.width, shot.height));
+        }
+    }
+    shots
+}
+
+/// Uncaught errors, unhandled rejections, `console.error` and `console.warn`, one finding per
+/// message and place (with its count).
+fn runtime_findings(
+    entries: &[chromate::LogEntry],
+    page: &str,
+    found: &mut Vec<Finding>,
+    metrics: &mut Metrics,
+) {
+    let mut by_key: BTreeMap<String, (Finding, u64)> = BTreeMap::new();
+    for entry in entries {
+        let (rule, severity, text, origin, stack, method) = match &entry.data {
+            chromate::LogData::Error {
+                method,
+                text,
+                origin,
+                stack,
+            } => {
+                let rule = if method == "unhandledrejection" {
+                    "runtime.unhandled-rejection"
+                } else {
+                    "runtime.exception"
+                };
+                (rule, Severity::High, text, origin, stack.clone(), method)
+            }
+            chromate::LogData::Console {
+                level: chromate::LogLevel::Error,
+                method,
+                text,
+                origin,
+            } => (
+                "runtime.console-error",
+                Severity::Medium,
+                text,
+                origin,
+                None,
+                method,
+            ),
+            chromate::LogData::Console {
+                level: chromate::LogLevel::Warn,
+                method,
+                text,
+                origin,
+            } => (
+                "runtime.console-warn",
+                Severity::Low,
+                text,
+                origin,
+                None,
+                method,
+            ),
+            _ => continue,
+        };
+        if severity >= Severity::Medium {
+            metrics.console_errors += 1;
+        }
+        let key = format!("{rule}\n{text}\n{}", origin.as_deref().unwrap_or(""));
+        let slot = by_key.entry(key).or_insert_with(|| {
+            let description = match rule {
+                "runtime.exception" => "an uncaught exception during load and settle",
+                "runtime.unhandled-rejection" => "a promise rejection nobody handled",
+                "runtime.console-error" => "the page called console.error",
+                _ => "the page called console.warn",
+            };
+            let finding = Finding::new(
+                rule,
+                severity,
+                Category::Functional,
+                page,
+                findings::cut(text, 120),
+            )
+            .describe(description)
+            .evidence(json!({
+                "message": text,
+                "method": method,
+                "origin": origin,
+                "stack": stack,
+            }))
+            .keyed(&format!("{text}\n{}", origin.as_deref().unwrap_or("")));
+            (finding, 0)
+        });
+        slot.1 += 1;
+    }
+    for (_, (mut finding, count)) in by_key {
+        finding.evidence["count"] = json!(count);
+        found.push(finding);
+    }
+}
+
+/// Responses ≥ 400, failed and refused requests, images that did not decode, mixed content.
+fn network_findings(
+    entries: &[chromate::LogEntry],
+    page: &str,
+    inspection: &chromate::PageInspection,
+    found: &mut Vec<Finding>,
+    metrics: &mut Metrics,
+) {
+    let mut failed_urls: HashSet<String> = HashSet::new();
+    for (index, entry) in entries.iter().enumerate() {
+        match &entry.data {
+            chromate::LogData::Response {
+                url,
+                method,
+                status,
+                mime_type,
+                ..
+            } if *status >= 400 => {
+                failed_urls.insert(url.clone());
+                if url == page || findings::incidental(url) {
+                    continue;
+                }
+                metrics.http_errors += 1;
+                found.push(
+                    Finding::new(
+                        "network.http-error",
+                        findings::http_severity(*status, false),
+                        Category::Network,
+                        page,
+                        format!(
+                            "{method} {} answered {status}",
+                            findings::cut(&findings::short_url(url), 90)
+                        ),
+                    )
+                    .describe("a request of the page got an HTTP error status")
+                    .evidence(json!({
+                        "url": url,
+                        "method": method,
+                        "status": status,
+                        "mime_type": mime_type,
+                        "duration_ms": duration_to(entries, index, url),
+                    }))
+                    .keyed(url),
+                );
+            }
+            chromate::LogData::RequestFailed {
+                url,
+                method,
+                failure,
+                blocked_by,
+            } => {
+                failed_urls.insert(url.clone());
+                let private = blocked_by.as_deref() == Some("private-network");
+                // The user's own policy and mocks block on purpose; an abort is the page's
+                // (a navigation away, a cancelled fetch).
+                if (blocked_by.is_some() && !private)
+                    || failure == "net::ERR_ABORTED"
+                    || findings::incidental(url)
+                {
+                    continue;
+                }
+                metrics.http_errors += 1;
+                let (rule, title, description, code) = if private {
+                    (
+                        "network.ssrf-blocked",
+                        format!("{method} {} refused: private network", findings::cut(&findings::short_url(url), 80)),
+                        "--block-private-network refused a request to a loopback, private, link-local or unique-local address",
+                        Some("SSRF_BLOCKED"),
+                    )
+                } else {
+                    (
+                        "network.request-failed",
+                        format!(
+                            "{method} {} failed: {failure}",
+                            findings::cut(&findings::short_url(url), 80)
+                        ),
+                        "a request of the page failed at network level",
+                        None,
+                    )
+                };
+                found.push(
+                    Finding::new(rule, Severity::Medium, Category::Network, page, title)
+                        .describe(description)
+                        .evidence(json!({
+                            "url": url,
+                            "method": method,
+                            "error": failure,
+                            "code": code,
+                            "duration_ms": duration_to(entries, index, url),
+                        }))
+                        .keyed(url),
+                );
+            }
+            _ => {}
+        }
+    }
+    for image in &inspection.images {
+        if failed_urls.contains(&image.url) {
+            continue;
+        }
+        found.push(
+            Finding::new(
+                "network.image-decode",
+                Severity::Medium,
+                Category::Network,
+                page,
+                format!(
+                    "Image did not decode: {}",
+                    findings::cut(&findings::short_url(&image.url), 90)
+                ),
+            )
+            .describe("the image loaded but the browser could not decode it")
+            .at(Some(image.selector.clone()))
+            .evidence(json!({ "url": image.url }))
+            .keyed(&image.url),
+        );
+    }
+    for resource in &inspection.mixed {
+        found.push(
+            Finding::new(
+                "network.mixed-content",
+                Severity::High,
+                Category::Network,
+                page,
+                format!("Mixed content: {}", findings::cut(&resource.url, 90)),
+            )
+            .describe("an https page asks for a resource over plain http")
+            .at(Some(resource.selector.clone()))
+            .evidence(json!({ "url": resource.url }))
+            .keyed(&resource.url),
+        );
+    }
+}
+
+/// Milliseconds from the latest request for `url` before `entries[index]` to it.
+fn duration_to(entries: &[chromate::LogEntry], index: usize, url: &str) -> Option<u64> {
+    let end = entries.get(index)?.time;
+    let start = entries[..index]
+        .iter()
+        .rev()
+        .find_map(|entry| match &entry.data {
+            chromate::LogData::Request { url: sent, .. } if sent == url => Some(entry.time),
+            _ => None,
+        })?;
+    end.duration_since(start)
+        .ok()
+        .and_then(|elapsed| u64::try_from(elapsed.as_millis()).ok())
+}
+
+/// One finding per axe violation (its first node's selector, every reported node in the
+/// evidence); returns every reported node's selector.
+fn a11y_findings(
+    report: &chromate::AuditReport,
+    page: &str,
+    found: &mut Vec<Finding>,
+    metrics: &mut Metrics,
+) -> HashSet<String> {
+    let mut selectors = HashSet::new();
+    metrics.a11y_violations += report.violations.len() as u64;
+    for violation in &report.violations {
+        let nodes: Vec<Value> = violation
+            .nodes
+            .iter()
+            .map(|node| {
+                json!({
+                    "selector": node.selector,
+                    "target": node.target,
+                    "html": findings::cut(&node.html, 300),
+                    "summary": findings::cut(&node.failure_summary, 500),
+                })
+            })
+            .collect();
+        selectors.extend(
+            violation
+                .nodes
+                .iter()
+                .filter_map(|node| node.selector.clone()),
+        );
+        let first = violation
+            .nodes
+            .first()
+            .and_then(|node| node.selector.clone());
+        found.push(
+            Finding::new(
+                &format!("a11y.{}", violation.id),
+                findings::axe_severity(violation.impact.as_str()),
+                Category::Accessibility,
+                page,
+                violation.help.clone(),
+            )
+            .describe(violation.description.clone())
+            .at(first)
+            .evidence(json!({
+                "rule": violation.id,
+                "impact": violation.impact.as_str(),
+                "help_url": violation.help_url,
+                "tags": violation.tags,
+                "nodes": nodes,
+            }))
+            .keyed(""),
+        );
+    }
+    selectors
+}
+
+/// Horizontal overflow and the controls' problems; a control axe already reported for the
+/// same reason is not reported twice.
+fn layout_findings(
+    inspection: &chromate::PageInspection,
+    page: &str,
+    axe_selectors: &HashSet<String>,
+    found: &mut Vec<Finding>,
+) {
+    let overflow = &inspection.overflow;
+    if overflow.width > overflow.viewport + 1.0 {
+        let selector = overflow
+            .element
+            .as_ref()
+            .map(|element| element.selector.clone());
+        found.push(
+            Finding::new(
+                "layout.horizontal-overflow",
+                Severity::Medium,
+                Category::Visual,
+                page,
+                format!(
+                    "Page is wider than the viewport ({} px > {} px)",
+                    overflow.width, overflow.viewport
+                ),
+            )
+            .describe("the document scrolls sideways: something is wider than the viewport")
+            .at(selector)
+            .evidence(json!({
+                "viewport": overflow.viewport,
+                "width": overflow.width,
+                "rect": overflow.element.as_ref().map(|element| rect_json(&element.rect)),
+            }))
+            .keyed(""),
+        );
+    }
+    for issue in &inspection.controls {
+        let Some((rule, severity, category, title)) = findings::control_rule(&issue.kind) else {
+            continue;
+        };
+        let axe_covers = matches!(issue.kind.as_str(), "nameless" | "small-target")
+            && axe_selectors.contains(&issue.selector);
+        if axe_covers {
+            continue;
+        }
+        let mut evidence = json!({
+            "tag": issue.tag,
+            "role": issue.role,
+            "name": issue.name,
+            "rect": rect_json(&issue.rect),
+        });
+        if let Some(size) = &issue.size {
+            evidence["size"] = json!(size);
+        }
+        if let Some(covered_by) = &issue.covered_by {
+            evidence["covered_by"] = json!(covered_by);
+        }
+        let description = match issue.kind.as_str() {
+            "covered" => "another element sits on top of the control's middle, so a click there does not reach it",
+            "off-screen" => "the control lies outside the document, where nobody can reach it",
+            "zero-size" => "the control is rendered with no width or no height",
+            "nameless" => "the control has no accessible name, so assistive technology cannot announce it",
+            _ => "targets under 24×24 CSS px are hard to hit (WCAG 2.5.8)",
+        };
+        found.push(
+            Finding::new(rule, severity, category, page, title)
+                .describe(description)
+                .at(Some(issue.selector.clone()))
+                .evidence(evidence)
+                .keyed(&issue.selector),
+        );
+    }
+}
+
+fn rect_json(rect: &chromate::ProbeRect) -> Value {
+    json!({ "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height })
+}
+
+/// LCP, CLS, TBT, bytes and requests against their thresholds.
+fn speed_findings(vitals: &chromate::Vitals, page: &str, found: &mut Vec<Finding>) {
+    if let Some(lcp) = vitals.lcp {
+        found.extend(findings::speed_finding(
+            &findings::LCP,
+            lcp,
+            page,
+            vitals.lcp_selector.clone(),
+        ));
+    }
+    found.extend(findings::speed_finding(
+        &findings::CLS,
+        vitals.cls,
+        page,
+        vitals.cls_selector.clone(),
+    ));
+    let mut tbt = findings::speed_finding(&findings::TBT, vitals.tbt, page, None);
+    if let Some(finding) = &mut tbt {
+        finding.evidence["long_tasks"] = json!(vitals.long_tasks);
+        finding.evidence["longest_task_ms"] = json!(vitals.longest_task);
+    }
+    found.extend(tbt);
+    let mut bytes = findings::speed_finding(&findings::BYTES, vitals.bytes as f64, page, None);
+    if let Some(finding) = &mut bytes {
+        let largest: Vec<Value> = vitals
+            .largest
+            .iter()
+            .map(|resource| json!({ "url": resource.url, "bytes": resource.bytes }))
+            .collect();
+        finding.evidence["largest"] = json!(largest);
+    }
+    found.extend(bytes);
+    found.extend(findings::speed_finding(
+        &findings::REQUESTS,
+        vitals.requests as f64,
+        page,
+        None,
+    ));
+}
+
+/// One finding per broken same-origin target, on the first page that links to it, with every
+/// referring page in its evidence.
+fn broken_links(gathered: &Gathered) -> Vec<Finding> {
+    let mut found = Vec::new();
+    for (url, referrers) in &gathered.referrers {
+        let Some(LinkState::Done(check, failure)) = gathered.links.get(url) else {
+            continue;
+        };
+        let broken_status = check.status.filter(|status| *status >= 400);
+        let error = failure.clone().or_else(|| check.error.clone());
+        let (severity, what) = match (broken_status, &error) {
+            (Some(status), _) => (Severity::High, format!("answers {status}")),
+            (None, Some(error)) if error == "timeout" => (Severity::Medium, "timed out".to_owned()),
+            (None, Some(error)) => (Severity::High, format!("failed: {error}")),
+            (None, None) => continue,
+        };
+        let Some((page, selector)) = referrers.first() else {
+            continue;
+        };
+        let referrers: Vec<Value> = referrers
+            .iter()
+            .map(|(page, selector)| json!({ "page": page, "selector": selector }))
+            .collect();
+        found.push(
+            Finding::new(
+                "links.broken",
+                severity,
+                Category::Functional,
+                page,
+                format!(
+                    "Broken link: {} {what}",
+                    findings::cut(&findings::short_url(url), 90)
+                ),
+            )
+            .describe("a same-origin link leads nowhere (checked with HEAD, then GET)")
+            .at(Some(selector.clone()))
+            .evidence(json!({
+                "url": url,
+                "status": check.status,
+                "method": check.method,
+                "error": error,
+                "code": (error.as_deref() == Some("SSRF_BLOCKED")).then_some("SSRF_BLOCKED"),
+                "referrers": referrers,
+            }))
+            .keyed(url),
+        );
+    }
+    found
+}
+
+/// `url` without its `#fragment`.
+pub(crate) fn without_fragment(url: &str) -> String {
+    url.split('#').next().unwrap_or(url).to_owned()
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,354 @@
+//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit` and
+//! `chromate errors` on the command line): qa_audit_url and qa_get_runtime_errors, their
+//! declarations, arguments, cross-argument rules and handlers.
+//!
+//! Owns turning the arguments into an [`AuditRequest`], storing the entry page's screenshots
+//! as session files, and the audit's reply (the stable result object and the ranked text
+//! report); the runtime-errors channel: its selection of the session journal (console
+//! warnings and errors, uncaught errors, HTTP responses ≥ 400), severities, and its own drain
+//! record, so `browser_logs` and the observations' tripwire never take an entry from it. What
+//! an audit does is `dispatch/audit/`. Not in the default tools/list: the 28 tools stay 28
+//! unless the capability is asked for.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use super::{cancelled_error, ToolContext};
+use crate::dispatch::audit::findings::Shot;
+use crate::dispatch::audit::{self, report, AuditRequest};
+use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::session::Session;
+
+/// `WxH` in CSS px, each from 1 to 9999.
+pub(crate) static VIEWPORT: Pattern = Pattern {
+    source: "^[0-9]{1,4}x[0-9]{1,4}$",
+    matches: |text| parse_viewport(text).is_some(),
+};
+
+pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
+    name: "qa_audit_url",
+    title: "Audit a URL",
+    verb: "audit",
+    description: "Audit a page or small site in an isolated browser context: runtime errors, failed requests, broken links, accessibility (axe), layout and speed, as ranked findings with durable selectors.",
+    hints: Hints::S,
+    observes: false,
+    cli: Cli::new("audit", &[Slot::arg("url")]),
+    args: &[
+        Arg::string("url", "Absolute http(s) URL of the entry page")
+            .max_len(2048)
+            .required(),
+        Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
+            .default_int(IntDefault::Value(0)),
+        Arg::int("max_pages", "Audit at most this many pages", 1, 200)
+            .default_int(IntDefault::Value(20)),
+        Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
+        Arg::one_of(
+            "wait_until",
+            "When a page counts as loaded (then it settles until the network is quiet)",
+            &["load", "domcontentloaded", "networkidle"],
+        )
+        .default_str("load"),
+        Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
+            .default_int(IntDefault::Value(120_000)),
+        Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
+        Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        Arg::kind(
+            "allow_private",
+            "Origins (scheme://host[:port]) block_private_network lets through",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct AuditArgs {
+    pub(crate) url: String,
+    pub(crate) max_depth: u32,
+    pub(crate) max_pages: u32,
+    pub(crate) viewport: Option<String>,
+    pub(crate) wait_until: String,
+    pub(crate) timeout_ms: u64,
+    pub(crate) focus: Option<String>,
+    #[serde(default)]
+    pub(crate) include_screenshots: bool,
+    #[serde(default)]
+    pub(crate) block_private_network: bool,
+    #[serde(default)]
+    pub(crate) allow_private: Vec<String>,
+}
+
+/// `1280x800` → `(1280, 800)`; each side 1..=9999.
+pub(crate) fn parse_viewport(text: &str) -> Option<(u32, u32)> {
+    let (width, height) = text.split_once('x')?;
+    let side = |text: &str| {
+        (1..=4)
+            .contains(&text.len())
+            .then(|| text.parse::<u32>().ok())
+            .flatten()
+            .filter(|side| *side > 0)
+    };
+    Some((side(width)?, side(height)?))
+}
+
+fn is_http(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    ["http://", "https://"].iter().any(|scheme| {
+        lower
+            .strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+    })
+}
+
+pub(crate) fn check_audit(args: &AuditArgs, _session: &Session) -> Result<(), ToolError> {
+    if !is_http(&args.url) {
+        return Err(ToolError::invalid_argument(
+            format!("audit: {:?} is not an absolute http or https URL", args.url),
+            "url",
+            "audit a page a browser would load over the network, e.g. http://127.0.0.1:8080/",
+        ));
+    }
+    if !args.allow_private.is_empty() && !args.block_private_network {
+        return Err(ToolError::invalid_argument(
+            "audit: allow_private only matters with block_private_network",
+            "allow_private",
+            "add block_private_network (--block-private-network), or drop allow_private",
+        ));
+    }
+    for origin in &args.allow_private {
+        if let Err(err) = crate::config::parse_origin_list(origin) {
+            return Err(ToolError::invalid_argument(
+                format!("audit: allow_private: {err}"),
+                "allow_private",
+                "name origins as scheme://host[:port], e.g. http://127.0.0.1:3000",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub(crate) async fn audit(
+    ctx: &mut ToolContext<'_>,
+    args: AuditArgs,
+) -> Result<ToolOutput, ToolError> {
+    let verb = AUDIT_URL.verb;
+    let allow_private = args
+        .allow_private
+        .iter()
+        .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
+        .map(|pattern| crate::dispatch::mocks::engine_origin(&pattern))
+        .collect();
+    let wait_until = match args.wait_until.as_str() {
+        "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
+        "networkidle" => chromate::WaitUntil::NetworkIdle,
+        _ => chromate::WaitUntil::Load,
+    };
+    let request = AuditRequest {
+        url: args.url.trim().to_owned(),
+        max_depth: args.max_depth,
+        max_pages: args.max_pages,
+        viewport: args.viewport.as_deref().and_then(parse_viewport),
+        wait_until,
+        timeout: Duration::from_millis(args.timeout_ms),
+        focus: args.focus.filter(|focus| !focus.trim().is_empty()),
+        screenshots: args.include_screenshots,
+        block_private_network: args.block_private_network,
+        allow_private,
+    };
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase("launching browser");
+    }
+    let browser = ctx.session.ensure_browser(verb).await?.browser.clone();
+    ctx.progress.set_phase(format!("audit {}", request.url));
+    let run = audit::run(&browser, &request, &ctx.progress);
+    let (mut result, shots) = match ctx.cancel.run(run).await {
+        None => return Err(cancelled_error(verb)),
+        Some(outcome) => outcome?,
+    };
+    let mut links = Vec::new();
+    for (name, png, width, height) in shots {
+        match ctx
+            .session
+            .artifacts
+            .write(&format!("audit-{name}.png"), &png)
+        {
+            Ok(path) => {
+                result.screenshots.push(Shot {
+                    name,
+                    path: path.display().to_string(),
+                    width,
+                    height,
+                });
+                links.push(path);
+            }
+            Err(err) => eprintln!("chromate: audit: the {name} screenshot was not saved: {err:?}"),
+        }
+    }
+    let text = report::render(report::Format::Text, &result, &Vec::new());
+    let value = serde_json::to_value(&result).map_err(|err| {
+        ToolError::new(
+            ErrorCode::DriverError,
+            format!("audit: the result did not serialise: {err}"),
+        )
+        .with_hint("report this chromate bug")
+        .with_detail(json!({ "reason": "internal" }))
+    })?;
+    let mut output = ToolOutput::new(value);
+    output.text = Some(text);
+    output.links = links;
+    Ok(output)
+}
+
+pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
+    name: "qa_get_runtime_errors",
+    title: "Runtime errors",
+    verb: "errors",
+    description: "Drain the session's runtime errors not drained before (console warnings and errors, uncaught exceptions, HTTP responses >= 400): id, severity, source, message, stack, URL, time. It keeps its own record: browser_logs never takes an entry from it.",
+    hints: Hints::T,
+    observes: false,
+    cli: Cli::new("errors", &[]),
+    args: &[
+        Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
+        Arg::one_of(
+            "source",
+            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
+            &["console", "pageerror", "http", "all"],
+        )
+        .default_str("all"),
+        Arg::one_of(
+            "min_severity",
+            "info (console.log and info too), warning, or error",
+            &["info", "warning", "error"],
+        )
+        .default_str("warning"),
+    ],
+};
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct ErrorsArgs {
+    pub(crate) clear: Option<bool>,
+    pub(crate) source: String,
+    pub(crate) min_severity: String,
+}
+
+pub(crate) fn check_errors(_args: &ErrorsArgs, _session: &Session) -> Result<(), ToolError> {
+    Ok(())
+}
+
+/// A severity of the channel, least first.
+fn rank(severity: &str) -> u8 {
+    match severity {
+        "error" => 2,
+        "warning" => 1,
+        _ => 0,
+    }
+}
+
+/// An entry's source and severity, if it belongs to the channel.
+fn classify(entry: &chromate::LogEntry) -> Option<(&'static str, &'static str)> {
+    match &entry.data {
+        chromate::LogData::Error { .. } => Some(("pageerror", "error")),
+        chromate::LogData::Console { level, .. } => Some((
+            "console",
+            match level {
+                chromate::LogLevel::Error => "error",
+                chromate::LogLevel::Warn => "warning",
+                _ => "info",
+            },
+        )),
+        // The favicon the browser asks for by itself is nobody's error.
+        chromate::LogData::Response { status, url, .. }
+            if *status >= 400 && !crate::dispatch::audit::findings::incidental(url) =>
+        {
+            Some(("http", if *status >= 500 { "error" } else { "warning" }))
+        }
+        _ => None,
+    }
+}
+
+pub(crate) async fn errors(
+    ctx: &mut ToolContext<'_>,
+    args: ErrorsArgs,
+) -> Result<ToolOutput, ToolError> {
+    let clear = args.clear.unwrap_or(true);
+    let floor = rank(&args.min_severity);
+    let journal = &ctx.session.journal;
+    let filter = chromate::LogFilter {
+        kinds: vec![
+            chromate::LogKind::Console,
+            chromate::LogKind::Error,
+            chromate::LogKind::Response,
+        ],
+        ..chromate::LogFilter::default()
+    };
+    // Every buffered console, error and network entry (500 + 1000 at most).
+    let list = journal.log.list(&filter, 0, 2000);
+    let mut errors = Vec::new();
+    let mut returned = Vec::new();
+    for entry in &list.entries {
+        let Some((source, severity)) = classify(entry) else {
+            continue;
+        };
+        if journal.errors_drained.contains(&entry.seq)
+            || rank(severity) < floor
+            || (args.source != "all" && args.source != source)
+        {
+            continue;
+        }
+        let (message, stack, url) = match &entry.data {
+            chromate::LogData::Error {
+                text,
+                origin,
+                stack,
+                ..
+            } => (text.clone(), stack.clone(), origin.clone()),
+            chromate::LogData::Console { text, origin, .. } => (text.clone(), None, origin.clone()),
+            chromate::LogData::Response {
+                url,
+                method,
+                status,
+                ..
+            } => (
+                format!("{method} {url} answered {status}"),
+                None,
+                Some(url.clone()),
+            ),
+            _ => continue,
+        };
+        returned.push(entry.seq);
+        errors.push(json!({
+            "id": entry.seq,
+            "severity": severity,
+            "source": source,
+            "message": message,
+            "stack": stack,
+            "url": url,
+            "page": journal.page_id(&entry.page),
+            "timestamp": crate::dispatch::time::iso_time(entry.time),
+        }));
+    }
+    if clear {
+        let journal = &mut ctx.session.journal;
+        journal.errors_drained.extend(returned);
+        // Entries no longer buffered can never be returned again: forget them.
+        if let Some(oldest) = list.entries.first().map(|entry| entry.seq) {
+            journal.errors_drained = journal.errors_drained.split_off(&oldest);
+        }
+    }
+    Ok(ToolOutput::new(json!({
+        "count": errors.len(),
+        "errors": errors,
+        "cleared": clear,
+        "capturing": ctx.session.journal.capturing(),
+    })))
+}
