@@ -30,6 +30,7 @@ mod intercept;
 pub(crate) mod js;
 mod launch;
 mod page;
+mod pdf;
 mod redact;
 mod screenshot;
 mod selector;
@@ -55,6 +56,7 @@ pub use intercept::{
 };
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use pdf::PdfOptions;
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
 pub use selector::Selector;
 pub use session::{

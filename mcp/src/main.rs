@@ -43,6 +43,7 @@ fn main() -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Tool(command) => cli::run::tool(&command),
+        Command::Capture(command) => cli::flows::run_capture(&command),
         Command::Close { session } => cli::run::close(session.as_deref()),
         Command::Sessions { json } => cli::run::sessions(json),
         Command::Skill { install: None } => {

@@ -17,26 +17,10 @@ use std::time::{Duration, Instant};
 use chromate_tests::{procs, FixtureServer, McpClient, McpCommand, Response};
 use serde_json::{json, Value};
 
+use crate::util::chromate_binary;
+
 /// How long one response may take (navigation waits are 30 s at most in these tests).
 const DEADLINE: Duration = Duration::from_secs(60);
-
-/// `target/<profile>/chromate`, found from this test binary (`target/<profile>/deps/e2e-…`).
-fn chromate_binary() -> PathBuf {
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(err) => panic!("cannot locate the test binary: {err}"),
-    };
-    let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
-        panic!("unexpected test binary location {}", exe.display());
-    };
-    let binary = profile_dir.join("chromate");
-    assert!(
-        binary.is_file(),
-        "the chromate binary is missing at {}; build it first with `cargo build -p chromate-mcp`",
-        binary.display()
-    );
-    binary
-}
 
 /// A running `chromate mcp` that launches the browser the caller names in `CHROMATE_BROWSER`.
 fn start_mcp() -> McpClient {

@@ -6,6 +6,25 @@ use std::time::{Duration, Instant};
 use chromate::{Browser, LaunchOptions, Locator, Page, WaitUntil};
 use chromate_tests::FixtureServer;
 
+/// `target/<profile>/chromate`, found from this test binary (`target/<profile>/deps/e2e-…`);
+/// build it first with `cargo build -p chromate-mcp`.
+pub(crate) fn chromate_binary() -> std::path::PathBuf {
+    let exe = match std::env::current_exe() {
+        Ok(exe) => exe,
+        Err(err) => panic!("cannot locate the test binary: {err}"),
+    };
+    let Some(profile_dir) = exe.parent().and_then(|deps| deps.parent()) else {
+        panic!("unexpected test binary location {}", exe.display());
+    };
+    let binary = profile_dir.join("chromate");
+    assert!(
+        binary.is_file(),
+        "the chromate binary is missing at {}; build it first with `cargo build -p chromate-mcp`",
+        binary.display()
+    );
+    binary
+}
+
 /// Launches a headless browser with chromate's defaults.
 pub(crate) async fn launch() -> Browser {
     match Browser::launch(LaunchOptions::default()).await {

@@ -8,6 +8,7 @@
 //! (`crate::dispatch`): `main.rs` dispatches.
 
 pub(crate) mod commands;
+pub(crate) mod flows;
 pub(crate) mod run;
 pub(crate) mod skill;
 
@@ -27,6 +28,8 @@ pub(crate) enum Command {
     Help(String),
     /// `chromate <tool command> ...`: one tool on a persistent session.
     Tool(commands::ToolCommand),
+    /// `chromate capture URL --name NAME [...]`: one capture in a browser of its own.
+    Capture(flows::CaptureCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -63,6 +66,9 @@ usage:
     navigate click fill type element press key mouse hover upload dialog find exists
     wait read expect snapshot locators a11y page logs mock state trace screenshot
     status batch eval
+  chromate capture URL --name NAME [--selector CSS] [--full-page] [--output-dir DIR] ...
+                                save a deterministic PNG or PDF of a page (its own
+                                headless browser; no session)
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -151,6 +157,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP.to_owned())),
         "-V" | "--version" => Ok(Command::Version),
         "close" => parse_close(rest),
+        "capture" => flows::parse_capture(rest),
         "sessions" => parse_sessions(rest),
         "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),

@@ -17,6 +17,11 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.common
         ),
+        Ok(Command::Capture(command)) => format!(
+            "capture {} json={}",
+            serde_json::Value::Object(command.arguments),
+            command.json
+        ),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),

@@ -1,0 +1,522 @@
+//! Captures and flows end to end: the real `chromate capture` and `chromate flows` commands,
+//! each run with a temp directory of the test's own as `TMPDIR` (where its browser's profile,
+//! and the default output directory, are made), against fixture pages on loopback.
+//!
+//! Every run is watched while it runs: the Chromium processes it starts (descendants of the
+//! `chromate` process) are collected by PID, and once it exits each of them must be gone and
+//! no process may still use a profile inside the test's temp directory. Nothing sleeps: the
+//! watch polls `/proc` under a deadline.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use chromate_tests::{procs, FixtureServer, Response};
+use serde_json::Value;
+
+use crate::util::chromate_binary;
+
+/// How long one `chromate` command may take.
+const DEADLINE: Duration = Duration::from_secs(120);
+
+/// A finished `chromate` command.
+#[derive(Debug)]
+struct Ran {
+    status: ExitStatus,
+    stdout: String,
+    stderr: String,
+    /// The browser processes it started (all gone by now).
+    browsers: Vec<u32>,
+    elapsed: Duration,
+}
+
+impl Ran {
+    fn code(&self) -> Option<i32> {
+        self.status.code()
+    }
+
+    /// Stdout as one JSON document.
+    fn json(&self) -> Value {
+        serde_json::from_str(self.stdout.trim())
+            .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {self:?}"))
+    }
+
+    #[track_caller]
+    fn assert_ok(&self) -> &Ran {
+        assert_eq!(self.code(), Some(0), "{self:#?}");
+        self
+    }
+}
+
+/// One test's temp directory: the `TMPDIR` of every command it runs.
+struct Sandbox {
+    dir: tempfile::TempDir,
+}
+
+impl Sandbox {
+    fn new() -> Sandbox {
+        Sandbox {
+            dir: tempfile::tempdir().expect("temp dir"),
+        }
+    }
+
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn out(&self) -> PathBuf {
+        self.path().join("out")
+    }
+
+    /// Runs `chromate ARGS` and proves by PID that every browser it started is gone.
+    fn run(&self, args: &[&str]) -> Ran {
+        self.run_with(args, &[])
+    }
+
+    fn run_with(&self, args: &[&str], envs: &[(&str, &str)]) -> Ran {
+        let started = Instant::now();
+        let mut child = Command::new(chromate_binary())
+            .args(args)
+            .envs(envs.iter().copied())
+            .env("TMPDIR", self.path())
+            .current_dir(self.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn chromate");
+        let mut stdout = child.stdout.take().expect("stdout");
+        let mut stderr = child.stderr.take().expect("stderr");
+        let out_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stdout, &mut text);
+            text
+        });
+        let err_reader = std::thread::spawn(move || {
+            let mut text = String::new();
+            let _ = std::io::Read::read_to_string(&mut stderr, &mut text);
+            text
+        });
+        let mut browsers: Vec<u32> = Vec::new();
+        let status = loop {
+            for pid in procs::descendants(child.id()) {
+                let chrome =
+                    procs::ProcessInfo::read(pid).is_some_and(|info| info.is_chrome_like());
+                if chrome && !browsers.contains(&pid) {
+                    browsers.push(pid);
+                }
+            }
+            if let Some(status) = child.try_wait().expect("wait for chromate") {
+                break status;
+            }
+            if started.elapsed() > DEADLINE {
+                let _ = child.kill();
+                panic!("chromate {args:?} ran longer than {DEADLINE:?}");
+            }
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        let elapsed = started.elapsed();
+        let stdout = out_reader.join().expect("stdout reader");
+        let stderr = err_reader.join().expect("stderr reader");
+        let gone =
+            procs::wait_until_gone_blocking(&browsers, Instant::now() + Duration::from_secs(10));
+        assert!(
+            gone.is_ok(),
+            "chromate {args:?} exited but its browser processes live on: {gone:?}"
+        );
+        let left = procs::chrome_processes_with_profile_under(self.path());
+        assert!(
+            left.is_empty(),
+            "browsers with a profile in the test's temp dir: {left:?}"
+        );
+        Ran {
+            status,
+            stdout,
+            stderr,
+            browsers,
+            elapsed,
+        }
+    }
+
+    /// `chromate capture URL --name NAME --output-dir <out> EXTRA... --json`, which must work
+    /// and start a browser; returns the record and the file's bytes.
+    fn capture(&self, url: &str, name: &str, extra: &[&str]) -> (Value, Vec<u8>) {
+        let out = self.out();
+        let out = out.to_str().expect("utf-8 path");
+        let mut args = vec![
+            "capture",
+            url,
+            "--name",
+            name,
+            "--output-dir",
+            out,
+            "--json",
+        ];
+        args.extend_from_slice(extra);
+        let ran = self.run(&args);
+        ran.assert_ok();
+        assert!(
+            !ran.browsers.is_empty(),
+            "a capture starts a browser: {ran:?}"
+        );
+        let record = ran.json();
+        let path = record["path"].as_str().expect("path").to_owned();
+        let bytes = std::fs::read(&path).unwrap_or_else(|err| panic!("{path}: {err}"));
+        (record, bytes)
+    }
+}
+
+/// RGBA pixels and size of a PNG, decoded by the `png` crate (not by chromate).
+fn decode(png_bytes: &[u8]) -> (u32, u32, Vec<u8>) {
+    let mut decoder = png::Decoder::new(std::io::Cursor::new(png_bytes));
+    decoder.set_transformations(png::Transformations::EXPAND | png::Transformations::ALPHA);
+    let mut reader = decoder.read_info().expect("png header");
+    let mut buffer = vec![0; reader.output_buffer_size().expect("buffer size")];
+    let info = reader.next_frame(&mut buffer).expect("png frame");
+    buffer.truncate(info.buffer_size());
+    (info.width, info.height, buffer)
+}
+
+/// The RGB of pixel (x, y).
+fn pixel(png_bytes: &[u8], x: u32, y: u32) -> [u8; 3] {
+    let (width, _, pixels) = decode(png_bytes);
+    let at = ((y * width + x) * 4) as usize;
+    [pixels[at], pixels[at + 1], pixels[at + 2]]
+}
+
+#[test]
+fn captures_of_an_animated_page_with_animations_disabled_are_byte_identical() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    // animated.html starts a 400 ms transition while it loads; clock.html has an infinite
+    // animation and a 5 s transition besides its clock (masked here).
+    let (_, first) = sandbox.capture(&server.url("animated.html"), "a1", &[]);
+    let (_, second) = sandbox.capture(&server.url("animated.html"), "a2", &[]);
+    assert!(first == second, "two captures of animated.html differ");
+    let masked = ["--mask", "#clock"];
+    let (_, first) = sandbox.capture(&server.url("clock.html"), "c1", &masked);
+    let (_, second) = sandbox.capture(&server.url("clock.html"), "c2", &masked);
+    assert!(first == second, "two frozen captures of clock.html differ");
+    // Frozen means finished: #bar's 5 s transition is at its end (600 px wide, green at
+    // x=300), where a capture with animations allowed finds it just started.
+    let (_, frozen) = sandbox.capture(&server.url("clock.html"), "f", &masked);
+    let (_, running) = sandbox.capture(
+        &server.url("clock.html"),
+        "r",
+        &["--mask", "#clock", "--animations", "allow"],
+    );
+    assert_eq!(pixel(&frozen, 300, 75), [0x33, 0xaa, 0x33]);
+    assert_eq!(pixel(&running, 300, 75), [0xff, 0xff, 0xff]);
+}
+
+#[test]
+fn a_masked_clock_gives_identical_captures_and_a_mask_matching_nothing_is_a_no_op() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let url = server.url("clock.html");
+    let (unmasked_a, a) = sandbox.capture(&url, "u1", &[]);
+    let (_, b) = sandbox.capture(&url, "u2", &[]);
+    assert!(a != b, "the clock should make unmasked captures differ");
+    assert_eq!(unmasked_a["masked"], serde_json::json!([]));
+    let (record, masked_1) = sandbox.capture(&url, "m1", &["--mask", "#clock"]);
+    let (_, masked_2) = sandbox.capture(&url, "m2", &["--mask", "#clock"]);
+    assert!(masked_1 == masked_2, "masked captures of the clock differ");
+    assert_eq!(record["masked"], serde_json::json!(["#clock"]));
+    // #clock is the box (20, 20) 200×30: covered in #FF00FF.
+    assert_eq!(pixel(&masked_1, 120, 35), [0xff, 0x00, 0xff]);
+    let (_, green) = sandbox.capture(&url, "g", &["--mask", "#clock", "--mask-color", "#00ff00"]);
+    assert_eq!(pixel(&green, 120, 35), [0x00, 0xff, 0x00]);
+    // A selector that matches nothing changes nothing.
+    let (_, with_nothing) = sandbox.capture(
+        &url,
+        "n",
+        &["--mask", "#clock", "--mask", "#no-such-element"],
+    );
+    assert!(
+        with_nothing == masked_1,
+        "a mask matching nothing changed the capture"
+    );
+    // The console error the page logs while it loads is in the record.
+    let errors = record["console_errors"].as_array().expect("console_errors");
+    assert!(
+        errors
+            .iter()
+            .any(|error| error["text"] == "clock: console error at load"),
+        "{record}"
+    );
+    let sha = record["sha256"].as_str().expect("sha256");
+    assert_eq!(sha.len(), 64, "{record}");
+}
+
+#[test]
+fn element_full_page_and_viewport_captures_have_their_sizes() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let url = server.url("clock.html");
+    let mask = ["--mask", "#clock"];
+    let (record, png) = sandbox.capture(&url, "viewport", &mask);
+    assert_eq!(decode(&png).0, 1280);
+    assert_eq!(decode(&png).1, 720);
+    assert_eq!(
+        record["viewport"],
+        serde_json::json!({"width": 1280, "height": 720})
+    );
+    let (record, png) = sandbox.capture(&url, "card", &["--selector", "#card"]);
+    assert_eq!((decode(&png).0, decode(&png).1), (300, 200), "{record}");
+    assert_eq!(record["size"]["width"], 300);
+    assert_eq!(record["selector"], "#card");
+    let (_, png) = sandbox.capture(&url, "full", &["--full-page", "--mask", "#clock"]);
+    assert_eq!((decode(&png).0, decode(&png).1), (1280, 2000));
+    let (record, png) = sandbox.capture(&url, "small", &["--viewport", "800x600"]);
+    assert_eq!((decode(&png).0, decode(&png).1), (800, 600));
+    assert_eq!(
+        record["viewport"],
+        serde_json::json!({"width": 800, "height": 600})
+    );
+    // An element that is not there fails at once, not retried.
+    let out = sandbox.out();
+    let ran = sandbox.run(&[
+        "capture",
+        &url,
+        "--name",
+        "missing",
+        "--selector",
+        "#no-such-card",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--timeout-ms",
+        "500",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert!(ran.stderr.contains("code:  NO_MATCH"), "{}", ran.stderr);
+    assert!(!out.join("missing.png").exists());
+}
+
+#[test]
+fn a_pdf_is_the_full_document_on_the_paper_asked_for() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let url = server.url("clock.html");
+    let (record, pdf) = sandbox.capture(&url, "doc", &["--format", "pdf", "--mask", "#clock"]);
+    assert!(pdf.starts_with(b"%PDF-"), "not a pdf");
+    assert!(
+        record["path"]
+            .as_str()
+            .is_some_and(|p| p.ends_with("/doc.pdf")),
+        "{record}"
+    );
+    assert_eq!(record["format"], "pdf");
+    let media_box = |pdf: &[u8]| {
+        let text = String::from_utf8_lossy(pdf);
+        let at = text.find("/MediaBox").expect("a MediaBox");
+        text[at..at + 40].to_owned()
+    };
+    assert!(
+        media_box(&pdf).contains("612 792"),
+        "letter: {}",
+        media_box(&pdf)
+    );
+    let (_, a4) = sandbox.capture(&url, "doc-a4", &["--format", "pdf", "--paper", "a4"]);
+    assert!(media_box(&a4).contains("595"), "a4: {}", media_box(&a4));
+}
+
+#[test]
+fn names_that_would_leave_the_output_directory_are_refused_before_anything_runs() {
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let long = "a".repeat(300);
+    for name in [
+        "../escape",
+        "/tmp/absolute",
+        "a/b",
+        "..",
+        ".",
+        "x y",
+        "",
+        long.as_str(),
+    ] {
+        let ran = sandbox.run(&[
+            "capture",
+            "http://127.0.0.1:9/",
+            "--name",
+            name,
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+        ]);
+        assert_eq!(ran.code(), Some(2), "{name:?}: {ran:?}");
+        assert!(ran.stderr.contains("--name"), "{name:?}: {}", ran.stderr);
+        assert!(ran.browsers.is_empty(), "{name:?} started a browser");
+    }
+    assert!(!out.exists(), "a refused name made the output directory");
+    let entries: Vec<_> = std::fs::read_dir(sandbox.path())
+        .expect("sandbox")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
+    assert!(entries.is_empty(), "something was written: {entries:?}");
+}
+
+#[cfg(unix)]
+#[test]
+fn the_default_output_directory_is_private_and_the_path_printed_is_absolute() {
+    use std::os::unix::fs::PermissionsExt;
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let ran = sandbox.run(&["capture", &server.url("nav.html"), "--name", "home"]);
+    ran.assert_ok();
+    let path = PathBuf::from(ran.stdout.trim());
+    assert!(path.is_absolute(), "{path:?}");
+    let uid = this_uid();
+    let dir = sandbox.path().join(format!("chromate-captures-{uid}"));
+    assert_eq!(path, dir.join("home.png"));
+    let mode = |path: &Path| {
+        std::fs::metadata(path)
+            .expect("metadata")
+            .permissions()
+            .mode()
+            & 0o777
+    };
+    assert_eq!(mode(&dir), 0o700);
+    assert_eq!(mode(&path), 0o600);
+    let only: Vec<_> = std::fs::read_dir(&dir)
+        .expect("dir")
+        .map(|entry| entry.expect("entry").file_name())
+        .collect();
+    assert_eq!(
+        only,
+        vec![std::ffi::OsString::from("home.png")],
+        "nothing else is left"
+    );
+    // A directory someone made readable is tightened; a symlink there is refused.
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    sandbox
+        .run(&["capture", &server.url("nav.html"), "--name", "again"])
+        .assert_ok();
+    assert_eq!(mode(&dir), 0o700);
+    std::fs::rename(&dir, sandbox.path().join("moved")).expect("move");
+    std::os::unix::fs::symlink(sandbox.path().join("moved"), &dir).expect("symlink");
+    let ran = sandbox.run(&["capture", &server.url("nav.html"), "--name", "planted"]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert!(ran.stderr.contains("symlink"), "{}", ran.stderr);
+    assert!(!sandbox.path().join("moved/planted.png").exists());
+}
+
+/// This user's id, as `/proc/self` owns it (no unsafe call needed).
+fn this_uid() -> u32 {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata("/proc/self").expect("/proc/self").uid()
+}
+
+#[test]
+fn a_server_that_fails_twice_then_answers_is_captured_after_retries() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    server.route("/flaky", move |_| {
+        if count.fetch_add(1, Ordering::SeqCst) < 2 {
+            Response::not_http()
+        } else {
+            Response::html("<!doctype html><title>ok</title><h1>Third time</h1>")
+        }
+    });
+    let sandbox = Sandbox::new();
+    let (record, png) = sandbox.capture(&server.url("flaky"), "flaky", &[]);
+    assert_eq!(record["attempts"], 3, "{record}");
+    assert_eq!(served.load(Ordering::SeqCst), 3, "one request per try");
+    assert_eq!(record["url"], server.url("flaky"));
+    assert_eq!(decode(&png).0, 1280);
+}
+
+#[test]
+fn a_server_that_always_fails_is_reported_after_three_tries_with_a_hint_not_to_retry() {
+    // A port nothing listens on: every try is refused at once.
+    let port = {
+        let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind");
+        listener.local_addr().expect("addr").port()
+    };
+    let sandbox = Sandbox::new();
+    let url = format!("http://127.0.0.1:{port}/");
+    let out = sandbox.out();
+    let ran = sandbox.run(&[
+        "capture",
+        &url,
+        "--name",
+        "down",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let error = &ran.json()["error"];
+    assert_eq!(error["code"], "NAVIGATION_FAILED", "{error}");
+    assert_eq!(error["detail"]["attempts"], 3, "{error}");
+    assert_eq!(
+        error["detail"]["netError"], "net::ERR_CONNECTION_REFUSED",
+        "{error}"
+    );
+    let hint = error["hint"].as_str().expect("hint");
+    assert!(
+        hint.contains("3 times") && hint.contains("do not retry"),
+        "{hint}"
+    );
+    // Two pauses, 0.5 s and 1 s, came between the tries.
+    assert!(
+        ran.elapsed >= Duration::from_millis(1500),
+        "{:?}",
+        ran.elapsed
+    );
+    assert!(!out.join("down.png").exists());
+}
+
+#[test]
+fn networkidle_times_out_naming_the_state_and_commit_returns_at_the_response() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // A page that fetches every 100 ms forever never goes quiet.
+    server.route("/busy", |_| {
+        Response::html(
+            "<!doctype html><title>busy</title><script>setInterval(function () { fetch('/echo'); }, 100);</script>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let out = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&[
+        "capture",
+        &server.url("busy"),
+        "--name",
+        "busy",
+        "--output-dir",
+        out,
+        "--wait-until",
+        "networkidle",
+        "--timeout-ms",
+        "1500",
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let error = &ran.json()["error"];
+    assert_eq!(error["code"], "TIMEOUT_WAITING_LOAD", "{error}");
+    assert_eq!(error["detail"]["state"], "networkidle", "{error}");
+    assert!(
+        error["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("networkidle")),
+        "{error}"
+    );
+    assert_eq!(
+        error["detail"]["attempts"], 3,
+        "a timeout is retried: {error}"
+    );
+    // An image that never arrives holds `load` back for ever; `commit` does not wait for it.
+    server.route("/never-loads", |_| {
+        Response::html("<!doctype html><title>held</title><h1>Held</h1><img src=\"/hang\">")
+    });
+    let (record, png) = sandbox.capture(
+        &server.url("never-loads"),
+        "committed",
+        &["--wait-until", "commit", "--timeout-ms", "20000"],
+    );
+    assert_eq!(record["attempts"], 1, "{record}");
+    assert_eq!(decode(&png).0, 1280);
+}
