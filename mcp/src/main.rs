@@ -44,6 +44,7 @@ fn main() -> ExitCode {
         }
         Command::Tool(command) => cli::run::tool(&command),
         Command::Capture(command) => cli::flows::run_capture(&command),
+        Command::Flows(command) => cli::flows::run_flows(&command),
         Command::Close { session } => cli::run::close(session.as_deref()),
         Command::Sessions { json } => cli::run::sessions(json),
         Command::Skill { install: None } => {

@@ -520,3 +520,272 @@ fn networkidle_times_out_naming_the_state_and_commit_returns_at_the_response() {
     assert_eq!(record["attempts"], 1, "{record}");
     assert_eq!(decode(&png).0, 1280);
 }
+
+/// A flow file for the fixture server at `origin`: `checkout` fails at its third step.
+fn flow_file(origin: &str) -> String {
+    format!(
+        r##"
+[[flow]]
+name = "login"
+base_url = "{origin}"
+viewport = {{ width = 800, height = 600 }}
+[[flow.step]]
+tool = "browser_navigate"
+url = "/login.html"
+[[flow.step]]
+tool = "browser_fill"
+selector = "#password"
+value = "hunter2"
+[[flow.step]]
+tool = "browser_expect"
+what = "visible"
+selector = "#password"
+[[flow.step]]
+capture = "form"
+selector = "#login-form"
+[[flow.step]]
+capture = "page"
+
+[[flow]]
+name = "checkout"
+base_url = "{origin}"
+[[flow.step]]
+capture = "one"
+url = "clock.html"
+mask = ["#clock"]
+[[flow.step]]
+capture = "two"
+selector = "#card"
+[[flow.step]]
+tool = "browser_click"
+selector = "#no-such-button"
+[[flow.step]]
+capture = "three"
+"##
+    )
+}
+
+#[test]
+fn a_flow_whose_third_step_fails_keeps_the_captures_before_it_and_reports_index_2() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        flow_file(&server.origin()),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    assert_eq!(ran.code(), Some(1), "a failed flow fails the run: {ran:?}");
+    assert!(!ran.browsers.is_empty());
+    let report = ran.json();
+    assert_eq!(report["ok"], false);
+    let login = &report["flows"][0];
+    assert_eq!(login["flow_name"], "login");
+    assert_eq!(login["ok"], true, "{login}");
+    assert_eq!(login["error"], Value::Null);
+    assert_eq!(login["failed_step_index"], Value::Null);
+    // The flow's viewport applies to its captures.
+    assert_eq!(login["captures"][1]["size"]["width"], 800, "{login}");
+    assert_eq!(login["captures"][1]["size"]["height"], 600, "{login}");
+    let checkout = &report["flows"][1];
+    assert_eq!(checkout["ok"], false, "{checkout}");
+    assert_eq!(checkout["failed_step_index"], 2, "{checkout}");
+    assert_eq!(checkout["error"]["code"], "NO_MATCH", "{checkout}");
+    let names: Vec<&str> = checkout["captures"]
+        .as_array()
+        .expect("captures")
+        .iter()
+        .filter_map(|capture| capture["name"].as_str())
+        .collect();
+    assert_eq!(names, ["one", "two"]);
+    let dir = out.join("checkout");
+    for name in ["one", "two"] {
+        let png = std::fs::read(dir.join(format!("{name}.png"))).expect("capture kept");
+        let sidecar: Value = serde_json::from_slice(
+            &std::fs::read(dir.join(format!("{name}.json"))).expect("sidecar"),
+        )
+        .expect("sidecar json");
+        for key in [
+            "url",
+            "viewport",
+            "selector",
+            "time",
+            "size",
+            "sha256",
+            "masked",
+            "console_errors",
+        ] {
+            assert!(
+                sidecar.get(key).is_some(),
+                "{name}.json lacks {key}: {sidecar}"
+            );
+        }
+        assert_eq!(sidecar["size"]["bytes"], png.len());
+        assert_eq!(sidecar["url"], server.url("clock.html"));
+    }
+    let one: Value =
+        serde_json::from_slice(&std::fs::read(dir.join("one.json")).expect("one.json"))
+            .expect("json");
+    assert_eq!(one["masked"], serde_json::json!(["#clock"]));
+    assert!(
+        one["console_errors"][0]["text"] == "clock: console error at load",
+        "the page's console error during the step: {one}"
+    );
+    assert!(
+        !dir.join("three.png").exists(),
+        "the step after the failure did not run"
+    );
+    let index = std::fs::read_to_string(dir.join("index.md")).expect("index.md");
+    assert!(
+        index.contains("**Failed** at step 3 of 4 (browser_click)"),
+        "{index}"
+    );
+    assert!(index.contains("![one](one.png)"), "{index}");
+    // One progress line per flow on a stderr that is not a terminal.
+    let progress: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("flow "))
+        .collect();
+    assert_eq!(progress.len(), 2, "{}", ran.stderr);
+    assert!(
+        progress[1].contains("checkout: failed at step 3 of 4"),
+        "{progress:?}"
+    );
+    // The typed password is in no file the run wrote.
+    for entry in std::fs::read_dir(out.join("login")).expect("login dir") {
+        let path = entry.expect("entry").path();
+        if path.is_file() {
+            let bytes = std::fs::read(&path).expect("read");
+            assert!(
+                !String::from_utf8_lossy(&bytes).contains("hunter2"),
+                "{} holds the password",
+                path.display()
+            );
+        }
+    }
+    // Text output and --quiet: a line per flow on stdout, nothing on stderr.
+    let ran = sandbox.run(&["flows", "run", "login", "--output-dir", out_arg, "--quiet"]);
+    ran.assert_ok();
+    assert!(
+        ran.stdout.starts_with("ok    login  5 steps, 2 captures"),
+        "{}",
+        ran.stdout
+    );
+    assert_eq!(ran.stderr, "");
+}
+
+#[test]
+fn describe_reads_what_the_last_run_left_on_disk() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("flows.toml"),
+        flow_file(&server.origin()),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let env = [("CHROMATE_FLOWS", "flows.toml")];
+    let describe = |sandbox: &Sandbox| {
+        let ran = sandbox.run_with(
+            &[
+                "flows",
+                "describe",
+                "checkout",
+                "--output-dir",
+                out_arg,
+                "--json",
+            ],
+            &env,
+        );
+        ran.assert_ok();
+        assert!(ran.browsers.is_empty(), "describe starts no browser");
+        ran.json()
+    };
+    let before = describe(&sandbox);
+    assert_eq!(before["flow_name"], "checkout");
+    assert_eq!(before["index_md"], Value::Null);
+    assert_eq!(before["captures"], serde_json::json!([]));
+    let ran = sandbox.run_with(&["flows", "run", "checkout", "--output-dir", out_arg], &env);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let after = describe(&sandbox);
+    assert!(
+        after["index_md"]
+            .as_str()
+            .is_some_and(|md| md.contains("# Flow `checkout`")),
+        "{after}"
+    );
+    let captures = after["captures"].as_array().expect("captures");
+    assert_eq!(captures.len(), 2, "{after}");
+    assert_eq!(captures[0]["name"], "one");
+    assert_eq!(captures[0]["metadata"]["name"], "one");
+    assert!(captures[1]["path"]
+        .as_str()
+        .is_some_and(|p| p.ends_with("/checkout/two.png")));
+    // A capture without its sidecar is listed with null metadata, not dropped.
+    std::fs::remove_file(out.join("checkout/two.json")).expect("remove sidecar");
+    let after = describe(&sandbox);
+    assert_eq!(after["captures"][1]["name"], "two", "{after}");
+    assert_eq!(after["captures"][1]["metadata"], Value::Null, "{after}");
+    // A name the file does not have is an error that lists the names.
+    let ran = sandbox.run_with(
+        &["flows", "describe", "nope", "--output-dir", out_arg],
+        &env,
+    );
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(ran.stderr.contains("login, checkout"), "{}", ran.stderr);
+}
+
+#[test]
+fn a_bad_flow_file_or_flow_name_is_reported_with_file_line_and_key_before_anything_runs() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let file = flow_file(&server.origin()).replace("selector = \"#card\"", "selecter = \"#card\"");
+    let line = 1 + file
+        .lines()
+        .position(|line| line.starts_with("selecter"))
+        .expect("the bad key");
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    let expected = format!(
+        "chromate.toml:{line}: flow \"checkout\" step 2 (capture \"two\"): unknown argument \"selecter\""
+    );
+    assert!(ran.stderr.contains(&expected), "{expected}\n{}", ran.stderr);
+    assert!(ran.browsers.is_empty(), "nothing ran");
+    assert!(!out.exists(), "nothing was written");
+    // A flow that is not in the file: the names that are.
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        flow_file(&server.origin()),
+    )
+    .expect("write");
+    let ran = sandbox.run(&["flows", "run", "login", "logout", "--output-dir", out_arg]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(
+        ran.stderr.contains("no flow named \"logout\""),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.stderr.contains("login, checkout"), "{}", ran.stderr);
+    assert!(ran.browsers.is_empty(), "nothing ran");
+    // `list` finds ./chromate.toml; --config names another file.
+    let ran = sandbox.run(&["flows", "list", "--json"]);
+    ran.assert_ok();
+    assert_eq!(
+        ran.json()["flows"][1]["captures"],
+        serde_json::json!(["one", "two", "three"])
+    );
+    let ran = sandbox.run(&["flows", "list", "--config", "missing.toml"]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(
+        ran.stderr.contains("missing.toml: no such flow file"),
+        "{}",
+        ran.stderr
+    );
+}

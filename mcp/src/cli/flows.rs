@@ -8,6 +8,7 @@
 //! browser starts, a failed capture exit status 1.
 
 use std::fmt::Write as _;
+use std::io::{IsTerminal, Write as _};
 use std::process::ExitCode;
 
 use serde_json::{json, Map, Value};
@@ -16,7 +17,8 @@ use super::commands::{self, describe, flag_with_value, metavar};
 use super::UsageError;
 use crate::config::{Config, McpFlags};
 use crate::dispatch::call::Cancel;
-use crate::dispatch::flows::{self, capture::CAPTURE};
+use crate::dispatch::flows::run::{Event, FlowResult, RunOptions};
+use crate::dispatch::flows::{self, capture::CAPTURE, file, output, report};
 use crate::dispatch::tools::schema::Kind;
 
 /// `chromate capture ...`, parsed.
@@ -235,6 +237,367 @@ fn watch_signals() -> Cancel {
         std::future::pending::<()>().await;
     });
     Cancel::new(receiver)
+}
+
+/// `chromate flows ...`, parsed.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) struct FlowsCommand {
+    pub(crate) action: FlowsAction,
+    /// `--config FILE`.
+    pub(crate) config: Option<String>,
+    /// `--output-dir DIR`.
+    pub(crate) output_dir: Option<String>,
+    /// `--quiet`: no progress on stderr.
+    pub(crate) quiet: bool,
+    /// `--json`: the result object on stdout.
+    pub(crate) json: bool,
+}
+
+/// What `chromate flows` is asked to do.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub(crate) enum FlowsAction {
+    #[default]
+    List,
+    Run {
+        names: Vec<String>,
+    },
+    Describe {
+        name: String,
+    },
+}
+
+pub(crate) const FLOWS_HELP: &str = "\
+usage: chromate flows list [--config FILE] [--json]
+       chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--quiet] [--json]
+       chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
+
+Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
+[[flow]] has a name, an optional base_url (relative URLs resolve against it), viewport
+{ width, height } (default 1280x720) and video; each [[flow.step]] is either a tool call
+(tool = \"browser_fill\" and that tool's arguments as keys, checked by the tool's own
+validator) or a capture (capture = \"NAME\" and the options of `chromate capture`; without
+url, the current page). The whole file is checked before anything runs: a mistake is reported
+with its file, line and key (exit status 2).
+
+list       the flows, their steps and captures
+run        each flow (all, or the NAMEs) in a headless browser of its own; captures go to
+           <output dir>/<flow>/ with a <capture>.json sidecar each, an index.md and run.json.
+           A failed step stops its flow but keeps every capture taken before it (the result
+           says failed_step_index); the exit status is 1 if any flow failed. Progress goes to
+           stderr (a live line on a terminal, one line per flow otherwise; --quiet: none)
+describe   what the last run of NAME left on disk (no browser): index.md and the captures
+           with their sidecars
+
+options:
+  --config FILE       the flow file
+  --output-dir DIR    where runs go (default: a private per-user directory in the temp dir)
+  --quiet             no progress on stderr (run)
+  --json              print the result object as one JSON document
+  -h, --help          this help
+";
+
+/// Parses the words after `chromate flows`.
+pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError> {
+    let usage_error = |message: String| UsageError(format!("flows: {message}\n\n{FLOWS_HELP}"));
+    let Some((action, rest)) = words.split_first() else {
+        return Err(usage_error("missing list, run or describe".to_owned()));
+    };
+    let mut command = FlowsCommand::default();
+    let mut positional: Vec<String> = Vec::new();
+    let mut words = rest.iter();
+    match action.as_str() {
+        "-h" | "--help" | "help" => return Ok(super::Command::Help(FLOWS_HELP.to_owned())),
+        "list" | "run" | "describe" => {}
+        other => return Err(usage_error(format!("unknown action {other:?}"))),
+    }
+    while let Some(word) = words.next() {
+        if !word.starts_with('-') {
+            positional.push(word.clone());
+            continue;
+        }
+        let (flag, inline) = match word.split_once('=') {
+            Some((flag, value)) => (flag, Some(value.to_owned())),
+            None => (word.as_str(), None),
+        };
+        let mut value = || match inline.clone().or_else(|| words.next().cloned()) {
+            Some(value) => Ok(value),
+            None => Err(usage_error(format!("{flag} needs a value"))),
+        };
+        match (flag, action.as_str()) {
+            ("-h" | "--help", _) => return Ok(super::Command::Help(FLOWS_HELP.to_owned())),
+            ("--json", _) if inline.is_none() => command.json = true,
+            ("--quiet", "run") if inline.is_none() => command.quiet = true,
+            ("--config", _) => command.config = Some(value()?),
+            ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
+            _ => {
+                return Err(usage_error(format!(
+                    "unknown option {flag} for flows {action}"
+                )))
+            }
+        }
+    }
+    for name in &positional {
+        if !flows::capture::name_is_valid(name) {
+            return Err(usage_error(format!(
+                "{name:?} is not a flow name (^[A-Za-z0-9._-]+$, not . or ..)"
+            )));
+        }
+    }
+    command.action = match action.as_str() {
+        "list" if positional.is_empty() => FlowsAction::List,
+        "list" => return Err(usage_error("list takes no names".to_owned())),
+        "run" => FlowsAction::Run { names: positional },
+        _ => match positional.as_slice() {
+            [name] => FlowsAction::Describe { name: name.clone() },
+            [] => return Err(usage_error("describe needs a flow name".to_owned())),
+            _ => return Err(usage_error("describe takes one flow name".to_owned())),
+        },
+    };
+    Ok(super::Command::Flows(command))
+}
+
+/// Exit status of a flow file that does not check, or a flow name it does not have.
+const USAGE: u8 = 2;
+
+/// Runs `chromate flows ...`.
+pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
+    let Some((runtime, config)) = setup() else {
+        return ExitCode::FAILURE;
+    };
+    let path = file::locate(command.config.as_deref(), &|name| std::env::var(name).ok());
+    let loaded = file::load(&path, &config);
+    match &command.action {
+        FlowsAction::List => match loaded {
+            Ok(flow_file) => print_list(&flows::list(&flow_file), command.json),
+            Err(err) => file_error(&err),
+        },
+        FlowsAction::Describe { name } => {
+            // The flow file, where there is one, says whether the name is a flow at all.
+            if let Ok(flow_file) = &loaded {
+                if flow_file.flow(name).is_none() {
+                    let error = flows::run::missing_flow(name, flow_file);
+                    eprintln!("{}", error.to_text(None));
+                    return ExitCode::from(USAGE);
+                }
+            }
+            let dir = output::existing_dir(command.output_dir.as_deref());
+            match report::describe(&dir, name) {
+                Ok(described) => print_described(&described, command.json),
+                Err(error) => {
+                    eprintln!("{}", error.to_text(None));
+                    ExitCode::from(USAGE)
+                }
+            }
+        }
+        FlowsAction::Run { names } => {
+            let flow_file = match loaded {
+                Ok(flow_file) => flow_file,
+                Err(err) => return file_error(&err),
+            };
+            if let Err(error) = flows::run::select(&flow_file, names) {
+                eprintln!("{}", error.to_text(None));
+                return ExitCode::from(USAGE);
+            }
+            let options = RunOptions {
+                names: names.clone(),
+                output_dir: command.output_dir.clone(),
+            };
+            let mut progress = ProgressLine::new(command.quiet);
+            let outcome = runtime.block_on(async {
+                let cancel = watch_signals();
+                flows::run::run(&config, &flow_file, &options, &cancel, &mut |event| {
+                    progress.show(&event)
+                })
+                .await
+            });
+            let report = match outcome {
+                Ok(report) => report,
+                Err(error) => {
+                    eprintln!("{}", error.to_text(None));
+                    return ExitCode::FAILURE;
+                }
+            };
+            print_run(&report.to_json(), command.json);
+            if report.ok() {
+                ExitCode::SUCCESS
+            } else {
+                ExitCode::FAILURE
+            }
+        }
+    }
+}
+
+fn file_error(err: &file::FileError) -> ExitCode {
+    eprintln!("chromate: {err}");
+    ExitCode::from(USAGE)
+}
+
+fn print_list(list: &Value, json: bool) -> ExitCode {
+    if json {
+        println!("{list}");
+        return ExitCode::SUCCESS;
+    }
+    let mut text = format!("flows in {}:\n", list["config_path"].as_str().unwrap_or(""));
+    for flow in list["flows"].as_array().into_iter().flatten() {
+        let steps = flow["steps"].as_array().map_or(0, Vec::len);
+        let captures: Vec<&str> = flow["captures"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let _ = writeln!(
+            text,
+            "  {:<20} {steps} steps, captures: {}",
+            flow["name"].as_str().unwrap_or(""),
+            if captures.is_empty() {
+                "none".to_owned()
+            } else {
+                captures.join(", ")
+            }
+        );
+    }
+    print!("{text}");
+    ExitCode::SUCCESS
+}
+
+fn print_described(described: &Value, json: bool) -> ExitCode {
+    if json {
+        println!("{described}");
+        return ExitCode::SUCCESS;
+    }
+    match described["index_md"].as_str() {
+        Some(index) => print!("{index}"),
+        None => println!(
+            "flow {} has not run (nothing at {})",
+            described["flow_name"].as_str().unwrap_or(""),
+            described["output_dir"].as_str().unwrap_or("")
+        ),
+    }
+    ExitCode::SUCCESS
+}
+
+fn print_run(report: &Value, json: bool) {
+    if json {
+        println!("{report}");
+        return;
+    }
+    let mut text = String::new();
+    let flows = report["flows"].as_array().cloned().unwrap_or_default();
+    for flow in &flows {
+        let _ = writeln!(text, "{}", flow_line(flow));
+    }
+    let failed = flows
+        .iter()
+        .filter(|flow| flow["ok"] != json!(true))
+        .count();
+    let _ = writeln!(
+        text,
+        "flows: {} run, {failed} failed; output in {}",
+        flows.len(),
+        report["output_dir"].as_str().unwrap_or("")
+    );
+    print!("{text}");
+}
+
+/// `ok    login  3 steps, 1 capture, 812 ms` or `FAIL  login  step 3 of 5 (browser_click): ...`.
+fn flow_line(flow: &Value) -> String {
+    let name = flow["flow_name"].as_str().unwrap_or("");
+    let captures = flow["captures"].as_array().map_or(0, Vec::len);
+    let plural = if captures == 1 { "" } else { "s" };
+    if flow["ok"] == json!(true) {
+        format!(
+            "ok    {name}  {} steps, {captures} capture{plural}, {} ms",
+            flow["steps_total"], flow["duration_ms"]
+        )
+    } else {
+        let error = &flow["error"];
+        let at = match flow["failed_step_index"].as_u64() {
+            Some(index) => format!(
+                "step {} of {} ({})",
+                index + 1,
+                flow["steps_total"],
+                flow["steps"][index as usize]["label"]
+                    .as_str()
+                    .unwrap_or("")
+            ),
+            None => "before its first step".to_owned(),
+        };
+        format!(
+            "FAIL  {name}  {at}: {} {}; {captures} capture{plural} kept",
+            error["code"].as_str().unwrap_or(""),
+            error["message"].as_str().unwrap_or("")
+        )
+    }
+}
+
+/// Progress on stderr: a line rewritten in place on a terminal, one line per flow otherwise.
+struct ProgressLine {
+    quiet: bool,
+    terminal: bool,
+}
+
+impl ProgressLine {
+    fn new(quiet: bool) -> ProgressLine {
+        ProgressLine {
+            quiet,
+            terminal: std::io::stderr().is_terminal(),
+        }
+    }
+
+    fn show(&mut self, event: &Event<'_>) {
+        if self.quiet {
+            return;
+        }
+        let mut stderr = std::io::stderr().lock();
+        match event {
+            Event::Step {
+                flow,
+                index,
+                total,
+                label,
+                captures,
+            } if self.terminal => {
+                let _ = write!(
+                    stderr,
+                    "\r\x1b[2K{flow}: step {} of {total} {label} ({captures} captures)",
+                    index + 1
+                );
+                let _ = stderr.flush();
+            }
+            Event::Step { .. } => {}
+            Event::Finished(result) => {
+                if self.terminal {
+                    let _ = write!(stderr, "\r\x1b[2K");
+                }
+                let _ = writeln!(stderr, "flow {}", progress_summary(result));
+            }
+        }
+    }
+}
+
+fn progress_summary(result: &FlowResult) -> String {
+    match (&result.error, result.failed_step_index) {
+        (None, _) => format!(
+            "{}: ok ({} steps, {} captures, {} ms)",
+            result.name,
+            result.steps_total,
+            result.captures.len(),
+            result.duration_ms
+        ),
+        (Some(error), Some(index)) => format!(
+            "{}: failed at step {} of {}: {}",
+            result.name,
+            index + 1,
+            result.steps_total,
+            error["code"].as_str().unwrap_or("")
+        ),
+        (Some(error), None) => format!(
+            "{}: failed: {}",
+            result.name,
+            error["message"].as_str().unwrap_or("")
+        ),
+    }
 }
 
 #[cfg(test)]

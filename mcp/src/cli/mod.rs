@@ -30,6 +30,8 @@ pub(crate) enum Command {
     Tool(commands::ToolCommand),
     /// `chromate capture URL --name NAME [...]`: one capture in a browser of its own.
     Capture(flows::CaptureCommand),
+    /// `chromate flows list|run|describe ...`.
+    Flows(flows::FlowsCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -69,6 +71,9 @@ usage:
   chromate capture URL --name NAME [--selector CSS] [--full-page] [--output-dir DIR] ...
                                 save a deterministic PNG or PDF of a page (its own
                                 headless browser; no session)
+  chromate flows list|run [NAME...]|describe NAME [--config FILE] [--output-dir DIR] ...
+                                named flows of tool steps and captures from a TOML file
+                                (./chromate.toml), for CI: reports, exit status 1 on failure
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -158,6 +163,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "-V" | "--version" => Ok(Command::Version),
         "close" => parse_close(rest),
         "capture" => flows::parse_capture(rest),
+        "flows" => flows::parse_flows(rest),
         "sessions" => parse_sessions(rest),
         "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),

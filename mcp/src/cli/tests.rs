@@ -22,6 +22,7 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.json
         ),
+        Ok(Command::Flows(command)) => format!("flows {command:?}"),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),

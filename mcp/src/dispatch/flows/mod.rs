@@ -2,14 +2,18 @@
 //! flows from a TOML file whose steps are ordinary tool calls run through [`crate::dispatch::run`].
 //!
 //! Owns: the one-shot capture (`chromate capture`: its own headless browser, launched for the
-//! call and ended before it returns, so a CI job needs no session), and — in the modules below —
-//! the capture itself (`capture.rs`), the navigation retries (`retry.rs`) and the files on disk
-//! (`output.rs`). Does not own argv or printing (`crate::cli::flows`): every entry point
+//! call and ended before it returns, so a CI job needs no session), `flows list`, and — in the
+//! modules below — the capture itself (`capture.rs`), the navigation retries (`retry.rs`), the
+//! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), what a
+//! run writes and `flows describe` reads (`report.rs`) and the files on disk (`output.rs`). Does not own argv or printing (`crate::cli::flows`): every entry point
 //! returns a [`Reply`] or a value the front end renders.
 
 pub(crate) mod capture;
+pub(crate) mod file;
 pub(crate) mod output;
+pub(crate) mod report;
 pub(crate) mod retry;
+pub(crate) mod run;
 
 use serde_json::{json, Map, Value};
 
@@ -87,6 +91,37 @@ async fn capture_in_own_browser(
     session.shutdown().await;
     output::remove_if_empty(&session_dir);
     outcome
+}
+
+/// `flows list`: each flow of the file with its steps and captures.
+pub(crate) fn list(file: &file::FlowFile) -> Value {
+    let flows: Vec<Value> = file
+        .flows
+        .iter()
+        .map(|flow| {
+            let captures: Vec<&str> = flow
+                .steps
+                .iter()
+                .filter_map(|step| match &step.kind {
+                    file::StepKind::Capture(args) => Some(args.name.as_str()),
+                    file::StepKind::Tool { .. } => None,
+                })
+                .collect();
+            json!({
+                "name": flow.name,
+                "line": flow.line,
+                "base_url": flow.base_url,
+                "viewport": flow.viewport.map(|(width, height)| json!({ "width": width, "height": height })),
+                "video": flow.video,
+                "steps": flow.steps.iter().map(file::Step::label).collect::<Vec<_>>(),
+                "captures": captures,
+            })
+        })
+        .collect();
+    json!({
+        "config_path": std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone()).display().to_string(),
+        "flows": flows,
+    })
 }
 
 /// An output directory that cannot be made or used.

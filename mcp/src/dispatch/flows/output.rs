@@ -14,14 +14,30 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+/// The file that marks a flow directory as one chromate made (and may replace).
+pub(crate) const FLOW_MARKER: &str = ".chromate-flow";
+
 /// `<temp dir>/chromate-captures-<uid>`, created 0700 if missing.
 pub(crate) fn default_dir() -> io::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!(
-        "chromate-captures-{}",
-        crate::private_fs::effective_uid()
-    ));
+    let dir = default_dir_path();
     crate::private_fs::ensure_dir(&dir)?;
     Ok(dir)
+}
+
+/// Where [`default_dir`] is, without making it (for reading what a run left).
+pub(crate) fn default_dir_path() -> PathBuf {
+    std::env::temp_dir().join(format!(
+        "chromate-captures-{}",
+        crate::private_fs::effective_uid()
+    ))
+}
+
+/// The output directory to read from: `given` made absolute, else [`default_dir_path`].
+pub(crate) fn existing_dir(given: Option<&str>) -> PathBuf {
+    match given {
+        Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| PathBuf::from(dir)),
+        None => default_dir_path(),
+    }
 }
 
 /// The output directory: `given` (created with its parents if missing, made absolute), else
@@ -70,6 +86,43 @@ pub(crate) fn sha256_hex(data: &[u8]) -> String {
     text
 }
 
+/// Makes `<output>/<flow>/` afresh for a run: a directory a previous run left (with
+/// [`FLOW_MARKER`] in it) is removed first; anything else at that name is refused, untouched.
+pub(crate) fn fresh_flow_dir(output: &Path, flow: &str) -> io::Result<PathBuf> {
+    let dir = output.join(flow);
+    match std::fs::symlink_metadata(&dir) {
+        Err(err) if err.kind() == io::ErrorKind::NotFound => {}
+        Err(err) => {
+            return Err(io::Error::new(
+                err.kind(),
+                format!("{}: {err}", dir.display()),
+            ))
+        }
+        Ok(meta) => {
+            let ours = meta.is_dir() && dir.join(FLOW_MARKER).is_file();
+            if !ours {
+                return Err(io::Error::new(
+                    io::ErrorKind::AlreadyExists,
+                    format!(
+                        "{} exists and is not a flow directory chromate made; move it away or \
+                         choose another --output-dir",
+                        dir.display()
+                    ),
+                ));
+            }
+            // `remove_dir_all` removes symlinks inside, never what they point to.
+            std::fs::remove_dir_all(&dir)
+                .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", dir.display())))?;
+        }
+    }
+    crate::private_fs::create_dir(&dir)?;
+    crate::private_fs::write_new_file(
+        &dir.join(FLOW_MARKER),
+        b"made by `chromate flows run`; the next run of this flow replaces this directory\n",
+    )?;
+    Ok(dir)
+}
+
 /// Removes `dir` if nothing but an empty `downloads/` (or nothing at all) is in it: a session
 /// directory that held no downloads leaves no trace.
 pub(crate) fn remove_if_empty(dir: &Path) {
@@ -106,5 +159,25 @@ mod tests {
             .collect();
         assert_eq!(names.len(), 1, "no temporary file is left: {names:?}");
         assert!(replace_file(dir.path(), "../x", b"").is_err());
+    }
+
+    #[test]
+    fn a_flow_directory_is_replaced_only_when_chromate_made_it() {
+        let output = tempfile::tempdir().unwrap();
+        let first = fresh_flow_dir(output.path(), "login").unwrap();
+        std::fs::write(first.join("old.png"), b"x").unwrap();
+        let second = fresh_flow_dir(output.path(), "login").unwrap();
+        assert!(
+            !second.join("old.png").exists(),
+            "the previous run's files go"
+        );
+        std::fs::create_dir(output.path().join("mine")).unwrap();
+        std::fs::write(output.path().join("mine/keep.txt"), b"x").unwrap();
+        let refused = fresh_flow_dir(output.path(), "mine").unwrap_err();
+        assert!(
+            refused.to_string().contains("not a flow directory"),
+            "{refused}"
+        );
+        assert!(output.path().join("mine/keep.txt").exists());
     }
 }
