@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK in target/venv; the
+#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK and junitparser in target/venv; the
 #                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
@@ -74,6 +74,13 @@ if ! (cd / && "$venv/bin/python" -c 'import mcp.client.stdio' >/dev/null 2>&1); 
   fi
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "$python_sdk" >/dev/null
   (cd / && "$venv/bin/python" -c 'import mcp.client.stdio') || { echo "setup: the Python mcp SDK does not import from target/venv" >&2; exit 1; }
+fi
+# junitparser: the JUnit consumer that reads `chromate flows run --junit` in tests/e2e/flows.rs.
+junit_parser='junitparser>=4,<5'
+if ! (cd / && "$venv/bin/python" -c 'import junitparser' >/dev/null 2>&1); then
+  echo "setup: installing junitparser ($junit_parser) into target/venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$junit_parser" >/dev/null
+  (cd / && "$venv/bin/python" -c 'import junitparser') || { echo "setup: junitparser does not import from target/venv" >&2; exit 1; }
 fi
 if [ -f "$here/tests/clients/package.json" ] && [ ! -d "$here/tests/clients/node_modules" ]; then
   if ! command -v npm >/dev/null 2>&1; then

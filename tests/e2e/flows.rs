@@ -789,3 +789,181 @@ fn a_bad_flow_file_or_flow_name_is_reported_with_file_line_and_key_before_anythi
         ran.stderr
     );
 }
+
+/// `target/venv/bin/python`, where `.ci/setup.sh all` installs junitparser.
+fn venv_python() -> PathBuf {
+    let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python");
+    assert!(
+        python.is_file(),
+        "{} is missing: run `bash .ci/setup.sh all` (it makes target/venv with junitparser)",
+        python.display()
+    );
+    python
+}
+
+/// Reads a JUnit file with junitparser (PyPI), a consumer CI systems use, and answers
+/// `{suites: [{name, tests, failures}], cases: [{name, classname, time, results: [{kind,
+/// type, message}]}]}`.
+const JUNIT_READER: &str = r#"
+import json, sys
+from junitparser import JUnitXml, TestSuite
+xml = JUnitXml.fromfile(sys.argv[1])
+suites = [xml] if isinstance(xml, TestSuite) else list(xml)
+out = {"suites": [], "cases": []}
+for suite in suites:
+    out["suites"].append({"name": suite.name, "tests": suite.tests, "failures": suite.failures})
+    for case in suite:
+        out["cases"].append({
+            "name": case.name,
+            "classname": case.classname,
+            "time": case.time,
+            "results": [{"kind": type(r).__name__, "type": r.type, "message": r.message} for r in case.result],
+            "system_out": case.system_out,
+        })
+print(json.dumps(out))
+"#;
+
+/// What a person sees in report.html, as JSON.
+const REPORT_READER: &str = "JSON.stringify({
+    flows: [...document.querySelectorAll('section.flow')].map(s => ({
+        name: s.dataset.flow,
+        failed: s.classList.contains('failed'),
+        status: s.querySelector('.status').textContent,
+        error: (s.querySelector('.error') || {}).textContent || null,
+        steps: s.querySelectorAll('tr.step-ok, tr.step-failed').length,
+        skipped: s.querySelectorAll('tr.step-skipped').length,
+        thumbs: [...s.querySelectorAll('img.thumb')].map(i => ({
+            alt: i.alt, loaded: i.complete && i.naturalWidth > 0,
+            inline: i.src.startsWith('data:image/png;base64,'),
+            href: i.parentElement.getAttribute('href'),
+        })),
+    })),
+    scripts: document.scripts.length,
+    external: [...document.querySelectorAll('[src], link[href]')]
+        .filter(e => !(e.getAttribute('src') || '').startsWith('data:')).length,
+    summary: document.getElementById('summary').textContent,
+})";
+
+#[test]
+fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        flow_file(&server.origin()),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let junit = sandbox.path().join("reports/junit.xml");
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let report = ran.json();
+    assert_eq!(report["junit"], junit.to_str().expect("utf-8"));
+    // JUnit as a real consumer reads it: one case per flow, the failed one with its code.
+    let parsed = Command::new(venv_python())
+        .arg("-c")
+        .arg(JUNIT_READER)
+        .arg(&junit)
+        .output()
+        .expect("run python");
+    assert!(
+        parsed.status.success(),
+        "junitparser could not read the file (run `bash .ci/setup.sh all` if it is not installed): {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    let parsed: Value = serde_json::from_slice(&parsed.stdout).expect("reader json");
+    assert_eq!(parsed["suites"][0]["tests"], 2, "{parsed}");
+    assert_eq!(parsed["suites"][0]["failures"], 1, "{parsed}");
+    let cases = parsed["cases"].as_array().expect("cases");
+    assert_eq!(cases.len(), 2);
+    assert_eq!(cases[0]["name"], "login");
+    assert_eq!(cases[0]["classname"], "chromate.flows");
+    assert_eq!(
+        cases[0]["results"],
+        serde_json::json!([]),
+        "login passed: {parsed}"
+    );
+    assert!(
+        cases[0]["time"].as_f64().is_some_and(|time| time > 0.0),
+        "{parsed}"
+    );
+    assert_eq!(cases[1]["name"], "checkout");
+    let failure = &cases[1]["results"][0];
+    assert_eq!(failure["kind"], "Failure", "{parsed}");
+    assert_eq!(failure["type"], "NO_MATCH", "{parsed}");
+    assert!(
+        failure["message"]
+            .as_str()
+            .is_some_and(|message| message.starts_with("step 3 of 4 (browser_click): NO_MATCH")),
+        "{parsed}"
+    );
+    assert!(
+        cases[1]["system_out"]
+            .as_str()
+            .is_some_and(|text| text.contains("checkout/two.png")),
+        "{parsed}"
+    );
+    // report.html in headless Chromium, with the fixture server gone: everything it shows is in
+    // the file.
+    drop(server);
+    let html = PathBuf::from(report["report_html"].as_str().expect("report_html"));
+    assert_eq!(html, out.join("report.html"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let seen = runtime.block_on(async {
+        let browser = crate::util::launch().await;
+        let page = browser.new_page("about:blank").await.expect("page");
+        page.goto(
+            &format!("file://{}", html.display()),
+            chromate::WaitUntil::Load,
+            crate::util::NAV,
+        )
+        .await
+        .expect("open report.html");
+        let seen = page.evaluate(REPORT_READER).await.expect("read the report");
+        crate::util::close_and_check(browser).await;
+        seen
+    });
+    let seen: Value = serde_json::from_str(seen.as_str().expect("json string")).expect("json");
+    assert_eq!(seen["scripts"], 0, "{seen}");
+    assert_eq!(seen["external"], 0, "nothing to fetch: {seen}");
+    assert!(
+        seen["summary"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("2 flows, 1 passed, 1 failed")),
+        "{seen}"
+    );
+    let flows = &seen["flows"];
+    assert_eq!(flows[0]["name"], "login");
+    assert_eq!(flows[0]["failed"], false);
+    assert_eq!(flows[0]["steps"], 5);
+    assert_eq!(flows[1]["name"], "checkout");
+    assert_eq!(flows[1]["failed"], true);
+    assert_eq!(flows[1]["status"], "failed");
+    assert_eq!(flows[1]["steps"], 3, "steps 1-3 ran: {seen}");
+    assert_eq!(flows[1]["skipped"], 1, "{seen}");
+    assert!(
+        flows[1]["error"]
+            .as_str()
+            .is_some_and(|e| e.contains("NO_MATCH")),
+        "{seen}"
+    );
+    let thumbs = flows[1]["thumbs"].as_array().expect("thumbs");
+    assert_eq!(thumbs.len(), 2, "{seen}");
+    for thumb in thumbs {
+        assert_eq!(thumb["loaded"], true, "{seen}");
+        assert_eq!(thumb["inline"], true, "{seen}");
+    }
+    assert_eq!(thumbs[0]["href"], "checkout/one.png");
+}

@@ -247,6 +247,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) config: Option<String>,
     /// `--output-dir DIR`.
     pub(crate) output_dir: Option<String>,
+    /// `--junit FILE` (run).
+    pub(crate) junit: Option<String>,
     /// `--quiet`: no progress on stderr.
     pub(crate) quiet: bool,
     /// `--json`: the result object on stdout.
@@ -268,7 +270,8 @@ pub(crate) enum FlowsAction {
 
 pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--json]
-       chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--quiet] [--json]
+       chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--junit FILE]
+                          [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -281,7 +284,8 @@ with its file, line and key (exit status 2).
 
 list       the flows, their steps and captures
 run        each flow (all, or the NAMEs) in a headless browser of its own; captures go to
-           <output dir>/<flow>/ with a <capture>.json sidecar each, an index.md and run.json.
+           <output dir>/<flow>/ with a <capture>.json sidecar each, an index.md and run.json;
+           <output dir>/report.html shows every flow (self-contained, opens offline).
            A failed step stops its flow but keeps every capture taken before it (the result
            says failed_step_index); the exit status is 1 if any flow failed. Progress goes to
            stderr (a live line on a terminal, one line per flow otherwise; --quiet: none)
@@ -291,6 +295,7 @@ describe   what the last run of NAME left on disk (no browser): index.md and the
 options:
   --config FILE       the flow file
   --output-dir DIR    where runs go (default: a private per-user directory in the temp dir)
+  --junit FILE        also write JUnit XML there, one test case per flow (run)
   --quiet             no progress on stderr (run)
   --json              print the result object as one JSON document
   -h, --help          this help
@@ -329,6 +334,7 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--quiet", "run") if inline.is_none() => command.quiet = true,
             ("--config", _) => command.config = Some(value()?),
             ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
+            ("--junit", "run") => command.junit = Some(value()?),
             _ => {
                 return Err(usage_error(format!(
                     "unknown option {flag} for flows {action}"
@@ -401,6 +407,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
             let options = RunOptions {
                 names: names.clone(),
                 output_dir: command.output_dir.clone(),
+                junit: command.junit.as_ref().map(std::path::PathBuf::from),
             };
             let mut progress = ProgressLine::new(command.quiet);
             let outcome = runtime.block_on(async {
@@ -497,6 +504,12 @@ fn print_run(report: &Value, json: bool) {
         flows.len(),
         report["output_dir"].as_str().unwrap_or("")
     );
+    if let Some(html) = report["report_html"].as_str() {
+        let _ = writeln!(text, "report: {html}");
+    }
+    if let Some(junit) = report["junit"].as_str() {
+        let _ = writeln!(text, "junit: {junit}");
+    }
     print!("{text}");
 }
 

@@ -1,10 +1,13 @@
-//! What a flow run leaves on disk for people and for the next command, and reading it back.
+//! What a flow run leaves on disk for people, for CI and for the next command, and reading it
+//! back: one writer per format.
 //!
 //! Owns: each capture's sidecar `<capture>.json` (its record: url, viewport, selector, time,
 //! size, sha256, masked selectors, console errors), each flow's `index.md` (steps, outcome,
-//! captures) and `run.json` (the flow's result as `flows run` printed it), and
-//! [`describe`], which reads them back without a browser. Does not own running flows
-//! (`run.rs`) or where the directories are (`output.rs`).
+//! captures) and `run.json` (the flow's result as `flows run` printed it), the run's
+//! `report.html` (self-contained: styles inline, captures as `data:` images, no script, opens
+//! offline), JUnit XML (one test case per flow), and [`describe`], which reads a flow's files
+//! back without a browser. Does not own running flows (`run.rs`) or where the directories are
+//! (`output.rs`).
 
 use std::fmt::Write as _;
 use std::io;
@@ -14,13 +17,16 @@ use serde_json::{json, Value};
 
 use super::capture::{name_is_valid, CaptureRecord};
 use super::output;
-use super::run::FlowResult;
+use super::run::{FlowResult, RunReport};
 use crate::dispatch::error::ToolError;
 
 /// The machine-readable result a run leaves in each flow directory.
 pub(crate) const RUN_JSON: &str = "run.json";
 /// The human-readable one.
 pub(crate) const INDEX_MD: &str = "index.md";
+
+/// The run's HTML report, beside the flow directories.
+pub(crate) const REPORT_HTML: &str = "report.html";
 
 /// Writes `<dir>/<capture>.json`.
 pub(crate) fn write_sidecar(dir: &Path, record: &CaptureRecord) -> io::Result<()> {
@@ -242,4 +248,299 @@ fn read_text(path: &Path) -> Option<String> {
     crate::private_fs::read_file(path)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+/// Text safe inside XML and HTML element content and attribute values: `&<>"'` escaped, and
+/// the control characters XML 1.0 forbids dropped.
+pub(crate) fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            '\t' | '\n' | '\r' => out.push(c),
+            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.3}", ms as f64 / 1000.0)
+}
+
+/// One line saying where and how a flow failed.
+fn failure_line(flow: &FlowResult) -> Option<String> {
+    let error = flow.error.as_ref()?;
+    let at = match flow.failed_step_index {
+        Some(index) => format!(
+            "step {} of {} ({})",
+            index + 1,
+            flow.steps_total,
+            flow.steps.get(index).map_or("", |step| step.label.as_str())
+        ),
+        None => "before its first step".to_owned(),
+    };
+    Some(format!(
+        "{at}: {} {}",
+        error["code"].as_str().unwrap_or(""),
+        error["message"].as_str().unwrap_or("")
+    ))
+}
+
+/// JUnit XML: one `<testsuite>`, one `<testcase>` per flow, a `<failure>` for a failed flow
+/// (its type the error code), the captures in `<system-out>`.
+pub(crate) fn junit_xml(report: &RunReport) -> String {
+    let tests = report.flows.len();
+    let failures = report.flows.iter().filter(|flow| !flow.ok()).count();
+    let total_ms: u64 = report.flows.iter().map(|flow| flow.duration_ms).sum();
+    let timestamp = report
+        .flows
+        .first()
+        .map(|flow| flow.started_at.trim_end_matches('Z').to_owned())
+        .unwrap_or_default();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"chromate flows\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{}\">",
+        seconds(total_ms)
+    );
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{}\" timestamp=\"{}\">",
+        escape(&report.config_path.display().to_string()),
+        seconds(total_ms),
+        escape(&timestamp)
+    );
+    for flow in &report.flows {
+        let _ = writeln!(
+            xml,
+            "    <testcase name=\"{}\" classname=\"chromate.flows\" time=\"{}\">",
+            escape(&flow.name),
+            seconds(flow.duration_ms)
+        );
+        if let (Some(line), Some(error)) = (failure_line(flow), &flow.error) {
+            let mut body = line.clone();
+            if let Some(hint) = error["hint"].as_str() {
+                body.push_str(&format!("\nhint: {hint}"));
+            }
+            let _ = writeln!(
+                xml,
+                "      <failure message=\"{}\" type=\"{}\">{}</failure>",
+                escape(&line),
+                escape(error["code"].as_str().unwrap_or("")),
+                escape(&body)
+            );
+        }
+        let mut out = format!("output: {}\n", flow.dir.display());
+        for capture in &flow.captures {
+            out.push_str(&format!(
+                "capture {}: {}\n",
+                capture.name,
+                capture.path.display()
+            ));
+        }
+        if let Some(video) = &flow.video_path {
+            out.push_str(&format!("video: {}\n", video.display()));
+        }
+        let _ = writeln!(xml, "      <system-out>{}</system-out>", escape(&out));
+        xml.push_str("    </testcase>\n");
+    }
+    xml.push_str("  </testsuite>\n</testsuites>\n");
+    xml
+}
+
+const REPORT_STYLE: &str = "\
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}\
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:0}\
+.summary{margin:0 0 20px;color:#555}\
+.flow{background:#fff;border:1px solid #ddd;border-left:6px solid #2a7;border-radius:4px;padding:14px 18px;margin:0 0 18px}\
+.flow.failed{border-left-color:#c33}\
+.status{display:inline-block;font-weight:600;padding:1px 8px;border-radius:3px;margin-left:8px;font-size:12px;vertical-align:middle}\
+.passed .status{background:#dfd;color:#161}.failed .status{background:#fdd;color:#911}\
+.error{background:#fff4f4;border:1px solid #f0c8c8;padding:8px 10px;margin:10px 0;white-space:pre-wrap}\
+table{border-collapse:collapse;margin:10px 0}td,th{border:1px solid #e3e3e3;padding:3px 8px;text-align:left;font-size:13px}\
+tr.step-failed td{background:#fff0f0}tr.step-skipped td{color:#999}\
+.captures{display:flex;flex-wrap:wrap;gap:14px}\
+figure{margin:0;width:330px}figure img{max-width:320px;max-height:240px;border:1px solid #ccc;background:#fff}\
+figcaption{font-size:12px;color:#555;word-break:break-all}\
+.diff{border:1px solid #e5b; padding:6px}.changed{color:#a0a}.new{color:#07a}.missing{color:#a60}\
+code{font-size:12px}";
+
+/// A `data:` URL of a file, or `None` when it cannot be read.
+fn data_url(path: &Path, mime: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = crate::private_fs::read_file(path).ok()?;
+    Some(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+/// The run's `report.html`: every flow with its status, steps and error, every capture as an
+/// embedded thumbnail linking to its file. No script and nothing fetched: it opens offline.
+pub(crate) fn html(report: &RunReport) -> String {
+    let failed = report.flows.iter().filter(|flow| !flow.ok()).count();
+    let mut page =
+        String::from("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let _ = writeln!(
+        page,
+        "<title>chromate flows: {} run, {failed} failed</title>",
+        report.flows.len()
+    );
+    let _ = writeln!(page, "<style>{REPORT_STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(page, "<h1>chromate flows</h1>");
+    let _ = writeln!(
+        page,
+        "<p class=\"summary\" id=\"summary\" data-flows=\"{}\" data-failed=\"{failed}\">{} flows, {} passed, {failed} failed — {}</p>",
+        report.flows.len(),
+        report.flows.len(),
+        report.flows.len() - failed,
+        escape(&report.config_path.display().to_string())
+    );
+    for flow in &report.flows {
+        let class = if flow.ok() { "passed" } else { "failed" };
+        let _ = writeln!(
+            page,
+            "<section class=\"flow {class}\" id=\"flow-{}\" data-flow=\"{}\">",
+            escape(&flow.name),
+            escape(&flow.name)
+        );
+        let _ = writeln!(
+            page,
+            "<h2>{}<span class=\"status\">{}</span></h2>",
+            escape(&flow.name),
+            if flow.ok() { "passed" } else { "failed" }
+        );
+        let _ = writeln!(
+            page,
+            "<p>{} steps, {} captures, {} ms — <code>{}</code></p>",
+            flow.steps_total,
+            flow.captures.len(),
+            flow.duration_ms,
+            escape(&flow.dir.display().to_string())
+        );
+        if let (Some(line), Some(error)) = (failure_line(flow), &flow.error) {
+            let hint = error["hint"]
+                .as_str()
+                .map(|hint| format!("\nhint: {}", escape(hint)))
+                .unwrap_or_default();
+            let _ = writeln!(page, "<div class=\"error\">{}{hint}</div>", escape(&line));
+        }
+        if let Some(note) = &flow.video_note {
+            let _ = writeln!(page, "<p>No video: {}</p>", escape(note));
+        }
+        for (label, video) in [("WebM", &flow.video_path), ("MP4", &flow.video_mp4_path)] {
+            if let Some(video) = video {
+                let _ = writeln!(
+                    page,
+                    "<p>Video ({label}): <a href=\"{}/{1}\">{1}</a></p>",
+                    escape(&flow.name),
+                    escape(&file_name(video))
+                );
+            }
+        }
+        page.push_str("<table><tr><th>#</th><th>step</th><th>line</th><th>result</th><th>ms</th><th>console errors</th></tr>\n");
+        for (index, step) in flow.steps.iter().enumerate() {
+            let (class, outcome) = match &step.error {
+                None => ("step-ok", "ok".to_owned()),
+                Some(error) => (
+                    "step-failed",
+                    format!("failed: {}", error["code"].as_str().unwrap_or("")),
+                ),
+            };
+            let _ = writeln!(
+                page,
+                "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                index + 1,
+                escape(&step.label),
+                step.line,
+                escape(&outcome),
+                step.duration_ms,
+                step.console_errors.len()
+            );
+        }
+        for index in flow.steps.len()..flow.steps_total {
+            let _ = writeln!(
+                page,
+                "<tr class=\"step-skipped\"><td>{}</td><td colspan=\"5\">not run</td></tr>",
+                index + 1
+            );
+        }
+        page.push_str("</table>\n<div class=\"captures\">\n");
+        for capture in &flow.captures {
+            // Relative to report.html, so the report still links its files when the output
+            // directory is moved or uploaded.
+            let href = escape(&format!("{}/{}", flow.name, file_name(&capture.path)));
+            let image = if capture.format == "png" {
+                data_url(&capture.path, "image/png")
+                    .map(|src| {
+                        format!(
+                            "<a href=\"{href}\"><img class=\"thumb\" alt=\"{}\" src=\"{src}\"></a>",
+                            escape(&capture.name)
+                        )
+                    })
+                    .unwrap_or_else(|| "<p>(file missing)</p>".to_owned())
+            } else {
+                format!(
+                    "<a href=\"{href}\">{}</a>",
+                    escape(&file_name(&capture.path))
+                )
+            };
+            let size = match (capture.width, capture.height) {
+                (Some(width), Some(height)) => format!("{width}×{height} px, "),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                page,
+                "<figure class=\"capture\" data-capture=\"{}\">{image}<figcaption><b>{}</b> — {size}{} bytes<br>{}<br>sha256 {}</figcaption></figure>",
+                escape(&capture.name),
+                escape(&capture.name),
+                capture.bytes,
+                escape(&capture.url),
+                &capture.sha256[..capture.sha256.len().min(16)]
+            );
+        }
+        page.push_str("</div>\n</section>\n");
+    }
+    page.push_str("</body>\n</html>\n");
+    page
+}
+
+/// Writes `report.html` into the run's output directory and, when asked, the JUnit XML.
+pub(crate) fn write_run(
+    report: &RunReport,
+    junit: Option<&Path>,
+) -> io::Result<(PathBuf, Option<PathBuf>)> {
+    output::replace_file(&report.output_dir, REPORT_HTML, html(report).as_bytes())?;
+    let junit = match junit {
+        Some(path) => {
+            let path = std::path::absolute(path)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, junit_xml(report))
+                .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
+            Some(path)
+        }
+        None => None,
+    };
+    Ok((report.output_dir.join(REPORT_HTML), junit))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escape_makes_text_safe_for_xml() {
+        assert_eq!(
+            escape("a<b>&\"c\" 'd'\u{1}\n"),
+            "a&lt;b&gt;&amp;&quot;c&quot; &apos;d&apos;\n"
+        );
+    }
 }

@@ -31,6 +31,8 @@ pub(crate) struct RunOptions {
     pub(crate) names: Vec<String>,
     /// `--output-dir`; `None`: the private per-user directory.
     pub(crate) output_dir: Option<String>,
+    /// `--junit FILE`: JUnit XML written there too.
+    pub(crate) junit: Option<PathBuf>,
 }
 
 /// What the front end hears while a run goes on.
@@ -122,6 +124,10 @@ pub(crate) struct RunReport {
     pub(crate) output_dir: PathBuf,
     pub(crate) config_path: PathBuf,
     pub(crate) flows: Vec<FlowResult>,
+    /// `<output>/report.html`, once written.
+    pub(crate) report_html: Option<PathBuf>,
+    /// The JUnit XML, when asked for and written.
+    pub(crate) junit: Option<PathBuf>,
 }
 
 impl RunReport {
@@ -134,6 +140,8 @@ impl RunReport {
             "ok": self.ok(),
             "config_path": self.config_path.display().to_string(),
             "output_dir": self.output_dir.display().to_string(),
+            "report_html": self.report_html.as_ref().map(|path| path.display().to_string()),
+            "junit": self.junit.as_ref().map(|path| path.display().to_string()),
             "flows": self.flows.iter().map(FlowResult::to_json).collect::<Vec<_>>(),
         })
     }
@@ -182,11 +190,24 @@ pub(crate) async fn run(
         on_event(Event::Finished(&result));
         results.push(result);
     }
-    Ok(RunReport {
+    let mut report = RunReport {
         output_dir,
         config_path: std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone()),
         flows: results,
-    })
+        report_html: None,
+        junit: None,
+    };
+    let written = report::write_run(&report, options.junit.as_deref()).map_err(|err| {
+        ToolError::new(
+            ErrorCode::DriverError,
+            format!("flows: cannot write the reports: {err}"),
+        )
+        .with_hint("check that the output directory and the --junit path are writable")
+        .with_detail(json!({ "reason": "io" }))
+    })?;
+    report.report_html = Some(written.0);
+    report.junit = written.1;
+    Ok(report)
 }
 
 async fn run_flow(
