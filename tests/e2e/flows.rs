@@ -967,3 +967,160 @@ fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() 
     }
     assert_eq!(thumbs[0]["href"], "checkout/one.png");
 }
+
+/// A flow capturing clock.html's card and its (masked) viewport; `query` picks the variant.
+fn visual_flow(origin: &str, query: &str, captures: &[&str]) -> String {
+    let mut file = format!(
+        "[[flow]]\nname = \"visual\"\nbase_url = \"{origin}\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/clock.html{query}\"\n"
+    );
+    for capture in captures {
+        match *capture {
+            "card" => file.push_str("[[flow.step]]\ncapture = \"card\"\nselector = \"#card\"\n"),
+            other => file.push_str(&format!(
+                "[[flow.step]]\ncapture = \"{other}\"\nmask = [\"#clock\"]\n"
+            )),
+        }
+    }
+    file
+}
+
+#[test]
+fn a_baseline_reports_a_changed_region_with_a_difference_image_and_passes_when_unchanged() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("chromate.toml");
+    let baseline = sandbox.path().join("baseline");
+    let out = sandbox.out();
+    let args = |extra: &[&'static str]| -> Vec<String> {
+        let mut args: Vec<String> = ["flows", "run", "--json", "--output-dir"]
+            .iter()
+            .map(|arg| (*arg).to_owned())
+            .collect();
+        args.push(out.display().to_string());
+        args.push("--baseline".to_owned());
+        args.push(baseline.display().to_string());
+        args.extend(extra.iter().map(|arg| (*arg).to_owned()));
+        args
+    };
+    let run = |extra: &[&'static str]| {
+        let args = args(extra);
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        sandbox.run(&args)
+    };
+    std::fs::write(
+        &config,
+        visual_flow(&server.origin(), "", &["card", "page"]),
+    )
+    .expect("write");
+    // The first run writes the baseline.
+    let ran = run(&["--update-baseline"]);
+    ran.assert_ok();
+    assert_eq!(
+        ran.json()["flows"][0]["baseline"]["new"],
+        serde_json::json!(["card", "page"])
+    );
+    assert!(baseline.join("visual/card.png").is_file());
+    // Unchanged: passes, nothing differs.
+    let ran = run(&[]);
+    ran.assert_ok();
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(
+        flow["baseline"]["same"],
+        serde_json::json!(["card", "page"]),
+        "{flow}"
+    );
+    assert_eq!(flow["baseline"]["changed"], serde_json::json!([]));
+    assert!(!out.join("visual/card.diff.png").exists());
+    // The card's top-left 40×40 corner turns red: both captures change, exactly there.
+    std::fs::write(
+        &config,
+        visual_flow(&server.origin(), "?variant=b", &["card", "page"]),
+    )
+    .expect("write");
+    let ran = run(&[]);
+    assert_eq!(
+        ran.code(),
+        Some(1),
+        "a changed capture fails the flow: {ran:?}"
+    );
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(
+        flow["baseline"]["changed"],
+        serde_json::json!(["card", "page"]),
+        "{flow}"
+    );
+    assert_eq!(flow["error"]["code"], "EXPECT_MISMATCH", "{flow}");
+    assert_eq!(
+        flow["failed_step_index"],
+        Value::Null,
+        "no step failed: {flow}"
+    );
+    let card = &flow["baseline"]["comparisons"][0];
+    assert_eq!(card["different_pixels"], 1600, "{card}");
+    assert_eq!(card["total_pixels"], 300 * 200);
+    let diff = std::fs::read(out.join("visual/card.diff.png")).expect("difference image");
+    assert_eq!(
+        card["diff"],
+        out.join("visual/card.diff.png").display().to_string()
+    );
+    let (width, height, pixels) = decode(&diff);
+    assert_eq!((width, height), (300, 200));
+    let mut red = (u32::MAX, u32::MAX, 0, 0, 0);
+    for y in 0..height {
+        for x in 0..width {
+            let at = ((y * width + x) * 4) as usize;
+            if pixels[at..at + 4] == [255, 0, 0, 255] {
+                red = (
+                    red.0.min(x),
+                    red.1.min(y),
+                    red.2.max(x),
+                    red.3.max(y),
+                    red.4 + 1,
+                );
+            }
+        }
+    }
+    // The corner sits inside the card's 2 px border: (2, 2) to (41, 41).
+    assert_eq!(
+        red,
+        (2, 2, 41, 41, 1600),
+        "the red region of the difference image"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("data-comparison=\"changed\" data-capture=\"card\""),
+        "report lists it"
+    );
+    // A threshold above the changed share lets it pass (1600 of 60000 pixels is 2.7 %).
+    run(&["--threshold", "0.05"]).assert_ok();
+    // A capture the baseline lacks is new; one the run no longer takes is missing, a failure.
+    std::fs::write(
+        &config,
+        visual_flow(&server.origin(), "", &["card", "extra"]),
+    )
+    .expect("write");
+    let ran = run(&[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(
+        flow["baseline"]["new"],
+        serde_json::json!(["extra"]),
+        "{flow}"
+    );
+    assert_eq!(
+        flow["baseline"]["missing"],
+        serde_json::json!(["page"]),
+        "{flow}"
+    );
+    assert_eq!(
+        flow["baseline"]["same"],
+        serde_json::json!(["card"]),
+        "{flow}"
+    );
+    let ran = sandbox.run(&["flows", "run", "--update-baseline"]);
+    assert_eq!(
+        ran.code(),
+        Some(2),
+        "--update-baseline needs --baseline: {ran:?}"
+    );
+}

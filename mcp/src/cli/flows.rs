@@ -249,6 +249,12 @@ pub(crate) struct FlowsCommand {
     pub(crate) output_dir: Option<String>,
     /// `--junit FILE` (run).
     pub(crate) junit: Option<String>,
+    /// `--baseline DIR` (run).
+    pub(crate) baseline: Option<String>,
+    /// `--threshold F` (run, with `--baseline`).
+    pub(crate) threshold: Option<f64>,
+    /// `--update-baseline` (run, with `--baseline`).
+    pub(crate) update_baseline: bool,
     /// `--quiet`: no progress on stderr.
     pub(crate) quiet: bool,
     /// `--json`: the result object on stdout.
@@ -271,7 +277,7 @@ pub(crate) enum FlowsAction {
 pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--json]
        chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--junit FILE]
-                          [--quiet] [--json]
+                          [--baseline DIR [--threshold F] [--update-baseline]] [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -296,6 +302,12 @@ options:
   --config FILE       the flow file
   --output-dir DIR    where runs go (default: a private per-user directory in the temp dir)
   --junit FILE        also write JUnit XML there, one test case per flow (run)
+  --baseline DIR      compare each PNG capture with DIR/<flow>/<capture>.png (a previous
+                      run's output directory will do): a changed or missing one fails its
+                      flow, a new one is reported; <capture>.diff.png shows the difference
+                      (red; antialiasing yellow, not counted)
+  --threshold F       the share of pixels (0 to 1) that may differ (default 0)
+  --update-baseline   write the captures into --baseline DIR instead of failing on changes
   --quiet             no progress on stderr (run)
   --json              print the result object as one JSON document
   -h, --help          this help
@@ -335,12 +347,32 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--config", _) => command.config = Some(value()?),
             ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
             ("--junit", "run") => command.junit = Some(value()?),
+            ("--baseline", "run") => command.baseline = Some(value()?),
+            ("--update-baseline", "run") if inline.is_none() => command.update_baseline = true,
+            ("--threshold", "run") => {
+                let text = value()?;
+                let threshold = text
+                    .parse::<f64>()
+                    .ok()
+                    .filter(|share| (0.0..=1.0).contains(share))
+                    .ok_or_else(|| {
+                        usage_error(format!(
+                            "--threshold is the share of pixels that may differ, 0 to 1, not {text:?}"
+                        ))
+                    })?;
+                command.threshold = Some(threshold);
+            }
             _ => {
                 return Err(usage_error(format!(
                     "unknown option {flag} for flows {action}"
                 )))
             }
         }
+    }
+    if command.baseline.is_none() && (command.update_baseline || command.threshold.is_some()) {
+        return Err(usage_error(
+            "--threshold and --update-baseline go with --baseline DIR".to_owned(),
+        ));
     }
     for name in &positional {
         if !flows::capture::name_is_valid(name) {
@@ -408,6 +440,15 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                 names: names.clone(),
                 output_dir: command.output_dir.clone(),
                 junit: command.junit.as_ref().map(std::path::PathBuf::from),
+                baseline: command
+                    .baseline
+                    .as_ref()
+                    .map(|dir| flows::baseline::BaselineOptions {
+                        dir: std::path::absolute(dir)
+                            .unwrap_or_else(|_| std::path::PathBuf::from(dir)),
+                        threshold: command.threshold.unwrap_or(0.0),
+                        update: command.update_baseline,
+                    }),
             };
             let mut progress = ProgressLine::new(command.quiet);
             let outcome = runtime.block_on(async {

@@ -122,6 +122,37 @@ pub(crate) fn index_md(result: &FlowResult) -> String {
     for index in result.steps.len()..result.steps_total {
         let _ = writeln!(text, "| {} | | | not run | | |", index + 1);
     }
+    if let Some(comparisons) = &result.comparisons {
+        text.push_str("\n## Baseline\n\n");
+        if result.baseline_updated {
+            text.push_str("The baseline was updated with these captures.\n\n");
+        }
+        if comparisons.is_empty() {
+            text.push_str("No PNG captures to compare.\n");
+        }
+        for comparison in comparisons {
+            let _ = write!(
+                text,
+                "- {}: {}",
+                comparison.name,
+                comparison.verdict.as_str()
+            );
+            if comparison.different_pixels > 0 {
+                let _ = write!(
+                    text,
+                    " ({} of {} pixels differ)",
+                    comparison.different_pixels, comparison.total_pixels
+                );
+            }
+            if let Some(diff) = &comparison.diff {
+                let _ = write!(text, ", difference: [{0}]({0})", file_name(diff));
+            }
+            if let Some(note) = &comparison.note {
+                let _ = write!(text, "; {note}");
+            }
+            text.push('\n');
+        }
+    }
     text.push_str("\n## Captures\n");
     if result.captures.is_empty() {
         text.push_str("\nNone.\n");
@@ -505,10 +536,97 @@ pub(crate) fn html(report: &RunReport) -> String {
                 &capture.sha256[..capture.sha256.len().min(16)]
             );
         }
-        page.push_str("</div>\n</section>\n");
+        page.push_str("</div>\n");
+        if let Some(comparisons) = &flow.comparisons {
+            page.push_str(&baseline_html(flow, comparisons));
+        }
+        page.push_str("</section>\n");
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// A flow's comparisons with the baseline: each changed capture as baseline, capture and
+/// difference image side by side; new, missing and unchanged ones by name.
+fn baseline_html(flow: &FlowResult, comparisons: &[super::baseline::Comparison]) -> String {
+    use super::baseline::Verdict;
+    let mut html = String::from("<div class=\"baseline\"><h3>Visual baseline</h3>\n");
+    if flow.baseline_updated {
+        html.push_str("<p>The baseline was updated with these captures.</p>\n");
+    }
+    let names = |verdict: Verdict| -> String {
+        let names = flow.compared(verdict);
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            escape(&names.join(", "))
+        }
+    };
+    let _ = writeln!(
+        html,
+        "<p><span class=\"changed\">changed: {}</span> · <span class=\"new\">new: {}</span> · <span class=\"missing\">missing: {}</span> · same: {}</p>",
+        names(Verdict::Changed),
+        names(Verdict::New),
+        names(Verdict::Missing),
+        names(Verdict::Same)
+    );
+    for comparison in comparisons {
+        let _ = write!(
+            html,
+            "<div class=\"comparison {0}\" data-comparison=\"{0}\" data-capture=\"{1}\">",
+            comparison.verdict.as_str(),
+            escape(&comparison.name)
+        );
+        if comparison.verdict == Verdict::Changed {
+            let actual = flow
+                .captures
+                .iter()
+                .find(|capture| capture.name == comparison.name)
+                .map(|capture| capture.path.clone());
+            html.push_str("<div class=\"captures\">");
+            for (label, path) in [
+                ("baseline", Some(comparison.baseline.clone())),
+                ("this run", actual),
+                ("difference", comparison.diff.clone()),
+            ] {
+                let image = path
+                    .as_deref()
+                    .and_then(|path| data_url(path, "image/png"))
+                    .map(|src| {
+                        format!(
+                            "<img class=\"{}\" alt=\"{label}\" src=\"{src}\">",
+                            label.replace(' ', "-")
+                        )
+                    })
+                    .unwrap_or_else(|| "(no image)".to_owned());
+                let _ = write!(
+                    html,
+                    "<figure>{image}<figcaption>{label}</figcaption></figure>"
+                );
+            }
+            html.push_str("</div>");
+            let _ = write!(
+                html,
+                "<p>{}: {} of {} pixels differ</p>",
+                escape(&comparison.name),
+                comparison.different_pixels,
+                comparison.total_pixels
+            );
+        } else {
+            let _ = write!(
+                html,
+                "<p>{}: {}</p>",
+                escape(&comparison.name),
+                comparison.verdict.as_str()
+            );
+        }
+        if let Some(note) = &comparison.note {
+            let _ = write!(html, "<p>{}</p>", escape(note));
+        }
+        html.push_str("</div>\n");
+    }
+    html.push_str("</div>\n");
+    html
 }
 
 /// Writes `report.html` into the run's output directory and, when asked, the JUnit XML.

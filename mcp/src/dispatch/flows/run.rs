@@ -15,6 +15,7 @@ use std::time::Instant;
 
 use serde_json::{json, Value};
 
+use super::baseline::{self, BaselineOptions, Comparison, Verdict};
 use super::capture::{self, CaptureRecord, DEFAULT_VIEWPORT};
 use super::file::{Flow, FlowFile, StepKind};
 use super::{output, report};
@@ -33,6 +34,8 @@ pub(crate) struct RunOptions {
     pub(crate) output_dir: Option<String>,
     /// `--junit FILE`: JUnit XML written there too.
     pub(crate) junit: Option<PathBuf>,
+    /// `--baseline DIR [--threshold F] [--update-baseline]`.
+    pub(crate) baseline: Option<BaselineOptions>,
 }
 
 /// What the front end hears while a run goes on.
@@ -82,9 +85,23 @@ pub(crate) struct FlowResult {
     pub(crate) video_note: Option<String>,
     pub(crate) started_at: String,
     pub(crate) duration_ms: u64,
+    /// Each PNG capture against the baseline, when `--baseline` was given.
+    pub(crate) comparisons: Option<Vec<Comparison>>,
+    /// `--update-baseline` wrote this flow's captures there.
+    pub(crate) baseline_updated: bool,
 }
 
 impl FlowResult {
+    /// The names of the comparisons with `verdict`.
+    pub(crate) fn compared(&self, verdict: Verdict) -> Vec<&str> {
+        self.comparisons
+            .iter()
+            .flatten()
+            .filter(|comparison| comparison.verdict == verdict)
+            .map(|comparison| comparison.name.as_str())
+            .collect()
+    }
+
     pub(crate) fn ok(&self) -> bool {
         self.error.is_none()
     }
@@ -114,6 +131,14 @@ impl FlowResult {
             })).collect::<Vec<_>>(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
+            "baseline": self.comparisons.as_ref().map(|comparisons| json!({
+                "changed": self.compared(Verdict::Changed),
+                "new": self.compared(Verdict::New),
+                "missing": self.compared(Verdict::Missing),
+                "same": self.compared(Verdict::Same),
+                "updated": self.baseline_updated,
+                "comparisons": comparisons.iter().map(Comparison::to_json).collect::<Vec<_>>(),
+            })),
         })
     }
 }
@@ -186,7 +211,7 @@ pub(crate) async fn run(
         output::resolve_dir(options.output_dir.as_deref()).map_err(|err| super::io_error(&err))?;
     let mut results = Vec::new();
     for flow in flows {
-        let result = run_flow(config, flow, &output_dir, cancel, on_event).await;
+        let result = run_flow(config, flow, &output_dir, options, cancel, on_event).await;
         on_event(Event::Finished(&result));
         results.push(result);
     }
@@ -214,6 +239,7 @@ async fn run_flow(
     config: &Config,
     flow: &Flow,
     output_dir: &Path,
+    options: &RunOptions,
     cancel: &Cancel,
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
 ) -> FlowResult {
@@ -231,6 +257,8 @@ async fn run_flow(
         video_note: None,
         started_at: crate::dispatch::trace::iso_now(),
         duration_ms: 0,
+        comparisons: None,
+        baseline_updated: false,
     };
     let dir = match output::fresh_flow_dir(output_dir, &flow.name) {
         Ok(dir) => dir,
@@ -261,11 +289,63 @@ async fn run_flow(
     }
     session.shutdown().await;
     output::remove_if_empty(&files_dir);
+    if let Some(baseline) = &options.baseline {
+        check_baseline(baseline, &dir, &mut result);
+    }
     result.duration_ms = millis(started);
     if let Err(err) = report::write_flow(&result) {
         eprintln!("chromate: flow {}: {err}", flow.name);
     }
     result
+}
+
+/// Compares the flow's captures with the baseline; a changed or missing capture fails a flow
+/// that had not failed already, unless `--update-baseline` accepts them.
+fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResult) {
+    let comparisons = baseline::compare_flow(baseline, &result.name, &result.captures, dir);
+    result.comparisons = Some(comparisons);
+    if baseline.update {
+        match baseline::update(baseline, &result.name, &result.captures) {
+            Ok(()) => result.baseline_updated = true,
+            Err(err) => {
+                if result.error.is_none() {
+                    result.error = Some(
+                        ToolError::new(
+                            ErrorCode::DriverError,
+                            format!("flows: cannot update the baseline: {err}"),
+                        )
+                        .with_hint("check that the --baseline directory is writable")
+                        .with_detail(json!({ "reason": "io" }))
+                        .to_json(),
+                    );
+                }
+            }
+        }
+        return;
+    }
+    let changed = result.compared(Verdict::Changed);
+    let missing = result.compared(Verdict::Missing);
+    if result.error.is_some() || (changed.is_empty() && missing.is_empty()) {
+        return;
+    }
+    let mut parts = Vec::new();
+    if !changed.is_empty() {
+        parts.push(format!("changed: {}", changed.join(", ")));
+    }
+    if !missing.is_empty() {
+        parts.push(format!("missing: {}", missing.join(", ")));
+    }
+    let message = format!(
+        "flows: the captures differ from the baseline ({})",
+        parts.join("; ")
+    );
+    let detail = json!({ "changed": changed, "missing": missing, "baseline": baseline.dir.join(&result.name).display().to_string() });
+    result.error = Some(
+        ToolError::new(ErrorCode::ExpectMismatch, message)
+            .with_hint("look at the <capture>.diff.png images (report.html shows them); if the change is right, run again with --update-baseline")
+            .with_detail(detail)
+            .to_json(),
+    );
 }
 
 /// Launches the flow's browser and gives its page the flow's viewport.
