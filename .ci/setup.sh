@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK and junitparser in target/venv; the
+#   .ci/setup.sh all       Chromium, ffmpeg and the test clients (Python mcp SDK and junitparser in target/venv; the
 #                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
@@ -50,6 +50,17 @@ if [ ! -f "$here/engine/axe/node_modules/axe-core/axe.min.js" ]; then
 fi
 
 [ "$what" = browser ] && exit 0
+
+# ffmpeg (Debian package) for flow videos; the flows tests check what it writes with ffprobe.
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ffmpeg with apt-get"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
+  else
+    echo "setup: ffmpeg is needed for the flow video tests (e.g. 'brew install ffmpeg')" >&2; exit 1
+  fi
+fi
 
 # Test clients. The Python MCP SDK goes into a virtual environment under target/: Debian refuses
 # a system-wide pip install (externally-managed-environment). The import is checked with the

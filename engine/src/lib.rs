@@ -32,6 +32,7 @@ mod launch;
 mod page;
 mod pdf;
 mod redact;
+mod screencast;
 mod screenshot;
 mod selector;
 mod session;
@@ -57,6 +58,7 @@ pub use intercept::{
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use pdf::PdfOptions;
+pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
 pub use selector::Selector;
 pub use session::{

@@ -76,6 +76,17 @@ impl Sandbox {
     }
 
     fn run_with(&self, args: &[&str], envs: &[(&str, &str)]) -> Ran {
+        self.run_watching(args, envs, &mut |_| {})
+    }
+
+    /// [`Sandbox::run_with`], calling `watch` with the `chromate` process's pid at every poll
+    /// while it runs (to signal it once what the test waits for is there).
+    fn run_watching(
+        &self,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        watch: &mut dyn FnMut(u32),
+    ) -> Ran {
         let started = Instant::now();
         let mut child = Command::new(chromate_binary())
             .args(args)
@@ -111,6 +122,7 @@ impl Sandbox {
             if let Some(status) = child.try_wait().expect("wait for chromate") {
                 break status;
             }
+            watch(child.id());
             if started.elapsed() > DEADLINE {
                 let _ = child.kill();
                 panic!("chromate {args:?} ran longer than {DEADLINE:?}");
@@ -1122,5 +1134,199 @@ fn a_baseline_reports_a_changed_region_with_a_difference_image_and_passes_when_u
         ran.code(),
         Some(2),
         "--update-baseline needs --baseline: {ran:?}"
+    );
+}
+
+/// `{codec, width, height, frames, duration}` of a video's first stream, as ffprobe (from
+/// Debian's ffmpeg, which `.ci/setup.sh all` installs) decodes it.
+fn probe(video: &Path) -> Value {
+    let output = Command::new("ffprobe")
+        .args([
+            "-v",
+            "error",
+            "-count_frames",
+            "-select_streams",
+            "v:0",
+            "-show_entries",
+            "stream=codec_name,width,height,nb_read_frames:format=duration",
+            "-of",
+            "json",
+        ])
+        .arg(video)
+        .output()
+        .expect("ffprobe (run `bash .ci/setup.sh all` to install ffmpeg)");
+    assert!(
+        output.status.success(),
+        "ffprobe cannot read {}: {}",
+        video.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let probed: Value = serde_json::from_slice(&output.stdout).expect("ffprobe json");
+    let stream = &probed["streams"][0];
+    serde_json::json!({
+        "codec": stream["codec_name"],
+        "width": stream["width"],
+        "height": stream["height"],
+        "frames": stream["nb_read_frames"].as_str().and_then(|n| n.parse::<u64>().ok()),
+        "duration": probed["format"]["duration"].as_str().and_then(|d| d.parse::<f64>().ok()),
+    })
+}
+
+/// A flow that records video, captures twice, holds the animated page for `hold_ms`, then
+/// fails at its fourth step (a button that is not there).
+fn video_flow(origin: &str, hold_ms: u64) -> String {
+    format!(
+        r##"
+[[flow]]
+name = "recorded"
+base_url = "{origin}"
+video = true
+[[flow.step]]
+capture = "one"
+url = "clock.html"
+mask = ["#clock"]
+[[flow.step]]
+capture = "two"
+selector = "#card"
+[[flow.step]]
+tool = "browser_advanced_eval"
+js = "new Promise(done => setTimeout(done, {hold_ms}))"
+timeout_ms = 120000
+[[flow.step]]
+tool = "browser_click"
+selector = "#no-such-button"
+"##
+    )
+}
+
+#[test]
+fn a_failed_flow_keeps_its_video_in_webm_and_mp4_that_ffprobe_decodes() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        video_flow(&server.origin(), 1500),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 3, "{flow}");
+    assert_eq!(flow["captures"].as_array().map(Vec::len), Some(2), "{flow}");
+    let webm = PathBuf::from(flow["video_path"].as_str().expect("video_path"));
+    let mp4 = PathBuf::from(flow["video_mp4_path"].as_str().expect("video_mp4_path"));
+    assert_eq!(webm, out.join("recorded/video.webm"));
+    assert_eq!(mp4, out.join("recorded/video.mp4"));
+    for (video, codec) in [(&webm, "vp8"), (&mp4, "h264")] {
+        let probed = probe(video);
+        assert_eq!(probed["codec"], codec, "{probed}");
+        assert_eq!(
+            (probed["width"].clone(), probed["height"].clone()),
+            (1280.into(), 720.into()),
+            "{probed}"
+        );
+        // The page was held for 1.5 s of the recording, at 25 frames a second.
+        let duration = probed["duration"].as_f64().expect("duration");
+        assert!(duration >= 1.4, "{} lasts {duration} s", video.display());
+        let frames = probed["frames"].as_u64().expect("frames");
+        assert!(
+            frames >= 35,
+            "{frames} frames in {duration} s of {}",
+            video.display()
+        );
+    }
+    let index = std::fs::read_to_string(out.join("recorded/index.md")).expect("index.md");
+    assert!(index.contains("Video: [video.webm](video.webm)"), "{index}");
+    // Without ffmpeg the flow runs as before, with no video and a note saying how to get it.
+    let ran = sandbox.run_with(
+        &[
+            "flows",
+            "run",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+            "--json",
+        ],
+        &[("CHROMATE_FFMPEG", "/nonexistent/ffmpeg")],
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 3, "{flow}");
+    assert_eq!(flow["video_path"], Value::Null);
+    assert_eq!(flow["video_mp4_path"], Value::Null);
+    assert!(
+        flow["video_note"]
+            .as_str()
+            .is_some_and(|note| note.contains("apt-get install ffmpeg")),
+        "{flow}"
+    );
+    assert!(!out.join("recorded/video.webm").exists());
+}
+
+#[test]
+fn sigterm_stops_a_flow_and_still_finalizes_its_video() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    // The third step would hold the page for two minutes.
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        video_flow(&server.origin(), 120_000),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let second = out.join("recorded/two.png");
+    let mut signalled: Option<Instant> = None;
+    let ran = sandbox.run_watching(
+        &[
+            "flows",
+            "run",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+            "--json",
+        ],
+        &[],
+        &mut |pid| {
+            // Once the second capture is on disk the third step is running.
+            if signalled.is_none() && second.is_file() {
+                let status = Command::new("kill")
+                    .args(["-TERM", &pid.to_string()])
+                    .status()
+                    .expect("kill");
+                assert!(status.success());
+                signalled = Some(Instant::now());
+            }
+        },
+    );
+    let signalled = signalled.expect("the second capture appeared and chromate was signalled");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(60),
+        "the flow ended soon after SIGTERM, not when its step would have"
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 2, "{flow}");
+    assert_eq!(flow["error"]["detail"]["reason"], "cancelled", "{flow}");
+    assert_eq!(flow["captures"].as_array().map(Vec::len), Some(2), "{flow}");
+    for key in ["video_path", "video_mp4_path"] {
+        let video = PathBuf::from(
+            flow[key]
+                .as_str()
+                .unwrap_or_else(|| panic!("{key}: {flow}")),
+        );
+        let probed = probe(&video);
+        assert!(
+            probed["frames"].as_u64().is_some_and(|frames| frames > 0),
+            "{probed}"
+        );
+    }
+    assert!(
+        out.join("recorded/index.md").is_file(),
+        "the flow's files are written"
     );
 }

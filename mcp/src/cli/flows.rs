@@ -255,6 +255,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) threshold: Option<f64>,
     /// `--update-baseline` (run, with `--baseline`).
     pub(crate) update_baseline: bool,
+    /// `--video` (run): record every flow.
+    pub(crate) video: bool,
     /// `--quiet`: no progress on stderr.
     pub(crate) quiet: bool,
     /// `--json`: the result object on stdout.
@@ -277,7 +279,8 @@ pub(crate) enum FlowsAction {
 pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--json]
        chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--junit FILE]
-                          [--baseline DIR [--threshold F] [--update-baseline]] [--quiet] [--json]
+                          [--baseline DIR [--threshold F] [--update-baseline]] [--video]
+                          [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -308,6 +311,11 @@ options:
                       (red; antialiasing yellow, not counted)
   --threshold F       the share of pixels (0 to 1) that may differ (default 0)
   --update-baseline   write the captures into --baseline DIR instead of failing on changes
+  --video             record every flow (else only those with video = true): the page's
+                      screencast as video.webm and video.mp4 in the flow's directory, made
+                      with ffmpeg (CHROMATE_FFMPEG, else on PATH; without it the flow runs and
+                      the result says how to install it); a failed or interrupted flow keeps
+                      its video
   --quiet             no progress on stderr (run)
   --json              print the result object as one JSON document
   -h, --help          this help
@@ -344,6 +352,7 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("-h" | "--help", _) => return Ok(super::Command::Help(FLOWS_HELP.to_owned())),
             ("--json", _) if inline.is_none() => command.json = true,
             ("--quiet", "run") if inline.is_none() => command.quiet = true,
+            ("--video", "run") if inline.is_none() => command.video = true,
             ("--config", _) => command.config = Some(value()?),
             ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
             ("--junit", "run") => command.junit = Some(value()?),
@@ -449,6 +458,10 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                         threshold: command.threshold.unwrap_or(0.0),
                         update: command.update_baseline,
                     }),
+                video: command.video,
+                ffmpeg: std::env::var_os("CHROMATE_FFMPEG")
+                    .filter(|value| !value.is_empty())
+                    .map(std::path::PathBuf::from),
             };
             let mut progress = ProgressLine::new(command.quiet);
             let outcome = runtime.block_on(async {

@@ -4,7 +4,7 @@
 //! Owns: the one-shot capture (`chromate capture`: its own headless browser, launched for the
 //! call and ended before it returns, so a CI job needs no session), `flows list`, and — in the
 //! modules below — the capture itself (`capture.rs`), the navigation retries (`retry.rs`), the
-//! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), visual baselines (`baseline.rs`), what a
+//! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), visual baselines (`baseline.rs`), video (`video.rs`), what a
 //! run writes and `flows describe` reads (`report.rs`) and the files on disk (`output.rs`). Does not own argv or printing (`crate::cli::flows`): every entry point
 //! returns a [`Reply`] or a value the front end renders.
 
@@ -15,6 +15,7 @@ pub(crate) mod output;
 pub(crate) mod report;
 pub(crate) mod retry;
 pub(crate) mod run;
+pub(crate) mod video;
 
 use serde_json::{json, Map, Value};
 

@@ -3,7 +3,9 @@
 //! `<output>/<flow>/`.
 //!
 //! Owns: the order of a run (flow directory made afresh, browser launched with the flow's
-//! viewport, steps, browser closed, `index.md` and `run.json` written), what counts as a
+//! viewport, its screencast started when the flow asks for video, steps, the screencast
+//! stopped, browser closed, video encoded, baseline compared, `index.md` and `run.json`
+//! written), what counts as a
 //! failed step (a tool error, a failed browser_batch, a negative answer such as `exists`
 //! finding nothing), stopping at the first failure while keeping every capture taken before
 //! it, cancellation (a signal: the current step stops, the flow is finalized), and the events
@@ -18,7 +20,7 @@ use serde_json::{json, Value};
 use super::baseline::{self, BaselineOptions, Comparison, Verdict};
 use super::capture::{self, CaptureRecord, DEFAULT_VIEWPORT};
 use super::file::{Flow, FlowFile, StepKind};
-use super::{output, report};
+use super::{output, report, video};
 use crate::config::Config;
 use crate::dispatch::call::{Cancel, Progress};
 use crate::dispatch::error::{ErrorCode, ToolError};
@@ -36,6 +38,10 @@ pub(crate) struct RunOptions {
     pub(crate) junit: Option<PathBuf>,
     /// `--baseline DIR [--threshold F] [--update-baseline]`.
     pub(crate) baseline: Option<BaselineOptions>,
+    /// `--video`: record every flow, not only those with `video = true`.
+    pub(crate) video: bool,
+    /// `CHROMATE_FFMPEG`: the ffmpeg to encode with (else `ffmpeg` on PATH).
+    pub(crate) ffmpeg: Option<PathBuf>,
 }
 
 /// What the front end hears while a run goes on.
@@ -271,8 +277,27 @@ async fn run_flow(
     let mut session = Session::with_artifacts_dir(config.clone(), files_dir.clone());
     let viewport = flow.viewport.unwrap_or(DEFAULT_VIEWPORT);
     let progress = Progress::new("flow", Instant::now());
+    let wants_video = flow.video || options.video;
+    let ffmpeg = video::find_ffmpeg(options.ffmpeg.as_deref());
+    if wants_video && ffmpeg.is_none() {
+        result.video_note = Some(video::INSTALL_HINT.to_owned());
+    }
+    let mut screencast = None;
     match prepare(&mut session, viewport).await {
-        Ok(()) => {
+        Ok(page) => {
+            if wants_video && ffmpeg.is_some() {
+                let options = chromate::ScreencastOptions {
+                    max_width: viewport.0,
+                    max_height: viewport.1,
+                    ..chromate::ScreencastOptions::default()
+                };
+                match page.start_screencast(options).await {
+                    Ok(recording) => screencast = Some(recording),
+                    Err(err) => {
+                        result.video_note = Some(format!("the screencast did not start: {err}"));
+                    }
+                }
+            }
             run_steps(
                 &mut session,
                 flow,
@@ -287,8 +312,20 @@ async fn run_flow(
         }
         Err(error) => result.error = Some(error.to_json()),
     }
+    // The recording ends before the browser does; it is encoded once the browser is gone, so a
+    // failed or interrupted flow still gets its video.
+    let recording = match screencast {
+        Some(screencast) => Some(screencast.stop().await),
+        None => None,
+    };
     session.shutdown().await;
     output::remove_if_empty(&files_dir);
+    if let (Some(recording), Some(ffmpeg)) = (recording, &ffmpeg) {
+        let files = video::encode(&recording, &dir, ffmpeg).await;
+        result.video_path = files.webm;
+        result.video_mp4_path = files.mp4;
+        result.video_note = files.note;
+    }
     if let Some(baseline) = &options.baseline {
         check_baseline(baseline, &dir, &mut result);
     }
@@ -349,9 +386,10 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
 }
 
 /// Launches the flow's browser and gives its page the flow's viewport.
-async fn prepare(session: &mut Session, viewport: (u32, u32)) -> Result<(), ToolError> {
+async fn prepare(session: &mut Session, viewport: (u32, u32)) -> Result<chromate::Page, ToolError> {
     let page = session.active_page("flow").await?;
-    capture::set_viewport(session, &page, viewport.0, viewport.1).await
+    capture::set_viewport(session, &page, viewport.0, viewport.1).await?;
+    Ok(page)
 }
 
 #[allow(clippy::too_many_arguments)]
