@@ -31,6 +31,8 @@ pub(crate) struct McpFlags {
     pub(crate) unrestricted_file_access: bool,
     /// `--session NAME`: attach to that CLI session's daemon instead of an own browser.
     pub(crate) session: Option<String>,
+    /// `--caps flows`: offer the flows tools beside the 28.
+    pub(crate) caps_flows: bool,
 }
 
 /// Everything the server needs to know from its invocation.

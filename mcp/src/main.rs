@@ -84,6 +84,7 @@ fn main() -> ExitCode {
         }
         Command::Mcp(flags) => {
             let attach = flags.session.clone();
+            let caps_flows = flags.caps_flows;
             let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
             for warning in warnings {
                 eprintln!("chromate: {warning}");
@@ -91,7 +92,7 @@ fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            let status = runtime.block_on(mcp::server::serve(config, attach));
+            let status = runtime.block_on(mcp::server::serve(config, attach, caps_flows));
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.

@@ -87,8 +87,20 @@ impl Sandbox {
         envs: &[(&str, &str)],
         watch: &mut dyn FnMut(u32),
     ) -> Ran {
+        self.run_program(&chromate_binary(), args, envs, watch)
+    }
+
+    /// Runs `program ARGS` (which may start `chromate` itself) as [`Sandbox::run_watching`]
+    /// runs chromate: every browser among its descendants must be gone once it exits.
+    fn run_program(
+        &self,
+        program: &Path,
+        args: &[&str],
+        envs: &[(&str, &str)],
+        watch: &mut dyn FnMut(u32),
+    ) -> Ran {
         let started = Instant::now();
-        let mut child = Command::new(chromate_binary())
+        let mut child = Command::new(program)
             .args(args)
             .envs(envs.iter().copied())
             .env("TMPDIR", self.path())
@@ -1328,5 +1340,122 @@ fn sigterm_stops_a_flow_and_still_finalizes_its_video() {
     assert!(
         out.join("recorded/index.md").is_file(),
         "the flow's files are written"
+    );
+}
+
+#[test]
+fn the_flows_tools_through_a_real_mcp_client() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("ci-flows.toml");
+    std::fs::write(&config, flow_file(&server.origin())).expect("write");
+    let out = sandbox.out();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/flows.py");
+    let binary = chromate_binary();
+    let origin = server.origin();
+    let envs = [
+        ("CHROMATE_BIN", binary.to_str().expect("utf-8")),
+        ("FIXTURE_ORIGIN", origin.as_str()),
+        ("FLOWS_FILE", config.to_str().expect("utf-8")),
+        ("OUT_DIR", out.to_str().expect("utf-8")),
+    ];
+    let ran = sandbox.run_program(
+        &venv_python(),
+        &[script.to_str().expect("utf-8")],
+        &envs,
+        &mut |_| {},
+    );
+    ran.assert_ok();
+    assert!(!ran.browsers.is_empty(), "the tools started browsers");
+    let report = ran.json();
+    // The 28 by default; the five more with --caps flows.
+    let default_tools = report["default_tools"].as_array().expect("default tools");
+    assert_eq!(default_tools.len(), 28, "{report}");
+    let tools: Vec<&str> = report["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(tools.len(), 33, "{tools:?}");
+    assert_eq!(
+        tools[28..],
+        [
+            "capture_url",
+            "capture_element",
+            "run_flow",
+            "list_flows",
+            "describe_flow"
+        ]
+    );
+    let capture = &report["capture_url"];
+    assert_eq!(capture["is_error"], false, "{capture}");
+    assert_eq!(
+        capture["json"]["path"],
+        out.join("home.png").display().to_string()
+    );
+    assert_eq!(capture["json"]["size"]["width"], 800, "{capture}");
+    assert_eq!(capture["json"]["masked"], serde_json::json!(["#clock"]));
+    assert!(out.join("home.png").is_file());
+    let element = &report["capture_element"];
+    assert_eq!(element["json"]["size"]["width"], 300, "{element}");
+    assert_eq!(element["json"]["size"]["height"], 200, "{element}");
+    let refused = &report["capture_element_without_selector"];
+    assert_eq!(refused["is_error"], true, "{refused}");
+    assert_eq!(
+        refused["structured"]["error"]["code"], "INVALID_ARGUMENT",
+        "{refused}"
+    );
+    assert_eq!(
+        report["list_flows"]["json"]["flows"][1]["name"], "checkout",
+        "{}",
+        report["list_flows"]
+    );
+    // A failed step is a result with `error` set, not a tool error.
+    let run = &report["run_flow"];
+    assert_eq!(run["is_error"], false, "{run}");
+    assert_eq!(run["json"]["flow_name"], "checkout");
+    assert_eq!(run["json"]["failed_step_index"], 2, "{run}");
+    assert_eq!(run["json"]["error"]["code"], "NO_MATCH", "{run}");
+    assert_eq!(
+        run["json"]["captures"].as_array().map(Vec::len),
+        Some(2),
+        "{run}"
+    );
+    for key in [
+        "captures",
+        "video_path",
+        "video_mp4_path",
+        "error",
+        "failed_step_index",
+    ] {
+        assert!(
+            run["json"].get(key).is_some(),
+            "run_flow lacks {key}: {run}"
+        );
+    }
+    // A flow the file does not have is a tool error listing the names.
+    let missing = &report["run_missing_flow"];
+    assert_eq!(missing["is_error"], true, "{missing}");
+    assert_eq!(
+        missing["structured"]["error"]["code"], "INVALID_ARGUMENT",
+        "{missing}"
+    );
+    assert_eq!(
+        missing["structured"]["error"]["detail"]["available"],
+        serde_json::json!(["login", "checkout"]),
+        "{missing}"
+    );
+    let described = &report["describe_flow"]["json"];
+    assert_eq!(described["flow_name"], "checkout");
+    assert!(
+        described["index_md"]
+            .as_str()
+            .is_some_and(|md| md.contains("**Failed** at step 3")),
+        "{described}"
+    );
+    assert_eq!(
+        described["captures"][0]["metadata"]["name"], "one",
+        "{described}"
     );
 }

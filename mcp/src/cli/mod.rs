@@ -114,6 +114,9 @@ options:
   --allow-unrestricted-file-access
                             browser_upload may read any file the server can (default: only
                             files under the server's working directory)
+  --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
+                            describe_flow (captures and flows for CI; docs/cli.md); without
+                            it, tools/list is the 28 browser tools
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -320,6 +323,18 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--session" => flags.session = Some(commands::session_name(&value(name)?)?),
+            "--caps" => {
+                for cap in value(name)?.split(',').map(str::trim) {
+                    match cap {
+                        "flows" => flags.caps_flows = true,
+                        other => {
+                            return Err(UsageError(format!(
+                                "mcp: unknown capability {other:?} for --caps (known: flows)"
+                            )))
+                        }
+                    }
+                }
+            }
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),
             "--allowed-origins" => {

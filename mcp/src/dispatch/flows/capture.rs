@@ -44,6 +44,91 @@ pub(crate) fn name_is_valid(name: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
 }
 
+/// `url` of a capture.
+pub(crate) const URL: Arg = Arg::string(
+    "url",
+    "http(s), file or data URL (in a flow: optional, else the current page)",
+)
+.max_len(2048);
+/// `name`: the file name without extension.
+pub(crate) const NAME: Arg = Arg::string("name", "File name without extension: A-Z a-z 0-9 . _ -")
+    .min_len(1)
+    .max_len(MAX_NAME_LEN)
+    .pattern(&NAME_PATTERN)
+    .required();
+/// `selector`: one element's box.
+pub(crate) const SELECTOR: Arg =
+    Arg::string("selector", "Capture only this element's box").min_len(1);
+const FULL_PAGE: Arg = Arg::boolean("full_page", "The whole document, not just the viewport");
+/// `output_dir`.
+pub(crate) const OUTPUT_DIR: Arg = Arg::string(
+    "output_dir",
+    "Directory for the file (default: a private per-user directory in the temp dir)",
+)
+.min_len(1)
+.max_len(4096);
+/// `wait_until`.
+pub(crate) const WAIT_UNTIL: Arg = Arg::one_of(
+    "wait_until",
+    "Load state to wait for",
+    &["load", "domcontentloaded", "networkidle", "commit"],
+)
+.default_str("load");
+/// `timeout_ms` of a capture (=30000).
+pub(crate) const TIMEOUT_MS: Arg = Arg::int(
+    "timeout_ms",
+    "ms for the load and the element",
+    0,
+    crate::config::MAX_TIMEOUT_MS as i64,
+)
+.default_int(IntDefault::Value(30_000));
+/// `viewport_width`.
+pub(crate) const VIEWPORT_WIDTH: Arg =
+    Arg::int("viewport_width", "CSS px (default 1280)", 1, 16_384);
+/// `viewport_height`.
+pub(crate) const VIEWPORT_HEIGHT: Arg =
+    Arg::int("viewport_height", "CSS px (default 720)", 1, 16_384);
+/// `animations`.
+pub(crate) const ANIMATIONS: Arg = Arg::one_of(
+    "animations",
+    "disabled freezes CSS animations, transitions and the caret",
+    &["disabled", "allow"],
+)
+.default_str("disabled");
+/// `mask`.
+pub(crate) const MASK: Arg = Arg::kind(
+    "mask",
+    "Cover this selector's matches with a solid box (none matching: no-op)",
+    Kind::StrList {
+        min_items: 0,
+        max_items: 64,
+        item_min_len: 1,
+        item_max_len: 2048,
+    },
+);
+/// `mask_color`.
+pub(crate) const MASK_COLOR: Arg = Arg::string(
+    "mask_color",
+    "CSS colour of the mask boxes (default #FF00FF)",
+)
+.min_len(1)
+.max_len(64);
+const FORMAT: Arg = Arg::one_of(
+    "format",
+    "png, or pdf of the full document",
+    &["png", "pdf"],
+)
+.default_str("png");
+const PAPER: Arg = Arg::one_of(
+    "paper",
+    "PDF paper size",
+    &["letter", "legal", "tabloid", "a3", "a4", "a5"],
+)
+.default_str("letter");
+const MARGIN_IN: Arg =
+    Arg::num("margin_in", "PDF margin on every side, inches", 0.0, 4.0).default_num(0.4);
+const LANDSCAPE: Arg = Arg::boolean("landscape", "PDF in landscape");
+
 /// The options of one capture. The command line reads its flags from here (`--full-page`,
 /// `--wait-until`, repeated `--mask`), a flow's capture step its keys, MCP its arguments.
 pub(crate) const CAPTURE: ToolDecl = ToolDecl {
@@ -55,75 +140,22 @@ pub(crate) const CAPTURE: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("capture", &[Slot::arg("url")]),
     args: &[
-        Arg::string(
-            "url",
-            "http(s), file or data URL (in a flow: optional, else the current page)",
-        )
-        .max_len(2048),
-        Arg::string("name", "File name without extension: A-Z a-z 0-9 . _ -")
-            .min_len(1)
-            .max_len(MAX_NAME_LEN)
-            .pattern(&NAME_PATTERN)
-            .required(),
-        Arg::string("selector", "Capture only this element's box").min_len(1),
-        Arg::boolean("full_page", "The whole document, not just the viewport"),
-        Arg::string(
-            "output_dir",
-            "Directory for the file (default: a private per-user directory in the temp dir)",
-        )
-        .min_len(1)
-        .max_len(4096),
-        Arg::one_of(
-            "wait_until",
-            "Load state to wait for",
-            &["load", "domcontentloaded", "networkidle", "commit"],
-        )
-        .default_str("load"),
-        Arg::int(
-            "timeout_ms",
-            "ms for the load and the element",
-            0,
-            crate::config::MAX_TIMEOUT_MS as i64,
-        )
-        .default_int(IntDefault::Value(30_000)),
-        Arg::int("viewport_width", "CSS px (default 1280)", 1, 16_384),
-        Arg::int("viewport_height", "CSS px (default 720)", 1, 16_384),
-        Arg::one_of(
-            "animations",
-            "disabled freezes CSS animations, transitions and the caret",
-            &["disabled", "allow"],
-        )
-        .default_str("disabled"),
-        Arg::kind(
-            "mask",
-            "Cover this selector's matches with a solid box (none matching: no-op)",
-            Kind::StrList {
-                min_items: 0,
-                max_items: 64,
-                item_min_len: 1,
-                item_max_len: 2048,
-            },
-        ),
-        Arg::string(
-            "mask_color",
-            "CSS colour of the mask boxes (default #FF00FF)",
-        )
-        .min_len(1)
-        .max_len(64),
-        Arg::one_of(
-            "format",
-            "png, or pdf of the full document",
-            &["png", "pdf"],
-        )
-        .default_str("png"),
-        Arg::one_of(
-            "paper",
-            "PDF paper size",
-            &["letter", "legal", "tabloid", "a3", "a4", "a5"],
-        )
-        .default_str("letter"),
-        Arg::num("margin_in", "PDF margin on every side, inches", 0.0, 4.0).default_num(0.4),
-        Arg::boolean("landscape", "PDF in landscape"),
+        URL,
+        NAME,
+        SELECTOR,
+        FULL_PAGE,
+        OUTPUT_DIR,
+        WAIT_UNTIL,
+        TIMEOUT_MS,
+        VIEWPORT_WIDTH,
+        VIEWPORT_HEIGHT,
+        ANIMATIONS,
+        MASK,
+        MASK_COLOR,
+        FORMAT,
+        PAPER,
+        MARGIN_IN,
+        LANDSCAPE,
     ],
 };
 

@@ -5,8 +5,9 @@
 //! call and ended before it returns, so a CI job needs no session), `flows list`, and — in the
 //! modules below — the capture itself (`capture.rs`), the navigation retries (`retry.rs`), the
 //! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), visual baselines (`baseline.rs`), video (`video.rs`), what a
-//! run writes and `flows describe` reads (`report.rs`) and the files on disk (`output.rs`). Does not own argv or printing (`crate::cli::flows`): every entry point
-//! returns a [`Reply`] or a value the front end renders.
+//! run writes and `flows describe` reads (`report.rs`), the five MCP tools of `--caps flows`
+//! (`tools.rs`) and the files on disk (`output.rs`). Does not own argv or printing: every entry
+//! point returns a [`Reply`] or a value the front end renders.
 
 pub(crate) mod baseline;
 pub(crate) mod capture;
@@ -15,6 +16,7 @@ pub(crate) mod output;
 pub(crate) mod report;
 pub(crate) mod retry;
 pub(crate) mod run;
+pub(crate) mod tools;
 pub(crate) mod video;
 
 use serde_json::{json, Map, Value};
