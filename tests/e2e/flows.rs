@@ -1459,3 +1459,29 @@ fn the_flows_tools_through_a_real_mcp_client() {
         "{described}"
     );
 }
+
+#[test]
+fn a_download_during_a_flow_is_saved_in_the_flows_directory() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    server.route("/downloads", |_| {
+        Response::html(
+            "<!doctype html><title>Downloads</title>\
+             <a id=\"dl\" href=\"/attachment?name=report.csv&bytes=64\">report</a>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let file = format!(
+        "[[flow]]\nname = \"export\"\nbase_url = \"{}\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/downloads\"\n\
+         [[flow.step]]\ntool = \"browser_click\"\nselector = \"#dl\"\n",
+        server.origin()
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    sandbox
+        .run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")])
+        .assert_ok();
+    let saved = out.join("export/files/downloads/report.csv");
+    let bytes = std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
+    assert_eq!(bytes.len(), 64);
+}

@@ -133,6 +133,9 @@ async fn encode_in(
         .map(|arg| (*arg).to_owned())
         .collect();
         args.push(list_path.display().to_string());
+        // One encoder thread: a CI machine runs other jobs (and the browser) beside it.
+        args.push("-threads".to_owned());
+        args.push("1".to_owned());
         args.push("-vf".to_owned());
         args.push(filter.clone());
         args.extend(codec.iter().map(|arg| (*arg).to_owned()));
