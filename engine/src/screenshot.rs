@@ -181,39 +181,21 @@ impl Page {
                 ))
             }
         };
-        let prepared = !options.mask.is_empty() || options.freeze_animations;
-        if prepared {
-            let answer = self
-                .call_isolated(
-                    None,
-                    "screenshot.prepare",
-                    &json!({
-                        "mask": options.mask,
-                        "color": options.mask_color,
-                        "freeze": options.freeze_animations,
-                    }),
-                )
-                .await?;
-            if answer.get("ok") == Some(&Value::Bool(false)) {
-                let _ = self
-                    .call_isolated(None, "screenshot.restore", &Value::Null)
-                    .await;
-                let selector = answer.get("selector").and_then(Value::as_str).unwrap_or("");
-                let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
-                return Err(Error::InvalidArgument {
-                    message: format!("screenshot: cannot mask {selector}: {reason}"),
-                });
-            }
-        }
+        let prepared = self
+            .prepare_capture(
+                "screenshot",
+                &options.mask,
+                &options.mask_color,
+                options.freeze_animations,
+            )
+            .await?;
         let mut params = cdp_page::CaptureScreenshotParams::default();
         if let Some(clip) = clip {
             params = params.clip(clip).capture_beyond_viewport(true);
         }
         let answer = self.unless_dialog(self.session.send(&params)).await;
         if prepared {
-            let _ = self
-                .call_isolated(None, "screenshot.restore", &Value::Null)
-                .await;
+            self.restore_capture().await;
         }
         let data = answer?.data;
         let png = data
@@ -226,6 +208,44 @@ impl Page {
             message: "screenshot: the browser sent an image that is not a png".into(),
         })?;
         Ok(Screenshot { png, width, height })
+    }
+
+    /// Masks `mask`'s matches with boxes of `color` and (with `freeze`) stops what moves, for
+    /// one capture; `Ok(false)` when there was nothing to do. A malformed mask selector is
+    /// INVALID_ARGUMENT (the page is restored first); one matching nothing masks nothing.
+    pub(crate) async fn prepare_capture(
+        &self,
+        verb: &str,
+        mask: &[String],
+        color: &str,
+        freeze: bool,
+    ) -> Result<bool> {
+        if mask.is_empty() && !freeze {
+            return Ok(false);
+        }
+        let answer = self
+            .call_isolated(
+                None,
+                "screenshot.prepare",
+                &json!({ "mask": mask, "color": color, "freeze": freeze }),
+            )
+            .await?;
+        if answer.get("ok") == Some(&Value::Bool(false)) {
+            self.restore_capture().await;
+            let selector = answer.get("selector").and_then(Value::as_str).unwrap_or("");
+            let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
+            return Err(Error::InvalidArgument {
+                message: format!("{verb}: cannot mask {selector}: {reason}"),
+            });
+        }
+        Ok(true)
+    }
+
+    /// Undoes [`Page::prepare_capture`] (best effort: a page that went away has nothing to undo).
+    pub(crate) async fn restore_capture(&self) {
+        let _ = self
+            .call_isolated(None, "screenshot.restore", &Value::Null)
+            .await;
     }
 
     /// Polls `screenshot.rect` until the element is visible: NO_MATCH at the first check,

@@ -33,6 +33,8 @@ pub(crate) struct McpFlags {
     pub(crate) session: Option<String>,
     /// `--caps audit`: tools/list adds the audit capability's tools.
     pub(crate) caps_audit: bool,
+    /// `--caps flows`: offer the flows tools beside the 28.
+    pub(crate) caps_flows: bool,
 }
 
 /// Everything the server needs to know from its invocation.

@@ -44,6 +44,8 @@ fn main() -> ExitCode {
         }
         Command::Tool(command) => cli::run::tool(&command),
         Command::Audit(command) => cli::audit::run(&command),
+        Command::Capture(command) => cli::flows::run_capture(&command),
+        Command::Flows(command) => cli::flows::run_flows(&command),
         Command::Close { session } => cli::run::close(session.as_deref()),
         Command::Sessions { json } => cli::run::sessions(json),
         Command::Skill { install: None } => {
@@ -83,6 +85,7 @@ fn main() -> ExitCode {
         }
         Command::Mcp(flags) => {
             let attach = flags.session.clone();
+            let caps_flows = flags.caps_flows;
             let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
             for warning in warnings {
                 eprintln!("chromate: {warning}");
@@ -90,7 +93,7 @@ fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            let status = runtime.block_on(mcp::server::serve(config, attach));
+            let status = runtime.block_on(mcp::server::serve(config, attach, caps_flows));
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.

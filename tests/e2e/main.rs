@@ -14,6 +14,7 @@ mod cli; // the `chromate <command>` binary on session daemons: every command, s
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
 mod downloads; // downloads saved by name, numbered on clashes, private, journalled, size-limited
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs
+mod flows; // `chromate capture` and `chromate flows`: captures, retries, flow files, reports
 mod hostile; // pages that hang and browsers that stop: deadlines, stopping scripts, recovery
 mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
 mod network; // request interception (mocks, blocks, origin policy) and saved state

@@ -200,6 +200,18 @@ pub fn chrome_processes_with_profile(dir: &Path) -> Vec<u32> {
         .collect()
 }
 
+/// Live processes whose `--user-data-dir` is inside `dir`: the browsers of a `chromate` process
+/// run with `TMPDIR=dir` (its profiles are made in the temp directory).
+pub fn chrome_processes_with_profile_under(dir: &Path) -> Vec<u32> {
+    let prefix = format!("--user-data-dir={}/", dir.to_string_lossy());
+    all_processes()
+        .into_iter()
+        .filter(|info| info.is_alive())
+        .filter(|info| info.cmdline.iter().any(|arg| arg.starts_with(&prefix)))
+        .map(|info| info.pid)
+        .collect()
+}
+
 /// Remembers which descendants of this test process existed when it was created, so a later
 /// [`LeakGuard::check`] can fail on Chromium-like descendants started since and still alive.
 ///

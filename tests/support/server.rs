@@ -20,7 +20,8 @@
 //! | `/set-cookie?name=v[&n2=v2]` | one `Set-Cookie: name=v; Path=/` per pair, JSON body |
 //! | `/attachment?name=<n>&bytes=<k>[&after=<ms>]` | `Content-Disposition: attachment; filename="<n>"`, `k` (≤ 8 MiB, =16) bytes of `0123456789` repeated, the body `ms` after the headers |
 //!
-//! Routes registered with [`FixtureServer::route`] take precedence over all of the above.
+//! Routes registered with [`FixtureServer::route`] take precedence over all of the above; a route
+//! answering [`Response::not_http`] sends a line that is not HTTP and closes the connection.
 //! Malformed requests get 400; traversal out of the pages directory gets 403.
 //!
 //! Dropping the [`FixtureServer`] aborts its accept task, which owns every connection task,
@@ -89,6 +90,8 @@ pub struct Response {
     headers: Vec<(String, String)>,
     body: Vec<u8>,
     body_delay: Option<Duration>,
+    /// Bytes sent instead of an HTTP response, then the connection is closed.
+    not_http: Option<&'static [u8]>,
 }
 
 impl Response {
@@ -99,6 +102,17 @@ impl Response {
             headers: Vec::new(),
             body: Vec::new(),
             body_delay: None,
+            not_http: None,
+        }
+    }
+
+    /// A line that is not HTTP, then the connection closes: the browser reports
+    /// `net::ERR_INVALID_HTTP_RESPONSE` and, unlike an empty response, does not resend the
+    /// request itself (for routes that fail on purpose, once per navigation).
+    pub fn not_http() -> Self {
+        Self {
+            not_http: Some(b"this is not http\r\n\r\n"),
+            ..Self::new(502)
         }
     }
 
@@ -444,6 +458,14 @@ async fn serve_connection(mut stream: TcpStream, shared: &Shared) {
         let keep_alive = wants_keep_alive(&request);
         let head_only = request.method == "HEAD";
         match handle(&request, shared).await {
+            Outcome::Respond(Response {
+                not_http: Some(bytes),
+                ..
+            }) => {
+                let _ = stream.write_all(bytes).await;
+                let _ = stream.shutdown().await;
+                return;
+            }
             Outcome::Respond(response) => {
                 if write_response(&mut stream, &response, keep_alive, head_only)
                     .await

@@ -62,6 +62,9 @@
     const state = { nodes: [], cancelled: [] };
     applied = state;
     const root = document.documentElement;
+    // A document that has only been committed (nothing parsed yet) has nothing to freeze or
+    // mask.
+    if (!root) return { ok: true, masked: 0 };
     if (a.freeze) {
       const style = document.createElement("style");
       style.textContent =

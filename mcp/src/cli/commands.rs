@@ -214,7 +214,7 @@ pub(crate) fn metavar(arg: &Arg) -> String {
 }
 
 /// Adds one word for `arg`: typed by its kind; a list grows.
-fn add(
+pub(crate) fn add(
     arguments: &mut Map<String, Value>,
     arg: &Arg,
     raw: &str,
@@ -343,7 +343,7 @@ pub(crate) fn is_positional(decl: &ToolDecl, arg: &Arg) -> bool {
     decl.cli.positional.iter().any(|slot| slot.arg == arg.name)
 }
 
-fn flag_with_value(arg: &Arg) -> String {
+pub(crate) fn flag_with_value(arg: &Arg) -> String {
     match arg.kind {
         Kind::Bool => flag_name(arg),
         Kind::Int { .. } | Kind::Num { .. } => format!("{} N", flag_name(arg)),
@@ -386,7 +386,7 @@ pub(crate) const COMMON_HELP: &str = "\
 ";
 
 /// One argument's help line: its description, constraints and default.
-fn describe(arg: &Arg) -> String {
+pub(crate) fn describe(arg: &Arg) -> String {
     let mut text = arg.description.to_owned();
     let mut notes: Vec<String> = Vec::new();
     if arg.required {

@@ -9,6 +9,7 @@
 
 pub(crate) mod audit;
 pub(crate) mod commands;
+pub(crate) mod flows;
 pub(crate) mod run;
 pub(crate) mod skill;
 
@@ -30,6 +31,10 @@ pub(crate) enum Command {
     Tool(commands::ToolCommand),
     /// `chromate audit URL [...]`: an audit on a session's browser, and its report.
     Audit(audit::AuditCommand),
+    /// `chromate capture URL --name NAME [...]`: one capture in a browser of its own.
+    Capture(flows::CaptureCommand),
+    /// `chromate flows list|run|describe ...`.
+    Flows(flows::FlowsCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -71,6 +76,12 @@ usage:
                                 accessibility, layout, speed (chromate audit --help)
   chromate errors [--peek] [--source console|pageerror|http|all] [--min-severity S]
                                 drain the session's runtime errors (its own cursor)
+  chromate capture URL --name NAME [--selector CSS] [--full-page] [--output-dir DIR] ...
+                                save a deterministic PNG or PDF of a page (its own
+                                headless browser; no session)
+  chromate flows list|run [NAME...]|describe NAME [--config FILE] [--output-dir DIR] ...
+                                named flows of tool steps and captures from a TOML file
+                                (./chromate.toml), for CI: reports, exit status 1 on failure
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -113,6 +124,9 @@ options:
                             files under the server's working directory)
   --caps audit              add the audit capability's tools to tools/list: qa_audit_url and
                             qa_get_runtime_errors (docs/cli.md#audits); default: the 28 tools
+  --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
+                            describe_flow (captures and flows for CI; docs/cli.md); without
+                            it, tools/list is the 28 browser tools
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -161,6 +175,8 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
         "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP.to_owned())),
         "-V" | "--version" => Ok(Command::Version),
         "close" => parse_close(rest),
+        "capture" => flows::parse_capture(rest),
+        "flows" => flows::parse_flows(rest),
         "sessions" => parse_sessions(rest),
         "skill" => skill::parse(rest),
         "daemon" => parse_daemon(rest),
@@ -341,9 +357,10 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 for cap in value(name)?.split(',').map(str::trim) {
                     match cap {
                         "audit" => flags.caps_audit = true,
+                        "flows" => flags.caps_flows = true,
                         other => {
                             return Err(UsageError(format!(
-                                "mcp: --caps: unknown capability {other:?} (known: audit)"
+                                "mcp: --caps: unknown capability {other:?} (known: audit, flows)"
                             )))
                         }
                     }

@@ -115,6 +115,22 @@ impl ArtifactStore {
         store
     }
 
+    /// A store whose session directory is exactly `dir` (a capture's or a flow's), created
+    /// exclusively at first use like any session directory.
+    pub(crate) fn at(dir: PathBuf, limits: Limits) -> ArtifactStore {
+        let store = ArtifactStore {
+            dir,
+            limits,
+            created: false,
+            counter: 0,
+            files: 0,
+            bytes: 0,
+            download_limit: chromate::DownloadLimit::default(),
+        };
+        store.update_download_limit();
+        store
+    }
+
     /// `<session dir>/downloads` (§11.7); the engine creates it at the first download.
     pub(crate) fn downloads_dir(&self) -> PathBuf {
         self.dir.join("downloads")

@@ -10,12 +10,14 @@
 //!
 //! Module order is the dependency order: `call` and `error` are leaves, `artifacts`,
 //! `mocks` and `trace` sit under `session`, and `tools` uses them all; nothing below `tools`
-//! names it.
+//! names it. `flows` (captures and flow files for CI) sits on top: it runs its steps through
+//! [`run`] like any front end would.
 
 pub(crate) mod artifacts;
 pub(crate) mod audit;
 pub(crate) mod call;
 pub(crate) mod error;
+pub(crate) mod flows;
 pub(crate) mod mocks;
 pub(crate) mod session;
 pub(crate) mod time;

@@ -182,7 +182,15 @@ impl Session {
         }
     }
 
-    /// Whether a browser runs now (a lost one does not count).
+    /// A session whose directory (spills, downloads) is exactly `dir`, not one named under the
+    /// artifacts root: a capture's or a flow's, inside its output directory.
+    pub(crate) fn with_artifacts_dir(config: Config, dir: PathBuf) -> Session {
+        let limits = config.limits;
+        let mut session = Session::new(config);
+        session.artifacts = ArtifactStore::at(dir, limits);
+        session
+    }
+
     /// The directories the MCP client declared as its roots (`roots/list`), where uploads may
     /// read besides the working directory; kept current by the MCP front end.
     pub(crate) fn upload_roots(&self) -> Vec<PathBuf> {
@@ -197,6 +205,7 @@ impl Session {
         self.live.as_ref().and_then(|live| live.browser.pid())
     }
 
+    /// Whether a browser runs now (a lost one does not count).
     pub(crate) fn browser_running(&self) -> bool {
         self.live
             .as_ref()

@@ -18,6 +18,7 @@ use tokio::sync::{mpsc, watch, Notify};
 
 use crate::config::Config;
 use crate::dispatch::artifacts::{cap_response, WriteError};
+use crate::dispatch::flows::tools as flow_tools;
 use crate::dispatch::session::Session;
 use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
 use crate::dispatch::{self, Reply};
@@ -104,6 +105,8 @@ struct Shared {
     roots: resources::Roots,
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
+    /// `--caps flows`: the flows tools are offered beside the 28.
+    flows: bool,
     /// The client's roots as directories (uploads may read there); the session holds the
     /// same list.
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
@@ -134,7 +137,7 @@ enum Input {
 /// Runs the server until stdin closes or a signal arrives; returns the exit status. With
 /// `attach`, tool calls run in that CLI session's daemon (started now if none runs), whose
 /// directories resources are served from.
-pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
+pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -> i32 {
     let defaults = Defaults {
         agent_timeout_ms: config.agent_timeout_ms,
     };
@@ -171,6 +174,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>) -> i32 {
         },
         roots,
         attached,
+        flows,
         client_roots,
         session: tokio::sync::Mutex::new(session),
         defaults,
@@ -482,10 +486,14 @@ impl Dispatcher {
                         "invalid params: tools/list has a single page; no cursor".to_owned(),
                     ));
                 }
-                Ok(Some(tools::tools_list_with(
-                    &self.shared.defaults,
-                    self.shared.caps_audit,
-                )))
+                let mut list =
+                    tools::tools_list_with(&self.shared.defaults, self.shared.caps_audit);
+                if self.shared.flows {
+                    if let Some(listed) = list["tools"].as_array_mut() {
+                        listed.extend(flow_tools::tools_json(&self.shared.defaults));
+                    }
+                }
+                Ok(Some(list))
             }
             "resources/list" => Ok(Some(self.shared.roots.list())),
             "resources/read" => {
@@ -534,14 +542,19 @@ impl Dispatcher {
         } else {
             tools::find(name)
         };
-        let Some(decl) = found else {
+        let flows_tool = || flow_tools::find(name).filter(|_| self.shared.flows);
+        let Some(decl) = found.or_else(flows_tool) else {
             return Err(invalid_params(format!("unknown tool \"{name}\""))
                 .with_data(json!({ "tool": name })));
         };
         // A rejected argument is a tool error the model reads (§2), answered at once: it
         // never waits for the browser or for the calls queued before it.
-        let arguments = match tools::validate(decl, params.get("arguments"), &self.shared.defaults)
-        {
+        let validated = if flow_tools::is_flow_tool(decl) {
+            flow_tools::validate(decl, params.get("arguments"), &self.shared.defaults)
+        } else {
+            tools::validate(decl, params.get("arguments"), &self.shared.defaults)
+        };
+        let arguments = match validated {
             Ok(arguments) => arguments,
             Err(error) => return Ok(Some(error.to_tool_error().to_call_result(None))),
         };
@@ -746,7 +759,18 @@ async fn execute(
     cancel: Cancel,
 ) -> Value {
     let decl = call.decl;
+    // The flows tools run in browsers of their own, attached or not.
     let reply = match attached {
+        _ if flow_tools::is_flow_tool(decl) => {
+            flow_tools::call(
+                &session.config,
+                decl,
+                call.arguments,
+                &cancel,
+                &call.progress,
+            )
+            .await
+        }
         Some(attached) => remote(attached, &call, &cancel).await,
         None => dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await,
     };

@@ -35,6 +35,7 @@ mod tabs;
 mod trace;
 
 pub(crate) use crate::dispatch::call::{cancelled_error, Cancel, Progress};
+pub(crate) use navigation::{url_hint, url_is_navigable};
 pub(crate) use schema::{Defaults, ToolDecl};
 
 use schema::{Arg, IntDefault};

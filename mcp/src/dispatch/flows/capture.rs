@@ -1,0 +1,543 @@
+//! One capture: the options of `chromate capture` and of a flow's capture steps (declared once,
+//! checked by the tools' own validator), the file name rule, loading the page with retries,
+//! and the PNG or PDF written into the output directory with its metadata.
+//!
+//! Owns: [`CAPTURE`] (the declaration the command line, flow files and MCP read), the
+//! cross-option rules, [`capture`] (viewport, navigation under `wait_until` with the retry
+//! schedule of `retry.rs`, masks and frozen animations, element, full page or PDF, the file
+//! replaced atomically) and [`CaptureRecord`] (what a sidecar and a result say about it).
+//! Does not own choosing the output directory (`output.rs`), running flows (`mod.rs`) or the
+//! pixels themselves (the engine's `Page::screenshot` and `Page::pdf`).
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::{json, Map, Value};
+
+use crate::dispatch::call::{cancelled_error, Cancel};
+use crate::dispatch::error::{hint_for, ErrorCode, ToolError};
+use crate::dispatch::session::Session;
+use crate::dispatch::tools::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+
+/// The default viewport of a capture (and of a flow without `viewport`).
+pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
+/// The default mask colour.
+pub(crate) const DEFAULT_MASK_COLOR: &str = "#FF00FF";
+/// Longest capture name: with `.png`/`.json` it stays far below a file name's 255 bytes.
+pub(crate) const MAX_NAME_LEN: u32 = 128;
+
+/// `^[A-Za-z0-9._-]+$`, and neither `.` nor `..`: a name is one file name in the output
+/// directory, never a path out of it.
+pub(crate) static NAME_PATTERN: Pattern = Pattern {
+    source: "^[A-Za-z0-9._-]+$",
+    matches: name_is_valid,
+};
+
+/// Whether `name` is a capture (or flow) name: [`NAME_PATTERN`].
+pub(crate) fn name_is_valid(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'_' | b'-'))
+}
+
+/// `url` of a capture.
+pub(crate) const URL: Arg = Arg::string(
+    "url",
+    "http(s), file or data URL (in a flow: optional, else the current page)",
+)
+.max_len(2048);
+/// `name`: the file name without extension.
+pub(crate) const NAME: Arg = Arg::string("name", "File name without extension: A-Z a-z 0-9 . _ -")
+    .min_len(1)
+    .max_len(MAX_NAME_LEN)
+    .pattern(&NAME_PATTERN)
+    .required();
+/// `selector`: one element's box.
+pub(crate) const SELECTOR: Arg =
+    Arg::string("selector", "Capture only this element's box").min_len(1);
+const FULL_PAGE: Arg = Arg::boolean("full_page", "The whole document, not just the viewport");
+/// `output_dir`.
+pub(crate) const OUTPUT_DIR: Arg = Arg::string(
+    "output_dir",
+    "Directory for the file (default: a private per-user directory in the temp dir)",
+)
+.min_len(1)
+.max_len(4096);
+/// `wait_until`.
+pub(crate) const WAIT_UNTIL: Arg = Arg::one_of(
+    "wait_until",
+    "Load state to wait for",
+    &["load", "domcontentloaded", "networkidle", "commit"],
+)
+.default_str("load");
+/// `timeout_ms` of a capture (=30000).
+pub(crate) const TIMEOUT_MS: Arg = Arg::int(
+    "timeout_ms",
+    "ms for the load and the element",
+    0,
+    crate::config::MAX_TIMEOUT_MS as i64,
+)
+.default_int(IntDefault::Value(30_000));
+/// `viewport_width`.
+pub(crate) const VIEWPORT_WIDTH: Arg =
+    Arg::int("viewport_width", "CSS px (default 1280)", 1, 16_384);
+/// `viewport_height`.
+pub(crate) const VIEWPORT_HEIGHT: Arg =
+    Arg::int("viewport_height", "CSS px (default 720)", 1, 16_384);
+/// `animations`.
+pub(crate) const ANIMATIONS: Arg = Arg::one_of(
+    "animations",
+    "disabled freezes CSS animations, transitions and the caret",
+    &["disabled", "allow"],
+)
+.default_str("disabled");
+/// `mask`.
+pub(crate) const MASK: Arg = Arg::kind(
+    "mask",
+    "Cover this selector's matches with a solid box (none matching: no-op)",
+    Kind::StrList {
+        min_items: 0,
+        max_items: 64,
+        item_min_len: 1,
+        item_max_len: 2048,
+    },
+);
+/// `mask_color`.
+pub(crate) const MASK_COLOR: Arg = Arg::string(
+    "mask_color",
+    "CSS colour of the mask boxes (default #FF00FF)",
+)
+.min_len(1)
+.max_len(64);
+const FORMAT: Arg = Arg::one_of(
+    "format",
+    "png, or pdf of the full document",
+    &["png", "pdf"],
+)
+.default_str("png");
+const PAPER: Arg = Arg::one_of(
+    "paper",
+    "PDF paper size",
+    &["letter", "legal", "tabloid", "a3", "a4", "a5"],
+)
+.default_str("letter");
+const MARGIN_IN: Arg =
+    Arg::num("margin_in", "PDF margin on every side, inches", 0.0, 4.0).default_num(0.4);
+const LANDSCAPE: Arg = Arg::boolean("landscape", "PDF in landscape");
+
+/// The options of one capture. The command line reads its flags from here (`--full-page`,
+/// `--wait-until`, repeated `--mask`), a flow's capture step its keys, MCP its arguments.
+pub(crate) const CAPTURE: ToolDecl = ToolDecl {
+    name: "capture_url",
+    title: "Capture",
+    verb: "capture",
+    description: "Load a page in headless Chromium and save a deterministic PNG (or PDF) of it.",
+    hints: Hints::S,
+    observes: false,
+    cli: Cli::new("capture", &[Slot::arg("url")]),
+    args: &[
+        URL,
+        NAME,
+        SELECTOR,
+        FULL_PAGE,
+        OUTPUT_DIR,
+        WAIT_UNTIL,
+        TIMEOUT_MS,
+        VIEWPORT_WIDTH,
+        VIEWPORT_HEIGHT,
+        ANIMATIONS,
+        MASK,
+        MASK_COLOR,
+        FORMAT,
+        PAPER,
+        MARGIN_IN,
+        LANDSCAPE,
+    ],
+};
+
+/// A validated capture.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct CaptureArgs {
+    pub(crate) url: Option<String>,
+    pub(crate) name: String,
+    pub(crate) selector: Option<String>,
+    #[serde(default)]
+    pub(crate) full_page: bool,
+    pub(crate) output_dir: Option<String>,
+    pub(crate) wait_until: String,
+    pub(crate) timeout_ms: u64,
+    pub(crate) viewport_width: Option<u32>,
+    pub(crate) viewport_height: Option<u32>,
+    pub(crate) animations: String,
+    #[serde(default)]
+    pub(crate) mask: Vec<String>,
+    pub(crate) mask_color: Option<String>,
+    pub(crate) format: String,
+    pub(crate) paper: String,
+    pub(crate) margin_in: f64,
+    #[serde(default)]
+    pub(crate) landscape: bool,
+}
+
+impl CaptureArgs {
+    /// Types a map [`CAPTURE`]'s validator produced and applies the cross-option rules.
+    pub(crate) fn from_validated(arguments: Map<String, Value>) -> Result<CaptureArgs, ToolError> {
+        let args: CaptureArgs =
+            serde_json::from_value(Value::Object(arguments)).map_err(|err| {
+                ToolError::new(
+                    ErrorCode::DriverError,
+                    format!("capture: internal error: arguments did not decode: {err}"),
+                )
+                .with_hint("report this chromate bug; nothing was captured")
+            })?;
+        args.check()?;
+        Ok(args)
+    }
+
+    fn check(&self) -> Result<(), ToolError> {
+        if self.full_page && self.selector.is_some() {
+            return Err(ToolError::invalid_argument(
+                "capture: full_page cannot be combined with selector",
+                "full_page",
+                "drop full_page to capture the element, or drop selector",
+            ));
+        }
+        if self.format == "pdf" && (self.selector.is_some() || self.full_page) {
+            return Err(ToolError::invalid_argument(
+                "capture: a pdf is always the full document; selector and full_page are for png",
+                if self.full_page {
+                    "full_page"
+                } else {
+                    "selector"
+                },
+                "drop selector and full_page, or capture a png",
+            ));
+        }
+        if self.viewport_width.is_some() != self.viewport_height.is_some() {
+            return Err(ToolError::invalid_argument(
+                "capture: viewport_width and viewport_height go together",
+                if self.viewport_width.is_some() {
+                    "viewport_height"
+                } else {
+                    "viewport_width"
+                },
+                "give both, e.g. 1280 and 720",
+            ));
+        }
+        if let Some(url) = &self.url {
+            if !crate::dispatch::tools::url_is_navigable(url) {
+                return Err(ToolError::invalid_argument(
+                    format!(
+                        "capture: {url:?} is not an absolute http, https, file or data URL, or about:blank"
+                    ),
+                    "url",
+                    crate::dispatch::tools::url_hint(url),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The viewport this capture asks for, if it names one.
+    pub(crate) fn viewport(&self) -> Option<(u32, u32)> {
+        Some((self.viewport_width?, self.viewport_height?))
+    }
+
+    /// `png` or `pdf`.
+    pub(crate) fn extension(&self) -> &'static str {
+        if self.format == "pdf" {
+            "pdf"
+        } else {
+            "png"
+        }
+    }
+
+    fn wait_until(&self) -> chromate::WaitUntil {
+        match self.wait_until.as_str() {
+            "commit" => chromate::WaitUntil::Commit,
+            "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
+            "networkidle" => chromate::WaitUntil::NetworkIdle,
+            _ => chromate::WaitUntil::Load,
+        }
+    }
+
+    /// Paper width and height in inches, landscape applied by the browser.
+    fn paper_inches(&self) -> (f64, f64) {
+        match self.paper.as_str() {
+            "legal" => (8.5, 14.0),
+            "tabloid" => (11.0, 17.0),
+            "a3" => (11.69, 16.54),
+            "a4" => (8.27, 11.69),
+            "a5" => (5.83, 8.27),
+            _ => (8.5, 11.0),
+        }
+    }
+}
+
+/// What a capture produced: the result of `chromate capture` and a flow's sidecar.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct CaptureRecord {
+    pub(crate) name: String,
+    pub(crate) path: PathBuf,
+    pub(crate) format: &'static str,
+    /// The page's URL when it was captured.
+    pub(crate) url: String,
+    pub(crate) viewport: (u32, u32),
+    pub(crate) selector: Option<String>,
+    pub(crate) full_page: bool,
+    /// ISO-8601 UTC.
+    pub(crate) time: String,
+    /// Pixels (PNG only).
+    pub(crate) width: Option<u32>,
+    pub(crate) height: Option<u32>,
+    pub(crate) bytes: u64,
+    pub(crate) sha256: String,
+    pub(crate) masked: Vec<String>,
+    /// Page errors and console errors journalled while the capture ran.
+    pub(crate) console_errors: Vec<Value>,
+    /// Navigations tried (1 unless a retry was needed; 0 without a URL).
+    pub(crate) attempts: u32,
+}
+
+impl CaptureRecord {
+    /// The record as JSON: the sidecar `<name>.json` and the result of `chromate capture`.
+    pub(crate) fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "path": self.path.display().to_string(),
+            "format": self.format,
+            "url": self.url,
+            "viewport": { "width": self.viewport.0, "height": self.viewport.1 },
+            "selector": self.selector,
+            "full_page": self.full_page,
+            "time": self.time,
+            "size": { "width": self.width, "height": self.height, "bytes": self.bytes },
+            "sha256": self.sha256,
+            "masked": self.masked,
+            "console_errors": self.console_errors,
+            "attempts": self.attempts,
+        })
+    }
+}
+
+/// Captures into `dir` (which exists) on the session's active page: sets the viewport the
+/// capture names, loads `url` (retried on a timeout or a `net::ERR_*`), then writes
+/// `<dir>/<name>.png|pdf`, replacing a file of that name atomically.
+pub(crate) async fn capture(
+    session: &mut Session,
+    args: &CaptureArgs,
+    dir: &Path,
+    cancel: &Cancel,
+) -> Result<CaptureRecord, ToolError> {
+    let verb = CAPTURE.verb;
+    let log_cursor = session.journal.log.cursor();
+    let page = session.active_page(verb).await?;
+    if let Some((width, height)) = args.viewport() {
+        set_viewport(session, &page, width, height).await?;
+    }
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let mut attempts = 0;
+    if let Some(url) = &args.url {
+        attempts =
+            super::retry::navigate(session, &page, url, args.wait_until(), timeout, cancel).await?;
+    }
+    let freeze = args.animations != "allow";
+    let mask_color = args
+        .mask_color
+        .clone()
+        .unwrap_or_else(|| DEFAULT_MASK_COLOR.to_owned());
+    let (data, width, height) = if args.format == "pdf" {
+        let (paper_width, paper_height) = args.paper_inches();
+        let options = chromate::PdfOptions {
+            mask: args.mask.clone(),
+            mask_color,
+            freeze_animations: freeze,
+            paper_width_in: paper_width,
+            paper_height_in: paper_height,
+            margin_in: args.margin_in,
+            landscape: args.landscape,
+            timeout,
+        };
+        let pdf = run_engine(session, &page, verb, cancel, page.pdf(options)).await?;
+        (pdf, None, None)
+    } else {
+        let target = match (&args.selector, args.full_page) {
+            (Some(selector), _) => {
+                // A malformed selector fails here, before the browser is asked.
+                let parsed = chromate::Selector::parse(selector)
+                    .map_err(|err| session.engine_error(verb, &err))?;
+                chromate::ScreenshotTarget::Element(parsed.as_typed().to_owned())
+            }
+            (None, true) => chromate::ScreenshotTarget::FullPage,
+            (None, false) => chromate::ScreenshotTarget::Viewport,
+        };
+        let options = chromate::ScreenshotOptions {
+            target,
+            mask: args.mask.clone(),
+            mask_color,
+            freeze_animations: freeze,
+            viewport: None,
+            timeout,
+        };
+        let shot = run_engine(session, &page, verb, cancel, page.screenshot(options)).await?;
+        (shot.png, Some(shot.width), Some(shot.height))
+    };
+    let file_name = format!("{}.{}", args.name, args.extension());
+    let path = dir.join(&file_name);
+    super::output::replace_file(dir, &file_name, &data).map_err(|err| {
+        ToolError::new(
+            ErrorCode::DriverError,
+            format!("capture: cannot write {}: {err}", path.display()),
+        )
+        .with_hint("check that the output directory is writable (--output-dir)")
+        .with_detail(json!({ "reason": "io" }))
+    })?;
+    let viewport = match args.viewport() {
+        Some(viewport) => viewport,
+        None => current_viewport(session, &page).await,
+    };
+    Ok(CaptureRecord {
+        name: args.name.clone(),
+        path,
+        format: args.extension(),
+        url: page.url(),
+        viewport,
+        selector: args.selector.clone(),
+        full_page: args.full_page,
+        time: crate::dispatch::trace::iso_now(),
+        width,
+        height,
+        bytes: data.len() as u64,
+        sha256: super::output::sha256_hex(&data),
+        masked: args.mask.clone(),
+        console_errors: console_errors_since(session, log_cursor),
+        attempts,
+    })
+}
+
+/// Error entries (page errors, console errors) journalled after `cursor`, as JSON.
+pub(crate) fn console_errors_since(session: &Session, cursor: u64) -> Vec<Value> {
+    session
+        .journal
+        .log
+        .list(&chromate::LogFilter::errors(), cursor, 100)
+        .entries
+        .iter()
+        .map(|entry| {
+            json!({
+                "seq": entry.seq,
+                "kind": entry.kind().as_str(),
+                "text": entry.text(),
+                "url": entry.url(),
+            })
+        })
+        .collect()
+}
+
+/// Sets the page's viewport (CSS px, scale 1) for what follows, with scrollbars hidden: a
+/// capture shows the page, and a full-page capture is exactly the viewport wide.
+pub(crate) async fn set_viewport(
+    session: &mut Session,
+    page: &chromate::Page,
+    width: u32,
+    height: u32,
+) -> Result<(), ToolError> {
+    use chromate::cdp::emulation;
+    let metrics = emulation::SetDeviceMetricsOverrideParams::new(
+        i64::from(width),
+        i64::from(height),
+        1.0,
+        false,
+    );
+    let scrollbars = emulation::SetScrollbarsHiddenParams::new(true);
+    let cdp = page.session();
+    let sent = page
+        .within(session.agent_timeout(), async {
+            cdp.send(&metrics).await?;
+            cdp.send(&scrollbars).await
+        })
+        .await;
+    match sent {
+        Ok(_) => Ok(()),
+        Err(err) => Err(session.engine_error("capture", &err)),
+    }
+}
+
+/// The viewport as the page reports it (its layout viewport), `(0, 0)` if it does not answer.
+async fn current_viewport(session: &Session, page: &chromate::Page) -> (u32, u32) {
+    let metrics = page
+        .within(
+            session.agent_timeout(),
+            page.session()
+                .send(&chromate::cdp::page::GetLayoutMetricsParams::default()),
+        )
+        .await;
+    match metrics {
+        Ok(metrics) => (
+            u32::try_from(metrics.css_layout_viewport.client_width).unwrap_or(0),
+            u32::try_from(metrics.css_layout_viewport.client_height).unwrap_or(0),
+        ),
+        Err(_) => (0, 0),
+    }
+}
+
+async fn run_engine<T>(
+    session: &mut Session,
+    page: &chromate::Page,
+    verb: &str,
+    cancel: &Cancel,
+    future: impl std::future::Future<Output = chromate::Result<T>>,
+) -> Result<T, ToolError> {
+    match cancel.run(future).await {
+        None => Err(cancelled_error(verb)),
+        Some(Ok(value)) => Ok(value),
+        Some(Err(err)) => {
+            let mut error = session.element_error(verb, page, &err).await;
+            if error.code == ErrorCode::InvalidArgument && error.hint.is_none() {
+                error = error.with_hint(hint_for(ErrorCode::InvalidArgument));
+            }
+            Err(error)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_one_file_name_of_the_allowed_characters() {
+        for good in ["home", "after-fill", "v1.2_final", "A", "..x", "x.."] {
+            assert!(name_is_valid(good), "{good:?}");
+        }
+        let long = "a".repeat(MAX_NAME_LEN as usize + 1);
+        for bad in [
+            "", ".", "..", "../x", "/abs", "a/b", "a\0b", "a b", "é", "a\\b",
+        ] {
+            assert!(!name_is_valid(bad), "{bad:?}");
+        }
+        let too_long = super::super::capture_args(
+            &serde_json::from_value(json!({ "name": long, "url": "about:blank" })).unwrap(),
+        );
+        assert!(too_long.is_err());
+    }
+
+    #[test]
+    fn cross_option_rules_name_the_option() {
+        let refused = |arguments: Value| {
+            let map = serde_json::from_value(arguments).unwrap();
+            super::super::capture_args(&map).unwrap_err()
+        };
+        let error = refused(json!({ "name": "x", "format": "pdf", "selector": "#a" }));
+        assert_eq!(error.detail.unwrap()["argument"], "selector");
+        let error = refused(json!({ "name": "x", "viewport_width": 800 }));
+        assert_eq!(error.detail.unwrap()["argument"], "viewport_height");
+        let error = refused(json!({ "name": "x", "colour": "red" }));
+        assert!(error.message.contains("colour"), "{}", error.message);
+    }
+}
