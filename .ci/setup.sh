@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium and the test clients (Python mcp SDK in target/venv; the
-#                          TypeScript MCP SDKs, MCP Inspector and axe-core in tests/clients)
+#   .ci/setup.sh all       Chromium, the Rust HTML docs (rust-docs, for the corpus test) and the
+#                          test clients (Python mcp SDK in target/venv; the TypeScript MCP SDKs,
+#                          MCP Inspector and axe-core in tests/clients)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -50,6 +51,18 @@ if [ ! -f "$here/engine/axe/node_modules/axe-core/axe.min.js" ]; then
 fi
 
 [ "$what" = browser ] && exit 0
+
+# The toolchain's HTML documentation: the corpus test (tests/e2e/corpus.rs) serves it. rustup's
+# default profile installs it; the minimal profile (CI images, Docker rust:*-slim) does not.
+docs="$(rustc --print sysroot)/share/doc/rust/html"
+if [ ! -f "$docs/std/index.html" ]; then
+  if command -v rustup >/dev/null 2>&1; then
+    echo "setup: installing the Rust documentation (rustup component add rust-docs)"
+    rustup component add rust-docs
+  else
+    echo "setup: no Rust documentation under $docs and no rustup to add it (rust-docs)" >&2; exit 1
+  fi
+fi
 
 # Test clients. The Python MCP SDK goes into a virtual environment under target/: Debian refuses
 # a system-wide pip install (externally-managed-environment). The import is checked with the

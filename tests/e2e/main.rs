@@ -11,6 +11,7 @@ mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
+mod corpus; // real documentation pages (the Rust toolchain's HTML docs) against Chrome's accessibility tree
 mod downloads; // downloads saved by name, numbered on clashes, private, journalled, size-limited
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs
 mod hostile; // pages that hang and browsers that stop: deadlines, stopping scripts, recovery
