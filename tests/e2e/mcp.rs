@@ -407,6 +407,27 @@ fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
     assert!(observation.contains("\n+ e"), "{observation}");
     assert!(observation.contains("button \"New\""), "{observation}");
     assert!(!observation.contains("link \"A\""), "{observation}");
+
+    // Paging: one line at a time, each page after the `next` of the one before, reads the
+    // whole snapshot (the page added a button since).
+    let mut paged = Vec::new();
+    let mut after = None;
+    for _ in 0..10 {
+        let mut args = json!({ "max_lines": 1 });
+        if let Some(next) = &after {
+            args["after"] = json!(next);
+        }
+        let (piece, _) = mcp.ok("browser_snapshot", args);
+        paged.extend(piece["lines"].as_array().cloned().unwrap_or_default());
+        match piece.get("next") {
+            Some(next) => after = Some(next.clone()),
+            None => break,
+        }
+    }
+    let (whole, _) = mcp.ok("browser_snapshot", json!({}));
+    assert_eq!(json!(paged), whole["lines"], "{paged:?}");
+    let error = mcp.err("browser_snapshot", json!({ "after": "link" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
 }
 
 #[test]
