@@ -2982,3 +2982,20 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
     );
     assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
 }
+
+/// Issue 20, item 8: the observation after navigate shows what the page's script fills in
+/// right after `load` (two fetches answered 300 ms late, 75 result links).
+#[test]
+fn mcp_navigate_waits_for_the_quiet_period_after_load() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("late-results.html") }),
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.contains("link \"Result 40\"") && observation.contains("In Names (75)"),
+        "{observation}"
+    );
+}
