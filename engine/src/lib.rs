@@ -77,7 +77,7 @@ pub use snapshot::{
 };
 pub use storage::{Cookie, PageStorage};
 pub use transport::{EventMessage, EVENT_QUEUE};
-pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};
+pub use wait::{Settled, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT, SETTLE_CAP, SETTLE_WINDOW};
 
 /// Runs `task` in the background on the current tokio runtime.
 ///

@@ -208,6 +208,15 @@ impl NetworkActivity {
         }
     }
 
+    /// How long no request has been in flight, counted from the last start or end;
+    /// `Duration::MAX` if none was ever seen, `None` while one is in flight.
+    fn quiet_for(&self) -> Option<Duration> {
+        if !self.in_flight.is_empty() {
+            return None;
+        }
+        Some(self.changed_at.map_or(Duration::MAX, |at| at.elapsed()))
+    }
+
     /// Whether the network is quiet enough for `networkidle`, given when `load` fired (if
     /// chromate saw it): `Ok(())` now, `Err(Some(at))` at `at` unless a request starts first,
     /// `Err(None)` not before the requests in flight end.
@@ -991,6 +1000,12 @@ impl Page {
             .as_ref()
             .and_then(|id| state.frames.get(id))
             .is_some_and(|f| f.lifecycle.contains("load"))
+    }
+
+    /// How long the page and its frames have had no request in flight (`Duration::MAX`: none
+    /// was ever seen); `None` while one is in flight.
+    pub(crate) fn network_quiet_for(&self) -> Option<Duration> {
+        lock(&self.shared.state).network.quiet_for()
     }
 
     /// A receiver that changes whenever page state moves (frames, lifecycle, dialogs).

@@ -638,6 +638,25 @@ fn cli_navigate_snapshot_find_exists_read_wait_expect_and_their_failures() {
         cli.error(&["snapshot", "--selector", "#nothing"]),
         "NO_MATCH"
     );
+    // Paging: a cut view names the last ref shown, and --after continues from it.
+    let first = cli.json(&["snapshot", "--max-lines", "2"]);
+    let next = first["next"].as_str().expect("a next ref").to_owned();
+    let rest = cli.json(&["snapshot", "--after", &next, "--max-lines", "5000"]);
+    assert!(rest.get("next").is_none(), "{rest}");
+    let whole = cli.json(&["snapshot", "--max-lines", "5000"]);
+    let whole_lines = whole["lines"].as_array().cloned().unwrap_or_default();
+    let cut = whole_lines
+        .iter()
+        .position(|line| {
+            line.as_str()
+                .is_some_and(|l| l.trim_start().starts_with(&format!("{next}: ")))
+        })
+        .expect("the cut line in the whole snapshot");
+    assert_eq!(
+        json!(whole_lines[cut + 1..]),
+        rest["lines"],
+        "{first}\n{rest}"
+    );
 
     let found = cli.json(&["find", "button", "--all"]);
     assert_eq!(found["count"], json!(2), "{found}");

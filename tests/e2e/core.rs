@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use chromate::cdp::{page as cdp_page, runtime};
-use chromate::{Browser, Error, ErrorCode, LaunchOptions, WaitUntil};
+use chromate::{Browser, Error, ErrorCode, LaunchOptions, SnapshotOptions, WaitUntil};
 use chromate_tests::{procs, FixtureServer};
 
 use crate::util::{close_and_check, launch, new_page_at, NAV};
@@ -778,5 +778,46 @@ async fn issue_12_a_target_blank_link_opens_a_listed_page() {
         "{:?}",
         browser.targets()
     );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_load() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url("late-results.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let full = SnapshotOptions {
+        max_lines: 5000,
+        ..SnapshotOptions::default()
+    };
+    let at_load = page
+        .snapshot(full.clone())
+        .await
+        .expect("snapshot")
+        .render();
+    assert!(!at_load.contains("Result 1\""), "{at_load}");
+    let settled = page
+        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .await
+        .expect("settle");
+    assert!(settled.quiet, "{settled:?}");
+    let rendered = page.snapshot(full).await.expect("snapshot").render();
+    assert!(
+        rendered.contains("link \"Result 75\"") && rendered.contains("In Names (75)"),
+        "{rendered}"
+    );
+    // A page already quiet costs at most the window and a check.
+    page.goto(&server.url("bench-50.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let settled = page
+        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .await
+        .expect("settle");
+    assert!(settled.quiet, "{settled:?}");
+    assert!(settled.waited < chromate::SETTLE_CAP, "{settled:?}");
     close_and_check(browser).await;
 }

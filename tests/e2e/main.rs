@@ -12,6 +12,7 @@ mod audit; // chromate audit on the fixture site: planted defects, clean pages, 
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs
+mod corpus; // real documentation pages (the Rust toolchain's HTML docs) against Chrome's accessibility tree
 mod downloads; // downloads saved by name, numbered on clashes, private, journalled, size-limited
 mod evidence; // screenshots (frozen, masked, element, full page) and axe-core audits with refs
 mod flows; // `chromate capture` and `chromate flows`: captures, retries, flow files, reports

@@ -376,6 +376,27 @@ fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
     assert!(observation.contains("\n+ e"), "{observation}");
     assert!(observation.contains("button \"New\""), "{observation}");
     assert!(!observation.contains("link \"A\""), "{observation}");
+
+    // Paging: one line at a time, each page after the `next` of the one before, reads the
+    // whole snapshot (the page added a button since).
+    let mut paged = Vec::new();
+    let mut after = None;
+    for _ in 0..10 {
+        let mut args = json!({ "max_lines": 1 });
+        if let Some(next) = &after {
+            args["after"] = json!(next);
+        }
+        let (piece, _) = mcp.ok("browser_snapshot", args);
+        paged.extend(piece["lines"].as_array().cloned().unwrap_or_default());
+        match piece.get("next") {
+            Some(next) => after = Some(next.clone()),
+            None => break,
+        }
+    }
+    let (whole, _) = mcp.ok("browser_snapshot", json!({}));
+    assert_eq!(json!(paged), whole["lines"], "{paged:?}");
+    let error = mcp.err("browser_snapshot", json!({ "after": "link" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
 }
 
 #[test]
@@ -2930,4 +2951,21 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
         json!({ "url": server.url("/nav2.html") }),
     );
     assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+}
+
+/// Issue 20, item 8: the observation after navigate shows what the page's script fills in
+/// right after `load` (two fetches answered 300 ms late, 75 result links).
+#[test]
+fn mcp_navigate_waits_for_the_quiet_period_after_load() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("late-results.html") }),
+    );
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.contains("link \"Result 40\"") && observation.contains("In Names (75)"),
+        "{observation}"
+    );
 }

@@ -71,7 +71,7 @@ fn exposed_role(chrome: &str) -> bool {
 /// Chrome's name as the contract prints it: whitespace normalised, private-use characters
 /// (icon-font glyphs) left out, cut at 80 characters. Chrome drops private-use characters from
 /// names in some runs and keeps them in others (same build, same page).
-fn contract_name(chrome: &str) -> String {
+pub(crate) fn contract_name(chrome: &str) -> String {
     let visible: String = chrome.chars().filter(|c| !is_private_use(*c)).collect();
     let normalised = visible.split_whitespace().collect::<Vec<_>>().join(" ");
     if normalised.chars().count() > 80 {

@@ -217,7 +217,17 @@ fn renumbered(text: &str) -> String {
                     };
                     format!("{indent}e{n}: {rest}")
                 }
-                _ => line.to_string(),
+                // The truncation note names the last ref shown (`after=eN`).
+                _ => match line.split_once("after=") {
+                    Some((head, tail)) => {
+                        let r = tail.trim_end_matches(')');
+                        match seen.iter().position(|s| s == r) {
+                            Some(i) => format!("{head}after=e{})", i + 1),
+                            None => line.to_string(),
+                        }
+                    }
+                    None => line.to_string(),
+                },
             }
         })
         .collect::<Vec<_>>()
@@ -413,7 +423,10 @@ async fn a_ten_thousand_element_page_stays_within_budget() {
     let elapsed = started.elapsed();
     let rendered = snap.render();
     assert!(snap.truncated);
-    assert!(rendered.ends_with("… (more elements not shown: snapshot limits reached)"));
+    let next = snap.next_after.expect("the semantic budget cut the view");
+    assert!(rendered.ends_with(&format!(
+        "… (more elements not shown: snapshot limits reached; continue with after={next})"
+    )));
     // 80 semantic + 10 evidence + 7 text lines at most.
     assert!(snap.lines.len() <= 97, "{} lines", snap.lines.len());
     assert!(rendered.len() < 12 * 1024, "{} bytes", rendered.len());
@@ -577,5 +590,119 @@ async fn issue_20_opening_a_details_element_diffs_as_its_summary_expanding() {
         portable(&diff(Some(&before), &after).render(), &server),
         expected
     );
+    close_and_check(browser).await;
+}
+
+/// Reads the page whole in pages of `max_lines`, each continuing `after` the last ref the one
+/// before names; returns the pages' semantic lines up to where each was cut, and the number of
+/// pages.
+async fn read_by_pages(page: &Page, max_lines: usize) -> (Vec<String>, usize) {
+    let mut lines = Vec::new();
+    let mut after = None;
+    for n_pages in 1..=1000 {
+        let piece = page
+            .snapshot(SnapshotOptions {
+                max_lines,
+                after,
+                ..SnapshotOptions::default()
+            })
+            .await
+            .unwrap_or_else(|err| panic!("page {n_pages}: {err}"));
+        let n_semantic = piece
+            .lines
+            .iter()
+            .filter(|l| is_paged(l) && l.element_ref.is_some())
+            .count();
+        assert!(
+            n_semantic <= max_lines,
+            "page {n_pages}: {n_semantic} lines"
+        );
+        for line in &piece.lines {
+            if is_paged(line) {
+                lines.push(line.to_string());
+            }
+            if piece.next_after.is_some() && line.element_ref == piece.next_after {
+                break;
+            }
+        }
+        match piece.next_after {
+            Some(next) => {
+                let note = format!("snapshot limits reached; continue with after={next})");
+                assert!(piece.render().ends_with(&note), "{}", piece.render());
+                after = Some(next);
+            }
+            None => return (lines, n_pages),
+        }
+    }
+    panic!("paging never ended");
+}
+
+/// The lines the semantic budget pages (evidence and ordinary text keep budgets of their own).
+fn is_paged(line: &chromate::Line) -> bool {
+    !matches!(
+        line.kind,
+        chromate::LineKind::Evidence | chromate::LineKind::Text
+    )
+}
+
+#[tokio::test]
+async fn a_page_larger_than_the_budget_is_read_whole_by_paging_after_the_last_ref() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let xo = server.localhost_url("frame-xo.html");
+    let framed = format!(
+        "{}?xo={}",
+        server.url("iframe.html"),
+        xo.replace(':', "%3A").replace('/', "%2F")
+    );
+    for (url, max_lines) in [
+        (server.url("bench-2000.html"), 150),
+        (server.url("bench-2000.html"), 7),
+        (framed.clone(), 1),
+        (framed, 3),
+    ] {
+        let page = open(&browser, &url).await;
+        snapshot_until(&page, "the cross-origin frame to load", |s| {
+            !url.contains("xo=") || s.render().contains("Cross-origin button")
+        })
+        .await;
+        let whole = page
+            .snapshot(SnapshotOptions {
+                max_lines: 5000,
+                ..SnapshotOptions::default()
+            })
+            .await
+            .expect("whole snapshot");
+        assert!(whole.next_after.is_none(), "{url}: the whole page is cut");
+        let whole_lines: Vec<String> = whole
+            .lines
+            .iter()
+            .filter(|l| is_paged(l))
+            .map(ToString::to_string)
+            .collect();
+        let (paged, n_pages) = read_by_pages(&page, max_lines).await;
+        assert!(n_pages > 1, "{url}: one page of {max_lines}");
+        assert_eq!(
+            paged.join("\n"),
+            whole_lines.join("\n"),
+            "{url} in pages of {max_lines}"
+        );
+        browser.close_page(&page).await.expect("close");
+    }
+    // A ref that is gone is stale, as for any other use.
+    let page = open(&browser, &server.url("bench-50.html")).await;
+    let first = snapshot(&page).await;
+    let stale = first.lines[0].element_ref.expect("a ref");
+    page.goto(&server.url("bench-50.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("reload");
+    let err = page
+        .snapshot(SnapshotOptions {
+            after: Some(stale),
+            ..SnapshotOptions::default()
+        })
+        .await
+        .expect_err("stale after");
+    assert_eq!(err.code(), ErrorCode::StaleRef, "{err}");
     close_and_check(browser).await;
 }

@@ -436,12 +436,14 @@
     }
   }
 
-  /** Whether an `<a>` without `href` is made a control: focusable (`tabindex`) or with an
-   *  `onclick` attribute. Chrome makes such an anchor a link when it has a click listener
-   *  (otherwise it is generic); listeners added with `addEventListener` cannot be seen from
-   *  chromate's world, and a focusable anchor is made so to be activated. */
+  /** Whether an `<a>` without `href` is made a control: focusable (`tabindex`), with an
+   *  `onclick` attribute, or showing the pointing-hand cursor a person reads as "click me".
+   *  Chrome makes such an anchor a link when it has a click listener (otherwise it is generic);
+   *  listeners added with `addEventListener` cannot be seen from chromate's world, a focusable
+   *  anchor is made so to be activated, and a page styles `cursor: pointer` on what it handles
+   *  clicks on (mdBook's fold chevrons of the page's own headings). */
   function isScriptedAnchor(el) {
-    return el.hasAttribute("tabindex") || el.hasAttribute("onclick");
+    return el.hasAttribute("tabindex") || el.hasAttribute("onclick") || styleOf(el).cursor === "pointer";
   }
 
   function hasExplicitName(el) {

@@ -87,8 +87,11 @@ pub(crate) const AXE: Option<&str> = None;
 /// `redact`: whether text aimed at a field is a §7.7 secret (`secretTarget`), for traces.
 pub(crate) const REDACT: &str = include_str!("redact.js");
 
+/// `settle`: counts the document's DOM mutations (`watch`) for the quiet period after `load`.
+pub(crate) const SETTLE: &str = include_str!("settle.js");
+
 /// Modules in installation order (dependencies first), as `(namespace key, source)`.
-const MODULES: [(&str, &str); 9] = [
+const MODULES: [(&str, &str); 10] = [
     ("dom", DOM),
     ("refs", REFS),
     ("selector", SELECTOR),
@@ -98,6 +101,7 @@ const MODULES: [(&str, &str); 9] = [
     ("screenshot", SCREENSHOT),
     ("a11y", A11Y),
     ("redact", REDACT),
+    ("settle", SETTLE),
 ];
 
 /// The installer script: defines `globalThis.__chromate` (frozen, non-enumerable) holding every

@@ -125,17 +125,23 @@
     return allIframes(document)[index] || null;
   }
 
-  /** `take({nextRef, budgets:{semantic, evidence, text}, scopeRef?, scopeSelector?})` →
+  /** `take({nextRef, budgets:{semantic, evidence, text}, scopeRef?, scopeSelector?, after?})` →
    *  `{lines:[{depth, ref?, role, container?, name?, level?, href?, value?, hint?, disabled?,
    *  checked?:true|"mixed", selected?, expanded?, pressed?, current?, kind:"semantic"|"evidence"|
    *  "text"|"shadow"|"iframe", frame?:{index}}], nextRef, budgets:{semantic, evidence, text},
-   *  truncated, title, url, ms, paused?:{token, frame:{index}, depth}}` | `{ok:false,
+   *  truncated, more, skipping, title, url, ms, paused?:{token, frame:{index}, depth}}` | `{ok:false,
    *  error:"invalid selector"|"stale-ref"|"no-match", …}`. Same-origin iframes are walked in
    *  place. At a cross-origin iframe the walk pauses right after the iframe line (marked
    *  `frame:{index}`) and returns `paused`: Rust finds the frame (`pausedFrame(token)`), walks it
    *  in its own isolated world with the returned `nextRef`/`budgets`, adds `paused.depth` to each
    *  of its lines' `depth`, appends them, and calls `resume` with what is left; the pieces
-   *  concatenate in document order. `depth` counts indentation levels (two spaces each). */
+   *  concatenate in document order. `depth` counts indentation levels (two spaces each).
+   *  `more`: the semantic budget left elements out, `cutRef` (in the piece where that happened)
+   *  the last ref listed before (pass `lastRef`, the last ref listed so far, to `take` for a
+   *  frame and to `resume`). `after` (a ref number) pages: nothing is
+   *  listed up to and including that element (its subtree is then walked), depths stay those of
+   *  the whole snapshot; `skipping` says the element was not reached yet (it may be in a later
+   *  frame: pass `after` on to the frames walked while skipping, `skipping` to `resume`). */
   function take(args) {
     return D.withCache(() => takeUncached(args));
   }
@@ -149,11 +155,20 @@
       nextRef: args.nextRef || 1,
       left: { semantic: num(b.semantic, 80), evidence: num(b.evidence, 10), text: num(b.text, 7) },
       truncated: false,
+      more: false,
+      cutRef: undefined,
+      lastRef: num(args.lastRef, 0),
+      skipping: args.after != null,
+      afterEl: null,
       frames: new Map(),
       pending: [],
       stack: [],
       sent: 0,
     };
+    if (st.skipping) {
+      const found = C.refs.lookup(args.after);
+      st.afterEl = found.status === "ok" ? found.element : null;
+    }
     if (args.scopeRef != null || args.scopeSelector != null) {
       const sel = args.scopeRef != null ? "ref=e" + args.scopeRef : args.scopeSelector;
       const r = C.selector.resolve(sel);
@@ -189,7 +204,7 @@
     const pause = run(st);
     const res = {
       lines: st.sent ? st.lines.slice(st.sent) : st.lines, nextRef: st.nextRef, budgets: st.left, truncated: st.truncated,
-      title: document.title, url: document.URL, ms: performance.now() - t0,
+      more: st.more, cutRef: st.cutRef, skipping: st.skipping, title: document.title, url: document.URL, ms: performance.now() - t0,
     };
     if (pause) {
       const token = ++lastToken;
@@ -202,7 +217,7 @@
     return res;
   }
 
-  /** `resume({token, nextRef, budgets, truncated?})` → the next piece of a walk that paused at a
+  /** `resume({token, nextRef, budgets, truncated?, more?, skipping?, lastRef?})` → the next piece of a walk that paused at a
    *  cross-origin frame (`take` result shape, possibly with `paused` again) | `{ok:false,
    *  error:"unknown-token"}`. Pass the counter and budgets left after walking that frame. */
   function resume(args) {
@@ -219,6 +234,10 @@
     st.nextRef = args.nextRef;
     st.left = { semantic: num(b.semantic, 0), evidence: num(b.evidence, 0), text: num(b.text, 0) };
     if (args.truncated) st.truncated = true;
+    if (args.more) st.more = true;
+    st.lastRef = num(args.lastRef, st.lastRef);
+    st.cutRef = undefined;
+    st.skipping = !!args.skipping && st.skipping;
     return step(st, t0);
   }
 
@@ -237,13 +256,23 @@
     return { ok: true };
   }
 
+  /** Notes that the semantic budget left an element out, and the last ref listed before it
+   *  (`cutRef`, 0 if none yet): where the next page starts (`after`). Lines listed after this
+   *  point (evidence and text keep budgets of their own) show on that page again. */
+  function markMore(st) {
+    if (st.more) return;
+    st.more = true;
+    st.cutRef = st.lastRef;
+  }
+
   function num(v, d) {
     return typeof v === "number" && v >= 0 ? v : d;
   }
 
-  /** Whether every budget is spent; once also something was left out the walk can stop. */
+  /** Whether every budget is spent; once also something was left out (a semantic element among
+   *  it, so that `more` is known) the walk can stop. */
   function done(st) {
-    return st.truncated && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0;
+    return st.truncated && st.more && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0;
   }
 
   /** Pushes the flat-tree element children of `node` as a frame of the walk stack: a sibling
@@ -289,9 +318,10 @@
     const r = D.role(el);
     let cls = r === "none" || r === "presentation" ? null : classify(el, tag, r);
     if ((tag === "header" || tag === "footer") && r === null && !el.hasAttribute("role")) cls = null;
+    if (st.skipping) return skip(st, el, tag, r, cls, depth);
     let childDepth = depth;
     let listed = false;
-    if (cls && st.left[cls] === 0 && st.truncated) {
+    if (cls && st.left[cls] === 0 && st.truncated && (cls !== "semantic" || st.more)) {
       // This class is full and the snapshot already says so: nothing more to learn here.
     } else if (cls) {
       if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
@@ -299,12 +329,10 @@
         // nothing is seen, but a text field may still be typed into (`isTypeable`).
         if (D.styleOf(el).display === "none") return null;
       } else if (st.left[cls] === 0) {
-        if (!st.truncated) {
-          if (cls === "semantic") st.truncated = true;
-          else {
-            const t = D.normalize(D.visibleText(el, false));
-            if (t && !(cls === "text" && t.length > MAX_TEXT)) st.truncated = true;
-          }
+        if (cls === "semantic") { st.truncated = true; markMore(st); }
+        else if (!st.truncated) {
+          const t = D.normalize(D.visibleText(el, false));
+          if (t && !(cls === "text" && t.length > MAX_TEXT)) st.truncated = true;
         }
         if (done(st)) return null;
       } else {
@@ -331,6 +359,40 @@
     return null;
   }
 
+  /** Visits one element before the `after` element of a paged walk is reached: lists nothing,
+   *  but indents below the containers and enters the frames that would be listed, so that the
+   *  lines after it are those of the whole snapshot. */
+  function skip(st, el, tag, r, cls, depth) {
+    if (el === st.afterEl) { st.skipping = false; st.lastRef = C.refs.refOf(el) || st.lastRef; }
+    let shown = false;
+    if (cls === "semantic" || (cls && el.shadowRoot)) {
+      if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
+        if (D.styleOf(el).display === "none") return null;
+      } else shown = cls === "semantic";
+    }
+    if (el.shadowRoot) {
+      const markerDepth = shown ? depth + 1 : depth;
+      const entry = { at: st.lines.length, depth: markerDepth, reserved: st.left.semantic > 0, inserted: false };
+      if (entry.reserved) st.left.semantic--;
+      st.pending.push(entry);
+      push(st, el, markerDepth + 1, entry);
+      return null;
+    }
+    if (tag === "iframe") {
+      if (!shown) return null;
+      let doc = null;
+      try { doc = el.contentDocument; } catch (e) { doc = null; }
+      if (doc) {
+        if (doc.documentElement) push(st, doc.documentElement, depth + 1);
+        return null;
+      }
+      if (!el.contentWindow) return null;
+      return { iframe: el, line: { depth, frame: { index: iframeIndex(el, st.frames) } } };
+    }
+    push(st, el, shown && D.isContainer(el, r) ? depth + 1 : depth);
+    return null;
+  }
+
   function endShadow(st, entry) {
     st.pending.pop();
     if (entry.inserted) return;
@@ -340,7 +402,7 @@
 
   function insertMarker(st, entry, shift) {
     entry.inserted = true;
-    if (!entry.reserved) { st.truncated = true; return 0; }
+    if (!entry.reserved) { st.truncated = true; markMore(st); return 0; }
     st.lines.splice(entry.at + shift, 0, { depth: entry.depth, role: "#shadow-root (open)", kind: "shadow" });
     return 1;
   }
@@ -377,6 +439,7 @@
     }
     const minted = C.refs.assign(el, st.nextRef);
     line.ref = minted.ref;
+    st.lastRef = minted.ref;
     st.nextRef = minted.nextRef;
     if (name) line.name = D.cut(name, 80);
     if (r === "heading") {
@@ -428,7 +491,11 @@
     const out = ["page: " + (D.cut(res.title || "", 80) || "(untitled)") + " \u2014 " + (D.cut(url || res.url || "", 200) || "(no url)")];
     for (const l of res.lines) out.push(renderLine(l));
     if (!res.lines.length) out.push("(no interactive elements detected)");
-    if (res.truncated) out.push("\u2026 (more elements not shown: snapshot limits reached)");
+    if (res.truncated) {
+      let next = "";
+      if (res.cutRef) next = "; continue with after=e" + res.cutRef;
+      out.push("\u2026 (more elements not shown: snapshot limits reached" + next + ")");
+    }
     return out.join("\n");
   }
 

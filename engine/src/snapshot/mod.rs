@@ -36,6 +36,10 @@ pub struct SnapshotOptions {
     /// Only this element's subtree: any §5 selector (top document), or a ref (`ref=e7`, or a
     /// bare `e7` this browser issued) in whichever frame holds it.
     pub scope: Option<String>,
+    /// Pages a snapshot too long for its budget: lists only what comes after this element in
+    /// document order (the [`Snapshot::next_after`] of the previous page), at the depths of the
+    /// whole snapshot.
+    pub after: Option<ElementRef>,
 }
 
 impl Default for SnapshotOptions {
@@ -43,6 +47,7 @@ impl Default for SnapshotOptions {
         Self {
             max_lines: 80,
             scope: None,
+            after: None,
         }
     }
 }
@@ -64,6 +69,9 @@ pub struct Snapshot {
     pub lines: Vec<Line>,
     /// Whether a budget left something out.
     pub truncated: bool,
+    /// When the semantic budget left elements out: the last ref shown, to pass as
+    /// [`SnapshotOptions::after`] for the next page.
+    pub next_after: Option<ElementRef>,
     /// Time spent walking inside the page(s), in milliseconds.
     pub page_ms: f64,
 }
@@ -209,6 +217,12 @@ struct Piece {
     #[serde(default)]
     truncated: bool,
     #[serde(default)]
+    more: bool,
+    /// In the piece where `more` became true: the last ref listed before the cut (0: none).
+    cut_ref: Option<u64>,
+    #[serde(default)]
+    skipping: bool,
+    #[serde(default)]
     title: String,
     #[serde(default)]
     url: String,
@@ -232,12 +246,27 @@ struct Walk {
     next_ref: u64,
     budgets: Budgets,
     truncated: bool,
+    /// The semantic budget left elements out.
+    more: bool,
+    /// The last ref listed before the semantic budget left an element out.
+    cut_after: Option<u64>,
+    /// A paged walk's `after` element, while it has not been reached.
+    after: Option<u64>,
     title: Option<String>,
     url: Option<String>,
     page_ms: f64,
 }
 
 impl Walk {
+    /// The last ref listed so far (0: none).
+    fn last_ref(&self) -> u64 {
+        self.lines
+            .iter()
+            .rev()
+            .find_map(|line| line.element_ref)
+            .map_or(0, ElementRef::number)
+    }
+
     fn absorb(&mut self, piece: Piece, frame_id: &str, depth_offset: usize) -> Option<Paused> {
         if self.title.is_none() {
             self.title = Some(piece.title);
@@ -252,6 +281,13 @@ impl Walk {
         self.next_ref = self.next_ref.max(piece.next_ref);
         self.budgets = piece.budgets;
         self.truncated |= piece.truncated;
+        if piece.more && !self.more {
+            self.more = true;
+            self.cut_after = piece.cut_ref.filter(|number| *number > 0);
+        }
+        if !piece.skipping {
+            self.after = None;
+        }
         self.page_ms += piece.ms;
         piece.paused
     }
@@ -330,6 +366,9 @@ impl Page {
                 None => (Scope::Selector(text.to_string()), None),
             },
         };
+        if let Some(after) = options.after {
+            refs::resolve_live_ref(self, after).await?;
+        }
         let _minting = self.refs.minting.lock().await;
         let mut last_error = None;
         // A document that is replaced during the walk is walked again.
@@ -351,6 +390,9 @@ impl Page {
                     text: 7,
                 },
                 truncated: false,
+                more: false,
+                cut_after: None,
+                after: options.after.map(ElementRef::number),
                 title: None,
                 url: None,
                 page_ms: 0.0,
@@ -375,6 +417,14 @@ impl Page {
                 });
                 continue;
             }
+            if let (Some(after), Some(_)) = (options.after, walk.after) {
+                return Err(Error::InvalidArgument {
+                    message: format!(
+                        "snapshot: after={after} is not shown on the page now (hidden, or outside the scope); take a new snapshot"
+                    ),
+                });
+            }
+            let next_after = walk.cut_after.and_then(ElementRef::new);
             return Ok(Snapshot {
                 url: walk.url.unwrap_or_default(),
                 title: walk.title.unwrap_or_default(),
@@ -382,6 +432,7 @@ impl Page {
                 target_id: self.target_id.to_string(),
                 lines: walk.lines,
                 truncated: walk.truncated,
+                next_after,
                 page_ms: walk.page_ms,
             });
         }
@@ -451,6 +502,10 @@ fn walk_frame<'a>(
             "nextRef": walk.next_ref,
             "budgets": walk.budgets,
         });
+        if let Some(after) = walk.after {
+            args["after"] = Value::from(after);
+        }
+        args["lastRef"] = Value::from(walk.last_ref());
         let scope_text = match scope {
             Scope::Whole => None,
             Scope::Selector(selector) => {
@@ -495,6 +550,9 @@ fn walk_frame<'a>(
                 "nextRef": walk.next_ref,
                 "budgets": walk.budgets,
                 "truncated": walk.truncated,
+                "more": walk.more,
+                "skipping": walk.after.is_some(),
+                "lastRef": walk.last_ref(),
             });
             let answer = page
                 .call_isolated(Some(&frame_id), "snapshot.resumeJson", &resume)

@@ -10,8 +10,9 @@ use super::{Checked, Line, LineKind, Snapshot};
 /// The line printed when a snapshot lists nothing.
 pub(crate) const EMPTY: &str = "(no interactive elements detected)";
 
-/// The final line of a snapshot that a budget cut short.
-pub(crate) const TRUNCATED: &str = "\u{2026} (more elements not shown: snapshot limits reached)";
+/// The final line of a snapshot that a budget cut short, without its closing parenthesis
+/// (before which a snapshot the semantic budget cut says where the next page starts).
+pub(crate) const TRUNCATED: &str = "\u{2026} (more elements not shown: snapshot limits reached";
 
 /// The shadow-root marker (§7.6); it has no ref.
 pub(crate) const SHADOW_ROOT: &str = "#shadow-root (open)";
@@ -68,6 +69,10 @@ impl Snapshot {
         if self.truncated {
             res.push('\n');
             res.push_str(TRUNCATED);
+            if let Some(next) = self.next_after {
+                let _ = write!(res, "; continue with after={next}");
+            }
+            res.push(')');
         }
         res
     }

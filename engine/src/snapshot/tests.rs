@@ -20,6 +20,7 @@ fn snapshot(url: &str, document_id: &str, records: Value, truncated: bool) -> Sn
         target_id: "T".into(),
         lines: piece.lines.into_iter().map(|r| r.into_line(0)).collect(),
         truncated: piece.truncated,
+        next_after: None,
         page_ms: piece.ms,
     }
 }

@@ -18,7 +18,7 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     name: "browser_navigate",
     title: "Navigate",
     verb: "navigate",
-    description: "Load a URL in the active tab and wait for its load event.",
+    description: "Load a URL in the active tab; wait for load, then for it to settle (≤ 1.5 s).",
     hints: Hints::A,
     observes: true,
     cli: Cli::new("navigate", &[Slot::arg("url")]),
@@ -133,6 +133,7 @@ pub(crate) async fn navigate(
     ctx.progress
         .set_phase(format!("waiting for {} to load", args.url));
     let timeout = Duration::from_millis(args.timeout_ms);
+    let started = std::time::Instant::now();
     let navigation = ctx
         .cancel
         .run(page.goto(&args.url, chromate::WaitUntil::Load, timeout))
@@ -150,6 +151,18 @@ pub(crate) async fn navigate(
             ))
         }
     };
+    // The quiet period after `load` (docs/mcp.md#navigation): work a page's script does right
+    // after it (a search filling its results) shows in the observation. Bounded by the cap and
+    // by what is left of the navigation's own timeout; a wait that fails leaves the page to the
+    // observation, which reports it.
+    let left = timeout.saturating_sub(started.elapsed());
+    if !left.is_zero() {
+        ctx.progress.set_phase("waiting for the page to settle");
+        let settle = page.wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP.min(left));
+        if ctx.cancel.run(settle).await.is_none() {
+            return Err(cancelled_error(verb));
+        }
+    }
     let title = match page.within(ctx.session.agent_timeout(), page.title()).await {
         Ok(title) => title,
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),

@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
+use super::schema::{Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::dispatch::error::{ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -26,7 +26,20 @@ pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
         Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
         Arg::int("max_lines", "Line budget (this call)", 1, 5000)
             .default_int(IntDefault::Value(80)),
+        Arg::string(
+            "after",
+            "Next page: lines after this ref (keeps the baseline)",
+        )
+        .pattern(&ELEMENT_REF),
     ],
+};
+
+/// A ref as snapshots print it: `e7`.
+pub(crate) static ELEMENT_REF: Pattern = Pattern {
+    source: "^e[1-9][0-9]{0,15}$",
+    matches: |text| {
+        text.starts_with('e') && text.len() <= 17 && chromate::ElementRef::parse(text).is_some()
+    },
 };
 
 pub(crate) const LOCATORS: ToolDecl = ToolDecl {
@@ -75,6 +88,7 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
 pub(crate) struct SnapshotArgs {
     pub(crate) selector: Option<String>,
     pub(crate) max_lines: u64,
+    pub(crate) after: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -171,9 +185,14 @@ pub(crate) async fn snapshot(
             .check_ref_baseline(verb, &page, super::ref_number(selector))
             .await?;
     }
+    let after = args.after.as_deref().and_then(chromate::ElementRef::parse);
+    ctx.session
+        .check_ref_baseline(verb, &page, after.map(chromate::ElementRef::number))
+        .await?;
     let options = chromate::SnapshotOptions {
         max_lines: usize::try_from(args.max_lines).unwrap_or(usize::MAX),
         scope: args.selector.clone(),
+        after,
     };
     let snapshot = match ctx.session.take_snapshot(&page, options).await {
         Ok(snapshot) => snapshot,
@@ -188,8 +207,11 @@ pub(crate) async fn snapshot(
         "revision": ctx.session.revision,
         "lines": lines,
     }));
+    if let Some(next) = snapshot.next_after {
+        output.result["next"] = json!(next.to_string());
+    }
     output.text = Some(text);
-    if args.selector.is_none() {
+    if args.selector.is_none() && args.after.is_none() {
         ctx.session.baseline = Some(snapshot);
     }
     Ok(output)
