@@ -41,7 +41,7 @@ options:
   --max-pages N            audit at most N pages (1..200; default 20)
   --viewport WxH           the audit's viewport in CSS px (default 1280x800)
   --wait-until STATE       when a page counts as loaded (default load); each page then
-                           settles until its network is quiet (at most 5 s)
+                           settles until its network is quiet (at most 3 s)
   --timeout-ms N           the whole audit's deadline (default 120000); past it the report
                            says timeout and lists what was found
   --focus TEXT             rank findings mentioning TEXT (text, URL, selector) first
