@@ -1036,3 +1036,41 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
         assert!(gone.is_ok(), "the browser outlived the server: {gone:?}");
     }
 }
+
+#[test]
+fn progress_shows_on_a_terminals_stderr_unless_quiet() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    // `script` gives the command a terminal (stdout and stderr both), as a person's shell would.
+    let in_terminal = |extra: &str| {
+        let line = format!(
+            "{} audit {} --depth 1 --max-pages 3 --session tty {extra}",
+            crate::util::chromate_binary().display(),
+            server.url("index.html")
+        );
+        let out = std::process::Command::new("script")
+            .args(["-qec", &line, "/dev/null"])
+            .env("CHROMATE_RUNTIME_DIR", &cli.runtime)
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", cli.path("artifacts"))
+            .current_dir(&cli.work)
+            .stdin(std::process::Stdio::null())
+            .output()
+            .unwrap_or_else(|err| panic!("script (util-linux): {err}"));
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let shown = in_terminal("");
+    assert!(
+        shown.contains("chromate: audit: 1 pages audited, 2 queued,"),
+        "the progress line: {shown:?}"
+    );
+    assert!(
+        shown.contains("completed in ") && shown.contains(": 3 pages, "),
+        "then the report: {shown:?}"
+    );
+    let quiet = in_terminal("--quiet");
+    assert!(!quiet.contains("pages audited"), "--quiet: {quiet:?}");
+    assert!(quiet.contains(": 3 pages, "), "{quiet:?}");
+    // Without a terminal (every other test) nothing but the report is printed.
+    cli.finish();
+}

@@ -128,9 +128,9 @@ pub(crate) struct Cli {
     /// Its canonical path: `artifacts/`, `state/` and `traces/` go here.
     root: PathBuf,
     /// `CHROMATE_RUNTIME_DIR`: `root/run`, made by chromate itself.
-    runtime: PathBuf,
+    pub(crate) runtime: PathBuf,
     /// Every command's working directory, so every daemon's: uploads read under it.
-    work: PathBuf,
+    pub(crate) work: PathBuf,
 }
 
 impl Cli {

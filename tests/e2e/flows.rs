@@ -1485,3 +1485,48 @@ fn a_download_during_a_flow_is_saved_in_the_flows_directory() {
     let bytes = std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
     assert_eq!(bytes.len(), 64);
 }
+
+#[test]
+fn sigterm_stops_a_capture_and_closes_its_browser() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let mut signalled: Option<Instant> = None;
+    // `/hang` never answers: the capture would wait its whole minute.
+    let ran = sandbox.run_watching(
+        &[
+            "capture",
+            &server.url("hang"),
+            "--name",
+            "never",
+            "--timeout-ms",
+            "60000",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+        ],
+        &[],
+        &mut |pid| {
+            let browser_up = procs::descendants(pid).iter().any(|child| {
+                procs::ProcessInfo::read(*child).is_some_and(|info| info.is_chrome_like())
+            });
+            if signalled.is_none() && browser_up && server.request_count("hang") > 0 {
+                let status = Command::new("kill")
+                    .args(["-TERM", &pid.to_string()])
+                    .status()
+                    .expect("kill");
+                assert!(status.success());
+                signalled = Some(Instant::now());
+            }
+        },
+    );
+    let signalled = signalled.expect("the page was requested and chromate signalled");
+    assert!(
+        signalled.elapsed() < Duration::from_secs(20),
+        "{:?}",
+        signalled.elapsed()
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert!(ran.stderr.contains("cancelled"), "{}", ran.stderr);
+    assert!(!ran.browsers.is_empty());
+    assert!(!out.join("never.png").exists());
+}

@@ -3,7 +3,8 @@
 //!
 //! Owns the command's flags (the audit's arguments by their command-line names: `--depth` is
 //! `max_depth`, `--screenshots` is `include_screenshots`; and its own: `--format`, `--output`,
-//! `--fail-on`, `--quiet`), writing the report to stdout or `--output`, and the exit status: 0,
+//! `--fail-on`, `--quiet`), the progress line on a terminal's stderr (the daemon streams the
+//! call's phase), writing the report to stdout or `--output`, and the exit status: 0,
 //! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
 //! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
 //! dispatcher; the reports are its writers (`dispatch::audit::report`).
@@ -54,7 +55,7 @@ options:
                            and unique-local addresses (SSRF_BLOCKED)
   --allow-private ORIGIN   scheme://host[:port] that --block-private-network lets through
                            (repeat for more)
-  --quiet                  no progress on stderr
+  --quiet                  no progress on stderr (shown only while stderr is a terminal)
   --json                   same as --format json
   --session NAME           the session whose browser runs the audit (else CHROMATE_SESSION,
                            else default)
@@ -240,21 +241,28 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         Ok(paths) => paths,
         Err(message) => return fail(&message),
     };
+    // Progress (pages audited, queued, findings so far) while stderr is a terminal.
+    let progress = !command.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
     let request = Request::Call {
         tool: qa::AUDIT_URL.name.to_owned(),
         arguments: command.arguments.clone(),
         cwd: std::env::current_dir().ok(),
+        progress,
     };
     let start = Start {
         idle: command.idle.unwrap_or(DEFAULT_IDLE),
     };
-    if !command.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
-        eprintln!(
-            "chromate: auditing {} …",
-            command.arguments["url"].as_str().unwrap_or_default()
-        );
+    let mut shown = false;
+    let mut on_progress = |phase: &str| {
+        // One line, rewritten in place.
+        eprint!("\r\x1b[Kchromate: {phase}");
+        shown = true;
+    };
+    let answer = client::request_with_progress(&paths, &request, Some(&start), &mut on_progress);
+    if shown {
+        eprintln!();
     }
-    let reply = match client::request(&paths, &request, Some(&start)) {
+    let reply = match answer {
         Ok(Response::Reply(reply)) => reply,
         Ok(Response::Refused(message)) => {
             return fail(&format!("the session daemon refused: {message}"))

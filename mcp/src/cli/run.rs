@@ -31,6 +31,7 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
         tool: command.decl.name.to_owned(),
         arguments: command.arguments.clone(),
         cwd: std::env::current_dir().ok(),
+        progress: false,
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),

@@ -55,6 +55,17 @@ pub(crate) fn request(
     request: &Request,
     start: Option<&Start>,
 ) -> Result<Response, ClientError> {
+    request_with_progress(paths, request, start, &mut |_| {})
+}
+
+/// [`request`], handing each [`Response::Progress`] line to `on_progress` until the answer.
+#[cfg(unix)]
+pub(crate) fn request_with_progress(
+    paths: &SessionPaths,
+    request: &Request,
+    start: Option<&Start>,
+    on_progress: &mut dyn FnMut(&str),
+) -> Result<Response, ClientError> {
     let mut stream = match connect(&paths.socket)? {
         Some(stream) => stream,
         None => match start {
@@ -70,15 +81,33 @@ pub(crate) fn request(
         .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
     // The write side stays open: the daemon takes its end closing as "cancel the call".
     let mut reader = BufReader::new(io::Read::take(&stream, MAX_RESPONSE_BYTES));
-    let mut answer = String::new();
-    match reader.read_line(&mut answer) {
-        Ok(0) => Err(ClientError::Io(
-            "the daemon closed the connection without answering (see its log)".to_owned(),
-        )),
-        Ok(_) => serde_json::from_str(&answer)
-            .map_err(|err| ClientError::Io(format!("unreadable answer: {err}"))),
-        Err(err) => Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+    loop {
+        let mut answer = String::new();
+        let response: Response = match reader.read_line(&mut answer) {
+            Ok(0) => {
+                return Err(ClientError::Io(
+                    "the daemon closed the connection without answering (see its log)".to_owned(),
+                ))
+            }
+            Ok(_) => serde_json::from_str(&answer)
+                .map_err(|err| ClientError::Io(format!("unreadable answer: {err}")))?,
+            Err(err) => return Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+        };
+        match response {
+            Response::Progress(phase) => on_progress(&phase),
+            other => return Ok(other),
+        }
     }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn request_with_progress(
+    paths: &SessionPaths,
+    request: &Request,
+    start: Option<&Start>,
+    _on_progress: &mut dyn FnMut(&str),
+) -> Result<Response, ClientError> {
+    self::request(paths, request, start)
 }
 
 #[cfg(not(unix))]

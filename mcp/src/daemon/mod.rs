@@ -5,8 +5,9 @@
 //! Owns: where sessions live ([`runtime_dir`]: `CHROMATE_RUNTIME_DIR`, else
 //! `$XDG_RUNTIME_DIR/chromate`, else `chromate-<uid>` under the temp dir, each 0700 and ours),
 //! the file names of one session (socket, start lock, log), and the wire between client and
-//! daemon: one JSON [`Request`] line, one JSON [`Response`] line; the client keeps its end open
-//! while the call runs, and closing it cancels the call. The daemon is `server.rs`, the
+//! daemon: one JSON [`Request`] line, one JSON [`Response`] line (after progress lines, when the
+//! request asks for them); the client keeps its end open while the call runs, and closing it
+//! cancels the call. The daemon is `server.rs`, the
 //! client (which starts a daemon when none answers) `client.rs`. Unix only: on other
 //! platforms the CLI says sessions need Linux or macOS.
 
@@ -39,6 +40,9 @@ pub(crate) enum Request {
         /// resolve there, and uploads may read under it.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cwd: Option<PathBuf>,
+        /// Send the call's progress as [`Response::Progress`] lines before the reply.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        progress: bool,
     },
     /// Who the daemon is, without waiting for a running call.
     Info,
@@ -51,6 +55,8 @@ pub(crate) enum Request {
 #[serde(rename_all = "snake_case")]
 pub(crate) enum Response {
     Reply(Reply),
+    /// The running call's phase changed (asked for with `progress`); the reply follows.
+    Progress(String),
     Info(Info),
     /// The browser is closed and the daemon is exiting.
     Closed,

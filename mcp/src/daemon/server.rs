@@ -245,12 +245,14 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
             tool,
             arguments,
             cwd,
+            progress,
         } => {
             let mut rest = reader.into_inner().into_inner();
             // The idle clock counts from a call's arrival and again from its end.
             shared.touch();
             let cwd = cwd.filter(|dir| dir.is_absolute());
-            let reply = call(shared, &tool, arguments, cwd, &mut rest).await;
+            let stream = progress.then_some(&mut write_half);
+            let reply = call(shared, &tool, arguments, cwd, &mut rest, stream).await;
             shared.touch();
             match reply {
                 Some(reply) => Response::Reply(reply),
@@ -288,13 +290,15 @@ fn info(shared: &Shared) -> Info {
     }
 }
 
-/// Runs one call, unless its client goes away first (then `None`: cancelled).
+/// Runs one call, unless its client goes away first (then `None`: cancelled). With `stream`,
+/// every change of the call's progress phase is sent to the client as it happens.
 async fn call(
     shared: &Arc<Shared>,
     tool: &str,
     arguments: serde_json::Map<String, Value>,
     cwd: Option<std::path::PathBuf>,
     client: &mut tokio::net::unix::OwnedReadHalf,
+    mut stream: Option<&mut tokio::net::unix::OwnedWriteHalf>,
 ) -> Option<Reply> {
     let Some(decl) = tools::find_any(tool) else {
         return Some(failed(&ToolError::new(
@@ -331,10 +335,24 @@ async fn call(
     };
     tokio::pin!(run);
     let mut byte = [0u8; 1];
-    tokio::select! {
-        reply = &mut run => return reply,
-        // The client sends nothing more: a read that ends means it closed (or died).
-        _ = client.read(&mut byte) => {}
+    let mut changes = progress.changes();
+    loop {
+        tokio::select! {
+            reply = &mut run => return reply,
+            // The client sends nothing more: a read that ends means it closed (or died).
+            _ = client.read(&mut byte) => break,
+            changed = changes.changed(), if stream.is_some() => {
+                if changed.is_err() {
+                    stream = None;
+                    continue;
+                }
+                if let Some(write_half) = stream.as_deref_mut() {
+                    if answer(write_half, &Response::Progress(progress.phase())).await.is_err() {
+                        break;
+                    }
+                }
+            }
+        }
     }
     let _ = cancel_tx.send(true);
     // Let the handler stop at its next await point, so the session is whole for the next call.

@@ -52,10 +52,25 @@ fn requests_and_responses_keep_their_wire_names() {
         tool: "browser_status".to_owned(),
         arguments: Map::new(),
         cwd: None,
+        progress: false,
     };
     assert_eq!(
         serde_json::to_string(&call).ok(),
         Some(r#"{"call":{"tool":"browser_status","arguments":{}}}"#.to_owned())
+    );
+    let streamed = Request::Call {
+        tool: "qa_audit_url".to_owned(),
+        arguments: Map::new(),
+        cwd: None,
+        progress: true,
+    };
+    assert_eq!(
+        serde_json::to_string(&streamed).ok(),
+        Some(r#"{"call":{"tool":"qa_audit_url","arguments":{},"progress":true}}"#.to_owned())
+    );
+    assert_eq!(
+        serde_json::to_string(&Response::Progress("audit: 1 pages audited".to_owned())).ok(),
+        Some(r#"{"progress":"audit: 1 pages audited"}"#.to_owned())
     );
     assert_eq!(
         serde_json::to_string(&Request::Close).ok(),

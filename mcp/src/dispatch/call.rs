@@ -87,6 +87,9 @@ pub(crate) struct ProgressState {
 pub(crate) struct Progress {
     state: Arc<Mutex<ProgressState>>,
     started: Instant,
+    /// Bumped on every change, for a front end that forwards changes as they happen (a
+    /// session daemon streaming an audit's progress to its command).
+    changed: Arc<watch::Sender<u64>>,
 }
 
 impl Progress {
@@ -98,7 +101,18 @@ impl Progress {
                 finished: false,
             })),
             started,
+            changed: Arc::new(watch::channel(0).0),
         }
+    }
+
+    /// A receiver that sees every change of the phase or the steps.
+    pub(crate) fn changes(&self) -> watch::Receiver<u64> {
+        self.changed.subscribe()
+    }
+
+    /// The phase now.
+    pub(crate) fn phase(&self) -> String {
+        self.with_state(|state| state.phase.clone())
     }
 
     /// When the call arrived (progress counts queue time).
@@ -108,10 +122,12 @@ impl Progress {
 
     pub(crate) fn set_phase(&self, phase: impl Into<String>) {
         self.with_state(|state| state.phase = phase.into());
+        self.changed.send_modify(|n| *n += 1);
     }
 
     pub(crate) fn set_steps(&self, done: u64, total: u64) {
         self.with_state(|state| state.steps = Some((done, total)));
+        self.changed.send_modify(|n| *n += 1);
     }
 
     /// Runs `f` with the state locked; the server sends notifications and the

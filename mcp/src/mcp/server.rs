@@ -715,6 +715,7 @@ async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Repl
         tool: call.decl.name.to_owned(),
         arguments: call.arguments.clone(),
         cwd: std::env::current_dir().ok(),
+        progress: false,
     };
     let failure = |message: String| {
         let error = ToolError::new(
