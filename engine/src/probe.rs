@@ -70,6 +70,8 @@ pub struct Vitals {
     pub bytes: u64,
     /// The three largest resources.
     pub largest: Vec<ResourceSize>,
+    /// Whether the page was hidden at some time (a hidden page paints and shifts nothing).
+    pub hidden: bool,
 }
 
 /// A link on the page.

@@ -120,7 +120,10 @@ fn a_depth_one_audit_finds_every_planted_defect_and_nothing_on_the_clean_pages()
     let (server, methods) = site();
     let cli = Cli::new();
     let result = audit_json(&cli, &[&server.url("index.html"), "--depth", "1"]);
-    // Shown when an assertion below fails: every finding in one line each.
+    // Shown when an assertion below fails: every page's figures, every finding in one line.
+    for page in result["pages"].as_array().into_iter().flatten() {
+        eprintln!("{} {}", page["url"], page["vitals"]);
+    }
     for finding in findings(&result) {
         eprintln!(
             "{} {} {} {} {}",

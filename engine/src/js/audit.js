@@ -49,8 +49,10 @@
     const res = {
       recorded: !!v, lcp: null, lcpSelector: null, cls: 0, clsSelector: null, tbt: 0, longTasks: 0,
       longestTask: 0, fcp: null, requests: resources.length + (nav ? 1 : 0), bytes, largest: sized.slice(0, 3),
+      hidden: document.visibilityState === "hidden",
     };
     if (!v) return res;
+    res.hidden = res.hidden || v.hidden;
     res.lcp = v.lcp;
     res.lcpSelector = v.lcpElement && v.lcpElement.isConnected ? L.durable(v.lcpElement) : null;
     res.fcp = v.fcp;

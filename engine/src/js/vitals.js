@@ -6,7 +6,11 @@
 (function () {
   "use strict";
   if (globalThis.__chromateVitals) return;
-  const state = { lcp: null, lcpElement: null, shifts: [], longTasks: [], fcp: null };
+  const state = { lcp: null, lcpElement: null, shifts: [], longTasks: [], fcp: null, hidden: document.visibilityState === "hidden" };
+  // A page that was hidden at any time measured less than it would have shown.
+  addEventListener("visibilitychange", () => {
+    if (document.visibilityState === "hidden") state.hidden = true;
+  }, true);
   function observe(type, onEntry) {
     try {
       new PerformanceObserver((list) => {

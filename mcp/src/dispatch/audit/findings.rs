@@ -198,6 +198,23 @@ pub(crate) struct AuditedPage {
     /// The document's HTTP status.
     pub(crate) status: Option<u16>,
     pub(crate) findings: u64,
+    /// The page's own speed figures, when it was inspected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) vitals: Option<PageVitals>,
+}
+
+/// One page's speed figures.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(crate) struct PageVitals {
+    pub(crate) lcp_ms: Option<u64>,
+    pub(crate) cls: f64,
+    pub(crate) tbt_ms: u64,
+    pub(crate) long_tasks: u64,
+    pub(crate) requests: u64,
+    pub(crate) bytes: u64,
+    /// False when the recorder was not in place or the page was hidden for a while: then the
+    /// paint, shift and task figures are low.
+    pub(crate) complete: bool,
 }
 
 /// A link to another origin (listed, not checked).

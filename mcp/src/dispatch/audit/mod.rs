@@ -282,6 +282,7 @@ async fn inspect_page(
                 depth,
                 status: None,
                 findings: 1,
+                vitals: None,
             });
             gathered.entry_failed |= entry;
             return Ok((None, Vec::new()));
@@ -307,6 +308,7 @@ async fn inspect_page(
             depth,
             status: Some(status),
             findings: 1,
+            vitals: None,
         });
         gathered.entry_failed |= entry;
         return Ok((Some(page_url), Vec::new()));
@@ -390,6 +392,7 @@ async fn inspect_page(
             depth,
             status: navigation.status,
             findings: n_found,
+            vitals: Some(page_vitals(&inspection.vitals)),
         });
     }
     let checked_since = journal.cursor();
@@ -433,6 +436,18 @@ async fn inspect_page(
         })
         .collect();
     Ok((Some(page_url), next))
+}
+
+fn page_vitals(vitals: &chromate::Vitals) -> findings::PageVitals {
+    findings::PageVitals {
+        lcp_ms: vitals.lcp.map(|lcp| lcp.round() as u64),
+        cls: vitals.cls,
+        tbt_ms: vitals.tbt.round() as u64,
+        long_tasks: vitals.long_tasks,
+        requests: vitals.requests,
+        bytes: vitals.bytes,
+        complete: vitals.recorded && !vitals.hidden,
+    }
 }
 
 fn add_metrics(total: &mut Metrics, page: &Metrics) {
@@ -923,6 +938,14 @@ fn speed_findings(vitals: &chromate::Vitals, page: &str, found: &mut Vec<Finding
         page,
         vitals.cls_selector.clone(),
     ));
+    if !vitals.recorded || vitals.hidden {
+        tracing::warn!(
+            page,
+            recorded = vitals.recorded,
+            hidden = vitals.hidden,
+            "web vitals incomplete"
+        );
+    }
     let mut tbt = findings::speed_finding(&findings::TBT, vitals.tbt, page, None);
     if let Some(finding) = &mut tbt {
         finding.evidence["long_tasks"] = json!(vitals.long_tasks);

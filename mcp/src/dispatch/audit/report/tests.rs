@@ -84,6 +84,7 @@ fn typical() -> AuditResult {
             depth: 0,
             status: Some(200),
             findings: 6,
+            vitals: None,
         }],
         external_links: Vec::new(),
         focus: None,
