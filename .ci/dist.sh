@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Release builds: the commands .github/workflows/release.yml runs, and what .ci/test.sh checks.
-#   .ci/dist.sh build [TARGET]  the release binary (cargo build --release --locked -p chromate-mcp,
-#                               with --target TARGET when given; stripped by the release profile),
+#   .ci/dist.sh build [TARGET]  the release binary (cargo build --profile ship --locked -p chromate-mcp,
+#                               with --target TARGET when given: the release profile's stripped
+#                               build with fat LTO and one codegen unit, Cargo.toml says why),
 #                               then in target/dist/: the archive chromate-VERSION-TARGET.tar.gz
-#                               (.zip on Windows) with its .sha256, and the npm tarballs of the
+#                               with its .sha256, and the npm tarballs of the
 #                               wrapper (chromate-mcp) and of this platform's package
 #   .ci/dist.sh test [TARGET]   the binary copied alone to an empty directory outside the
 #                               repository audits a fixture page (browser_a11y through the command
@@ -28,15 +29,13 @@ npm_platform() {
     aarch64-unknown-linux-gnu) echo linux-arm64 ;;
     x86_64-apple-darwin) echo darwin-x64 ;;
     aarch64-apple-darwin) echo darwin-arm64 ;;
-    x86_64-pc-windows-msvc) echo win32-x64 ;;
     *) echo "dist: no npm package for the target $1" >&2; return 1 ;;
   esac
 }
 platform=$(npm_platform "$target")
 exe=chromate
-case "$target" in *windows*) exe=chromate.exe ;; esac
-if [ "$target" = "$host" ] && [ -z "${2:-}" ]; then bin=$root/target/release/$exe
-else bin=$root/target/$target/release/$exe; fi
+if [ "$target" = "$host" ] && [ -z "${2:-}" ]; then bin=$root/target/ship/$exe
+else bin=$root/target/$target/ship/$exe; fi
 
 sha256() { if command -v sha256sum >/dev/null 2>&1; then sha256sum "$@"; else shasum -a 256 "$@"; fi; }
 
@@ -55,8 +54,8 @@ build() {
   if [ "$target" = aarch64-unknown-linux-gnu ] && [ "$host" != "$target" ]; then
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
   fi
-  if [ -n "${2:-}" ]; then cargo build --release --locked -p chromate-mcp --target "$target"
-  else cargo build --release --locked -p chromate-mcp; fi
+  if [ -n "${2:-}" ]; then cargo build --profile ship --locked -p chromate-mcp --target "$target"
+  else cargo build --profile ship --locked -p chromate-mcp; fi
   rm -rf "$dist" && mkdir -p "$dist/npm"
   local licenses=(LICENSE-MIT LICENSE-APACHE)
   local name=chromate-$version-$target
@@ -65,10 +64,7 @@ build() {
   cp engine/axe/node_modules/axe-core/LICENSE "$dist/$name/LICENSE-axe-core"
   (
     cd "$dist"
-    case "$target" in
-      *windows*) 7z a -bd -bso0 "$name.zip" "$name" && sha256 "$name.zip" >"$name.zip.sha256" ;;
-      *) tar -czf "$name.tar.gz" "$name" && sha256 "$name.tar.gz" >"$name.tar.gz.sha256" ;;
-    esac
+    tar -czf "$name.tar.gz" "$name" && sha256 "$name.tar.gz" >"$name.tar.gz.sha256"
     rm -rf "$name"
   )
   # The npm packages, staged beside the committed manifests (with the licenses), then packed.

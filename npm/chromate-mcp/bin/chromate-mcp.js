@@ -13,7 +13,6 @@ const PLATFORMS = {
   "linux-arm64": "chromate-mcp-linux-arm64",
   "darwin-x64": "chromate-mcp-darwin-x64",
   "darwin-arm64": "chromate-mcp-darwin-arm64",
-  "win32-x64": "chromate-mcp-win32-x64",
 };
 
 function fail(message) {
@@ -40,10 +39,10 @@ function binaryPath() {
         "or use `cargo install chromate-mcp`",
     );
   }
-  return path.join(dir, "bin", process.platform === "win32" ? "chromate.exe" : "chromate");
+  return path.join(dir, "bin", "chromate");
 }
 
-const child = spawn(binaryPath(), process.argv.slice(2), { stdio: "inherit", windowsHide: true });
+const child = spawn(binaryPath(), process.argv.slice(2), { stdio: "inherit" });
 const forwarded = ["SIGINT", "SIGTERM", "SIGHUP"];
 for (const signal of forwarded) {
   process.on(signal, () => child.kill(signal));
