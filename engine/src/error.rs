@@ -230,6 +230,15 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// A page script answered with a `status` chromate does not know: the two sides of a page
+    /// helper disagree, which is a bug of chromate's, never something to default.
+    #[error("{method} answered with an unknown status {status:?}")]
+    UnknownStatus {
+        /// The page function (`actionability.check`).
+        method: String,
+        /// The status it gave (empty when it gave none).
+        status: String,
+    },
     /// The main document failed to load at network level.
     #[error("navigation to {url} failed: {net_error}")]
     NavigationFailed {
@@ -470,6 +479,7 @@ impl Error {
             | Error::CommandTimeout { .. }
             | Error::ConnectionClosed { .. }
             | Error::Decode { .. }
+            | Error::UnknownStatus { .. }
             | Error::PageClosed
             | Error::Io { .. } => ErrorCode::DriverError,
             Error::NavigationFailed { .. } => ErrorCode::NavigationFailed,

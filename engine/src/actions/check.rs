@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 
-use super::{status, Locator};
+use super::{status, Locator, Status};
 
 impl Locator {
     /// Checks a checkbox, radio, switch-like role, or the input of a `<label>`.
@@ -57,8 +57,9 @@ impl Locator {
     /// `(checked, kind)`: `checked` is `true`, `false` or `"mixed"`.
     async fn read_checked(&self, verb: &str) -> Result<(Value, String)> {
         let answer = self.call("actionability.checkState", json!({})).await?;
-        match status(&answer) {
-            "ok" => Ok((
+        let status = status("actionability.checkState", &answer)?;
+        match status {
+            Status::Ok => Ok((
                 answer.get("checked").cloned().unwrap_or(Value::Null),
                 answer
                     .get("kind")
@@ -66,14 +67,14 @@ impl Locator {
                     .unwrap_or("")
                     .to_string(),
             )),
-            "not-checkable" => Err(Error::InvalidArgument {
+            Status::NotCheckable => Err(Error::InvalidArgument {
                 message: format!(
                     "{verb}: {} is not a checkbox, radio, switch or their label",
                     self.selector.canonical()
                 ),
             }),
             _ => {
-                self.target_status(verb, &answer)?;
+                self.target_status(verb, status, &answer)?;
                 Err(self.no_match(verb))
             }
         }

@@ -19,6 +19,9 @@ mod select;
 mod upload;
 mod wait_for;
 
+#[cfg(test)]
+mod tests;
+
 use std::time::Duration;
 
 use serde::Deserialize;
@@ -149,12 +152,27 @@ impl Locator {
 
     /// Turns the target failures every JS helper shares (stale ref, invalid selector, no match)
     /// into errors; other statuses pass.
-    pub(crate) fn target_status(&self, verb: &str, answer: &Value) -> Result<()> {
-        match status(answer) {
-            "stale-ref" => Err(stale(answer)),
-            "invalid-selector" => Err(self.invalid(verb, answer)),
-            "no-match" => Err(self.no_match(verb)),
-            _ => Ok(()),
+    pub(crate) fn target_status(&self, verb: &str, status: Status, answer: &Value) -> Result<()> {
+        match status {
+            Status::StaleRef => Err(stale(answer)),
+            Status::InvalidSelector => Err(self.invalid(verb, answer)),
+            Status::NoMatch => Err(self.no_match(verb)),
+            Status::Ok
+            | Status::NotVisible
+            | Status::NotEnabled
+            | Status::NotEditable
+            | Status::Obscured
+            | Status::Unstable
+            | Status::OutsideViewport
+            | Status::NoValue
+            | Status::BadField
+            | Status::NotFileInput
+            | Status::NotCheckable
+            | Status::NotSelect
+            | Status::NoOption
+            | Status::DisabledOption
+            | Status::Rejected
+            | Status::NotSettable => Ok(()),
         }
     }
 
@@ -233,30 +251,33 @@ impl Locator {
                 Err(Error::NoAnswer { .. }) => break,
                 other => other?,
             };
-            match status(&answer) {
-                "ok" => {
+            let status = status("actionability.check", &answer)?;
+            match status {
+                Status::Ok => {
                     return serde_json::from_value(answer).map_err(|source| Error::Decode {
                         method: "actionability.check".into(),
                         source,
                     })
                 }
-                "no-match" if first => return Err(self.no_match(verb)),
-                "no-match" => last = LastReason::NotVisible(0),
-                "not-visible" => last = LastReason::NotVisible(matched(&answer)),
-                "not-enabled" => last = LastReason::State("enabled", None),
-                "not-editable" => {
+                Status::NoMatch if first => return Err(self.no_match(verb)),
+                Status::NoMatch => last = LastReason::NotVisible(0),
+                Status::NotVisible => last = LastReason::NotVisible(matched(&answer)),
+                Status::NotEnabled => last = LastReason::State("enabled", None),
+                Status::NotEditable => {
                     if answer.get("fillable").and_then(Value::as_bool) == Some(false) {
                         return Err(self.not_editable(verb).await);
                     }
                     last = LastReason::State("editable", None);
                 }
-                "obscured" => {
+                Status::Obscured => {
                     let by = answer.get("obscuredBy").and_then(Value::as_str);
                     last = LastReason::State("unobscured", by.map(String::from));
                 }
-                "unstable" => last = LastReason::State("stable", None),
-                "outside-viewport" => last = LastReason::State("in the viewport", None),
-                _ => self.target_status(verb, &answer)?,
+                Status::Unstable => last = LastReason::State("stable", None),
+                Status::OutsideViewport => {
+                    last = LastReason::State("in the viewport", None)
+                }
+                _ => self.target_status(verb, status, &answer)?,
             }
         }
         Err(self.timed_out(verb, deadline.timeout(), last))
@@ -301,9 +322,61 @@ impl Locator {
     }
 }
 
-/// The `status` of a JS answer.
-pub(crate) fn status(answer: &Value) -> &str {
-    answer.get("status").and_then(Value::as_str).unwrap_or("")
+/// The `status` every `actionability` answer carries, one variant per string the page script
+/// (`engine/src/js/actionability.js`) writes. A status the script gives that is not here is
+/// [`Error::UnknownStatus`], never a default: a unit test checks the two lists agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Status {
+    /// The call did what it was asked.
+    Ok,
+    /// Nothing matches the selector.
+    NoMatch,
+    /// The browser rejected the selector (`reason`, `browserMessage`).
+    InvalidSelector,
+    /// A ref no longer resolves (`ref`, `reason`).
+    StaleRef,
+    /// Matches exist but none is visible (`matched`).
+    NotVisible,
+    /// The element is disabled.
+    NotEnabled,
+    /// The element cannot take text (`fillable`).
+    NotEditable,
+    /// Another element takes the pointer at the action point (`obscuredBy`).
+    Obscured,
+    /// The element is still moving.
+    Unstable,
+    /// The element has no part inside the viewport.
+    OutsideViewport,
+    /// `read` of `value` on an element that has none (`tag`).
+    NoValue,
+    /// `read` of a field the script does not know.
+    BadField,
+    /// `fileInputInfo` on something that is not a file input or its label.
+    NotFileInput,
+    /// `checkState` on something that is not checkable.
+    NotCheckable,
+    /// `selectOption` on something that is not a `<select>`.
+    NotSelect,
+    /// `selectOption` found no such option (`options`, `count`).
+    NoOption,
+    /// `selectOption` found the option disabled.
+    DisabledOption,
+    /// `setValue`: the input did not take the value.
+    Rejected,
+    /// `setValue` on an input that takes typed text.
+    NotSettable,
+}
+
+/// The [`Status`] of the answer of page function `method`; an absent or unknown one is
+/// [`Error::UnknownStatus`] naming it.
+pub(crate) fn status(method: &str, answer: &Value) -> Result<Status> {
+    let text = answer.get("status").and_then(Value::as_str).unwrap_or("");
+    serde_json::from_value(Value::String(text.to_owned())).map_err(|_| Error::UnknownStatus {
+        method: method.into(),
+        status: text.into(),
+    })
 }
 
 fn matched(answer: &Value) -> usize {

@@ -11,7 +11,7 @@ use crate::error::{Error, Result};
 use crate::selector;
 use crate::wait::{Deadline, Poller, POLL_EVERY};
 
-use super::{status, Locator};
+use super::{status, Locator, Status};
 
 impl Locator {
     /// Sets the files of a file input (or the input of a `<label>`); returns how many.
@@ -43,8 +43,9 @@ impl Locator {
                     Err(Error::NoAnswer { .. }) => break,
                     other => other?,
                 };
-                match status(&info) {
-                    "ok" => {
+                let status = status("actionability.fileInputInfo", &info)?;
+                match status {
+                    Status::Ok => {
                         if info.get("multiple").and_then(Value::as_bool) != Some(true)
                             && files.len() > 1
                         {
@@ -61,7 +62,7 @@ impl Locator {
                             break;
                         }
                     }
-                    "not-file-input" => {
+                    Status::NotFileInput => {
                         return Err(Error::InvalidArgument {
                             message: format!(
                                 "{verb}: {} is not an <input type=file> or its label",
@@ -69,9 +70,9 @@ impl Locator {
                             ),
                         })
                     }
-                    "no-match" if poller.is_first() => return Err(self.no_match(verb)),
-                    "no-match" => {}
-                    _ => self.target_status(verb, &info)?,
+                    Status::NoMatch if poller.is_first() => return Err(self.no_match(verb)),
+                    Status::NoMatch => {}
+                    _ => self.target_status(verb, status, &info)?,
                 }
             }
             if !enabled {

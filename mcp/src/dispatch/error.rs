@@ -321,6 +321,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::ConnectionClosed { .. } => json!({ "reason": "browser-closed" }),
         E::Decode { method, .. } => json!({ "cdpMethod": method, "reason": "decode" }),
+        E::UnknownStatus { method, status } => {
+            json!({ "cdpMethod": method, "status": status, "reason": "unknown-status" })
+        }
         E::PageClosed => json!({ "reason": "page-closed" }),
         E::Io { .. } => json!({ "reason": "io" }),
         E::NavigationFailed { url, net_error } => json!({ "netError": net_error, "url": url }),

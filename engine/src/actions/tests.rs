@@ -1,0 +1,117 @@
+//! The page script's answers and the Rust side agree: every `status` string
+//! `actionability.js` writes is a [`Status`], every [`Status`] is one it writes, and a status
+//! neither side knows is a DRIVER_ERROR naming it.
+
+use serde_json::json;
+
+use super::{status, Status};
+use crate::error::{Error, ErrorCode};
+
+/// Every [`Status`]; the exhaustive match keeps the list complete when one is added.
+fn every_status() -> Vec<Status> {
+    let all = vec![
+        Status::Ok,
+        Status::NoMatch,
+        Status::InvalidSelector,
+        Status::StaleRef,
+        Status::NotVisible,
+        Status::NotEnabled,
+        Status::NotEditable,
+        Status::Obscured,
+        Status::Unstable,
+        Status::OutsideViewport,
+        Status::NoValue,
+        Status::BadField,
+        Status::NotFileInput,
+        Status::NotCheckable,
+        Status::NotSelect,
+        Status::NoOption,
+        Status::DisabledOption,
+        Status::Rejected,
+        Status::NotSettable,
+    ];
+    for status in &all {
+        match status {
+            Status::Ok
+            | Status::NoMatch
+            | Status::InvalidSelector
+            | Status::StaleRef
+            | Status::NotVisible
+            | Status::NotEnabled
+            | Status::NotEditable
+            | Status::Obscured
+            | Status::Unstable
+            | Status::OutsideViewport
+            | Status::NoValue
+            | Status::BadField
+            | Status::NotFileInput
+            | Status::NotCheckable
+            | Status::NotSelect
+            | Status::NoOption
+            | Status::DisabledOption
+            | Status::Rejected
+            | Status::NotSettable => {}
+        }
+    }
+    all
+}
+
+/// The strings the script writes as `status: "…"`.
+fn script_statuses() -> Vec<String> {
+    let script = crate::js::ACTIONABILITY;
+    let mut found: Vec<String> = script
+        .match_indices("status: \"")
+        .filter_map(|(at, key)| {
+            let rest = &script[at + key.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn every_status_the_script_writes_decodes() {
+    let found = script_statuses();
+    assert!(found.len() > 10, "found too few statuses: {found:?}");
+    for text in &found {
+        let answer = json!({ "status": text });
+        assert!(
+            status("actionability.check", &answer).is_ok(),
+            "actionability.js writes status {text:?}, which Status does not know"
+        );
+    }
+}
+
+#[test]
+fn every_status_is_one_the_script_writes() {
+    let found = script_statuses();
+    for variant in every_status() {
+        let text = serde_json::to_value(variant)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        assert!(
+            found.contains(&text),
+            "Status::{variant:?} ({text:?}) is written nowhere in actionability.js"
+        );
+    }
+}
+
+#[test]
+fn an_unknown_status_is_a_driver_error_naming_it() {
+    let err = status("actionability.check", &json!({ "status": "not-visibel" }))
+        .expect_err("a typo must not decode");
+    assert!(matches!(err, Error::UnknownStatus { .. }), "{err:?}");
+    assert_eq!(err.code(), ErrorCode::DriverError);
+    assert_eq!(
+        err.to_string(),
+        "actionability.check answered with an unknown status \"not-visibel\""
+    );
+    let err = status("actionability.find", &json!({ "count": 0 })).expect_err("no status");
+    assert_eq!(
+        err.to_string(),
+        "actionability.find answered with an unknown status \"\""
+    );
+}
