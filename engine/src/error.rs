@@ -100,6 +100,62 @@ impl std::fmt::Display for ErrorCode {
     }
 }
 
+/// The first state an element did not reach before a [`Error::TimeoutWaitingState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum UnmetState {
+    /// Enabled (not `disabled`, not `aria-disabled`).
+    Enabled,
+    /// Able to take text.
+    Editable,
+    /// Not covered at its action point.
+    Unobscured,
+    /// Not moving between two animation frames.
+    Stable,
+    /// Inside the viewport (`in the viewport`).
+    InViewport,
+    /// Visible (an `enabled` wait whose element stayed hidden).
+    Visible,
+    /// Hidden, or gone.
+    Hidden,
+    /// Gone from the document.
+    Detached,
+}
+
+impl UnmetState {
+    /// The words messages and the contract's `detail.state` use (`enabled`, `in the viewport`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnmetState::Enabled => "enabled",
+            UnmetState::Editable => "editable",
+            UnmetState::Unobscured => "unobscured",
+            UnmetState::Stable => "stable",
+            UnmetState::InViewport => "in the viewport",
+            UnmetState::Visible => "visible",
+            UnmetState::Hidden => "hidden",
+            UnmetState::Detached => "detached",
+        }
+    }
+}
+
+impl std::fmt::Display for UnmetState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for UnmetState {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for UnmetState {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
 /// Why a ref no longer resolves (contract §6.3).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StaleReason {
@@ -357,7 +413,7 @@ pub enum Error {
         /// The time it was given.
         timeout: Duration,
         /// The first unmet state: `enabled`, `editable`, `unobscured`, `hidden`, `detached`.
-        state: String,
+        state: UnmetState,
         /// What covers the element (`div#overlay.modal-backdrop`), for `unobscured`.
         obscured_by: Option<String>,
     },
@@ -579,6 +635,47 @@ mod tests {
         assert_eq!(
             retryable,
             ["TIMEOUT_WAITING_VISIBLE", "TIMEOUT_WAITING_STATE"]
+        );
+    }
+
+    #[test]
+    fn an_unmet_state_reads_as_the_words_it_always_had() {
+        let states = [
+            (UnmetState::Enabled, "enabled"),
+            (UnmetState::Editable, "editable"),
+            (UnmetState::Unobscured, "unobscured"),
+            (UnmetState::Stable, "stable"),
+            (UnmetState::InViewport, "in the viewport"),
+            (UnmetState::Visible, "visible"),
+            (UnmetState::Hidden, "hidden"),
+            (UnmetState::Detached, "detached"),
+        ];
+        for (state, text) in states {
+            assert_eq!(state.as_str(), text);
+            assert_eq!(state.to_string(), text);
+            assert!(state == *text);
+        }
+        let err = Error::TimeoutWaitingState {
+            verb: "click".into(),
+            selector: "css=#save".into(),
+            timeout: Duration::from_millis(300),
+            state: UnmetState::InViewport,
+            obscured_by: None,
+        };
+        assert_eq!(
+            err.to_string(),
+            "click: timed out after 300ms waiting for css=#save to become in the viewport"
+        );
+        let err = Error::TimeoutWaitingState {
+            verb: "click".into(),
+            selector: "css=#save".into(),
+            timeout: Duration::from_millis(300),
+            state: UnmetState::Unobscured,
+            obscured_by: Some("div#overlay".into()),
+        };
+        assert_eq!(
+            err.to_string(),
+            "click: timed out after 300ms waiting for css=#save to become unobscured (div#overlay covers it)"
         );
     }
 

@@ -27,7 +27,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result, StaleReason};
+use crate::error::{Error, Result, StaleReason, UnmetState};
 use crate::page::Page;
 use crate::selector::{self, Selector};
 use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
@@ -88,7 +88,7 @@ pub(crate) struct Point {
 #[derive(Debug, Clone)]
 enum LastReason {
     NotVisible(usize),
-    State(&'static str, Option<String>),
+    State(UnmetState, Option<String>),
 }
 
 /// The states a verb waits for, in the order they are checked. `reachable` is `visible`, or a
@@ -262,20 +262,20 @@ impl Locator {
                 Status::NoMatch if first => return Err(self.no_match(verb)),
                 Status::NoMatch => last = LastReason::NotVisible(0),
                 Status::NotVisible => last = LastReason::NotVisible(matched(&answer)),
-                Status::NotEnabled => last = LastReason::State("enabled", None),
+                Status::NotEnabled => last = LastReason::State(UnmetState::Enabled, None),
                 Status::NotEditable => {
                     if answer.get("fillable").and_then(Value::as_bool) == Some(false) {
                         return Err(self.not_editable(verb).await);
                     }
-                    last = LastReason::State("editable", None);
+                    last = LastReason::State(UnmetState::Editable, None);
                 }
                 Status::Obscured => {
                     let by = answer.get("obscuredBy").and_then(Value::as_str);
-                    last = LastReason::State("unobscured", by.map(String::from));
+                    last = LastReason::State(UnmetState::Unobscured, by.map(String::from));
                 }
-                Status::Unstable => last = LastReason::State("stable", None),
+                Status::Unstable => last = LastReason::State(UnmetState::Stable, None),
                 Status::OutsideViewport => {
-                    last = LastReason::State("in the viewport", None)
+                    last = LastReason::State(UnmetState::InViewport, None)
                 }
                 _ => self.target_status(verb, status, &answer)?,
             }
@@ -296,7 +296,7 @@ impl Locator {
                 verb: verb.into(),
                 selector,
                 timeout,
-                state: state.into(),
+                state,
                 obscured_by,
             },
         }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::cdp::dom::SetFileInputFilesParams;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UnmetState};
 use crate::selector;
 use crate::wait::{Deadline, Poller, POLL_EVERY};
 
@@ -80,7 +80,7 @@ impl Locator {
                     verb: verb.into(),
                     selector: self.selector.canonical().into(),
                     timeout: deadline.timeout(),
-                    state: "enabled".into(),
+                    state: UnmetState::Enabled,
                     obscured_by: None,
                 });
             }

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UnmetState};
 use crate::wait::{Deadline, Poller, EXPECT_EVERY, POLL_EVERY};
 
 use super::{states, status, Locator, Status};
@@ -83,7 +83,13 @@ impl Locator {
             let mut poller = Poller::new(deadline, POLL_EVERY);
             let mut ever_matched = false;
             let mut matched = 0usize;
-            let mut last_state = state.as_str();
+            // `attached` and `visible` never time out as TIMEOUT_WAITING_STATE (below).
+            let mut last_state = match state {
+                ElementState::Detached => UnmetState::Detached,
+                ElementState::Hidden => UnmetState::Hidden,
+                ElementState::Enabled => UnmetState::Enabled,
+                ElementState::Attached | ElementState::Visible => UnmetState::Visible,
+            };
             while poller.next().await {
                 let (probe, check_states) = match state {
                     ElementState::Attached | ElementState::Detached => {
@@ -135,9 +141,9 @@ impl Locator {
                     return Ok(());
                 }
                 if state == ElementState::Enabled && st == Status::NotVisible {
-                    last_state = "visible";
+                    last_state = UnmetState::Visible;
                 } else if state == ElementState::Enabled {
-                    last_state = "enabled";
+                    last_state = UnmetState::Enabled;
                 }
             }
             let selector = self.selector.canonical().to_string();
@@ -155,7 +161,7 @@ impl Locator {
                     verb: verb.into(),
                     selector,
                     timeout,
-                    state: last_state.into(),
+                    state: last_state,
                     obscured_by: None,
                 },
             })

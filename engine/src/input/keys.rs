@@ -32,6 +32,59 @@ pub struct Key {
     pub needs_shift: bool,
 }
 
+/// A modifier key held during a click ([`crate::ClickOptions::modifiers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Modifier {
+    /// Alt (Option).
+    Alt,
+    /// Control.
+    Control,
+    /// Meta (Command).
+    Meta,
+    /// Shift.
+    Shift,
+}
+
+impl Modifier {
+    /// The §9.6 name of a modifier (any case; `Ctrl`, `Option`, `Cmd`, `ControlOrMeta` too);
+    /// anything else is INVALID_ARGUMENT naming it, with `verb` first.
+    pub fn parse(verb: &str, name: &str) -> Result<Modifier> {
+        let key = parse_key(verb, name)?;
+        match key.modifier_bit() {
+            ALT => Ok(Modifier::Alt),
+            CONTROL => Ok(Modifier::Control),
+            META => Ok(Modifier::Meta),
+            SHIFT => Ok(Modifier::Shift),
+            _ => Err(Error::InvalidArgument {
+                message: format!("{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"),
+            }),
+        }
+    }
+
+    /// The modifier's name as `KeyboardEvent.key` spells it (`Control`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Modifier::Alt => "Alt",
+            Modifier::Control => "Control",
+            Modifier::Meta => "Meta",
+            Modifier::Shift => "Shift",
+        }
+    }
+
+    /// The (left) key of the modifier.
+    pub(crate) fn key(self) -> Key {
+        let (key, code, vk) = match self {
+            Modifier::Alt => ("Alt", "AltLeft", 18),
+            Modifier::Control => ("Control", "ControlLeft", 17),
+            Modifier::Meta => ("Meta", "MetaLeft", 91),
+            Modifier::Shift => ("Shift", "ShiftLeft", 16),
+        };
+        let mut k = Key::new(key, code, vk);
+        k.location = 1;
+        k
+    }
+}
+
 /// A parsed chord: modifiers pressed in order, then the final key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyChord {

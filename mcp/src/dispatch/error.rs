@@ -376,7 +376,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             ..
         } => {
             let mut detail =
-                json!({ "selector": selector, "timeout": ms(timeout), "state": state });
+                json!({ "selector": selector, "timeout": ms(timeout), "state": state.as_str() });
             if let Some(by) = obscured_by {
                 detail["obscuredBy"] = json!(by);
             }
