@@ -812,7 +812,10 @@ impl Page {
                 // document has reached every state although later navigations started.
                 let ours_reached = state.frames.get(frame_id).is_some_and(|frame| {
                     frame.loader_id.as_deref() == Some(loader.as_str())
-                        && wait_until.reached(&frame.lifecycle, frame.lifecycle.contains(&Lifecycle::Commit))
+                        && wait_until.reached(
+                            &frame.lifecycle,
+                            frame.lifecycle.contains(&Lifecycle::Commit),
+                        )
                 });
                 if !ours_reached {
                     if let Some((next_loader, next_url)) =

@@ -23,9 +23,7 @@ impl Locator {
             // The first state read doubles as the NO_MATCH first check.
             let state = self.read_checked(verb).await?;
             if !want && state.1 == "radio" {
-                return Err(Error::InvalidArgument {
-                    message: format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical()),
-                });
+                return Err(Error::invalid_argument_of("selector", format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical())));
             }
             if state.0 == Value::Bool(want) {
                 return Ok(());
@@ -67,12 +65,13 @@ impl Locator {
                     .unwrap_or("")
                     .to_string(),
             )),
-            Status::NotCheckable => Err(Error::InvalidArgument {
-                message: format!(
+            Status::NotCheckable => Err(Error::invalid_argument_of(
+                "selector",
+                format!(
                     "{verb}: {} is not a checkbox, radio, switch or their label",
                     self.selector.canonical()
                 ),
-            }),
+            )),
             _ => {
                 self.target_status(verb, status, &answer)?;
                 Err(self.no_match(verb))

@@ -48,12 +48,13 @@ impl Locator {
             let status = status("actionability.setValue", &answer)?;
             return match status {
                 Status::Ok => Ok(()),
-                Status::Rejected => Err(Error::InvalidArgument {
-                    message: format!(
+                Status::Rejected => Err(Error::invalid_argument_of(
+                    "value",
+                    format!(
                         "{verb}: {} rejected the value {value:?}",
                         self.selector.canonical()
                     ),
-                }),
+                )),
                 _ => self
                     .target_status(verb, status, &answer)
                     .and(Err(Error::StateInvalid {

@@ -274,9 +274,7 @@ impl Locator {
                     last = LastReason::State(UnmetState::Unobscured, by.map(String::from));
                 }
                 Status::Unstable => last = LastReason::State(UnmetState::Stable, None),
-                Status::OutsideViewport => {
-                    last = LastReason::State(UnmetState::InViewport, None)
-                }
+                Status::OutsideViewport => last = LastReason::State(UnmetState::InViewport, None),
                 _ => self.target_status(verb, status, &answer)?,
             }
         }

@@ -92,9 +92,10 @@ impl Locator {
 fn single_key(verb: &str, text: &str) -> Result<keys::Key> {
     let chord = keys::parse_chord(verb, text)?;
     if !chord.modifiers.is_empty() {
-        return Err(Error::InvalidArgument {
-            message: format!("{verb}: {text:?} is a chord; down and up take one key"),
-        });
+        return Err(Error::invalid_argument_of(
+            "key",
+            format!("{verb}: {text:?} is a chord; down and up take one key"),
+        ));
     }
     Ok(chord.key)
 }

@@ -110,13 +110,11 @@ impl Locator {
             let status = status("actionability.read", &answer)?;
             match status {
                 Status::NoValue => {
-                    Err(Error::InvalidArgument {
-                        message: format!(
+                    Err(Error::invalid_argument_of("selector", format!(
                         "read: {} is a <{}>, which has no value (only input, textarea and select do)",
                         self.selector.canonical(),
                         answer.get("tag").and_then(Value::as_str).unwrap_or("element")
-                    ),
-                    })
+                    )))
                 }
                 _ => {
                     self.target_status("read", status, &answer)?;

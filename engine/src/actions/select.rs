@@ -41,9 +41,10 @@ impl Locator {
                     value: text("value"),
                     label: text("label"),
                 }),
-                Status::NotSelect => Err(Error::InvalidArgument {
-                    message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
-                }),
+                Status::NotSelect => Err(Error::invalid_argument_of(
+                    "selector",
+                    format!("{verb}: {} is not a <select>", self.selector.canonical()),
+                )),
                 Status::NoOption => Err(Error::NoSuchOption {
                     verb: verb.into(),
                     selector: self.selector.canonical().to_owned(),
@@ -63,12 +64,13 @@ impl Locator {
                         .and_then(|count| usize::try_from(count).ok())
                         .unwrap_or(0),
                 }),
-                Status::DisabledOption => Err(Error::InvalidArgument {
-                    message: format!(
+                Status::DisabledOption => Err(Error::invalid_argument_of(
+                    "value",
+                    format!(
                         "{verb}: option {value_or_label:?} of {} is disabled",
                         self.selector.canonical()
                     ),
-                }),
+                )),
                 _ => {
                     self.target_status(verb, status, &answer)?;
                     Err(self.no_match(verb))

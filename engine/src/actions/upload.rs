@@ -23,17 +23,19 @@ impl Locator {
                 let absolute = std::fs::canonicalize(path.as_ref())
                     .ok()
                     .filter(|p: &PathBuf| p.is_file())
-                    .ok_or_else(|| Error::InvalidArgument {
-                        message: format!(
-                            "{verb}: files[{i}] does not exist or is not a regular file"
-                        ),
+                    .ok_or_else(|| {
+                        Error::invalid_argument_of(
+                            "files",
+                            format!("{verb}: files[{i}] does not exist or is not a regular file"),
+                        )
                     })?;
                 files.push(absolute.to_string_lossy().into_owned());
             }
             if files.is_empty() {
-                return Err(Error::InvalidArgument {
-                    message: format!("{verb}: files needs at least one path"),
-                });
+                return Err(Error::invalid_argument_of(
+                    "files",
+                    format!("{verb}: files needs at least one path"),
+                ));
             }
             let deadline = Deadline::new(self.timeout);
             let mut poller = Poller::new(deadline, POLL_EVERY);
@@ -49,13 +51,14 @@ impl Locator {
                         if info.get("multiple").and_then(Value::as_bool) != Some(true)
                             && files.len() > 1
                         {
-                            return Err(Error::InvalidArgument {
-                                message: format!(
+                            return Err(Error::invalid_argument_of(
+                                "files",
+                                format!(
                                     "{verb}: {} takes one file (no `multiple` attribute), got {}",
                                     self.selector.canonical(),
                                     files.len()
                                 ),
-                            });
+                            ));
                         }
                         if info.get("enabled").and_then(Value::as_bool) == Some(true) {
                             enabled = true;
@@ -63,12 +66,13 @@ impl Locator {
                         }
                     }
                     Status::NotFileInput => {
-                        return Err(Error::InvalidArgument {
-                            message: format!(
+                        return Err(Error::invalid_argument_of(
+                            "selector",
+                            format!(
                                 "{verb}: {} is not an <input type=file> or its label",
                                 self.selector.canonical()
                             ),
-                        })
+                        ))
                     }
                     Status::NoMatch if poller.is_first() => return Err(self.no_match(verb)),
                     Status::NoMatch => {}

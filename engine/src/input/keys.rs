@@ -55,9 +55,11 @@ impl Modifier {
             CONTROL => Ok(Modifier::Control),
             META => Ok(Modifier::Meta),
             SHIFT => Ok(Modifier::Shift),
-            _ => Err(Error::InvalidArgument {
-                message: format!("{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"),
-            }),
+            _ => Err(Error::invalid_argument_of(
+                "modifiers",
+                format!("{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"),
+            )
+            .with_allowed(["Shift", "Control", "Alt", "Meta"])),
         }
     }
 
@@ -302,8 +304,12 @@ pub(crate) fn parse_key(verb: &str, text: &str) -> Result<Key> {
         // A character without a US key still goes down and up, typing itself.
         return Ok(Key::for_char(ch).unwrap_or_else(|| Key::new(text, "", 0).typing(text)));
     }
-    named(text).ok_or_else(|| Error::InvalidArgument {
-        message: format!("{verb}: unknown key {text:?}; use one character or one of {NAMES}"),
+    named(text).ok_or_else(|| {
+        Error::invalid_argument_of(
+            "key",
+            format!("{verb}: unknown key {text:?}; use one character or one of {NAMES}"),
+        )
+        .with_allowed(NAMES.split(", "))
     })
 }
 
@@ -319,10 +325,11 @@ pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
     } else {
         (None, text)
     };
-    let empty = || Error::InvalidArgument {
-        message: format!(
-            "{verb}: {text:?} has an empty part; write chords like Control+A or Shift+Tab"
-        ),
+    let empty = || {
+        Error::invalid_argument_of(
+            "key",
+            format!("{verb}: {text:?} has an empty part; write chords like Control+A or Shift+Tab"),
+        )
     };
     if last.is_empty() {
         return Err(empty());
@@ -334,11 +341,9 @@ pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
         }
         let key = parse_key(verb, part)?;
         if key.modifier_bit() == 0 {
-            return Err(Error::InvalidArgument {
-                message: format!(
+            return Err(Error::invalid_argument_of("key", format!(
                     "{verb}: {part:?} in {text:?} is not a modifier; all keys but the last must be Shift, Control, Alt, Meta or ControlOrMeta"
-                ),
-            });
+                )));
         }
         modifiers.push(key);
     }

@@ -10,7 +10,10 @@ fn lifecycle_events_are_kept_by_the_names_chrome_sends() {
     assert_eq!(kept("commit"), Some(Lifecycle::Commit));
     assert_eq!(kept("DOMContentLoaded"), Some(Lifecycle::DomContentLoaded));
     assert_eq!(kept("load"), Some(Lifecycle::Load));
-    assert_eq!(kept("networkAlmostIdle"), Some(Lifecycle::NetworkAlmostIdle));
+    assert_eq!(
+        kept("networkAlmostIdle"),
+        Some(Lifecycle::NetworkAlmostIdle)
+    );
     assert_eq!(kept("networkIdle"), Some(Lifecycle::NetworkIdle));
     // Case matters: the protocol's spelling is exact.
     assert_eq!(kept("domcontentloaded"), None);

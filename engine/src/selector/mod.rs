@@ -48,8 +48,8 @@ impl Selector {
     /// assert_eq!(sel.canonical(), "css=#save");
     /// ```
     pub fn parse(text: &str) -> Result<Selector> {
-        let invalid = |reason: String| Error::InvalidArgument {
-            message: format!("invalid selector {text:?}: {reason}"),
+        let invalid = |reason: String| {
+            Error::invalid_argument_of("selector", format!("invalid selector {text:?}: {reason}"))
         };
         if text.is_empty() {
             return Err(invalid("the selector is empty".into()));
@@ -233,8 +233,8 @@ pub(crate) fn resolve_ref(page: &Page, selector: &Selector) -> Result<Option<Ref
     let element_ref = if selector.is_bare_ref() {
         crate::snapshot::refs::bare_ref(page, &text)?
     } else {
-        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| Error::InvalidArgument {
-            message: format!("ref={text} is not a valid ref"),
+        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| {
+            Error::invalid_argument_of("selector", format!("ref={text} is not a valid ref"))
         })?
     };
     let target = crate::snapshot::refs::resolve_ref(page, element_ref)?;

@@ -286,7 +286,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
     if let Some(recovery) = err.recovery() {
         return from_engine(verb, err.unstalled()).with_hint(recovery_hint(recovery));
     }
-    let code = ErrorCode::parse(err.code().as_str()).unwrap_or(ErrorCode::DriverError);
+    let code = from_engine_code(err.code());
     let text = err.to_string();
     let message = if text.starts_with(&format!("{verb}:")) {
         text
@@ -352,7 +352,18 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         E::NoAnswer { method, timeout } => {
             json!({ "timeout": ms(timeout), "cdpMethod": method, "reason": "no-answer" })
         }
-        E::InvalidArgument { .. } => json!({ "reason": "invalid" }),
+        E::InvalidArgument {
+            argument, allowed, ..
+        } => {
+            let mut detail = json!({ "reason": "invalid" });
+            if let Some(argument) = argument {
+                detail["argument"] = json!(argument);
+            }
+            if !allowed.is_empty() {
+                detail["allowed"] = json!(allowed);
+            }
+            detail
+        }
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
         E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
@@ -412,6 +423,12 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
     ToolError::new(code, message)
         .with_hint(hint)
         .with_detail(detail)
+}
+
+/// The public code of an engine code, by its string. Every engine code is one (a unit test
+/// walks the engine's table); DRIVER_ERROR only stands in for a code a newer engine could add.
+pub(crate) fn from_engine_code(code: chromate::ErrorCode) -> ErrorCode {
+    ErrorCode::parse(code.as_str()).unwrap_or(ErrorCode::DriverError)
 }
 
 /// The hint of a timeout on a page that stopped answering: what chromate found and did, then

@@ -126,9 +126,15 @@ fn every_modifier_is_the_key_its_name_names() {
     ] {
         assert_eq!(Some(modifier.key()), named(modifier.as_str()));
         assert_ne!(modifier.key().modifier_bit(), 0);
-        assert_eq!(Modifier::parse("click", modifier.as_str()).ok(), Some(modifier));
+        assert_eq!(
+            Modifier::parse("click", modifier.as_str()).ok(),
+            Some(modifier)
+        );
     }
-    assert_eq!(Modifier::parse("click", "ctrl").ok(), Some(Modifier::Control));
+    assert_eq!(
+        Modifier::parse("click", "ctrl").ok(),
+        Some(Modifier::Control)
+    );
     assert_eq!(Modifier::parse("click", "Cmd").ok(), Some(Modifier::Meta));
     assert_eq!(Modifier::parse("click", "option").ok(), Some(Modifier::Alt));
 }

@@ -86,3 +86,36 @@ fn issue_12_an_invalid_selector_keeps_the_browsers_sentence_in_detail() {
     expect![[r#"{"cdpMessage":"Failed to execute 'querySelector' on 'DocumentFragment': '[' is not a valid selector.","reason":"invalid-selector","selector":"css=["}"#]]
     .assert_eq(&tool_error.detail.unwrap_or_default().to_string());
 }
+
+#[test]
+fn every_engine_code_is_a_public_code_of_the_same_spelling() {
+    for engine_code in chromate::ErrorCode::ALL {
+        let code = ErrorCode::parse(engine_code.as_str());
+        assert!(
+            code.is_some(),
+            "engine code {engine_code} has no public code: it would fall back to DRIVER_ERROR"
+        );
+        assert_eq!(
+            from_engine_code(*engine_code),
+            code.unwrap_or(ErrorCode::DriverError)
+        );
+    }
+}
+
+#[test]
+fn an_invalid_argument_names_its_argument_and_allowed_values_in_detail() {
+    let err =
+        chromate::Error::invalid_argument_of("files", "upload: files needs at least one path");
+    let tool_error = from_engine("upload", &err);
+    assert_eq!(tool_error.code, ErrorCode::InvalidArgument);
+    assert_eq!(tool_error.message, "upload: files needs at least one path");
+    assert_eq!(
+        tool_error.detail,
+        Some(json!({ "reason": "invalid", "argument": "files" }))
+    );
+    let err = chromate::Error::invalid_argument("seed storage: the storage has no origin");
+    assert_eq!(
+        from_engine("seed", &err).detail,
+        Some(json!({ "reason": "invalid" }))
+    );
+}

@@ -135,9 +135,9 @@ mod tests {
             url: "http://127.0.0.1:1/".into(),
             timeout: Duration::from_secs(1),
         }));
-        assert!(!is_transient(&chromate::Error::InvalidArgument {
-            message: "bad selector".into()
-        }));
+        assert!(!is_transient(&chromate::Error::invalid_argument(
+            "bad selector"
+        )));
         assert_eq!(BACKOFF[1], BACKOFF[0] * 2, "the backoff doubles");
     }
 }
