@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -47,11 +47,19 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
         Arg::one_of(
             "observe",
             "Final observation: diff or page identity",
-            &["page", "delta"],
+            BatchObserve::VALUES,
         )
         .default_str("delta"),
     ],
 };
+
+arg_enum! {
+    /// browser_batch `observe`.
+    pub(crate) enum BatchObserve {
+        Page = "page",
+        Delta = "delta",
+    }
+}
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -60,7 +68,7 @@ pub(crate) struct BatchArgs {
     #[serde(default)]
     pub(crate) continue_on_error: bool,
     #[allow(dead_code)] // `page` needs the engine's page identity.
-    pub(crate) observe: String,
+    pub(crate) observe: BatchObserve,
 }
 
 /// One validated step.
@@ -214,7 +222,7 @@ pub(crate) async fn batch(
     // batch did not stop on an error carrying a recovery snapshot.
     let observation = if !observed || first_recovery.is_some() {
         None
-    } else if args.observe == "page" {
+    } else if args.observe == BatchObserve::Page {
         match ctx.session.observe_page(&ctx.cancel).await {
             Some((summary, observation)) => {
                 result.insert("page".into(), summary);

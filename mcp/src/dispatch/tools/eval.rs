@@ -12,7 +12,6 @@ use serde_json::{json, Value};
 use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
 
 pub(crate) const EVAL: ToolDecl = ToolDecl {
     name: "browser_advanced_eval",
@@ -36,10 +35,6 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
 pub(crate) struct EvalArgs {
     pub(crate) js: String,
     pub(crate) timeout_ms: u64,
-}
-
-pub(crate) fn check_eval(_args: &EvalArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
 }
 
 /// Results beyond this many bytes of JSON are returned as a preview (§11.5).

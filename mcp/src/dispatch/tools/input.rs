@@ -11,10 +11,61 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
+
+arg_enum! {
+    /// browser_element `action`.
+    pub(crate) enum ElementAction {
+        Dblclick = "dblclick",
+        Focus = "focus",
+        Scroll = "scroll",
+        Clear = "clear",
+        Check = "check",
+        Uncheck = "uncheck",
+        Select = "select",
+    }
+}
+
+arg_enum! {
+    /// browser_key `action`.
+    pub(crate) enum KeyAction {
+        Press = "press",
+        Down = "down",
+        Up = "up",
+    }
+}
+
+arg_enum! {
+    /// browser_mouse `action`.
+    pub(crate) enum MouseAction {
+        Move = "move",
+        Click = "click",
+        Down = "down",
+        Up = "up",
+        Wheel = "wheel",
+    }
+}
+
+arg_enum! {
+    /// browser_mouse `button`.
+    pub(crate) enum Button {
+        Left = "left",
+        Middle = "middle",
+        Right = "right",
+    }
+}
+
+arg_enum! {
+    /// browser_dialog `action`.
+    pub(crate) enum DialogAction {
+        Inspect = "inspect",
+        Accept = "accept",
+        Dismiss = "dismiss",
+    }
+}
 
 pub(crate) const CLICK: ToolDecl = ToolDecl {
     name: "browser_click",
@@ -70,14 +121,7 @@ pub(crate) const ELEMENT: ToolDecl = ToolDecl {
         ],
     ),
     args: &[
-        Arg::one_of(
-            "action",
-            "What to do",
-            &[
-                "dblclick", "focus", "scroll", "clear", "check", "uncheck", "select",
-            ],
-        )
-        .required(),
+        Arg::one_of("action", "What to do", ElementAction::VALUES).required(),
         SELECTOR,
         Arg::string("value", "Option value or label (select)"),
         TIMEOUT,
@@ -111,12 +155,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("key", &[Slot::arg("action"), Slot::arg("key")]),
     args: &[
-        Arg::one_of(
-            "action",
-            "press, hold down, or release",
-            &["press", "down", "up"],
-        )
-        .required(),
+        Arg::one_of("action", "press, hold down, or release", KeyAction::VALUES).required(),
         Arg::string("key", "One key: Shift, a, Enter")
             .min_len(1)
             .max_len(64)
@@ -140,16 +179,11 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
         &[Slot::arg("action"), Slot::arg("x"), Slot::arg("y")],
     ),
     args: &[
-        Arg::one_of(
-            "action",
-            "Mouse action",
-            &["move", "click", "down", "up", "wheel"],
-        )
-        .required(),
+        Arg::one_of("action", "Mouse action", MouseAction::VALUES).required(),
         SELECTOR_OPT,
         Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
         Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
-        Arg::one_of("button", "Mouse button", &["left", "middle", "right"]).default_str("left"),
+        Arg::one_of("button", "Mouse button", Button::VALUES).default_str("left"),
         Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
         Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
         TIMEOUT,
@@ -201,7 +235,7 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("dialog", &[Slot::arg("action"), Slot::arg("text")]),
     args: &[
-        Arg::one_of("action", "What to do", &["inspect", "accept", "dismiss"]).required(),
+        Arg::one_of("action", "What to do", DialogAction::VALUES).required(),
         Arg::string("text", "Prompt answer (accept only)"),
     ],
 };
@@ -234,7 +268,7 @@ pub(crate) struct TypeArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ElementArgs {
-    pub(crate) action: String,
+    pub(crate) action: ElementAction,
     pub(crate) selector: String,
     pub(crate) value: Option<String>,
     pub(crate) timeout_ms: u64,
@@ -251,7 +285,7 @@ pub(crate) struct PressArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct KeyArgs {
-    pub(crate) action: String,
+    pub(crate) action: KeyAction,
     pub(crate) key: String,
     pub(crate) selector: Option<String>,
     pub(crate) timeout_ms: u64,
@@ -260,11 +294,11 @@ pub(crate) struct KeyArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MouseArgs {
-    pub(crate) action: String,
+    pub(crate) action: MouseAction,
     pub(crate) selector: Option<String>,
     pub(crate) x: Option<f64>,
     pub(crate) y: Option<f64>,
-    pub(crate) button: String,
+    pub(crate) button: Button,
     pub(crate) delta_x: f64,
     pub(crate) delta_y: f64,
     pub(crate) timeout_ms: u64,
@@ -288,34 +322,18 @@ pub(crate) struct UploadArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct DialogArgs {
-    pub(crate) action: String,
+    pub(crate) action: DialogAction,
     pub(crate) text: Option<String>,
 }
 
-pub(crate) fn check_click(_args: &ClickArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_fill(_args: &FillArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_type(_args: &TypeArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
 pub(crate) fn check_element(args: &ElementArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.action == "select" && args.value.is_none() {
+    if args.action == ElementAction::Select && args.value.is_none() {
         return Err(ToolError::invalid_argument(
             "element: action \"select\" needs \"value\"",
             "value",
             "pass value= the option's value or visible label",
         ));
     }
-    Ok(())
-}
-
-pub(crate) fn check_press(_args: &PressArgs, _session: &Session) -> Result<(), ToolError> {
     Ok(())
 }
 
@@ -354,17 +372,13 @@ pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), To
         }
         _ => {}
     }
-    if args.action == "move" && args.selector.is_none() && args.x.is_none() {
+    if args.action == MouseAction::Move && args.selector.is_none() && args.x.is_none() {
         return Err(ToolError::invalid_argument(
             "mouse: move needs a target (selector or x/y)",
             "selector",
             hint,
         ));
     }
-    Ok(())
-}
-
-pub(crate) fn check_hover(_args: &HoverArgs, _session: &Session) -> Result<(), ToolError> {
     Ok(())
 }
 
@@ -463,11 +477,11 @@ fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
 }
 
 pub(crate) fn check_dialog(args: &DialogArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.text.is_some() && args.action != "accept" {
+    if args.text.is_some() && args.action != DialogAction::Accept {
         return Err(ToolError::invalid_argument(
             format!(
                 "dialog: text is only for action \"accept\", not {:?}",
-                args.action
+                args.action.as_str()
             ),
             "text",
             "drop text, or use action=accept to answer a prompt",
@@ -534,25 +548,25 @@ pub(crate) async fn element(
     let verb = args.action.as_str();
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     let mut result = json!({ "ok": true, "selector": echo(&args.selector), "action": verb });
-    match verb {
-        "dblclick" => act(ctx, verb, &page, locator.dblclick()).await?,
-        "focus" => act(ctx, verb, &page, locator.focus()).await?,
-        "scroll" => act(ctx, verb, &page, locator.scroll_into_view()).await?,
-        "clear" => {
+    match args.action {
+        ElementAction::Dblclick => act(ctx, verb, &page, locator.dblclick()).await?,
+        ElementAction::Focus => act(ctx, verb, &page, locator.focus()).await?,
+        ElementAction::Scroll => act(ctx, verb, &page, locator.scroll_into_view()).await?,
+        ElementAction::Clear => {
             if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
                 return Err(error);
             }
             act(ctx, verb, &page, locator.clear()).await?;
         }
-        "check" | "uncheck" => {
-            if verb == "check" {
-                act(ctx, verb, &page, locator.check()).await?;
-            } else {
-                act(ctx, verb, &page, locator.uncheck()).await?;
-            }
-            result["checked"] = json!(verb == "check");
+        ElementAction::Check => {
+            act(ctx, verb, &page, locator.check()).await?;
+            result["checked"] = json!(true);
         }
-        _ => {
+        ElementAction::Uncheck => {
+            act(ctx, verb, &page, locator.uncheck()).await?;
+            result["checked"] = json!(false);
+        }
+        ElementAction::Select => {
             let value = args.value.as_deref().unwrap_or("");
             let selected = engine(ctx, verb, &page, locator.select_option(value)).await?;
             result["value"] = json!(selected.value);
@@ -584,20 +598,20 @@ pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
     match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            match args.action.as_str() {
-                "down" => act(ctx, verb, &page, locator.key_down(&args.key)).await?,
-                "up" => act(ctx, verb, &page, locator.key_up(&args.key)).await?,
-                _ => {
+            match args.action {
+                KeyAction::Down => act(ctx, verb, &page, locator.key_down(&args.key)).await?,
+                KeyAction::Up => act(ctx, verb, &page, locator.key_up(&args.key)).await?,
+                KeyAction::Press => {
                     act(ctx, verb, &page, locator.press(&args.key)).await?;
                 }
             }
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
-            match args.action.as_str() {
-                "down" => act(ctx, verb, &page, page.key_down(&args.key)).await?,
-                "up" => act(ctx, verb, &page, page.key_up(&args.key)).await?,
-                _ => {
+            match args.action {
+                KeyAction::Down => act(ctx, verb, &page, page.key_down(&args.key)).await?,
+                KeyAction::Up => act(ctx, verb, &page, page.key_up(&args.key)).await?,
+                KeyAction::Press => {
                     act(ctx, verb, &page, page.press(&args.key)).await?;
                 }
             }
@@ -608,11 +622,11 @@ pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
     ))
 }
 
-fn mouse_button(name: &str) -> chromate::MouseButton {
-    match name {
-        "middle" => chromate::MouseButton::Middle,
-        "right" => chromate::MouseButton::Right,
-        _ => chromate::MouseButton::Left,
+fn mouse_button(button: Button) -> chromate::MouseButton {
+    match button {
+        Button::Left => chromate::MouseButton::Left,
+        Button::Middle => chromate::MouseButton::Middle,
+        Button::Right => chromate::MouseButton::Right,
     }
 }
 
@@ -621,16 +635,16 @@ pub(crate) async fn mouse(
     args: MouseArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = "mouse";
-    let button = mouse_button(&args.button);
+    let button = mouse_button(args.button);
     let (x, y) = match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            match args.action.as_str() {
-                "move" => act(ctx, verb, &page, locator.mouse_move()).await?,
-                "click" => act(ctx, verb, &page, locator.mouse_click(button)).await?,
-                "down" => act(ctx, verb, &page, locator.mouse_down(button)).await?,
-                "up" => act(ctx, verb, &page, locator.mouse_up(button)).await?,
-                _ => {
+            match args.action {
+                MouseAction::Move => act(ctx, verb, &page, locator.mouse_move()).await?,
+                MouseAction::Click => act(ctx, verb, &page, locator.mouse_click(button)).await?,
+                MouseAction::Down => act(ctx, verb, &page, locator.mouse_down(button)).await?,
+                MouseAction::Up => act(ctx, verb, &page, locator.mouse_up(button)).await?,
+                MouseAction::Wheel => {
                     let wheel = locator.mouse_wheel(args.delta_x, args.delta_y);
                     act(ctx, verb, &page, wheel).await?
                 }
@@ -642,12 +656,12 @@ pub(crate) async fn mouse(
                 (Some(x), Some(y)) => (x, y),
                 _ => page.mouse_position(),
             };
-            match args.action.as_str() {
-                "move" => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
-                "click" => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
-                "down" => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
-                "up" => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
-                _ => {
+            match args.action {
+                MouseAction::Move => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
+                MouseAction::Click => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
+                MouseAction::Down => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
+                MouseAction::Up => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
+                MouseAction::Wheel => {
                     let wheel = page.mouse_wheel(x, y, args.delta_x, args.delta_y);
                     act(ctx, verb, &page, wheel).await?;
                 }
@@ -656,7 +670,10 @@ pub(crate) async fn mouse(
         }
     };
     let mut result = json!({ "ok": true, "action": args.action, "x": x, "y": y });
-    if matches!(args.action.as_str(), "click" | "down" | "up") {
+    if matches!(
+        args.action,
+        MouseAction::Click | MouseAction::Down | MouseAction::Up
+    ) {
         result["button"] = json!(args.button);
     }
     Ok(ToolOutput::new(result))
@@ -698,10 +715,10 @@ pub(crate) async fn dialog(
     ctx: &mut ToolContext<'_>,
     args: DialogArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = format!("dialog {}", args.action);
+    let verb = format!("dialog {}", args.action.as_str());
     let page = ctx.session.active_page_any(&verb).await?;
     let open = page.dialog();
-    if args.action == "inspect" {
+    if args.action == DialogAction::Inspect {
         let mut result = match &open {
             None => json!({ "open": false, "message": "" }),
             Some(dialog) => json!({ "open": true, "type": dialog.kind, "message": dialog.message }),
@@ -723,7 +740,7 @@ pub(crate) async fn dialog(
         .with_hint("nothing to answer; take a browser_snapshot to see the page")
         .with_detail(json!({ "reason": "no-dialog" })));
     };
-    let answered = if args.action == "accept" {
+    let answered = if args.action == DialogAction::Accept {
         // The prompt text goes to prompts only (§4.3: ignored otherwise).
         let text = args.text.as_deref().filter(|_| dialog.kind == "prompt");
         page.accept_dialog(text).await

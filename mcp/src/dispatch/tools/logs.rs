@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
+use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -35,7 +35,7 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("logs", &[Slot::arg("action")]),
     args: &[
-        Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
+        Arg::one_of("action", "What to do", LogsAction::VALUES).default_str("list"),
         Arg::string(
             "kind",
             "Comma list: console,error,request,response,requestfailed,download",
@@ -53,10 +53,19 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// browser_logs `action`.
+    pub(crate) enum LogsAction {
+        List = "list",
+        Wait = "wait",
+        Clear = "clear",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct LogsArgs {
-    pub(crate) action: String,
+    pub(crate) action: LogsAction,
     pub(crate) kind: Option<String>,
     pub(crate) level: Option<String>,
     pub(crate) contains: Option<String>,
@@ -198,14 +207,14 @@ pub(crate) async fn logs(
     let since = args.since.unwrap_or(0);
     let journal = ctx.session.journal.log.clone();
     let capturing = ctx.session.journal.capturing();
-    match args.action.as_str() {
-        "clear" => {
+    match args.action {
+        LogsAction::Clear => {
             let cleared = journal.clear();
             Ok(ToolOutput::new(
                 json!({ "ok": true, "cleared": cleared, "capturing": capturing }),
             ))
         }
-        "wait" => {
+        LogsAction::Wait => {
             ctx.progress.set_phase("waiting for a matching log entry");
             let timeout = Duration::from_millis(args.timeout_ms);
             let waited = tokio::select! {
@@ -241,7 +250,7 @@ pub(crate) async fn logs(
             .with_hint("widen the filters, raise timeout_ms, or check browser_logs action=list")
             .with_detail(detail))
         }
-        _ => {
+        LogsAction::List => {
             let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
             let list = journal.list(&filter, since, limit);
             let entries: Vec<Value> = list

@@ -4,7 +4,7 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::mocks::{default_content_type, MockKind, MockRule};
@@ -27,12 +27,7 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
         ],
     ),
     args: &[
-        Arg::one_of(
-            "action",
-            "What to do",
-            &["add", "block", "list", "remove", "clear"],
-        )
-        .default_str("list"),
+        Arg::one_of("action", "What to do", MockAction::VALUES).default_str("list"),
         Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
             .min_len(1)
             .max_len(500),
@@ -45,10 +40,21 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// browser_mock `action`.
+    pub(crate) enum MockAction {
+        Add = "add",
+        Block = "block",
+        List = "list",
+        Remove = "remove",
+        Clear = "clear",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct MockArgs {
-    pub(crate) action: String,
+    pub(crate) action: MockAction,
     pub(crate) pattern: Option<String>,
     pub(crate) status: u16,
     pub(crate) body: Option<String>,
@@ -59,17 +65,20 @@ pub(crate) struct MockArgs {
 pub(crate) fn check_mock(args: &MockArgs, _session: &Session) -> Result<(), ToolError> {
     let needs = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
-            format!("mock: action \"{}\" needs \"{argument}\"", args.action),
+            format!(
+                "mock: action \"{}\" needs \"{argument}\"",
+                args.action.as_str()
+            ),
             argument,
             hint,
         ))
     };
-    match args.action.as_str() {
-        "add" | "block" if args.pattern.is_none() => needs(
+    match args.action {
+        MockAction::Add | MockAction::Block if args.pattern.is_none() => needs(
             "pattern",
             "pass pattern= a URL glob such as https://api.example.com/*",
         ),
-        "remove" if args.id.is_none() => {
+        MockAction::Remove if args.id.is_none() => {
             needs("id", "pass id= an id from browser_mock action=list")
         }
         _ => Ok(()),
@@ -80,10 +89,13 @@ pub(crate) async fn mock(
     ctx: &mut ToolContext<'_>,
     args: MockArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let changes = matches!(args.action.as_str(), "add" | "block" | "remove" | "clear");
+    let changes = matches!(
+        args.action,
+        MockAction::Add | MockAction::Block | MockAction::Remove | MockAction::Clear
+    );
     let table = &mut ctx.session.mocks;
-    let result = match (args.action.as_str(), &args.pattern, &args.id) {
-        ("add", Some(pattern), _) => {
+    let result = match (args.action, &args.pattern, &args.id) {
+        (MockAction::Add, Some(pattern), _) => {
             let body = args.body.clone().unwrap_or_default();
             let content_type = args
                 .content_type
@@ -97,11 +109,11 @@ pub(crate) async fn mock(
             let rule = table.add(pattern, kind)?;
             json!({ "ok": true, "action": "add", "id": rule.id, "pattern": rule.pattern, "status": args.status })
         }
-        ("block", Some(pattern), _) => {
+        (MockAction::Block, Some(pattern), _) => {
             let rule = table.add(pattern, MockKind::Block)?;
             json!({ "ok": true, "action": "block", "id": rule.id, "pattern": rule.pattern })
         }
-        ("remove", _, Some(id)) => {
+        (MockAction::Remove, _, Some(id)) => {
             if !table.remove(id) {
                 let open: Vec<&str> = table.rules().iter().map(|rule| rule.id.as_str()).collect();
                 return Err(ToolError::new(
@@ -113,7 +125,9 @@ pub(crate) async fn mock(
             }
             json!({ "ok": true, "action": "remove", "id": id, "remaining": table.rules().len() })
         }
-        ("clear", _, _) => json!({ "ok": true, "action": "clear", "cleared": table.clear() }),
+        (MockAction::Clear, _, _) => {
+            json!({ "ok": true, "action": "clear", "cleared": table.clear() })
+        }
         _ => {
             let mocks: Vec<Value> = table.rules().iter().map(MockRule::to_json).collect();
             json!({ "mocks": mocks, "count": mocks.len() })

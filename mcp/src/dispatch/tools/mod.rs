@@ -9,8 +9,8 @@
 //! or result rendering (`error.rs`, `artifacts.rs`).
 //!
 //! Adding a tool: declare `pub(crate) const DECL: ToolDecl`, an args struct,
-//! `check` and the handler in a group file, then add one line to
-//! `registry!` below.
+//! the handler (and a `check` if the tool has cross-argument rules) in a group
+//! file, then add one line to `registry!` below.
 
 use serde_json::{json, Map, Value};
 
@@ -226,8 +226,16 @@ pub(crate) type ToolFuture<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
 macro_rules! registry {
-    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $check:ident, $run:ident;)*
-     @audit $($avariant:ident($agroup:ident :: $aargs:ident) = $agroup2:ident :: $adecl:ident => $acheck:ident, $arun:ident;)*) => {
+    // A tool's cross-argument rules, when it declares any (`check: check_x`).
+    (@check $group:ident, $args:ident, $session:ident, $check:ident) => {
+        $group::$check($args, $session)
+    };
+    (@check $group:ident, $args:ident, $session:ident) => {{
+        let _ = ($args, $session);
+        Ok(())
+    }};
+    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $run:ident $(, check: $check:ident)?;)*
+     @audit $($avariant:ident($agroup:ident :: $aargs:ident) = $agroup2:ident :: $adecl:ident => $arun:ident $(, check: $acheck:ident)?;)*) => {
         /// Every tool, in tools/list order.
         pub(crate) const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
@@ -284,11 +292,12 @@ macro_rules! registry {
                 }
             }
 
-            /// Cross-argument rules (§2): run before any browser work.
+            /// Cross-argument rules (§2): run before any browser work. A tool that declares
+            /// none has nothing to check.
             pub(crate) fn check(&self, session: &Session) -> Result<(), ToolError> {
                 match self {
-                    $(ToolCall::$variant(args) => $group::$check(args, session),)*
-                    $(ToolCall::$avariant(args) => $agroup::$acheck(args, session),)*
+                    $(ToolCall::$variant(args) => registry!(@check $group, args, session $(, $check)?),)*
+                    $(ToolCall::$avariant(args) => registry!(@check $agroup, args, session $(, $acheck)?),)*
                 }
             }
 
@@ -305,37 +314,37 @@ macro_rules! registry {
 }
 
 registry! {
-    Navigate(navigation::NavigateArgs) = navigation::NAVIGATE => check_navigate, navigate;
-    Click(input::ClickArgs) = input::CLICK => check_click, click;
-    Fill(input::FillArgs) = input::FILL => check_fill, fill;
-    Type(input::TypeArgs) = input::TYPE => check_type, type_text;
-    Element(input::ElementArgs) = input::ELEMENT => check_element, element;
-    Press(input::PressArgs) = input::PRESS => check_press, press;
-    Key(input::KeyArgs) = input::KEY => check_key, key;
-    Mouse(input::MouseArgs) = input::MOUSE => check_mouse, mouse;
-    Hover(input::HoverArgs) = input::HOVER => check_hover, hover;
-    Upload(input::UploadArgs) = input::UPLOAD => check_upload, upload;
-    Dialog(input::DialogArgs) = input::DIALOG => check_dialog, dialog;
-    Find(read::FindArgs) = read::FIND => check_find, find;
-    Exists(read::ExistsArgs) = read::EXISTS => check_exists, exists;
-    Wait(read::WaitArgs) = read::WAIT => check_wait, wait;
-    Read(read::ReadArgs) = read::READ => check_read, read;
-    Expect(read::ExpectArgs) = read::EXPECT => check_expect, expect;
-    Snapshot(snapshot::SnapshotArgs) = snapshot::SNAPSHOT => check_snapshot, snapshot;
-    Locators(snapshot::LocatorsArgs) = snapshot::LOCATORS => check_locators, locators;
-    A11y(snapshot::A11yArgs) = snapshot::A11Y => check_a11y, a11y;
-    Page(tabs::PageArgs) = tabs::PAGE => check_page, page;
-    Logs(logs::LogsArgs) = logs::LOGS => check_logs, logs;
-    Mock(mock::MockArgs) = mock::MOCK => check_mock, mock;
-    State(state::StateArgs) = state::STATE => check_state, state;
-    Trace(trace::TraceArgs) = trace::TRACE => check_trace, trace;
-    Screenshot(screenshot::ScreenshotArgs) = screenshot::SCREENSHOT => check_screenshot, screenshot;
-    Status(status::StatusArgs) = status::STATUS => check_status, status;
-    Batch(batch::BatchArgs) = batch::BATCH => check_batch, batch;
-    AdvancedEval(eval::EvalArgs) = eval::EVAL => check_eval, eval;
+    Navigate(navigation::NavigateArgs) = navigation::NAVIGATE => navigate, check: check_navigate;
+    Click(input::ClickArgs) = input::CLICK => click;
+    Fill(input::FillArgs) = input::FILL => fill;
+    Type(input::TypeArgs) = input::TYPE => type_text;
+    Element(input::ElementArgs) = input::ELEMENT => element, check: check_element;
+    Press(input::PressArgs) = input::PRESS => press;
+    Key(input::KeyArgs) = input::KEY => key, check: check_key;
+    Mouse(input::MouseArgs) = input::MOUSE => mouse, check: check_mouse;
+    Hover(input::HoverArgs) = input::HOVER => hover;
+    Upload(input::UploadArgs) = input::UPLOAD => upload, check: check_upload;
+    Dialog(input::DialogArgs) = input::DIALOG => dialog, check: check_dialog;
+    Find(read::FindArgs) = read::FIND => find;
+    Exists(read::ExistsArgs) = read::EXISTS => exists;
+    Wait(read::WaitArgs) = read::WAIT => wait, check: check_wait;
+    Read(read::ReadArgs) = read::READ => read, check: check_read;
+    Expect(read::ExpectArgs) = read::EXPECT => expect, check: check_expect;
+    Snapshot(snapshot::SnapshotArgs) = snapshot::SNAPSHOT => snapshot;
+    Locators(snapshot::LocatorsArgs) = snapshot::LOCATORS => locators;
+    A11y(snapshot::A11yArgs) = snapshot::A11Y => a11y, check: check_a11y;
+    Page(tabs::PageArgs) = tabs::PAGE => page, check: check_page;
+    Logs(logs::LogsArgs) = logs::LOGS => logs, check: check_logs;
+    Mock(mock::MockArgs) = mock::MOCK => mock, check: check_mock;
+    State(state::StateArgs) = state::STATE => state, check: check_state;
+    Trace(trace::TraceArgs) = trace::TRACE => trace;
+    Screenshot(screenshot::ScreenshotArgs) = screenshot::SCREENSHOT => screenshot, check: check_screenshot;
+    Status(status::StatusArgs) = status::STATUS => status;
+    Batch(batch::BatchArgs) = batch::BATCH => batch, check: check_batch;
+    AdvancedEval(eval::EvalArgs) = eval::EVAL => eval;
     @audit
-    AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => check_audit, audit;
-    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => check_errors, errors;
+    AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
+    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
 }
 
 /// The declaration of a tool of the default list by name.

@@ -15,7 +15,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext};
 use crate::dispatch::audit::findings::Shot;
 use crate::dispatch::audit::{self, report, AuditRequest};
@@ -48,7 +48,7 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
         Arg::one_of(
             "wait_until",
             "When a page counts as loaded (then it settles until the network is quiet)",
-            &["load", "domcontentloaded", "networkidle"],
+            AuditWaitUntil::VALUES,
         )
         .default_str("load"),
         Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
@@ -69,6 +69,15 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// audit_url `wait_until`.
+    pub(crate) enum AuditWaitUntil {
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct AuditArgs {
@@ -76,7 +85,7 @@ pub(crate) struct AuditArgs {
     pub(crate) max_depth: u32,
     pub(crate) max_pages: u32,
     pub(crate) viewport: Option<String>,
-    pub(crate) wait_until: String,
+    pub(crate) wait_until: AuditWaitUntil,
     pub(crate) timeout_ms: u64,
     pub(crate) focus: Option<String>,
     #[serde(default)]
@@ -147,10 +156,10 @@ pub(crate) async fn audit(
         .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
         .map(|pattern| crate::dispatch::mocks::engine_origin(&pattern))
         .collect();
-    let wait_until = match args.wait_until.as_str() {
-        "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-        "networkidle" => chromate::WaitUntil::NetworkIdle,
-        _ => chromate::WaitUntil::Load,
+    let wait_until = match args.wait_until {
+        AuditWaitUntil::Load => chromate::WaitUntil::Load,
+        AuditWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
+        AuditWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
     };
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
@@ -221,28 +230,43 @@ pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
         Arg::one_of(
             "source",
             "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
-            &["console", "pageerror", "http", "all"],
+            ErrorsSource::VALUES,
         )
         .default_str("all"),
         Arg::one_of(
             "min_severity",
             "info (console.log and info too), warning, or error",
-            &["info", "warning", "error"],
+            MinSeverity::VALUES,
         )
         .default_str("warning"),
     ],
 };
 
+arg_enum! {
+    /// runtime_errors `source`.
+    pub(crate) enum ErrorsSource {
+        Console = "console",
+        PageError = "pageerror",
+        Http = "http",
+        All = "all",
+    }
+}
+
+arg_enum! {
+    /// runtime_errors `min_severity`.
+    pub(crate) enum MinSeverity {
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ErrorsArgs {
     pub(crate) clear: Option<bool>,
-    pub(crate) source: String,
-    pub(crate) min_severity: String,
-}
-
-pub(crate) fn check_errors(_args: &ErrorsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+    pub(crate) source: ErrorsSource,
+    pub(crate) min_severity: MinSeverity,
 }
 
 /// A severity of the channel, least first.
@@ -281,7 +305,7 @@ pub(crate) async fn errors(
     args: ErrorsArgs,
 ) -> Result<ToolOutput, ToolError> {
     let clear = args.clear.unwrap_or(true);
-    let floor = rank(&args.min_severity);
+    let floor = rank(args.min_severity.as_str());
     let journal = &ctx.session.journal;
     let filter = chromate::LogFilter {
         kinds: vec![
@@ -301,7 +325,7 @@ pub(crate) async fn errors(
         };
         if journal.errors_drained.contains(&entry.seq)
             || rank(severity) < floor
-            || (args.source != "all" && args.source != source)
+            || (args.source != ErrorsSource::All && args.source.as_str() != source)
         {
             continue;
         }

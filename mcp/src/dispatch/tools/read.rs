@@ -12,7 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
+use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{
     cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
@@ -46,7 +46,72 @@ pub(crate) const EXISTS: ToolDecl = ToolDecl {
     args: &[SELECTOR],
 };
 
-const ELEMENT_STATES: [&str; 4] = ["visible", "hidden", "attached", "detached"];
+arg_enum! {
+    /// browser_wait `state`: four element states, then three load states.
+    pub(crate) enum WaitState {
+        Visible = "visible",
+        Hidden = "hidden",
+        Attached = "attached",
+        Detached = "detached",
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+    }
+}
+
+impl WaitState {
+    /// The element state it names, or `None` for a load state.
+    fn element_state(self) -> Option<chromate::ElementState> {
+        match self {
+            WaitState::Visible => Some(chromate::ElementState::Visible),
+            WaitState::Hidden => Some(chromate::ElementState::Hidden),
+            WaitState::Attached => Some(chromate::ElementState::Attached),
+            WaitState::Detached => Some(chromate::ElementState::Detached),
+            WaitState::Load | WaitState::DomContentLoaded | WaitState::NetworkIdle => None,
+        }
+    }
+
+    /// The load state it names, or `None` for an element state.
+    fn load_state(self) -> Option<chromate::WaitUntil> {
+        match self {
+            WaitState::Load => Some(chromate::WaitUntil::Load),
+            WaitState::DomContentLoaded => Some(chromate::WaitUntil::DomContentLoaded),
+            WaitState::NetworkIdle => Some(chromate::WaitUntil::NetworkIdle),
+            WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached => {
+                None
+            }
+        }
+    }
+}
+
+arg_enum! {
+    /// browser_read `field`.
+    pub(crate) enum ReadField {
+        Text = "text",
+        Attr = "attr",
+        Value = "value",
+        Is = "is",
+    }
+}
+
+arg_enum! {
+    /// browser_read `what` (field=is).
+    pub(crate) enum ReadIs {
+        Visible = "visible",
+        Enabled = "enabled",
+        Checked = "checked",
+    }
+}
+
+arg_enum! {
+    /// browser_expect `what`.
+    pub(crate) enum ExpectWhat {
+        Visible = "visible",
+        Text = "text",
+        Url = "url",
+        NoErrors = "no-errors",
+    }
+}
 
 pub(crate) const WAIT: ToolDecl = ToolDecl {
     name: "browser_wait",
@@ -61,15 +126,7 @@ pub(crate) const WAIT: ToolDecl = ToolDecl {
         Arg::one_of(
             "state",
             "Element state (=visible) or load state (=load)",
-            &[
-                "visible",
-                "hidden",
-                "attached",
-                "detached",
-                "load",
-                "domcontentloaded",
-                "networkidle",
-            ],
+            WaitState::VALUES,
         ),
         TIMEOUT,
     ],
@@ -84,16 +141,12 @@ pub(crate) const READ: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("read", &[Slot::arg("selector")]),
     args: &[
-        Arg::one_of("field", "What to read", &["text", "attr", "value", "is"]).default_str("text"),
+        Arg::one_of("field", "What to read", ReadField::VALUES).default_str("text"),
         Arg::string("selector", "Element (optional for text)").min_len(1),
         Arg::string("name", "Attribute name (field=attr)")
             .min_len(1)
             .max_len(256),
-        Arg::one_of(
-            "what",
-            "State to test (field=is)",
-            &["visible", "enabled", "checked"],
-        ),
+        Arg::one_of("what", "State to test (field=is)", ReadIs::VALUES),
     ],
 };
 
@@ -106,12 +159,7 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("expect", &[Slot::arg("what"), Slot::arg("selector")]),
     args: &[
-        Arg::one_of(
-            "what",
-            "What to assert",
-            &["visible", "text", "url", "no-errors"],
-        )
-        .required(),
+        Arg::one_of("what", "What to assert", ExpectWhat::VALUES).required(),
         SELECTOR_OPT,
         Arg::string("expected", "Exact value (text, url)"),
         Arg::string("contains", "Substring (text, url)"),
@@ -141,17 +189,17 @@ pub(crate) struct ExistsArgs {
 #[serde(deny_unknown_fields)]
 pub(crate) struct WaitArgs {
     pub(crate) selector: Option<String>,
-    pub(crate) state: Option<String>,
+    pub(crate) state: Option<WaitState>,
     pub(crate) timeout_ms: u64,
 }
 
 impl WaitArgs {
     /// The state to wait for: `visible` with a selector, `load` without.
-    pub(crate) fn effective_state(&self) -> &str {
-        match (&self.state, &self.selector) {
+    pub(crate) fn effective_state(&self) -> WaitState {
+        match (self.state, &self.selector) {
             (Some(state), _) => state,
-            (None, Some(_)) => "visible",
-            (None, None) => "load",
+            (None, Some(_)) => WaitState::Visible,
+            (None, None) => WaitState::Load,
         }
     }
 }
@@ -159,16 +207,16 @@ impl WaitArgs {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ReadArgs {
-    pub(crate) field: String,
+    pub(crate) field: ReadField,
     pub(crate) selector: Option<String>,
     pub(crate) name: Option<String>,
-    pub(crate) what: Option<String>,
+    pub(crate) what: Option<ReadIs>,
 }
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct ExpectArgs {
-    pub(crate) what: String,
+    pub(crate) what: ExpectWhat,
     pub(crate) selector: Option<String>,
     pub(crate) expected: Option<String>,
     pub(crate) contains: Option<String>,
@@ -176,19 +224,12 @@ pub(crate) struct ExpectArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_find(_args: &FindArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_exists(_args: &ExistsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
 pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), ToolError> {
-    let Some(state) = &args.state else {
+    let Some(state) = args.state else {
         return Ok(());
     };
-    let element_state = ELEMENT_STATES.contains(&state.as_str());
+    let element_state = state.element_state().is_some();
+    let state = state.as_str();
     if element_state && args.selector.is_none() {
         return Err(ToolError::invalid_argument(
             format!("wait: state \"{state}\" needs a selector"),
@@ -209,18 +250,21 @@ pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), Tool
 pub(crate) fn check_read(args: &ReadArgs, _session: &Session) -> Result<(), ToolError> {
     let missing = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
-            format!("read: field \"{}\" needs \"{argument}\"", args.field),
+            format!(
+                "read: field \"{}\" needs \"{argument}\"",
+                args.field.as_str()
+            ),
             argument,
             hint,
         ))
     };
-    if args.field != "text" && args.selector.is_none() {
+    if args.field != ReadField::Text && args.selector.is_none() {
         return missing("selector", "pass the element to read");
     }
-    if args.field == "attr" && args.name.is_none() {
+    if args.field == ReadField::Attr && args.name.is_none() {
         return missing("name", "pass name= the attribute to read, e.g. href");
     }
-    if args.field == "is" && args.what.is_none() {
+    if args.field == ReadField::Is && args.what.is_none() {
         return missing("what", "pass what=visible, enabled or checked");
     }
     Ok(())
@@ -228,14 +272,16 @@ pub(crate) fn check_read(args: &ReadArgs, _session: &Session) -> Result<(), Tool
 
 pub(crate) fn check_expect(args: &ExpectArgs, _session: &Session) -> Result<(), ToolError> {
     let what = args.what.as_str();
-    if matches!(what, "visible" | "text") && args.selector.is_none() {
+    if matches!(args.what, ExpectWhat::Visible | ExpectWhat::Text) && args.selector.is_none() {
         return Err(ToolError::invalid_argument(
             format!("expect: \"{what}\" needs a selector"),
             "selector",
             "pass the element to check",
         ));
     }
-    if matches!(what, "text" | "url") && args.expected.is_some() == args.contains.is_some() {
+    if matches!(args.what, ExpectWhat::Text | ExpectWhat::Url)
+        && args.expected.is_some() == args.contains.is_some()
+    {
         return Err(ToolError::invalid_argument(
             format!("expect: \"{what}\" needs exactly one of \"expected\" and \"contains\""),
             "expected",
@@ -296,16 +342,14 @@ pub(crate) async fn wait(
     args: WaitArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = WAIT.verb;
-    let state = args.effective_state().to_owned();
+    let state = args.effective_state();
     match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            let element_state = match state.as_str() {
-                "hidden" => chromate::ElementState::Hidden,
-                "attached" => chromate::ElementState::Attached,
-                "detached" => chromate::ElementState::Detached,
-                _ => chromate::ElementState::Visible,
-            };
+            // `check_wait` refused a load state with a selector.
+            let element_state = state
+                .element_state()
+                .unwrap_or(chromate::ElementState::Visible);
             engine(ctx, verb, &page, locator.wait_for(element_state)).await?;
             Ok(ToolOutput::new(
                 json!({ "ok": true, "state": state, "selector": echo(selector) }),
@@ -313,11 +357,8 @@ pub(crate) async fn wait(
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
-            let load_state = match state.as_str() {
-                "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-                "networkidle" => chromate::WaitUntil::NetworkIdle,
-                _ => chromate::WaitUntil::Load,
-            };
+            // `check_wait` refused an element state without a selector.
+            let load_state = state.load_state().unwrap_or(chromate::WaitUntil::Load);
             let timeout = Duration::from_millis(args.timeout_ms);
             engine(
                 ctx,
@@ -338,26 +379,27 @@ pub(crate) async fn read(
     let verb = READ.verb;
     let selector = args.selector.as_deref().unwrap_or("css=body");
     let (page, locator) = locate(ctx, verb, selector, no_wait(ctx)).await?;
-    let result = match args.field.as_str() {
-        "attr" => {
+    let result = match args.field {
+        ReadField::Attr => {
             let name = args.name.as_deref().unwrap_or("");
             let read = engine(ctx, verb, &page, locator.attribute(name)).await?;
             json!({ "name": name, "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
-        "value" => {
+        ReadField::Value => {
             let read = engine(ctx, verb, &page, locator.value()).await?;
             json!({ "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
-        "is" => {
-            let what = args.what.as_deref().unwrap_or("visible");
+        ReadField::Is => {
+            // `check_read` refused field=is without `what`.
+            let what = args.what.unwrap_or(ReadIs::Visible);
             let answer = match what {
-                "enabled" => engine(ctx, verb, &page, locator.is_enabled()).await?,
-                "checked" => engine(ctx, verb, &page, locator.is_checked()).await?,
-                _ => engine(ctx, verb, &page, locator.is_visible()).await?,
+                ReadIs::Enabled => engine(ctx, verb, &page, locator.is_enabled()).await?,
+                ReadIs::Checked => engine(ctx, verb, &page, locator.is_checked()).await?,
+                ReadIs::Visible => engine(ctx, verb, &page, locator.is_visible()).await?,
             };
             json!({ "what": what, "result": answer })
         }
-        _ => {
+        ReadField::Text => {
             let read = engine(ctx, verb, &page, locator.text()).await?;
             json!({ "text": read.text.unwrap_or_default(), "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
@@ -383,16 +425,16 @@ pub(crate) async fn expect(
         if let Some(selector) = &args.selector {
             error = error.with_detail_key("selector", json!(selector));
         }
-        if args.what == "text" || args.what == "url" {
+        if matches!(args.what, ExpectWhat::Text | ExpectWhat::Url) {
             error = error.with_detail_key("mode", json!(mode));
         }
         error
     };
-    match args.what.as_str() {
-        "visible" | "text" => {
+    match args.what {
+        ExpectWhat::Visible | ExpectWhat::Text => {
             let selector = args.selector.as_deref().unwrap_or("");
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            let outcome = if args.what == "visible" {
+            let outcome = if args.what == ExpectWhat::Visible {
                 engine(ctx, verb, &page, locator.expect_visible()).await
             } else {
                 let want = match &args.expected {
@@ -413,13 +455,13 @@ pub(crate) async fn expect(
             }
             let mut result =
                 json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
-            if args.what == "text" {
+            if args.what == ExpectWhat::Text {
                 result["mode"] = json!(mode);
                 result["expected"] = json!(wanted);
             }
             Ok(ToolOutput::new(result))
         }
-        "url" => {
+        ExpectWhat::Url => {
             let page = ctx.session.active_page(verb).await?;
             let wanted = wanted.unwrap_or_default();
             let want = if mode == "exact" {
@@ -454,7 +496,7 @@ pub(crate) async fn expect(
                 }
             }
         }
-        _ => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
+        ExpectWhat::NoErrors => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
     }
 }
 

@@ -9,6 +9,33 @@
 
 use serde_json::{json, Map, Value};
 
+/// Declares the Rust enum of an enum argument and, from the same list, the values its
+/// schema advertises (`VALUES`, passed to [`Arg::one_of`]): the schema's `enum` and the
+/// variants cannot drift apart. The enum decodes and serialises as those strings.
+macro_rules! arg_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+        $vis enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant,)*
+        }
+
+        impl $name {
+            /// The schema's `enum`, in declaration order.
+            $vis const VALUES: &'static [&'static str] = &[$($text),*];
+
+            /// The argument's spelling (`dblclick`).
+            #[allow(dead_code)]
+            $vis fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use arg_enum;
+
 /// Default `maxLength` of a string argument (§2).
 pub(crate) const DEFAULT_MAX_LEN: u32 = 8192;
 /// Largest integer a declaration may allow (2^53 - 1: exact in a double).

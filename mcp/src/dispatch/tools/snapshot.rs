@@ -9,7 +9,7 @@
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::dispatch::error::{ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -69,12 +69,7 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
     cli: Cli::new("a11y", &[]),
     args: &[
         SELECTOR_OPT,
-        Arg::one_of(
-            "min_impact",
-            "Lowest impact reported",
-            &["minor", "moderate", "serious", "critical"],
-        )
-        .default_str("minor"),
+        Arg::one_of("min_impact", "Lowest impact reported", MinImpact::VALUES).default_str("minor"),
         Arg::boolean("check", "Add passed:true|false"),
         Arg::string("rules", "Axe rule ids to run (comma list)").max_len(1024),
         Arg::string("disable_rules", "Axe rule ids to skip (comma list)").max_len(1024),
@@ -98,25 +93,27 @@ pub(crate) struct LocatorsArgs {
     pub(crate) limit: u64,
 }
 
+arg_enum! {
+    /// browser_a11y `min_impact`.
+    pub(crate) enum MinImpact {
+        Minor = "minor",
+        Moderate = "moderate",
+        Serious = "serious",
+        Critical = "critical",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct A11yArgs {
     pub(crate) selector: Option<String>,
-    pub(crate) min_impact: String,
+    pub(crate) min_impact: MinImpact,
     #[serde(default)]
     pub(crate) check: bool,
     pub(crate) rules: Option<String>,
     pub(crate) disable_rules: Option<String>,
     pub(crate) limit: u64,
     pub(crate) nodes: u64,
-}
-
-pub(crate) fn check_snapshot(_args: &SnapshotArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_locators(_args: &LocatorsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
 }
 
 pub(crate) fn check_a11y(args: &A11yArgs, _session: &Session) -> Result<(), ToolError> {
@@ -279,7 +276,12 @@ pub(crate) async fn a11y(
             .map(|list| rule_ids(list).into_iter().map(str::to_owned).collect())
             .unwrap_or_default()
     };
-    let min_impact = chromate::Impact::parse(&args.min_impact).unwrap_or_default();
+    let min_impact = match args.min_impact {
+        MinImpact::Minor => chromate::Impact::Minor,
+        MinImpact::Moderate => chromate::Impact::Moderate,
+        MinImpact::Serious => chromate::Impact::Serious,
+        MinImpact::Critical => chromate::Impact::Critical,
+    };
     let options = chromate::AuditOptions {
         scope,
         min_impact,

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -41,7 +41,7 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("state", &[Slot::arg("action"), Slot::arg("name")]),
     args: &[
-        Arg::one_of("action", "What to do", &["save", "load", "list"]).default_str("list"),
+        Arg::one_of("action", "What to do", StateAction::VALUES).default_str("list"),
         Arg::string("name", "State name (save, load)")
             .max_len(64)
             .pattern(&STATE_NAME),
@@ -49,19 +49,28 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// browser_state `action`.
+    pub(crate) enum StateAction {
+        Save = "save",
+        Load = "load",
+        List = "list",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct StateArgs {
-    pub(crate) action: String,
+    pub(crate) action: StateAction,
     pub(crate) name: Option<String>,
     #[serde(default)]
     pub(crate) session_storage: bool,
 }
 
 pub(crate) fn check_state(args: &StateArgs, _session: &Session) -> Result<(), ToolError> {
-    if matches!(args.action.as_str(), "save" | "load") && args.name.is_none() {
+    if matches!(args.action, StateAction::Save | StateAction::Load) && args.name.is_none() {
         return Err(ToolError::invalid_argument(
-            format!("state {}: missing \"name\"", args.action),
+            format!("state {}: missing \"name\"", args.action.as_str()),
             "name",
             "pass name= letters, digits, _ or -; browser_state action=list shows saved names",
         ));
@@ -368,8 +377,8 @@ pub(crate) async fn state(
     args: StateArgs,
 ) -> Result<ToolOutput, ToolError> {
     let root = ctx.session.state_root();
-    match (args.action.as_str(), &args.name) {
-        ("load", Some(name)) => {
+    match (args.action, &args.name) {
+        (StateAction::Load, Some(name)) => {
             let available = saved_names(&root);
             if !available.contains(name) {
                 return Err(ToolError::invalid_argument(
@@ -381,7 +390,7 @@ pub(crate) async fn state(
             }
             load(ctx, name).await
         }
-        ("save", Some(name)) => save(ctx, name, args.session_storage).await,
+        (StateAction::Save, Some(name)) => save(ctx, name, args.session_storage).await,
         _ => Ok(ToolOutput::new(json!({
             "states": saved_names(&root),
             "root": root.display().to_string(),

@@ -26,10 +26,6 @@ pub(crate) const STATUS: ToolDecl = ToolDecl {
 #[serde(deny_unknown_fields)]
 pub(crate) struct StatusArgs {}
 
-pub(crate) fn check_status(_args: &StatusArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
 pub(crate) async fn status(
     ctx: &mut ToolContext<'_>,
     _args: StatusArgs,

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::{Session, Tab};
@@ -28,7 +28,7 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
         ],
     ),
     args: &[
-        Arg::one_of("action", "Tab action", &["list", "open", "select", "close"]).required(),
+        Arg::one_of("action", "Tab action", TabAction::VALUES).required(),
         Arg::string("target", "Tab index or id (select, close)")
             .min_len(1)
             .max_len(128),
@@ -37,17 +37,27 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// browser_page `action`.
+    pub(crate) enum TabAction {
+        List = "list",
+        Open = "open",
+        Select = "select",
+        Close = "close",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct PageArgs {
-    pub(crate) action: String,
+    pub(crate) action: TabAction,
     pub(crate) target: Option<String>,
     pub(crate) url: Option<String>,
     pub(crate) timeout_ms: u64,
 }
 
 pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.action == "select" && args.target.is_none() {
+    if args.action == TabAction::Select && args.target.is_none() {
         return Err(ToolError::invalid_argument(
             "page select: missing \"target\"",
             "target",
@@ -55,9 +65,12 @@ pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), Tool
         ));
     }
     if let Some(url) = &args.url {
-        if args.action != "open" {
+        if args.action != TabAction::Open {
             return Err(ToolError::invalid_argument(
-                format!("page {}: url is only for action \"open\"", args.action),
+                format!(
+                    "page {}: url is only for action \"open\"",
+                    args.action.as_str()
+                ),
                 "url",
                 "drop url, or use action=open",
             ));
@@ -77,10 +90,10 @@ pub(crate) async fn page(
     ctx: &mut ToolContext<'_>,
     args: PageArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = format!("page {}", args.action);
-    match args.action.as_str() {
-        "list" => Ok(ToolOutput::new(list(ctx.session).await)),
-        "open" => {
+    let verb = format!("page {}", args.action.as_str());
+    match args.action {
+        TabAction::List => Ok(ToolOutput::new(list(ctx.session).await)),
+        TabAction::Open => {
             let url = args.url.as_deref().unwrap_or("about:blank");
             let live = ctx.session.ensure_browser(&verb).await?;
             let browser = live.browser.clone();
@@ -121,7 +134,7 @@ pub(crate) async fn page(
                 json!({ "ok": true, "action": "open", "id": id, "url": page.url() }),
             ))
         }
-        "select" => {
+        TabAction::Select => {
             ctx.session.ensure_browser(&verb).await?;
             let tab = find_tab(ctx.session, args.target.as_deref().unwrap_or(""), &verb)?;
             let id = activate(ctx.session, tab.page.target_id());
@@ -130,7 +143,7 @@ pub(crate) async fn page(
                 json!({ "ok": true, "action": "select", "id": id, "url": tab.page.url() }),
             ))
         }
-        _ => {
+        TabAction::Close => {
             let live = ctx.session.ensure_browser(&verb).await?;
             let tab = match args.target.as_deref() {
                 Some(target) => find_tab(ctx.session, target, &verb)?,

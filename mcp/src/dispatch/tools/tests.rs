@@ -374,3 +374,85 @@ fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
         Err("upload: files[0] does not exist or is not a regular file".to_owned())
     );
 }
+
+/// Every value a tool's schema advertises for an enum argument decodes into the tool's typed
+/// arguments: the Rust enums and the schema `enum`s come from one `arg_enum!` list each, and
+/// this walks them all through the same path a call takes.
+#[test]
+fn every_advertised_enum_value_decodes_into_its_args_struct() {
+    let mut checked = 0;
+    for decl in TOOLS.iter().chain(AUDIT_TOOLS) {
+        for arg in decl.args {
+            let schema::Kind::Enum { values, .. } = arg.kind else {
+                continue;
+            };
+            for value in values {
+                let mut arguments = minimal_arguments(decl);
+                arguments[arg.name] = json!(value);
+                let valid = validate(decl, Some(&arguments), &DEFAULTS);
+                let Ok(valid) = valid else {
+                    panic!("{} {}={value}: {valid:?}", decl.name, arg.name);
+                };
+                let call = ToolCall::from_validated(decl, valid);
+                assert!(call.is_ok(), "{} {}={value}: {call:?}", decl.name, arg.name);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} enum values checked");
+}
+
+/// The schema of an enum argument is its Rust enum's list, in the same order.
+#[test]
+fn enum_arguments_advertise_their_rust_enums_values() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("browser_element", "action", input::ElementAction::VALUES),
+        ("browser_key", "action", input::KeyAction::VALUES),
+        ("browser_mouse", "action", input::MouseAction::VALUES),
+        ("browser_mouse", "button", input::Button::VALUES),
+        ("browser_dialog", "action", input::DialogAction::VALUES),
+        ("browser_wait", "state", read::WaitState::VALUES),
+        ("browser_read", "field", read::ReadField::VALUES),
+        ("browser_read", "what", read::ReadIs::VALUES),
+        ("browser_expect", "what", read::ExpectWhat::VALUES),
+        ("browser_page", "action", tabs::TabAction::VALUES),
+        ("browser_mock", "action", mock::MockAction::VALUES),
+        ("browser_state", "action", state::StateAction::VALUES),
+        ("browser_trace", "action", trace::TraceAction::VALUES),
+        ("browser_logs", "action", logs::LogsAction::VALUES),
+        ("browser_batch", "observe", batch::BatchObserve::VALUES),
+        ("browser_a11y", "min_impact", snapshot::MinImpact::VALUES),
+    ];
+    for (tool, argument, values) in cases {
+        let decl = find(tool).unwrap_or_else(|| panic!("no tool {tool}"));
+        let listed =
+            tool_json(decl, &DEFAULTS)["inputSchema"]["properties"][argument]["enum"].clone();
+        assert_eq!(listed, json!(values), "{tool} {argument}");
+    }
+    assert_eq!(input::ElementAction::Dblclick.as_str(), "dblclick");
+    assert_eq!(
+        serde_json::to_value(read::ExpectWhat::NoErrors).ok(),
+        Some(json!("no-errors"))
+    );
+    let unknown: serde_json::Result<input::Button> = serde_json::from_value(json!("centre"));
+    assert!(
+        unknown.is_err(),
+        "an unknown value must not decode to a default"
+    );
+}
+
+#[test]
+fn a_tool_without_cross_argument_rules_checks_nothing() {
+    let session = Session::new(Config::default());
+    for decl in [&input::CLICK, &read::FIND, &status::STATUS] {
+        let valid = validate(decl, Some(&minimal_arguments(decl)), &DEFAULTS);
+        let Ok(valid) = valid else {
+            panic!("{}: {valid:?}", decl.name);
+        };
+        let call = ToolCall::from_validated(decl, valid);
+        let Ok(call) = call else {
+            panic!("{}: {call:?}", decl.name);
+        };
+        assert!(call.check(&session).is_ok(), "{}", decl.name);
+    }
+}

@@ -11,10 +11,9 @@ use std::path::Path;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
 
 /// `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`: bare, no path, no leading dot.
 pub(crate) static TRACE_NAME: Pattern = Pattern {
@@ -39,7 +38,7 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("trace", &[Slot::arg("action"), Slot::arg("name")]),
     args: &[
-        Arg::one_of("action", "What to do", &["start", "stop", "status"]).default_str("status"),
+        Arg::one_of("action", "What to do", TraceAction::VALUES).default_str("status"),
         Arg::string("name", "Name (start; default trace-<n>)")
             .max_len(64)
             .pattern(&TRACE_NAME),
@@ -48,19 +47,24 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     ],
 };
 
+arg_enum! {
+    /// browser_trace `action`.
+    pub(crate) enum TraceAction {
+        Start = "start",
+        Stop = "stop",
+        Status = "status",
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(crate) struct TraceArgs {
-    pub(crate) action: String,
+    pub(crate) action: TraceAction,
     pub(crate) name: Option<String>,
     #[serde(default)]
     pub(crate) zip: bool,
     #[serde(default)]
     pub(crate) no_screenshots: bool,
-}
-
-pub(crate) fn check_trace(_args: &TraceArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
 }
 
 /// Whether `<root>/<name>` or `<root>/<name>.zip` is taken: anything there counts, a dangling
@@ -84,8 +88,8 @@ pub(crate) async fn trace(
 ) -> Result<ToolOutput, ToolError> {
     let root = ctx.session.trace_root();
     let recording = ctx.session.trace.as_ref();
-    match args.action.as_str() {
-        "start" => {
+    match args.action {
+        TraceAction::Start => {
             if let Some(recording) = recording {
                 return Err(state_invalid(
                     format!("trace start: already recording \"{}\"", recording.name),
@@ -127,7 +131,7 @@ pub(crate) async fn trace(
             ctx.session.trace = Some(recording);
             Ok(ToolOutput::new(result))
         }
-        "stop" => {
+        TraceAction::Stop => {
             let Some(mut recording) = ctx.session.trace.take() else {
                 return Err(state_invalid(
                     "trace stop: no trace is recording".to_owned(),
@@ -162,7 +166,7 @@ pub(crate) async fn trace(
             }
             Ok(ToolOutput::new(result))
         }
-        _ => Ok(ToolOutput::new(match recording {
+        TraceAction::Status => Ok(ToolOutput::new(match recording {
             None => json!({ "running": false, "root": root.display().to_string() }),
             Some(recording) => json!({
                 "running": true,
