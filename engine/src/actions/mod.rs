@@ -56,13 +56,26 @@ pub struct Locator {
 impl Page {
     /// A locator for `selector` (§5), parsed and validated once; a malformed selector is
     /// [`Error::InvalidArgument`] naming it. Actions wait up to 5 s unless
-    /// [`Locator::timeout`] says otherwise.
+    /// [`Locator::timeout`] says otherwise. Parses, then [`Page::locator_for`].
     pub fn locator(&self, selector: &str) -> Result<Locator> {
-        Ok(Locator {
+        Ok(self.locator_for(Selector::parse(selector)?))
+    }
+
+    /// A locator for a selector the caller already parsed (and may have inspected: its ref,
+    /// whether it is bare), so it is not parsed again.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let selector = chromate::Selector::parse("#save")?;
+    /// page.locator_for(selector).click().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn locator_for(&self, selector: Selector) -> Locator {
+        Locator {
             page: self.clone(),
-            selector: Selector::parse(selector)?,
+            selector,
             timeout: DEFAULT_TIMEOUT,
-        })
+        }
     }
 }
 

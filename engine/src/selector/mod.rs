@@ -109,6 +109,23 @@ impl Selector {
         }
     }
 
+    /// The `ref=eN` selector of a ref, as [`Selector::parse`] reads `ref=eN` (what a bare `eN`
+    /// the session issued stands for, §6.2).
+    ///
+    /// ```
+    /// let e7 = chromate::ElementRef::new(7).unwrap();
+    /// assert_eq!(chromate::Selector::from_element_ref(e7).canonical(), "ref=e7");
+    /// ```
+    pub fn from_element_ref(element_ref: crate::snapshot::ElementRef) -> Selector {
+        let text = format!("ref={element_ref}");
+        Selector {
+            raw: text.clone(),
+            canonical: text,
+            element_ref: Some(element_ref.number()),
+            bare: false,
+        }
+    }
+
     /// The canonical form for messages (`css=#save`, `role=button[name="Sign in"]`, `ref=e7`).
     pub fn canonical(&self) -> &str {
         &self.canonical

@@ -575,8 +575,12 @@ impl Session {
     /// §6.5: fill/clear on a ref whose baseline line is a `(container)`
     /// fails at once, pointing at the first editable field inside it (or a
     /// button or link that may reveal one).
-    pub(crate) fn container_not_editable(&self, verb: &str, selector: &str) -> Option<ToolError> {
-        let number = chromate::Selector::parse(selector).ok()?.element_ref()?;
+    pub(crate) fn container_not_editable(
+        &self,
+        verb: &str,
+        selector: &chromate::Selector,
+    ) -> Option<ToolError> {
+        let number = selector.element_ref()?;
         let lines = &self.baseline.as_ref()?.lines;
         let position = lines
             .iter()

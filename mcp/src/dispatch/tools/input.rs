@@ -12,7 +12,7 @@ use serde::Deserialize;
 use serde_json::json;
 
 use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
-use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
+use super::{act, echo_of, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
 
@@ -508,7 +508,7 @@ pub(crate) async fn click(
         _ => error,
     })?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector) }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()) }),
     ))
 }
 
@@ -518,10 +518,10 @@ pub(crate) async fn fill(
 ) -> Result<ToolOutput, ToolError> {
     let verb = FILL.verb;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+    if let Some(error) = ctx.session.container_not_editable(verb, locator.selector()) {
         return Err(error);
     }
-    let mut result = json!({ "ok": true, "selector": echo(&args.selector) });
+    let mut result = json!({ "ok": true, "selector": echo_of(locator.selector()) });
     if args.submit {
         act(ctx, verb, &page, locator.fill_and_submit(&args.value)).await?;
         result["submitted"] = json!(true);
@@ -547,13 +547,13 @@ pub(crate) async fn element(
 ) -> Result<ToolOutput, ToolError> {
     let verb = args.action.as_str();
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    let mut result = json!({ "ok": true, "selector": echo(&args.selector), "action": verb });
+    let mut result = json!({ "ok": true, "selector": echo_of(locator.selector()), "action": verb });
     match args.action {
         ElementAction::Dblclick => act(ctx, verb, &page, locator.dblclick()).await?,
         ElementAction::Focus => act(ctx, verb, &page, locator.focus()).await?,
         ElementAction::Scroll => act(ctx, verb, &page, locator.scroll_into_view()).await?,
         ElementAction::Clear => {
-            if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+            if let Some(error) = ctx.session.container_not_editable(verb, locator.selector()) {
                 return Err(error);
             }
             act(ctx, verb, &page, locator.clear()).await?;
@@ -687,7 +687,7 @@ pub(crate) async fn hover(
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     act(ctx, verb, &page, locator.hover()).await?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector) }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()) }),
     ))
 }
 
@@ -707,7 +707,7 @@ pub(crate) async fn upload(
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     let count = act(ctx, verb, &page, locator.set_input_files(&files)).await?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector), "count": count }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()), "count": count }),
     ))
 }
 

@@ -53,16 +53,23 @@ pub(crate) struct ToolContext<'a> {
 /// The active page and a locator for `selector` with `timeout_ms`, for an
 /// element tool: STATE_INVALID while a dialog is open, STALE_REF
 /// `no-snapshot` (with a recovery snapshot) for a ref without a baseline,
-/// INVALID_ARGUMENT for a malformed selector.
+/// INVALID_ARGUMENT for a malformed selector. The selector is parsed here, once: the checks
+/// read the parsed form and the locator carries it (its `selector()` is what results echo,
+/// [`echo_of`]).
 pub(crate) async fn locate(
     ctx: &mut ToolContext<'_>,
     verb: &str,
     selector: &str,
     timeout_ms: u64,
 ) -> Result<(chromate::Page, chromate::Locator), ToolError> {
-    let parsed = chromate::Selector::parse(selector).ok();
-    let ref_number = parsed.as_ref().and_then(chromate::Selector::element_ref);
-    let bare = parsed.as_ref().is_some_and(chromate::Selector::is_bare_ref);
+    // A malformed selector fails where the engine would have refused it: after the browser
+    // and dialog checks, so those keep their precedence.
+    let parsed = chromate::Selector::parse(selector);
+    let ref_number = parsed
+        .as_ref()
+        .ok()
+        .and_then(chromate::Selector::element_ref);
+    let bare = parsed.as_ref().is_ok_and(chromate::Selector::is_bare_ref);
     // §6.2: a bare ref this session never issued fails before any browser work. With no
     // browser running, the only refs issued are those of earlier browsers.
     if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
@@ -125,12 +132,11 @@ pub(crate) async fn locate(
         }
     }
     let selector = match issued_bare {
-        Some(element_ref) => format!("ref={element_ref}"),
-        None => selector.to_owned(),
+        Some(element_ref) => chromate::Selector::from_element_ref(element_ref),
+        None => parsed.map_err(|err| crate::dispatch::error::from_engine(verb, &err))?,
     };
     let locator = page
-        .locator(&selector)
-        .map_err(|err| crate::dispatch::error::from_engine(verb, &err))?
+        .locator_for(selector)
         .timeout(std::time::Duration::from_millis(timeout_ms));
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
@@ -154,8 +160,17 @@ pub(crate) fn ref_number(selector: &str) -> Option<u64> {
 /// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`.
 pub(crate) fn echo(selector: &str) -> String {
     match chromate::Selector::parse(selector) {
-        Ok(parsed) if parsed.is_bare_ref() => parsed.canonical().to_owned(),
-        _ => selector.to_owned(),
+        Ok(parsed) => echo_of(&parsed),
+        Err(_) => selector.to_owned(),
+    }
+}
+
+/// [`echo`] of a parsed selector (a locator's, from [`locate`]).
+pub(crate) fn echo_of(selector: &chromate::Selector) -> String {
+    if selector.is_bare_ref() {
+        selector.canonical().to_owned()
+    } else {
+        selector.as_typed().to_owned()
     }
 }
 

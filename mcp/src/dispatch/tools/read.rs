@@ -14,7 +14,7 @@ use serde_json::json;
 
 use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{
-    cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
+    cancelled_error, echo_of, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
 use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
 use crate::dispatch::session::Session;
@@ -352,7 +352,7 @@ pub(crate) async fn wait(
                 .unwrap_or(chromate::ElementState::Visible);
             engine(ctx, verb, &page, locator.wait_for(element_state)).await?;
             Ok(ToolOutput::new(
-                json!({ "ok": true, "state": state, "selector": echo(selector) }),
+                json!({ "ok": true, "state": state, "selector": echo_of(locator.selector()) }),
             ))
         }
         None => {
@@ -453,8 +453,7 @@ pub(crate) async fn expect(
                 }
                 return Err(error);
             }
-            let mut result =
-                json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
+            let mut result = json!({ "ok": true, "matcher": args.what, "selector": echo_of(locator.selector()) });
             if args.what == ExpectWhat::Text {
                 result["mode"] = json!(mode);
                 result["expected"] = json!(wanted);
