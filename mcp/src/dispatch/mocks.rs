@@ -10,7 +10,7 @@
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, OriginPattern, PortPattern};
+use crate::config::Config;
 use crate::dispatch::error::{ErrorCode, ToolError};
 
 /// Most active mocks (§11.1).
@@ -132,28 +132,11 @@ impl MockTable {
     }
 }
 
-/// A configured origin pattern as the engine's.
-pub(crate) fn engine_origin(pattern: &OriginPattern) -> chromate::OriginPattern {
-    chromate::OriginPattern {
-        scheme: pattern.scheme.clone(),
-        host: pattern.host.clone(),
-        port: match pattern.port {
-            PortPattern::Default => chromate::PortMatch::Default,
-            PortPattern::Any => chromate::PortMatch::Any,
-            PortPattern::Exact(port) => chromate::PortMatch::Exact(port),
-        },
-    }
-}
-
 /// The origin lists of the configuration as the engine's policy (§1.5).
 pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
-    let convert = engine_origin;
     chromate::OriginPolicy {
-        allowed: config
-            .allowed_origins
-            .as_ref()
-            .map(|list| list.iter().map(convert).collect()),
-        blocked: config.blocked_origins.iter().map(convert).collect(),
+        allowed: config.allowed_origins.clone(),
+        blocked: config.blocked_origins.clone(),
     }
 }
 

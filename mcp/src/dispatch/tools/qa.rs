@@ -154,7 +154,6 @@ pub(crate) async fn audit(
         .allow_private
         .iter()
         .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
-        .map(|pattern| crate::dispatch::mocks::engine_origin(&pattern))
         .collect();
     let wait_until = match args.wait_until {
         AuditWaitUntil::Load => chromate::WaitUntil::Load,

@@ -461,7 +461,10 @@ fn a_tool_without_cross_argument_rules_checks_nothing() {
 fn a_located_selector_echoes_as_the_caller_wrote_it_and_a_bare_ref_as_ref() {
     let parsed = |text: &str| chromate::Selector::parse(text).expect("a valid selector");
     assert_eq!(echo_of(&parsed("#save")), "#save");
-    assert_eq!(echo_of(&parsed("role=button[name=Save]")), "role=button[name=Save]");
+    assert_eq!(
+        echo_of(&parsed("role=button[name=Save]")),
+        "role=button[name=Save]"
+    );
     assert_eq!(echo_of(&parsed("e7")), "ref=e7");
     // An issued bare ref is located as the `ref=` selector it stands for.
     let e7 = chromate::ElementRef::new(7).expect("a ref");
