@@ -11,7 +11,7 @@
 use serde_json::{json, Value};
 
 use crate::config::Config;
-use crate::dispatch::error::{ErrorCode, ToolError};
+use crate::dispatch::error::{ToolError, ToolErrorCode};
 
 /// Most active mocks (§11.1).
 pub(crate) const MAX_MOCKS: usize = 20;
@@ -60,7 +60,7 @@ impl MockTable {
     pub(crate) fn add(&mut self, pattern: &str, kind: MockKind) -> Result<&MockRule, ToolError> {
         if self.rules.len() >= MAX_MOCKS {
             return Err(ToolError::new(
-                ErrorCode::StateInvalid,
+                ToolErrorCode::StateInvalid,
                 format!("mock: limit reached ({MAX_MOCKS} active)"),
             )
             .with_hint("remove mocks with browser_mock action=remove or action=clear")

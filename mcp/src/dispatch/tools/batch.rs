@@ -6,7 +6,7 @@
 //! bounds, the step summary text, the `logs` block and the one observation at
 //! the end. Step schemas are validated by `schema.rs` (a nested batch is
 //! rejected there). The observation itself (diff or page identity) is the
-//! session's (`Session::observe`, `Session::observe_page`).
+//! session's (`ToolSession::observe`, `ToolSession::observe_page`).
 
 use std::time::Instant;
 
@@ -16,7 +16,7 @@ use serde_json::{json, Map, Value};
 use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 /// A step result over this many bytes becomes `{truncated, totalBytes, preview}`.
 const MAX_STEP_RESULT_BYTES: usize = 8 * 1024;
@@ -83,7 +83,7 @@ impl Step {
     fn to_call(&self) -> Result<ToolCall, ToolError> {
         let decl = super::find(&self.tool).ok_or_else(|| {
             ToolError::new(
-                crate::dispatch::error::ErrorCode::DriverError,
+                crate::dispatch::error::ToolErrorCode::DriverError,
                 format!("batch: internal error: unknown step tool {}", self.tool),
             )
         })?;
@@ -91,7 +91,7 @@ impl Step {
     }
 }
 
-pub(crate) fn check_batch(args: &BatchArgs, session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_batch(args: &BatchArgs, session: &ToolSession) -> Result<(), ToolError> {
     for (idx, step) in args.steps.iter().enumerate() {
         step.to_call()
             .and_then(|call| call.check(session))

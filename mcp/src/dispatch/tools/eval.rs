@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 
 use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::dispatch::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::error::{cut_bytes, ToolError, ToolErrorCode, ToolOutput};
 
 pub(crate) const EVAL: ToolDecl = ToolDecl {
     name: "browser_advanced_eval",
@@ -68,7 +68,7 @@ pub(crate) async fn eval(
                 ),
             };
             return Err(ToolError::new(
-                ErrorCode::Timeout,
+                ToolErrorCode::Timeout,
                 format!(
                     "eval: timed out after {}ms waiting for {waiting_for}",
                     args.timeout_ms

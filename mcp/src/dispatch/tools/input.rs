@@ -13,8 +13,8 @@ use serde_json::json;
 
 use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{act, echo_of, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 arg_enum! {
     /// browser_element `action`.
@@ -326,7 +326,7 @@ pub(crate) struct DialogArgs {
     pub(crate) text: Option<String>,
 }
 
-pub(crate) fn check_element(args: &ElementArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_element(args: &ElementArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if args.action == ElementAction::Select && args.value.is_none() {
         return Err(ToolError::invalid_argument(
             "element: action \"select\" needs \"value\"",
@@ -337,7 +337,7 @@ pub(crate) fn check_element(args: &ElementArgs, _session: &Session) -> Result<()
     Ok(())
 }
 
-pub(crate) fn check_key(args: &KeyArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_key(args: &KeyArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if is_chord(&args.key) {
         return Err(ToolError::invalid_argument(
             format!("key: {:?} is a chord; browser_key takes one key", args.key),
@@ -353,7 +353,7 @@ pub(crate) fn is_chord(key: &str) -> bool {
     key.chars().count() > 1 && key.contains('+')
 }
 
-pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_mouse(args: &MouseArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let hint = "pass selector, or both x and y, or neither to act at the current pointer";
     match (args.x, args.y) {
         (Some(_), None) | (None, Some(_)) => {
@@ -384,7 +384,7 @@ pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), To
 
 /// Each file must be inside the directories uploads may read and be an existing regular file;
 /// the message names the index only, never the path (§4.3).
-pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_upload(args: &UploadArgs, session: &ToolSession) -> Result<(), ToolError> {
     upload_paths(
         &args.files,
         session.config.unrestricted_file_access,
@@ -476,7 +476,7 @@ fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
     (!climbs).then(|| resolved.join(rest))
 }
 
-pub(crate) fn check_dialog(args: &DialogArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_dialog(args: &DialogArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if args.text.is_some() && args.action != DialogAction::Accept {
         return Err(ToolError::invalid_argument(
             format!(
@@ -504,7 +504,7 @@ pub(crate) async fn click(
     };
     // A navigation the click started that never loads (§9.5).
     clicked.map_err(|error| match error.code {
-        ErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
+        ToolErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
         _ => error,
     })?;
     Ok(ToolOutput::new(
@@ -734,7 +734,7 @@ pub(crate) async fn dialog(
     }
     let Some(dialog) = open else {
         return Err(ToolError::new(
-            ErrorCode::StateInvalid,
+            ToolErrorCode::StateInvalid,
             format!("{verb}: no dialog is open"),
         )
         .with_hint("nothing to answer; take a browser_snapshot to see the page")

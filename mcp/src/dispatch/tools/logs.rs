@@ -13,8 +13,8 @@ use serde_json::{json, Value};
 
 use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 /// The journal's entry kinds (§10).
 pub(crate) const KINDS: [&str; 6] = [
@@ -74,7 +74,7 @@ pub(crate) struct LogsArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_logs(args: &LogsArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_logs(args: &LogsArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if let Some(kind) = &args.kind {
         parse_kinds(kind)?;
     }
@@ -92,7 +92,7 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
                 }
             }
             None => return Err(ToolError::new(
-                ErrorCode::InvalidArgument,
+                ToolErrorCode::InvalidArgument,
                 format!("logs: unknown kind \"{part}\""),
             )
             .with_hint(
@@ -125,7 +125,7 @@ pub(crate) fn filter_of(
 }
 
 /// One entry as §10 shows it.
-pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value {
+pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> Value {
     let mut res = json!({
         "seq": entry.seq,
         "kind": entry.kind().as_str(),
@@ -244,7 +244,7 @@ pub(crate) async fn logs(
                 }
             }
             Err(ToolError::new(
-                ErrorCode::Timeout,
+                ToolErrorCode::Timeout,
                 format!("logs wait: nothing matched within {}ms", args.timeout_ms),
             )
             .with_hint("widen the filters, raise timeout_ms, or check browser_logs action=list")

@@ -6,9 +6,9 @@ use serde_json::{json, Value};
 
 use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::mocks::{default_content_type, MockKind, MockRule};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const MOCK: ToolDecl = ToolDecl {
     name: "browser_mock",
@@ -62,7 +62,7 @@ pub(crate) struct MockArgs {
     pub(crate) id: Option<String>,
 }
 
-pub(crate) fn check_mock(args: &MockArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_mock(args: &MockArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let needs = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
             format!(
@@ -117,7 +117,7 @@ pub(crate) async fn mock(
             if !table.remove(id) {
                 let open: Vec<&str> = table.rules().iter().map(|rule| rule.id.as_str()).collect();
                 return Err(ToolError::new(
-                    ErrorCode::InvalidArgument,
+                    ToolErrorCode::InvalidArgument,
                     format!("mock remove: no active mock with id \"{id}\""),
                 )
                 .with_hint("use an id from browser_mock action=list")

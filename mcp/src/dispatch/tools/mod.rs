@@ -14,8 +14,8 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) mod schema;
 
@@ -43,7 +43,7 @@ use schema::{Arg, IntDefault};
 /// Everything a handler may touch while it runs.
 pub(crate) struct ToolContext<'a> {
     /// Server-held state: config, artifacts, mocks, journal, trace (and later the browser).
-    pub(crate) session: &'a mut Session,
+    pub(crate) session: &'a mut ToolSession,
     /// Fires when `notifications/cancelled` names this call or the server shuts down.
     pub(crate) cancel: Cancel,
     /// The phase and step count reported in `notifications/progress`.
@@ -123,7 +123,7 @@ pub(crate) async fn locate(
         if !current && ctx.session.issued_by_earlier_browser(number) {
             let reason = chromate::StaleReason::DocumentChanged;
             let error = ToolError::new(
-                ErrorCode::StaleRef,
+                ToolErrorCode::StaleRef,
                 format!("{verb}: ref=e{number} is stale: {}", reason.explain()),
             )
             .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
@@ -274,7 +274,7 @@ macro_rules! registry {
                 let arguments = Value::Object(arguments);
                 let typed = |err: serde_json::Error| {
                     ToolError::new(
-                        ErrorCode::DriverError,
+                        ToolErrorCode::DriverError,
                         format!("{}: internal error: arguments did not decode: {err}", decl.verb),
                     )
                     .with_hint("report this chromate bug; the call was not run")
@@ -295,7 +295,7 @@ macro_rules! registry {
                     }
                 )*
                 Err(ToolError::new(
-                    ErrorCode::DriverError,
+                    ToolErrorCode::DriverError,
                     format!("internal error: no handler for {}", decl.name),
                 ))
             }
@@ -309,7 +309,7 @@ macro_rules! registry {
 
             /// Cross-argument rules (§2): run before any browser work. A tool that declares
             /// none has nothing to check.
-            pub(crate) fn check(&self, session: &Session) -> Result<(), ToolError> {
+            pub(crate) fn check(&self, session: &ToolSession) -> Result<(), ToolError> {
                 match self {
                     $(ToolCall::$variant(args) => registry!(@check $group, args, session $(, $check)?),)*
                     $(ToolCall::$avariant(args) => registry!(@check $agroup, args, session $(, $acheck)?),)*

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::dispatch::error::{hint_for, ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     name: "browser_navigate",
@@ -37,7 +37,7 @@ pub(crate) struct NavigateArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_navigate(args: &NavigateArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_navigate(args: &NavigateArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if url_is_navigable(&args.url) {
         return Ok(());
     }
@@ -111,10 +111,10 @@ pub(crate) fn navigation_error(
     match err {
         chromate::Error::CommandTimeout { method, .. } if method == "Page.navigate" => {
             ToolError::new(
-                ErrorCode::TimeoutWaitingLoad,
+                ToolErrorCode::TimeoutWaitingLoad,
                 format!("{verb}: timed out after {timeout_ms}ms waiting for load of {url}"),
             )
-            .with_hint(hint_for(ErrorCode::TimeoutWaitingLoad))
+            .with_hint(hint_for(ToolErrorCode::TimeoutWaitingLoad))
             .with_detail(json!({ "state": "load", "timeout": timeout_ms, "url": url }))
         }
         _ => ctx.session.engine_error(verb, err),

@@ -19,8 +19,8 @@ use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, 
 use super::{cancelled_error, ToolContext};
 use crate::dispatch::audit::findings::Shot;
 use crate::dispatch::audit::{self, report, AuditRequest};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 /// `WxH` in CSS px, each from 1 to 9999.
 pub(crate) static VIEWPORT: Pattern = Pattern {
@@ -118,7 +118,7 @@ fn is_http(url: &str) -> bool {
     })
 }
 
-pub(crate) fn check_audit(args: &AuditArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_audit(args: &AuditArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if !is_http(&args.url) {
         return Err(ToolError::invalid_argument(
             format!("audit: {:?} is not an absolute http or https URL", args.url),
@@ -204,7 +204,7 @@ pub(crate) async fn audit(
     let text = report::render(report::Format::Text, &result, &Vec::new());
     let value = serde_json::to_value(&result).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("audit: the result did not serialise: {err}"),
         )
         .with_hint("report this chromate bug")

@@ -16,8 +16,8 @@ use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_S
 use super::{
     cancelled_error, echo_of, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const FIND: ToolDecl = ToolDecl {
     name: "browser_find",
@@ -224,7 +224,7 @@ pub(crate) struct ExpectArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_wait(args: &WaitArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let Some(state) = args.state else {
         return Ok(());
     };
@@ -247,7 +247,7 @@ pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), Tool
     Ok(())
 }
 
-pub(crate) fn check_read(args: &ReadArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_read(args: &ReadArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let missing = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
             format!(
@@ -270,7 +270,7 @@ pub(crate) fn check_read(args: &ReadArgs, _session: &Session) -> Result<(), Tool
     Ok(())
 }
 
-pub(crate) fn check_expect(args: &ExpectArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_expect(args: &ExpectArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let what = args.what.as_str();
     if matches!(args.what, ExpectWhat::Visible | ExpectWhat::Text) && args.selector.is_none() {
         return Err(ToolError::invalid_argument(
@@ -448,7 +448,7 @@ pub(crate) async fn expect(
             if let Err(error) = outcome {
                 // `actual` is null when nothing matched a text check (§4.3): the engine says
                 // so with `None`.
-                if error.code == ErrorCode::ExpectMismatch {
+                if error.code == ToolErrorCode::ExpectMismatch {
                     return Err(with_matcher(error));
                 }
                 return Err(error);
@@ -486,7 +486,7 @@ pub(crate) async fn expect(
                     };
                     Err(with_matcher(
                         ToolError::new(
-                            ErrorCode::ExpectMismatch,
+                            ToolErrorCode::ExpectMismatch,
                             format!("expect: expected the url {relation} {wanted:?}, but got {url:?} after {}ms", args.timeout_ms),
                         )
                         .with_hint("check where the page went with browser_snapshot")
@@ -504,7 +504,7 @@ pub(crate) async fn expect(
 async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolOutput, ToolError> {
     if !ctx.session.journal.capturing() {
         return Err(ToolError::new(
-            ErrorCode::StateInvalid,
+            ToolErrorCode::StateInvalid,
             "expect: no-errors has no log capture yet: no browser has run in this session",
         )
         .with_hint("load a page first (browser_navigate), then assert no-errors")
@@ -551,7 +551,7 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
     if dropped > 0 {
         detail["logsDropped"] = json!(dropped);
     }
-    Err(ToolError::new(ErrorCode::ExpectMismatch, message)
+    Err(ToolError::new(ToolErrorCode::ExpectMismatch, message)
         .with_hint(format!("browser_logs kind=error since={since}"))
         .with_detail(detail))
 }

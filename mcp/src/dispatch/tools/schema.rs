@@ -535,7 +535,7 @@ impl ArgError {
             )
         };
         crate::dispatch::error::ToolError::new(
-            crate::dispatch::error::ErrorCode::InvalidArgument,
+            crate::dispatch::error::ToolErrorCode::InvalidArgument,
             self.full_message(),
         )
         .with_hint(hint)

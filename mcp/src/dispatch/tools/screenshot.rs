@@ -13,8 +13,8 @@ use serde_json::json;
 use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::artifacts::WriteError;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     name: "browser_screenshot",
@@ -40,7 +40,10 @@ pub(crate) struct ScreenshotArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_screenshot(args: &ScreenshotArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_screenshot(
+    args: &ScreenshotArgs,
+    _session: &ToolSession,
+) -> Result<(), ToolError> {
     if args.full_page && args.selector.is_some() {
         return Err(ToolError::invalid_argument(
             "screenshot: full_page cannot be combined with selector",
@@ -79,7 +82,7 @@ pub(crate) async fn screenshot(
         Ok(path) => path,
         Err(WriteError::Quota) => {
             return Err(ToolError::new(
-                ErrorCode::StateInvalid,
+                ToolErrorCode::StateInvalid,
                 "screenshot: the session directory's artifact quota is reached",
             )
             .with_hint("start a new session for more screenshots; files already saved stay")
@@ -87,7 +90,7 @@ pub(crate) async fn screenshot(
         }
         Err(WriteError::Io(reason)) => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 format!("screenshot: cannot write the file: {reason}"),
             )
             .with_hint("check that the artifacts directory is writable (--artifacts-dir)")

@@ -12,7 +12,7 @@ use serde_json::json;
 use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::dispatch::error::{ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     name: "browser_snapshot",
@@ -116,7 +116,7 @@ pub(crate) struct A11yArgs {
     pub(crate) nodes: u64,
 }
 
-pub(crate) fn check_a11y(args: &A11yArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_a11y(args: &A11yArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if args.rules.is_some() && args.disable_rules.is_some() {
         return Err(ToolError::invalid_argument(
             "a11y: pass either rules or disable_rules, not both",
@@ -348,7 +348,7 @@ async fn audit_error(
         ),
     };
     ToolError::new(
-        crate::dispatch::error::ErrorCode::Timeout,
+        crate::dispatch::error::ToolErrorCode::Timeout,
         format!("{verb}: timed out after {ms}ms waiting for the audit to finish"),
     )
     .with_hint(hint)

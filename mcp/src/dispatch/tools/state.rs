@@ -17,8 +17,8 @@ use serde_json::{json, Value};
 
 use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 use crate::private_fs;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
@@ -67,7 +67,7 @@ pub(crate) struct StateArgs {
     pub(crate) session_storage: bool,
 }
 
-pub(crate) fn check_state(args: &StateArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_state(args: &StateArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if matches!(args.action, StateAction::Save | StateAction::Load) && args.name.is_none() {
         return Err(ToolError::invalid_argument(
             format!("state {}: missing \"name\"", args.action.as_str()),
@@ -239,7 +239,7 @@ fn state_path(root: &Path, name: &str) -> PathBuf {
 
 fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
     ToolError::new(
-        ErrorCode::StateInvalid,
+        ToolErrorCode::StateInvalid,
         format!("{verb}: cannot write {}: {err}", path.display()),
     )
     .with_hint("set CHROMATE_STATE_DIR to a writable directory")
@@ -273,7 +273,7 @@ async fn save(
         Some(live) => live.browser.clone(),
         None => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 "state save: no browser",
             ))
         }
@@ -303,7 +303,7 @@ async fn save(
     ensure_root(&root).map_err(|err| io_error(verb, &root, &err))?;
     let bytes = serde_json::to_vec_pretty(&file).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("{verb}: cannot encode the state: {err}"),
         )
     })?;
@@ -320,7 +320,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|err| err.to_string()))
         .map_err(|reason| {
             ToolError::new(
-                ErrorCode::InvalidArgument,
+                ToolErrorCode::InvalidArgument,
                 format!("{verb}: saved state \"{name}\" cannot be read: {reason}"),
             )
             .with_hint("save it again with browser_state action=save")
@@ -331,7 +331,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         Some(live) => live.browser.clone(),
         None => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 "state load: no browser",
             ))
         }

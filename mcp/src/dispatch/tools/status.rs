@@ -9,7 +9,7 @@ use serde_json::json;
 use super::schema::{Cli, Hints, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const STATUS: ToolDecl = ToolDecl {
     name: "browser_status",
@@ -50,7 +50,7 @@ pub(crate) async fn status(
 }
 
 /// The status before launch.
-pub(crate) fn status_json(session: &Session) -> serde_json::Value {
+pub(crate) fn status_json(session: &ToolSession) -> serde_json::Value {
     json!({
         "ready": false,
         "browser": null,

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use super::schema::{arg_enum, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::{Session, Tab};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::{Tab, ToolSession};
 
 pub(crate) const PAGE: ToolDecl = ToolDecl {
     name: "browser_page",
@@ -56,7 +56,7 @@ pub(crate) struct PageArgs {
     pub(crate) timeout_ms: u64,
 }
 
-pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_page(args: &PageArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if args.action == TabAction::Select && args.target.is_none() {
         return Err(ToolError::invalid_argument(
             "page select: missing \"target\"",
@@ -181,7 +181,7 @@ pub(crate) async fn page(
 /// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
 /// Titles come from the page itself (target infos lag behind), else, for a
 /// tab blocked by a dialog, from the target info.
-async fn list(session: &mut Session) -> serde_json::Value {
+async fn list(session: &mut ToolSession) -> serde_json::Value {
     session.current_page();
     let Some(live) = &session.live else {
         return json!({ "pages": [], "count": 0, "active": null });
@@ -214,7 +214,7 @@ async fn list(session: &mut Session) -> serde_json::Value {
 }
 
 /// Makes the tab with `target_id` active; returns its id.
-fn activate(session: &mut Session, target_id: &str) -> Option<String> {
+fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
     let live = session.live.as_mut()?;
     let id = live
         .tabs
@@ -228,7 +228,7 @@ fn activate(session: &mut Session, target_id: &str) -> Option<String> {
 }
 
 /// A tab by index digits or id; NO_MATCH if there is none.
-fn find_tab(session: &Session, target: &str, verb: &str) -> Result<Tab, ToolError> {
+fn find_tab(session: &ToolSession, target: &str, verb: &str) -> Result<Tab, ToolError> {
     let tabs = session.live.as_ref().map_or(&[][..], |live| &live.tabs[..]);
     let found = if target.bytes().all(|byte| byte.is_ascii_digit()) && !target.is_empty() {
         target
@@ -250,7 +250,7 @@ fn no_page(verb: &str, target: &str, open: usize) -> ToolError {
         format!("with id {target:?}")
     };
     ToolError::new(
-        ErrorCode::NoMatch,
+        ToolErrorCode::NoMatch,
         format!("{verb}: no page {what} ({open} open)"),
     )
     .with_hint("list the tabs with browser_page list")

@@ -291,7 +291,7 @@ fn trace_and_state_name_patterns() {
 
 #[test]
 fn status_before_launch_has_null_browser_fields() {
-    let session = Session::new(Config::default());
+    let session = ToolSession::new(Config::default());
     let status = status::status_json(&session);
     assert_eq!(status["ready"], json!(false));
     assert_eq!(status["browser"], Value::Null);
@@ -443,7 +443,7 @@ fn enum_arguments_advertise_their_rust_enums_values() {
 
 #[test]
 fn a_tool_without_cross_argument_rules_checks_nothing() {
-    let session = Session::new(Config::default());
+    let session = ToolSession::new(Config::default());
     for decl in [&input::CLICK, &read::FIND, &status::STATUS] {
         let valid = validate(decl, Some(&minimal_arguments(decl)), &DEFAULTS);
         let Ok(valid) = valid else {

@@ -13,7 +13,7 @@ use serde_json::json;
 
 use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 
 /// `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`: bare, no path, no leading dot.
 pub(crate) static TRACE_NAME: Pattern = Pattern {
@@ -155,7 +155,7 @@ pub(crate) async fn trace(
             if args.zip {
                 let zip = crate::dispatch::trace::write_zip(&recording).map_err(|reason| {
                     ToolError::new(
-                        ErrorCode::DriverError,
+                        ToolErrorCode::DriverError,
                         format!("trace stop: cannot write the zip: {reason}"),
                     )
                     .with_hint("the trace directory is complete; zip it by hand or retry")
@@ -181,7 +181,7 @@ pub(crate) async fn trace(
 
 fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
     ToolError::new(
-        ErrorCode::DriverError,
+        ToolErrorCode::DriverError,
         format!("{verb}: cannot write {}: {err}", path.display()),
     )
     .with_hint("check that CHROMATE_TRACE_DIR (or the artifacts directory) is writable")
@@ -189,7 +189,7 @@ fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
 }
 
 fn state_invalid(message: String, hint: &str, reason: &str) -> ToolError {
-    ToolError::new(ErrorCode::StateInvalid, message)
+    ToolError::new(ToolErrorCode::StateInvalid, message)
         .with_hint(hint)
         .with_detail(json!({ "reason": reason }))
 }
