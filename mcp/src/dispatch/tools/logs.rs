@@ -41,17 +41,35 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
             "Comma list: console,error,request,response,requestfailed,download",
         )
         .max_len(64),
-        Arg::one_of(
-            "level",
-            "Minimum level",
-            &["debug", "info", "warn", "error"],
-        ),
+        Arg::one_of("level", "Minimum level", LogsLevel::VALUES),
         Arg::string("contains", "Substring of text or url (any case)").max_len(512),
         Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
         Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
         TIMEOUT,
     ],
 };
+
+arg_enum! {
+    /// browser_logs `level`.
+    pub(crate) enum LogsLevel {
+        Debug = "debug",
+        Info = "info",
+        Warn = "warn",
+        Error = "error",
+    }
+}
+
+impl LogsLevel {
+    /// The engine's level.
+    fn engine(self) -> chromate::LogLevel {
+        match self {
+            LogsLevel::Debug => chromate::LogLevel::Debug,
+            LogsLevel::Info => chromate::LogLevel::Info,
+            LogsLevel::Warn => chromate::LogLevel::Warn,
+            LogsLevel::Error => chromate::LogLevel::Error,
+        }
+    }
+}
 
 arg_enum! {
     /// browser_logs `action`.
@@ -67,7 +85,7 @@ arg_enum! {
 pub(crate) struct LogsArgs {
     pub(crate) action: LogsAction,
     pub(crate) kind: Option<String>,
-    pub(crate) level: Option<String>,
+    pub(crate) level: Option<LogsLevel>,
     pub(crate) contains: Option<String>,
     pub(crate) since: Option<u64>,
     pub(crate) limit: u64,
@@ -107,7 +125,7 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
 /// The engine filter of the `kind`, `level` and `contains` arguments.
 pub(crate) fn filter_of(
     kind: Option<&str>,
-    level: Option<&str>,
+    level: Option<LogsLevel>,
     contains: Option<&str>,
 ) -> Result<chromate::LogFilter, ToolError> {
     let kinds = match kind {
@@ -119,7 +137,7 @@ pub(crate) fn filter_of(
     };
     Ok(chromate::LogFilter {
         kinds,
-        level: level.and_then(chromate::LogLevel::parse),
+        level: level.map(LogsLevel::engine),
         contains: contains.map(str::to_owned),
     })
 }
@@ -199,11 +217,7 @@ pub(crate) async fn logs(
 ) -> Result<ToolOutput, ToolError> {
     // New tabs (popups) get their `p<N>` before their entries are shown.
     ctx.session.sync_tabs();
-    let filter = filter_of(
-        args.kind.as_deref(),
-        args.level.as_deref(),
-        args.contains.as_deref(),
-    )?;
+    let filter = filter_of(args.kind.as_deref(), args.level, args.contains.as_deref())?;
     let since = args.since.unwrap_or(0);
     let journal = ctx.session.journal.log.clone();
     let capturing = ctx.session.journal.capturing();
@@ -234,9 +248,10 @@ pub(crate) async fn logs(
                 "cursor": journal.cursor(),
                 "since": since,
             });
+            let level = args.level.map(|level| level.as_str().to_owned());
             for (key, value) in [
                 ("kind", &args.kind),
-                ("level", &args.level),
+                ("level", &level),
                 ("contains", &args.contains),
             ] {
                 if let Some(value) = value {

@@ -70,7 +70,7 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
 };
 
 arg_enum! {
-    /// audit_url `wait_until`.
+    /// qa_audit_url `wait_until`.
     pub(crate) enum AuditWaitUntil {
         Load = "load",
         DomContentLoaded = "domcontentloaded",
@@ -242,7 +242,7 @@ pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
 };
 
 arg_enum! {
-    /// runtime_errors `source`.
+    /// qa_get_runtime_errors `source`.
     pub(crate) enum ErrorsSource {
         Console = "console",
         PageError = "pageerror",
@@ -252,7 +252,7 @@ arg_enum! {
 }
 
 arg_enum! {
-    /// runtime_errors `min_severity`.
+    /// qa_get_runtime_errors `min_severity`.
     pub(crate) enum MinSeverity {
         Info = "info",
         Warning = "warning",

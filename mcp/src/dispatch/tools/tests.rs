@@ -420,11 +420,19 @@ fn enum_arguments_advertise_their_rust_enums_values() {
         ("browser_state", "action", state::StateAction::VALUES),
         ("browser_trace", "action", trace::TraceAction::VALUES),
         ("browser_logs", "action", logs::LogsAction::VALUES),
+        ("browser_logs", "level", logs::LogsLevel::VALUES),
         ("browser_batch", "observe", batch::BatchObserve::VALUES),
         ("browser_a11y", "min_impact", snapshot::MinImpact::VALUES),
+        ("qa_audit_url", "wait_until", qa::AuditWaitUntil::VALUES),
+        ("qa_get_runtime_errors", "source", qa::ErrorsSource::VALUES),
+        (
+            "qa_get_runtime_errors",
+            "min_severity",
+            qa::MinSeverity::VALUES,
+        ),
     ];
     for (tool, argument, values) in cases {
-        let decl = find(tool).unwrap_or_else(|| panic!("no tool {tool}"));
+        let decl = find_any(tool).unwrap_or_else(|| panic!("no tool {tool}"));
         let listed =
             tool_json(decl, &DEFAULTS)["inputSchema"]["properties"][argument]["enum"].clone();
         assert_eq!(listed, json!(values), "{tool} {argument}");
