@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
 use crate::dispatch::session::ToolSession;
@@ -33,24 +33,7 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: true,
     cli: Cli::new("batch", &[Slot::arg("steps")]),
-    args: &[
-        Arg::kind(
-            "steps",
-            "{tool, arguments} per call",
-            Kind::Steps {
-                min_items: 1,
-                max_items: 25,
-            },
-        )
-        .required(),
-        Arg::boolean("continue_on_error", "Run later steps after a failure"),
-        Arg::one_of(
-            "observe",
-            "Final observation: diff or page identity",
-            BatchObserve::VALUES,
-        )
-        .default_str("delta"),
-    ],
+    args: BatchArgs::ARGS,
 };
 
 arg_enum! {
@@ -61,14 +44,28 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct BatchArgs {
-    pub(crate) steps: Vec<Step>,
-    #[serde(default)]
-    pub(crate) continue_on_error: bool,
-    #[allow(dead_code)] // `page` needs the engine's page identity.
-    pub(crate) observe: BatchObserve,
+tool_args! {
+    /// The arguments of browser_batch, in schema order.
+    pub(crate) struct BatchArgs {
+        steps: Vec<Step> = Arg::kind(
+            "steps",
+            "{tool, arguments} per call",
+            Kind::Steps {
+                min_items: 1,
+                max_items: 25,
+            },
+        )
+        .required(),
+        #[serde(default)]
+        continue_on_error: bool = Arg::boolean("continue_on_error", "Run later steps after a failure"),
+        #[allow(dead_code)] // `page` needs the engine's page identity.
+        observe: BatchObserve = Arg::one_of(
+            "observe",
+            "Final observation: diff or page identity",
+            BatchObserve::VALUES,
+        )
+        .default_str("delta"),
+    }
 }
 
 /// One validated step.

@@ -6,10 +6,9 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolErrorCode, ToolOutput};
 
@@ -21,20 +20,18 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: true,
     cli: Cli::new("eval", &[Slot::arg("js")]).file("js"),
-    args: &[
-        Arg::string("js", "Expression or function body; promises are awaited")
+    args: EvalArgs::ARGS,
+};
+
+tool_args! {
+    /// The arguments of browser_advanced_eval, in schema order.
+    pub(crate) struct EvalArgs {
+        js: String = Arg::string("js", "Expression or function body; promises are awaited")
             .min_len(1)
             .max_len(32768)
             .required(),
-        TIMEOUT,
-    ],
-};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EvalArgs {
-    pub(crate) js: String,
-    pub(crate) timeout_ms: u64,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 /// Results beyond this many bytes of JSON are returned as a preview (§11.5).

@@ -8,10 +8,9 @@
 //! call, the result shape. Key-name parsing (§9.6), waiting and fences
 //! belong to the engine.
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{act, echo_of, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::ToolSession;
@@ -75,7 +74,7 @@ pub(crate) const CLICK: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("click", &[Slot::arg("selector")]),
-    args: &[SELECTOR, Arg::boolean("double", "Double-click"), TIMEOUT],
+    args: ClickArgs::ARGS,
 };
 
 pub(crate) const FILL: ToolDecl = ToolDecl {
@@ -86,12 +85,7 @@ pub(crate) const FILL: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("fill", &[Slot::arg("selector"), Slot::arg("value")]),
-    args: &[
-        SELECTOR,
-        Arg::string("value", "New content (\"\" clears)").required(),
-        Arg::boolean("submit", "Press Enter afterwards"),
-        TIMEOUT,
-    ],
+    args: FillArgs::ARGS,
 };
 
 pub(crate) const TYPE: ToolDecl = ToolDecl {
@@ -102,7 +96,7 @@ pub(crate) const TYPE: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("type", &[Slot::arg("text")]),
-    args: &[Arg::string("text", "Text to type").required()],
+    args: TypeArgs::ARGS,
 };
 
 pub(crate) const ELEMENT: ToolDecl = ToolDecl {
@@ -120,12 +114,7 @@ pub(crate) const ELEMENT: ToolDecl = ToolDecl {
             Slot::arg("value"),
         ],
     ),
-    args: &[
-        Arg::one_of("action", "What to do", ElementAction::VALUES).required(),
-        SELECTOR,
-        Arg::string("value", "Option value or label (select)"),
-        TIMEOUT,
-    ],
+    args: ElementArgs::ARGS,
 };
 
 pub(crate) const PRESS: ToolDecl = ToolDecl {
@@ -136,14 +125,7 @@ pub(crate) const PRESS: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("press", &[Slot::arg("key")]),
-    args: &[
-        Arg::string("key", "Key or chord: a, Enter, Control+A")
-            .min_len(1)
-            .max_len(64)
-            .required(),
-        SELECTOR_OPT,
-        TIMEOUT,
-    ],
+    args: PressArgs::ARGS,
 };
 
 pub(crate) const KEY: ToolDecl = ToolDecl {
@@ -154,15 +136,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("key", &[Slot::arg("action"), Slot::arg("key")]),
-    args: &[
-        Arg::one_of("action", "press, hold down, or release", KeyAction::VALUES).required(),
-        Arg::string("key", "One key: Shift, a, Enter")
-            .min_len(1)
-            .max_len(64)
-            .required(),
-        SELECTOR_OPT,
-        TIMEOUT,
-    ],
+    args: KeyArgs::ARGS,
 };
 
 const COORDINATE_MAX: f64 = 100_000.0;
@@ -178,16 +152,7 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
         "mouse",
         &[Slot::arg("action"), Slot::arg("x"), Slot::arg("y")],
     ),
-    args: &[
-        Arg::one_of("action", "Mouse action", MouseAction::VALUES).required(),
-        SELECTOR_OPT,
-        Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
-        Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
-        Arg::one_of("button", "Mouse button", Button::VALUES).default_str("left"),
-        Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
-        Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
-        TIMEOUT,
-    ],
+    args: MouseArgs::ARGS,
 };
 
 pub(crate) const HOVER: ToolDecl = ToolDecl {
@@ -198,7 +163,7 @@ pub(crate) const HOVER: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("hover", &[Slot::arg("selector")]),
-    args: &[SELECTOR, TIMEOUT],
+    args: HoverArgs::ARGS,
 };
 
 pub(crate) const UPLOAD: ToolDecl = ToolDecl {
@@ -209,21 +174,7 @@ pub(crate) const UPLOAD: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("upload", &[Slot::arg("selector"), Slot::arg("files")]),
-    args: &[
-        SELECTOR,
-        Arg::kind(
-            "files",
-            "Local paths (relative to server cwd)",
-            Kind::StrList {
-                min_items: 1,
-                max_items: 10,
-                item_min_len: 1,
-                item_max_len: 4096,
-            },
-        )
-        .required(),
-        TIMEOUT,
-    ],
+    args: UploadArgs::ARGS,
 };
 
 pub(crate) const DIALOG: ToolDecl = ToolDecl {
@@ -234,96 +185,119 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("dialog", &[Slot::arg("action"), Slot::arg("text")]),
-    args: &[
-        Arg::one_of("action", "What to do", DialogAction::VALUES).required(),
-        Arg::string("text", "Prompt answer (accept only)"),
-    ],
+    args: DialogArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ClickArgs {
-    pub(crate) selector: String,
-    #[serde(default)]
-    pub(crate) double: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_click, in schema order.
+    pub(crate) struct ClickArgs {
+        selector: String = SELECTOR,
+        #[serde(default)]
+        double: bool = Arg::boolean("double", "Double-click"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FillArgs {
-    pub(crate) selector: String,
-    pub(crate) value: String,
-    #[serde(default)]
-    pub(crate) submit: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_fill, in schema order.
+    pub(crate) struct FillArgs {
+        selector: String = SELECTOR,
+        value: String = Arg::string("value", "New content (\"\" clears)").required(),
+        #[serde(default)]
+        submit: bool = Arg::boolean("submit", "Press Enter afterwards"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TypeArgs {
-    pub(crate) text: String,
+tool_args! {
+    /// The arguments of browser_type, in schema order.
+    pub(crate) struct TypeArgs {
+        text: String = Arg::string("text", "Text to type").required(),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ElementArgs {
-    pub(crate) action: ElementAction,
-    pub(crate) selector: String,
-    pub(crate) value: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_element, in schema order.
+    pub(crate) struct ElementArgs {
+        action: ElementAction = Arg::one_of("action", "What to do", ElementAction::VALUES).required(),
+        selector: String = SELECTOR,
+        value: Option<String> = Arg::string("value", "Option value or label (select)"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PressArgs {
-    pub(crate) key: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_press, in schema order.
+    pub(crate) struct PressArgs {
+        key: String = Arg::string("key", "Key or chord: a, Enter, Control+A")
+            .min_len(1)
+            .max_len(64)
+            .required(),
+        selector: Option<String> = SELECTOR_OPT,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct KeyArgs {
-    pub(crate) action: KeyAction,
-    pub(crate) key: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_key, in schema order.
+    pub(crate) struct KeyArgs {
+        action: KeyAction = Arg::one_of("action", "press, hold down, or release", KeyAction::VALUES).required(),
+        key: String = Arg::string("key", "One key: Shift, a, Enter")
+            .min_len(1)
+            .max_len(64)
+            .required(),
+        selector: Option<String> = SELECTOR_OPT,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct MouseArgs {
-    pub(crate) action: MouseAction,
-    pub(crate) selector: Option<String>,
-    pub(crate) x: Option<f64>,
-    pub(crate) y: Option<f64>,
-    pub(crate) button: Button,
-    pub(crate) delta_x: f64,
-    pub(crate) delta_y: f64,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_mouse, in schema order.
+    pub(crate) struct MouseArgs {
+        action: MouseAction = Arg::one_of("action", "Mouse action", MouseAction::VALUES).required(),
+        selector: Option<String> = SELECTOR_OPT,
+        x: Option<f64> = Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
+        y: Option<f64> = Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
+        button: Button = Arg::one_of("button", "Mouse button", Button::VALUES).default_str("left"),
+        delta_x: f64 = Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
+        delta_y: f64 = Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct HoverArgs {
-    pub(crate) selector: String,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_hover, in schema order.
+    pub(crate) struct HoverArgs {
+        selector: String = SELECTOR,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct UploadArgs {
-    pub(crate) selector: String,
-    pub(crate) files: Vec<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_upload, in schema order.
+    pub(crate) struct UploadArgs {
+        selector: String = SELECTOR,
+        files: Vec<String> = Arg::kind(
+            "files",
+            "Local paths (relative to server cwd)",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 10,
+                item_min_len: 1,
+                item_max_len: 4096,
+            },
+        )
+        .required(),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DialogArgs {
-    pub(crate) action: DialogAction,
-    pub(crate) text: Option<String>,
+tool_args! {
+    /// The arguments of browser_dialog, in schema order.
+    pub(crate) struct DialogArgs {
+        action: DialogAction = Arg::one_of("action", "What to do", DialogAction::VALUES).required(),
+        text: Option<String> = Arg::string("text", "Prompt answer (accept only)"),
+    }
 }
 
 pub(crate) fn check_element(args: &ElementArgs, _session: &ToolSession) -> Result<(), ToolError> {

@@ -8,10 +8,11 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
+};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::ToolSession;
@@ -34,19 +35,7 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     hints: Hints::L,
     observes: false,
     cli: Cli::new("logs", &[Slot::arg("action")]),
-    args: &[
-        Arg::one_of("action", "What to do", LogsAction::VALUES).default_str("list"),
-        Arg::string(
-            "kind",
-            "Comma list: console,error,request,response,requestfailed,download",
-        )
-        .max_len(64),
-        Arg::one_of("level", "Minimum level", LogsLevel::VALUES),
-        Arg::string("contains", "Substring of text or url (any case)").max_len(512),
-        Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
-        Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
-        TIMEOUT,
-    ],
+    args: LogsArgs::ARGS,
 };
 
 arg_enum! {
@@ -80,16 +69,21 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LogsArgs {
-    pub(crate) action: LogsAction,
-    pub(crate) kind: Option<String>,
-    pub(crate) level: Option<LogsLevel>,
-    pub(crate) contains: Option<String>,
-    pub(crate) since: Option<u64>,
-    pub(crate) limit: u64,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_logs, in schema order.
+    pub(crate) struct LogsArgs {
+        action: LogsAction = Arg::one_of("action", "What to do", LogsAction::VALUES).default_str("list"),
+        kind: Option<String> = Arg::string(
+            "kind",
+            "Comma list: console,error,request,response,requestfailed,download",
+        )
+        .max_len(64),
+        level: Option<LogsLevel> = Arg::one_of("level", "Minimum level", LogsLevel::VALUES),
+        contains: Option<String> = Arg::string("contains", "Substring of text or url (any case)").max_len(512),
+        since: Option<u64> = Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
+        limit: u64 = Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 pub(crate) fn check_logs(args: &LogsArgs, _session: &ToolSession) -> Result<(), ToolError> {

@@ -1,10 +1,9 @@
 //! browser_mock (§11.1): add, block, list, remove and clear over the session's mock table
 //! (`dispatch/mocks.rs`, which owns the table, glob matching and installing it).
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::mocks::{default_content_type, MockKind, MockRule};
@@ -26,18 +25,7 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
             Slot::arg("pattern"),
         ],
     ),
-    args: &[
-        Arg::one_of("action", "What to do", MockAction::VALUES).default_str("list"),
-        Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
-            .min_len(1)
-            .max_len(500),
-        Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
-        Arg::string("body", "Response body (add)").max_len(65536),
-        Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
-        Arg::string("id", "Mock id m<N> (remove)")
-            .min_len(1)
-            .max_len(128),
-    ],
+    args: MockArgs::ARGS,
 };
 
 arg_enum! {
@@ -51,15 +39,20 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct MockArgs {
-    pub(crate) action: MockAction,
-    pub(crate) pattern: Option<String>,
-    pub(crate) status: u16,
-    pub(crate) body: Option<String>,
-    pub(crate) content_type: Option<String>,
-    pub(crate) id: Option<String>,
+tool_args! {
+    /// The arguments of browser_mock, in schema order.
+    pub(crate) struct MockArgs {
+        action: MockAction = Arg::one_of("action", "What to do", MockAction::VALUES).default_str("list"),
+        pattern: Option<String> = Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
+            .min_len(1)
+            .max_len(500),
+        status: u16 = Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
+        body: Option<String> = Arg::string("body", "Response body (add)").max_len(65536),
+        content_type: Option<String> = Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
+        id: Option<String> = Arg::string("id", "Mock id m<N> (remove)")
+            .min_len(1)
+            .max_len(128),
+    }
 }
 
 pub(crate) fn check_mock(args: &MockArgs, _session: &ToolSession) -> Result<(), ToolError> {

@@ -8,9 +8,11 @@
 //! Does not own: validation itself (`schema.rs`), scheduling (`server.rs`)
 //! or result rendering (`error.rs`, `artifacts.rs`).
 //!
-//! Adding a tool: declare `pub(crate) const DECL: ToolDecl`, an args struct,
-//! the handler (and a `check` if the tool has cross-argument rules) in a group
-//! file, then add one line to `registry!` below.
+//! Adding a tool: in a group file, declare its arguments once with
+//! `tool_args!` (each field of the args struct beside its `Arg`), then
+//! `pub(crate) const DECL: ToolDecl` with `args: TheArgs::ARGS`, the handler
+//! (and a `check` if the tool has cross-argument rules); then add one line to
+//! `registry!` below.
 
 use serde_json::{json, Map, Value};
 
@@ -256,6 +258,13 @@ macro_rules! registry {
 
         /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
         pub(crate) const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
+
+        /// Each tool's name and the fields of its arguments struct, in order.
+        #[cfg(test)]
+        pub(crate) const FIELDS: &[(&str, &[&str])] = &[
+            $(($group2::$decl.name, $group::$args::FIELDS),)*
+            $(($agroup2::$adecl.name, $agroup::$aargs::FIELDS),)*
+        ];
 
         /// A validated call, with typed arguments.
         #[derive(Debug)]

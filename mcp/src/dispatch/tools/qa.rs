@@ -12,10 +12,11 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
+};
 use super::{cancelled_error, ToolContext};
 use crate::dispatch::audit::findings::Shot;
 use crate::dispatch::audit::{self, report, AuditRequest};
@@ -36,37 +37,7 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
     hints: Hints::S,
     observes: false,
     cli: Cli::new("audit", &[Slot::arg("url")]),
-    args: &[
-        Arg::string("url", "Absolute http(s) URL of the entry page")
-            .max_len(2048)
-            .required(),
-        Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
-            .default_int(IntDefault::Value(0)),
-        Arg::int("max_pages", "Audit at most this many pages", 1, 200)
-            .default_int(IntDefault::Value(20)),
-        Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
-        Arg::one_of(
-            "wait_until",
-            "When a page counts as loaded (then it settles until the network is quiet)",
-            AuditWaitUntil::VALUES,
-        )
-        .default_str("load"),
-        Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
-            .default_int(IntDefault::Value(120_000)),
-        Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
-        Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
-        Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
-        Arg::kind(
-            "allow_private",
-            "Origins (scheme://host[:port]) block_private_network lets through",
-            Kind::StrList {
-                min_items: 1,
-                max_items: 20,
-                item_min_len: 1,
-                item_max_len: 300,
-            },
-        ),
-    ],
+    args: AuditArgs::ARGS,
 };
 
 arg_enum! {
@@ -78,22 +49,42 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AuditArgs {
-    pub(crate) url: String,
-    pub(crate) max_depth: u32,
-    pub(crate) max_pages: u32,
-    pub(crate) viewport: Option<String>,
-    pub(crate) wait_until: AuditWaitUntil,
-    pub(crate) timeout_ms: u64,
-    pub(crate) focus: Option<String>,
-    #[serde(default)]
-    pub(crate) include_screenshots: bool,
-    #[serde(default)]
-    pub(crate) block_private_network: bool,
-    #[serde(default)]
-    pub(crate) allow_private: Vec<String>,
+tool_args! {
+    /// The arguments of qa_audit_url, in schema order.
+    pub(crate) struct AuditArgs {
+        url: String = Arg::string("url", "Absolute http(s) URL of the entry page")
+            .max_len(2048)
+            .required(),
+        max_depth: u32 = Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
+            .default_int(IntDefault::Value(0)),
+        max_pages: u32 = Arg::int("max_pages", "Audit at most this many pages", 1, 200)
+            .default_int(IntDefault::Value(20)),
+        viewport: Option<String> = Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
+        wait_until: AuditWaitUntil = Arg::one_of(
+            "wait_until",
+            "When a page counts as loaded (then it settles until the network is quiet)",
+            AuditWaitUntil::VALUES,
+        )
+        .default_str("load"),
+        timeout_ms: u64 = Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
+            .default_int(IntDefault::Value(120_000)),
+        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        #[serde(default)]
+        include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
+        #[serde(default)]
+        block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        #[serde(default)]
+        allow_private: Vec<String> = Arg::kind(
+            "allow_private",
+            "Origins (scheme://host[:port]) block_private_network lets through",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+    }
 }
 
 /// `1280x800` → `(1280, 800)`; each side 1..=9999.
@@ -224,21 +215,7 @@ pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
     hints: Hints::T,
     observes: false,
     cli: Cli::new("errors", &[]),
-    args: &[
-        Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
-        Arg::one_of(
-            "source",
-            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
-            ErrorsSource::VALUES,
-        )
-        .default_str("all"),
-        Arg::one_of(
-            "min_severity",
-            "info (console.log and info too), warning, or error",
-            MinSeverity::VALUES,
-        )
-        .default_str("warning"),
-    ],
+    args: ErrorsArgs::ARGS,
 };
 
 arg_enum! {
@@ -260,12 +237,23 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ErrorsArgs {
-    pub(crate) clear: Option<bool>,
-    pub(crate) source: ErrorsSource,
-    pub(crate) min_severity: MinSeverity,
+tool_args! {
+    /// The arguments of qa_get_runtime_errors, in schema order.
+    pub(crate) struct ErrorsArgs {
+        clear: Option<bool> = Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
+        source: ErrorsSource = Arg::one_of(
+            "source",
+            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
+            ErrorsSource::VALUES,
+        )
+        .default_str("all"),
+        min_severity: MinSeverity = Arg::one_of(
+            "min_severity",
+            "info (console.log and info too), warning, or error",
+            MinSeverity::VALUES,
+        )
+        .default_str("warning"),
+    }
 }
 
 /// A severity of the channel, least first.

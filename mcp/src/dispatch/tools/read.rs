@@ -9,10 +9,11 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
+};
 use super::{
     cancelled_error, echo_of, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
 };
@@ -27,12 +28,7 @@ pub(crate) const FIND: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("find", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR,
-        Arg::boolean("all", "List all matches (paged)"),
-        Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
-        Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
-    ],
+    args: FindArgs::ARGS,
 };
 
 pub(crate) const EXISTS: ToolDecl = ToolDecl {
@@ -43,7 +39,7 @@ pub(crate) const EXISTS: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("exists", &[Slot::arg("selector")]),
-    args: &[SELECTOR],
+    args: ExistsArgs::ARGS,
 };
 
 arg_enum! {
@@ -121,15 +117,7 @@ pub(crate) const WAIT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("wait", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR_OPT,
-        Arg::one_of(
-            "state",
-            "Element state (=visible) or load state (=load)",
-            WaitState::VALUES,
-        ),
-        TIMEOUT,
-    ],
+    args: WaitArgs::ARGS,
 };
 
 pub(crate) const READ: ToolDecl = ToolDecl {
@@ -140,14 +128,7 @@ pub(crate) const READ: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("read", &[Slot::arg("selector")]),
-    args: &[
-        Arg::one_of("field", "What to read", ReadField::VALUES).default_str("text"),
-        Arg::string("selector", "Element (optional for text)").min_len(1),
-        Arg::string("name", "Attribute name (field=attr)")
-            .min_len(1)
-            .max_len(256),
-        Arg::one_of("what", "State to test (field=is)", ReadIs::VALUES),
-    ],
+    args: ReadArgs::ARGS,
 };
 
 pub(crate) const EXPECT: ToolDecl = ToolDecl {
@@ -158,39 +139,39 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("expect", &[Slot::arg("what"), Slot::arg("selector")]),
-    args: &[
-        Arg::one_of("what", "What to assert", ExpectWhat::VALUES).required(),
-        SELECTOR_OPT,
-        Arg::string("expected", "Exact value (text, url)"),
-        Arg::string("contains", "Substring (text, url)"),
-        Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
-        TIMEOUT,
-    ],
+    args: ExpectArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FindArgs {
-    pub(crate) selector: String,
-    #[serde(default)]
-    pub(crate) all: bool,
-    pub(crate) limit: u64,
-    #[serde(default)]
-    pub(crate) offset: u64,
+tool_args! {
+    /// The arguments of browser_find, in schema order.
+    pub(crate) struct FindArgs {
+        selector: String = SELECTOR,
+        #[serde(default)]
+        all: bool = Arg::boolean("all", "List all matches (paged)"),
+        limit: u64 = Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
+        #[serde(default)]
+        offset: u64 = Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExistsArgs {
-    pub(crate) selector: String,
+tool_args! {
+    /// The arguments of browser_exists, in schema order.
+    pub(crate) struct ExistsArgs {
+        selector: String = SELECTOR,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WaitArgs {
-    pub(crate) selector: Option<String>,
-    pub(crate) state: Option<WaitState>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_wait, in schema order.
+    pub(crate) struct WaitArgs {
+        selector: Option<String> = SELECTOR_OPT,
+        state: Option<WaitState> = Arg::one_of(
+            "state",
+            "Element state (=visible) or load state (=load)",
+            WaitState::VALUES,
+        ),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 impl WaitArgs {
@@ -204,24 +185,28 @@ impl WaitArgs {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ReadArgs {
-    pub(crate) field: ReadField,
-    pub(crate) selector: Option<String>,
-    pub(crate) name: Option<String>,
-    pub(crate) what: Option<ReadIs>,
+tool_args! {
+    /// The arguments of browser_read, in schema order.
+    pub(crate) struct ReadArgs {
+        field: ReadField = Arg::one_of("field", "What to read", ReadField::VALUES).default_str("text"),
+        selector: Option<String> = Arg::string("selector", "Element (optional for text)").min_len(1),
+        name: Option<String> = Arg::string("name", "Attribute name (field=attr)")
+            .min_len(1)
+            .max_len(256),
+        what: Option<ReadIs> = Arg::one_of("what", "State to test (field=is)", ReadIs::VALUES),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExpectArgs {
-    pub(crate) what: ExpectWhat,
-    pub(crate) selector: Option<String>,
-    pub(crate) expected: Option<String>,
-    pub(crate) contains: Option<String>,
-    pub(crate) since: Option<u64>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_expect, in schema order.
+    pub(crate) struct ExpectArgs {
+        what: ExpectWhat = Arg::one_of("what", "What to assert", ExpectWhat::VALUES).required(),
+        selector: Option<String> = SELECTOR_OPT,
+        expected: Option<String> = Arg::string("expected", "Exact value (text, url)"),
+        contains: Option<String> = Arg::string("contains", "Substring (text, url)"),
+        since: Option<u64> = Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 pub(crate) fn check_wait(args: &WaitArgs, _session: &ToolSession) -> Result<(), ToolError> {

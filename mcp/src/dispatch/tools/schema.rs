@@ -36,6 +36,33 @@ macro_rules! arg_enum {
 }
 pub(crate) use arg_enum;
 
+/// Declares a tool's arguments once: each field of its typed arguments struct beside the
+/// [`Arg`] the schema and the validator are made from, in schema order. The struct decodes a
+/// validated map (unknown fields refused); `ARGS` goes into the tool's [`ToolDecl`]. A unit
+/// test checks each field is named as its argument.
+macro_rules! tool_args {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident {
+        $($(#[$fmeta:meta])* $field:ident : $ty:ty = $arg:expr,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        $vis struct $name {
+            $($(#[$fmeta])* pub(crate) $field: $ty,)*
+        }
+
+        impl $name {
+            /// The declared arguments, in schema order.
+            pub(crate) const ARGS: &'static [Arg] = &[$($arg),*];
+
+            /// The field names, in the same order.
+            #[cfg(test)]
+            pub(crate) const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+    };
+}
+pub(crate) use tool_args;
+
 /// Default `maxLength` of a string argument (§2).
 pub(crate) const DEFAULT_MAX_LEN: u32 = 8192;
 /// Largest integer a declaration may allow (2^53 - 1: exact in a double).

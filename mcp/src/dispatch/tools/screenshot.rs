@@ -7,10 +7,9 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::artifacts::WriteError;
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
@@ -24,20 +23,17 @@ pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     hints: Hints::S,
     observes: false,
     cli: Cli::new("screenshot", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR_OPT,
-        Arg::boolean("full_page", "Whole document (not with selector)"),
-        TIMEOUT,
-    ],
+    args: ScreenshotArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ScreenshotArgs {
-    pub(crate) selector: Option<String>,
-    #[serde(default)]
-    pub(crate) full_page: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_screenshot, in schema order.
+    pub(crate) struct ScreenshotArgs {
+        selector: Option<String> = SELECTOR_OPT,
+        #[serde(default)]
+        full_page: bool = Arg::boolean("full_page", "Whole document (not with selector)"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 pub(crate) fn check_screenshot(

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::ToolSession;
@@ -40,13 +40,7 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: false,
     cli: Cli::new("state", &[Slot::arg("action"), Slot::arg("name")]),
-    args: &[
-        Arg::one_of("action", "What to do", StateAction::VALUES).default_str("list"),
-        Arg::string("name", "State name (save, load)")
-            .max_len(64)
-            .pattern(&STATE_NAME),
-        Arg::boolean("session_storage", "Also save sessionStorage (save)"),
-    ],
+    args: StateArgs::ARGS,
 };
 
 arg_enum! {
@@ -58,13 +52,16 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct StateArgs {
-    pub(crate) action: StateAction,
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) session_storage: bool,
+tool_args! {
+    /// The arguments of browser_state, in schema order.
+    pub(crate) struct StateArgs {
+        action: StateAction = Arg::one_of("action", "What to do", StateAction::VALUES).default_str("list"),
+        name: Option<String> = Arg::string("name", "State name (save, load)")
+            .max_len(64)
+            .pattern(&STATE_NAME),
+        #[serde(default)]
+        session_storage: bool = Arg::boolean("session_storage", "Also save sessionStorage (save)"),
+    }
 }
 
 pub(crate) fn check_state(args: &StateArgs, _session: &ToolSession) -> Result<(), ToolError> {

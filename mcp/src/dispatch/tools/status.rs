@@ -3,10 +3,9 @@
 //! Owns the status result: the before-launch shape (`ready:false`, browser
 //! fields null) until a browser runs, then what the engine reports.
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Cli, Hints, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolOutput};
 use crate::dispatch::session::ToolSession;
@@ -19,12 +18,14 @@ pub(crate) const STATUS: ToolDecl = ToolDecl {
     hints: Hints::L,
     observes: false,
     cli: Cli::new("status", &[]),
-    args: &[],
+    args: StatusArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct StatusArgs {}
+tool_args! {
+    /// The arguments of browser_status, in schema order.
+    pub(crate) struct StatusArgs {
+    }
+}
 
 pub(crate) async fn status(
     ctx: &mut ToolContext<'_>,

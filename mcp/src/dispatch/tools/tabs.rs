@@ -4,10 +4,9 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::{Tab, ToolSession};
@@ -27,14 +26,7 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
             Slot::arg("target"),
         ],
     ),
-    args: &[
-        Arg::one_of("action", "Tab action", TabAction::VALUES).required(),
-        Arg::string("target", "Tab index or id (select, close)")
-            .min_len(1)
-            .max_len(128),
-        Arg::string("url", "URL to open (open)").max_len(2048),
-        NAV_TIMEOUT,
-    ],
+    args: PageArgs::ARGS,
 };
 
 arg_enum! {
@@ -47,13 +39,16 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PageArgs {
-    pub(crate) action: TabAction,
-    pub(crate) target: Option<String>,
-    pub(crate) url: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_page, in schema order.
+    pub(crate) struct PageArgs {
+        action: TabAction = Arg::one_of("action", "Tab action", TabAction::VALUES).required(),
+        target: Option<String> = Arg::string("target", "Tab index or id (select, close)")
+            .min_len(1)
+            .max_len(128),
+        url: Option<String> = Arg::string("url", "URL to open (open)").max_len(2048),
+        timeout_ms: u64 = NAV_TIMEOUT,
+    }
 }
 
 pub(crate) fn check_page(args: &PageArgs, _session: &ToolSession) -> Result<(), ToolError> {

@@ -481,3 +481,15 @@ fn a_located_selector_echoes_as_the_caller_wrote_it_and_a_bare_ref_as_ref() {
         assert_eq!(echo_of(&parsed(text)), echo(text), "{text}");
     }
 }
+
+/// `tool_args!` declares each argument beside its field: the field names are the schema's
+/// argument names, in the schema's order, for every tool.
+#[test]
+fn every_args_struct_field_is_named_as_its_declared_argument() {
+    assert_eq!(FIELDS.len(), TOOLS.len() + AUDIT_TOOLS.len());
+    for (name, fields) in FIELDS {
+        let decl = find_any(name).unwrap_or_else(|| panic!("no tool {name}"));
+        let args: Vec<&str> = decl.args.iter().map(|arg| arg.name).collect();
+        assert_eq!(args, *fields, "{name}");
+    }
+}

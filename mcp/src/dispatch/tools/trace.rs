@@ -8,10 +8,9 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 
@@ -37,14 +36,7 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     hints: Hints::T,
     observes: false,
     cli: Cli::new("trace", &[Slot::arg("action"), Slot::arg("name")]),
-    args: &[
-        Arg::one_of("action", "What to do", TraceAction::VALUES).default_str("status"),
-        Arg::string("name", "Name (start; default trace-<n>)")
-            .max_len(64)
-            .pattern(&TRACE_NAME),
-        Arg::boolean("zip", "Also write <name>.zip (stop)"),
-        Arg::boolean("no_screenshots", "Skip screenshots (start)"),
-    ],
+    args: TraceArgs::ARGS,
 };
 
 arg_enum! {
@@ -56,15 +48,18 @@ arg_enum! {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TraceArgs {
-    pub(crate) action: TraceAction,
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) zip: bool,
-    #[serde(default)]
-    pub(crate) no_screenshots: bool,
+tool_args! {
+    /// The arguments of browser_trace, in schema order.
+    pub(crate) struct TraceArgs {
+        action: TraceAction = Arg::one_of("action", "What to do", TraceAction::VALUES).default_str("status"),
+        name: Option<String> = Arg::string("name", "Name (start; default trace-<n>)")
+            .max_len(64)
+            .pattern(&TRACE_NAME),
+        #[serde(default)]
+        zip: bool = Arg::boolean("zip", "Also write <name>.zip (stop)"),
+        #[serde(default)]
+        no_screenshots: bool = Arg::boolean("no_screenshots", "Skip screenshots (start)"),
+    }
 }
 
 /// Whether `<root>/<name>` or `<root>/<name>.zip` is taken: anything there counts, a dangling
