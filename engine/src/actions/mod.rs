@@ -398,12 +398,31 @@ fn matched(answer: &Value) -> usize {
         .unwrap_or(0)
 }
 
-/// STALE_REF from a JS `stale-ref` answer.
+/// The `reason` of a `stale-ref` answer: the status `refs.lookup` (`engine/src/js/refs.js`)
+/// gave the ref.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum StaleRefReason {
+    /// Collected or disconnected.
+    Detached,
+    /// Now in another document.
+    Ambiguous,
+    /// Never minted in this world.
+    Unknown,
+}
+
+/// STALE_REF from a JS `stale-ref` answer. A `reason` the ref table does not give (or none)
+/// is the ref being unknown, as it always was.
 pub(crate) fn stale(answer: &Value) -> Error {
-    let reason = match answer.get("reason").and_then(Value::as_str) {
-        Some("detached") => StaleReason::Detached,
-        Some("ambiguous") => StaleReason::Ambiguous,
-        _ => StaleReason::UnknownRef,
+    let reason = answer
+        .get("reason")
+        .cloned()
+        .and_then(|reason| serde_json::from_value::<StaleRefReason>(reason).ok());
+    let reason = match reason {
+        Some(StaleRefReason::Detached) => StaleReason::Detached,
+        Some(StaleRefReason::Ambiguous) => StaleReason::Ambiguous,
+        Some(StaleRefReason::Unknown) | None => StaleReason::UnknownRef,
     };
     let n = answer.get("ref").and_then(Value::as_u64).unwrap_or(0);
     Error::StaleRef {

@@ -1,6 +1,7 @@
-//! The page script's answers and the Rust side agree: every `status` string
-//! `actionability.js` writes is a [`Status`], every [`Status`] is one it writes, and a status
-//! neither side knows is a DRIVER_ERROR naming it.
+//! The page scripts' answers and the Rust side agree: every `status` string
+//! `actionability.js` (and `locators.js`) writes is a [`Status`], every [`Status`] is one
+//! `actionability.js` writes, a status neither side knows is a DRIVER_ERROR naming it, and the
+//! stale-ref reasons are the ref table's statuses.
 
 use serde_json::json;
 
@@ -56,19 +57,9 @@ fn every_status() -> Vec<Status> {
     all
 }
 
-/// The strings the script writes as `status: "…"`.
+/// The strings `actionability.js` writes as `status: "…"`.
 fn script_statuses() -> Vec<String> {
-    let script = crate::js::ACTIONABILITY;
-    let mut found: Vec<String> = script
-        .match_indices("status: \"")
-        .filter_map(|(at, key)| {
-            let rest = &script[at + key.len()..];
-            rest.find('"').map(|end| rest[..end].to_owned())
-        })
-        .collect();
-    found.sort();
-    found.dedup();
-    found
+    statuses_in(crate::js::ACTIONABILITY)
 }
 
 #[test]
@@ -113,5 +104,66 @@ fn an_unknown_status_is_a_driver_error_naming_it() {
     assert_eq!(
         err.to_string(),
         "actionability.find answered with an unknown status \"\""
+    );
+}
+
+/// The quoted strings a script writes as `status: "…"`.
+fn statuses_in(script: &str) -> Vec<String> {
+    let mut found: Vec<String> = script
+        .match_indices("status: \"")
+        .filter_map(|(at, key)| {
+            let rest = &script[at + key.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
+#[test]
+fn every_status_locators_suggest_writes_decodes() {
+    let found = statuses_in(crate::js::LOCATORS);
+    assert!(found.contains(&"no-match".to_owned()), "{found:?}");
+    for text in &found {
+        assert!(
+            status("locators.suggest", &json!({ "status": text })).is_ok(),
+            "locators.js writes status {text:?}, which Status does not know"
+        );
+    }
+}
+
+#[test]
+fn a_stale_ref_reason_is_one_the_ref_table_gives() {
+    use super::{stale, StaleRefReason};
+    use crate::error::StaleReason;
+    let found = statuses_in(crate::js::REFS);
+    assert_eq!(found, ["ambiguous", "detached", "ok", "unknown"]);
+    for reason in [
+        StaleRefReason::Detached,
+        StaleRefReason::Ambiguous,
+        StaleRefReason::Unknown,
+    ] {
+        let text = serde_json::to_value(reason).unwrap_or_default();
+        assert!(
+            found.iter().any(|f| json!(f) == text),
+            "{reason:?} ({text}) is not a status of refs.js"
+        );
+    }
+    let reason_of = |answer: serde_json::Value| match stale(&answer) {
+        Error::StaleRef { reason, .. } => Some(reason),
+        _ => None,
+    };
+    assert_eq!(
+        reason_of(json!({ "status": "stale-ref", "ref": 3, "reason": "detached" })),
+        Some(StaleReason::Detached)
+    );
+    assert_eq!(
+        reason_of(json!({ "status": "stale-ref", "ref": 3, "reason": "ambiguous" })),
+        Some(StaleReason::Ambiguous)
+    );
+    assert_eq!(
+        reason_of(json!({ "status": "stale-ref", "ref": 3, "reason": "unknown" })),
+        Some(StaleReason::UnknownRef)
     );
 }
