@@ -27,9 +27,8 @@ pub fn median_ms(samples: &mut [std::time::Duration]) -> f64 {
 /// The fixture server of `tests/fixtures/pages/` on its own thread, as a chromate error if it
 /// cannot start (benches that drive the engine return `chromate::Result`).
 pub fn fixture_server() -> chromate::Result<chromate_tests::FixtureServer> {
-    chromate_tests::FixtureServer::start_detached().map_err(|e| chromate::Error::InvalidArgument {
-        message: format!("start the fixture server: {e}"),
-    })
+    chromate_tests::FixtureServer::start_detached()
+        .map_err(|e| chromate::Error::invalid_argument(format!("start the fixture server: {e}")))
 }
 
 /// The `chromate` binary next to this bench (`target/<profile>/chromate`), or what to build.

@@ -428,9 +428,10 @@ fn run_error(answer: &Value, scope: &str) -> Error {
                 .and_then(Value::as_array)
                 .map(|ids| ids.iter().filter_map(Value::as_str).collect())
                 .unwrap_or_default();
-            Error::InvalidArgument {
-                message: format!("a11y: unknown axe rule id {}", ids.join(", ")),
-            }
+            Error::invalid_argument_of(
+                "rules",
+                format!("a11y: unknown axe rule id {}", ids.join(", ")),
+            )
         }
         "no-match" => Error::NoMatch {
             verb: "a11y".into(),

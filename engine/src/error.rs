@@ -2,89 +2,94 @@
 //!
 //! Every failure of the engine is one variant carrying its context (selector, timeout, CDP
 //! method, URL...). The code of a variant is API: codes are never renamed, only added, and their
-//! strings come from one table ([`ErrorCode::ALL`]) so `as_str` and parsing cannot drift apart.
-//! The MCP layer maps these one to one onto the public codes of the contract.
+//! strings come from one table (the `error_codes!` declaration behind [`ErrorCode::ALL`]) so
+//! `as_str` and parsing cannot drift apart. The MCP layer maps these one to one onto the public
+//! codes of the contract, and a test there checks that no engine code falls back.
 
 use std::time::Duration;
 
-/// A stable, machine-readable error code.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-#[non_exhaustive]
-pub enum ErrorCode {
-    /// Nothing matched the selector at the first check.
-    NoMatch,
-    /// Matches existed but none became visible in time.
-    TimeoutWaitingVisible,
-    /// The element never reached the required state (enabled, editable, unobscured...).
-    TimeoutWaitingState,
-    /// A navigation or load state was not reached in time.
-    TimeoutWaitingLoad,
-    /// Any other wait ran out of time.
-    Timeout,
-    /// An assertion did not hold.
-    ExpectMismatch,
-    /// Page script threw.
-    EvalThrew,
-    /// A script result could not be returned as JSON.
-    EvalBadArg,
-    /// The caller passed something unusable.
-    InvalidArgument,
-    /// The call cannot run in the current state (a dialog is open, nothing to answer...).
-    StateInvalid,
-    /// A bare `eN` that was never issued.
-    BareRef,
-    /// A ref that no longer names exactly one live element.
-    StaleRef,
-    /// The target cannot take text.
-    NotEditable,
-    /// The main document failed at network level or was blocked.
-    NavigationFailed,
-    /// No browser could be found, started or reached.
-    BrowserUnavailable,
-    /// A protocol or transport failure, or the browser went away.
-    DriverError,
-    /// The browser lacks a protocol method the call needs.
-    Unsupported,
+/// Declares [`ErrorCode`] from one table: each code's variant, wire string and meaning. The
+/// MCP crate declares its public codes with a macro of the same form, so the two tables read
+/// alike and a test there checks every engine code is one of its codes.
+macro_rules! error_codes {
+    ($($variant:ident => $text:literal, when: $when:literal;)*) => {
+        /// A stable, machine-readable error code.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+        #[non_exhaustive]
+        pub enum ErrorCode {
+            $(
+                #[doc = $when]
+                $variant,
+            )*
+        }
+
+        impl ErrorCode {
+            /// Every code, in table order: the single source for `as_str` and `parse`.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+
+            /// The code's stable string (`NO_MATCH`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $text,)*
+                }
+            }
+
+            /// The code for a string, if it is one; the inverse of [`ErrorCode::as_str`].
+            pub fn parse(text: &str) -> Option<Self> {
+                match text {
+                    $($text => Some(ErrorCode::$variant),)*
+                    _ => None,
+                }
+            }
+
+            /// When the code is used.
+            pub fn when(self) -> &'static str {
+                match self {
+                    $(ErrorCode::$variant => $when,)*
+                }
+            }
+        }
+    };
+}
+
+error_codes! {
+    NoMatch => "NO_MATCH",
+        when: "Nothing matched the selector at the first check.";
+    TimeoutWaitingVisible => "TIMEOUT_WAITING_VISIBLE",
+        when: "Matches existed but none became visible in time.";
+    TimeoutWaitingState => "TIMEOUT_WAITING_STATE",
+        when: "The element never reached the required state (enabled, editable, unobscured...).";
+    TimeoutWaitingLoad => "TIMEOUT_WAITING_LOAD",
+        when: "A navigation or load state was not reached in time.";
+    Timeout => "TIMEOUT",
+        when: "Any other wait ran out of time.";
+    ExpectMismatch => "EXPECT_MISMATCH",
+        when: "An assertion did not hold.";
+    EvalThrew => "EVAL_THREW",
+        when: "Page script threw.";
+    EvalBadArg => "EVAL_BAD_ARG",
+        when: "A script result could not be returned as JSON.";
+    InvalidArgument => "INVALID_ARGUMENT",
+        when: "The caller passed something unusable.";
+    StateInvalid => "STATE_INVALID",
+        when: "The call cannot run in the current state (a dialog is open, nothing to answer...).";
+    BareRef => "BARE_REF",
+        when: "A bare `eN` that was never issued.";
+    StaleRef => "STALE_REF",
+        when: "A ref that no longer names exactly one live element.";
+    NotEditable => "NOT_EDITABLE",
+        when: "The target cannot take text.";
+    NavigationFailed => "NAVIGATION_FAILED",
+        when: "The main document failed at network level or was blocked.";
+    BrowserUnavailable => "BROWSER_UNAVAILABLE",
+        when: "No browser could be found, started or reached.";
+    DriverError => "DRIVER_ERROR",
+        when: "A protocol or transport failure, or the browser went away.";
+    Unsupported => "UNSUPPORTED",
+        when: "The browser lacks a protocol method the call needs.";
 }
 
 impl ErrorCode {
-    /// Every code with its string, the single source for `as_str` and `parse`.
-    pub const ALL: &'static [(ErrorCode, &'static str)] = &[
-        (ErrorCode::NoMatch, "NO_MATCH"),
-        (ErrorCode::TimeoutWaitingVisible, "TIMEOUT_WAITING_VISIBLE"),
-        (ErrorCode::TimeoutWaitingState, "TIMEOUT_WAITING_STATE"),
-        (ErrorCode::TimeoutWaitingLoad, "TIMEOUT_WAITING_LOAD"),
-        (ErrorCode::Timeout, "TIMEOUT"),
-        (ErrorCode::ExpectMismatch, "EXPECT_MISMATCH"),
-        (ErrorCode::EvalThrew, "EVAL_THREW"),
-        (ErrorCode::EvalBadArg, "EVAL_BAD_ARG"),
-        (ErrorCode::InvalidArgument, "INVALID_ARGUMENT"),
-        (ErrorCode::StateInvalid, "STATE_INVALID"),
-        (ErrorCode::BareRef, "BARE_REF"),
-        (ErrorCode::StaleRef, "STALE_REF"),
-        (ErrorCode::NotEditable, "NOT_EDITABLE"),
-        (ErrorCode::NavigationFailed, "NAVIGATION_FAILED"),
-        (ErrorCode::BrowserUnavailable, "BROWSER_UNAVAILABLE"),
-        (ErrorCode::DriverError, "DRIVER_ERROR"),
-        (ErrorCode::Unsupported, "UNSUPPORTED"),
-    ];
-
-    /// The code's stable string (`NO_MATCH`).
-    pub fn as_str(self) -> &'static str {
-        Self::ALL
-            .iter()
-            .find(|(code, _)| *code == self)
-            .map_or("DRIVER_ERROR", |(_, s)| s)
-    }
-
-    /// The code for a string, if it is one.
-    pub fn parse(text: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .find(|(_, s)| *s == text)
-            .map(|(code, _)| *code)
-    }
-
     /// Whether an auto-waiting action should keep polling after this error.
     pub fn is_retryable(self) -> bool {
         matches!(
@@ -97,6 +102,62 @@ impl ErrorCode {
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The first state an element did not reach before a [`Error::TimeoutWaitingState`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum UnmetState {
+    /// Enabled (not `disabled`, not `aria-disabled`).
+    Enabled,
+    /// Able to take text.
+    Editable,
+    /// Not covered at its action point.
+    Unobscured,
+    /// Not moving between two animation frames.
+    Stable,
+    /// Inside the viewport (`in the viewport`).
+    InViewport,
+    /// Visible (an `enabled` wait whose element stayed hidden).
+    Visible,
+    /// Hidden, or gone.
+    Hidden,
+    /// Gone from the document.
+    Detached,
+}
+
+impl UnmetState {
+    /// The words messages and the contract's `detail.state` use (`enabled`, `in the viewport`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnmetState::Enabled => "enabled",
+            UnmetState::Editable => "editable",
+            UnmetState::Unobscured => "unobscured",
+            UnmetState::Stable => "stable",
+            UnmetState::InViewport => "in the viewport",
+            UnmetState::Visible => "visible",
+            UnmetState::Hidden => "hidden",
+            UnmetState::Detached => "detached",
+        }
+    }
+}
+
+impl std::fmt::Display for UnmetState {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl PartialEq<str> for UnmetState {
+    fn eq(&self, other: &str) -> bool {
+        self.as_str() == other
+    }
+}
+
+impl PartialEq<&str> for UnmetState {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 
@@ -230,6 +291,15 @@ pub enum Error {
         #[source]
         source: serde_json::Error,
     },
+    /// A page script answered with a `status` chromate does not know: the two sides of a page
+    /// helper disagree, which is a bug of chromate's, never something to default.
+    #[error("{method} answered with an unknown status {status:?}")]
+    UnknownStatus {
+        /// The page function (`actionability.check`).
+        method: String,
+        /// The status it gave (empty when it gave none).
+        status: String,
+    },
     /// The main document failed to load at network level.
     #[error("navigation to {url} failed: {net_error}")]
     NavigationFailed {
@@ -275,6 +345,10 @@ pub enum Error {
     InvalidArgument {
         /// What is wrong, naming the argument.
         message: String,
+        /// The argument at fault, as the API names it (`selector`, `key`, `files`), when one is.
+        argument: Option<String>,
+        /// The values it takes, when there are few enough to list (`Shift`, `Control`, …).
+        allowed: Vec<String>,
     },
     /// The browser rejected a selector (`css=[`): chromate's reason in the message, the
     /// browser's own text beside it.
@@ -348,7 +422,7 @@ pub enum Error {
         /// The time it was given.
         timeout: Duration,
         /// The first unmet state: `enabled`, `editable`, `unobscured`, `hidden`, `detached`.
-        state: String,
+        state: UnmetState,
         /// What covers the element (`div#overlay.modal-backdrop`), for `unobscured`.
         obscured_by: Option<String>,
     },
@@ -470,6 +544,7 @@ impl Error {
             | Error::CommandTimeout { .. }
             | Error::ConnectionClosed { .. }
             | Error::Decode { .. }
+            | Error::UnknownStatus { .. }
             | Error::PageClosed
             | Error::Io { .. } => ErrorCode::DriverError,
             Error::NavigationFailed { .. } => ErrorCode::NavigationFailed,
@@ -535,6 +610,38 @@ impl Error {
         }
     }
 
+    /// [`Error::InvalidArgument`] that names no one argument.
+    pub fn invalid_argument(message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            message: message.into(),
+            argument: None,
+            allowed: Vec::new(),
+        }
+    }
+
+    /// [`Error::InvalidArgument`] about `argument`.
+    pub fn invalid_argument_of(argument: &str, message: impl Into<String>) -> Self {
+        Error::InvalidArgument {
+            message: message.into(),
+            argument: Some(argument.into()),
+            allowed: Vec::new(),
+        }
+    }
+
+    /// The same error with the values its argument takes (an [`Error::InvalidArgument`] only).
+    pub(crate) fn with_allowed<S: Into<String>>(self, values: impl IntoIterator<Item = S>) -> Self {
+        match self {
+            Error::InvalidArgument {
+                message, argument, ..
+            } => Error::InvalidArgument {
+                message,
+                argument,
+                allowed: values.into_iter().map(Into::into).collect(),
+            },
+            other => other,
+        }
+    }
+
     pub(crate) fn io(context: impl Into<String>, source: std::io::Error) -> Self {
         Error::Io {
             context: context.into(),
@@ -552,23 +659,70 @@ mod tests {
 
     #[test]
     fn every_code_round_trips_through_its_string() {
-        for (code, text) in ErrorCode::ALL {
-            assert_eq!(code.as_str(), *text);
-            assert_eq!(ErrorCode::parse(text), Some(*code));
+        assert_eq!(ErrorCode::ALL.len(), 17);
+        for code in ErrorCode::ALL {
+            assert_eq!(ErrorCode::parse(code.as_str()), Some(*code));
+            assert!(code.when().ends_with('.'), "{code}: {}", code.when());
         }
         assert_eq!(ErrorCode::parse("NOPE"), None);
+        assert_eq!(ErrorCode::DriverError.as_str(), "DRIVER_ERROR");
+        assert_eq!(
+            ErrorCode::TimeoutWaitingState.as_str(),
+            "TIMEOUT_WAITING_STATE"
+        );
     }
 
     #[test]
     fn only_waiting_codes_are_retryable() {
         let retryable: Vec<_> = ErrorCode::ALL
             .iter()
-            .filter(|(c, _)| c.is_retryable())
-            .map(|(_, s)| *s)
+            .filter(|c| c.is_retryable())
+            .map(|c| c.as_str())
             .collect();
         assert_eq!(
             retryable,
             ["TIMEOUT_WAITING_VISIBLE", "TIMEOUT_WAITING_STATE"]
+        );
+    }
+
+    #[test]
+    fn an_unmet_state_reads_as_the_words_it_always_had() {
+        let states = [
+            (UnmetState::Enabled, "enabled"),
+            (UnmetState::Editable, "editable"),
+            (UnmetState::Unobscured, "unobscured"),
+            (UnmetState::Stable, "stable"),
+            (UnmetState::InViewport, "in the viewport"),
+            (UnmetState::Visible, "visible"),
+            (UnmetState::Hidden, "hidden"),
+            (UnmetState::Detached, "detached"),
+        ];
+        for (state, text) in states {
+            assert_eq!(state.as_str(), text);
+            assert_eq!(state.to_string(), text);
+            assert!(state == *text);
+        }
+        let err = Error::TimeoutWaitingState {
+            verb: "click".into(),
+            selector: "css=#save".into(),
+            timeout: Duration::from_millis(300),
+            state: UnmetState::InViewport,
+            obscured_by: None,
+        };
+        assert_eq!(
+            err.to_string(),
+            "click: timed out after 300ms waiting for css=#save to become in the viewport"
+        );
+        let err = Error::TimeoutWaitingState {
+            verb: "click".into(),
+            selector: "css=#save".into(),
+            timeout: Duration::from_millis(300),
+            state: UnmetState::Unobscured,
+            obscured_by: Some("div#overlay".into()),
+        };
+        assert_eq!(
+            err.to_string(),
+            "click: timed out after 300ms waiting for css=#save to become unobscured (div#overlay covers it)"
         );
     }
 

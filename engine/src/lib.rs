@@ -52,8 +52,8 @@ pub use browser::{Browser, BrowserVersion, TargetInfo};
 pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
 pub use context::{BrowserContext, ContextOptions};
 pub use downloads::{DownloadLimit, DownloadOptions, DownloadState, DEFAULT_DOWNLOAD_LIMIT};
-pub use error::{Error, ErrorCode, Recovery, Result, StaleReason};
-pub use input::{Key, KeyChord, MouseButton};
+pub use error::{Error, ErrorCode, Recovery, Result, StaleReason, UnmetState};
+pub use input::{Key, KeyChord, Modifier, MouseButton};
 pub use intercept::{
     classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
     Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,

@@ -51,14 +51,40 @@ impl WaitUntil {
         }
     }
 
-    fn reached(self, lifecycle: &HashSet<String>, committed: bool) -> bool {
+    fn reached(self, lifecycle: &HashSet<Lifecycle>, committed: bool) -> bool {
         match self {
             WaitUntil::Commit => committed,
-            WaitUntil::DomContentLoaded => lifecycle.contains("DOMContentLoaded"),
-            WaitUntil::Load => lifecycle.contains("load"),
+            WaitUntil::DomContentLoaded => lifecycle.contains(&Lifecycle::DomContentLoaded),
+            WaitUntil::Load => lifecycle.contains(&Lifecycle::Load),
             // And the network quiet for 500 ms, which `wait_for_loader` checks with the page's
             // network activity.
-            WaitUntil::NetworkIdle => lifecycle.contains("load"),
+            WaitUntil::NetworkIdle => lifecycle.contains(&Lifecycle::Load),
+        }
+    }
+}
+
+/// A lifecycle point a frame's document reached: `commit` (recorded at `Page.frameNavigated`,
+/// or a lifecycle event of that name) and the `Page.lifecycleEvent` names the waits read. Other
+/// event names (`init`, `firstPaint`, …) are not kept: nothing asks for them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+enum Lifecycle {
+    Commit,
+    DomContentLoaded,
+    Load,
+    NetworkAlmostIdle,
+    NetworkIdle,
+}
+
+impl Lifecycle {
+    /// The point a `Page.lifecycleEvent` name stands for, if it is one chromate keeps.
+    fn from_event(name: &str) -> Option<Lifecycle> {
+        match name {
+            "commit" => Some(Lifecycle::Commit),
+            "DOMContentLoaded" => Some(Lifecycle::DomContentLoaded),
+            "load" => Some(Lifecycle::Load),
+            "networkAlmostIdle" => Some(Lifecycle::NetworkAlmostIdle),
+            "networkIdle" => Some(Lifecycle::NetworkIdle),
+            _ => None,
         }
     }
 }
@@ -104,7 +130,7 @@ struct FrameState {
     url: String,
     name: String,
     loader_id: Option<String>,
-    lifecycle: HashSet<String>,
+    lifecycle: HashSet<Lifecycle>,
     /// When the current document fired `load` (as chromate saw it).
     loaded_at: Option<Instant>,
     /// The CDP session that owns the frame (`None` = the page session).
@@ -402,7 +428,7 @@ impl Shared {
                         if event.name == "load" && frame.loaded_at.is_none() {
                             frame.loaded_at = Some(Instant::now());
                         }
-                        frame.lifecycle.insert(event.name);
+                        frame.lifecycle.extend(Lifecycle::from_event(&event.name));
                     });
                 }
             }
@@ -525,17 +551,15 @@ impl Shared {
                 state.lifecycle.clear();
                 state.loaded_at = None;
             }
-            state.lifecycle.insert("commit".into());
+            state.lifecycle.insert(Lifecycle::Commit);
             if restored {
                 state.loaded_at.get_or_insert_with(Instant::now);
-                for name in [
-                    "DOMContentLoaded",
-                    "load",
-                    "networkAlmostIdle",
-                    "networkIdle",
-                ] {
-                    state.lifecycle.insert(name.into());
-                }
+                state.lifecycle.extend([
+                    Lifecycle::DomContentLoaded,
+                    Lifecycle::Load,
+                    Lifecycle::NetworkAlmostIdle,
+                    Lifecycle::NetworkIdle,
+                ]);
             }
         });
     }
@@ -788,7 +812,10 @@ impl Page {
                 // document has reached every state although later navigations started.
                 let ours_reached = state.frames.get(frame_id).is_some_and(|frame| {
                     frame.loader_id.as_deref() == Some(loader.as_str())
-                        && wait_until.reached(&frame.lifecycle, frame.lifecycle.contains("commit"))
+                        && wait_until.reached(
+                            &frame.lifecycle,
+                            frame.lifecycle.contains(&Lifecycle::Commit),
+                        )
                 });
                 if !ours_reached {
                     if let Some((next_loader, next_url)) =
@@ -815,7 +842,7 @@ impl Page {
                 if let Some(frame) = state.frames.get(frame_id) {
                     let current = frame.loader_id.as_deref();
                     let committed =
-                        current == Some(loader_id) && frame.lifecycle.contains("commit");
+                        current == Some(loader_id) && frame.lifecycle.contains(&Lifecycle::Commit);
                     let idle = match wait_until {
                         WaitUntil::NetworkIdle => state.network.idle(frame.loaded_at),
                         _ => Ok(()),
@@ -999,7 +1026,7 @@ impl Page {
             .main_frame
             .as_ref()
             .and_then(|id| state.frames.get(id))
-            .is_some_and(|f| f.lifecycle.contains("load"))
+            .is_some_and(|f| f.lifecycle.contains(&Lifecycle::Load))
     }
 
     /// How long the page and its frames have had no request in flight (`Duration::MAX`: none
@@ -1405,3 +1432,6 @@ pub(crate) fn exception_error(details: &runtime::ExceptionDetails) -> Error {
     });
     Error::EvalThrew { message, origin }
 }
+
+#[cfg(test)]
+mod tests;

@@ -234,9 +234,10 @@ impl Page {
             self.restore_capture().await;
             let selector = answer.get("selector").and_then(Value::as_str).unwrap_or("");
             let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
-            return Err(Error::InvalidArgument {
-                message: format!("{verb}: cannot mask {selector}: {reason}"),
-            });
+            return Err(Error::invalid_argument_of(
+                "mask",
+                format!("{verb}: cannot mask {selector}: {reason}"),
+            ));
         }
         Ok(true)
     }

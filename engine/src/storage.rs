@@ -168,9 +168,9 @@ impl Page {
     /// whether it was seeded at once.
     pub async fn seed_storage(&self, storage: &PageStorage) -> Result<bool> {
         let Some(origin) = storage.origin.clone() else {
-            return Err(Error::InvalidArgument {
-                message: "seed storage: the storage has no origin".into(),
-            });
+            return Err(Error::invalid_argument(
+                "seed storage: the storage has no origin",
+            ));
         };
         let arg = json!({
             "op": "seed", "origin": origin, "local": storage.local, "session": storage.session,

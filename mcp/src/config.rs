@@ -2,12 +2,14 @@
 //! variables with fallback-and-warn, and the origin lists (§1.5).
 //!
 //! Owns: [`Config`], resolving the environment through an injectable lookup
-//! (so tests never touch the process environment), and parsing origin
-//! patterns. Does not own argv parsing (`cli.rs`) or applying the origin
-//! policy to requests (the engine will, from these parsed patterns).
+//! (so tests never touch the process environment), and splitting origin
+//! lists. Does not own argv parsing (`cli.rs`), the grammar of one origin
+//! pattern or applying the origin policy to requests: the engine does both
+//! (`chromate::OriginPattern`).
 
-use std::fmt;
 use std::path::{Path, PathBuf};
+
+use chromate::OriginPattern;
 
 use crate::dispatch::artifacts::{self, Limits};
 
@@ -181,37 +183,6 @@ impl Config {
     }
 }
 
-/// The port part of an origin pattern.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum PortPattern {
-    /// No port written: the scheme's default port.
-    Default,
-    /// `:*`.
-    Any,
-    Exact(u16),
-}
-
-/// One `scheme://host[:port]` entry of `--allowed-origins`/`--blocked-origins`;
-/// `*` may replace the port or a leading host label.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) struct OriginPattern {
-    pub(crate) scheme: String,
-    /// Lower-case; may start with `*.` or be `*`; empty for `file://`.
-    pub(crate) host: String,
-    pub(crate) port: PortPattern,
-}
-
-impl fmt::Display for OriginPattern {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}://{}", self.scheme, self.host)?;
-        match self.port {
-            PortPattern::Default => Ok(()),
-            PortPattern::Any => write!(f, ":*"),
-            PortPattern::Exact(port) => write!(f, ":{port}"),
-        }
-    }
-}
-
 /// Parses a comma list of origin patterns; the error names the bad entry.
 pub(crate) fn parse_origin_list(list: &str) -> Result<Vec<OriginPattern>, String> {
     let mut patterns = Vec::new();
@@ -220,71 +191,9 @@ pub(crate) fn parse_origin_list(list: &str) -> Result<Vec<OriginPattern>, String
         if entry.is_empty() {
             return Err("empty entry in origin list".to_owned());
         }
-        patterns.push(parse_origin(entry)?);
+        patterns.push(OriginPattern::parse(entry).map_err(|err| err.to_string())?);
     }
     Ok(patterns)
-}
-
-fn parse_origin(entry: &str) -> Result<OriginPattern, String> {
-    let bad = |why: &str| format!("bad origin {entry:?}: {why}");
-    let Some((scheme, rest)) = entry.split_once("://") else {
-        return Err(bad("expected scheme://host[:port]"));
-    };
-    let scheme = scheme.to_ascii_lowercase();
-    let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
-        && scheme
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
-    if !scheme_ok {
-        return Err(bad("invalid scheme"));
-    }
-    if rest.contains(['/', '?', '#', '@']) {
-        return Err(bad(
-            "only scheme://host[:port] is allowed, no path, query or user",
-        ));
-    }
-    if scheme == "file" {
-        if !rest.is_empty() {
-            return Err(bad("the file origin is written file://"));
-        }
-        return Ok(OriginPattern {
-            scheme,
-            host: String::new(),
-            port: PortPattern::Default,
-        });
-    }
-    let (host, port) = match rest.rsplit_once(':') {
-        Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => {
-            let port = match port {
-                "*" => PortPattern::Any,
-                digits => PortPattern::Exact(
-                    digits
-                        .parse::<u16>()
-                        .map_err(|_| bad("port must be 0-65535 or *"))?,
-                ),
-            };
-            (host, port)
-        }
-        _ => (rest, PortPattern::Default),
-    };
-    let host = host.to_ascii_lowercase();
-    if host.is_empty() {
-        return Err(bad("missing host"));
-    }
-    let plain = host.strip_prefix("*.").unwrap_or(&host);
-    let host_ok = host == "*"
-        || (host.starts_with('[') && host.ends_with(']'))
-        || (!plain.is_empty()
-            && plain.split('.').all(|label| {
-                !label.is_empty()
-                    && label
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-            }));
-    if !host_ok {
-        return Err(bad("invalid host (`*` may only replace a leading label)"));
-    }
-    Ok(OriginPattern { scheme, host, port })
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! Owns only the rendering and those checks; the facts live in `tools/` and
 //! `error.rs`, the user guide is `docs/mcp.md` (written by hand).
 
-use crate::dispatch::error::ErrorCode;
+use crate::dispatch::error::ToolErrorCode;
 use crate::dispatch::tools::schema::{Arg, IntDefault, Kind};
 use crate::dispatch::tools::{Defaults, TOOLS};
 
@@ -137,7 +137,7 @@ pub(crate) fn error_codes_markdown() -> String {
          How errors read is [mcp.md#errors](mcp.md#errors).\n\n\
          | Code | When | `detail` |\n|---|---|---|\n",
     );
-    for code in ErrorCode::ALL {
+    for code in ToolErrorCode::ALL {
         out.push_str(&format!(
             "| `{}` | {} | {} |\n",
             code.as_str(),

@@ -214,7 +214,7 @@ async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
         })
         .await;
     assert!(
-        matches!(&unknown, Err(chromate::Error::InvalidArgument { message }) if message.contains("no-such-rule")),
+        matches!(&unknown, Err(chromate::Error::InvalidArgument { message, .. }) if message.contains("no-such-rule")),
         "{unknown:?}"
     );
     // axe lives in chromate's isolated world, out of the page's reach.

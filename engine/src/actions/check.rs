@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 
-use super::{status, Locator};
+use super::{status, Locator, Status};
 
 impl Locator {
     /// Checks a checkbox, radio, switch-like role, or the input of a `<label>`.
@@ -23,9 +23,7 @@ impl Locator {
             // The first state read doubles as the NO_MATCH first check.
             let state = self.read_checked(verb).await?;
             if !want && state.1 == "radio" {
-                return Err(Error::InvalidArgument {
-                    message: format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical()),
-                });
+                return Err(Error::invalid_argument_of("selector", format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical())));
             }
             if state.0 == Value::Bool(want) {
                 return Ok(());
@@ -57,8 +55,9 @@ impl Locator {
     /// `(checked, kind)`: `checked` is `true`, `false` or `"mixed"`.
     async fn read_checked(&self, verb: &str) -> Result<(Value, String)> {
         let answer = self.call("actionability.checkState", json!({})).await?;
-        match status(&answer) {
-            "ok" => Ok((
+        let status = status("actionability.checkState", &answer)?;
+        match status {
+            Status::Ok => Ok((
                 answer.get("checked").cloned().unwrap_or(Value::Null),
                 answer
                     .get("kind")
@@ -66,14 +65,15 @@ impl Locator {
                     .unwrap_or("")
                     .to_string(),
             )),
-            "not-checkable" => Err(Error::InvalidArgument {
-                message: format!(
+            Status::NotCheckable => Err(Error::invalid_argument_of(
+                "selector",
+                format!(
                     "{verb}: {} is not a checkbox, radio, switch or their label",
                     self.selector.canonical()
                 ),
-            }),
+            )),
             _ => {
-                self.target_status(verb, &answer)?;
+                self.target_status(verb, status, &answer)?;
                 Err(self.no_match(verb))
             }
         }

@@ -2,7 +2,7 @@
 //! release at the action point, then the §9.5 click navigation wait.
 
 use crate::error::Result;
-use crate::input::{keys, Input, MouseButton};
+use crate::input::{Input, Modifier, MouseButton};
 use crate::wait::{self, Deadline, NAVIGATION_TIMEOUT};
 
 use super::{states, Locator};
@@ -14,8 +14,8 @@ pub struct ClickOptions {
     pub button: MouseButton,
     /// 1 = click, 2 = double click.
     pub count: u8,
-    /// Modifier keys held during the click, in order (`["Shift"]`, `["Control", "Alt"]`).
-    pub modifiers: Vec<String>,
+    /// Modifier keys held during the click, in order (`[Shift]`, `[Control, Alt]`).
+    pub modifiers: Vec<Modifier>,
 }
 
 impl Default for ClickOptions {
@@ -53,18 +53,7 @@ impl Locator {
     /// Clicks with another button, count or held modifiers. `verb` names the action in errors.
     pub async fn click_with(&self, verb: &str, options: &ClickOptions) -> Result<()> {
         self.bounded(async {
-            let mut modifiers = Vec::with_capacity(options.modifiers.len());
-            for name in &options.modifiers {
-                let key = keys::parse_key(verb, name)?;
-                if key.modifier_bit() == 0 {
-                    return Err(crate::Error::InvalidArgument {
-                        message: format!(
-                            "{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"
-                        ),
-                    });
-                }
-                modifiers.push(key);
-            }
+            let modifiers: Vec<_> = options.modifiers.iter().map(|m| m.key()).collect();
             let deadline = Deadline::new(self.timeout);
             let target = self
                 .wait_actionable(verb, states::CLICK, true, deadline)

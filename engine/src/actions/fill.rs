@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::input::{keys, Input};
 use crate::wait::{self, Deadline};
 
-use super::{states, status, Locator};
+use super::{states, status, Locator, Status};
 
 impl Locator {
     /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill).
@@ -45,16 +45,18 @@ impl Locator {
             let answer = self
                 .call_with_value("actionability.setValue", json!(value))
                 .await?;
-            return match status(&answer) {
-                "ok" => Ok(()),
-                "rejected" => Err(Error::InvalidArgument {
-                    message: format!(
+            let status = status("actionability.setValue", &answer)?;
+            return match status {
+                Status::Ok => Ok(()),
+                Status::Rejected => Err(Error::invalid_argument_of(
+                    "value",
+                    format!(
                         "{verb}: {} rejected the value {value:?}",
                         self.selector.canonical()
                     ),
-                }),
+                )),
                 _ => self
-                    .target_status(verb, &answer)
+                    .target_status(verb, status, &answer)
                     .and(Err(Error::StateInvalid {
                         message: format!(
                             "{verb}: {} cannot take a value",
@@ -78,10 +80,11 @@ impl Locator {
             self.wait_actionable("clear", states::FILL, false, deadline)
                 .await?;
             let answer = self.call("actionability.clear", json!({})).await?;
-            match status(&answer) {
-                "ok" => Ok(()),
-                "not-editable" => Err(self.not_editable("clear").await),
-                _ => self.target_status("clear", &answer),
+            let status = status("actionability.clear", &answer)?;
+            match status {
+                Status::Ok => Ok(()),
+                Status::NotEditable => Err(self.not_editable("clear").await),
+                _ => self.target_status("clear", status, &answer),
             }
         })
         .await

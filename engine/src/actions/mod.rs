@@ -19,12 +19,15 @@ mod select;
 mod upload;
 mod wait_for;
 
+#[cfg(test)]
+mod tests;
+
 use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result, StaleReason};
+use crate::error::{Error, Result, StaleReason, UnmetState};
 use crate::page::Page;
 use crate::selector::{self, Selector};
 use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
@@ -53,13 +56,26 @@ pub struct Locator {
 impl Page {
     /// A locator for `selector` (§5), parsed and validated once; a malformed selector is
     /// [`Error::InvalidArgument`] naming it. Actions wait up to 5 s unless
-    /// [`Locator::timeout`] says otherwise.
+    /// [`Locator::timeout`] says otherwise. Parses, then [`Page::locator_for`].
     pub fn locator(&self, selector: &str) -> Result<Locator> {
-        Ok(Locator {
+        Ok(self.locator_for(Selector::parse(selector)?))
+    }
+
+    /// A locator for a selector the caller already parsed (and may have inspected: its ref,
+    /// whether it is bare), so it is not parsed again.
+    ///
+    /// ```no_run
+    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
+    /// let selector = chromate::Selector::parse("#save")?;
+    /// page.locator_for(selector).click().await?;
+    /// # Ok(()) }
+    /// ```
+    pub fn locator_for(&self, selector: Selector) -> Locator {
+        Locator {
             page: self.clone(),
-            selector: Selector::parse(selector)?,
+            selector,
             timeout: DEFAULT_TIMEOUT,
-        })
+        }
     }
 }
 
@@ -85,7 +101,7 @@ pub(crate) struct Point {
 #[derive(Debug, Clone)]
 enum LastReason {
     NotVisible(usize),
-    State(&'static str, Option<String>),
+    State(UnmetState, Option<String>),
 }
 
 /// The states a verb waits for, in the order they are checked. `reachable` is `visible`, or a
@@ -149,12 +165,27 @@ impl Locator {
 
     /// Turns the target failures every JS helper shares (stale ref, invalid selector, no match)
     /// into errors; other statuses pass.
-    pub(crate) fn target_status(&self, verb: &str, answer: &Value) -> Result<()> {
-        match status(answer) {
-            "stale-ref" => Err(stale(answer)),
-            "invalid-selector" => Err(self.invalid(verb, answer)),
-            "no-match" => Err(self.no_match(verb)),
-            _ => Ok(()),
+    pub(crate) fn target_status(&self, verb: &str, status: Status, answer: &Value) -> Result<()> {
+        match status {
+            Status::StaleRef => Err(stale(answer)),
+            Status::InvalidSelector => Err(self.invalid(verb, answer)),
+            Status::NoMatch => Err(self.no_match(verb)),
+            Status::Ok
+            | Status::NotVisible
+            | Status::NotEnabled
+            | Status::NotEditable
+            | Status::Obscured
+            | Status::Unstable
+            | Status::OutsideViewport
+            | Status::NoValue
+            | Status::BadField
+            | Status::NotFileInput
+            | Status::NotCheckable
+            | Status::NotSelect
+            | Status::NoOption
+            | Status::DisabledOption
+            | Status::Rejected
+            | Status::NotSettable => Ok(()),
         }
     }
 
@@ -233,30 +264,31 @@ impl Locator {
                 Err(Error::NoAnswer { .. }) => break,
                 other => other?,
             };
-            match status(&answer) {
-                "ok" => {
+            let status = status("actionability.check", &answer)?;
+            match status {
+                Status::Ok => {
                     return serde_json::from_value(answer).map_err(|source| Error::Decode {
                         method: "actionability.check".into(),
                         source,
                     })
                 }
-                "no-match" if first => return Err(self.no_match(verb)),
-                "no-match" => last = LastReason::NotVisible(0),
-                "not-visible" => last = LastReason::NotVisible(matched(&answer)),
-                "not-enabled" => last = LastReason::State("enabled", None),
-                "not-editable" => {
+                Status::NoMatch if first => return Err(self.no_match(verb)),
+                Status::NoMatch => last = LastReason::NotVisible(0),
+                Status::NotVisible => last = LastReason::NotVisible(matched(&answer)),
+                Status::NotEnabled => last = LastReason::State(UnmetState::Enabled, None),
+                Status::NotEditable => {
                     if answer.get("fillable").and_then(Value::as_bool) == Some(false) {
                         return Err(self.not_editable(verb).await);
                     }
-                    last = LastReason::State("editable", None);
+                    last = LastReason::State(UnmetState::Editable, None);
                 }
-                "obscured" => {
+                Status::Obscured => {
                     let by = answer.get("obscuredBy").and_then(Value::as_str);
-                    last = LastReason::State("unobscured", by.map(String::from));
+                    last = LastReason::State(UnmetState::Unobscured, by.map(String::from));
                 }
-                "unstable" => last = LastReason::State("stable", None),
-                "outside-viewport" => last = LastReason::State("in the viewport", None),
-                _ => self.target_status(verb, &answer)?,
+                Status::Unstable => last = LastReason::State(UnmetState::Stable, None),
+                Status::OutsideViewport => last = LastReason::State(UnmetState::InViewport, None),
+                _ => self.target_status(verb, status, &answer)?,
             }
         }
         Err(self.timed_out(verb, deadline.timeout(), last))
@@ -275,7 +307,7 @@ impl Locator {
                 verb: verb.into(),
                 selector,
                 timeout,
-                state: state.into(),
+                state,
                 obscured_by,
             },
         }
@@ -301,9 +333,61 @@ impl Locator {
     }
 }
 
-/// The `status` of a JS answer.
-pub(crate) fn status(answer: &Value) -> &str {
-    answer.get("status").and_then(Value::as_str).unwrap_or("")
+/// The `status` every `actionability` answer carries, one variant per string the page script
+/// (`engine/src/js/actionability.js`) writes. A status the script gives that is not here is
+/// [`Error::UnknownStatus`], never a default: a unit test checks the two lists agree.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum Status {
+    /// The call did what it was asked.
+    Ok,
+    /// Nothing matches the selector.
+    NoMatch,
+    /// The browser rejected the selector (`reason`, `browserMessage`).
+    InvalidSelector,
+    /// A ref no longer resolves (`ref`, `reason`).
+    StaleRef,
+    /// Matches exist but none is visible (`matched`).
+    NotVisible,
+    /// The element is disabled.
+    NotEnabled,
+    /// The element cannot take text (`fillable`).
+    NotEditable,
+    /// Another element takes the pointer at the action point (`obscuredBy`).
+    Obscured,
+    /// The element is still moving.
+    Unstable,
+    /// The element has no part inside the viewport.
+    OutsideViewport,
+    /// `read` of `value` on an element that has none (`tag`).
+    NoValue,
+    /// `read` of a field the script does not know.
+    BadField,
+    /// `fileInputInfo` on something that is not a file input or its label.
+    NotFileInput,
+    /// `checkState` on something that is not checkable.
+    NotCheckable,
+    /// `selectOption` on something that is not a `<select>`.
+    NotSelect,
+    /// `selectOption` found no such option (`options`, `count`).
+    NoOption,
+    /// `selectOption` found the option disabled.
+    DisabledOption,
+    /// `setValue`: the input did not take the value.
+    Rejected,
+    /// `setValue` on an input that takes typed text.
+    NotSettable,
+}
+
+/// The [`Status`] of the answer of page function `method`; an absent or unknown one is
+/// [`Error::UnknownStatus`] naming it.
+pub(crate) fn status(method: &str, answer: &Value) -> Result<Status> {
+    let text = answer.get("status").and_then(Value::as_str).unwrap_or("");
+    serde_json::from_value(Value::String(text.to_owned())).map_err(|_| Error::UnknownStatus {
+        method: method.into(),
+        status: text.into(),
+    })
 }
 
 fn matched(answer: &Value) -> usize {
@@ -314,12 +398,31 @@ fn matched(answer: &Value) -> usize {
         .unwrap_or(0)
 }
 
-/// STALE_REF from a JS `stale-ref` answer.
+/// The `reason` of a `stale-ref` answer: the status `refs.lookup` (`engine/src/js/refs.js`)
+/// gave the ref.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum StaleRefReason {
+    /// Collected or disconnected.
+    Detached,
+    /// Now in another document.
+    Ambiguous,
+    /// Never minted in this world.
+    Unknown,
+}
+
+/// STALE_REF from a JS `stale-ref` answer. A `reason` the ref table does not give (or none)
+/// is the ref being unknown, as it always was.
 pub(crate) fn stale(answer: &Value) -> Error {
-    let reason = match answer.get("reason").and_then(Value::as_str) {
-        Some("detached") => StaleReason::Detached,
-        Some("ambiguous") => StaleReason::Ambiguous,
-        _ => StaleReason::UnknownRef,
+    let reason = answer
+        .get("reason")
+        .cloned()
+        .and_then(|reason| serde_json::from_value::<StaleRefReason>(reason).ok());
+    let reason = match reason {
+        Some(StaleRefReason::Detached) => StaleReason::Detached,
+        Some(StaleRefReason::Ambiguous) => StaleReason::Ambiguous,
+        Some(StaleRefReason::Unknown) | None => StaleReason::UnknownRef,
     };
     let n = answer.get("ref").and_then(Value::as_u64).unwrap_or(0);
     Error::StaleRef {

@@ -11,7 +11,7 @@ use crate::page::Page;
 use crate::selector;
 use crate::wait::{self, Deadline};
 
-use super::{states, status, Locator};
+use super::{states, status, Locator, Status};
 
 impl Locator {
     /// Focuses the element (no click), caret after its text.
@@ -21,10 +21,11 @@ impl Locator {
             self.wait_actionable("focus", states::KEYBOARD, false, deadline)
                 .await?;
             let answer = self.call("actionability.focusEnd", json!({})).await?;
-            match status(&answer) {
-                "ok" => Ok(()),
+            let status = status("actionability.focusEnd", &answer)?;
+            match status {
+                Status::Ok => Ok(()),
                 _ => self
-                    .target_status("focus", &answer)
+                    .target_status("focus", status, &answer)
                     .and(Err(Error::StateInvalid {
                         message: format!(
                             "focus: {} changed before it could be focused",
@@ -91,9 +92,10 @@ impl Locator {
 fn single_key(verb: &str, text: &str) -> Result<keys::Key> {
     let chord = keys::parse_chord(verb, text)?;
     if !chord.modifiers.is_empty() {
-        return Err(Error::InvalidArgument {
-            message: format!("{verb}: {text:?} is a chord; down and up take one key"),
-        });
+        return Err(Error::invalid_argument_of(
+            "key",
+            format!("{verb}: {text:?} is a chord; down and up take one key"),
+        ));
     }
     Ok(chord.key)
 }

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 
 use crate::error::{Error, Result};
 
-use super::{status, Locator};
+use super::{status, Locator, Status};
 
 /// Paging for [`Locator::find`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -81,7 +81,8 @@ impl Locator {
                     json!({"all": options.all, "limit": options.limit, "offset": options.offset}),
                 )
                 .await?;
-            self.target_status("find", &answer)?;
+            let status = status("actionability.find", &answer)?;
+            self.target_status("find", status, &answer)?;
             let res: FindResult = decode("actionability.find", answer)?;
             if !options.all && res.count == 0 {
                 return Err(self.no_match("find"));
@@ -95,7 +96,8 @@ impl Locator {
     pub async fn exists(&self) -> Result<(bool, usize)> {
         self.bounded(async {
             let answer = self.call("actionability.exists", json!({})).await?;
-            self.target_status("exists", &answer)?;
+            let status = status("actionability.exists", &answer)?;
+            self.target_status("exists", status, &answer)?;
             let count = answer.get("count").and_then(Value::as_u64).unwrap_or(0);
             Ok((count > 0, usize::try_from(count).unwrap_or(usize::MAX)))
         })
@@ -105,18 +107,17 @@ impl Locator {
     async fn read(&self, fields: Value) -> Result<Value> {
         self.bounded(async {
             let answer = self.call("actionability.read", fields).await?;
-            match status(&answer) {
-                "no-value" => {
-                    Err(Error::InvalidArgument {
-                        message: format!(
+            let status = status("actionability.read", &answer)?;
+            match status {
+                Status::NoValue => {
+                    Err(Error::invalid_argument_of("selector", format!(
                         "read: {} is a <{}>, which has no value (only input, textarea and select do)",
                         self.selector.canonical(),
                         answer.get("tag").and_then(Value::as_str).unwrap_or("element")
-                    ),
-                    })
+                    )))
                 }
                 _ => {
-                    self.target_status("read", &answer)?;
+                    self.target_status("read", status, &answer)?;
                     Ok(answer)
                 }
             }

@@ -5,7 +5,7 @@ use serde_json::json;
 use crate::error::{Error, Result};
 use crate::wait::Deadline;
 
-use super::{states, status, Locator};
+use super::{states, status, Locator, Status};
 
 impl Locator {
     /// Scrolls the element to the viewport centre once it is visible.
@@ -15,10 +15,11 @@ impl Locator {
             self.wait_actionable("scroll", states::VISIBLE, false, deadline)
                 .await?;
             let answer = self.call("actionability.scrollToCenter", json!({})).await?;
-            match status(&answer) {
-                "ok" => Ok(()),
+            let status = status("actionability.scrollToCenter", &answer)?;
+            match status {
+                Status::Ok => Ok(()),
                 _ => self
-                    .target_status("scroll", &answer)
+                    .target_status("scroll", status, &answer)
                     .and(Err(Error::StateInvalid {
                         message: format!(
                             "scroll: {} changed before it could be scrolled",

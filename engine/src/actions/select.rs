@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::wait::Deadline;
 
-use super::{states, status, Locator};
+use super::{states, status, Locator, Status};
 
 /// The option that was selected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,15 +35,17 @@ impl Locator {
                     .unwrap_or("")
                     .to_string()
             };
-            match status(&answer) {
-                "ok" => Ok(SelectedOption {
+            let status = status("actionability.selectOption", &answer)?;
+            match status {
+                Status::Ok => Ok(SelectedOption {
                     value: text("value"),
                     label: text("label"),
                 }),
-                "not-select" => Err(Error::InvalidArgument {
-                    message: format!("{verb}: {} is not a <select>", self.selector.canonical()),
-                }),
-                "no-option" => Err(Error::NoSuchOption {
+                Status::NotSelect => Err(Error::invalid_argument_of(
+                    "selector",
+                    format!("{verb}: {} is not a <select>", self.selector.canonical()),
+                )),
+                Status::NoOption => Err(Error::NoSuchOption {
                     verb: verb.into(),
                     selector: self.selector.canonical().to_owned(),
                     value: value_or_label.to_owned(),
@@ -62,14 +64,15 @@ impl Locator {
                         .and_then(|count| usize::try_from(count).ok())
                         .unwrap_or(0),
                 }),
-                "disabled-option" => Err(Error::InvalidArgument {
-                    message: format!(
+                Status::DisabledOption => Err(Error::invalid_argument_of(
+                    "value",
+                    format!(
                         "{verb}: option {value_or_label:?} of {} is disabled",
                         self.selector.canonical()
                     ),
-                }),
+                )),
                 _ => {
-                    self.target_status(verb, &answer)?;
+                    self.target_status(verb, status, &answer)?;
                     Err(self.no_match(verb))
                 }
             }

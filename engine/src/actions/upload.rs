@@ -7,11 +7,11 @@ use std::path::{Path, PathBuf};
 use serde_json::{json, Value};
 
 use crate::cdp::dom::SetFileInputFilesParams;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UnmetState};
 use crate::selector;
 use crate::wait::{Deadline, Poller, POLL_EVERY};
 
-use super::{status, Locator};
+use super::{status, Locator, Status};
 
 impl Locator {
     /// Sets the files of a file input (or the input of a `<label>`); returns how many.
@@ -23,17 +23,19 @@ impl Locator {
                 let absolute = std::fs::canonicalize(path.as_ref())
                     .ok()
                     .filter(|p: &PathBuf| p.is_file())
-                    .ok_or_else(|| Error::InvalidArgument {
-                        message: format!(
-                            "{verb}: files[{i}] does not exist or is not a regular file"
-                        ),
+                    .ok_or_else(|| {
+                        Error::invalid_argument_of(
+                            "files",
+                            format!("{verb}: files[{i}] does not exist or is not a regular file"),
+                        )
                     })?;
                 files.push(absolute.to_string_lossy().into_owned());
             }
             if files.is_empty() {
-                return Err(Error::InvalidArgument {
-                    message: format!("{verb}: files needs at least one path"),
-                });
+                return Err(Error::invalid_argument_of(
+                    "files",
+                    format!("{verb}: files needs at least one path"),
+                ));
             }
             let deadline = Deadline::new(self.timeout);
             let mut poller = Poller::new(deadline, POLL_EVERY);
@@ -43,35 +45,38 @@ impl Locator {
                     Err(Error::NoAnswer { .. }) => break,
                     other => other?,
                 };
-                match status(&info) {
-                    "ok" => {
+                let status = status("actionability.fileInputInfo", &info)?;
+                match status {
+                    Status::Ok => {
                         if info.get("multiple").and_then(Value::as_bool) != Some(true)
                             && files.len() > 1
                         {
-                            return Err(Error::InvalidArgument {
-                                message: format!(
+                            return Err(Error::invalid_argument_of(
+                                "files",
+                                format!(
                                     "{verb}: {} takes one file (no `multiple` attribute), got {}",
                                     self.selector.canonical(),
                                     files.len()
                                 ),
-                            });
+                            ));
                         }
                         if info.get("enabled").and_then(Value::as_bool) == Some(true) {
                             enabled = true;
                             break;
                         }
                     }
-                    "not-file-input" => {
-                        return Err(Error::InvalidArgument {
-                            message: format!(
+                    Status::NotFileInput => {
+                        return Err(Error::invalid_argument_of(
+                            "selector",
+                            format!(
                                 "{verb}: {} is not an <input type=file> or its label",
                                 self.selector.canonical()
                             ),
-                        })
+                        ))
                     }
-                    "no-match" if poller.is_first() => return Err(self.no_match(verb)),
-                    "no-match" => {}
-                    _ => self.target_status(verb, &info)?,
+                    Status::NoMatch if poller.is_first() => return Err(self.no_match(verb)),
+                    Status::NoMatch => {}
+                    _ => self.target_status(verb, status, &info)?,
                 }
             }
             if !enabled {
@@ -79,7 +84,7 @@ impl Locator {
                     verb: verb.into(),
                     selector: self.selector.canonical().into(),
                     timeout: deadline.timeout(),
-                    state: "enabled".into(),
+                    state: UnmetState::Enabled,
                     obscured_by: None,
                 });
             }

@@ -6,10 +6,10 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UnmetState};
 use crate::wait::{Deadline, Poller, EXPECT_EVERY, POLL_EVERY};
 
-use super::{states, status, Locator};
+use super::{states, status, Locator, Status};
 
 /// An element state to wait for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -83,7 +83,13 @@ impl Locator {
             let mut poller = Poller::new(deadline, POLL_EVERY);
             let mut ever_matched = false;
             let mut matched = 0usize;
-            let mut last_state = state.as_str();
+            // `attached` and `visible` never time out as TIMEOUT_WAITING_STATE (below).
+            let mut last_state = match state {
+                ElementState::Detached => UnmetState::Detached,
+                ElementState::Hidden => UnmetState::Hidden,
+                ElementState::Enabled => UnmetState::Enabled,
+                ElementState::Attached | ElementState::Visible => UnmetState::Visible,
+            };
             while poller.next().await {
                 let (probe, check_states) = match state {
                     ElementState::Attached | ElementState::Detached => {
@@ -103,12 +109,15 @@ impl Locator {
                     other => other?,
                 };
                 // Off-screen is still visible (§9.1: viewport position is irrelevant).
-                let st = match status(&answer) {
-                    "outside-viewport" | "unstable" => "ok",
+                let st = match status(probe, &answer)? {
+                    Status::OutsideViewport | Status::Unstable => Status::Ok,
                     other => other,
                 };
-                if !matches!(st, "ok" | "no-match" | "not-visible" | "not-enabled") {
-                    self.target_status(verb, &answer)?;
+                if !matches!(
+                    st,
+                    Status::Ok | Status::NoMatch | Status::NotVisible | Status::NotEnabled
+                ) {
+                    self.target_status(verb, st, &answer)?;
                 }
                 let count = answer
                     .get("count")
@@ -117,24 +126,24 @@ impl Locator {
                     .unwrap_or(0) as usize;
                 let any = match state {
                     ElementState::Attached | ElementState::Detached => count > 0,
-                    _ => st != "no-match",
+                    _ => st != Status::NoMatch,
                 };
                 ever_matched |= any;
                 matched = if any { count.max(1) } else { 0 };
                 let done = match state {
                     ElementState::Attached => any,
                     ElementState::Detached => !any,
-                    ElementState::Visible => st == "ok",
-                    ElementState::Hidden => st == "no-match" || st == "not-visible",
-                    ElementState::Enabled => st == "ok",
+                    ElementState::Visible => st == Status::Ok,
+                    ElementState::Hidden => st == Status::NoMatch || st == Status::NotVisible,
+                    ElementState::Enabled => st == Status::Ok,
                 };
                 if done {
                     return Ok(());
                 }
-                if state == ElementState::Enabled && st == "not-visible" {
-                    last_state = "visible";
+                if state == ElementState::Enabled && st == Status::NotVisible {
+                    last_state = UnmetState::Visible;
                 } else if state == ElementState::Enabled {
-                    last_state = "enabled";
+                    last_state = UnmetState::Enabled;
                 }
             }
             let selector = self.selector.canonical().to_string();
@@ -152,7 +161,7 @@ impl Locator {
                     verb: verb.into(),
                     selector,
                     timeout,
-                    state: last_state.into(),
+                    state: last_state,
                     obscured_by: None,
                 },
             })
@@ -171,11 +180,12 @@ impl Locator {
                 let answer = self
                     .call("actionability.check", json!({"states": states::VISIBLE}))
                     .await?;
-                match status(&answer) {
-                    "ok" | "outside-viewport" | "unstable" => return Ok(()),
-                    "no-match" => actual = "no match",
-                    "not-visible" => actual = "hidden",
-                    _ => self.target_status("expect", &answer)?,
+                let status = status("actionability.check", &answer)?;
+                match status {
+                    Status::Ok | Status::OutsideViewport | Status::Unstable => return Ok(()),
+                    Status::NoMatch => actual = "no match",
+                    Status::NotVisible => actual = "hidden",
+                    _ => self.target_status("expect", status, &answer)?,
                 }
             }
             Err(Error::ExpectMismatch {
@@ -208,8 +218,9 @@ impl Locator {
                 let answer = self
                     .call("actionability.read", json!({"field": "text"}))
                     .await?;
-                match status(&answer) {
-                    "ok" => {
+                let status = status("actionability.read", &answer)?;
+                match status {
+                    Status::Ok => {
                         let text = answer
                             .get("text")
                             .and_then(Value::as_str)
@@ -224,8 +235,8 @@ impl Locator {
                         }
                         actual = Some(text);
                     }
-                    "no-match" => actual = None,
-                    _ => self.target_status("expect", &answer)?,
+                    Status::NoMatch => actual = None,
+                    _ => self.target_status("expect", status, &answer)?,
                 }
             }
             let (relation, expected) = match want {

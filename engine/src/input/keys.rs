@@ -32,6 +32,61 @@ pub struct Key {
     pub needs_shift: bool,
 }
 
+/// A modifier key held during a click ([`crate::ClickOptions::modifiers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Modifier {
+    /// Alt (Option).
+    Alt,
+    /// Control.
+    Control,
+    /// Meta (Command).
+    Meta,
+    /// Shift.
+    Shift,
+}
+
+impl Modifier {
+    /// The §9.6 name of a modifier (any case; `Ctrl`, `Option`, `Cmd`, `ControlOrMeta` too);
+    /// anything else is INVALID_ARGUMENT naming it, with `verb` first.
+    pub fn parse(verb: &str, name: &str) -> Result<Modifier> {
+        let key = parse_key(verb, name)?;
+        match key.modifier_bit() {
+            ALT => Ok(Modifier::Alt),
+            CONTROL => Ok(Modifier::Control),
+            META => Ok(Modifier::Meta),
+            SHIFT => Ok(Modifier::Shift),
+            _ => Err(Error::invalid_argument_of(
+                "modifiers",
+                format!("{verb}: {name:?} is not a modifier (Shift, Control, Alt, Meta)"),
+            )
+            .with_allowed(["Shift", "Control", "Alt", "Meta"])),
+        }
+    }
+
+    /// The modifier's name as `KeyboardEvent.key` spells it (`Control`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Modifier::Alt => "Alt",
+            Modifier::Control => "Control",
+            Modifier::Meta => "Meta",
+            Modifier::Shift => "Shift",
+        }
+    }
+
+    /// The (left) key of the modifier.
+    pub(crate) fn key(self) -> Key {
+        let (key, code, vk) = match self {
+            Modifier::Alt => ("Alt", "AltLeft", 18),
+            Modifier::Control => ("Control", "ControlLeft", 17),
+            Modifier::Meta => ("Meta", "MetaLeft", 91),
+            Modifier::Shift => ("Shift", "ShiftLeft", 16),
+        };
+        let mut k = Key::new(key, code, vk);
+        k.location = 1;
+        k
+    }
+}
+
 /// A parsed chord: modifiers pressed in order, then the final key.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct KeyChord {
@@ -249,8 +304,12 @@ pub(crate) fn parse_key(verb: &str, text: &str) -> Result<Key> {
         // A character without a US key still goes down and up, typing itself.
         return Ok(Key::for_char(ch).unwrap_or_else(|| Key::new(text, "", 0).typing(text)));
     }
-    named(text).ok_or_else(|| Error::InvalidArgument {
-        message: format!("{verb}: unknown key {text:?}; use one character or one of {NAMES}"),
+    named(text).ok_or_else(|| {
+        Error::invalid_argument_of(
+            "key",
+            format!("{verb}: unknown key {text:?}; use one character or one of {NAMES}"),
+        )
+        .with_allowed(NAMES.split(", "))
     })
 }
 
@@ -266,10 +325,11 @@ pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
     } else {
         (None, text)
     };
-    let empty = || Error::InvalidArgument {
-        message: format!(
-            "{verb}: {text:?} has an empty part; write chords like Control+A or Shift+Tab"
-        ),
+    let empty = || {
+        Error::invalid_argument_of(
+            "key",
+            format!("{verb}: {text:?} has an empty part; write chords like Control+A or Shift+Tab"),
+        )
     };
     if last.is_empty() {
         return Err(empty());
@@ -281,11 +341,9 @@ pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
         }
         let key = parse_key(verb, part)?;
         if key.modifier_bit() == 0 {
-            return Err(Error::InvalidArgument {
-                message: format!(
+            return Err(Error::invalid_argument_of("key", format!(
                     "{verb}: {part:?} in {text:?} is not a modifier; all keys but the last must be Shift, Control, Alt, Meta or ControlOrMeta"
-                ),
-            });
+                )));
         }
         modifiers.push(key);
     }

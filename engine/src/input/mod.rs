@@ -15,7 +15,7 @@ use crate::error::Result;
 use crate::page::Page;
 use crate::transport::lock;
 
-pub use keys::{Key, KeyChord};
+pub use keys::{Key, KeyChord, Modifier};
 
 /// A mouse button.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

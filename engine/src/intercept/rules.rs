@@ -145,6 +145,77 @@ impl fmt::Display for OriginPattern {
 }
 
 impl OriginPattern {
+    /// Parses one `scheme://host[:port]` pattern (`*` may replace the port or a leading host
+    /// label; `file://` alone); a bad one is [`crate::Error::InvalidArgument`] saying why.
+    ///
+    /// ```
+    /// let pattern = chromate::OriginPattern::parse("https://*.example.com:*").unwrap();
+    /// assert_eq!(pattern.to_string(), "https://*.example.com:*");
+    /// ```
+    pub fn parse(entry: &str) -> crate::Result<OriginPattern> {
+        let bad = |why: &str| {
+            crate::Error::invalid_argument_of("origin", format!("bad origin {entry:?}: {why}"))
+        };
+        let Some((scheme, rest)) = entry.split_once("://") else {
+            return Err(bad("expected scheme://host[:port]"));
+        };
+        let scheme = scheme.to_ascii_lowercase();
+        let scheme_ok = scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'));
+        if !scheme_ok {
+            return Err(bad("invalid scheme"));
+        }
+        if rest.contains(['/', '?', '#', '@']) {
+            return Err(bad(
+                "only scheme://host[:port] is allowed, no path, query or user",
+            ));
+        }
+        if scheme == "file" {
+            if !rest.is_empty() {
+                return Err(bad("the file origin is written file://"));
+            }
+            return Ok(OriginPattern {
+                scheme,
+                host: String::new(),
+                port: PortMatch::Default,
+            });
+        }
+        let (host, port) = match rest.rsplit_once(':') {
+            Some((host, port)) if !host.ends_with(']') || rest.starts_with('[') => {
+                let port = match port {
+                    "*" => PortMatch::Any,
+                    digits => PortMatch::Exact(
+                        digits
+                            .parse::<u16>()
+                            .map_err(|_| bad("port must be 0-65535 or *"))?,
+                    ),
+                };
+                (host, port)
+            }
+            _ => (rest, PortMatch::Default),
+        };
+        let host = host.to_ascii_lowercase();
+        if host.is_empty() {
+            return Err(bad("missing host"));
+        }
+        let plain = host.strip_prefix("*.").unwrap_or(&host);
+        let host_ok = host == "*"
+            || (host.starts_with('[') && host.ends_with(']'))
+            || (!plain.is_empty()
+                && plain.split('.').all(|label| {
+                    !label.is_empty()
+                        && label
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+                }));
+        if !host_ok {
+            return Err(bad("invalid host (`*` may only replace a leading label)"));
+        }
+        Ok(OriginPattern { scheme, host, port })
+    }
+
     /// Whether the origin of `url` matches. URLs without an origin (`about:`, `data:`, `blob:`)
     /// match nothing.
     pub fn matches(&self, url: &str) -> bool {

@@ -149,3 +149,31 @@ fn base64_pads_like_the_standard() {
     assert_eq!(base64(b"foo"), "Zm9v");
     assert_eq!(base64(b"{\"a\":1}"), "eyJhIjoxfQ==");
 }
+
+#[test]
+fn origin_patterns_parse_and_print_back() {
+    let parsed = |text: &str| match OriginPattern::parse(text) {
+        Ok(pattern) => format!("{pattern} {:?}", pattern.port),
+        Err(err) => format!("error: {err}"),
+    };
+    assert_eq!(parsed("https://example.com"), "https://example.com Default");
+    assert_eq!(
+        parsed("HTTP://Example.COM:8080"),
+        "http://example.com:8080 Exact(8080)"
+    );
+    assert_eq!(parsed("https://*.corp.net:*"), "https://*.corp.net:* Any");
+    assert_eq!(parsed("file://"), "file:// Default");
+    assert_eq!(
+        parsed("example.com"),
+        r#"error: bad origin "example.com": expected scheme://host[:port]"#
+    );
+    assert_eq!(
+        parsed("https://a.*.com"),
+        r#"error: bad origin "https://a.*.com": invalid host (`*` may only replace a leading label)"#
+    );
+    let err = OriginPattern::parse("https://x/y").expect_err("a path");
+    assert!(
+        matches!(&err, crate::Error::InvalidArgument { argument: Some(a), .. } if a == "origin"),
+        "{err:?}"
+    );
+}

@@ -48,8 +48,8 @@ impl Selector {
     /// assert_eq!(sel.canonical(), "css=#save");
     /// ```
     pub fn parse(text: &str) -> Result<Selector> {
-        let invalid = |reason: String| Error::InvalidArgument {
-            message: format!("invalid selector {text:?}: {reason}"),
+        let invalid = |reason: String| {
+            Error::invalid_argument_of("selector", format!("invalid selector {text:?}: {reason}"))
         };
         if text.is_empty() {
             return Err(invalid("the selector is empty".into()));
@@ -106,6 +106,23 @@ impl Selector {
             }
             "tag" => Ok(plain(format!("tag={}", value.to_lowercase()))),
             _ => Ok(plain(format!("{engine}={value}"))),
+        }
+    }
+
+    /// The `ref=eN` selector of a ref, as [`Selector::parse`] reads `ref=eN` (what a bare `eN`
+    /// the session issued stands for, §6.2).
+    ///
+    /// ```
+    /// let e7 = chromate::ElementRef::new(7).unwrap();
+    /// assert_eq!(chromate::Selector::from_element_ref(e7).canonical(), "ref=e7");
+    /// ```
+    pub fn from_element_ref(element_ref: crate::snapshot::ElementRef) -> Selector {
+        let text = format!("ref={element_ref}");
+        Selector {
+            raw: text.clone(),
+            canonical: text,
+            element_ref: Some(element_ref.number()),
+            bare: false,
         }
     }
 
@@ -233,8 +250,8 @@ pub(crate) fn resolve_ref(page: &Page, selector: &Selector) -> Result<Option<Ref
     let element_ref = if selector.is_bare_ref() {
         crate::snapshot::refs::bare_ref(page, &text)?
     } else {
-        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| Error::InvalidArgument {
-            message: format!("ref={text} is not a valid ref"),
+        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| {
+            Error::invalid_argument_of("selector", format!("ref={text} is not a valid ref"))
         })?
     };
     let target = crate::snapshot::refs::resolve_ref(page, element_ref)?;

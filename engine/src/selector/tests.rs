@@ -70,3 +70,16 @@ fn malformed_selectors_are_invalid_arguments_naming_them() {
         assert!(err.to_string().contains(&format!("{input:?}")), "{err}");
     }
 }
+
+#[test]
+fn the_selector_of_an_element_ref_is_the_parsed_ref_selector() {
+    for n in [1, 7, 4096] {
+        let element_ref = crate::snapshot::ElementRef::new(n).expect("a ref number");
+        let parsed = Selector::parse(&format!("ref=e{n}")).expect("a ref selector");
+        let built = Selector::from_element_ref(element_ref);
+        assert_eq!(built, parsed);
+        assert_eq!(built.element_ref(), Some(n));
+        assert!(!built.is_bare_ref());
+        assert_eq!(built.as_typed(), format!("ref=e{n}"));
+    }
+}

@@ -94,20 +94,21 @@ impl Page {
 }
 
 fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
+    use crate::actions::Status;
     let text = |key: &str| answer.get(key).and_then(Value::as_str).unwrap_or("");
-    match text("status") {
-        "ok" => serde_json::from_value(answer).map_err(|source| Error::Decode {
+    match crate::actions::status("locators.suggest", &answer)? {
+        Status::Ok => serde_json::from_value(answer).map_err(|source| Error::Decode {
             method: "locators.suggest".into(),
             source,
         }),
-        "no-match" => Err(Error::NoMatch {
+        Status::NoMatch => Err(Error::NoMatch {
             verb: "locators".into(),
             selector: match text("canonical") {
                 "" => selector.to_string(),
                 canonical => canonical.to_string(),
             },
         }),
-        "stale-ref" => {
+        Status::StaleRef => {
             let element_ref = answer
                 .get("ref")
                 .and_then(Value::as_u64)
@@ -119,7 +120,12 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
                 }),
             }
         }
-        _ => Err(Error::invalid_selector("locators", selector, &answer)),
+        Status::InvalidSelector => Err(Error::invalid_selector("locators", selector, &answer)),
+        // A status of the actionability helpers that `locators.suggest` never gives.
+        _ => Err(Error::UnknownStatus {
+            method: "locators.suggest".into(),
+            status: text("status").to_owned(),
+        }),
     }
 }
 

@@ -418,11 +418,9 @@ impl Page {
                 continue;
             }
             if let (Some(after), Some(_)) = (options.after, walk.after) {
-                return Err(Error::InvalidArgument {
-                    message: format!(
+                return Err(Error::invalid_argument_of("after", format!(
                         "snapshot: after={after} is not shown on the page now (hidden, or outside the scope); take a new snapshot"
-                    ),
-                });
+                    )));
             }
             let next_after = walk.cut_after.and_then(ElementRef::new);
             return Ok(Snapshot {
@@ -474,9 +472,10 @@ fn scope_ref(page: &Page, text: &str) -> Result<Option<ElementRef>> {
     if let Some((prefix, value)) = text.split_once('=') {
         if prefix.eq_ignore_ascii_case("ref") {
             return ElementRef::parse(value.trim()).map(Some).ok_or_else(|| {
-                Error::InvalidArgument {
-                    message: format!("snapshot: ref={} is not a ref like e7", value.trim()),
-                }
+                Error::invalid_argument_of(
+                    "ref",
+                    format!("snapshot: ref={} is not a ref like e7", value.trim()),
+                )
             });
         }
         return Ok(None);

@@ -23,8 +23,8 @@ use tokio::sync::{watch, Notify};
 use super::{Info, Request, Response, SessionPaths, MAX_REQUEST_BYTES};
 use crate::config::Config;
 use crate::dispatch::call::{Cancel, Progress};
-use crate::dispatch::error::{ErrorCode, ToolError};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode};
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::{self, Defaults};
 use crate::dispatch::{self, Failed, Reply};
 
@@ -36,7 +36,7 @@ const CANCEL_GRACE: Duration = Duration::from_millis(1500);
 /// What the connection tasks share with the accept loop.
 struct Shared {
     name: String,
-    session: tokio::sync::Mutex<Session>,
+    session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
     session_dir: std::path::PathBuf,
     idle: Duration,
@@ -84,7 +84,7 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     let defaults = Defaults {
         agent_timeout_ms: config.agent_timeout_ms,
     };
-    let session = Session::new(config);
+    let session = ToolSession::new(config);
     let shared = Arc::new(Shared {
         name,
         session_dir: session.artifacts.dir().to_path_buf(),
@@ -302,7 +302,7 @@ async fn call(
 ) -> Option<Reply> {
     let Some(decl) = tools::find_any(tool) else {
         return Some(failed(&ToolError::new(
-            ErrorCode::InvalidArgument,
+            ToolErrorCode::InvalidArgument,
             format!("unknown tool {tool:?}"),
         )));
     };
@@ -321,7 +321,7 @@ async fn call(
             return None;
         }
         if shared.ending.load(Ordering::SeqCst) {
-            let error = ToolError::new(ErrorCode::BrowserUnavailable, "the session is closing")
+            let error = ToolError::new(ToolErrorCode::BrowserUnavailable, "the session is closing")
                 .with_hint("run the command again: it starts a new session");
             return Some(failed(&error));
         }

@@ -12,7 +12,7 @@ use std::time::Instant;
 use serde_json::json;
 use tokio::sync::watch;
 
-use crate::dispatch::error::{ErrorCode, ToolError};
+use crate::dispatch::error::{ToolError, ToolErrorCode};
 
 /// A cancellation signal a handler checks at its wait and poll points.
 #[derive(Debug, Clone)]
@@ -66,7 +66,7 @@ impl Cancel {
 /// still waiting when `chromate close` or a signal ends the session, so it has a hint like
 /// every error.
 pub(crate) fn cancelled_error(verb: &str) -> ToolError {
-    ToolError::new(ErrorCode::DriverError, format!("{verb}: cancelled"))
+    ToolError::new(ToolErrorCode::DriverError, format!("{verb}: cancelled"))
         .with_detail(json!({ "reason": "cancelled" }))
         .with_hint("the call was stopped before it finished (its session was closed); run it again")
 }

@@ -1,6 +1,6 @@
 //! Tool errors and the MCP result shapes of the contract (§3, §13).
 //!
-//! Owns: the public error-code table ([`ErrorCode`], with the text that
+//! Owns: the public error-code table ([`ToolErrorCode`], with the text that
 //! `docs/error-codes.md` is generated from), the tool error value
 //! ([`ToolError`]), the success value ([`ToolOutput`]), the size bounds on
 //! message, hint and detail, and the rendering of both into a `tools/call`
@@ -26,30 +26,30 @@ macro_rules! error_codes {
         /// The public, stable error codes of §13. Append-only: never rename one.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
-        pub(crate) enum ErrorCode {
+        pub(crate) enum ToolErrorCode {
             $(
                 #[doc = $when]
                 $variant,
             )*
         }
 
-        impl ErrorCode {
+        impl ToolErrorCode {
             /// Every code, in table order.
             #[cfg_attr(not(test), allow(dead_code))]
-            pub(crate) const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),*];
+            pub(crate) const ALL: &'static [ToolErrorCode] = &[$(ToolErrorCode::$variant),*];
 
             /// The wire spelling, e.g. `NO_MATCH`.
             pub(crate) fn as_str(self) -> &'static str {
                 match self {
-                    $(ErrorCode::$variant => $text,)*
+                    $(ToolErrorCode::$variant => $text,)*
                 }
             }
 
-            /// Parses the wire spelling; the inverse of [`ErrorCode::as_str`].
+            /// Parses the wire spelling; the inverse of [`ToolErrorCode::as_str`].
             #[cfg_attr(not(test), allow(dead_code))]
-            pub(crate) fn parse(text: &str) -> Option<ErrorCode> {
+            pub(crate) fn parse(text: &str) -> Option<ToolErrorCode> {
                 match text {
-                    $($text => Some(ErrorCode::$variant),)*
+                    $($text => Some(ToolErrorCode::$variant),)*
                     _ => None,
                 }
             }
@@ -58,7 +58,7 @@ macro_rules! error_codes {
             #[cfg_attr(not(test), allow(dead_code))]
             pub(crate) fn when(self) -> &'static str {
                 match self {
-                    $(ErrorCode::$variant => $when,)*
+                    $(ToolErrorCode::$variant => $when,)*
                 }
             }
 
@@ -66,7 +66,7 @@ macro_rules! error_codes {
             #[cfg_attr(not(test), allow(dead_code))]
             pub(crate) fn detail_keys(self) -> &'static str {
                 match self {
-                    $(ErrorCode::$variant => $detail,)*
+                    $(ToolErrorCode::$variant => $detail,)*
                 }
             }
         }
@@ -133,7 +133,7 @@ error_codes! {
 /// A tool failure after argument validation (§3): `{code, message, hint?, detail?, recoverySnapshot?}`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ToolError {
-    pub(crate) code: ErrorCode,
+    pub(crate) code: ToolErrorCode,
     /// Lower-case, no final period, starting with the tool's verb.
     pub(crate) message: String,
     /// The next useful step; every error should have one.
@@ -145,7 +145,7 @@ pub(crate) struct ToolError {
 }
 
 impl ToolError {
-    pub(crate) fn new(code: ErrorCode, message: impl Into<String>) -> ToolError {
+    pub(crate) fn new(code: ToolErrorCode, message: impl Into<String>) -> ToolError {
         ToolError {
             code,
             message: message.into(),
@@ -161,7 +161,7 @@ impl ToolError {
         argument: &str,
         hint: impl Into<String>,
     ) -> ToolError {
-        ToolError::new(ErrorCode::InvalidArgument, message)
+        ToolError::new(ToolErrorCode::InvalidArgument, message)
             .with_hint(hint)
             .with_detail(json!({ "argument": argument }))
     }
@@ -286,7 +286,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
     if let Some(recovery) = err.recovery() {
         return from_engine(verb, err.unstalled()).with_hint(recovery_hint(recovery));
     }
-    let code = ErrorCode::parse(err.code().as_str()).unwrap_or(ErrorCode::DriverError);
+    let code = from_engine_code(err.code());
     let text = err.to_string();
     let message = if text.starts_with(&format!("{verb}:")) {
         text
@@ -310,7 +310,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             code: cdp_code,
             message: cdp_message,
         } => {
-            if code == ErrorCode::Unsupported {
+            if code == ToolErrorCode::Unsupported {
                 json!({ "cdpMethod": method, "feature": verb })
             } else {
                 json!({ "cdpMethod": method, "cdpCode": cdp_code, "cdpMessage": cdp_message, "reason": "protocol-error" })
@@ -321,6 +321,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::ConnectionClosed { .. } => json!({ "reason": "browser-closed" }),
         E::Decode { method, .. } => json!({ "cdpMethod": method, "reason": "decode" }),
+        E::UnknownStatus { method, status } => {
+            json!({ "cdpMethod": method, "status": status, "reason": "unknown-status" })
+        }
         E::PageClosed => json!({ "reason": "page-closed" }),
         E::Io { .. } => json!({ "reason": "io" }),
         E::NavigationFailed { url, net_error } => json!({ "netError": net_error, "url": url }),
@@ -349,7 +352,18 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         E::NoAnswer { method, timeout } => {
             json!({ "timeout": ms(timeout), "cdpMethod": method, "reason": "no-answer" })
         }
-        E::InvalidArgument { .. } => json!({ "reason": "invalid" }),
+        E::InvalidArgument {
+            argument, allowed, ..
+        } => {
+            let mut detail = json!({ "reason": "invalid" });
+            if let Some(argument) = argument {
+                detail["argument"] = json!(argument);
+            }
+            if !allowed.is_empty() {
+                detail["allowed"] = json!(allowed);
+            }
+            detail
+        }
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
         E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
@@ -373,7 +387,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             ..
         } => {
             let mut detail =
-                json!({ "selector": selector, "timeout": ms(timeout), "state": state });
+                json!({ "selector": selector, "timeout": ms(timeout), "state": state.as_str() });
             if let Some(by) = obscured_by {
                 detail["obscuredBy"] = json!(by);
             }
@@ -411,6 +425,12 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         .with_detail(detail)
 }
 
+/// The public code of an engine code, by its string. Every engine code is one (a unit test
+/// walks the engine's table); DRIVER_ERROR only stands in for a code a newer engine could add.
+pub(crate) fn from_engine_code(code: chromate::ErrorCode) -> ToolErrorCode {
+    ToolErrorCode::parse(code.as_str()).unwrap_or(ToolErrorCode::DriverError)
+}
+
 /// The hint of a timeout on a page that stopped answering: what chromate found and did, then
 /// the next useful step.
 pub(crate) fn recovery_hint(recovery: chromate::Recovery) -> String {
@@ -427,26 +447,26 @@ pub(crate) fn recovery_hint(recovery: chromate::Recovery) -> String {
 }
 
 /// The default hint of a code: the next useful step (§13).
-pub(crate) fn hint_for(code: ErrorCode) -> &'static str {
+pub(crate) fn hint_for(code: ToolErrorCode) -> &'static str {
     match code {
-        ErrorCode::NoMatch => "check the selector against a fresh browser_snapshot, or probe with browser_exists",
-        ErrorCode::TimeoutWaitingVisible => "the element exists but is hidden; reveal it first or check browser_snapshot",
-        ErrorCode::TimeoutWaitingState => "wait for the page to enable or uncover the element (browser_wait), then retry",
-        ErrorCode::TimeoutWaitingLoad => "raise timeout_ms, or check the page with browser_snapshot",
-        ErrorCode::Timeout => "raise timeout_ms, or check what the page is doing with browser_logs",
-        ErrorCode::ExpectMismatch => "look at the page with browser_snapshot or browser_read",
-        ErrorCode::EvalThrew => "fix the script; browser_logs kind=error lists page errors",
-        ErrorCode::EvalBadArg => "return JSON-serialisable data, e.g. el.textContent instead of el",
-        ErrorCode::InvalidArgument => "fix the argument named in the message",
-        ErrorCode::StateInvalid => "check browser_status, or answer an open dialog with browser_dialog",
-        ErrorCode::BareRef => "use ref=eN from the latest snapshot",
-        ErrorCode::StaleRef => "take a fresh snapshot and use the new ref; refs are never reassigned",
-        ErrorCode::NotEditable => "use browser_element check/select or browser_upload for this element",
-        ErrorCode::NavigationFailed => "check the URL and that the server is reachable",
-        ErrorCode::BrowserUnavailable => "install Chromium (sudo apt install chromium, brew install --cask chromium) or set CHROMATE_BROWSER / --browser",
-        ErrorCode::DriverError => "retry the call; browser_status shows whether the browser is still running",
-        ErrorCode::Unsupported => "this browser lacks a protocol method the call needs; use a newer Chromium",
-        ErrorCode::SsrfBlocked => "--block-private-network refused a private address; drop the flag to audit a local server, or allow one origin with --allow-private",
+        ToolErrorCode::NoMatch => "check the selector against a fresh browser_snapshot, or probe with browser_exists",
+        ToolErrorCode::TimeoutWaitingVisible => "the element exists but is hidden; reveal it first or check browser_snapshot",
+        ToolErrorCode::TimeoutWaitingState => "wait for the page to enable or uncover the element (browser_wait), then retry",
+        ToolErrorCode::TimeoutWaitingLoad => "raise timeout_ms, or check the page with browser_snapshot",
+        ToolErrorCode::Timeout => "raise timeout_ms, or check what the page is doing with browser_logs",
+        ToolErrorCode::ExpectMismatch => "look at the page with browser_snapshot or browser_read",
+        ToolErrorCode::EvalThrew => "fix the script; browser_logs kind=error lists page errors",
+        ToolErrorCode::EvalBadArg => "return JSON-serialisable data, e.g. el.textContent instead of el",
+        ToolErrorCode::InvalidArgument => "fix the argument named in the message",
+        ToolErrorCode::StateInvalid => "check browser_status, or answer an open dialog with browser_dialog",
+        ToolErrorCode::BareRef => "use ref=eN from the latest snapshot",
+        ToolErrorCode::StaleRef => "take a fresh snapshot and use the new ref; refs are never reassigned",
+        ToolErrorCode::NotEditable => "use browser_element check/select or browser_upload for this element",
+        ToolErrorCode::NavigationFailed => "check the URL and that the server is reachable",
+        ToolErrorCode::BrowserUnavailable => "install Chromium (sudo apt install chromium, brew install --cask chromium) or set CHROMATE_BROWSER / --browser",
+        ToolErrorCode::DriverError => "retry the call; browser_status shows whether the browser is still running",
+        ToolErrorCode::Unsupported => "this browser lacks a protocol method the call needs; use a newer Chromium",
+        ToolErrorCode::SsrfBlocked => "--block-private-network refused a private address; drop the flag to audit a local server, or allow one origin with --allow-private",
     }
 }
 

@@ -10,8 +10,8 @@
 
 use serde_json::{json, Value};
 
-use crate::config::{Config, OriginPattern, PortPattern};
-use crate::dispatch::error::{ErrorCode, ToolError};
+use crate::config::Config;
+use crate::dispatch::error::{ToolError, ToolErrorCode};
 
 /// Most active mocks (§11.1).
 pub(crate) const MAX_MOCKS: usize = 20;
@@ -60,7 +60,7 @@ impl MockTable {
     pub(crate) fn add(&mut self, pattern: &str, kind: MockKind) -> Result<&MockRule, ToolError> {
         if self.rules.len() >= MAX_MOCKS {
             return Err(ToolError::new(
-                ErrorCode::StateInvalid,
+                ToolErrorCode::StateInvalid,
                 format!("mock: limit reached ({MAX_MOCKS} active)"),
             )
             .with_hint("remove mocks with browser_mock action=remove or action=clear")
@@ -132,28 +132,11 @@ impl MockTable {
     }
 }
 
-/// A configured origin pattern as the engine's.
-pub(crate) fn engine_origin(pattern: &OriginPattern) -> chromate::OriginPattern {
-    chromate::OriginPattern {
-        scheme: pattern.scheme.clone(),
-        host: pattern.host.clone(),
-        port: match pattern.port {
-            PortPattern::Default => chromate::PortMatch::Default,
-            PortPattern::Any => chromate::PortMatch::Any,
-            PortPattern::Exact(port) => chromate::PortMatch::Exact(port),
-        },
-    }
-}
-
 /// The origin lists of the configuration as the engine's policy (§1.5).
 pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
-    let convert = engine_origin;
     chromate::OriginPolicy {
-        allowed: config
-            .allowed_origins
-            .as_ref()
-            .map(|list| list.iter().map(convert).collect()),
-        blocked: config.blocked_origins.iter().map(convert).collect(),
+        allowed: config.allowed_origins.clone(),
+        blocked: config.blocked_origins.clone(),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The command layer every front end calls: one validated tool call in, one [`Reply`] out.
 //!
-//! Owns: running a call against a [`Session`] (typing the validated arguments, the
+//! Owns: running a call against a [`ToolSession`] (typing the validated arguments, the
 //! cross-argument check, the handler, replacing a tab the call found stuck, the observation
 //! hook of §8, the trace's action event) and turning its outcome into a [`Reply`] with
 //! spilling (§12) applied — the text the model or the terminal sees, the result object, the
@@ -31,7 +31,7 @@ use serde_json::{json, Map, Value};
 
 use call::{Cancel, Progress};
 use error::{ToolError, ToolOutput};
-use session::Session;
+use session::ToolSession;
 use tools::{ToolCall, ToolContext, ToolDecl};
 
 /// What one call produced, in the form every front end renders from.
@@ -77,7 +77,7 @@ pub(crate) struct Failed {
 
 /// Runs one validated call against the session and renders its outcome.
 pub(crate) async fn run(
-    session: &mut Session,
+    session: &mut ToolSession,
     decl: &'static ToolDecl,
     arguments: Map<String, Value>,
     cancel: &Cancel,
@@ -111,7 +111,7 @@ pub(crate) async fn run(
 }
 
 async fn execute(
-    session: &mut Session,
+    session: &mut ToolSession,
     decl: &'static ToolDecl,
     arguments: Map<String, Value>,
     cancel: &Cancel,
@@ -140,7 +140,11 @@ async fn execute(
 }
 
 /// A tool outcome → its [`Reply`], spilling applied (§12).
-fn render(session: &mut Session, decl: &ToolDecl, outcome: Result<ToolOutput, ToolError>) -> Reply {
+fn render(
+    session: &mut ToolSession,
+    decl: &ToolDecl,
+    outcome: Result<ToolOutput, ToolError>,
+) -> Reply {
     let output = match outcome {
         Err(error) => {
             let recovery = error

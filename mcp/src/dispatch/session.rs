@@ -6,8 +6,8 @@
 //! (§11.3), the snapshot baseline (§6.3), the downloads directory handed to
 //! every browser and the `download:` lines of observations (§11.7), and the
 //! two hooks the server calls
-//! around tools: [`Session::observe`] after a successful observation-bearing
-//! call (§8) and [`Session::shutdown`] at exit (§1.5).
+//! around tools: [`ToolSession::observe`] after a successful observation-bearing
+//! call (§8) and [`ToolSession::shutdown`] at exit (§1.5).
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
 //! (`tools/`). The log journal itself is the engine's (`chromate::Journal`);
@@ -22,7 +22,7 @@ use serde_json::json;
 use crate::config::Config;
 use crate::dispatch::artifacts::ArtifactStore;
 use crate::dispatch::call::Cancel;
-use crate::dispatch::error::{from_engine, ErrorCode, Observation, ToolError};
+use crate::dispatch::error::{from_engine, Observation, ToolError, ToolErrorCode};
 use crate::dispatch::mocks::MockTable;
 
 /// A tab chromate controls or lists, with its session-wide id.
@@ -63,7 +63,7 @@ impl Live {
 /// The log journal as the MCP layer sees it (§10): the engine's journal,
 /// shared by every browser of the session, and the tripwire's cursor (§8).
 #[derive(Debug, Default)]
-pub(crate) struct Journal {
+pub(crate) struct SessionJournal {
     /// The entries; capture belongs to the engine.
     pub(crate) log: chromate::Journal,
     /// The journal cursor at the previous observation (0 at first).
@@ -81,7 +81,7 @@ pub(crate) struct Journal {
     pub(crate) errors_drained: std::collections::BTreeSet<u64>,
 }
 
-impl Journal {
+impl SessionJournal {
     /// False until a browser has run.
     pub(crate) fn capturing(&self) -> bool {
         self.log.capturing()
@@ -126,12 +126,12 @@ pub(crate) use crate::dispatch::trace::TraceRecording;
 
 /// Server-held state for one session.
 #[derive(Debug)]
-pub(crate) struct Session {
+pub(crate) struct ToolSession {
     pub(crate) config: Config,
     pub(crate) server_pid: u32,
     pub(crate) artifacts: ArtifactStore,
     pub(crate) mocks: MockTable,
-    pub(crate) journal: Journal,
+    pub(crate) journal: SessionJournal,
     pub(crate) trace: Option<TraceRecording>,
     /// The browser, once launched (and again after a loss).
     pub(crate) live: Option<Live>,
@@ -154,8 +154,8 @@ pub(crate) struct Session {
     stuck_tab: Option<String>,
 }
 
-impl Session {
-    pub(crate) fn new(config: Config) -> Session {
+impl ToolSession {
+    pub(crate) fn new(config: Config) -> ToolSession {
         let server_pid = std::process::id();
         let artifacts = ArtifactStore::new(
             &config.artifacts_root,
@@ -164,12 +164,12 @@ impl Session {
             &crate::private_fs::random_suffix(),
             config.limits,
         );
-        Session {
+        ToolSession {
             config,
             server_pid,
             artifacts,
             mocks: MockTable::default(),
-            journal: Journal::default(),
+            journal: SessionJournal::default(),
             trace: None,
             live: None,
             client_roots: std::sync::Arc::default(),
@@ -184,9 +184,9 @@ impl Session {
 
     /// A session whose directory (spills, downloads) is exactly `dir`, not one named under the
     /// artifacts root: a capture's or a flow's, inside its output directory.
-    pub(crate) fn with_artifacts_dir(config: Config, dir: PathBuf) -> Session {
+    pub(crate) fn with_artifacts_dir(config: Config, dir: PathBuf) -> ToolSession {
         let limits = config.limits;
-        let mut session = Session::new(config);
+        let mut session = ToolSession::new(config);
         session.artifacts = ArtifactStore::at(dir, limits);
         session
     }
@@ -365,9 +365,9 @@ impl Session {
             self.start_browser(verb).await?;
         }
         self.sync_tabs();
-        self.live
-            .as_mut()
-            .ok_or_else(|| ToolError::new(ErrorCode::DriverError, format!("{verb}: no browser")))
+        self.live.as_mut().ok_or_else(|| {
+            ToolError::new(ToolErrorCode::DriverError, format!("{verb}: no browser"))
+        })
     }
 
     /// The active tab's page, launching the browser and opening a tab if
@@ -440,9 +440,9 @@ impl Session {
                     .with_hint(hint);
             }
         }
-        if lost && error.code == ErrorCode::DriverError {
+        if lost && error.code == ToolErrorCode::DriverError {
             error = ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 format!("{verb}: the browser closed during the call"),
             )
             .with_hint("the next call relaunches the browser; refs and tabs from before are gone")
@@ -532,7 +532,7 @@ impl Session {
                 error = error.with_detail_key("reason", json!(reason.as_str()));
             }
         }
-        if error.code == ErrorCode::StaleRef {
+        if error.code == ToolErrorCode::StaleRef {
             error = self.attach_recovery(page, error).await;
         }
         error
@@ -575,8 +575,12 @@ impl Session {
     /// §6.5: fill/clear on a ref whose baseline line is a `(container)`
     /// fails at once, pointing at the first editable field inside it (or a
     /// button or link that may reveal one).
-    pub(crate) fn container_not_editable(&self, verb: &str, selector: &str) -> Option<ToolError> {
-        let number = chromate::Selector::parse(selector).ok()?.element_ref()?;
+    pub(crate) fn container_not_editable(
+        &self,
+        verb: &str,
+        selector: &chromate::Selector,
+    ) -> Option<ToolError> {
+        let number = selector.element_ref()?;
         let lines = &self.baseline.as_ref()?.lines;
         let position = lines
             .iter()
@@ -628,7 +632,7 @@ impl Session {
         }
         Some(
             ToolError::new(
-                ErrorCode::NotEditable,
+                ToolErrorCode::NotEditable,
                 format!(
                     "{verb}: ref=e{number} is a {} container, not an editable field",
                     container.role
@@ -672,7 +676,7 @@ impl Session {
         }
     }
 
-    /// Makes [`Session::trace_root`] exist and returns it. `<session dir>/traces` is chromate's
+    /// Makes [`ToolSession::trace_root`] exist and returns it. `<session dir>/traces` is chromate's
     /// own: the session directory is created first (exclusively), then `traces/` in it, 0700,
     /// reused only if it is a real directory of ours. A `CHROMATE_TRACE_DIR` is the user's: its
     /// missing parts are created, nothing about it is changed.
@@ -804,7 +808,7 @@ impl Session {
         Some(self.evaluate_tripwire()?.line())
     }
 
-    /// [`Session::tripwire`] as numbers (browser_batch's `logs`).
+    /// [`ToolSession::tripwire`] as numbers (browser_batch's `logs`).
     pub(crate) fn evaluate_tripwire(&mut self) -> Option<Tripwire> {
         let cursor = self.journal.observed;
         let now = self.journal.log.cursor();
@@ -936,7 +940,7 @@ pub(crate) fn download_line(
 /// STALE_REF `no-snapshot` for `ref=e<number>` (§6.3 row 2).
 pub(crate) fn no_snapshot(verb: &str, number: u64) -> ToolError {
     ToolError::new(
-        ErrorCode::StaleRef,
+        ToolErrorCode::StaleRef,
         format!(
             "{verb}: ref=e{number} is stale: no snapshot since the session started or the baseline was reset"
         ),
@@ -947,7 +951,7 @@ pub(crate) fn no_snapshot(verb: &str, number: u64) -> ToolError {
 
 pub(crate) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
     ToolError::new(
-        ErrorCode::StateInvalid,
+        ToolErrorCode::StateInvalid,
         format!("{verb}: a dialog is open: {}", dialog.message),
     )
     .with_hint("answer it with browser_dialog accept or dismiss (browser_dialog inspect shows it)")

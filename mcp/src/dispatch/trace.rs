@@ -22,7 +22,7 @@ use std::time::SystemTime;
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::error::{ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 use crate::private_fs;
 
 /// What a trace shows instead of a secret.
@@ -147,7 +147,7 @@ fn log_counts(journal: &chromate::Journal, since: u64) -> (Value, Value) {
 /// Appends the `action` event of a call while a trace records (browser_trace itself excluded;
 /// browser_batch is recorded as its steps, each its own event). Failures to write are reported
 /// on stderr; they never fail the call.
-pub(crate) async fn record_action(session: &mut Session, call: CallRecord<'_>) {
+pub(crate) async fn record_action(session: &mut ToolSession, call: CallRecord<'_>) {
     if session.trace.is_none() || call.tool == "browser_trace" {
         return;
     }

@@ -38,7 +38,7 @@ pub(crate) struct Roots {
 
 impl Roots {
     /// The directories of `session` whose files `resources/read` serves (§1.3).
-    pub(crate) fn of(session: &crate::dispatch::session::Session) -> Roots {
+    pub(crate) fn of(session: &crate::dispatch::session::ToolSession) -> Roots {
         Roots {
             session: session.artifacts.dir().to_path_buf(),
             traces: session.trace_root(),

@@ -19,7 +19,7 @@ use tokio::sync::{mpsc, watch, Notify};
 use crate::config::Config;
 use crate::dispatch::artifacts::{cap_response, WriteError};
 use crate::dispatch::flows::tools as flow_tools;
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
 use crate::dispatch::{self, Reply};
 use crate::mcp::era::{self, Era};
@@ -96,7 +96,7 @@ struct Shared {
     queue: Mutex<Queue>,
     wake: Notify,
     outbox: Outbox,
-    session: tokio::sync::Mutex<Session>,
+    session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
     /// `--caps audit`: the audit capability's tools are listed and callable.
     caps_audit: bool,
@@ -145,7 +145,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -
     let closing = Arc::new(Notify::new());
     let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
     let caps_audit = config.caps_audit;
-    let session = Session::new(config);
+    let session = ToolSession::new(config);
     let client_roots = session.client_roots.clone();
     let mut roots = resources::Roots::of(&session);
     let attached = match attach {
@@ -710,7 +710,7 @@ async fn attach_session(_name: &str) -> Result<(Attached, crate::daemon::Info), 
 /// cancels the call there.
 async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Reply {
     use crate::daemon::{client, Request, Response};
-    use crate::dispatch::error::{ErrorCode, ToolError};
+    use crate::dispatch::error::{ToolError, ToolErrorCode};
     let request = Request::Call {
         tool: call.decl.name.to_owned(),
         arguments: call.arguments.clone(),
@@ -719,7 +719,7 @@ async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Repl
     };
     let failure = |message: String| {
         let error = ToolError::new(
-            ErrorCode::BrowserUnavailable,
+            ToolErrorCode::BrowserUnavailable,
             format!(
                 "{}: session {}: {message}",
                 call.decl.verb, attached.paths.name
@@ -754,7 +754,7 @@ async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Repl
 /// Runs one validated call against the session (or the attached one); returns the response
 /// envelope.
 async fn execute(
-    session: &mut Session,
+    session: &mut ToolSession,
     attached: Option<&Attached>,
     call: QueuedCall,
     cancel: Cancel,

@@ -115,3 +115,39 @@ fn issue_12_a_trailing_plus_is_the_final_key_pressed_with_shift() {
     assert!(!select_all.shifted);
     assert_eq!(select_all.key.key_with(CONTROL), "a");
 }
+
+#[test]
+fn every_modifier_is_the_key_its_name_names() {
+    for modifier in [
+        Modifier::Alt,
+        Modifier::Control,
+        Modifier::Meta,
+        Modifier::Shift,
+    ] {
+        assert_eq!(Some(modifier.key()), named(modifier.as_str()));
+        assert_ne!(modifier.key().modifier_bit(), 0);
+        assert_eq!(
+            Modifier::parse("click", modifier.as_str()).ok(),
+            Some(modifier)
+        );
+    }
+    assert_eq!(
+        Modifier::parse("click", "ctrl").ok(),
+        Some(Modifier::Control)
+    );
+    assert_eq!(Modifier::parse("click", "Cmd").ok(), Some(Modifier::Meta));
+    assert_eq!(Modifier::parse("click", "option").ok(), Some(Modifier::Alt));
+}
+
+#[test]
+fn a_key_that_is_no_modifier_is_refused_by_name() {
+    let message = |name: &str| match Modifier::parse("click", name) {
+        Ok(modifier) => format!("{modifier:?}"),
+        Err(err) => err.to_string(),
+    };
+    assert_eq!(
+        message("a"),
+        r#"click: "a" is not a modifier (Shift, Control, Alt, Meta)"#
+    );
+    assert!(message("Hyper").starts_with(r#"click: unknown key "Hyper""#));
+}

@@ -20,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
 
-use crate::dispatch::error::{from_engine, ErrorCode, ToolError};
+use crate::dispatch::error::{from_engine, ToolError, ToolErrorCode};
 use findings::{
     AuditResult, AuditedPage, Category, ExternalLink, Finding, Metrics, Severity, Status,
 };
@@ -523,7 +523,7 @@ fn host_class(url: &str) -> String {
 pub(crate) fn ssrf_blocked(hop: &str) -> ToolError {
     let class = host_class(hop);
     ToolError::new(
-        ErrorCode::SsrfBlocked,
+        ToolErrorCode::SsrfBlocked,
         format!("audit: {hop} is a {class} address; --block-private-network refused the request at that hop"),
     )
     .with_hint(

@@ -17,7 +17,7 @@ fn a_refused_hosts_class_comes_from_its_address_or_name() {
 #[test]
 fn ssrf_blocked_names_the_hop_and_the_flag() {
     let error = ssrf_blocked("http://127.0.0.1:9/admin");
-    assert_eq!(error.code, ErrorCode::SsrfBlocked);
+    assert_eq!(error.code, ToolErrorCode::SsrfBlocked);
     assert_eq!(
         error.message,
         "audit: http://127.0.0.1:9/admin is a loopback address; --block-private-network refused the request at that hop"

@@ -16,8 +16,8 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::call::{cancelled_error, Cancel};
-use crate::dispatch::error::{hint_for, ErrorCode, ToolError};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode};
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
 
 /// The default viewport of a capture (and of a flow without `viewport`).
@@ -190,7 +190,7 @@ impl CaptureArgs {
         let args: CaptureArgs =
             serde_json::from_value(Value::Object(arguments)).map_err(|err| {
                 ToolError::new(
-                    ErrorCode::DriverError,
+                    ToolErrorCode::DriverError,
                     format!("capture: internal error: arguments did not decode: {err}"),
                 )
                 .with_hint("report this chromate bug; nothing was captured")
@@ -329,7 +329,7 @@ impl CaptureRecord {
 /// capture names, loads `url` (retried on a timeout or a `net::ERR_*`), then writes
 /// `<dir>/<name>.png|pdf`, replacing a file of that name atomically.
 pub(crate) async fn capture(
-    session: &mut Session,
+    session: &mut ToolSession,
     args: &CaptureArgs,
     dir: &Path,
     cancel: &Cancel,
@@ -391,7 +391,7 @@ pub(crate) async fn capture(
     let path = dir.join(&file_name);
     super::output::replace_file(dir, &file_name, &data).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("capture: cannot write {}: {err}", path.display()),
         )
         .with_hint("check that the output directory is writable (--output-dir)")
@@ -421,7 +421,7 @@ pub(crate) async fn capture(
 }
 
 /// Error entries (page errors, console errors) journalled after `cursor`, as JSON.
-pub(crate) fn console_errors_since(session: &Session, cursor: u64) -> Vec<Value> {
+pub(crate) fn console_errors_since(session: &ToolSession, cursor: u64) -> Vec<Value> {
     session
         .journal
         .log
@@ -442,7 +442,7 @@ pub(crate) fn console_errors_since(session: &Session, cursor: u64) -> Vec<Value>
 /// Sets the page's viewport (CSS px, scale 1) for what follows, with scrollbars hidden: a
 /// capture shows the page, and a full-page capture is exactly the viewport wide.
 pub(crate) async fn set_viewport(
-    session: &mut Session,
+    session: &mut ToolSession,
     page: &chromate::Page,
     width: u32,
     height: u32,
@@ -469,7 +469,7 @@ pub(crate) async fn set_viewport(
 }
 
 /// The viewport as the page reports it (its layout viewport), `(0, 0)` if it does not answer.
-async fn current_viewport(session: &Session, page: &chromate::Page) -> (u32, u32) {
+async fn current_viewport(session: &ToolSession, page: &chromate::Page) -> (u32, u32) {
     let metrics = page
         .within(
             session.agent_timeout(),
@@ -487,7 +487,7 @@ async fn current_viewport(session: &Session, page: &chromate::Page) -> (u32, u32
 }
 
 async fn run_engine<T>(
-    session: &mut Session,
+    session: &mut ToolSession,
     page: &chromate::Page,
     verb: &str,
     cancel: &Cancel,
@@ -498,8 +498,8 @@ async fn run_engine<T>(
         Some(Ok(value)) => Ok(value),
         Some(Err(err)) => {
             let mut error = session.element_error(verb, page, &err).await;
-            if error.code == ErrorCode::InvalidArgument && error.hint.is_none() {
-                error = error.with_hint(hint_for(ErrorCode::InvalidArgument));
+            if error.code == ToolErrorCode::InvalidArgument && error.hint.is_none() {
+                error = error.with_hint(hint_for(ToolErrorCode::InvalidArgument));
             }
             Err(error)
         }

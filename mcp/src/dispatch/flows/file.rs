@@ -34,7 +34,7 @@ use toml::Spanned;
 
 use super::capture::{name_is_valid, CaptureArgs};
 use crate::config::Config;
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::{self, ToolCall, ToolDecl};
 
 /// The file used when neither `--config` nor `CHROMATE_FLOWS` names one.
@@ -152,7 +152,7 @@ pub(crate) fn parse(path: &Path, text: &str, config: &Config) -> Result<FlowFile
         path,
         text,
         config,
-        checker: Session::new(config.clone()),
+        checker: ToolSession::new(config.clone()),
     };
     reader.file()
 }
@@ -162,7 +162,7 @@ struct Reader<'a> {
     text: &'a str,
     config: &'a Config,
     /// The session the tools' cross-argument rules look at (none of them needs a browser).
-    checker: Session,
+    checker: ToolSession,
 }
 
 type Table<'i> = DeTable<'i>;

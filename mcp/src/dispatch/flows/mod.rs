@@ -23,8 +23,8 @@ use serde_json::{json, Map, Value};
 
 use crate::config::Config;
 use crate::dispatch::call::Cancel;
-use crate::dispatch::error::{ErrorCode, ToolError};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode};
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::{Done, Failed, Reply};
 
 use capture::{CaptureArgs, CAPTURE, DEFAULT_VIEWPORT};
@@ -90,7 +90,7 @@ async fn capture_in_own_browser(
         ".chromate-session-{}",
         crate::private_fs::random_suffix()
     ));
-    let mut session = Session::with_artifacts_dir(config, session_dir.clone());
+    let mut session = ToolSession::with_artifacts_dir(config, session_dir.clone());
     let outcome = capture::capture(&mut session, &args, &dir, cancel).await;
     session.shutdown().await;
     output::remove_if_empty(&session_dir);
@@ -131,7 +131,7 @@ pub(crate) fn list(file: &file::FlowFile) -> Value {
 /// An output directory that cannot be made or used.
 pub(crate) fn io_error(err: &std::io::Error) -> ToolError {
     ToolError::new(
-        ErrorCode::DriverError,
+        ToolErrorCode::DriverError,
         format!("capture: the output directory: {err}"),
     )
     .with_hint("choose a directory you can write with --output-dir")

@@ -12,8 +12,8 @@ use std::time::Duration;
 use serde_json::json;
 
 use crate::dispatch::call::{cancelled_error, Cancel};
-use crate::dispatch::error::{hint_for, ErrorCode, ToolError};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode};
+use crate::dispatch::session::ToolSession;
 
 /// The pauses before the second and the third try.
 pub(crate) const BACKOFF: [Duration; 2] = [Duration::from_millis(500), Duration::from_millis(1000)];
@@ -37,7 +37,7 @@ pub(crate) fn is_transient(err: &chromate::Error) -> bool {
 /// Loads `url` in `page` under `wait_until`, retrying transient failures; returns how many
 /// tries it took.
 pub(crate) async fn navigate(
-    session: &mut Session,
+    session: &mut ToolSession,
     page: &chromate::Page,
     url: &str,
     wait_until: chromate::WaitUntil,
@@ -75,7 +75,7 @@ pub(crate) async fn navigate(
 
 /// The error of the last try, its hint saying whether chromate already retried.
 fn final_error(
-    session: &mut Session,
+    session: &mut ToolSession,
     err: &chromate::Error,
     url: &str,
     wait_until: chromate::WaitUntil,
@@ -88,13 +88,13 @@ fn final_error(
         // `Page.navigate` itself answering too late is the load not reached in time.
         chromate::Error::CommandTimeout { method, .. } if method == "Page.navigate" => {
             ToolError::new(
-                ErrorCode::TimeoutWaitingLoad,
+                ToolErrorCode::TimeoutWaitingLoad,
                 format!(
                     "{verb}: timed out after {timeout_ms}ms waiting for {} of {url}",
                     wait_until.as_str()
                 ),
             )
-            .with_hint(hint_for(ErrorCode::TimeoutWaitingLoad))
+            .with_hint(hint_for(ToolErrorCode::TimeoutWaitingLoad))
             .with_detail(json!({ "state": wait_until.as_str(), "timeout": timeout_ms, "url": url }))
         }
         _ => session.engine_error(verb, err),
@@ -135,9 +135,9 @@ mod tests {
             url: "http://127.0.0.1:1/".into(),
             timeout: Duration::from_secs(1),
         }));
-        assert!(!is_transient(&chromate::Error::InvalidArgument {
-            message: "bad selector".into()
-        }));
+        assert!(!is_transient(&chromate::Error::invalid_argument(
+            "bad selector"
+        )));
         assert_eq!(BACKOFF[1], BACKOFF[0] * 2, "the backoff doubles");
     }
 }

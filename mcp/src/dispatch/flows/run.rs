@@ -23,8 +23,8 @@ use super::file::{Flow, FlowFile, StepKind};
 use super::{output, report, video};
 use crate::config::Config;
 use crate::dispatch::call::{Cancel, Progress};
-use crate::dispatch::error::{ErrorCode, ToolError};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode};
+use crate::dispatch::session::ToolSession;
 use crate::dispatch::Reply;
 
 /// What a run was asked for.
@@ -193,7 +193,7 @@ pub(crate) fn select<'a>(file: &'a FlowFile, names: &[String]) -> Result<Vec<&'a
 pub(crate) fn missing_flow(name: &str, file: &FlowFile) -> ToolError {
     let names = file.names();
     ToolError::new(
-        ErrorCode::InvalidArgument,
+        ToolErrorCode::InvalidArgument,
         format!(
             "flows: no flow named {name:?} in {}; its flows: {}",
             file.path.display(),
@@ -230,7 +230,7 @@ pub(crate) async fn run(
     };
     let written = report::write_run(&report, options.junit.as_deref()).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("flows: cannot write the reports: {err}"),
         )
         .with_hint("check that the output directory and the --junit path are writable")
@@ -274,7 +274,7 @@ async fn run_flow(
         }
     };
     let files_dir = dir.join("files");
-    let mut session = Session::with_artifacts_dir(config.clone(), files_dir.clone());
+    let mut session = ToolSession::with_artifacts_dir(config.clone(), files_dir.clone());
     let viewport = flow.viewport.unwrap_or(DEFAULT_VIEWPORT);
     let progress = Progress::new("flow", Instant::now());
     let wants_video = flow.video || options.video;
@@ -348,7 +348,7 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
                 if result.error.is_none() {
                     result.error = Some(
                         ToolError::new(
-                            ErrorCode::DriverError,
+                            ToolErrorCode::DriverError,
                             format!("flows: cannot update the baseline: {err}"),
                         )
                         .with_hint("check that the --baseline directory is writable")
@@ -378,7 +378,7 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
     );
     let detail = json!({ "changed": changed, "missing": missing, "baseline": baseline.dir.join(&result.name).display().to_string() });
     result.error = Some(
-        ToolError::new(ErrorCode::ExpectMismatch, message)
+        ToolError::new(ToolErrorCode::ExpectMismatch, message)
             .with_hint("look at the <capture>.diff.png images (report.html shows them); if the change is right, run again with --update-baseline")
             .with_detail(detail)
             .to_json(),
@@ -386,7 +386,10 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
 }
 
 /// Launches the flow's browser and gives its page the flow's viewport.
-async fn prepare(session: &mut Session, viewport: (u32, u32)) -> Result<chromate::Page, ToolError> {
+async fn prepare(
+    session: &mut ToolSession,
+    viewport: (u32, u32),
+) -> Result<chromate::Page, ToolError> {
     let page = session.active_page("flow").await?;
     capture::set_viewport(session, &page, viewport.0, viewport.1).await?;
     Ok(page)
@@ -394,7 +397,7 @@ async fn prepare(session: &mut Session, viewport: (u32, u32)) -> Result<chromate
 
 #[allow(clippy::too_many_arguments)]
 async fn run_steps(
-    session: &mut Session,
+    session: &mut ToolSession,
     flow: &Flow,
     dir: &Path,
     viewport: (u32, u32),
@@ -505,7 +508,7 @@ fn step_outcome(tool: &str, reply: &Reply) -> Result<(), Value> {
 /// The error of a step stopped by a signal.
 fn cancelled() -> Value {
     ToolError::new(
-        ErrorCode::DriverError,
+        ToolErrorCode::DriverError,
         "flow: cancelled by a signal; the captures taken so far are kept",
     )
     .with_hint("run the flow again")

@@ -22,7 +22,7 @@ use super::run::{Event, RunOptions};
 use super::{file, output, report};
 use crate::config::Config;
 use crate::dispatch::call::{Cancel, Progress};
-use crate::dispatch::error::{ErrorCode, ToolError};
+use crate::dispatch::error::{ToolError, ToolErrorCode};
 use crate::dispatch::tools::schema::{self, Arg, ArgError, Cli, Defaults, Hints, ToolDecl};
 use crate::dispatch::{Done, Failed, Reply};
 
@@ -212,7 +212,7 @@ fn load(config: &Config, arguments: &Map<String, Value>) -> Result<file::FlowFil
         std::env::var(name).ok()
     });
     file::load(&path, config).map_err(|err| {
-        ToolError::new(ErrorCode::InvalidArgument, format!("flows: {err}"))
+        ToolError::new(ToolErrorCode::InvalidArgument, format!("flows: {err}"))
             .with_hint("fix the flow file at the line named; nothing was run")
             .with_detail(json!({
                 "argument": "config_path",

@@ -6,17 +6,17 @@
 //! bounds, the step summary text, the `logs` block and the one observation at
 //! the end. Step schemas are validated by `schema.rs` (a nested batch is
 //! rejected there). The observation itself (diff or page identity) is the
-//! session's (`Session::observe`, `Session::observe_page`).
+//! session's (`ToolSession::observe`, `ToolSession::observe_page`).
 
 use std::time::Instant;
 
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::dispatch::error::{cut_bytes, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 /// A step result over this many bytes becomes `{truncated, totalBytes, preview}`.
 const MAX_STEP_RESULT_BYTES: usize = 8 * 1024;
@@ -33,8 +33,21 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: true,
     cli: Cli::new("batch", &[Slot::arg("steps")]),
-    args: &[
-        Arg::kind(
+    args: BatchArgs::ARGS,
+};
+
+arg_enum! {
+    /// browser_batch `observe`.
+    pub(crate) enum BatchObserve {
+        Page = "page",
+        Delta = "delta",
+    }
+}
+
+tool_args! {
+    /// The arguments of browser_batch, in schema order.
+    pub(crate) struct BatchArgs {
+        steps: Vec<Step> = Arg::kind(
             "steps",
             "{tool, arguments} per call",
             Kind::Steps {
@@ -43,24 +56,16 @@ pub(crate) const BATCH: ToolDecl = ToolDecl {
             },
         )
         .required(),
-        Arg::boolean("continue_on_error", "Run later steps after a failure"),
-        Arg::one_of(
+        #[serde(default)]
+        continue_on_error: bool = Arg::boolean("continue_on_error", "Run later steps after a failure"),
+        #[allow(dead_code)] // `page` needs the engine's page identity.
+        observe: BatchObserve = Arg::one_of(
             "observe",
             "Final observation: diff or page identity",
-            &["page", "delta"],
+            BatchObserve::VALUES,
         )
         .default_str("delta"),
-    ],
-};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct BatchArgs {
-    pub(crate) steps: Vec<Step>,
-    #[serde(default)]
-    pub(crate) continue_on_error: bool,
-    #[allow(dead_code)] // `page` needs the engine's page identity.
-    pub(crate) observe: String,
+    }
 }
 
 /// One validated step.
@@ -75,7 +80,7 @@ impl Step {
     fn to_call(&self) -> Result<ToolCall, ToolError> {
         let decl = super::find(&self.tool).ok_or_else(|| {
             ToolError::new(
-                crate::dispatch::error::ErrorCode::DriverError,
+                crate::dispatch::error::ToolErrorCode::DriverError,
                 format!("batch: internal error: unknown step tool {}", self.tool),
             )
         })?;
@@ -83,7 +88,7 @@ impl Step {
     }
 }
 
-pub(crate) fn check_batch(args: &BatchArgs, session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_batch(args: &BatchArgs, session: &ToolSession) -> Result<(), ToolError> {
     for (idx, step) in args.steps.iter().enumerate() {
         step.to_call()
             .and_then(|call| call.check(session))
@@ -214,7 +219,7 @@ pub(crate) async fn batch(
     // batch did not stop on an error carrying a recovery snapshot.
     let observation = if !observed || first_recovery.is_some() {
         None
-    } else if args.observe == "page" {
+    } else if args.observe == BatchObserve::Page {
         match ctx.session.observe_page(&ctx.cancel).await {
             Some((summary, observation)) => {
                 result.insert("page".into(), summary);

@@ -6,13 +6,11 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::dispatch::error::{cut_bytes, ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{cut_bytes, ToolError, ToolErrorCode, ToolOutput};
 
 pub(crate) const EVAL: ToolDecl = ToolDecl {
     name: "browser_advanced_eval",
@@ -22,24 +20,18 @@ pub(crate) const EVAL: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: true,
     cli: Cli::new("eval", &[Slot::arg("js")]).file("js"),
-    args: &[
-        Arg::string("js", "Expression or function body; promises are awaited")
+    args: EvalArgs::ARGS,
+};
+
+tool_args! {
+    /// The arguments of browser_advanced_eval, in schema order.
+    pub(crate) struct EvalArgs {
+        js: String = Arg::string("js", "Expression or function body; promises are awaited")
             .min_len(1)
             .max_len(32768)
             .required(),
-        TIMEOUT,
-    ],
-};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct EvalArgs {
-    pub(crate) js: String,
-    pub(crate) timeout_ms: u64,
-}
-
-pub(crate) fn check_eval(_args: &EvalArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 /// Results beyond this many bytes of JSON are returned as a preview (§11.5).
@@ -73,7 +65,7 @@ pub(crate) async fn eval(
                 ),
             };
             return Err(ToolError::new(
-                ErrorCode::Timeout,
+                ToolErrorCode::Timeout,
                 format!(
                     "eval: timed out after {}ms waiting for {waiting_for}",
                     args.timeout_ms

@@ -8,13 +8,63 @@
 //! call, the result shape. Key-name parsing (§9.6), waiting and fences
 //! belong to the engine.
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Kind, Slot, ToolDecl};
-use super::{act, echo, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::{act, echo_of, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
+
+arg_enum! {
+    /// browser_element `action`.
+    pub(crate) enum ElementAction {
+        Dblclick = "dblclick",
+        Focus = "focus",
+        Scroll = "scroll",
+        Clear = "clear",
+        Check = "check",
+        Uncheck = "uncheck",
+        Select = "select",
+    }
+}
+
+arg_enum! {
+    /// browser_key `action`.
+    pub(crate) enum KeyAction {
+        Press = "press",
+        Down = "down",
+        Up = "up",
+    }
+}
+
+arg_enum! {
+    /// browser_mouse `action`.
+    pub(crate) enum MouseAction {
+        Move = "move",
+        Click = "click",
+        Down = "down",
+        Up = "up",
+        Wheel = "wheel",
+    }
+}
+
+arg_enum! {
+    /// browser_mouse `button`.
+    pub(crate) enum Button {
+        Left = "left",
+        Middle = "middle",
+        Right = "right",
+    }
+}
+
+arg_enum! {
+    /// browser_dialog `action`.
+    pub(crate) enum DialogAction {
+        Inspect = "inspect",
+        Accept = "accept",
+        Dismiss = "dismiss",
+    }
+}
 
 pub(crate) const CLICK: ToolDecl = ToolDecl {
     name: "browser_click",
@@ -24,7 +74,7 @@ pub(crate) const CLICK: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("click", &[Slot::arg("selector")]),
-    args: &[SELECTOR, Arg::boolean("double", "Double-click"), TIMEOUT],
+    args: ClickArgs::ARGS,
 };
 
 pub(crate) const FILL: ToolDecl = ToolDecl {
@@ -35,12 +85,7 @@ pub(crate) const FILL: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("fill", &[Slot::arg("selector"), Slot::arg("value")]),
-    args: &[
-        SELECTOR,
-        Arg::string("value", "New content (\"\" clears)").required(),
-        Arg::boolean("submit", "Press Enter afterwards"),
-        TIMEOUT,
-    ],
+    args: FillArgs::ARGS,
 };
 
 pub(crate) const TYPE: ToolDecl = ToolDecl {
@@ -51,7 +96,7 @@ pub(crate) const TYPE: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("type", &[Slot::arg("text")]),
-    args: &[Arg::string("text", "Text to type").required()],
+    args: TypeArgs::ARGS,
 };
 
 pub(crate) const ELEMENT: ToolDecl = ToolDecl {
@@ -69,19 +114,7 @@ pub(crate) const ELEMENT: ToolDecl = ToolDecl {
             Slot::arg("value"),
         ],
     ),
-    args: &[
-        Arg::one_of(
-            "action",
-            "What to do",
-            &[
-                "dblclick", "focus", "scroll", "clear", "check", "uncheck", "select",
-            ],
-        )
-        .required(),
-        SELECTOR,
-        Arg::string("value", "Option value or label (select)"),
-        TIMEOUT,
-    ],
+    args: ElementArgs::ARGS,
 };
 
 pub(crate) const PRESS: ToolDecl = ToolDecl {
@@ -92,14 +125,7 @@ pub(crate) const PRESS: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("press", &[Slot::arg("key")]),
-    args: &[
-        Arg::string("key", "Key or chord: a, Enter, Control+A")
-            .min_len(1)
-            .max_len(64)
-            .required(),
-        SELECTOR_OPT,
-        TIMEOUT,
-    ],
+    args: PressArgs::ARGS,
 };
 
 pub(crate) const KEY: ToolDecl = ToolDecl {
@@ -110,20 +136,7 @@ pub(crate) const KEY: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("key", &[Slot::arg("action"), Slot::arg("key")]),
-    args: &[
-        Arg::one_of(
-            "action",
-            "press, hold down, or release",
-            &["press", "down", "up"],
-        )
-        .required(),
-        Arg::string("key", "One key: Shift, a, Enter")
-            .min_len(1)
-            .max_len(64)
-            .required(),
-        SELECTOR_OPT,
-        TIMEOUT,
-    ],
+    args: KeyArgs::ARGS,
 };
 
 const COORDINATE_MAX: f64 = 100_000.0;
@@ -139,21 +152,7 @@ pub(crate) const MOUSE: ToolDecl = ToolDecl {
         "mouse",
         &[Slot::arg("action"), Slot::arg("x"), Slot::arg("y")],
     ),
-    args: &[
-        Arg::one_of(
-            "action",
-            "Mouse action",
-            &["move", "click", "down", "up", "wheel"],
-        )
-        .required(),
-        SELECTOR_OPT,
-        Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
-        Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
-        Arg::one_of("button", "Mouse button", &["left", "middle", "right"]).default_str("left"),
-        Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
-        Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
-        TIMEOUT,
-    ],
+    args: MouseArgs::ARGS,
 };
 
 pub(crate) const HOVER: ToolDecl = ToolDecl {
@@ -164,7 +163,7 @@ pub(crate) const HOVER: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("hover", &[Slot::arg("selector")]),
-    args: &[SELECTOR, TIMEOUT],
+    args: HoverArgs::ARGS,
 };
 
 pub(crate) const UPLOAD: ToolDecl = ToolDecl {
@@ -175,21 +174,7 @@ pub(crate) const UPLOAD: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("upload", &[Slot::arg("selector"), Slot::arg("files")]),
-    args: &[
-        SELECTOR,
-        Arg::kind(
-            "files",
-            "Local paths (relative to server cwd)",
-            Kind::StrList {
-                min_items: 1,
-                max_items: 10,
-                item_min_len: 1,
-                item_max_len: 4096,
-            },
-        )
-        .required(),
-        TIMEOUT,
-    ],
+    args: UploadArgs::ARGS,
 };
 
 pub(crate) const DIALOG: ToolDecl = ToolDecl {
@@ -200,112 +185,123 @@ pub(crate) const DIALOG: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("dialog", &[Slot::arg("action"), Slot::arg("text")]),
-    args: &[
-        Arg::one_of("action", "What to do", &["inspect", "accept", "dismiss"]).required(),
-        Arg::string("text", "Prompt answer (accept only)"),
-    ],
+    args: DialogArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ClickArgs {
-    pub(crate) selector: String,
-    #[serde(default)]
-    pub(crate) double: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_click, in schema order.
+    pub(crate) struct ClickArgs {
+        selector: String = SELECTOR,
+        #[serde(default)]
+        double: bool = Arg::boolean("double", "Double-click"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FillArgs {
-    pub(crate) selector: String,
-    pub(crate) value: String,
-    #[serde(default)]
-    pub(crate) submit: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_fill, in schema order.
+    pub(crate) struct FillArgs {
+        selector: String = SELECTOR,
+        value: String = Arg::string("value", "New content (\"\" clears)").required(),
+        #[serde(default)]
+        submit: bool = Arg::boolean("submit", "Press Enter afterwards"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TypeArgs {
-    pub(crate) text: String,
+tool_args! {
+    /// The arguments of browser_type, in schema order.
+    pub(crate) struct TypeArgs {
+        text: String = Arg::string("text", "Text to type").required(),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ElementArgs {
-    pub(crate) action: String,
-    pub(crate) selector: String,
-    pub(crate) value: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_element, in schema order.
+    pub(crate) struct ElementArgs {
+        action: ElementAction = Arg::one_of("action", "What to do", ElementAction::VALUES).required(),
+        selector: String = SELECTOR,
+        value: Option<String> = Arg::string("value", "Option value or label (select)"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PressArgs {
-    pub(crate) key: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_press, in schema order.
+    pub(crate) struct PressArgs {
+        key: String = Arg::string("key", "Key or chord: a, Enter, Control+A")
+            .min_len(1)
+            .max_len(64)
+            .required(),
+        selector: Option<String> = SELECTOR_OPT,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct KeyArgs {
-    pub(crate) action: String,
-    pub(crate) key: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_key, in schema order.
+    pub(crate) struct KeyArgs {
+        action: KeyAction = Arg::one_of("action", "press, hold down, or release", KeyAction::VALUES).required(),
+        key: String = Arg::string("key", "One key: Shift, a, Enter")
+            .min_len(1)
+            .max_len(64)
+            .required(),
+        selector: Option<String> = SELECTOR_OPT,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct MouseArgs {
-    pub(crate) action: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) x: Option<f64>,
-    pub(crate) y: Option<f64>,
-    pub(crate) button: String,
-    pub(crate) delta_x: f64,
-    pub(crate) delta_y: f64,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_mouse, in schema order.
+    pub(crate) struct MouseArgs {
+        action: MouseAction = Arg::one_of("action", "Mouse action", MouseAction::VALUES).required(),
+        selector: Option<String> = SELECTOR_OPT,
+        x: Option<f64> = Arg::num("x", "Viewport x, CSS px (with y)", 0.0, COORDINATE_MAX),
+        y: Option<f64> = Arg::num("y", "Viewport y, CSS px (with x)", 0.0, COORDINATE_MAX),
+        button: Button = Arg::one_of("button", "Mouse button", Button::VALUES).default_str("left"),
+        delta_x: f64 = Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
+        delta_y: f64 = Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct HoverArgs {
-    pub(crate) selector: String,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_hover, in schema order.
+    pub(crate) struct HoverArgs {
+        selector: String = SELECTOR,
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct UploadArgs {
-    pub(crate) selector: String,
-    pub(crate) files: Vec<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_upload, in schema order.
+    pub(crate) struct UploadArgs {
+        selector: String = SELECTOR,
+        files: Vec<String> = Arg::kind(
+            "files",
+            "Local paths (relative to server cwd)",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 10,
+                item_min_len: 1,
+                item_max_len: 4096,
+            },
+        )
+        .required(),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct DialogArgs {
-    pub(crate) action: String,
-    pub(crate) text: Option<String>,
+tool_args! {
+    /// The arguments of browser_dialog, in schema order.
+    pub(crate) struct DialogArgs {
+        action: DialogAction = Arg::one_of("action", "What to do", DialogAction::VALUES).required(),
+        text: Option<String> = Arg::string("text", "Prompt answer (accept only)"),
+    }
 }
 
-pub(crate) fn check_click(_args: &ClickArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_fill(_args: &FillArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_type(_args: &TypeArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_element(args: &ElementArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.action == "select" && args.value.is_none() {
+pub(crate) fn check_element(args: &ElementArgs, _session: &ToolSession) -> Result<(), ToolError> {
+    if args.action == ElementAction::Select && args.value.is_none() {
         return Err(ToolError::invalid_argument(
             "element: action \"select\" needs \"value\"",
             "value",
@@ -315,11 +311,7 @@ pub(crate) fn check_element(args: &ElementArgs, _session: &Session) -> Result<()
     Ok(())
 }
 
-pub(crate) fn check_press(_args: &PressArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_key(args: &KeyArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_key(args: &KeyArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if is_chord(&args.key) {
         return Err(ToolError::invalid_argument(
             format!("key: {:?} is a chord; browser_key takes one key", args.key),
@@ -335,7 +327,7 @@ pub(crate) fn is_chord(key: &str) -> bool {
     key.chars().count() > 1 && key.contains('+')
 }
 
-pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_mouse(args: &MouseArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let hint = "pass selector, or both x and y, or neither to act at the current pointer";
     match (args.x, args.y) {
         (Some(_), None) | (None, Some(_)) => {
@@ -354,7 +346,7 @@ pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), To
         }
         _ => {}
     }
-    if args.action == "move" && args.selector.is_none() && args.x.is_none() {
+    if args.action == MouseAction::Move && args.selector.is_none() && args.x.is_none() {
         return Err(ToolError::invalid_argument(
             "mouse: move needs a target (selector or x/y)",
             "selector",
@@ -364,13 +356,9 @@ pub(crate) fn check_mouse(args: &MouseArgs, _session: &Session) -> Result<(), To
     Ok(())
 }
 
-pub(crate) fn check_hover(_args: &HoverArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
 /// Each file must be inside the directories uploads may read and be an existing regular file;
 /// the message names the index only, never the path (§4.3).
-pub(crate) fn check_upload(args: &UploadArgs, session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_upload(args: &UploadArgs, session: &ToolSession) -> Result<(), ToolError> {
     upload_paths(
         &args.files,
         session.config.unrestricted_file_access,
@@ -462,12 +450,12 @@ fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
     (!climbs).then(|| resolved.join(rest))
 }
 
-pub(crate) fn check_dialog(args: &DialogArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.text.is_some() && args.action != "accept" {
+pub(crate) fn check_dialog(args: &DialogArgs, _session: &ToolSession) -> Result<(), ToolError> {
+    if args.text.is_some() && args.action != DialogAction::Accept {
         return Err(ToolError::invalid_argument(
             format!(
                 "dialog: text is only for action \"accept\", not {:?}",
-                args.action
+                args.action.as_str()
             ),
             "text",
             "drop text, or use action=accept to answer a prompt",
@@ -490,11 +478,11 @@ pub(crate) async fn click(
     };
     // A navigation the click started that never loads (§9.5).
     clicked.map_err(|error| match error.code {
-        ErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
+        ToolErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
         _ => error,
     })?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector) }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()) }),
     ))
 }
 
@@ -504,10 +492,10 @@ pub(crate) async fn fill(
 ) -> Result<ToolOutput, ToolError> {
     let verb = FILL.verb;
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+    if let Some(error) = ctx.session.container_not_editable(verb, locator.selector()) {
         return Err(error);
     }
-    let mut result = json!({ "ok": true, "selector": echo(&args.selector) });
+    let mut result = json!({ "ok": true, "selector": echo_of(locator.selector()) });
     if args.submit {
         act(ctx, verb, &page, locator.fill_and_submit(&args.value)).await?;
         result["submitted"] = json!(true);
@@ -533,26 +521,26 @@ pub(crate) async fn element(
 ) -> Result<ToolOutput, ToolError> {
     let verb = args.action.as_str();
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
-    let mut result = json!({ "ok": true, "selector": echo(&args.selector), "action": verb });
-    match verb {
-        "dblclick" => act(ctx, verb, &page, locator.dblclick()).await?,
-        "focus" => act(ctx, verb, &page, locator.focus()).await?,
-        "scroll" => act(ctx, verb, &page, locator.scroll_into_view()).await?,
-        "clear" => {
-            if let Some(error) = ctx.session.container_not_editable(verb, &args.selector) {
+    let mut result = json!({ "ok": true, "selector": echo_of(locator.selector()), "action": verb });
+    match args.action {
+        ElementAction::Dblclick => act(ctx, verb, &page, locator.dblclick()).await?,
+        ElementAction::Focus => act(ctx, verb, &page, locator.focus()).await?,
+        ElementAction::Scroll => act(ctx, verb, &page, locator.scroll_into_view()).await?,
+        ElementAction::Clear => {
+            if let Some(error) = ctx.session.container_not_editable(verb, locator.selector()) {
                 return Err(error);
             }
             act(ctx, verb, &page, locator.clear()).await?;
         }
-        "check" | "uncheck" => {
-            if verb == "check" {
-                act(ctx, verb, &page, locator.check()).await?;
-            } else {
-                act(ctx, verb, &page, locator.uncheck()).await?;
-            }
-            result["checked"] = json!(verb == "check");
+        ElementAction::Check => {
+            act(ctx, verb, &page, locator.check()).await?;
+            result["checked"] = json!(true);
         }
-        _ => {
+        ElementAction::Uncheck => {
+            act(ctx, verb, &page, locator.uncheck()).await?;
+            result["checked"] = json!(false);
+        }
+        ElementAction::Select => {
             let value = args.value.as_deref().unwrap_or("");
             let selected = engine(ctx, verb, &page, locator.select_option(value)).await?;
             result["value"] = json!(selected.value);
@@ -584,20 +572,20 @@ pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
     match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            match args.action.as_str() {
-                "down" => act(ctx, verb, &page, locator.key_down(&args.key)).await?,
-                "up" => act(ctx, verb, &page, locator.key_up(&args.key)).await?,
-                _ => {
+            match args.action {
+                KeyAction::Down => act(ctx, verb, &page, locator.key_down(&args.key)).await?,
+                KeyAction::Up => act(ctx, verb, &page, locator.key_up(&args.key)).await?,
+                KeyAction::Press => {
                     act(ctx, verb, &page, locator.press(&args.key)).await?;
                 }
             }
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
-            match args.action.as_str() {
-                "down" => act(ctx, verb, &page, page.key_down(&args.key)).await?,
-                "up" => act(ctx, verb, &page, page.key_up(&args.key)).await?,
-                _ => {
+            match args.action {
+                KeyAction::Down => act(ctx, verb, &page, page.key_down(&args.key)).await?,
+                KeyAction::Up => act(ctx, verb, &page, page.key_up(&args.key)).await?,
+                KeyAction::Press => {
                     act(ctx, verb, &page, page.press(&args.key)).await?;
                 }
             }
@@ -608,11 +596,11 @@ pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
     ))
 }
 
-fn mouse_button(name: &str) -> chromate::MouseButton {
-    match name {
-        "middle" => chromate::MouseButton::Middle,
-        "right" => chromate::MouseButton::Right,
-        _ => chromate::MouseButton::Left,
+fn mouse_button(button: Button) -> chromate::MouseButton {
+    match button {
+        Button::Left => chromate::MouseButton::Left,
+        Button::Middle => chromate::MouseButton::Middle,
+        Button::Right => chromate::MouseButton::Right,
     }
 }
 
@@ -621,16 +609,16 @@ pub(crate) async fn mouse(
     args: MouseArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = "mouse";
-    let button = mouse_button(&args.button);
+    let button = mouse_button(args.button);
     let (x, y) = match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            match args.action.as_str() {
-                "move" => act(ctx, verb, &page, locator.mouse_move()).await?,
-                "click" => act(ctx, verb, &page, locator.mouse_click(button)).await?,
-                "down" => act(ctx, verb, &page, locator.mouse_down(button)).await?,
-                "up" => act(ctx, verb, &page, locator.mouse_up(button)).await?,
-                _ => {
+            match args.action {
+                MouseAction::Move => act(ctx, verb, &page, locator.mouse_move()).await?,
+                MouseAction::Click => act(ctx, verb, &page, locator.mouse_click(button)).await?,
+                MouseAction::Down => act(ctx, verb, &page, locator.mouse_down(button)).await?,
+                MouseAction::Up => act(ctx, verb, &page, locator.mouse_up(button)).await?,
+                MouseAction::Wheel => {
                     let wheel = locator.mouse_wheel(args.delta_x, args.delta_y);
                     act(ctx, verb, &page, wheel).await?
                 }
@@ -642,12 +630,12 @@ pub(crate) async fn mouse(
                 (Some(x), Some(y)) => (x, y),
                 _ => page.mouse_position(),
             };
-            match args.action.as_str() {
-                "move" => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
-                "click" => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
-                "down" => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
-                "up" => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
-                _ => {
+            match args.action {
+                MouseAction::Move => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
+                MouseAction::Click => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
+                MouseAction::Down => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
+                MouseAction::Up => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
+                MouseAction::Wheel => {
                     let wheel = page.mouse_wheel(x, y, args.delta_x, args.delta_y);
                     act(ctx, verb, &page, wheel).await?;
                 }
@@ -656,7 +644,10 @@ pub(crate) async fn mouse(
         }
     };
     let mut result = json!({ "ok": true, "action": args.action, "x": x, "y": y });
-    if matches!(args.action.as_str(), "click" | "down" | "up") {
+    if matches!(
+        args.action,
+        MouseAction::Click | MouseAction::Down | MouseAction::Up
+    ) {
         result["button"] = json!(args.button);
     }
     Ok(ToolOutput::new(result))
@@ -670,7 +661,7 @@ pub(crate) async fn hover(
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     act(ctx, verb, &page, locator.hover()).await?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector) }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()) }),
     ))
 }
 
@@ -690,7 +681,7 @@ pub(crate) async fn upload(
     let (page, locator) = locate(ctx, verb, &args.selector, args.timeout_ms).await?;
     let count = act(ctx, verb, &page, locator.set_input_files(&files)).await?;
     Ok(ToolOutput::new(
-        json!({ "ok": true, "selector": echo(&args.selector), "count": count }),
+        json!({ "ok": true, "selector": echo_of(locator.selector()), "count": count }),
     ))
 }
 
@@ -698,10 +689,10 @@ pub(crate) async fn dialog(
     ctx: &mut ToolContext<'_>,
     args: DialogArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = format!("dialog {}", args.action);
+    let verb = format!("dialog {}", args.action.as_str());
     let page = ctx.session.active_page_any(&verb).await?;
     let open = page.dialog();
-    if args.action == "inspect" {
+    if args.action == DialogAction::Inspect {
         let mut result = match &open {
             None => json!({ "open": false, "message": "" }),
             Some(dialog) => json!({ "open": true, "type": dialog.kind, "message": dialog.message }),
@@ -717,13 +708,13 @@ pub(crate) async fn dialog(
     }
     let Some(dialog) = open else {
         return Err(ToolError::new(
-            ErrorCode::StateInvalid,
+            ToolErrorCode::StateInvalid,
             format!("{verb}: no dialog is open"),
         )
         .with_hint("nothing to answer; take a browser_snapshot to see the page")
         .with_detail(json!({ "reason": "no-dialog" })));
     };
-    let answered = if args.action == "accept" {
+    let answered = if args.action == DialogAction::Accept {
         // The prompt text goes to prompts only (§4.3: ignored otherwise).
         let text = args.text.as_deref().filter(|_| dialog.kind == "prompt");
         page.accept_dialog(text).await

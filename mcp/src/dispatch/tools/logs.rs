@@ -8,13 +8,14 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
+};
 use super::{cancelled_error, ToolContext, TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 /// The journal's entry kinds (§10).
 pub(crate) const KINDS: [&str; 6] = [
@@ -34,38 +35,58 @@ pub(crate) const LOGS: ToolDecl = ToolDecl {
     hints: Hints::L,
     observes: false,
     cli: Cli::new("logs", &[Slot::arg("action")]),
-    args: &[
-        Arg::one_of("action", "What to do", &["list", "wait", "clear"]).default_str("list"),
-        Arg::string(
+    args: LogsArgs::ARGS,
+};
+
+arg_enum! {
+    /// browser_logs `level`.
+    pub(crate) enum LogsLevel {
+        Debug = "debug",
+        Info = "info",
+        Warn = "warn",
+        Error = "error",
+    }
+}
+
+impl LogsLevel {
+    /// The engine's level.
+    fn engine(self) -> chromate::LogLevel {
+        match self {
+            LogsLevel::Debug => chromate::LogLevel::Debug,
+            LogsLevel::Info => chromate::LogLevel::Info,
+            LogsLevel::Warn => chromate::LogLevel::Warn,
+            LogsLevel::Error => chromate::LogLevel::Error,
+        }
+    }
+}
+
+arg_enum! {
+    /// browser_logs `action`.
+    pub(crate) enum LogsAction {
+        List = "list",
+        Wait = "wait",
+        Clear = "clear",
+    }
+}
+
+tool_args! {
+    /// The arguments of browser_logs, in schema order.
+    pub(crate) struct LogsArgs {
+        action: LogsAction = Arg::one_of("action", "What to do", LogsAction::VALUES).default_str("list"),
+        kind: Option<String> = Arg::string(
             "kind",
             "Comma list: console,error,request,response,requestfailed,download",
         )
         .max_len(64),
-        Arg::one_of(
-            "level",
-            "Minimum level",
-            &["debug", "info", "warn", "error"],
-        ),
-        Arg::string("contains", "Substring of text or url (any case)").max_len(512),
-        Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
-        Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
-        TIMEOUT,
-    ],
-};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LogsArgs {
-    pub(crate) action: String,
-    pub(crate) kind: Option<String>,
-    pub(crate) level: Option<String>,
-    pub(crate) contains: Option<String>,
-    pub(crate) since: Option<u64>,
-    pub(crate) limit: u64,
-    pub(crate) timeout_ms: u64,
+        level: Option<LogsLevel> = Arg::one_of("level", "Minimum level", LogsLevel::VALUES),
+        contains: Option<String> = Arg::string("contains", "Substring of text or url (any case)").max_len(512),
+        since: Option<u64> = Arg::int("since", "Only seq > since", 0, MAX_SAFE_INT),
+        limit: u64 = Arg::int("limit", "Max entries", 1, 500).default_int(IntDefault::Value(20)),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-pub(crate) fn check_logs(args: &LogsArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_logs(args: &LogsArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if let Some(kind) = &args.kind {
         parse_kinds(kind)?;
     }
@@ -83,7 +104,7 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
                 }
             }
             None => return Err(ToolError::new(
-                ErrorCode::InvalidArgument,
+                ToolErrorCode::InvalidArgument,
                 format!("logs: unknown kind \"{part}\""),
             )
             .with_hint(
@@ -98,7 +119,7 @@ pub(crate) fn parse_kinds(list: &str) -> Result<Vec<&'static str>, ToolError> {
 /// The engine filter of the `kind`, `level` and `contains` arguments.
 pub(crate) fn filter_of(
     kind: Option<&str>,
-    level: Option<&str>,
+    level: Option<LogsLevel>,
     contains: Option<&str>,
 ) -> Result<chromate::LogFilter, ToolError> {
     let kinds = match kind {
@@ -110,13 +131,13 @@ pub(crate) fn filter_of(
     };
     Ok(chromate::LogFilter {
         kinds,
-        level: level.and_then(chromate::LogLevel::parse),
+        level: level.map(LogsLevel::engine),
         contains: contains.map(str::to_owned),
     })
 }
 
 /// One entry as §10 shows it.
-pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &Session) -> Value {
+pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> Value {
     let mut res = json!({
         "seq": entry.seq,
         "kind": entry.kind().as_str(),
@@ -190,22 +211,18 @@ pub(crate) async fn logs(
 ) -> Result<ToolOutput, ToolError> {
     // New tabs (popups) get their `p<N>` before their entries are shown.
     ctx.session.sync_tabs();
-    let filter = filter_of(
-        args.kind.as_deref(),
-        args.level.as_deref(),
-        args.contains.as_deref(),
-    )?;
+    let filter = filter_of(args.kind.as_deref(), args.level, args.contains.as_deref())?;
     let since = args.since.unwrap_or(0);
     let journal = ctx.session.journal.log.clone();
     let capturing = ctx.session.journal.capturing();
-    match args.action.as_str() {
-        "clear" => {
+    match args.action {
+        LogsAction::Clear => {
             let cleared = journal.clear();
             Ok(ToolOutput::new(
                 json!({ "ok": true, "cleared": cleared, "capturing": capturing }),
             ))
         }
-        "wait" => {
+        LogsAction::Wait => {
             ctx.progress.set_phase("waiting for a matching log entry");
             let timeout = Duration::from_millis(args.timeout_ms);
             let waited = tokio::select! {
@@ -225,9 +242,10 @@ pub(crate) async fn logs(
                 "cursor": journal.cursor(),
                 "since": since,
             });
+            let level = args.level.map(|level| level.as_str().to_owned());
             for (key, value) in [
                 ("kind", &args.kind),
-                ("level", &args.level),
+                ("level", &level),
                 ("contains", &args.contains),
             ] {
                 if let Some(value) = value {
@@ -235,13 +253,13 @@ pub(crate) async fn logs(
                 }
             }
             Err(ToolError::new(
-                ErrorCode::Timeout,
+                ToolErrorCode::Timeout,
                 format!("logs wait: nothing matched within {}ms", args.timeout_ms),
             )
             .with_hint("widen the filters, raise timeout_ms, or check browser_logs action=list")
             .with_detail(detail))
         }
-        _ => {
+        LogsAction::List => {
             let limit = usize::try_from(args.limit).unwrap_or(usize::MAX);
             let list = journal.list(&filter, since, limit);
             let entries: Vec<Value> = list

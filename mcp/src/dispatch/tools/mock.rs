@@ -1,14 +1,13 @@
 //! browser_mock (§11.1): add, block, list, remove and clear over the session's mock table
 //! (`dispatch/mocks.rs`, which owns the table, glob matching and installing it).
 
-use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::mocks::{default_content_type, MockKind, MockRule};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const MOCK: ToolDecl = ToolDecl {
     name: "browser_mock",
@@ -26,50 +25,53 @@ pub(crate) const MOCK: ToolDecl = ToolDecl {
             Slot::arg("pattern"),
         ],
     ),
-    args: &[
-        Arg::one_of(
-            "action",
-            "What to do",
-            &["add", "block", "list", "remove", "clear"],
-        )
-        .default_str("list"),
-        Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
-            .min_len(1)
-            .max_len(500),
-        Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
-        Arg::string("body", "Response body (add)").max_len(65536),
-        Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
-        Arg::string("id", "Mock id m<N> (remove)")
-            .min_len(1)
-            .max_len(128),
-    ],
+    args: MockArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct MockArgs {
-    pub(crate) action: String,
-    pub(crate) pattern: Option<String>,
-    pub(crate) status: u16,
-    pub(crate) body: Option<String>,
-    pub(crate) content_type: Option<String>,
-    pub(crate) id: Option<String>,
+arg_enum! {
+    /// browser_mock `action`.
+    pub(crate) enum MockAction {
+        Add = "add",
+        Block = "block",
+        List = "list",
+        Remove = "remove",
+        Clear = "clear",
+    }
 }
 
-pub(crate) fn check_mock(args: &MockArgs, _session: &Session) -> Result<(), ToolError> {
+tool_args! {
+    /// The arguments of browser_mock, in schema order.
+    pub(crate) struct MockArgs {
+        action: MockAction = Arg::one_of("action", "What to do", MockAction::VALUES).default_str("list"),
+        pattern: Option<String> = Arg::string("pattern", "URL glob, * = anything; no ? = ignore query")
+            .min_len(1)
+            .max_len(500),
+        status: u16 = Arg::int("status", "HTTP status (add)", 200, 599).default_int(IntDefault::Value(200)),
+        body: Option<String> = Arg::string("body", "Response body (add)").max_len(65536),
+        content_type: Option<String> = Arg::string("content_type", "Content-Type (add; default by body)").max_len(128),
+        id: Option<String> = Arg::string("id", "Mock id m<N> (remove)")
+            .min_len(1)
+            .max_len(128),
+    }
+}
+
+pub(crate) fn check_mock(args: &MockArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let needs = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
-            format!("mock: action \"{}\" needs \"{argument}\"", args.action),
+            format!(
+                "mock: action \"{}\" needs \"{argument}\"",
+                args.action.as_str()
+            ),
             argument,
             hint,
         ))
     };
-    match args.action.as_str() {
-        "add" | "block" if args.pattern.is_none() => needs(
+    match args.action {
+        MockAction::Add | MockAction::Block if args.pattern.is_none() => needs(
             "pattern",
             "pass pattern= a URL glob such as https://api.example.com/*",
         ),
-        "remove" if args.id.is_none() => {
+        MockAction::Remove if args.id.is_none() => {
             needs("id", "pass id= an id from browser_mock action=list")
         }
         _ => Ok(()),
@@ -80,10 +82,13 @@ pub(crate) async fn mock(
     ctx: &mut ToolContext<'_>,
     args: MockArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let changes = matches!(args.action.as_str(), "add" | "block" | "remove" | "clear");
+    let changes = matches!(
+        args.action,
+        MockAction::Add | MockAction::Block | MockAction::Remove | MockAction::Clear
+    );
     let table = &mut ctx.session.mocks;
-    let result = match (args.action.as_str(), &args.pattern, &args.id) {
-        ("add", Some(pattern), _) => {
+    let result = match (args.action, &args.pattern, &args.id) {
+        (MockAction::Add, Some(pattern), _) => {
             let body = args.body.clone().unwrap_or_default();
             let content_type = args
                 .content_type
@@ -97,15 +102,15 @@ pub(crate) async fn mock(
             let rule = table.add(pattern, kind)?;
             json!({ "ok": true, "action": "add", "id": rule.id, "pattern": rule.pattern, "status": args.status })
         }
-        ("block", Some(pattern), _) => {
+        (MockAction::Block, Some(pattern), _) => {
             let rule = table.add(pattern, MockKind::Block)?;
             json!({ "ok": true, "action": "block", "id": rule.id, "pattern": rule.pattern })
         }
-        ("remove", _, Some(id)) => {
+        (MockAction::Remove, _, Some(id)) => {
             if !table.remove(id) {
                 let open: Vec<&str> = table.rules().iter().map(|rule| rule.id.as_str()).collect();
                 return Err(ToolError::new(
-                    ErrorCode::InvalidArgument,
+                    ToolErrorCode::InvalidArgument,
                     format!("mock remove: no active mock with id \"{id}\""),
                 )
                 .with_hint("use an id from browser_mock action=list")
@@ -113,7 +118,9 @@ pub(crate) async fn mock(
             }
             json!({ "ok": true, "action": "remove", "id": id, "remaining": table.rules().len() })
         }
-        ("clear", _, _) => json!({ "ok": true, "action": "clear", "cleared": table.clear() }),
+        (MockAction::Clear, _, _) => {
+            json!({ "ok": true, "action": "clear", "cleared": table.clear() })
+        }
         _ => {
             let mocks: Vec<Value> = table.rules().iter().map(MockRule::to_json).collect();
             json!({ "mocks": mocks, "count": mocks.len() })

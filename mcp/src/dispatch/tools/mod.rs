@@ -8,14 +8,16 @@
 //! Does not own: validation itself (`schema.rs`), scheduling (`server.rs`)
 //! or result rendering (`error.rs`, `artifacts.rs`).
 //!
-//! Adding a tool: declare `pub(crate) const DECL: ToolDecl`, an args struct,
-//! `check` and the handler in a group file, then add one line to
+//! Adding a tool: in a group file, declare its arguments once with
+//! `tool_args!` (each field of the args struct beside its `Arg`), then
+//! `pub(crate) const DECL: ToolDecl` with `args: TheArgs::ARGS`, the handler
+//! (and a `check` if the tool has cross-argument rules); then add one line to
 //! `registry!` below.
 
 use serde_json::{json, Map, Value};
 
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) mod schema;
 
@@ -43,7 +45,7 @@ use schema::{Arg, IntDefault};
 /// Everything a handler may touch while it runs.
 pub(crate) struct ToolContext<'a> {
     /// Server-held state: config, artifacts, mocks, journal, trace (and later the browser).
-    pub(crate) session: &'a mut Session,
+    pub(crate) session: &'a mut ToolSession,
     /// Fires when `notifications/cancelled` names this call or the server shuts down.
     pub(crate) cancel: Cancel,
     /// The phase and step count reported in `notifications/progress`.
@@ -53,16 +55,23 @@ pub(crate) struct ToolContext<'a> {
 /// The active page and a locator for `selector` with `timeout_ms`, for an
 /// element tool: STATE_INVALID while a dialog is open, STALE_REF
 /// `no-snapshot` (with a recovery snapshot) for a ref without a baseline,
-/// INVALID_ARGUMENT for a malformed selector.
+/// INVALID_ARGUMENT for a malformed selector. The selector is parsed here, once: the checks
+/// read the parsed form and the locator carries it (its `selector()` is what results echo,
+/// [`echo_of`]).
 pub(crate) async fn locate(
     ctx: &mut ToolContext<'_>,
     verb: &str,
     selector: &str,
     timeout_ms: u64,
 ) -> Result<(chromate::Page, chromate::Locator), ToolError> {
-    let parsed = chromate::Selector::parse(selector).ok();
-    let ref_number = parsed.as_ref().and_then(chromate::Selector::element_ref);
-    let bare = parsed.as_ref().is_some_and(chromate::Selector::is_bare_ref);
+    // A malformed selector fails where the engine would have refused it: after the browser
+    // and dialog checks, so those keep their precedence.
+    let parsed = chromate::Selector::parse(selector);
+    let ref_number = parsed
+        .as_ref()
+        .ok()
+        .and_then(chromate::Selector::element_ref);
+    let bare = parsed.as_ref().is_ok_and(chromate::Selector::is_bare_ref);
     // §6.2: a bare ref this session never issued fails before any browser work. With no
     // browser running, the only refs issued are those of earlier browsers.
     if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
@@ -116,7 +125,7 @@ pub(crate) async fn locate(
         if !current && ctx.session.issued_by_earlier_browser(number) {
             let reason = chromate::StaleReason::DocumentChanged;
             let error = ToolError::new(
-                ErrorCode::StaleRef,
+                ToolErrorCode::StaleRef,
                 format!("{verb}: ref=e{number} is stale: {}", reason.explain()),
             )
             .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
@@ -125,12 +134,11 @@ pub(crate) async fn locate(
         }
     }
     let selector = match issued_bare {
-        Some(element_ref) => format!("ref={element_ref}"),
-        None => selector.to_owned(),
+        Some(element_ref) => chromate::Selector::from_element_ref(element_ref),
+        None => parsed.map_err(|err| crate::dispatch::error::from_engine(verb, &err))?,
     };
     let locator = page
-        .locator(&selector)
-        .map_err(|err| crate::dispatch::error::from_engine(verb, &err))?
+        .locator_for(selector)
         .timeout(std::time::Duration::from_millis(timeout_ms));
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
@@ -154,8 +162,17 @@ pub(crate) fn ref_number(selector: &str) -> Option<u64> {
 /// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`.
 pub(crate) fn echo(selector: &str) -> String {
     match chromate::Selector::parse(selector) {
-        Ok(parsed) if parsed.is_bare_ref() => parsed.canonical().to_owned(),
-        _ => selector.to_owned(),
+        Ok(parsed) => echo_of(&parsed),
+        Err(_) => selector.to_owned(),
+    }
+}
+
+/// [`echo`] of a parsed selector (a locator's, from [`locate`]).
+pub(crate) fn echo_of(selector: &chromate::Selector) -> String {
+    if selector.is_bare_ref() {
+        selector.canonical().to_owned()
+    } else {
+        selector.as_typed().to_owned()
     }
 }
 
@@ -226,13 +243,28 @@ pub(crate) type ToolFuture<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<ToolOutput, ToolError>> + Send + 'a>>;
 
 macro_rules! registry {
-    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $check:ident, $run:ident;)*
-     @audit $($avariant:ident($agroup:ident :: $aargs:ident) = $agroup2:ident :: $adecl:ident => $acheck:ident, $arun:ident;)*) => {
+    // A tool's cross-argument rules, when it declares any (`check: check_x`).
+    (@check $group:ident, $args:ident, $session:ident, $check:ident) => {
+        $group::$check($args, $session)
+    };
+    (@check $group:ident, $args:ident, $session:ident) => {{
+        let _ = ($args, $session);
+        Ok(())
+    }};
+    ($($variant:ident($group:ident :: $args:ident) = $group2:ident :: $decl:ident => $run:ident $(, check: $check:ident)?;)*
+     @audit $($avariant:ident($agroup:ident :: $aargs:ident) = $agroup2:ident :: $adecl:ident => $arun:ident $(, check: $acheck:ident)?;)*) => {
         /// Every tool, in tools/list order.
         pub(crate) const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
         /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
         pub(crate) const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
+
+        /// Each tool's name and the fields of its arguments struct, in order.
+        #[cfg(test)]
+        pub(crate) const FIELDS: &[(&str, &[&str])] = &[
+            $(($group2::$decl.name, $group::$args::FIELDS),)*
+            $(($agroup2::$adecl.name, $agroup::$aargs::FIELDS),)*
+        ];
 
         /// A validated call, with typed arguments.
         #[derive(Debug)]
@@ -251,7 +283,7 @@ macro_rules! registry {
                 let arguments = Value::Object(arguments);
                 let typed = |err: serde_json::Error| {
                     ToolError::new(
-                        ErrorCode::DriverError,
+                        ToolErrorCode::DriverError,
                         format!("{}: internal error: arguments did not decode: {err}", decl.verb),
                     )
                     .with_hint("report this chromate bug; the call was not run")
@@ -272,7 +304,7 @@ macro_rules! registry {
                     }
                 )*
                 Err(ToolError::new(
-                    ErrorCode::DriverError,
+                    ToolErrorCode::DriverError,
                     format!("internal error: no handler for {}", decl.name),
                 ))
             }
@@ -284,11 +316,12 @@ macro_rules! registry {
                 }
             }
 
-            /// Cross-argument rules (§2): run before any browser work.
-            pub(crate) fn check(&self, session: &Session) -> Result<(), ToolError> {
+            /// Cross-argument rules (§2): run before any browser work. A tool that declares
+            /// none has nothing to check.
+            pub(crate) fn check(&self, session: &ToolSession) -> Result<(), ToolError> {
                 match self {
-                    $(ToolCall::$variant(args) => $group::$check(args, session),)*
-                    $(ToolCall::$avariant(args) => $agroup::$acheck(args, session),)*
+                    $(ToolCall::$variant(args) => registry!(@check $group, args, session $(, $check)?),)*
+                    $(ToolCall::$avariant(args) => registry!(@check $agroup, args, session $(, $acheck)?),)*
                 }
             }
 
@@ -305,37 +338,37 @@ macro_rules! registry {
 }
 
 registry! {
-    Navigate(navigation::NavigateArgs) = navigation::NAVIGATE => check_navigate, navigate;
-    Click(input::ClickArgs) = input::CLICK => check_click, click;
-    Fill(input::FillArgs) = input::FILL => check_fill, fill;
-    Type(input::TypeArgs) = input::TYPE => check_type, type_text;
-    Element(input::ElementArgs) = input::ELEMENT => check_element, element;
-    Press(input::PressArgs) = input::PRESS => check_press, press;
-    Key(input::KeyArgs) = input::KEY => check_key, key;
-    Mouse(input::MouseArgs) = input::MOUSE => check_mouse, mouse;
-    Hover(input::HoverArgs) = input::HOVER => check_hover, hover;
-    Upload(input::UploadArgs) = input::UPLOAD => check_upload, upload;
-    Dialog(input::DialogArgs) = input::DIALOG => check_dialog, dialog;
-    Find(read::FindArgs) = read::FIND => check_find, find;
-    Exists(read::ExistsArgs) = read::EXISTS => check_exists, exists;
-    Wait(read::WaitArgs) = read::WAIT => check_wait, wait;
-    Read(read::ReadArgs) = read::READ => check_read, read;
-    Expect(read::ExpectArgs) = read::EXPECT => check_expect, expect;
-    Snapshot(snapshot::SnapshotArgs) = snapshot::SNAPSHOT => check_snapshot, snapshot;
-    Locators(snapshot::LocatorsArgs) = snapshot::LOCATORS => check_locators, locators;
-    A11y(snapshot::A11yArgs) = snapshot::A11Y => check_a11y, a11y;
-    Page(tabs::PageArgs) = tabs::PAGE => check_page, page;
-    Logs(logs::LogsArgs) = logs::LOGS => check_logs, logs;
-    Mock(mock::MockArgs) = mock::MOCK => check_mock, mock;
-    State(state::StateArgs) = state::STATE => check_state, state;
-    Trace(trace::TraceArgs) = trace::TRACE => check_trace, trace;
-    Screenshot(screenshot::ScreenshotArgs) = screenshot::SCREENSHOT => check_screenshot, screenshot;
-    Status(status::StatusArgs) = status::STATUS => check_status, status;
-    Batch(batch::BatchArgs) = batch::BATCH => check_batch, batch;
-    AdvancedEval(eval::EvalArgs) = eval::EVAL => check_eval, eval;
+    Navigate(navigation::NavigateArgs) = navigation::NAVIGATE => navigate, check: check_navigate;
+    Click(input::ClickArgs) = input::CLICK => click;
+    Fill(input::FillArgs) = input::FILL => fill;
+    Type(input::TypeArgs) = input::TYPE => type_text;
+    Element(input::ElementArgs) = input::ELEMENT => element, check: check_element;
+    Press(input::PressArgs) = input::PRESS => press;
+    Key(input::KeyArgs) = input::KEY => key, check: check_key;
+    Mouse(input::MouseArgs) = input::MOUSE => mouse, check: check_mouse;
+    Hover(input::HoverArgs) = input::HOVER => hover;
+    Upload(input::UploadArgs) = input::UPLOAD => upload, check: check_upload;
+    Dialog(input::DialogArgs) = input::DIALOG => dialog, check: check_dialog;
+    Find(read::FindArgs) = read::FIND => find;
+    Exists(read::ExistsArgs) = read::EXISTS => exists;
+    Wait(read::WaitArgs) = read::WAIT => wait, check: check_wait;
+    Read(read::ReadArgs) = read::READ => read, check: check_read;
+    Expect(read::ExpectArgs) = read::EXPECT => expect, check: check_expect;
+    Snapshot(snapshot::SnapshotArgs) = snapshot::SNAPSHOT => snapshot;
+    Locators(snapshot::LocatorsArgs) = snapshot::LOCATORS => locators;
+    A11y(snapshot::A11yArgs) = snapshot::A11Y => a11y, check: check_a11y;
+    Page(tabs::PageArgs) = tabs::PAGE => page, check: check_page;
+    Logs(logs::LogsArgs) = logs::LOGS => logs, check: check_logs;
+    Mock(mock::MockArgs) = mock::MOCK => mock, check: check_mock;
+    State(state::StateArgs) = state::STATE => state, check: check_state;
+    Trace(trace::TraceArgs) = trace::TRACE => trace;
+    Screenshot(screenshot::ScreenshotArgs) = screenshot::SCREENSHOT => screenshot, check: check_screenshot;
+    Status(status::StatusArgs) = status::STATUS => status;
+    Batch(batch::BatchArgs) = batch::BATCH => batch, check: check_batch;
+    AdvancedEval(eval::EvalArgs) = eval::EVAL => eval;
     @audit
-    AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => check_audit, audit;
-    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => check_errors, errors;
+    AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
+    RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
 }
 
 /// The declaration of a tool of the default list by name.

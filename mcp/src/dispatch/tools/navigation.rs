@@ -6,13 +6,12 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::dispatch::error::{hint_for, ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     name: "browser_navigate",
@@ -22,22 +21,20 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
     hints: Hints::A,
     observes: true,
     cli: Cli::new("navigate", &[Slot::arg("url")]),
-    args: &[
-        Arg::string("url", "Absolute http(s), file or data URL, or about:blank")
-            .max_len(2048)
-            .required(),
-        NAV_TIMEOUT,
-    ],
+    args: NavigateArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct NavigateArgs {
-    pub(crate) url: String,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_navigate, in schema order.
+    pub(crate) struct NavigateArgs {
+        url: String = Arg::string("url", "Absolute http(s), file or data URL, or about:blank")
+            .max_len(2048)
+            .required(),
+        timeout_ms: u64 = NAV_TIMEOUT,
+    }
 }
 
-pub(crate) fn check_navigate(args: &NavigateArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_navigate(args: &NavigateArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if url_is_navigable(&args.url) {
         return Ok(());
     }
@@ -111,10 +108,10 @@ pub(crate) fn navigation_error(
     match err {
         chromate::Error::CommandTimeout { method, .. } if method == "Page.navigate" => {
             ToolError::new(
-                ErrorCode::TimeoutWaitingLoad,
+                ToolErrorCode::TimeoutWaitingLoad,
                 format!("{verb}: timed out after {timeout_ms}ms waiting for load of {url}"),
             )
-            .with_hint(hint_for(ErrorCode::TimeoutWaitingLoad))
+            .with_hint(hint_for(ToolErrorCode::TimeoutWaitingLoad))
             .with_detail(json!({ "state": "load", "timeout": timeout_ms, "url": url }))
         }
         _ => ctx.session.engine_error(verb, err),

@@ -12,15 +12,16 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
+};
 use super::{cancelled_error, ToolContext};
 use crate::dispatch::audit::findings::Shot;
 use crate::dispatch::audit::{self, report, AuditRequest};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 /// `WxH` in CSS px, each from 1 to 9999.
 pub(crate) static VIEWPORT: Pattern = Pattern {
@@ -36,27 +37,44 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
     hints: Hints::S,
     observes: false,
     cli: Cli::new("audit", &[Slot::arg("url")]),
-    args: &[
-        Arg::string("url", "Absolute http(s) URL of the entry page")
+    args: AuditArgs::ARGS,
+};
+
+arg_enum! {
+    /// qa_audit_url `wait_until`.
+    pub(crate) enum AuditWaitUntil {
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+    }
+}
+
+tool_args! {
+    /// The arguments of qa_audit_url, in schema order.
+    pub(crate) struct AuditArgs {
+        url: String = Arg::string("url", "Absolute http(s) URL of the entry page")
             .max_len(2048)
             .required(),
-        Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
+        max_depth: u32 = Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
             .default_int(IntDefault::Value(0)),
-        Arg::int("max_pages", "Audit at most this many pages", 1, 200)
+        max_pages: u32 = Arg::int("max_pages", "Audit at most this many pages", 1, 200)
             .default_int(IntDefault::Value(20)),
-        Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
-        Arg::one_of(
+        viewport: Option<String> = Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
+        wait_until: AuditWaitUntil = Arg::one_of(
             "wait_until",
             "When a page counts as loaded (then it settles until the network is quiet)",
-            &["load", "domcontentloaded", "networkidle"],
+            AuditWaitUntil::VALUES,
         )
         .default_str("load"),
-        Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
+        timeout_ms: u64 = Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
             .default_int(IntDefault::Value(120_000)),
-        Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
-        Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
-        Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
-        Arg::kind(
+        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        #[serde(default)]
+        include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
+        #[serde(default)]
+        block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        #[serde(default)]
+        allow_private: Vec<String> = Arg::kind(
             "allow_private",
             "Origins (scheme://host[:port]) block_private_network lets through",
             Kind::StrList {
@@ -66,25 +84,7 @@ pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
                 item_max_len: 300,
             },
         ),
-    ],
-};
-
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct AuditArgs {
-    pub(crate) url: String,
-    pub(crate) max_depth: u32,
-    pub(crate) max_pages: u32,
-    pub(crate) viewport: Option<String>,
-    pub(crate) wait_until: String,
-    pub(crate) timeout_ms: u64,
-    pub(crate) focus: Option<String>,
-    #[serde(default)]
-    pub(crate) include_screenshots: bool,
-    #[serde(default)]
-    pub(crate) block_private_network: bool,
-    #[serde(default)]
-    pub(crate) allow_private: Vec<String>,
+    }
 }
 
 /// `1280x800` → `(1280, 800)`; each side 1..=9999.
@@ -109,7 +109,7 @@ fn is_http(url: &str) -> bool {
     })
 }
 
-pub(crate) fn check_audit(args: &AuditArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_audit(args: &AuditArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if !is_http(&args.url) {
         return Err(ToolError::invalid_argument(
             format!("audit: {:?} is not an absolute http or https URL", args.url),
@@ -145,12 +145,11 @@ pub(crate) async fn audit(
         .allow_private
         .iter()
         .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
-        .map(|pattern| crate::dispatch::mocks::engine_origin(&pattern))
         .collect();
-    let wait_until = match args.wait_until.as_str() {
-        "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-        "networkidle" => chromate::WaitUntil::NetworkIdle,
-        _ => chromate::WaitUntil::Load,
+    let wait_until = match args.wait_until {
+        AuditWaitUntil::Load => chromate::WaitUntil::Load,
+        AuditWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
+        AuditWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
     };
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
@@ -196,7 +195,7 @@ pub(crate) async fn audit(
     let text = report::render(report::Format::Text, &result, &Vec::new());
     let value = serde_json::to_value(&result).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("audit: the result did not serialise: {err}"),
         )
         .with_hint("report this chromate bug")
@@ -216,33 +215,45 @@ pub(crate) const RUNTIME_ERRORS: ToolDecl = ToolDecl {
     hints: Hints::T,
     observes: false,
     cli: Cli::new("errors", &[]),
-    args: &[
-        Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
-        Arg::one_of(
-            "source",
-            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
-            &["console", "pageerror", "http", "all"],
-        )
-        .default_str("all"),
-        Arg::one_of(
-            "min_severity",
-            "info (console.log and info too), warning, or error",
-            &["info", "warning", "error"],
-        )
-        .default_str("warning"),
-    ],
+    args: ErrorsArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ErrorsArgs {
-    pub(crate) clear: Option<bool>,
-    pub(crate) source: String,
-    pub(crate) min_severity: String,
+arg_enum! {
+    /// qa_get_runtime_errors `source`.
+    pub(crate) enum ErrorsSource {
+        Console = "console",
+        PageError = "pageerror",
+        Http = "http",
+        All = "all",
+    }
 }
 
-pub(crate) fn check_errors(_args: &ErrorsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+arg_enum! {
+    /// qa_get_runtime_errors `min_severity`.
+    pub(crate) enum MinSeverity {
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
+}
+
+tool_args! {
+    /// The arguments of qa_get_runtime_errors, in schema order.
+    pub(crate) struct ErrorsArgs {
+        clear: Option<bool> = Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
+        source: ErrorsSource = Arg::one_of(
+            "source",
+            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
+            ErrorsSource::VALUES,
+        )
+        .default_str("all"),
+        min_severity: MinSeverity = Arg::one_of(
+            "min_severity",
+            "info (console.log and info too), warning, or error",
+            MinSeverity::VALUES,
+        )
+        .default_str("warning"),
+    }
 }
 
 /// A severity of the channel, least first.
@@ -281,7 +292,7 @@ pub(crate) async fn errors(
     args: ErrorsArgs,
 ) -> Result<ToolOutput, ToolError> {
     let clear = args.clear.unwrap_or(true);
-    let floor = rank(&args.min_severity);
+    let floor = rank(args.min_severity.as_str());
     let journal = &ctx.session.journal;
     let filter = chromate::LogFilter {
         kinds: vec![
@@ -301,7 +312,7 @@ pub(crate) async fn errors(
         };
         if journal.errors_drained.contains(&entry.seq)
             || rank(severity) < floor
-            || (args.source != "all" && args.source != source)
+            || (args.source != ErrorsSource::All && args.source.as_str() != source)
         {
             continue;
         }

@@ -9,15 +9,16 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT};
-use super::{
-    cancelled_error, echo, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
+use super::schema::{
+    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
 };
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use super::{
+    cancelled_error, echo_of, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
+};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const FIND: ToolDecl = ToolDecl {
     name: "browser_find",
@@ -27,12 +28,7 @@ pub(crate) const FIND: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("find", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR,
-        Arg::boolean("all", "List all matches (paged)"),
-        Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
-        Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
-    ],
+    args: FindArgs::ARGS,
 };
 
 pub(crate) const EXISTS: ToolDecl = ToolDecl {
@@ -43,10 +39,75 @@ pub(crate) const EXISTS: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("exists", &[Slot::arg("selector")]),
-    args: &[SELECTOR],
+    args: ExistsArgs::ARGS,
 };
 
-const ELEMENT_STATES: [&str; 4] = ["visible", "hidden", "attached", "detached"];
+arg_enum! {
+    /// browser_wait `state`: four element states, then three load states.
+    pub(crate) enum WaitState {
+        Visible = "visible",
+        Hidden = "hidden",
+        Attached = "attached",
+        Detached = "detached",
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+    }
+}
+
+impl WaitState {
+    /// The element state it names, or `None` for a load state.
+    fn element_state(self) -> Option<chromate::ElementState> {
+        match self {
+            WaitState::Visible => Some(chromate::ElementState::Visible),
+            WaitState::Hidden => Some(chromate::ElementState::Hidden),
+            WaitState::Attached => Some(chromate::ElementState::Attached),
+            WaitState::Detached => Some(chromate::ElementState::Detached),
+            WaitState::Load | WaitState::DomContentLoaded | WaitState::NetworkIdle => None,
+        }
+    }
+
+    /// The load state it names, or `None` for an element state.
+    fn load_state(self) -> Option<chromate::WaitUntil> {
+        match self {
+            WaitState::Load => Some(chromate::WaitUntil::Load),
+            WaitState::DomContentLoaded => Some(chromate::WaitUntil::DomContentLoaded),
+            WaitState::NetworkIdle => Some(chromate::WaitUntil::NetworkIdle),
+            WaitState::Visible | WaitState::Hidden | WaitState::Attached | WaitState::Detached => {
+                None
+            }
+        }
+    }
+}
+
+arg_enum! {
+    /// browser_read `field`.
+    pub(crate) enum ReadField {
+        Text = "text",
+        Attr = "attr",
+        Value = "value",
+        Is = "is",
+    }
+}
+
+arg_enum! {
+    /// browser_read `what` (field=is).
+    pub(crate) enum ReadIs {
+        Visible = "visible",
+        Enabled = "enabled",
+        Checked = "checked",
+    }
+}
+
+arg_enum! {
+    /// browser_expect `what`.
+    pub(crate) enum ExpectWhat {
+        Visible = "visible",
+        Text = "text",
+        Url = "url",
+        NoErrors = "no-errors",
+    }
+}
 
 pub(crate) const WAIT: ToolDecl = ToolDecl {
     name: "browser_wait",
@@ -56,23 +117,7 @@ pub(crate) const WAIT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("wait", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR_OPT,
-        Arg::one_of(
-            "state",
-            "Element state (=visible) or load state (=load)",
-            &[
-                "visible",
-                "hidden",
-                "attached",
-                "detached",
-                "load",
-                "domcontentloaded",
-                "networkidle",
-            ],
-        ),
-        TIMEOUT,
-    ],
+    args: WaitArgs::ARGS,
 };
 
 pub(crate) const READ: ToolDecl = ToolDecl {
@@ -83,18 +128,7 @@ pub(crate) const READ: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("read", &[Slot::arg("selector")]),
-    args: &[
-        Arg::one_of("field", "What to read", &["text", "attr", "value", "is"]).default_str("text"),
-        Arg::string("selector", "Element (optional for text)").min_len(1),
-        Arg::string("name", "Attribute name (field=attr)")
-            .min_len(1)
-            .max_len(256),
-        Arg::one_of(
-            "what",
-            "State to test (field=is)",
-            &["visible", "enabled", "checked"],
-        ),
-    ],
+    args: ReadArgs::ARGS,
 };
 
 pub(crate) const EXPECT: ToolDecl = ToolDecl {
@@ -105,90 +139,82 @@ pub(crate) const EXPECT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("expect", &[Slot::arg("what"), Slot::arg("selector")]),
-    args: &[
-        Arg::one_of(
-            "what",
-            "What to assert",
-            &["visible", "text", "url", "no-errors"],
-        )
-        .required(),
-        SELECTOR_OPT,
-        Arg::string("expected", "Exact value (text, url)"),
-        Arg::string("contains", "Substring (text, url)"),
-        Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
-        TIMEOUT,
-    ],
+    args: ExpectArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct FindArgs {
-    pub(crate) selector: String,
-    #[serde(default)]
-    pub(crate) all: bool,
-    pub(crate) limit: u64,
-    #[serde(default)]
-    pub(crate) offset: u64,
+tool_args! {
+    /// The arguments of browser_find, in schema order.
+    pub(crate) struct FindArgs {
+        selector: String = SELECTOR,
+        #[serde(default)]
+        all: bool = Arg::boolean("all", "List all matches (paged)"),
+        limit: u64 = Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
+        #[serde(default)]
+        offset: u64 = Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExistsArgs {
-    pub(crate) selector: String,
+tool_args! {
+    /// The arguments of browser_exists, in schema order.
+    pub(crate) struct ExistsArgs {
+        selector: String = SELECTOR,
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct WaitArgs {
-    pub(crate) selector: Option<String>,
-    pub(crate) state: Option<String>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_wait, in schema order.
+    pub(crate) struct WaitArgs {
+        selector: Option<String> = SELECTOR_OPT,
+        state: Option<WaitState> = Arg::one_of(
+            "state",
+            "Element state (=visible) or load state (=load)",
+            WaitState::VALUES,
+        ),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
 impl WaitArgs {
     /// The state to wait for: `visible` with a selector, `load` without.
-    pub(crate) fn effective_state(&self) -> &str {
-        match (&self.state, &self.selector) {
+    pub(crate) fn effective_state(&self) -> WaitState {
+        match (self.state, &self.selector) {
             (Some(state), _) => state,
-            (None, Some(_)) => "visible",
-            (None, None) => "load",
+            (None, Some(_)) => WaitState::Visible,
+            (None, None) => WaitState::Load,
         }
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ReadArgs {
-    pub(crate) field: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) name: Option<String>,
-    pub(crate) what: Option<String>,
+tool_args! {
+    /// The arguments of browser_read, in schema order.
+    pub(crate) struct ReadArgs {
+        field: ReadField = Arg::one_of("field", "What to read", ReadField::VALUES).default_str("text"),
+        selector: Option<String> = Arg::string("selector", "Element (optional for text)").min_len(1),
+        name: Option<String> = Arg::string("name", "Attribute name (field=attr)")
+            .min_len(1)
+            .max_len(256),
+        what: Option<ReadIs> = Arg::one_of("what", "State to test (field=is)", ReadIs::VALUES),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ExpectArgs {
-    pub(crate) what: String,
-    pub(crate) selector: Option<String>,
-    pub(crate) expected: Option<String>,
-    pub(crate) contains: Option<String>,
-    pub(crate) since: Option<u64>,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_expect, in schema order.
+    pub(crate) struct ExpectArgs {
+        what: ExpectWhat = Arg::one_of("what", "What to assert", ExpectWhat::VALUES).required(),
+        selector: Option<String> = SELECTOR_OPT,
+        expected: Option<String> = Arg::string("expected", "Exact value (text, url)"),
+        contains: Option<String> = Arg::string("contains", "Substring (text, url)"),
+        since: Option<u64> = Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-pub(crate) fn check_find(_args: &FindArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_exists(_args: &ExistsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), ToolError> {
-    let Some(state) = &args.state else {
+pub(crate) fn check_wait(args: &WaitArgs, _session: &ToolSession) -> Result<(), ToolError> {
+    let Some(state) = args.state else {
         return Ok(());
     };
-    let element_state = ELEMENT_STATES.contains(&state.as_str());
+    let element_state = state.element_state().is_some();
+    let state = state.as_str();
     if element_state && args.selector.is_none() {
         return Err(ToolError::invalid_argument(
             format!("wait: state \"{state}\" needs a selector"),
@@ -206,36 +232,41 @@ pub(crate) fn check_wait(args: &WaitArgs, _session: &Session) -> Result<(), Tool
     Ok(())
 }
 
-pub(crate) fn check_read(args: &ReadArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_read(args: &ReadArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let missing = |argument: &str, hint: &str| {
         Err(ToolError::invalid_argument(
-            format!("read: field \"{}\" needs \"{argument}\"", args.field),
+            format!(
+                "read: field \"{}\" needs \"{argument}\"",
+                args.field.as_str()
+            ),
             argument,
             hint,
         ))
     };
-    if args.field != "text" && args.selector.is_none() {
+    if args.field != ReadField::Text && args.selector.is_none() {
         return missing("selector", "pass the element to read");
     }
-    if args.field == "attr" && args.name.is_none() {
+    if args.field == ReadField::Attr && args.name.is_none() {
         return missing("name", "pass name= the attribute to read, e.g. href");
     }
-    if args.field == "is" && args.what.is_none() {
+    if args.field == ReadField::Is && args.what.is_none() {
         return missing("what", "pass what=visible, enabled or checked");
     }
     Ok(())
 }
 
-pub(crate) fn check_expect(args: &ExpectArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_expect(args: &ExpectArgs, _session: &ToolSession) -> Result<(), ToolError> {
     let what = args.what.as_str();
-    if matches!(what, "visible" | "text") && args.selector.is_none() {
+    if matches!(args.what, ExpectWhat::Visible | ExpectWhat::Text) && args.selector.is_none() {
         return Err(ToolError::invalid_argument(
             format!("expect: \"{what}\" needs a selector"),
             "selector",
             "pass the element to check",
         ));
     }
-    if matches!(what, "text" | "url") && args.expected.is_some() == args.contains.is_some() {
+    if matches!(args.what, ExpectWhat::Text | ExpectWhat::Url)
+        && args.expected.is_some() == args.contains.is_some()
+    {
         return Err(ToolError::invalid_argument(
             format!("expect: \"{what}\" needs exactly one of \"expected\" and \"contains\""),
             "expected",
@@ -296,28 +327,23 @@ pub(crate) async fn wait(
     args: WaitArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = WAIT.verb;
-    let state = args.effective_state().to_owned();
+    let state = args.effective_state();
     match &args.selector {
         Some(selector) => {
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            let element_state = match state.as_str() {
-                "hidden" => chromate::ElementState::Hidden,
-                "attached" => chromate::ElementState::Attached,
-                "detached" => chromate::ElementState::Detached,
-                _ => chromate::ElementState::Visible,
-            };
+            // `check_wait` refused a load state with a selector.
+            let element_state = state
+                .element_state()
+                .unwrap_or(chromate::ElementState::Visible);
             engine(ctx, verb, &page, locator.wait_for(element_state)).await?;
             Ok(ToolOutput::new(
-                json!({ "ok": true, "state": state, "selector": echo(selector) }),
+                json!({ "ok": true, "state": state, "selector": echo_of(locator.selector()) }),
             ))
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
-            let load_state = match state.as_str() {
-                "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-                "networkidle" => chromate::WaitUntil::NetworkIdle,
-                _ => chromate::WaitUntil::Load,
-            };
+            // `check_wait` refused an element state without a selector.
+            let load_state = state.load_state().unwrap_or(chromate::WaitUntil::Load);
             let timeout = Duration::from_millis(args.timeout_ms);
             engine(
                 ctx,
@@ -338,26 +364,27 @@ pub(crate) async fn read(
     let verb = READ.verb;
     let selector = args.selector.as_deref().unwrap_or("css=body");
     let (page, locator) = locate(ctx, verb, selector, no_wait(ctx)).await?;
-    let result = match args.field.as_str() {
-        "attr" => {
+    let result = match args.field {
+        ReadField::Attr => {
             let name = args.name.as_deref().unwrap_or("");
             let read = engine(ctx, verb, &page, locator.attribute(name)).await?;
             json!({ "name": name, "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
-        "value" => {
+        ReadField::Value => {
             let read = engine(ctx, verb, &page, locator.value()).await?;
             json!({ "value": read.text, "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
-        "is" => {
-            let what = args.what.as_deref().unwrap_or("visible");
+        ReadField::Is => {
+            // `check_read` refused field=is without `what`.
+            let what = args.what.unwrap_or(ReadIs::Visible);
             let answer = match what {
-                "enabled" => engine(ctx, verb, &page, locator.is_enabled()).await?,
-                "checked" => engine(ctx, verb, &page, locator.is_checked()).await?,
-                _ => engine(ctx, verb, &page, locator.is_visible()).await?,
+                ReadIs::Enabled => engine(ctx, verb, &page, locator.is_enabled()).await?,
+                ReadIs::Checked => engine(ctx, verb, &page, locator.is_checked()).await?,
+                ReadIs::Visible => engine(ctx, verb, &page, locator.is_visible()).await?,
             };
             json!({ "what": what, "result": answer })
         }
-        _ => {
+        ReadField::Text => {
             let read = engine(ctx, verb, &page, locator.text()).await?;
             json!({ "text": read.text.unwrap_or_default(), "truncated": read.truncated, "totalBytes": read.total_bytes })
         }
@@ -383,16 +410,16 @@ pub(crate) async fn expect(
         if let Some(selector) = &args.selector {
             error = error.with_detail_key("selector", json!(selector));
         }
-        if args.what == "text" || args.what == "url" {
+        if matches!(args.what, ExpectWhat::Text | ExpectWhat::Url) {
             error = error.with_detail_key("mode", json!(mode));
         }
         error
     };
-    match args.what.as_str() {
-        "visible" | "text" => {
+    match args.what {
+        ExpectWhat::Visible | ExpectWhat::Text => {
             let selector = args.selector.as_deref().unwrap_or("");
             let (page, locator) = locate(ctx, verb, selector, args.timeout_ms).await?;
-            let outcome = if args.what == "visible" {
+            let outcome = if args.what == ExpectWhat::Visible {
                 engine(ctx, verb, &page, locator.expect_visible()).await
             } else {
                 let want = match &args.expected {
@@ -406,20 +433,19 @@ pub(crate) async fn expect(
             if let Err(error) = outcome {
                 // `actual` is null when nothing matched a text check (§4.3): the engine says
                 // so with `None`.
-                if error.code == ErrorCode::ExpectMismatch {
+                if error.code == ToolErrorCode::ExpectMismatch {
                     return Err(with_matcher(error));
                 }
                 return Err(error);
             }
-            let mut result =
-                json!({ "ok": true, "matcher": args.what, "selector": echo(selector) });
-            if args.what == "text" {
+            let mut result = json!({ "ok": true, "matcher": args.what, "selector": echo_of(locator.selector()) });
+            if args.what == ExpectWhat::Text {
                 result["mode"] = json!(mode);
                 result["expected"] = json!(wanted);
             }
             Ok(ToolOutput::new(result))
         }
-        "url" => {
+        ExpectWhat::Url => {
             let page = ctx.session.active_page(verb).await?;
             let wanted = wanted.unwrap_or_default();
             let want = if mode == "exact" {
@@ -445,7 +471,7 @@ pub(crate) async fn expect(
                     };
                     Err(with_matcher(
                         ToolError::new(
-                            ErrorCode::ExpectMismatch,
+                            ToolErrorCode::ExpectMismatch,
                             format!("expect: expected the url {relation} {wanted:?}, but got {url:?} after {}ms", args.timeout_ms),
                         )
                         .with_hint("check where the page went with browser_snapshot")
@@ -454,7 +480,7 @@ pub(crate) async fn expect(
                 }
             }
         }
-        _ => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
+        ExpectWhat::NoErrors => expect_no_errors(ctx, args.since.unwrap_or(0)).await,
     }
 }
 
@@ -463,7 +489,7 @@ pub(crate) async fn expect(
 async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolOutput, ToolError> {
     if !ctx.session.journal.capturing() {
         return Err(ToolError::new(
-            ErrorCode::StateInvalid,
+            ToolErrorCode::StateInvalid,
             "expect: no-errors has no log capture yet: no browser has run in this session",
         )
         .with_hint("load a page first (browser_navigate), then assert no-errors")
@@ -510,7 +536,7 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
     if dropped > 0 {
         detail["logsDropped"] = json!(dropped);
     }
-    Err(ToolError::new(ErrorCode::ExpectMismatch, message)
+    Err(ToolError::new(ToolErrorCode::ExpectMismatch, message)
         .with_hint(format!("browser_logs kind=error since={since}"))
         .with_detail(detail))
 }

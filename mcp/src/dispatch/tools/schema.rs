@@ -9,6 +9,60 @@
 
 use serde_json::{json, Map, Value};
 
+/// Declares the Rust enum of an enum argument and, from the same list, the values its
+/// schema advertises (`VALUES`, passed to [`Arg::one_of`]): the schema's `enum` and the
+/// variants cannot drift apart. The enum decodes and serialises as those strings.
+macro_rules! arg_enum {
+    ($(#[$meta:meta])* $vis:vis enum $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal,)* }) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize, serde::Serialize)]
+        $vis enum $name {
+            $($(#[$vmeta])* #[serde(rename = $text)] $variant,)*
+        }
+
+        impl $name {
+            /// The schema's `enum`, in declaration order.
+            $vis const VALUES: &'static [&'static str] = &[$($text),*];
+
+            /// The argument's spelling (`dblclick`).
+            #[allow(dead_code)]
+            $vis fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text,)*
+                }
+            }
+        }
+    };
+}
+pub(crate) use arg_enum;
+
+/// Declares a tool's arguments once: each field of its typed arguments struct beside the
+/// [`Arg`] the schema and the validator are made from, in schema order. The struct decodes a
+/// validated map (unknown fields refused); `ARGS` goes into the tool's [`ToolDecl`]. A unit
+/// test checks each field is named as its argument.
+macro_rules! tool_args {
+    ($(#[$meta:meta])* $vis:vis struct $name:ident {
+        $($(#[$fmeta:meta])* $field:ident : $ty:ty = $arg:expr,)*
+    }) => {
+        $(#[$meta])*
+        #[derive(Debug, serde::Deserialize)]
+        #[serde(deny_unknown_fields)]
+        $vis struct $name {
+            $($(#[$fmeta])* pub(crate) $field: $ty,)*
+        }
+
+        impl $name {
+            /// The declared arguments, in schema order.
+            pub(crate) const ARGS: &'static [Arg] = &[$($arg),*];
+
+            /// The field names, in the same order.
+            #[cfg(test)]
+            pub(crate) const FIELDS: &'static [&'static str] = &[$(stringify!($field)),*];
+        }
+    };
+}
+pub(crate) use tool_args;
+
 /// Default `maxLength` of a string argument (§2).
 pub(crate) const DEFAULT_MAX_LEN: u32 = 8192;
 /// Largest integer a declaration may allow (2^53 - 1: exact in a double).
@@ -508,7 +562,7 @@ impl ArgError {
             )
         };
         crate::dispatch::error::ToolError::new(
-            crate::dispatch::error::ErrorCode::InvalidArgument,
+            crate::dispatch::error::ToolErrorCode::InvalidArgument,
             self.full_message(),
         )
         .with_hint(hint)

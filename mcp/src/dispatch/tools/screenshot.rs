@@ -7,14 +7,13 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
 use crate::dispatch::artifacts::WriteError;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     name: "browser_screenshot",
@@ -24,23 +23,23 @@ pub(crate) const SCREENSHOT: ToolDecl = ToolDecl {
     hints: Hints::S,
     observes: false,
     cli: Cli::new("screenshot", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR_OPT,
-        Arg::boolean("full_page", "Whole document (not with selector)"),
-        TIMEOUT,
-    ],
+    args: ScreenshotArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct ScreenshotArgs {
-    pub(crate) selector: Option<String>,
-    #[serde(default)]
-    pub(crate) full_page: bool,
-    pub(crate) timeout_ms: u64,
+tool_args! {
+    /// The arguments of browser_screenshot, in schema order.
+    pub(crate) struct ScreenshotArgs {
+        selector: Option<String> = SELECTOR_OPT,
+        #[serde(default)]
+        full_page: bool = Arg::boolean("full_page", "Whole document (not with selector)"),
+        timeout_ms: u64 = TIMEOUT,
+    }
 }
 
-pub(crate) fn check_screenshot(args: &ScreenshotArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_screenshot(
+    args: &ScreenshotArgs,
+    _session: &ToolSession,
+) -> Result<(), ToolError> {
     if args.full_page && args.selector.is_some() {
         return Err(ToolError::invalid_argument(
             "screenshot: full_page cannot be combined with selector",
@@ -79,7 +78,7 @@ pub(crate) async fn screenshot(
         Ok(path) => path,
         Err(WriteError::Quota) => {
             return Err(ToolError::new(
-                ErrorCode::StateInvalid,
+                ToolErrorCode::StateInvalid,
                 "screenshot: the session directory's artifact quota is reached",
             )
             .with_hint("start a new session for more screenshots; files already saved stay")
@@ -87,7 +86,7 @@ pub(crate) async fn screenshot(
         }
         Err(WriteError::Io(reason)) => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 format!("screenshot: cannot write the file: {reason}"),
             )
             .with_hint("check that the artifacts directory is writable (--artifacts-dir)")

@@ -6,13 +6,12 @@
 //! browser_a11y runs the engine's axe-core audit, then snapshots (the new
 //! baseline) and cuts the report to the §4.3 bounds.
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::dispatch::error::{ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     name: "browser_snapshot",
@@ -22,16 +21,7 @@ pub(crate) const SNAPSHOT: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("snapshot", &[]),
-    args: &[
-        Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
-        Arg::int("max_lines", "Line budget (this call)", 1, 5000)
-            .default_int(IntDefault::Value(80)),
-        Arg::string(
-            "after",
-            "Next page: lines after this ref (keeps the baseline)",
-        )
-        .pattern(&ELEMENT_REF),
-    ],
+    args: SnapshotArgs::ARGS,
 };
 
 /// A ref as snapshots print it: `e7`.
@@ -50,10 +40,7 @@ pub(crate) const LOCATORS: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("locators", &[Slot::arg("selector")]),
-    args: &[
-        SELECTOR,
-        Arg::int("limit", "Unique selectors wanted", 1, 20).default_int(IntDefault::Value(5)),
-    ],
+    args: LocatorsArgs::ARGS,
 };
 
 /// Most rule ids in `rules`/`disable_rules`.
@@ -67,59 +54,56 @@ pub(crate) const A11Y: ToolDecl = ToolDecl {
     hints: Hints::R,
     observes: false,
     cli: Cli::new("a11y", &[]),
-    args: &[
-        SELECTOR_OPT,
-        Arg::one_of(
-            "min_impact",
-            "Lowest impact reported",
-            &["minor", "moderate", "serious", "critical"],
-        )
-        .default_str("minor"),
-        Arg::boolean("check", "Add passed:true|false"),
-        Arg::string("rules", "Axe rule ids to run (comma list)").max_len(1024),
-        Arg::string("disable_rules", "Axe rule ids to skip (comma list)").max_len(1024),
-        Arg::int("limit", "Most violations", 1, 100).default_int(IntDefault::Value(20)),
-        Arg::int("nodes", "Most nodes per violation", 1, 10).default_int(IntDefault::Value(3)),
-    ],
+    args: A11yArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SnapshotArgs {
-    pub(crate) selector: Option<String>,
-    pub(crate) max_lines: u64,
-    pub(crate) after: Option<String>,
+tool_args! {
+    /// The arguments of browser_snapshot, in schema order.
+    pub(crate) struct SnapshotArgs {
+        selector: Option<String> = Arg::string("selector", "Only this subtree (keeps the baseline)").min_len(1),
+        max_lines: u64 = Arg::int("max_lines", "Line budget (this call)", 1, 5000)
+            .default_int(IntDefault::Value(80)),
+        after: Option<String> = Arg::string(
+            "after",
+            "Next page: lines after this ref (keeps the baseline)",
+        )
+        .pattern(&ELEMENT_REF),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct LocatorsArgs {
-    pub(crate) selector: String,
-    pub(crate) limit: u64,
+tool_args! {
+    /// The arguments of browser_locators, in schema order.
+    pub(crate) struct LocatorsArgs {
+        selector: String = SELECTOR,
+        limit: u64 = Arg::int("limit", "Unique selectors wanted", 1, 20).default_int(IntDefault::Value(5)),
+    }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct A11yArgs {
-    pub(crate) selector: Option<String>,
-    pub(crate) min_impact: String,
-    #[serde(default)]
-    pub(crate) check: bool,
-    pub(crate) rules: Option<String>,
-    pub(crate) disable_rules: Option<String>,
-    pub(crate) limit: u64,
-    pub(crate) nodes: u64,
+arg_enum! {
+    /// browser_a11y `min_impact`.
+    pub(crate) enum MinImpact {
+        Minor = "minor",
+        Moderate = "moderate",
+        Serious = "serious",
+        Critical = "critical",
+    }
 }
 
-pub(crate) fn check_snapshot(_args: &SnapshotArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+tool_args! {
+    /// The arguments of browser_a11y, in schema order.
+    pub(crate) struct A11yArgs {
+        selector: Option<String> = SELECTOR_OPT,
+        min_impact: MinImpact = Arg::one_of("min_impact", "Lowest impact reported", MinImpact::VALUES).default_str("minor"),
+        #[serde(default)]
+        check: bool = Arg::boolean("check", "Add passed:true|false"),
+        rules: Option<String> = Arg::string("rules", "Axe rule ids to run (comma list)").max_len(1024),
+        disable_rules: Option<String> = Arg::string("disable_rules", "Axe rule ids to skip (comma list)").max_len(1024),
+        limit: u64 = Arg::int("limit", "Most violations", 1, 100).default_int(IntDefault::Value(20)),
+        nodes: u64 = Arg::int("nodes", "Most nodes per violation", 1, 10).default_int(IntDefault::Value(3)),
+    }
 }
 
-pub(crate) fn check_locators(_args: &LocatorsArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
-}
-
-pub(crate) fn check_a11y(args: &A11yArgs, _session: &Session) -> Result<(), ToolError> {
+pub(crate) fn check_a11y(args: &A11yArgs, _session: &ToolSession) -> Result<(), ToolError> {
     if args.rules.is_some() && args.disable_rules.is_some() {
         return Err(ToolError::invalid_argument(
             "a11y: pass either rules or disable_rules, not both",
@@ -279,7 +263,12 @@ pub(crate) async fn a11y(
             .map(|list| rule_ids(list).into_iter().map(str::to_owned).collect())
             .unwrap_or_default()
     };
-    let min_impact = chromate::Impact::parse(&args.min_impact).unwrap_or_default();
+    let min_impact = match args.min_impact {
+        MinImpact::Minor => chromate::Impact::Minor,
+        MinImpact::Moderate => chromate::Impact::Moderate,
+        MinImpact::Serious => chromate::Impact::Serious,
+        MinImpact::Critical => chromate::Impact::Critical,
+    };
     let options = chromate::AuditOptions {
         scope,
         min_impact,
@@ -346,7 +335,7 @@ async fn audit_error(
         ),
     };
     ToolError::new(
-        crate::dispatch::error::ErrorCode::Timeout,
+        crate::dispatch::error::ToolErrorCode::Timeout,
         format!("{verb}: timed out after {ms}ms waiting for the audit to finish"),
     )
     .with_hint(hint)

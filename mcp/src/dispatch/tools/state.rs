@@ -15,10 +15,10 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::ToolSession;
 use crate::private_fs;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
@@ -40,28 +40,34 @@ pub(crate) const STATE: ToolDecl = ToolDecl {
     hints: Hints::D,
     observes: false,
     cli: Cli::new("state", &[Slot::arg("action"), Slot::arg("name")]),
-    args: &[
-        Arg::one_of("action", "What to do", &["save", "load", "list"]).default_str("list"),
-        Arg::string("name", "State name (save, load)")
-            .max_len(64)
-            .pattern(&STATE_NAME),
-        Arg::boolean("session_storage", "Also save sessionStorage (save)"),
-    ],
+    args: StateArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct StateArgs {
-    pub(crate) action: String,
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) session_storage: bool,
+arg_enum! {
+    /// browser_state `action`.
+    pub(crate) enum StateAction {
+        Save = "save",
+        Load = "load",
+        List = "list",
+    }
 }
 
-pub(crate) fn check_state(args: &StateArgs, _session: &Session) -> Result<(), ToolError> {
-    if matches!(args.action.as_str(), "save" | "load") && args.name.is_none() {
+tool_args! {
+    /// The arguments of browser_state, in schema order.
+    pub(crate) struct StateArgs {
+        action: StateAction = Arg::one_of("action", "What to do", StateAction::VALUES).default_str("list"),
+        name: Option<String> = Arg::string("name", "State name (save, load)")
+            .max_len(64)
+            .pattern(&STATE_NAME),
+        #[serde(default)]
+        session_storage: bool = Arg::boolean("session_storage", "Also save sessionStorage (save)"),
+    }
+}
+
+pub(crate) fn check_state(args: &StateArgs, _session: &ToolSession) -> Result<(), ToolError> {
+    if matches!(args.action, StateAction::Save | StateAction::Load) && args.name.is_none() {
         return Err(ToolError::invalid_argument(
-            format!("state {}: missing \"name\"", args.action),
+            format!("state {}: missing \"name\"", args.action.as_str()),
             "name",
             "pass name= letters, digits, _ or -; browser_state action=list shows saved names",
         ));
@@ -230,7 +236,7 @@ fn state_path(root: &Path, name: &str) -> PathBuf {
 
 fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
     ToolError::new(
-        ErrorCode::StateInvalid,
+        ToolErrorCode::StateInvalid,
         format!("{verb}: cannot write {}: {err}", path.display()),
     )
     .with_hint("set CHROMATE_STATE_DIR to a writable directory")
@@ -264,7 +270,7 @@ async fn save(
         Some(live) => live.browser.clone(),
         None => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 "state save: no browser",
             ))
         }
@@ -294,7 +300,7 @@ async fn save(
     ensure_root(&root).map_err(|err| io_error(verb, &root, &err))?;
     let bytes = serde_json::to_vec_pretty(&file).map_err(|err| {
         ToolError::new(
-            ErrorCode::DriverError,
+            ToolErrorCode::DriverError,
             format!("{verb}: cannot encode the state: {err}"),
         )
     })?;
@@ -311,7 +317,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|err| err.to_string()))
         .map_err(|reason| {
             ToolError::new(
-                ErrorCode::InvalidArgument,
+                ToolErrorCode::InvalidArgument,
                 format!("{verb}: saved state \"{name}\" cannot be read: {reason}"),
             )
             .with_hint("save it again with browser_state action=save")
@@ -322,7 +328,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         Some(live) => live.browser.clone(),
         None => {
             return Err(ToolError::new(
-                ErrorCode::DriverError,
+                ToolErrorCode::DriverError,
                 "state load: no browser",
             ))
         }
@@ -368,8 +374,8 @@ pub(crate) async fn state(
     args: StateArgs,
 ) -> Result<ToolOutput, ToolError> {
     let root = ctx.session.state_root();
-    match (args.action.as_str(), &args.name) {
-        ("load", Some(name)) => {
+    match (args.action, &args.name) {
+        (StateAction::Load, Some(name)) => {
             let available = saved_names(&root);
             if !available.contains(name) {
                 return Err(ToolError::invalid_argument(
@@ -381,7 +387,7 @@ pub(crate) async fn state(
             }
             load(ctx, name).await
         }
-        ("save", Some(name)) => save(ctx, name, args.session_storage).await,
+        (StateAction::Save, Some(name)) => save(ctx, name, args.session_storage).await,
         _ => Ok(ToolOutput::new(json!({
             "states": saved_names(&root),
             "root": root.display().to_string(),

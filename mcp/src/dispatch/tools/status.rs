@@ -3,13 +3,12 @@
 //! Owns the status result: the before-launch shape (`ready:false`, browser
 //! fields null) until a browser runs, then what the engine reports.
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Cli, Hints, ToolDecl};
+use super::schema::{tool_args, Arg, Cli, Hints, ToolDecl};
 use super::ToolContext;
 use crate::dispatch::error::{ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::session::ToolSession;
 
 pub(crate) const STATUS: ToolDecl = ToolDecl {
     name: "browser_status",
@@ -19,15 +18,13 @@ pub(crate) const STATUS: ToolDecl = ToolDecl {
     hints: Hints::L,
     observes: false,
     cli: Cli::new("status", &[]),
-    args: &[],
+    args: StatusArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct StatusArgs {}
-
-pub(crate) fn check_status(_args: &StatusArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+tool_args! {
+    /// The arguments of browser_status, in schema order.
+    pub(crate) struct StatusArgs {
+    }
 }
 
 pub(crate) async fn status(
@@ -54,7 +51,7 @@ pub(crate) async fn status(
 }
 
 /// The status before launch.
-pub(crate) fn status_json(session: &Session) -> serde_json::Value {
+pub(crate) fn status_json(session: &ToolSession) -> serde_json::Value {
     json!({
         "ready": false,
         "browser": null,

@@ -4,13 +4,12 @@
 
 use std::time::Duration;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::{Session, Tab};
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::dispatch::session::{Tab, ToolSession};
 
 pub(crate) const PAGE: ToolDecl = ToolDecl {
     name: "browser_page",
@@ -27,27 +26,33 @@ pub(crate) const PAGE: ToolDecl = ToolDecl {
             Slot::arg("target"),
         ],
     ),
-    args: &[
-        Arg::one_of("action", "Tab action", &["list", "open", "select", "close"]).required(),
-        Arg::string("target", "Tab index or id (select, close)")
-            .min_len(1)
-            .max_len(128),
-        Arg::string("url", "URL to open (open)").max_len(2048),
-        NAV_TIMEOUT,
-    ],
+    args: PageArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct PageArgs {
-    pub(crate) action: String,
-    pub(crate) target: Option<String>,
-    pub(crate) url: Option<String>,
-    pub(crate) timeout_ms: u64,
+arg_enum! {
+    /// browser_page `action`.
+    pub(crate) enum TabAction {
+        List = "list",
+        Open = "open",
+        Select = "select",
+        Close = "close",
+    }
 }
 
-pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), ToolError> {
-    if args.action == "select" && args.target.is_none() {
+tool_args! {
+    /// The arguments of browser_page, in schema order.
+    pub(crate) struct PageArgs {
+        action: TabAction = Arg::one_of("action", "Tab action", TabAction::VALUES).required(),
+        target: Option<String> = Arg::string("target", "Tab index or id (select, close)")
+            .min_len(1)
+            .max_len(128),
+        url: Option<String> = Arg::string("url", "URL to open (open)").max_len(2048),
+        timeout_ms: u64 = NAV_TIMEOUT,
+    }
+}
+
+pub(crate) fn check_page(args: &PageArgs, _session: &ToolSession) -> Result<(), ToolError> {
+    if args.action == TabAction::Select && args.target.is_none() {
         return Err(ToolError::invalid_argument(
             "page select: missing \"target\"",
             "target",
@@ -55,9 +60,12 @@ pub(crate) fn check_page(args: &PageArgs, _session: &Session) -> Result<(), Tool
         ));
     }
     if let Some(url) = &args.url {
-        if args.action != "open" {
+        if args.action != TabAction::Open {
             return Err(ToolError::invalid_argument(
-                format!("page {}: url is only for action \"open\"", args.action),
+                format!(
+                    "page {}: url is only for action \"open\"",
+                    args.action.as_str()
+                ),
                 "url",
                 "drop url, or use action=open",
             ));
@@ -77,10 +85,10 @@ pub(crate) async fn page(
     ctx: &mut ToolContext<'_>,
     args: PageArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = format!("page {}", args.action);
-    match args.action.as_str() {
-        "list" => Ok(ToolOutput::new(list(ctx.session).await)),
-        "open" => {
+    let verb = format!("page {}", args.action.as_str());
+    match args.action {
+        TabAction::List => Ok(ToolOutput::new(list(ctx.session).await)),
+        TabAction::Open => {
             let url = args.url.as_deref().unwrap_or("about:blank");
             let live = ctx.session.ensure_browser(&verb).await?;
             let browser = live.browser.clone();
@@ -121,7 +129,7 @@ pub(crate) async fn page(
                 json!({ "ok": true, "action": "open", "id": id, "url": page.url() }),
             ))
         }
-        "select" => {
+        TabAction::Select => {
             ctx.session.ensure_browser(&verb).await?;
             let tab = find_tab(ctx.session, args.target.as_deref().unwrap_or(""), &verb)?;
             let id = activate(ctx.session, tab.page.target_id());
@@ -130,7 +138,7 @@ pub(crate) async fn page(
                 json!({ "ok": true, "action": "select", "id": id, "url": tab.page.url() }),
             ))
         }
-        _ => {
+        TabAction::Close => {
             let live = ctx.session.ensure_browser(&verb).await?;
             let tab = match args.target.as_deref() {
                 Some(target) => find_tab(ctx.session, target, &verb)?,
@@ -168,7 +176,7 @@ pub(crate) async fn page(
 /// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
 /// Titles come from the page itself (target infos lag behind), else, for a
 /// tab blocked by a dialog, from the target info.
-async fn list(session: &mut Session) -> serde_json::Value {
+async fn list(session: &mut ToolSession) -> serde_json::Value {
     session.current_page();
     let Some(live) = &session.live else {
         return json!({ "pages": [], "count": 0, "active": null });
@@ -201,7 +209,7 @@ async fn list(session: &mut Session) -> serde_json::Value {
 }
 
 /// Makes the tab with `target_id` active; returns its id.
-fn activate(session: &mut Session, target_id: &str) -> Option<String> {
+fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
     let live = session.live.as_mut()?;
     let id = live
         .tabs
@@ -215,7 +223,7 @@ fn activate(session: &mut Session, target_id: &str) -> Option<String> {
 }
 
 /// A tab by index digits or id; NO_MATCH if there is none.
-fn find_tab(session: &Session, target: &str, verb: &str) -> Result<Tab, ToolError> {
+fn find_tab(session: &ToolSession, target: &str, verb: &str) -> Result<Tab, ToolError> {
     let tabs = session.live.as_ref().map_or(&[][..], |live| &live.tabs[..]);
     let found = if target.bytes().all(|byte| byte.is_ascii_digit()) && !target.is_empty() {
         target
@@ -237,7 +245,7 @@ fn no_page(verb: &str, target: &str, open: usize) -> ToolError {
         format!("with id {target:?}")
     };
     ToolError::new(
-        ErrorCode::NoMatch,
+        ToolErrorCode::NoMatch,
         format!("{verb}: no page {what} ({open} open)"),
     )
     .with_hint("list the tabs with browser_page list")

@@ -291,7 +291,7 @@ fn trace_and_state_name_patterns() {
 
 #[test]
 fn status_before_launch_has_null_browser_fields() {
-    let session = Session::new(Config::default());
+    let session = ToolSession::new(Config::default());
     let status = status::status_json(&session);
     assert_eq!(status["ready"], json!(false));
     assert_eq!(status["browser"], Value::Null);
@@ -373,4 +373,123 @@ fn uploads_read_only_under_the_working_directory_unless_unrestricted() {
         paths(&["/definitely/not/here"], true).map_err(|e| e.message),
         Err("upload: files[0] does not exist or is not a regular file".to_owned())
     );
+}
+
+/// Every value a tool's schema advertises for an enum argument decodes into the tool's typed
+/// arguments: the Rust enums and the schema `enum`s come from one `arg_enum!` list each, and
+/// this walks them all through the same path a call takes.
+#[test]
+fn every_advertised_enum_value_decodes_into_its_args_struct() {
+    let mut checked = 0;
+    for decl in TOOLS.iter().chain(AUDIT_TOOLS) {
+        for arg in decl.args {
+            let schema::Kind::Enum { values, .. } = arg.kind else {
+                continue;
+            };
+            for value in values {
+                let mut arguments = minimal_arguments(decl);
+                arguments[arg.name] = json!(value);
+                let valid = validate(decl, Some(&arguments), &DEFAULTS);
+                let Ok(valid) = valid else {
+                    panic!("{} {}={value}: {valid:?}", decl.name, arg.name);
+                };
+                let call = ToolCall::from_validated(decl, valid);
+                assert!(call.is_ok(), "{} {}={value}: {call:?}", decl.name, arg.name);
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 60, "only {checked} enum values checked");
+}
+
+/// The schema of an enum argument is its Rust enum's list, in the same order.
+#[test]
+fn enum_arguments_advertise_their_rust_enums_values() {
+    let cases: &[(&str, &str, &[&str])] = &[
+        ("browser_element", "action", input::ElementAction::VALUES),
+        ("browser_key", "action", input::KeyAction::VALUES),
+        ("browser_mouse", "action", input::MouseAction::VALUES),
+        ("browser_mouse", "button", input::Button::VALUES),
+        ("browser_dialog", "action", input::DialogAction::VALUES),
+        ("browser_wait", "state", read::WaitState::VALUES),
+        ("browser_read", "field", read::ReadField::VALUES),
+        ("browser_read", "what", read::ReadIs::VALUES),
+        ("browser_expect", "what", read::ExpectWhat::VALUES),
+        ("browser_page", "action", tabs::TabAction::VALUES),
+        ("browser_mock", "action", mock::MockAction::VALUES),
+        ("browser_state", "action", state::StateAction::VALUES),
+        ("browser_trace", "action", trace::TraceAction::VALUES),
+        ("browser_logs", "action", logs::LogsAction::VALUES),
+        ("browser_logs", "level", logs::LogsLevel::VALUES),
+        ("browser_batch", "observe", batch::BatchObserve::VALUES),
+        ("browser_a11y", "min_impact", snapshot::MinImpact::VALUES),
+        ("qa_audit_url", "wait_until", qa::AuditWaitUntil::VALUES),
+        ("qa_get_runtime_errors", "source", qa::ErrorsSource::VALUES),
+        (
+            "qa_get_runtime_errors",
+            "min_severity",
+            qa::MinSeverity::VALUES,
+        ),
+    ];
+    for (tool, argument, values) in cases {
+        let decl = find_any(tool).unwrap_or_else(|| panic!("no tool {tool}"));
+        let listed =
+            tool_json(decl, &DEFAULTS)["inputSchema"]["properties"][argument]["enum"].clone();
+        assert_eq!(listed, json!(values), "{tool} {argument}");
+    }
+    assert_eq!(input::ElementAction::Dblclick.as_str(), "dblclick");
+    assert_eq!(
+        serde_json::to_value(read::ExpectWhat::NoErrors).ok(),
+        Some(json!("no-errors"))
+    );
+    let unknown: serde_json::Result<input::Button> = serde_json::from_value(json!("centre"));
+    assert!(
+        unknown.is_err(),
+        "an unknown value must not decode to a default"
+    );
+}
+
+#[test]
+fn a_tool_without_cross_argument_rules_checks_nothing() {
+    let session = ToolSession::new(Config::default());
+    for decl in [&input::CLICK, &read::FIND, &status::STATUS] {
+        let valid = validate(decl, Some(&minimal_arguments(decl)), &DEFAULTS);
+        let Ok(valid) = valid else {
+            panic!("{}: {valid:?}", decl.name);
+        };
+        let call = ToolCall::from_validated(decl, valid);
+        let Ok(call) = call else {
+            panic!("{}: {call:?}", decl.name);
+        };
+        assert!(call.check(&session).is_ok(), "{}", decl.name);
+    }
+}
+
+#[test]
+fn a_located_selector_echoes_as_the_caller_wrote_it_and_a_bare_ref_as_ref() {
+    let parsed = |text: &str| chromate::Selector::parse(text).expect("a valid selector");
+    assert_eq!(echo_of(&parsed("#save")), "#save");
+    assert_eq!(
+        echo_of(&parsed("role=button[name=Save]")),
+        "role=button[name=Save]"
+    );
+    assert_eq!(echo_of(&parsed("e7")), "ref=e7");
+    // An issued bare ref is located as the `ref=` selector it stands for.
+    let e7 = chromate::ElementRef::new(7).expect("a ref");
+    assert_eq!(echo_of(&chromate::Selector::from_element_ref(e7)), "ref=e7");
+    for text in ["#save", "e7", "ref=e7", "text=Sign in"] {
+        assert_eq!(echo_of(&parsed(text)), echo(text), "{text}");
+    }
+}
+
+/// `tool_args!` declares each argument beside its field: the field names are the schema's
+/// argument names, in the schema's order, for every tool.
+#[test]
+fn every_args_struct_field_is_named_as_its_declared_argument() {
+    assert_eq!(FIELDS.len(), TOOLS.len() + AUDIT_TOOLS.len());
+    for (name, fields) in FIELDS {
+        let decl = find_any(name).unwrap_or_else(|| panic!("no tool {name}"));
+        let args: Vec<&str> = decl.args.iter().map(|arg| arg.name).collect();
+        assert_eq!(args, *fields, "{name}");
+    }
 }

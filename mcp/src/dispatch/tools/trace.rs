@@ -8,13 +8,11 @@
 
 use std::path::Path;
 
-use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
 use super::ToolContext;
-use crate::dispatch::error::{ErrorCode, ToolError, ToolOutput};
-use crate::dispatch::session::Session;
+use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 
 /// `^[A-Za-z0-9_-][A-Za-z0-9._-]{0,63}$`: bare, no path, no leading dot.
 pub(crate) static TRACE_NAME: Pattern = Pattern {
@@ -38,29 +36,30 @@ pub(crate) const TRACE: ToolDecl = ToolDecl {
     hints: Hints::T,
     observes: false,
     cli: Cli::new("trace", &[Slot::arg("action"), Slot::arg("name")]),
-    args: &[
-        Arg::one_of("action", "What to do", &["start", "stop", "status"]).default_str("status"),
-        Arg::string("name", "Name (start; default trace-<n>)")
-            .max_len(64)
-            .pattern(&TRACE_NAME),
-        Arg::boolean("zip", "Also write <name>.zip (stop)"),
-        Arg::boolean("no_screenshots", "Skip screenshots (start)"),
-    ],
+    args: TraceArgs::ARGS,
 };
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct TraceArgs {
-    pub(crate) action: String,
-    pub(crate) name: Option<String>,
-    #[serde(default)]
-    pub(crate) zip: bool,
-    #[serde(default)]
-    pub(crate) no_screenshots: bool,
+arg_enum! {
+    /// browser_trace `action`.
+    pub(crate) enum TraceAction {
+        Start = "start",
+        Stop = "stop",
+        Status = "status",
+    }
 }
 
-pub(crate) fn check_trace(_args: &TraceArgs, _session: &Session) -> Result<(), ToolError> {
-    Ok(())
+tool_args! {
+    /// The arguments of browser_trace, in schema order.
+    pub(crate) struct TraceArgs {
+        action: TraceAction = Arg::one_of("action", "What to do", TraceAction::VALUES).default_str("status"),
+        name: Option<String> = Arg::string("name", "Name (start; default trace-<n>)")
+            .max_len(64)
+            .pattern(&TRACE_NAME),
+        #[serde(default)]
+        zip: bool = Arg::boolean("zip", "Also write <name>.zip (stop)"),
+        #[serde(default)]
+        no_screenshots: bool = Arg::boolean("no_screenshots", "Skip screenshots (start)"),
+    }
 }
 
 /// Whether `<root>/<name>` or `<root>/<name>.zip` is taken: anything there counts, a dangling
@@ -84,8 +83,8 @@ pub(crate) async fn trace(
 ) -> Result<ToolOutput, ToolError> {
     let root = ctx.session.trace_root();
     let recording = ctx.session.trace.as_ref();
-    match args.action.as_str() {
-        "start" => {
+    match args.action {
+        TraceAction::Start => {
             if let Some(recording) = recording {
                 return Err(state_invalid(
                     format!("trace start: already recording \"{}\"", recording.name),
@@ -127,7 +126,7 @@ pub(crate) async fn trace(
             ctx.session.trace = Some(recording);
             Ok(ToolOutput::new(result))
         }
-        "stop" => {
+        TraceAction::Stop => {
             let Some(mut recording) = ctx.session.trace.take() else {
                 return Err(state_invalid(
                     "trace stop: no trace is recording".to_owned(),
@@ -151,7 +150,7 @@ pub(crate) async fn trace(
             if args.zip {
                 let zip = crate::dispatch::trace::write_zip(&recording).map_err(|reason| {
                     ToolError::new(
-                        ErrorCode::DriverError,
+                        ToolErrorCode::DriverError,
                         format!("trace stop: cannot write the zip: {reason}"),
                     )
                     .with_hint("the trace directory is complete; zip it by hand or retry")
@@ -162,7 +161,7 @@ pub(crate) async fn trace(
             }
             Ok(ToolOutput::new(result))
         }
-        _ => Ok(ToolOutput::new(match recording {
+        TraceAction::Status => Ok(ToolOutput::new(match recording {
             None => json!({ "running": false, "root": root.display().to_string() }),
             Some(recording) => json!({
                 "running": true,
@@ -177,7 +176,7 @@ pub(crate) async fn trace(
 
 fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
     ToolError::new(
-        ErrorCode::DriverError,
+        ToolErrorCode::DriverError,
         format!("{verb}: cannot write {}: {err}", path.display()),
     )
     .with_hint("check that CHROMATE_TRACE_DIR (or the artifacts directory) is writable")
@@ -185,7 +184,7 @@ fn io_error(verb: &str, path: &Path, err: &std::io::Error) -> ToolError {
 }
 
 fn state_invalid(message: String, hint: &str, reason: &str) -> ToolError {
-    ToolError::new(ErrorCode::StateInvalid, message)
+    ToolError::new(ToolErrorCode::StateInvalid, message)
         .with_hint(hint)
         .with_detail(json!({ "reason": reason }))
 }
