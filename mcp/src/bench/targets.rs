@@ -1,7 +1,8 @@
 //! The pages of a `bench-snapshot` run: each target is a URL, an HTML file, a directory (every
 //! `.html`/`.htm` file under it), a sitemap (`.xml`, a file or an `http://` URL: its `<loc>`
 //! entries, one level of sitemap index followed) or a file of targets (one a line, `#`
-//! comments). Local files are served on 127.0.0.1 by a small static server of the run's own,
+//! comments). Local files are served on 127.0.0.1 by a small static server of the run's own
+//! (an HTML file from the directory it was named from, when it is under it, else its own),
 //! so every tool loads them over HTTP the same way (Playwright MCP refuses `file://`), and
 //! relative links between them work.
 
@@ -120,7 +121,19 @@ async fn collect(
         return Ok(());
     }
     if is_page(&path) {
-        let root = path.parent().map(Path::to_path_buf).unwrap_or_default();
+        // Served from the directory it was named from (the file of targets', else the working
+        // directory) when it is under it, so that its `../` links and assets resolve; else
+        // from its own directory.
+        let from = match base {
+            Some(base) => std::fs::canonicalize(base).ok(),
+            None => std::env::current_dir()
+                .ok()
+                .and_then(|d| std::fs::canonicalize(d).ok()),
+        };
+        let root = from
+            .filter(|from| path.starts_with(from) && from.parent().is_some())
+            .or_else(|| path.parent().map(Path::to_path_buf))
+            .unwrap_or_default();
         let relative = relative_path(&root, &path);
         items.push(Item::File { root, relative });
         return Ok(());
