@@ -128,10 +128,18 @@ impl Controls {
     /// leading tree marks (`- `), handle (`e12: `, `uid=1_4 `) and indentation are skipped, the
     /// next word is the role, and a double-quoted string right after it (JSON-style escapes)
     /// is the name. Lines that do not read so are skipped.
+    ///
+    /// In a YAML-style tree (Playwright MCP, agent-browser), an entry printed without a name
+    /// whose line opens children (`- link [ref=e4]:`) is named from them, as its accessible
+    /// name is: those tools leave out a name that the text below repeats.
     pub fn from_text(text: &str) -> Controls {
+        let lines: Vec<&str> = text.lines().collect();
         let mut controls = Controls::new();
-        for line in text.lines() {
-            if let Some((role, name)) = parse_line(line) {
+        for (i, line) in lines.iter().enumerate() {
+            if let Some((role, mut name)) = parse_line(line) {
+                if name.is_empty() && line.trim_end().ends_with(':') {
+                    name = text_below(&lines, i);
+                }
                 controls.insert(role, &name);
             }
         }
@@ -204,6 +212,50 @@ impl Controls {
             (have < *n).then_some((c, *n, have))
         })
     }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The text of the YAML children of `lines[at]`: each child's name, or its inline value
+/// (`- code: "?"`, `- text: Unary`), `/url:` and other properties left out.
+fn text_below(lines: &[&str], at: usize) -> String {
+    let depth = indent(lines[at]);
+    let mut parts = Vec::new();
+    let mut skip_below: Option<usize> = None;
+    for line in lines[at + 1..].iter().take_while(|l| indent(l) > depth) {
+        let here = indent(line);
+        if skip_below.is_some_and(|d| here > d) {
+            continue;
+        }
+        skip_below = None;
+        let item = line.trim_start();
+        let Some(item) = item.strip_prefix("- ") else {
+            continue;
+        };
+        if item.starts_with('/') {
+            continue;
+        }
+        if let Some(quoted_name) = item
+            .split_once(' ')
+            .and_then(|(_, rest)| rest.strip_prefix('"'))
+            .and_then(quoted)
+        {
+            parts.push(quoted_name);
+            skip_below = Some(here);
+            continue;
+        }
+        if let Some((_, value)) = item.split_once(": ") {
+            let value = value.trim();
+            let value = value
+                .strip_prefix('"')
+                .and_then(quoted)
+                .unwrap_or_else(|| value.to_string());
+            parts.push(value);
+        }
+    }
+    parts.join(" ")
 }
 
 /// Role and raw name of one line of a text snapshot, if it has the shape of an entry.
@@ -302,6 +354,28 @@ uid=1_5 DisclosureTriangle \"More\" expandable\n\
 - generic [ref=e9]: text\n\
 - paragraph: link \"not a link\"\n\
 textbox:\n";
+        let yaml = r#"- link [ref=e1] [cursor=pointer]:
+  - /url: ops.html#try
+  - code [ref=e2]: "?"
+- heading [level=2] [ref=e3]:
+  - link "Operator" [ref=e4]:
+    - /url: '#op'
+    - text: Operator
+  - text: precedence
+- button [ref=e5]
+"#;
+        let named: Vec<(String, String)> =
+            Controls::from_text(yaml).iter().map(|(c, _)| c.clone()).collect();
+        let pair = |r: &str, n: &str| (r.to_string(), n.to_string());
+        assert_eq!(
+            named,
+            vec![
+                pair("button", ""),
+                pair("heading", "Operator precedence"),
+                pair("link", "?"),
+                pair("link", "Operator"),
+            ]
+        );
         let controls = Controls::from_text(text);
         let entries: Vec<(String, String, usize)> = controls
             .iter()
