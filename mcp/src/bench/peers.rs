@@ -319,7 +319,7 @@ pub(crate) struct Tool {
 }
 
 enum Driver {
-    Mcp(McpClient),
+    Mcp(Box<McpClient>),
     Cli(Cli),
 }
 
@@ -361,7 +361,7 @@ impl Tool {
                     return Err(e);
                 }
             };
-            (Driver::Mcp(client), version)
+            (Driver::Mcp(Box::new(client)), version)
         };
         Ok(Tool {
             info: ToolInfo {
@@ -425,7 +425,7 @@ impl Tool {
                 if self.kind == Kind::Playwright {
                     let _ = client.call("browser_close", json!({})).await;
                 }
-                client.stop().await;
+                (*client).stop().await;
             }
             Driver::Cli(cli) => {
                 let _ = cli.run(&["close"]).await;
