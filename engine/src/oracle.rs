@@ -279,10 +279,7 @@ fn parse_line(line: &str) -> Option<(&str, String)> {
     let role = &rest[..end];
     scored_role(role)?;
     let after = rest[end..].trim_start();
-    let name = after
-        .strip_prefix('"')
-        .and_then(quoted)
-        .unwrap_or_default();
+    let name = after.strip_prefix('"').and_then(quoted).unwrap_or_default();
     Some((role, name))
 }
 
@@ -364,8 +361,10 @@ textbox:\n";
   - text: precedence
 - button [ref=e5]
 "#;
-        let named: Vec<(String, String)> =
-            Controls::from_text(yaml).iter().map(|(c, _)| c.clone()).collect();
+        let named: Vec<(String, String)> = Controls::from_text(yaml)
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect();
         let pair = |r: &str, n: &str| (r.to_string(), n.to_string());
         assert_eq!(
             named,

@@ -168,7 +168,10 @@ fn urls_a_file_of_urls_a_directory_and_a_sitemap_against_chromate_as_a_peer() {
         "{urls:?}"
     );
     assert!(urls[3].ends_with("/0/index.html"), "{urls:?}");
-    assert_eq!(urls[4..], sitemap_pages.iter().map(String::as_str).collect::<Vec<_>>());
+    assert_eq!(
+        urls[4..],
+        sitemap_pages.iter().map(String::as_str).collect::<Vec<_>>()
+    );
     assert_eq!(pages[2]["label"], "docs/page.html");
 
     let tokenizer = report["tokenizer"].clone();
@@ -211,7 +214,11 @@ fn urls_a_file_of_urls_a_directory_and_a_sitemap_against_chromate_as_a_peer() {
     // The directory's pages are the run's own: every control of them is where Chrome has it.
     for page in &pages[2..4] {
         assert_eq!(page["results"][0]["full"]["recall"], json!(1.0), "{page}");
-        assert_eq!(page["results"][0]["full"]["precision"], json!(1.0), "{page}");
+        assert_eq!(
+            page["results"][0]["full"]["precision"],
+            json!(1.0),
+            "{page}"
+        );
     }
     let summary = report["summary"].as_array().expect("summary");
     assert_eq!(summary.len(), 2);
@@ -248,10 +255,15 @@ fn the_table_the_html_report_in_chromium_and_bad_targets() {
         assert!(stdout.contains(want), "{want} missing:\n{stdout}");
     }
     assert!(
-        stdout.lines().any(|l| l.starts_with(&page) && l.contains(" chromate ")),
+        stdout
+            .lines()
+            .any(|l| l.starts_with(&page) && l.contains(" chromate ")),
         "{stdout}"
     );
-    assert!(!stdout.contains("skipped:"), "--no-peers looks for none:\n{stdout}");
+    assert!(
+        !stdout.contains("skipped:"),
+        "--no-peers looks for none:\n{stdout}"
+    );
 
     let html = work.join("report.html");
     let roles = server.url("roles.html");
@@ -306,7 +318,10 @@ fn the_table_the_html_report_in_chromium_and_bad_targets() {
     assert_eq!(seen["summary"], json!(["chromate"]), "{seen}");
     assert_eq!(seen["charts"], 3, "time, size, recall: {seen}");
     assert_eq!(seen["bars"], 6, "a bar per page in each chart: {seen}");
-    assert!(seen["barWidth"].as_f64().is_some_and(|w| w >= 1.0), "{seen}");
+    assert!(
+        seen["barWidth"].as_f64().is_some_and(|w| w >= 1.0),
+        "{seen}"
+    );
     assert_eq!(seen["scripts"], 0, "{seen}");
     assert_eq!(seen["external"], 0, "{seen}");
     assert_eq!(seen["resources"], 0, "{seen}");
@@ -316,7 +331,12 @@ fn the_table_the_html_report_in_chromium_and_bad_targets() {
         ("empty-dir", "no .html files in it"),
     ] {
         std::fs::create_dir_all(work.join("empty-dir")).expect("mkdir");
-        let out = bench(&[bad, "--no-peers", "--browser", &browser], &tmp, &bin, &work);
+        let out = bench(
+            &[bad, "--no-peers", "--browser", &browser],
+            &tmp,
+            &bin,
+            &work,
+        );
         assert_eq!(out.status.code(), Some(1), "{}", text(&out));
         assert!(
             String::from_utf8_lossy(&out.stderr).contains(says),

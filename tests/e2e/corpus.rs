@@ -16,7 +16,9 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use chromate::{Browser, Controls, LaunchOptions, LineKind, Score, SnapshotOptions, WaitUntil, SCORED_ROLES};
+use chromate::{
+    Browser, Controls, LaunchOptions, LineKind, Score, SnapshotOptions, WaitUntil, SCORED_ROLES,
+};
 use chromate_tests::FixtureServer;
 
 use crate::util::{close_and_check, NAV};

@@ -120,8 +120,7 @@ pub(crate) async fn run(args: &BenchArgs) -> Result<String, String> {
     }
     let browser = chromate::find_browser(args.browser.as_deref()).map_err(|e| e.to_string())?;
     let work = std::env::temp_dir().join(format!("chromate-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work)
-        .map_err(|e| format!("cannot create {}: {e}", work.display()))?;
+    std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let result = run_in(args, &browser, &work).await;
     let _ = std::fs::remove_dir_all(&work);
     let run = result?;

@@ -45,9 +45,14 @@ impl Kind {
     }
 
     pub(crate) fn parse(name: &str) -> Option<Kind> {
-        [Kind::Chromate, Kind::Playwright, Kind::DevTools, Kind::AgentBrowser]
-            .into_iter()
-            .find(|k| k.name() == name)
+        [
+            Kind::Chromate,
+            Kind::Playwright,
+            Kind::DevTools,
+            Kind::AgentBrowser,
+        ]
+        .into_iter()
+        .find(|k| k.name() == name)
     }
 
     /// The command an npm install puts in `node_modules/.bin` (and on `PATH`).
@@ -103,7 +108,10 @@ pub(crate) fn find(args: &BenchArgs, browser: &Path, work: &Path) -> Found {
             browser,
             work,
         )),
-        Err(e) => skipped.push(("chromate".into(), format!("cannot find its own binary: {e}"))),
+        Err(e) => skipped.push((
+            "chromate".into(),
+            format!("cannot find its own binary: {e}"),
+        )),
     }
     for (kind_name, command) in &args.peers {
         let Some(kind) = Kind::parse(kind_name) else {
@@ -376,7 +384,11 @@ impl Tool {
     }
 
     /// Loads `url`, times `repeat` default-view snapshots and reads the full view once.
-    pub(crate) async fn measure(&mut self, url: &str, repeat: usize) -> Result<PageFigures, String> {
+    pub(crate) async fn measure(
+        &mut self,
+        url: &str,
+        repeat: usize,
+    ) -> Result<PageFigures, String> {
         let kind = self.kind;
         match &mut self.driver {
             Driver::Mcp(client) => {
@@ -526,12 +538,12 @@ impl McpClient {
         self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
             .await?;
         let info = &result["serverInfo"];
-        Ok(info["version"].as_str().map(|v| {
-            match info["name"].as_str() {
+        Ok(info["version"]
+            .as_str()
+            .map(|v| match info["name"].as_str() {
                 Some(name) => format!("{name} {v}"),
                 None => v.to_string(),
-            }
-        }))
+            }))
     }
 
     /// `tools/call`: the text of the result's content, or the error.
@@ -578,7 +590,10 @@ impl McpClient {
             let read = tokio::time::timeout_at(deadline, self.stdout.read_line(&mut line))
                 .await
                 .map_err(|_| {
-                    format!("{}: no answer to {method} within {CALL_TIMEOUT:?}", self.name)
+                    format!(
+                        "{}: no answer to {method} within {CALL_TIMEOUT:?}",
+                        self.name
+                    )
                 })?
                 .map_err(|e| format!("{}: {e}", self.name))?;
             if read == 0 {

@@ -111,7 +111,15 @@ pub(crate) fn summary_table(run: &Run) -> String {
     let _ = writeln!(
         out,
         "{:<22} {:>5} {:>10} {:>10} {:>9} {:>8} {:>8} {:>7} {:>9}",
-        "tool (all pages)", "pages", "median ms", "p90 ms", "bytes", "tokens", "bytes/4", "recall", "precision"
+        "tool (all pages)",
+        "pages",
+        "median ms",
+        "p90 ms",
+        "bytes",
+        "tokens",
+        "bytes/4",
+        "recall",
+        "precision"
     );
     for s in summaries(run) {
         let _ = writeln!(
@@ -231,9 +239,11 @@ fn to_json(run: &Run) -> Value {
             json!({"name": t.name, "kind": t.kind, "status": "measured",
                    "command": t.command, "version": t.version})
         })
-        .chain(run.skipped.iter().map(|(name, why)| {
-            json!({"name": name, "status": "skipped", "reason": why})
-        }))
+        .chain(
+            run.skipped
+                .iter()
+                .map(|(name, why)| json!({"name": name, "status": "skipped", "reason": why})),
+        )
         .collect();
     let pages: Vec<Value> = run
         .pages
@@ -437,17 +447,23 @@ fn html(run: &Run) -> String {
         |m| Some(m.median_ms()),
     ));
     if tokens::TOKENIZER.is_some() {
-        out.push_str(&chart(run, "Default-view tokens (o200k_base)", "tokens", |m| {
-            m.tokens.map(|t| t as f64)
-        }));
+        out.push_str(&chart(
+            run,
+            "Default-view tokens (o200k_base)",
+            "tokens",
+            |m| m.tokens.map(|t| t as f64),
+        ));
     } else {
         out.push_str(&chart(run, "Default-view bytes", "bytes", |m| {
             Some(m.bytes as f64)
         }));
     }
-    out.push_str(&chart(run, "Full-view recall against Chrome's tree", "", |m| {
-        Some(m.score.recall())
-    }));
+    out.push_str(&chart(
+        run,
+        "Full-view recall against Chrome's tree",
+        "",
+        |m| Some(m.score.recall()),
+    ));
     out.push_str("<h2>Per page</h2>\n<table id=\"pages\"><tr><th>page</th><th>tool</th><th>median ms</th><th>p90 ms</th><th>bytes</th><th>tokens</th><th>bytes/4</th><th>controls</th><th>Chrome's</th><th>recall</th><th>precision</th></tr>\n");
     for page in &run.pages {
         for (tool, result) in run.tools.iter().zip(&page.results) {

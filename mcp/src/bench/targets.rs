@@ -69,7 +69,10 @@ pub(crate) async fn expand(targets: &[String], _browser: &Path) -> Result<Served
 enum Item {
     Url(String),
     /// A local page: the directory it is served from, and its path there (`/`-separated).
-    File { root: PathBuf, relative: String },
+    File {
+        root: PathBuf,
+        relative: String,
+    },
 }
 
 fn is_url(target: &str) -> bool {
@@ -102,9 +105,8 @@ async fn collect(
         Some(base) => base.join(target),
         None => PathBuf::from(target),
     };
-    let path = std::fs::canonicalize(&path).map_err(|e| {
-        format!("{target} is neither a url nor a readable file or directory: {e}")
-    })?;
+    let path = std::fs::canonicalize(&path)
+        .map_err(|e| format!("{target} is neither a url nor a readable file or directory: {e}"))?;
     if path.is_dir() {
         let mut found = Vec::new();
         walk(&path, &mut found);
@@ -385,7 +387,10 @@ async fn serve(mut stream: TcpStream, roots: &[PathBuf]) -> std::io::Result<()> 
         let method = words.next().unwrap_or("");
         let target = words.next().unwrap_or("/");
         let file = resolve(roots, target);
-        let (status, body, kind) = match (method, file.and_then(|f| std::fs::read(&f).ok().map(|b| (f, b)))) {
+        let (status, body, kind) = match (
+            method,
+            file.and_then(|f| std::fs::read(&f).ok().map(|b| (f, b))),
+        ) {
             ("GET" | "HEAD", Some((path, body))) => ("200 OK", body, content_type(&path)),
             _ => ("404 Not Found", b"not found\n".to_vec(), "text/plain"),
         };
@@ -476,6 +481,9 @@ mod tests {
         assert!(resolve(&roots, "/0/%2e%2e/Cargo.toml").is_none());
         assert!(resolve(&roots, "/1/main.rs").is_none());
         assert_eq!(percent_encode("a b/ü.html"), "a%20b/%C3%BC.html");
-        assert_eq!(percent_decode("a%20b/%C3%BC.html").as_deref(), Some("a b/ü.html"));
+        assert_eq!(
+            percent_decode("a%20b/%C3%BC.html").as_deref(),
+            Some("a b/ü.html")
+        );
     }
 }

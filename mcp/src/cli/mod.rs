@@ -360,14 +360,21 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
                     .split_once('=')
                     .filter(|(_, c)| !c.trim().is_empty())
                     .ok_or_else(|| UsageError(format!("--peer needs KIND=CMD, not {spec:?}")))?;
-                if !["chromate", "playwright-mcp", "chrome-devtools-mcp", "agent-browser"]
-                    .contains(&kind)
+                if ![
+                    "chromate",
+                    "playwright-mcp",
+                    "chrome-devtools-mcp",
+                    "agent-browser",
+                ]
+                .contains(&kind)
                 {
                     return Err(UsageError(format!(
                         "unknown peer {kind:?}: playwright-mcp, chrome-devtools-mcp, agent-browser or chromate"
                     )));
                 }
-                bench.peers.push((kind.to_owned(), command.trim().to_owned()));
+                bench
+                    .peers
+                    .push((kind.to_owned(), command.trim().to_owned()));
             }
             "--peers-dir" => bench.peers_dir = Some(value("a directory")?.into()),
             "--browser" => bench.browser = Some(value("a path")?.into()),

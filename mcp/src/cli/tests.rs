@@ -375,23 +375,33 @@ fn the_goose_snippet_is_one_flow_mapping_under_extensions() {
 fn bench_snapshot_arguments_parse() {
     check(
         "bench-snapshot page.html",
-        expect![[r#"bench-snapshot page.html repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None"#]],
+        expect![[
+            r#"bench-snapshot page.html repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None"#
+        ]],
     );
     check(
         "bench-snapshot page.html --detail",
-        expect![[r#"bench-snapshot page.html repeat=21 max_lines=80 detail=true peers=[] no_peers=false format=Table output=None"#]],
+        expect![[
+            r#"bench-snapshot page.html repeat=21 max_lines=80 detail=true peers=[] no_peers=false format=Table output=None"#
+        ]],
     );
     check(
         "bench-snapshot http://127.0.0.1:1/ urls.txt --repeat 3 --max-lines 5000 --no-peers",
-        expect![[r#"bench-snapshot http://127.0.0.1:1/ urls.txt repeat=3 max_lines=5000 detail=false peers=[] no_peers=true format=Table output=None"#]],
+        expect![[
+            r#"bench-snapshot http://127.0.0.1:1/ urls.txt repeat=3 max_lines=5000 detail=false peers=[] no_peers=true format=Table output=None"#
+        ]],
     );
     check(
         "bench-snapshot d --peer playwright-mcp=npx-pw --peer=agent-browser=off --format json",
-        expect![[r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[("playwright-mcp", "npx-pw"), ("agent-browser", "off")] no_peers=false format=Json output=None"#]],
+        expect![[
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[("playwright-mcp", "npx-pw"), ("agent-browser", "off")] no_peers=false format=Json output=None"#
+        ]],
     );
     check(
         "bench-snapshot d --format html --output r.html",
-        expect![[r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html")"#]],
+        expect![[
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html")"#
+        ]],
     );
     check(
         "bench-snapshot",
@@ -407,7 +417,9 @@ fn bench_snapshot_arguments_parse() {
     );
     check(
         "bench-snapshot x --peer selenium=x",
-        expect![[r#"usage error: unknown peer "selenium": playwright-mcp, chrome-devtools-mcp, agent-browser or chromate"#]],
+        expect![[
+            r#"usage error: unknown peer "selenium": playwright-mcp, chrome-devtools-mcp, agent-browser or chromate"#
+        ]],
     );
     check(
         "bench-snapshot x --format yaml",
