@@ -144,10 +144,16 @@ async fn run_in(
     browser: &std::path::Path,
     work: &std::path::Path,
 ) -> Result<Run, String> {
-    let served = targets::expand(&args.targets, browser).await?;
+    let served = targets::expand(&args.targets).await?;
     if served.pages.is_empty() {
         return Err("no pages to measure".into());
     }
+    let reference = Browser::launch(LaunchOptions {
+        executable: Some(browser.to_path_buf()),
+        ..LaunchOptions::default()
+    })
+    .await
+    .map_err(|e| format!("cannot launch the reference browser: {e}"))?;
     let found = peers::find(args, browser, work);
     let mut tools = Vec::new();
     let mut skipped = found.skipped;
@@ -157,46 +163,32 @@ async fn run_in(
             Err(why) => skipped.push((spec.name.clone(), why)),
         }
     }
-    let reference = Browser::launch(LaunchOptions {
-        executable: Some(browser.to_path_buf()),
-        ..LaunchOptions::default()
-    })
-    .await
-    .map_err(|e| format!("cannot launch the reference browser: {e}"));
     let mut pages = Vec::new();
-    if let Ok(reference) = &reference {
-        for (url, label) in &served.pages {
-            let chrome = chrome_reference(reference, url).await;
-            let mut results = Vec::new();
-            for tool in &mut tools {
-                let measured = tool.measure(url, args.repeat).await.map(|mut figures| {
-                    if let Ok(chrome) = &chrome {
-                        figures.measured.score = chrome.score(&figures.full_controls, None);
-                    }
-                    figures.measured
-                });
-                results.push(measured);
-            }
-            pages.push(PageRun {
-                url: url.clone(),
-                label: label.clone(),
-                reference: chrome.as_ref().ok().map(Controls::len),
-                results,
+    for (url, label) in &served.pages {
+        let chrome = chrome_reference(&reference, url).await;
+        let mut results = Vec::new();
+        for tool in &mut tools {
+            let measured = tool.measure(url, args.repeat).await.map(|mut figures| {
+                if let Ok(chrome) = &chrome {
+                    figures.measured.score = chrome.score(&figures.full_controls, None);
+                }
+                figures.measured
             });
+            results.push(measured);
         }
+        pages.push(PageRun {
+            url: url.clone(),
+            label: label.clone(),
+            reference: chrome.as_ref().ok().map(Controls::len),
+            results,
+        });
     }
     let infos = tools.iter().map(|t| t.info.clone()).collect();
     for tool in tools {
         tool.stop().await;
     }
-    if let Ok(reference) = reference {
-        reference.close().await;
-    }
+    reference.close().await;
     drop(served.server);
-    let reference_error = pages.is_empty();
-    if reference_error {
-        return Err("the reference browser did not start".into());
-    }
     Ok(Run {
         browser: browser.display().to_string(),
         repeat: args.repeat,

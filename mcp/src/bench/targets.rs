@@ -26,7 +26,7 @@ pub(crate) struct Served {
 }
 
 /// Expands `targets` into pages, starting the local server if any target is a file.
-pub(crate) async fn expand(targets: &[String], _browser: &Path) -> Result<Served, String> {
+pub(crate) async fn expand(targets: &[String]) -> Result<Served, String> {
     let mut roots: Vec<PathBuf> = Vec::new();
     let mut items: Vec<Item> = Vec::new();
     for target in targets {
