@@ -389,7 +389,7 @@ fn html(run: &Run) -> String {
          <title>chromate bench-snapshot</title><style>\
          body{font:14px system-ui,sans-serif;margin:2em;color:#222}\
          table{border-collapse:collapse;margin:1em 0}td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}\
-         td:first-child,th:first-child,td.tool{text-align:left}figure{margin:1.5em 0}\
+         td:first-child,th:first-child,td.tool,th.tool{text-align:left}figure{margin:1.5em 0}\
          figcaption{font-weight:600;margin-bottom:4px}.legend span{display:inline-block;margin-right:1em}\
          .swatch{display:inline-block;width:10px;height:10px;margin-right:4px}\
          </style></head><body>\n<h1>Snapshot cost</h1>\n",
@@ -464,7 +464,7 @@ fn html(run: &Run) -> String {
         "",
         |m| Some(m.score.recall()),
     ));
-    out.push_str("<h2>Per page</h2>\n<table id=\"pages\"><tr><th>page</th><th>tool</th><th>median ms</th><th>p90 ms</th><th>bytes</th><th>tokens</th><th>bytes/4</th><th>controls</th><th>Chrome's</th><th>recall</th><th>precision</th></tr>\n");
+    out.push_str("<h2>Per page</h2>\n<table id=\"pages\"><tr><th>page</th><th class=\"tool\">tool</th><th>median ms</th><th>p90 ms</th><th>bytes</th><th>tokens</th><th>bytes/4</th><th>controls</th><th>Chrome's</th><th>recall</th><th>precision</th></tr>\n");
     for page in &run.pages {
         for (tool, result) in run.tools.iter().zip(&page.results) {
             let label = format!(
