@@ -22,6 +22,7 @@ use std::path::{Path, PathBuf};
 /// A method missing here is a compile error where the engine names its type, so the list stays
 /// true. Keep it sorted by domain.
 const ENGINE_METHODS: &[&str] = &[
+    "Accessibility.getFullAXTree",
     "Accessibility.getPartialAXTree",
     "Browser.cancelDownload",
     "Browser.close",
@@ -31,6 +32,9 @@ const ENGINE_METHODS: &[&str] = &[
     "Browser.setDownloadBehavior",
     "DOM.describeNode",
     "DOM.focus",
+    "DOM.getDocument",
+    "DOM.querySelectorAll",
+    "DOM.removeNode",
     "DOM.setFileInputFiles",
     "Emulation.setDeviceMetricsOverride",
     "Emulation.setScrollbarsHidden",

@@ -30,6 +30,7 @@ pub(crate) mod input;
 mod intercept;
 pub(crate) mod js;
 mod launch;
+mod oracle;
 mod page;
 mod pdf;
 mod probe;
@@ -59,6 +60,7 @@ pub use intercept::{
     Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
 };
 pub use launch::{find_browser, LaunchOptions};
+pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use pdf::PdfOptions;
 pub use probe::{

@@ -60,15 +60,11 @@ fn main() -> ExitCode {
             println!("chromate {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
         }
-        Command::BenchSnapshot {
-            target,
-            repeat,
-            max_lines,
-        } => {
+        Command::BenchSnapshot(args) => {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            match runtime.block_on(bench::snapshot_cost(&target, repeat, max_lines)) {
+            match runtime.block_on(bench::run(&args)) {
                 Ok(report) => {
                     print!("{report}");
                     ExitCode::SUCCESS

@@ -16,20 +16,12 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Instant;
 
-use chromate::cdp::accessibility::GetFullAXTreeParams;
-use chromate::cdp::dom::{GetDocumentParams, QuerySelectorAllParams, RemoveNodeParams};
 use chromate::{
-    Browser, BrowserAccessibility, LaunchOptions, LineKind, Page, SnapshotOptions, WaitUntil,
+    Browser, Controls, LaunchOptions, LineKind, Score, SnapshotOptions, WaitUntil, SCORED_ROLES,
 };
 use chromate_tests::FixtureServer;
 
-use crate::oracle::contract_name;
 use crate::util::{close_and_check, NAV};
-
-/// The roles scored, as the snapshot prints them.
-const SCORED: &[&str] = &[
-    "link", "button", "textbox", "combobox", "checkbox", "radio", "heading",
-];
 
 /// The pages, by generator, relative to the toolchain's `share/doc/rust/html`.
 const PAGES: &[(&str, &[&str])] = &[
@@ -97,60 +89,6 @@ const PAGES: &[(&str, &[&str])] = &[
     ),
 ];
 
-/// Role + name as the contract prints them; Chrome's spellings mapped onto the snapshot's.
-type Entry = (String, String);
-
-fn chrome_entry(node: &BrowserAccessibility) -> Option<Entry> {
-    let role = match node.role.as_str() {
-        // A details summary (the snapshot's button, §7.3).
-        "DisclosureTriangle" => "button",
-        "searchbox" => "textbox",
-        other => other,
-    };
-    SCORED
-        .contains(&role)
-        .then(|| (role.to_string(), contract_name(&node.name)))
-}
-
-fn our_role(role: &str) -> &str {
-    match role {
-        "searchbox" => "textbox",
-        other => other,
-    }
-}
-
-/// Counts of one role (or of everything) on one page (or pooled).
-#[derive(Debug, Default, Clone, Copy)]
-struct Score {
-    chrome: usize,
-    ours: usize,
-    matched: usize,
-}
-
-impl Score {
-    fn add(&mut self, other: Score) {
-        self.chrome += other.chrome;
-        self.ours += other.ours;
-        self.matched += other.matched;
-    }
-
-    fn recall(&self) -> f64 {
-        ratio(self.matched, self.chrome)
-    }
-
-    fn precision(&self) -> f64 {
-        ratio(self.matched, self.ours)
-    }
-}
-
-fn ratio(part: usize, whole: usize) -> f64 {
-    if whole == 0 {
-        1.0
-    } else {
-        part as f64 / whole as f64
-    }
-}
-
 fn docs_root() -> PathBuf {
     let output = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
         .args(["--print", "sysroot"])
@@ -162,65 +100,6 @@ fn docs_root() -> PathBuf {
         .join("doc")
         .join("rust")
         .join("html")
-}
-
-/// Chrome's scored entries on the page now.
-async fn chrome_entries(page: &Page) -> BTreeMap<Entry, usize> {
-    let tree = page
-        .session()
-        .send(&GetFullAXTreeParams::default())
-        .await
-        .expect("full accessibility tree");
-    let mut entries = BTreeMap::new();
-    for node in tree.nodes.into_iter().filter(|n| !n.ignored) {
-        if let Some(entry) = chrome_entry(&BrowserAccessibility::from_node(node)) {
-            *entries.entry(entry).or_default() += 1;
-        }
-    }
-    entries
-}
-
-/// Takes the `<wbr>` elements out of the page (through the protocol, no page script): Chrome
-/// names a word-break opportunity as a space (`assert_ eq`), which no one sees, while the
-/// snapshot prints the name as it reads (`assert_eq`), on purpose (`docs/mcp.md#snapshots`).
-async fn without_word_breaks(page: &Page) {
-    let session = page.session();
-    let document = session
-        .send(&GetDocumentParams::default())
-        .await
-        .expect("document");
-    let breaks = session
-        .send(&QuerySelectorAllParams::new(document.root.node_id, "wbr"))
-        .await
-        .expect("wbr elements");
-    for node_id in breaks.node_ids {
-        session
-            .send(&RemoveNodeParams::new(node_id))
-            .await
-            .expect("remove wbr");
-    }
-}
-
-/// `ours` against `theirs` for one role, or for all of them.
-fn score(
-    theirs: &BTreeMap<Entry, usize>,
-    ours: &BTreeMap<Entry, usize>,
-    role: Option<&str>,
-) -> Score {
-    let of_role = |entry: &Entry| role.is_none_or(|r| entry.0 == r);
-    let count = |set: &BTreeMap<Entry, usize>| -> usize {
-        set.iter().filter(|(e, _)| of_role(e)).map(|(_, n)| n).sum()
-    };
-    let matched = theirs
-        .iter()
-        .filter(|(e, _)| of_role(e))
-        .map(|(e, n)| (*n).min(ours.get(e).copied().unwrap_or(0)))
-        .sum();
-    Score {
-        chrome: count(theirs),
-        ours: count(ours),
-        matched,
-    }
 }
 
 #[tokio::test]
@@ -268,46 +147,33 @@ async fn snapshot_of_real_documentation_pages_agrees_with_chromes_accessibility_
                 n_semantic < 5000,
                 "{path}: the snapshot is cut at its budget"
             );
-            let raw = chrome_entries(&page).await;
-            without_word_breaks(&page).await;
-            let theirs = chrome_entries(&page).await;
-            let mut ours: BTreeMap<Entry, usize> = BTreeMap::new();
-            for line in &snapshot.lines {
-                let role = our_role(&line.role);
-                if line.kind == LineKind::Semantic && SCORED.contains(&role) {
-                    let name = line.name.clone().unwrap_or_default();
-                    *ours.entry((role.to_string(), name)).or_default() += 1;
-                }
-            }
-            pooled_raw.add(score(&raw, &ours, None));
+            let raw = page.chrome_controls().await.expect("accessibility tree");
+            page.remove_word_breaks().await.expect("remove wbr");
+            let theirs = page.chrome_controls().await.expect("accessibility tree");
+            let ours = Controls::from_snapshot(&snapshot);
+            pooled_raw.add(raw.score(&ours, None));
             let mut page_score = Score::default();
-            for role in SCORED {
-                let role_score = score(&theirs, &ours, Some(role));
+            for role in SCORED_ROLES {
+                let role_score = theirs.score(&ours, Some(role));
                 by_role.entry(role).or_default().add(role_score);
                 page_score.add(role_score);
             }
-            for (entry, n) in &theirs {
-                let have = ours.get(entry).copied().unwrap_or(0);
-                if have < *n {
-                    differences.push(format!(
-                        "{path}: chrome has {n}× {} {:?}, the snapshot {have}",
-                        entry.0, entry.1
-                    ));
-                }
+            for (entry, n, have) in theirs.surplus_over(&ours) {
+                differences.push(format!(
+                    "{path}: chrome has {n}× {} {:?}, the snapshot {have}",
+                    entry.0, entry.1
+                ));
             }
-            for (entry, n) in &ours {
-                let have = theirs.get(entry).copied().unwrap_or(0);
-                if have < *n {
-                    differences.push(format!(
-                        "{path}: the snapshot has {n}× {} {:?}, chrome {have}",
-                        entry.0, entry.1
-                    ));
-                }
+            for (entry, n, have) in ours.surplus_over(&theirs) {
+                differences.push(format!(
+                    "{path}: the snapshot has {n}× {} {:?}, chrome {have}",
+                    entry.0, entry.1
+                ));
             }
             report.push(format!(
                 "{generator:<17} {path:<42} {:>5} {:>5} {:>6.3} {:>6.3}",
-                page_score.chrome,
-                page_score.ours,
+                page_score.reference,
+                page_score.listed,
                 page_score.recall(),
                 page_score.precision()
             ));
@@ -334,8 +200,8 @@ async fn snapshot_of_real_documentation_pages_agrees_with_chromes_accessibility_
     {
         summary.push(format!(
             "{label:<60} {:>5} {:>5} {:>6.3} {:>6.3}",
-            score.chrome,
-            score.ours,
+            score.reference,
+            score.listed,
             score.recall(),
             score.precision()
         ));

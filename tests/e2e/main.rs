@@ -9,6 +9,7 @@
 
 mod actions; // auto-waiting element actions, trusted input, fences, uploads
 mod audit; // chromate audit on the fixture site: planted defects, clean pages, bounds, isolation, reports, guards
+mod bench_snapshot; // `chromate bench-snapshot`: every kind of target, JSON, table, HTML in Chromium, peers skipped or driven over MCP
 mod capture; // the logs journal: console, errors, network, cursors, eviction, wait, clear
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod core; // launch, lifecycle by pid, transport, navigation, evaluate, frames, popups, dialogs

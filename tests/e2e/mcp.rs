@@ -2328,6 +2328,7 @@ fn bench_snapshot_measures_any_file_and_exits_cleanly() {
         .args([
             "bench-snapshot",
             &page.display().to_string(),
+            "--detail",
             "--repeat",
             "3",
         ])
@@ -2363,7 +2364,11 @@ fn bench_snapshot_measures_any_file_and_exits_cleanly() {
         .output()
         .expect("run bench-snapshot");
     assert_eq!(bad.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&bad.stderr).contains("neither a url nor a readable file"));
+    assert!(
+        String::from_utf8_lossy(&bad.stderr).contains("neither a url nor a readable file"),
+        "{}",
+        String::from_utf8_lossy(&bad.stderr)
+    );
 }
 
 /// The two ways hosts hand a `tools/call` result to the model.

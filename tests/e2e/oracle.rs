@@ -8,7 +8,7 @@
 use std::collections::HashMap;
 
 use chromate::cdp::accessibility::GetFullAXTreeParams;
-use chromate::{BrowserAccessibility, LineKind, SnapshotOptions, WaitUntil};
+use chromate::{contract_name, BrowserAccessibility, LineKind, SnapshotOptions, WaitUntil};
 use chromate_tests::FixtureServer;
 
 use crate::util::{close_and_check, launch, NAV};
@@ -66,25 +66,6 @@ fn deliberate_name(ours_role: &str, ours: &str, chrome: &BrowserAccessibility) -
 /// them).
 fn exposed_role(chrome: &str) -> bool {
     chrome == "DisclosureTriangle" || COMPARED.iter().any(|r| chrome_role(r) == chrome)
-}
-
-/// Chrome's name as the contract prints it: whitespace normalised, private-use characters
-/// (icon-font glyphs) left out, cut at 80 characters. Chrome drops private-use characters from
-/// names in some runs and keeps them in others (same build, same page).
-pub(crate) fn contract_name(chrome: &str) -> String {
-    let visible: String = chrome.chars().filter(|c| !is_private_use(*c)).collect();
-    let normalised = visible.split_whitespace().collect::<Vec<_>>().join(" ");
-    if normalised.chars().count() > 80 {
-        let mut cut: String = normalised.chars().take(79).collect();
-        cut.push('…');
-        cut
-    } else {
-        normalised
-    }
-}
-
-fn is_private_use(c: char) -> bool {
-    matches!(u32::from(c), 0xE000..=0xF8FF | 0xF0000..=0x10FFFD)
 }
 
 /// Pages on which every node Chrome exposes with a compared role must be listed too. On the

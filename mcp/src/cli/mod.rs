@@ -46,15 +46,8 @@ pub(crate) enum Command {
     Daemon { session: String, idle: Duration },
     /// `chromate --version`.
     Version,
-    /// `chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]`.
-    BenchSnapshot {
-        /// A URL, or a path to an HTML file.
-        target: String,
-        /// How many timed snapshots.
-        repeat: usize,
-        /// The semantic line budget (80 = the default view).
-        max_lines: usize,
-    },
+    /// `chromate bench-snapshot TARGET... [--peer KIND=CMD] [--format F] ...`.
+    BenchSnapshot(crate::bench::BenchArgs),
 }
 
 /// A usage error: printed to stderr, exit status 2.
@@ -91,18 +84,47 @@ usage:
   chromate mcp [options]        run the MCP server over stdio
   chromate init --mcp [--agent NAME]
                                 print MCP client configuration snippets
-  chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]
-                                measure snapshot cost (time, bytes, tokens, refs)
+  chromate bench-snapshot TARGET... [--peer KIND=CMD] [--format table|json|html] ...
+                                snapshot cost on your pages against the installed peers
+                                (time, bytes, tokens, controls, recall against Chrome)
   chromate --help | --version
 ";
 
 pub(crate) const BENCH_HELP: &str = "\
-usage: chromate bench-snapshot <url|file> [--repeat N] [--max-lines N]
+usage: chromate bench-snapshot TARGET... [options]
 
-Loads the page in headless Chromium and takes N+1 snapshots with the given semantic budget
-(default 80, the MCP default view; 5000 shows everything). Prints the first snapshot's time and
-the median and spread of the next N, the rendered bytes, an estimate of tokens (bytes / 4) and
-the number of refs.
+Snapshot cost on your own pages, chromate against whichever peers are installed (Playwright MCP,
+chrome-devtools-mcp, agent-browser), each driven as an agent drives it (MCP over stdio, or the
+CLI), all on the same browser. Per page and tool: the time of the default-view snapshot call
+(median and p90 of --repeat), its bytes and tokens (o200k_base in a `--features tokens` build;
+bytes / 4 beside it), and the full view's controls (links, buttons, textboxes, comboboxes,
+checkboxes, radios, headings) with recall and precision against Chrome's accessibility tree.
+
+targets (any mix):
+  URL                       a page (http://, https://, file://)
+  FILE.html                 a local page (served on 127.0.0.1 with its directory)
+  DIR                       every .html/.htm file under DIR (served on 127.0.0.1)
+  SITEMAP.xml | URL.xml     the <loc> pages of a sitemap (a file, or over http://)
+  FILE                      a file of targets, one a line (# comments)
+
+options:
+  --repeat N                timed snapshots per page and tool (default 5)
+  --peer KIND=CMD           the command that starts a peer (KIND: playwright-mcp,
+                            chrome-devtools-mcp, agent-browser; chromate = another chromate
+                            MCP server, e.g. an older build); KIND=off leaves it out. Unnamed
+                            peers are looked for on PATH and in node_modules/.bin
+  --peers-dir DIR           look in DIR/node_modules/.bin first
+  --no-peers                chromate alone (peers named with --peer still run)
+  --browser PATH            the browser every tool runs (default: CHROMATE_BROWSER, else search)
+  --format table|json|html  the report (default table); html is one self-contained page
+  --output FILE             write the report to FILE (stdout gets the summary)
+  --detail                  chromate alone, in-process, per page: first snapshot, median and
+                            spread of the next N (default 21), and the snapshot + diff after
+                            small changes
+  --max-lines N             the semantic budget of --detail (default 80; 5000 = everything)
+  -h, --help                print this help
+
+Reproducing a figure: docs/cli.md#bench-snapshot.
 ";
 
 pub(crate) const MCP_HELP: &str = "\
@@ -294,41 +316,97 @@ fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
 }
 
 fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
-    let mut target = None;
-    let mut repeat = 21;
-    let mut max_lines = 80;
+    let mut bench = crate::bench::BenchArgs {
+        targets: Vec::new(),
+        repeat: 0,
+        max_lines: 80,
+        detail: false,
+        peers: Vec::new(),
+        no_peers: false,
+        peers_dir: None,
+        browser: None,
+        format: crate::bench::Format::Table,
+        output: None,
+    };
     let mut args = args.iter();
     while let Some(arg) = args.next() {
-        match arg.as_str() {
+        let (name, inline) = match arg.split_once('=') {
+            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
+            _ => (arg.as_str(), None),
+        };
+        let mut value = |what: &str| {
+            inline
+                .clone()
+                .or_else(|| args.next().cloned())
+                .ok_or_else(|| UsageError(format!("{name} needs {what}\n\n{BENCH_HELP}")))
+        };
+        match name {
             "-h" | "--help" => return Ok(Command::Help(BENCH_HELP.to_owned())),
             "--repeat" | "--max-lines" => {
-                let value = args
-                    .next()
-                    .and_then(|v| v.parse::<usize>().ok())
+                let n = value("a number")?
+                    .parse::<usize>()
+                    .ok()
                     .filter(|v| (1..=5000).contains(v))
-                    .ok_or_else(|| UsageError(format!("{arg} needs a number from 1 to 5000")))?;
-                if arg == "--repeat" {
-                    repeat = value;
+                    .ok_or_else(|| UsageError(format!("{name} needs a number from 1 to 5000")))?;
+                if name == "--repeat" {
+                    bench.repeat = n;
                 } else {
-                    max_lines = value;
+                    bench.max_lines = n;
                 }
             }
-            other if other.starts_with('-') => {
+            "--peer" => {
+                let spec = value("KIND=CMD")?;
+                let (kind, command) = spec
+                    .split_once('=')
+                    .filter(|(_, c)| !c.trim().is_empty())
+                    .ok_or_else(|| UsageError(format!("--peer needs KIND=CMD, not {spec:?}")))?;
+                if ![
+                    "chromate",
+                    "playwright-mcp",
+                    "chrome-devtools-mcp",
+                    "agent-browser",
+                ]
+                .contains(&kind)
+                {
+                    return Err(UsageError(format!(
+                        "unknown peer {kind:?}: playwright-mcp, chrome-devtools-mcp, agent-browser or chromate"
+                    )));
+                }
+                bench
+                    .peers
+                    .push((kind.to_owned(), command.trim().to_owned()));
+            }
+            "--peers-dir" => bench.peers_dir = Some(value("a directory")?.into()),
+            "--browser" => bench.browser = Some(value("a path")?.into()),
+            "--output" => bench.output = Some(value("a file")?.into()),
+            "--format" => {
+                let format = value("table, json or html")?;
+                bench.format = crate::bench::Format::parse(&format).ok_or_else(|| {
+                    UsageError(format!("--format is table, json or html, not {format:?}"))
+                })?;
+            }
+            "--no-peers" => bench.no_peers = true,
+            "--detail" => bench.detail = true,
+            other if other.starts_with('-') && other.len() > 1 => {
                 return Err(UsageError(format!(
                     "unknown option {other:?}\n\n{BENCH_HELP}"
                 )))
             }
-            other if target.is_none() => target = Some(other.to_owned()),
-            other => return Err(UsageError(format!("unexpected argument {other:?}"))),
+            other => bench.targets.push(other.to_owned()),
         }
     }
-    let target =
-        target.ok_or_else(|| UsageError(format!("missing url or file\n\n{BENCH_HELP}")))?;
-    Ok(Command::BenchSnapshot {
-        target,
-        repeat,
-        max_lines,
-    })
+    if bench.targets.is_empty() {
+        return Err(UsageError(format!(
+            "missing url, file, directory or sitemap\n\n{BENCH_HELP}"
+        )));
+    }
+    if bench.format == crate::bench::Format::Html && bench.output.is_none() {
+        return Err(UsageError("--format html needs --output FILE".into()));
+    }
+    if bench.repeat == 0 {
+        bench.repeat = if bench.detail { 21 } else { 5 };
+    }
+    Ok(Command::BenchSnapshot(bench))
 }
 
 fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {

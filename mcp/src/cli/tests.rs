@@ -36,11 +36,17 @@ fn check(args: &str, expect: Expect) {
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
         Ok(Command::Daemon { session, idle }) => format!("daemon {session} {idle:?}"),
-        Ok(Command::BenchSnapshot {
-            target,
-            repeat,
-            max_lines,
-        }) => format!("bench-snapshot {target} repeat={repeat} max_lines={max_lines}"),
+        Ok(Command::BenchSnapshot(bench)) => format!(
+            "bench-snapshot {} repeat={} max_lines={} detail={} peers={:?} no_peers={} format={:?} output={:?}",
+            bench.targets.join(" "),
+            bench.repeat,
+            bench.max_lines,
+            bench.detail,
+            bench.peers,
+            bench.no_peers,
+            bench.format,
+            bench.output
+        ),
         Err(UsageError(message)) => format!(
             "usage error: {}",
             message.lines().next().unwrap_or_default()
@@ -369,18 +375,54 @@ fn the_goose_snippet_is_one_flow_mapping_under_extensions() {
 fn bench_snapshot_arguments_parse() {
     check(
         "bench-snapshot page.html",
-        expect!["bench-snapshot page.html repeat=21 max_lines=80"],
+        expect![[
+            r#"bench-snapshot page.html repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None"#
+        ]],
     );
     check(
-        "bench-snapshot http://127.0.0.1:1/ --repeat 5 --max-lines 5000",
-        expect!["bench-snapshot http://127.0.0.1:1/ repeat=5 max_lines=5000"],
+        "bench-snapshot page.html --detail",
+        expect![[
+            r#"bench-snapshot page.html repeat=21 max_lines=80 detail=true peers=[] no_peers=false format=Table output=None"#
+        ]],
+    );
+    check(
+        "bench-snapshot http://127.0.0.1:1/ urls.txt --repeat 3 --max-lines 5000 --no-peers",
+        expect![[
+            r#"bench-snapshot http://127.0.0.1:1/ urls.txt repeat=3 max_lines=5000 detail=false peers=[] no_peers=true format=Table output=None"#
+        ]],
+    );
+    check(
+        "bench-snapshot d --peer playwright-mcp=npx-pw --peer=agent-browser=off --format json",
+        expect![[
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[("playwright-mcp", "npx-pw"), ("agent-browser", "off")] no_peers=false format=Json output=None"#
+        ]],
+    );
+    check(
+        "bench-snapshot d --format html --output r.html",
+        expect![[
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html")"#
+        ]],
     );
     check(
         "bench-snapshot",
-        expect!["usage error: missing url or file"],
+        expect!["usage error: missing url, file, directory or sitemap"],
     );
     check(
         "bench-snapshot x --repeat 0",
         expect!["usage error: --repeat needs a number from 1 to 5000"],
+    );
+    check(
+        "bench-snapshot x --format html",
+        expect!["usage error: --format html needs --output FILE"],
+    );
+    check(
+        "bench-snapshot x --peer selenium=x",
+        expect![[
+            r#"usage error: unknown peer "selenium": playwright-mcp, chrome-devtools-mcp, agent-browser or chromate"#
+        ]],
+    );
+    check(
+        "bench-snapshot x --format yaml",
+        expect![[r#"usage error: --format is table, json or html, not "yaml""#]],
     );
 }

@@ -1,4 +1,4 @@
-//! `chromate bench-snapshot`: snapshot cost on any URL or HTML file, as users measure it —
+//! `chromate bench-snapshot --detail`: chromate alone on any URL or HTML file, in-process —
 //! time (first and median with spread), rendered bytes, an estimate of tokens, and refs.
 //!
 //! It drives the engine directly (no MCP framing), so the figures are the snapshot's own cost.

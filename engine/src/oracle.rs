@@ -1,0 +1,440 @@
+//! Chrome's accessibility tree as the reference a snapshot is scored against: the controls a
+//! page exposes (links, buttons, textboxes, comboboxes, checkboxes, radios and headings, as
+//! role + name multisets), read from `Accessibility.getFullAXTree`, from a chromate
+//! [`Snapshot`], or from any tool's text snapshot (Playwright's YAML, chrome-devtools-mcp's
+//! `uid=` lines, agent-browser's tree), and the recall and precision of one set against another.
+//!
+//! `chromate bench-snapshot` scores every tool with it, and the oracle and corpus tests score
+//! chromate's own snapshot with it, so the figures a user gets and the ones CI asserts are
+//! computed by the same code.
+
+use std::collections::BTreeMap;
+
+use crate::cdp::accessibility::GetFullAXTreeParams;
+use crate::cdp::dom::{GetDocumentParams, QuerySelectorAllParams, RemoveNodeParams};
+use crate::{BrowserAccessibility, LineKind, Page, Result, Snapshot};
+
+/// The roles scored, as the snapshot prints them.
+pub const SCORED_ROLES: &[&str] = &[
+    "link", "button", "textbox", "combobox", "checkbox", "radio", "heading",
+];
+
+/// One scored entry: role and name, both as the contract prints them.
+pub type Control = (String, String);
+
+/// A multiset of scored controls.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Controls {
+    counts: BTreeMap<Control, usize>,
+}
+
+/// Counts of one role (or of every scored role) of a listing against its reference.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Score {
+    /// Entries of the reference (Chrome's tree).
+    pub reference: usize,
+    /// Entries the scored listing has.
+    pub listed: usize,
+    /// Entries both have (per entry, the smaller count).
+    pub matched: usize,
+}
+
+impl Score {
+    /// Adds another page's or role's counts (pooling).
+    pub fn add(&mut self, other: Score) {
+        self.reference += other.reference;
+        self.listed += other.listed;
+        self.matched += other.matched;
+    }
+
+    /// The share of the reference's entries that are listed (1 for an empty reference).
+    pub fn recall(&self) -> f64 {
+        ratio(self.matched, self.reference)
+    }
+
+    /// The share of the listed entries that the reference has (1 for an empty listing).
+    pub fn precision(&self) -> f64 {
+        ratio(self.matched, self.listed)
+    }
+}
+
+fn ratio(part: usize, whole: usize) -> f64 {
+    if whole == 0 {
+        1.0
+    } else {
+        part as f64 / whole as f64
+    }
+}
+
+/// The role a scored entry counts as: Chrome's and the peers' spellings mapped onto the
+/// snapshot's (`searchbox` is a textbox; a details summary, Chrome's `DisclosureTriangle`, is
+/// the snapshot's button, §7.3).
+fn scored_role(role: &str) -> Option<&'static str> {
+    let role = match role {
+        "DisclosureTriangle" => "button",
+        "searchbox" => "textbox",
+        other => other,
+    };
+    SCORED_ROLES.iter().copied().find(|r| *r == role)
+}
+
+/// A name as the contract prints it: whitespace normalised, private-use characters (icon-font
+/// glyphs, which Chrome drops from names in some runs and keeps in others) left out, cut at 80
+/// characters.
+pub fn contract_name(name: &str) -> String {
+    let visible: String = name.chars().filter(|c| !is_private_use(*c)).collect();
+    let normalised = visible.split_whitespace().collect::<Vec<_>>().join(" ");
+    if normalised.chars().count() > 80 {
+        let mut cut: String = normalised.chars().take(79).collect();
+        cut.push('…');
+        cut
+    } else {
+        normalised
+    }
+}
+
+fn is_private_use(c: char) -> bool {
+    matches!(u32::from(c), 0xE000..=0xF8FF | 0xF0000..=0x10FFFD)
+}
+
+impl Controls {
+    /// No controls.
+    pub fn new() -> Controls {
+        Controls::default()
+    }
+
+    /// Counts one control if its role is scored (the name is taken as the contract prints it).
+    pub fn insert(&mut self, role: &str, name: &str) {
+        if let Some(role) = scored_role(role) {
+            *self
+                .counts
+                .entry((role.to_string(), contract_name(name)))
+                .or_default() += 1;
+        }
+    }
+
+    /// The scored controls of a chromate snapshot's semantic lines.
+    pub fn from_snapshot(snapshot: &Snapshot) -> Controls {
+        let mut controls = Controls::new();
+        for line in &snapshot.lines {
+            if line.kind == LineKind::Semantic {
+                controls.insert(&line.role, line.name.as_deref().unwrap_or(""));
+            }
+        }
+        controls
+    }
+
+    /// The scored controls of a text snapshot, of chromate or of another tool: each line's
+    /// leading tree marks (`- `), handle (`e12: `, `uid=1_4 `) and indentation are skipped, the
+    /// next word is the role, and a double-quoted string right after it (JSON-style escapes)
+    /// is the name. Lines that do not read so are skipped.
+    ///
+    /// In a YAML-style tree (Playwright MCP, agent-browser), an entry printed without a name
+    /// whose line opens children (`- link [ref=e4]:`) is named from them, as its accessible
+    /// name is: those tools leave out a name that the text below repeats.
+    pub fn from_text(text: &str) -> Controls {
+        let lines: Vec<&str> = text.lines().collect();
+        let mut controls = Controls::new();
+        for (i, line) in lines.iter().enumerate() {
+            if let Some((role, mut name)) = parse_line(line) {
+                if name.is_empty() && line.trim_end().ends_with(':') {
+                    name = text_below(&lines, i);
+                }
+                controls.insert(role, &name);
+            }
+        }
+        controls
+    }
+
+    /// How many controls, in all.
+    pub fn len(&self) -> usize {
+        self.counts.values().sum()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.counts.is_empty()
+    }
+
+    /// Each distinct control with its count.
+    pub fn iter(&self) -> impl Iterator<Item = (&Control, usize)> {
+        self.counts.iter().map(|(c, n)| (c, *n))
+    }
+
+    /// How many times `control` is counted.
+    pub fn count(&self, control: &Control) -> usize {
+        self.counts.get(control).copied().unwrap_or(0)
+    }
+
+    /// The same controls with names compared regardless of whitespace: Chrome names a
+    /// word-break opportunity (`<wbr>`) as a space that no one sees (`assert_ eq`), and tools
+    /// differ in whether they print it; comparing across tools, that difference is not theirs.
+    pub fn ignoring_whitespace(&self) -> Controls {
+        let mut counts = BTreeMap::new();
+        for ((role, name), n) in &self.counts {
+            let name: String = name.chars().filter(|c| !c.is_whitespace()).collect();
+            *counts.entry((role.clone(), name)).or_default() += n;
+        }
+        Controls { counts }
+    }
+
+    /// `listed` scored against `self` as the reference, for one role or (`None`) for all.
+    pub fn score(&self, listed: &Controls, role: Option<&str>) -> Score {
+        let of_role = |control: &Control| role.is_none_or(|r| control.0 == r);
+        let total = |set: &Controls| -> usize {
+            set.counts
+                .iter()
+                .filter(|(c, _)| of_role(c))
+                .map(|(_, n)| n)
+                .sum()
+        };
+        let matched = self
+            .counts
+            .iter()
+            .filter(|(c, _)| of_role(c))
+            .map(|(c, n)| (*n).min(listed.count(c)))
+            .sum();
+        Score {
+            reference: total(self),
+            listed: total(listed),
+            matched,
+        }
+    }
+
+    /// Every control `self` has more of than `other`: the control, `self`'s count and
+    /// `other`'s.
+    pub fn surplus_over<'a>(
+        &'a self,
+        other: &'a Controls,
+    ) -> impl Iterator<Item = (&'a Control, usize, usize)> + 'a {
+        self.counts.iter().filter_map(move |(c, n)| {
+            let have = other.count(c);
+            (have < *n).then_some((c, *n, have))
+        })
+    }
+}
+
+fn indent(line: &str) -> usize {
+    line.len() - line.trim_start().len()
+}
+
+/// The text of the YAML children of `lines[at]`: each child's name, or its inline value
+/// (`- code: "?"`, `- text: Unary`), `/url:` and other properties left out.
+fn text_below(lines: &[&str], at: usize) -> String {
+    let depth = indent(lines[at]);
+    let mut parts = Vec::new();
+    let mut skip_below: Option<usize> = None;
+    for line in lines[at + 1..].iter().take_while(|l| indent(l) > depth) {
+        let here = indent(line);
+        if skip_below.is_some_and(|d| here > d) {
+            continue;
+        }
+        skip_below = None;
+        let item = line.trim_start();
+        let Some(item) = item.strip_prefix("- ") else {
+            continue;
+        };
+        if item.starts_with('/') {
+            continue;
+        }
+        if let Some(quoted_name) = item
+            .split_once(' ')
+            .and_then(|(_, rest)| rest.strip_prefix('"'))
+            .and_then(quoted)
+        {
+            parts.push(quoted_name);
+            skip_below = Some(here);
+            continue;
+        }
+        if let Some((_, value)) = item.split_once(": ") {
+            let value = value.trim();
+            let value = value
+                .strip_prefix('"')
+                .and_then(quoted)
+                .unwrap_or_else(|| value.to_string());
+            parts.push(value);
+        }
+    }
+    parts.join(" ")
+}
+
+/// Role and raw name of one line of a text snapshot, if it has the shape of an entry.
+fn parse_line(line: &str) -> Option<(&str, String)> {
+    let mut rest = line.trim_start();
+    rest = rest.strip_prefix("- ").unwrap_or(rest);
+    // A handle first: `uid=1_4 ` (chrome-devtools-mcp) or `e12: ` (chromate).
+    if let Some(after) = rest.strip_prefix("uid=") {
+        rest = after.split_once(' ')?.1;
+    } else if let Some((handle, after)) = rest.split_once(": ") {
+        if handle.len() > 1
+            && handle.starts_with('e')
+            && handle[1..].bytes().all(|b| b.is_ascii_digit())
+        {
+            rest = after;
+        }
+    }
+    let end = rest
+        .find(|c: char| c.is_whitespace() || c == ':' || c == '[')
+        .unwrap_or(rest.len());
+    let role = &rest[..end];
+    scored_role(role)?;
+    let after = rest[end..].trim_start();
+    let name = after.strip_prefix('"').and_then(quoted).unwrap_or_default();
+    Some((role, name))
+}
+
+/// The string up to the closing quote of a double-quoted string whose opening quote is gone,
+/// with `\"`, `\\`, `\n` and `\t` unescaped; `None` if it never closes.
+fn quoted(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some(out),
+            '\\' => match chars.next()? {
+                'n' => out.push('\n'),
+                't' => out.push('\t'),
+                other => out.push(other),
+            },
+            other => out.push(other),
+        }
+    }
+    None
+}
+
+impl Page {
+    /// Chrome's scored controls on the page now: every node of `Accessibility.getFullAXTree`
+    /// that is not ignored and has a scored role, by role and name.
+    pub async fn chrome_controls(&self) -> Result<Controls> {
+        let tree = self.session().send(&GetFullAXTreeParams::default()).await?;
+        let mut controls = Controls::new();
+        for node in tree.nodes.into_iter().filter(|n| !n.ignored) {
+            let node = BrowserAccessibility::from_node(node);
+            controls.insert(&node.role, &node.name);
+        }
+        Ok(controls)
+    }
+
+    /// Takes the `<wbr>` elements out of the page (through the protocol, no page script):
+    /// Chrome names a word-break opportunity as a space (`assert_ eq`), which no one sees, while
+    /// the snapshot prints the name as it reads (`assert_eq`), on purpose. It changes the page:
+    /// take it after the snapshot, before [`Page::chrome_controls`].
+    pub async fn remove_word_breaks(&self) -> Result<usize> {
+        let session = self.session();
+        let document = session.send(&GetDocumentParams::default()).await?;
+        let breaks = session
+            .send(&QuerySelectorAllParams::new(document.root.node_id, "wbr"))
+            .await?;
+        let n = breaks.node_ids.len();
+        for node_id in breaks.node_ids {
+            session.send(&RemoveNodeParams::new(node_id)).await?;
+        }
+        Ok(n)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{contract_name, Controls};
+
+    #[test]
+    fn text_snapshots_of_every_tool_read_as_role_and_name() {
+        let text = "\
+e3: link \"Home\" -> /\n\
+  e4: button \"Say \\\"hi\\\"\"\n\
+- heading \"Title\" [level=1] [ref=e2]\n\
+  - link \"Docs\" [ref=e5]:\n\
+    - /url: /docs\n\
+  - button [ref=e6]\n\
+uid=1_4 searchbox \"Search\"\n\
+uid=1_5 DisclosureTriangle \"More\" expandable\n\
+- generic [ref=e9]: text\n\
+- paragraph: link \"not a link\"\n\
+textbox:\n";
+        let yaml = r#"- link [ref=e1] [cursor=pointer]:
+  - /url: ops.html#try
+  - code [ref=e2]: "?"
+- heading [level=2] [ref=e3]:
+  - link "Operator" [ref=e4]:
+    - /url: '#op'
+    - text: Operator
+  - text: precedence
+- button [ref=e5]
+"#;
+        let named: Vec<(String, String)> = Controls::from_text(yaml)
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect();
+        let pair = |r: &str, n: &str| (r.to_string(), n.to_string());
+        assert_eq!(
+            named,
+            vec![
+                pair("button", ""),
+                pair("heading", "Operator precedence"),
+                pair("link", "?"),
+                pair("link", "Operator"),
+            ]
+        );
+        let controls = Controls::from_text(text);
+        let entries: Vec<(String, String, usize)> = controls
+            .iter()
+            .map(|((r, n), c)| (r.clone(), n.clone(), c))
+            .collect();
+        let want = |r: &str, n: &str| (r.to_string(), n.to_string(), 1);
+        assert_eq!(
+            entries,
+            vec![
+                want("button", ""),
+                want("button", "More"),
+                want("button", "Say \"hi\""),
+                want("heading", "Title"),
+                want("link", "Docs"),
+                want("link", "Home"),
+                want("textbox", ""),
+                want("textbox", "Search"),
+            ]
+        );
+    }
+
+    #[test]
+    fn scores_count_each_entry_up_to_the_smaller_count() {
+        let mut reference = Controls::new();
+        let mut listed = Controls::new();
+        for _ in 0..3 {
+            reference.insert("link", "a");
+        }
+        reference.insert("button", "b");
+        listed.insert("link", "a");
+        listed.insert("link", "a");
+        listed.insert("heading", "extra");
+        let all = reference.score(&listed, None);
+        assert_eq!((all.reference, all.listed, all.matched), (4, 3, 2));
+        assert_eq!(all.recall(), 0.5);
+        assert!((all.precision() - 2.0 / 3.0).abs() < 1e-9);
+        let links = reference.score(&listed, Some("link"));
+        assert_eq!((links.reference, links.listed, links.matched), (3, 2, 2));
+        assert_eq!(
+            reference.surplus_over(&listed).count(),
+            2,
+            "the third link and the button"
+        );
+    }
+
+    #[test]
+    fn names_compare_as_the_contract_prints_them() {
+        assert_eq!(contract_name("  a \n b\u{e001} "), "a b");
+        assert_eq!(contract_name(&"x".repeat(90)).chars().count(), 80);
+        let mut spaced = Controls::new();
+        spaced.insert("link", "assert_ eq");
+        let mut tight = Controls::new();
+        tight.insert("link", "assert_eq");
+        assert_eq!(spaced.score(&tight, None).matched, 0);
+        assert_eq!(
+            spaced
+                .ignoring_whitespace()
+                .score(&tight.ignoring_whitespace(), None)
+                .matched,
+            1
+        );
+    }
+}
