@@ -35,6 +35,38 @@ pub(crate) struct McpFlags {
     pub(crate) caps_audit: bool,
     /// `--caps flows`: offer the flows tools beside the 28.
     pub(crate) caps_flows: bool,
+    /// `--isolated`: the session's tabs live in a browser context of their own.
+    pub(crate) isolated: bool,
+    /// `--http [ADDR]` and its options: serve Streamable HTTP instead of stdio.
+    pub(crate) http: Option<HttpFlags>,
+}
+
+/// The options of `chromate mcp --http` (docs/mcp.md, "Streamable HTTP").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HttpFlags {
+    /// Where to listen; `127.0.0.1:8931` by default.
+    pub(crate) addr: std::net::SocketAddr,
+    /// `--auth-token`: every request needs `Authorization: Bearer <token>`; required to bind
+    /// a non-loopback address.
+    pub(crate) auth_token: Option<String>,
+    /// `--allowed-hosts`: `Origin` hosts accepted besides the loopback ones.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// `--max-sessions`: more sessions than this get HTTP 503.
+    pub(crate) max_sessions: usize,
+    /// `--session-idle-timeout`: a session without requests for this long ends.
+    pub(crate) idle_timeout: std::time::Duration,
+}
+
+impl Default for HttpFlags {
+    fn default() -> HttpFlags {
+        HttpFlags {
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 8931)),
+            auth_token: None,
+            allowed_hosts: Vec::new(),
+            max_sessions: 64,
+            idle_timeout: std::time::Duration::from_secs(30 * 60),
+        }
+    }
 }
 
 /// Everything the server needs to know from its invocation.
@@ -65,6 +97,9 @@ pub(crate) struct Config {
     pub(crate) unrestricted_file_access: bool,
     /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
     pub(crate) caps_audit: bool,
+    /// `--isolated` (and every HTTP session): each session is a browser context in one shared
+    /// browser.
+    pub(crate) isolated: bool,
 }
 
 impl Default for Config {
@@ -167,6 +202,7 @@ impl Config {
             structured_content,
             unrestricted_file_access: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
+            isolated: flags.isolated || flags.http.is_some(),
         };
         (config, warnings)
     }

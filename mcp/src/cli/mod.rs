@@ -127,6 +127,20 @@ options:
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools
+  --isolated                the session's tabs, cookies and storage live in a browser
+                            context of their own (Target.createBrowserContext)
+  --http [ADDR]             serve MCP Streamable HTTP on ADDR (default 127.0.0.1:8931), path
+                            /mcp, instead of stdio: each MCP session is isolated in one
+                            shared browser (docs/mcp.md#streamable-http)
+  --auth-token TOKEN        HTTP: every request needs `Authorization: Bearer TOKEN`; required
+                            to bind an address that is not loopback (else
+                            CHROMATE_MCP_AUTH_TOKEN)
+  --allowed-hosts LIST      HTTP: comma list of Origin hosts (host or host:port) accepted
+                            besides localhost, 127.0.0.1 and [::1]; other Origins get 403
+  --max-sessions N          HTTP: at most N sessions at once (64); over it, 503
+  --session-idle-timeout SECONDS
+                            HTTP: a session without requests this long ends and its browser
+                            context is disposed of (1800)
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -349,6 +363,66 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
         match name {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP.to_owned())),
             "--headed" if inline_value.is_none() => flags.headed = true,
+            "--isolated" if inline_value.is_none() => flags.isolated = true,
+            "--http" => {
+                // The address is optional: `--http`, `--http ADDR`, `--http=ADDR`.
+                let given = match inline_value.clone() {
+                    Some(value) => Some(value),
+                    None => match args.clone().next() {
+                        Some(next) if !next.starts_with('-') => args.next().cloned(),
+                        _ => None,
+                    },
+                };
+                let http = flags.http.get_or_insert_with(Default::default);
+                if let Some(addr) = given {
+                    http.addr = parse_http_addr(&addr)?;
+                }
+            }
+            "--auth-token" => {
+                let token = value(name)?;
+                if token.is_empty() {
+                    return Err(UsageError("mcp: --auth-token must not be empty".to_owned()));
+                }
+                flags.http.get_or_insert_with(Default::default).auth_token = Some(token);
+            }
+            "--allowed-hosts" => {
+                let list = value(name)?;
+                flags
+                    .http
+                    .get_or_insert_with(Default::default)
+                    .allowed_hosts = list
+                    .split(',')
+                    .map(|host| host.trim().to_ascii_lowercase())
+                    .filter(|host| !host.is_empty())
+                    .collect();
+            }
+            "--max-sessions" => {
+                let text = value(name)?;
+                let max = text
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|max| (1..=10_000).contains(max));
+                let Some(max) = max else {
+                    return Err(UsageError(format!(
+                        "mcp: --max-sessions needs a whole number from 1 to 10000, not {text:?}"
+                    )));
+                };
+                flags.http.get_or_insert_with(Default::default).max_sessions = max;
+            }
+            "--session-idle-timeout" => {
+                let text = value(name)?;
+                let seconds = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|s| (1..=604_800).contains(s));
+                let Some(seconds) = seconds else {
+                    return Err(UsageError(format!(
+                        "mcp: --session-idle-timeout needs whole seconds from 1 to 604800, not {text:?}"
+                    )));
+                };
+                flags.http.get_or_insert_with(Default::default).idle_timeout =
+                    std::time::Duration::from_secs(seconds);
+            }
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if inline_value.is_none() => {
                 flags.unrestricted_file_access = true;
@@ -391,7 +465,27 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
         }
     }
+    if flags.http.is_some() && flags.session.is_some() {
+        return Err(UsageError(
+            "mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)".to_owned(),
+        ));
+    }
     Ok(Command::Mcp(flags))
+}
+
+/// `HOST:PORT`, `:PORT` or `PORT` (loopback), an IP address only: a name would need a lookup.
+fn parse_http_addr(text: &str) -> Result<std::net::SocketAddr, UsageError> {
+    let loopback = std::net::Ipv4Addr::LOCALHOST;
+    let port_only = text.strip_prefix(':').unwrap_or(text);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from((loopback, port)));
+    }
+    let text = text.replacen("localhost:", "127.0.0.1:", 1);
+    text.parse::<std::net::SocketAddr>().map_err(|_| {
+        UsageError(format!(
+            "mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not {text:?}"
+        ))
+    })
 }
 
 fn parse_init(args: &[String]) -> Result<Command, UsageError> {
