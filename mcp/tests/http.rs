@@ -1,0 +1,716 @@
+//! End-to-end tests of `chromate mcp --http` (docs/mcp.md, "Streamable HTTP"): the real binary,
+//! real headless Chromium, a fixture origin on 127.0.0.1, and HTTP spoken by the small client
+//! below (one request per connection, `Connection: close`, the answer read to its end, chunked
+//! bodies decoded; SSE answers are parsed into their `data:` messages).
+//!
+//! Every read has a deadline; every browser is checked gone by PID (or by profile directory)
+//! when its server ends; contexts are checked through the browser's own
+//! `Target.getBrowserContexts`.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use chromate_tests::mcp_client::scrubbed_command;
+use chromate_tests::procs::{chrome_processes_with_profile_under, is_alive};
+use chromate_tests::{ExternalChromium, FixtureServer, Response};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A running `chromate mcp --http`, ended (SIGTERM, then waited for) when dropped.
+struct HttpServer {
+    child: Child,
+    port: u16,
+    _tmp: tempfile::TempDir,
+    tmp_path: std::path::PathBuf,
+}
+
+impl HttpServer {
+    fn start(args: &[&str]) -> HttpServer {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp_path = tmp.path().to_owned();
+        let mut child = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"])
+            .arg("mcp")
+            .args(args)
+            .env("TMPDIR", tmp.path())
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", tmp.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
+                        let _ = tx.send(Ok(port));
+                    }
+                } else if let Some(rest) = line.split("http://0.0.0.0:").nth(1) {
+                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
+                        let _ = tx.send(Ok(port));
+                    }
+                } else {
+                    let _ = tx.send(Err(line));
+                }
+            }
+        });
+        let port = loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(Ok(port)) => break port,
+                Ok(Err(line)) => eprintln!("server: {line}"),
+                Err(err) => panic!("the server printed no address: {err}"),
+            }
+        };
+        HttpServer {
+            child,
+            port,
+            _tmp: tmp,
+            tmp_path,
+        }
+    }
+
+    /// SIGTERM, then the exit status; panics if it takes longer than 10 s.
+    fn stop(&mut self) -> std::process::ExitStatus {
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on the PID of our own child, which has not been reaped yet.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        let text = String::from_utf8_lossy(&self.body);
+        if self.headers.get("content-type").map(String::as_str) == Some("text/event-stream") {
+            // The last `data:` message is the response.
+            let last = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("data: "))
+                .last()
+                .unwrap_or_else(|| panic!("no data in the stream: {text}"));
+            return serde_json::from_str(last).unwrap();
+        }
+        serde_json::from_str(&text).unwrap_or_else(|err| panic!("not JSON ({err}): {text}"))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+}
+
+/// Sends one request to 127.0.0.1:`port` and reads the whole answer.
+async fn http(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let mut request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        parse_answer(&raw)
+    };
+    tokio::time::timeout(DEADLINE, exchange)
+        .await
+        .expect("the HTTP exchange timed out")
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("no end of headers");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("no status");
+    let headers: HashMap<String, String> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
+        let mut decoded = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..line_end]).trim(), 16)
+                .unwrap();
+            rest = &rest[line_end + 2..];
+            if size == 0 {
+                break;
+            }
+            decoded.extend_from_slice(&rest[..size]);
+            rest = &rest[size + 2..];
+        }
+        body = decoded;
+    }
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+/// A legacy-era (2025-11-25) client session.
+struct Client {
+    port: u16,
+    session: String,
+    next: u64,
+    extra: Vec<(String, String)>,
+}
+
+impl Client {
+    async fn connect(port: u16) -> Client {
+        Client::connect_with(port, &[]).await
+    }
+
+    async fn connect_with(port: u16, extra: &[(&str, &str)]) -> Client {
+        let extra: Vec<(String, String)> = extra
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        let mut headers: Vec<(&str, &str)> = vec![ACCEPT, JSON];
+        headers.extend(extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http-test","version":"1"}}});
+        let answer = http(port, "POST", &headers, &init.to_string()).await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(answer.json()["result"]["protocolVersion"], "2025-11-25");
+        let session = answer
+            .header("mcp-session-id")
+            .expect("initialize answered without MCP-Session-Id")
+            .to_owned();
+        let client = Client {
+            port,
+            session,
+            next: 1,
+            extra,
+        };
+        let notified = client
+            .post(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+            .await;
+        assert_eq!(notified.status, 202);
+        client
+    }
+
+    async fn post(&self, message: &Value) -> Answer {
+        let mut headers: Vec<(&str, &str)> = vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Session-Id", &self.session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        headers.extend(self.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        http(self.port, "POST", &headers, &message.to_string()).await
+    }
+
+    /// A tool call's result (the JSON-RPC `result`).
+    async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.next += 1;
+        let message = json!({"jsonrpc":"2.0","id":self.next,"method":"tools/call",
+            "params":{"name":tool,"arguments":arguments}});
+        let answer = self.post(&message).await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        let response = answer.json();
+        assert_eq!(response["id"], json!(self.next), "{response}");
+        response["result"].clone()
+    }
+
+    /// The text blocks of a successful call, joined.
+    async fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments).await;
+        assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+        result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    async fn delete(&self) -> Answer {
+        http(
+            self.port,
+            "DELETE",
+            &[("MCP-Session-Id", &self.session)],
+            "",
+        )
+        .await
+    }
+}
+
+/// The fixture origin's login and who-am-I pages: `/login?user=N` sets the cookie `user=N`;
+/// `/whoami` shows the cookies it was sent.
+fn cookie_fixture() -> FixtureServer {
+    let fixture = FixtureServer::start_detached().unwrap();
+    fixture.route("/login", |request| {
+        let user = request.query_param("user").unwrap_or_default();
+        Response::html(format!("<h1>logged in as {user}</h1>"))
+            .header("Set-Cookie", format!("user={user}; Path=/"))
+    });
+    fixture.route("/whoami", |request| {
+        let cookie = request.header("cookie").unwrap_or("none").to_owned();
+        Response::html(format!("<h1>cookie [{cookie}]</h1>"))
+    });
+    fixture
+}
+
+/// Chromium processes whose profile is under the server's temp directory.
+fn browsers_of(server: &HttpServer) -> Vec<u32> {
+    chrome_processes_with_profile_under(&server.tmp_path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_sessions_each_see_only_their_own_cookie() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let mut tasks = Vec::new();
+    for user in 0..20 {
+        let login = fixture.url(&format!("/login?user=u{user}"));
+        let whoami = fixture.url("/whoami");
+        tasks.push(tokio::spawn(async move {
+            let mut client = Client::connect(port).await;
+            let text = client
+                .call_text("browser_navigate", json!({ "url": login }))
+                .await;
+            assert!(text.contains(&format!("logged in as u{user}")), "{text}");
+            let text = client
+                .call_text("browser_navigate", json!({ "url": whoami }))
+                .await;
+            (user, text, client)
+        }));
+    }
+    let mut clients = Vec::new();
+    for task in tasks {
+        let (user, text, client) = task.await.unwrap();
+        // Exactly its own cookie: no other session's `user=` reached this context.
+        assert!(
+            text.contains(&format!("cookie [user=u{user}]")),
+            "session {user}: {text}"
+        );
+        clients.push(client);
+    }
+    // One shared browser for all twenty.
+    let browsers = browsers_of(&server);
+    assert!(
+        !browsers.is_empty(),
+        "no browser under the server's profile directory"
+    );
+    // DELETE ends one session: its id is then unknown (404).
+    let first = clients.remove(0);
+    assert_eq!(first.delete().await.status, 204);
+    let after = first
+        .post(&json!({"jsonrpc":"2.0","id":99,"method":"tools/list"}))
+        .await;
+    assert_eq!(after.status, 404, "{after:?}");
+    // The others go on.
+    let text = clients[0]
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=u1]"), "{text}");
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while browsers.iter().any(|&pid| is_alive(pid)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let alive: Vec<u32> = browsers.into_iter().filter(|&pid| is_alive(pid)).collect();
+    assert!(
+        alive.is_empty(),
+        "browser processes left after shutdown: {alive:?}"
+    );
+    assert!(browsers_of(&server).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origins_tokens_and_the_non_loopback_bind() {
+    // A non-loopback address without a token is refused before anything listens.
+    let refused = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("without --auth-token"), "{stderr}");
+
+    let server = HttpServer::start(&[
+        "--http",
+        "0.0.0.0:0",
+        "--auth-token",
+        "s3cret-token",
+        "--allowed-hosts",
+        "app.example",
+    ]);
+    let port = server.port;
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let bearer = ("Authorization", "Bearer s3cret-token");
+    // No token, a wrong one, the wrong scheme: 401, and no session is made.
+    for headers in [
+        vec![ACCEPT, JSON],
+        vec![ACCEPT, JSON, ("Authorization", "Bearer s3cret-tokem")],
+        vec![ACCEPT, JSON, ("Authorization", "Bearer s3cret")],
+        vec![ACCEPT, JSON, ("Authorization", "Basic s3cret-token")],
+    ] {
+        let answer = http(port, "POST", &headers, &init).await;
+        assert_eq!(answer.status, 401, "{headers:?}: {answer:?}");
+        assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+        assert!(answer.header("mcp-session-id").is_none());
+    }
+    // A foreign Origin: 403 even with the token; an allowed host and loopback pass.
+    let foreign = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, bearer, ("Origin", "https://evil.example")],
+        &init,
+    )
+    .await;
+    assert_eq!(foreign.status, 403, "{foreign:?}");
+    assert_eq!(foreign.json()["error"]["code"], json!(-32600));
+    for origin in ["https://app.example", "http://localhost:5173"] {
+        let answer = http(
+            port,
+            "POST",
+            &[ACCEPT, JSON, bearer, ("Origin", origin)],
+            &init,
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{origin}: {answer:?}");
+    }
+    // With the token: a session, whose requests need their id.
+    let mut client = Client::connect_with(port, &[bearer]).await;
+    let tools = client
+        .post(&json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}))
+        .await;
+    assert_eq!(tools.status, 200);
+    assert!(tools.json()["result"]["tools"].as_array().unwrap().len() >= 20);
+    let text = client.call_text("browser_status", json!({})).await;
+    assert!(text.contains("\"ready\""), "{text}");
+    let missing = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, bearer],
+        &json!({"jsonrpc":"2.0","id":6,"method":"tools/list"}).to_string(),
+    )
+    .await;
+    assert_eq!(missing.status, 400, "{missing:?}");
+    // GET (no standalone stream) and an unknown path.
+    assert_eq!(http(port, "GET", &[bearer], "").await.status, 405);
+    // A body over the frame limit: 413.
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "a".repeat(1_100_000)
+    );
+    let too_large = http(port, "POST", &[ACCEPT, JSON, bearer], &big).await;
+    assert_eq!(too_large.status, 413);
+    drop(client);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stateless_revision_checks_its_headers() {
+    let server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let list =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":meta}}).to_string();
+    let good = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &list,
+    )
+    .await;
+    assert_eq!(good.status, 200, "{good:?}");
+    assert_eq!(good.json()["result"]["resultType"], "complete");
+    assert!(
+        good.header("mcp-session-id").is_none(),
+        "a stateless answer minted a session"
+    );
+    for (headers, why) in [
+        (
+            vec![ACCEPT, JSON, ("Mcp-Method", "tools/list")],
+            "missing version",
+        ),
+        (
+            vec![ACCEPT, JSON, ("MCP-Protocol-Version", "2026-07-28")],
+            "missing method",
+        ),
+        (
+            vec![
+                ACCEPT,
+                JSON,
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+            ],
+            "method mismatch",
+        ),
+    ] {
+        let answer = http(port, "POST", &headers, &list).await;
+        assert_eq!(answer.status, 400, "{why}: {answer:?}");
+        assert_eq!(answer.json()["error"]["code"], json!(-32020), "{why}");
+    }
+    // tools/call needs Mcp-Name, Base64 sentinel accepted.
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
+        "name":"browser_status","arguments":{},"_meta":meta}})
+    .to_string();
+    let headers = |name: &'static str| {
+        vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ]
+    };
+    let wrong = http(port, "POST", &headers("browser_click"), &call).await;
+    assert_eq!(wrong.status, 400);
+    assert_eq!(wrong.json()["error"]["code"], json!(-32020));
+    let encoded = http(
+        port,
+        "POST",
+        &headers("=?base64?YnJvd3Nlcl9zdGF0dXM=?="),
+        &call,
+    )
+    .await;
+    assert_eq!(encoded.status, 200, "{encoded:?}");
+    let response = encoded.json();
+    assert_eq!(response["id"], json!(2));
+    assert_eq!(response["result"]["resultType"], "complete");
+    // A method the revision does not have: 404 with -32601.
+    let ping = json!({"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":meta}}).to_string();
+    let answer = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "ping"),
+        ],
+        &ping,
+    )
+    .await;
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], json!(-32601));
+}
+
+/// The contexts the browser itself knows of.
+async fn browser_contexts(browser: &chromate::Browser) -> Vec<String> {
+    let answer = browser
+        .session()
+        .send_raw("Target.getBrowserContexts", json!({}))
+        .await
+        .unwrap();
+    answer["browserContextIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The page targets of the browser: `(targetId, browserContextId, url)`.
+async fn page_targets(browser: &chromate::Browser) -> Vec<(String, String, String)> {
+    let answer = browser
+        .session()
+        .send_raw("Target.getTargets", json!({}))
+        .await
+        .unwrap();
+    answer["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|info| info["type"] == "page")
+        .map(|info| {
+            (
+                info["targetId"].as_str().unwrap_or_default().to_owned(),
+                info["browserContextId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                info["url"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn poll_until<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pool_browser_sessions_crash_apart_and_expire() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", external.port());
+    // The test's own view of the browser, to ask it which contexts and pages exist.
+    let observer = chromate::Browser::connect(&endpoint).await.unwrap();
+    let before = page_targets(&observer).await;
+    assert!(
+        !before.is_empty(),
+        "the external browser has no tab of its own"
+    );
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--cdp-endpoint",
+        &endpoint,
+        "--session-idle-timeout",
+        "6",
+    ]);
+    let port = server.port;
+    let mut alice = Client::connect(port).await;
+    let mut bob = Client::connect(port).await;
+    alice
+        .call_text(
+            "browser_navigate",
+            json!({ "url": fixture.url("/login?user=alice") }),
+        )
+        .await;
+    bob.call_text(
+        "browser_navigate",
+        json!({ "url": fixture.url("/login?user=bob") }),
+    )
+    .await;
+    let contexts = browser_contexts(&observer).await;
+    assert_eq!(contexts.len(), 2, "one context per session: {contexts:?}");
+
+    // Crash alice's renderer from outside.
+    let targets = page_targets(&observer).await;
+    let (alice_target, alice_context, _) = targets
+        .iter()
+        .find(|(_, _, url)| url.contains("user=alice"))
+        .cloned()
+        .expect("alice's page");
+    let alice_page = observer
+        .pages()
+        .into_iter()
+        .find(|page| page.target_id() == alice_target);
+    let alice_page = match alice_page {
+        Some(page) => page,
+        None => observer
+            .wait_for_page(&alice_target, Duration::from_secs(10))
+            .await
+            .unwrap(),
+    };
+    // A crashed renderer never answers Page.crash; its crash is what the test wants.
+    let crash = alice_page.session().send_raw("Page.crash", json!({}));
+    let _ = tokio::time::timeout(Duration::from_secs(1), crash).await;
+    // Bob is untouched: his page still answers, with his own cookie.
+    let text = bob
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=bob]"), "{text}");
+    // Alice gets an answer (a tool error or a recovered tab), not a hang, and her session and
+    // context are still hers.
+    let answer = alice
+        .call("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(answer["content"].is_array(), "{answer}");
+    assert!(browser_contexts(&observer).await.contains(&alice_context));
+
+    // Idle for the timeout: both sessions end and their contexts go, in the browser itself.
+    poll_until("the expired sessions' contexts are disposed of", || async {
+        browser_contexts(&observer).await.is_empty()
+    })
+    .await;
+    let gone = alice
+        .post(&json!({"jsonrpc":"2.0","id":50,"method":"tools/list"}))
+        .await;
+    assert_eq!(gone.status, 404, "{gone:?}");
+
+    // A new session after expiry works, and shutdown disposes of its context; the pool's own
+    // tab (chromate did not open it) stays.
+    let mut carol = Client::connect(port).await;
+    carol
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert_eq!(browser_contexts(&observer).await.len(), 1);
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(browser_contexts(&observer).await.is_empty());
+    let after = page_targets(&observer).await;
+    for (target, _, _) in &before {
+        assert!(
+            after.iter().any(|(id, _, _)| id == target),
+            "chromate closed a tab it did not open: {target}"
+        );
+    }
+    assert!(
+        external.is_alive(),
+        "the pool browser must outlive chromate"
+    );
+    assert!(Path::new(&server.tmp_path).exists());
+}
