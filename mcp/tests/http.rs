@@ -714,3 +714,67 @@ async fn a_pool_browser_sessions_crash_apart_and_expire() {
     );
     assert!(Path::new(&server.tmp_path).exists());
 }
+
+/// The observation and result text of a stdio tools/call response.
+fn stdio_text(response: &Value) -> String {
+    assert_ne!(response["result"]["isError"], json!(true), "{response}");
+    response["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no content: {response}"))
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn isolated_stdio_servers_share_a_browser_but_not_cookies() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", external.port());
+    let observer = chromate::Browser::connect(&endpoint).await.unwrap();
+    let pool = endpoint.clone();
+    let start = move |label: &str| {
+        chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+            .label(label)
+            .args(&["--isolated", "--cdp-endpoint", &pool])
+            .deadline(DEADLINE)
+            .spawn()
+    };
+    let (login_a, login_b, whoami) = (
+        fixture.url("/login?user=ann"),
+        fixture.url("/login?user=ben"),
+        fixture.url("/whoami"),
+    );
+    let work = tokio::task::spawn_blocking(move || {
+        let mut ann = start("isolated-ann");
+        let mut ben = start("isolated-ben");
+        for server in [&mut ann, &mut ben] {
+            server.request(
+                "initialize",
+                json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+            );
+        }
+        stdio_text(&ann.call("browser_navigate", json!({ "url": login_a })));
+        stdio_text(&ben.call("browser_navigate", json!({ "url": login_b })));
+        let ann_sees = stdio_text(&ann.call("browser_navigate", json!({ "url": whoami })));
+        let ben_sees = stdio_text(&ben.call("browser_navigate", json!({ "url": whoami })));
+        (ann, ben, ann_sees, ben_sees)
+    });
+    let (mut ann, mut ben, ann_sees, ben_sees) = work.await.unwrap();
+    assert!(ann_sees.contains("cookie [user=ann]"), "{ann_sees}");
+    assert!(ben_sees.contains("cookie [user=ben]"), "{ben_sees}");
+    assert_eq!(browser_contexts(&observer).await.len(), 2);
+    let ended = tokio::task::spawn_blocking(move || {
+        ann.close_stdin();
+        ben.close_stdin();
+        (
+            ann.wait_exit(Duration::from_secs(10)),
+            ben.wait_exit(Duration::from_secs(10)),
+        )
+    });
+    let (a, b) = ended.await.unwrap();
+    assert!(a.success() && b.success(), "{a:?} {b:?}");
+    assert!(browser_contexts(&observer).await.is_empty());
+    assert!(external.is_alive());
+}
