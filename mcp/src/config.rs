@@ -22,6 +22,10 @@ pub(crate) struct McpFlags {
     pub(crate) headed: bool,
     pub(crate) browser: Option<PathBuf>,
     pub(crate) cdp_endpoint: Option<String>,
+    /// `--cdp-ca FILE`: CA certificates (PEM) trusted for a `wss://` endpoint.
+    pub(crate) cdp_ca: Option<PathBuf>,
+    /// `--cdp-authorization VALUE`: the `Authorization` header of the websocket handshake.
+    pub(crate) cdp_authorization: Option<String>,
     pub(crate) artifacts_dir: Option<PathBuf>,
     pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
     pub(crate) blocked_origins: Option<Vec<OriginPattern>>,
@@ -77,6 +81,8 @@ pub(crate) struct Config {
     pub(crate) browser: Option<PathBuf>,
     /// `--cdp-endpoint`: connect instead of launching.
     pub(crate) cdp_endpoint: Option<String>,
+    /// `--cdp-ca` and `--cdp-authorization` (else `CHROMATE_CDP_AUTHORIZATION`).
+    pub(crate) cdp_options: chromate::ConnectOptions,
     /// Root under which the session directory is made (§12).
     pub(crate) artifacts_root: PathBuf,
     /// `None` = allow all.
@@ -192,6 +198,12 @@ impl Config {
             headed: flags.headed,
             browser,
             cdp_endpoint: flags.cdp_endpoint,
+            cdp_options: chromate::ConnectOptions {
+                ca_file: flags.cdp_ca,
+                authorization: flags
+                    .cdp_authorization
+                    .or_else(|| var("CHROMATE_CDP_AUTHORIZATION")),
+            },
             artifacts_root,
             allowed_origins: flags.allowed_origins,
             blocked_origins: flags.blocked_origins.unwrap_or_default(),

@@ -778,3 +778,232 @@ async fn isolated_stdio_servers_share_a_browser_but_not_cookies() {
     assert!(browser_contexts(&observer).await.is_empty());
     assert!(external.is_alive());
 }
+
+/// A certificate authority made for one test, and a leaf certificate for 127.0.0.1 it signed.
+struct TestCa {
+    ca_pem: String,
+    leaf_der: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
+    leaf_key: Vec<u8>,
+}
+
+fn test_ca(name: &str) -> TestCa {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("chromate test CA {name}"));
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let leaf_params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
+    TestCa {
+        ca_pem: ca_cert.pem(),
+        leaf_der: leaf.der().clone(),
+        leaf_key: leaf_key.serialize_der(),
+    }
+}
+
+/// A TLS front of a real Chromium's debugging port, as a browser pool has: on 127.0.0.1, with
+/// `ca`'s certificate; it lets a websocket through only with `?token=pool-token` in its URL and
+/// `Authorization: Bearer pool-secret`, and forwards it without the query.
+struct TlsProxy {
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for TlsProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn tls_proxy(ca: &TestCa, upstream: u16) -> TlsProxy {
+    use std::sync::Arc;
+    use tokio_rustls::rustls;
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(ca.leaf_key.clone().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![ca.leaf_der.clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    log.lock().unwrap().push("handshake failed".to_owned());
+                    return;
+                };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
+                    if tls.read_exact(&mut byte).await.is_err() {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8_lossy(&head).to_string();
+                let request_line = text.lines().next().unwrap_or_default().to_owned();
+                let authorized = text
+                    .lines()
+                    .any(|line| line.to_ascii_lowercase() == "authorization: bearer pool-secret");
+                log.lock().unwrap().push(request_line.clone());
+                if !request_line.contains("?token=pool-token") || !authorized {
+                    let _ = tls
+                        .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                        .await;
+                    return;
+                }
+                let without_query = {
+                    let mut parts = request_line.split(' ');
+                    let method = parts.next().unwrap_or_default();
+                    let target = parts.next().unwrap_or_default();
+                    let version = parts.next().unwrap_or_default();
+                    format!(
+                        "{method} {} {version}",
+                        target.split('?').next().unwrap_or_default()
+                    )
+                };
+                let forwarded = text.replacen(&request_line, &without_query, 1);
+                let Ok(mut upstream) =
+                    tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                else {
+                    return;
+                };
+                if upstream.write_all(forwarded.as_bytes()).await.is_err() {
+                    return;
+                }
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
+            });
+        }
+    });
+    TlsProxy { port, seen, task }
+}
+
+/// The browser's websocket path (`/devtools/browser/<id>`).
+fn browser_ws_path(external: &ExternalChromium) -> String {
+    let version = external.get("/json/version").unwrap();
+    let body = version.split("\r\n\r\n").last().unwrap_or(&version);
+    let value: Value = serde_json::from_str(body.trim()).unwrap();
+    let url = value["webSocketDebuggerUrl"].as_str().unwrap().to_owned();
+    let path = url.splitn(4, '/').nth(3).unwrap().to_owned();
+    format!("/{path}")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wss_through_a_tls_pool_front_with_a_private_ca() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let trusted = test_ca("trusted");
+    let untrusted = test_ca("untrusted");
+    let proxy = tls_proxy(&trusted, external.port()).await;
+    let rogue = tls_proxy(&untrusted, external.port()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, &trusted.ca_pem).unwrap();
+    let ca = ca_file.to_string_lossy().to_string();
+    let path = browser_ws_path(&external);
+    let url = fixture.url("/whoami");
+    let good = format!("wss://127.0.0.1:{}{path}?token=pool-token", proxy.port);
+    let wrong_token = format!("wss://127.0.0.1:{}{path}?token=guess", proxy.port);
+    let bad_cert = format!("wss://127.0.0.1:{}{path}?token=pool-token", rogue.port);
+    // The test's own view of the pool browser, kept for the whole test: a client that goes
+    // while auto-attached would leave new tabs waiting for it.
+    let observer = chromate::Browser::connect(&format!("http://127.0.0.1:{}", external.port()))
+        .await
+        .unwrap();
+    let before = page_targets(&observer).await;
+    let run = move |endpoint: String, extra: Vec<&'static str>| {
+        let ca = ca.clone();
+        let url = url.clone();
+        move || {
+            let mut args = vec!["--cdp-endpoint", endpoint.as_str(), "--cdp-ca", ca.as_str()];
+            args.extend(extra);
+            let mut server = chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+                .label("wss")
+                .args(&args)
+                .deadline(DEADLINE)
+                .spawn();
+            server.request(
+                "initialize",
+                json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+            );
+            let response = server.call("browser_navigate", json!({ "url": url }));
+            server.close_stdin();
+            let status = server.wait_exit(Duration::from_secs(10));
+            assert!(status.success(), "{status:?}");
+            response
+        }
+    };
+    let bearer = vec!["--cdp-authorization", "Bearer pool-secret"];
+    // Trusted CA, the query's token and the header: the page loads through the TLS front.
+    let ok = tokio::task::spawn_blocking(run(good.clone(), bearer.clone()))
+        .await
+        .unwrap();
+    let text = stdio_text(&ok);
+    assert!(text.contains("cookie [none]"), "{text}");
+    assert!(
+        proxy
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|line| line.contains("?token=pool-token")),
+        "the query did not reach the pool: {:?}",
+        proxy.seen.lock().unwrap()
+    );
+    // A certificate from a CA nobody trusts: BROWSER_UNAVAILABLE naming the certificate.
+    let failed = tokio::task::spawn_blocking(run(bad_cert, bearer.clone()))
+        .await
+        .unwrap();
+    let error = &failed["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{failed}");
+    let message = error.to_string();
+    assert!(message.contains("TLS handshake failed"), "{message}");
+    assert!(message.to_lowercase().contains("certificate"), "{message}");
+    assert!(
+        !message.contains("pool-token"),
+        "the token leaked into the error: {message}"
+    );
+    // The pool refuses a wrong token, and a missing header: BROWSER_UNAVAILABLE with the 401.
+    for (endpoint, extra) in [(wrong_token, bearer.clone()), (good, vec![])] {
+        let refused = tokio::task::spawn_blocking(run(endpoint, extra))
+            .await
+            .unwrap();
+        let error = &refused["result"]["structuredContent"]["error"];
+        assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{refused}");
+        assert!(error.to_string().contains("401"), "{refused}");
+    }
+    // chromate closed only the tab it opened: the pool browser's own tabs are all there.
+    let after = page_targets(&observer).await;
+    for (target, _, _) in &before {
+        assert!(
+            after.iter().any(|(id, _, _)| id == target),
+            "closed a tab it did not open"
+        );
+    }
+    assert_eq!(
+        after.len(),
+        before.len(),
+        "chromate left its own tab open: {after:?}"
+    );
+}

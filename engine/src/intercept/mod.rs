@@ -321,7 +321,8 @@ impl Interceptor {
         url: &str,
     ) -> Option<(Interception, Option<MockResponse>)> {
         let config = lock(&self.config);
-        decide(config.rules_of(context), &config.policy, url).map(|(what, response)| (what, response.cloned()))
+        decide(config.rules_of(context), &config.policy, url)
+            .map(|(what, response)| (what, response.cloned()))
     }
 
     /// Records what `decision` does to `paused` and spawns the answer (`None`: continue).

@@ -113,7 +113,13 @@ Runs the MCP server on stdin/stdout (one JSON-RPC message per line).
 options:
   --headed                  show the browser window (default: headless)
   --browser PATH            browser executable (else CHROMATE_BROWSER, else search)
-  --cdp-endpoint URL        connect to a running browser instead of launching one
+  --cdp-endpoint URL        connect to a running browser instead of launching one: ws://,
+                            wss:// (TLS, certificate verified; query and user:password@
+                            kept) or http://host:port
+  --cdp-ca FILE             PEM CA certificates trusted for a wss:// endpoint, besides the
+                            system's roots
+  --cdp-authorization VALUE the Authorization header of the endpoint's websocket handshake
+                            (else CHROMATE_CDP_AUTHORIZATION), e.g. `Bearer TOKEN`
   --artifacts-dir DIR       artifact root (else CHROMATE_MCP_ARTIFACTS_DIR, else temp dir)
   --allowed-origins LIST    comma list of scheme://host[:port]; block everything else
   --blocked-origins LIST    comma list of scheme://host[:port] to block
@@ -443,6 +449,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--session" => flags.session = Some(commands::session_name(&value(name)?)?),
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
+            "--cdp-ca" => flags.cdp_ca = Some(PathBuf::from(value(name)?)),
+            "--cdp-authorization" => flags.cdp_authorization = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),
             "--allowed-origins" => {
                 let list = value(name)?;

@@ -347,7 +347,9 @@ impl Session {
         }
         let journal = self.journal.log.clone();
         let browser = match &self.config.cdp_endpoint {
-            Some(endpoint) => chromate::Browser::connect_with_journal(endpoint, journal).await,
+            Some(endpoint) => {
+                chromate::Browser::connect_with(endpoint, &self.config.cdp_options, journal).await
+            }
             None => {
                 let options = chromate::LaunchOptions {
                     executable: self.config.browser.clone(),

@@ -33,7 +33,14 @@ impl SharedBrowser {
             }
         }
         let browser = match &config.cdp_endpoint {
-            Some(endpoint) => chromate::Browser::connect(endpoint).await?,
+            Some(endpoint) => {
+                chromate::Browser::connect_with(
+                    endpoint,
+                    &config.cdp_options,
+                    chromate::Journal::new(),
+                )
+                .await?
+            }
             None => {
                 let options = chromate::LaunchOptions {
                     executable: config.browser.clone(),
