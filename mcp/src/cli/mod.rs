@@ -353,6 +353,10 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
 
 fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
     let mut flags = McpFlags::default();
+    // The HTTP options, kept aside until `--http` says HTTP is served at all.
+    let mut http_options = crate::config::HttpFlags::default();
+    let mut http_option: Option<&str> = None;
+    let mut serve_http = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         // `--flag=value` is accepted as well as `--flag value`.
@@ -379,9 +383,9 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                         _ => None,
                     },
                 };
-                let http = flags.http.get_or_insert_with(Default::default);
+                serve_http = true;
                 if let Some(addr) = given {
-                    http.addr = parse_http_addr(&addr)?;
+                    http_options.addr = parse_http_addr(&addr)?;
                 }
             }
             "--auth-token" => {
@@ -389,7 +393,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 if token.is_empty() {
                     return Err(UsageError("mcp: --auth-token must not be empty".to_owned()));
                 }
-                flags.http.get_or_insert_with(Default::default).auth_token = Some(token);
+                http_options.auth_token = Some(token);
+                http_option = Some("--auth-token");
             }
             "--allowed-hosts" => {
                 let list = value(name)?;
@@ -413,7 +418,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                         "mcp: --max-sessions needs a whole number from 1 to 10000, not {text:?}"
                     )));
                 };
-                flags.http.get_or_insert_with(Default::default).max_sessions = max;
+                http_options.max_sessions = max;
+                http_option = Some("--max-sessions");
             }
             "--session-idle-timeout" => {
                 let text = value(name)?;
@@ -426,8 +432,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                         "mcp: --session-idle-timeout needs whole seconds from 1 to 604800, not {text:?}"
                     )));
                 };
-                flags.http.get_or_insert_with(Default::default).idle_timeout =
-                    std::time::Duration::from_secs(seconds);
+                http_options.idle_timeout = std::time::Duration::from_secs(seconds);
+                http_option = Some("--session-idle-timeout");
             }
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if inline_value.is_none() => {
@@ -472,6 +478,15 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 )))
             }
         }
+    }
+    match (serve_http, http_option) {
+        (true, _) => flags.http = Some(http_options),
+        (false, Some(option)) => {
+            return Err(UsageError(format!(
+                "mcp: {option} is an option of --http; add --http [ADDR]"
+            )))
+        }
+        (false, None) => {}
     }
     if flags.http.is_some() && flags.session.is_some() {
         return Err(UsageError(
