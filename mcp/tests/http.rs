@@ -7,6 +7,9 @@
 //! when its server ends; contexts are checked through the browser's own
 //! `Target.getBrowserContexts`.
 
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -122,7 +125,7 @@ impl Answer {
             let last = text
                 .lines()
                 .filter_map(|line| line.strip_prefix("data: "))
-                .last()
+                .next_back()
                 .unwrap_or_else(|| panic!("no data in the stream: {text}"));
             return serde_json::from_str(last).unwrap();
         }
@@ -865,7 +868,7 @@ async fn tls_proxy(ca: &TestCa, upstream: u16) -> TlsProxy {
                 let request_line = text.lines().next().unwrap_or_default().to_owned();
                 let authorized = text
                     .lines()
-                    .any(|line| line.to_ascii_lowercase() == "authorization: bearer pool-secret");
+                    .any(|line| line.eq_ignore_ascii_case("authorization: bearer pool-secret"));
                 log.lock().unwrap().push(request_line.clone());
                 if !request_line.contains("?token=pool-token") || !authorized {
                     let _ = tls
