@@ -108,7 +108,8 @@ the number of refs.
 pub(crate) const MCP_HELP: &str = "\
 usage: chromate mcp [options]
 
-Runs the MCP server on stdin/stdout (one JSON-RPC message per line).
+Runs the MCP server on stdin/stdout (one JSON-RPC message per line), or with --http over
+Streamable HTTP for many isolated sessions.
 
 options:
   --headed                  show the browser window (default: headless)
@@ -157,7 +158,8 @@ environment:
   CHROMATE_BROWSER, CHROMATE_MCP_ARTIFACTS_DIR, CHROMATE_MCP_SPILL_BYTES (8192),
   CHROMATE_MCP_MAX_RESPONSE_BYTES (32768), CHROMATE_AGENT_TIMEOUT (5000 ms),
   CHROMATE_TRACE_DIR, CHROMATE_STATE_DIR (./.chromate/state),
-  CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content)
+  CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content),
+  CHROMATE_MCP_AUTH_TOKEN (--auth-token), CHROMATE_CDP_AUTHORIZATION (--cdp-authorization)
 ";
 
 pub(crate) const INIT_HELP: &str = "\
