@@ -782,6 +782,36 @@ async fn isolated_stdio_servers_share_a_browser_but_not_cookies() {
     assert!(external.is_alive());
 }
 
+/// Without the `tls` feature a `wss://` endpoint is refused clearly, before any handshake.
+#[cfg(not(feature = "tls"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wss_without_the_tls_feature_says_so() {
+    let trusted = test_ca("trusted");
+    let proxy = tls_proxy(&trusted, 9).await;
+    let endpoint = format!(
+        "wss://127.0.0.1:{}/devtools/browser/x?token=pool-token",
+        proxy.port
+    );
+    let response = tokio::task::spawn_blocking(move || {
+        let mut server = chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+            .label("no-tls")
+            .args(&["--cdp-endpoint", &endpoint])
+            .deadline(DEADLINE)
+            .spawn();
+        server.request(
+            "initialize",
+            json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+        );
+        server.call("browser_navigate", json!({ "url": "about:blank" }))
+    })
+    .await
+    .unwrap();
+    let error = &response["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{response}");
+    assert!(error.to_string().contains("no TLS"), "{response}");
+    assert!(!error.to_string().contains("pool-token"), "{response}");
+}
+
 /// A certificate authority made for one test, and a leaf certificate for 127.0.0.1 it signed.
 struct TestCa {
     ca_pem: String,
@@ -912,6 +942,7 @@ fn browser_ws_path(external: &ExternalChromium) -> String {
     format!("/{path}")
 }
 
+#[cfg(feature = "tls")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn wss_through_a_tls_pool_front_with_a_private_ca() {
     let fixture = cookie_fixture();
@@ -1009,4 +1040,65 @@ async fn wss_through_a_tls_pool_front_with_a_private_ca() {
         before.len(),
         "chromate left its own tab open: {after:?}"
     );
+}
+
+/// The shared browser's main process: the Chromium whose parent is the server.
+fn main_browser_of(server: &HttpServer) -> Option<u32> {
+    let server_pid = server.child.id();
+    browsers_of(server).into_iter().find(|&pid| {
+        chromate_tests::procs::ProcessInfo::read(pid).is_some_and(|info| info.ppid == server_pid)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches() {
+    let fixture = cookie_fixture();
+    fixture.route("/slow", |_| {
+        Response::html("<h1>slow</h1>").body_after(Duration::from_secs(25))
+    });
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        let mut client = Client::connect(port).await;
+        client
+            .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+            .await;
+        clients.push(client);
+    }
+    let first = main_browser_of(&server).expect("the shared browser");
+    // A call in flight when the browser dies.
+    let mut waiting = clients.remove(0);
+    let slow = fixture.url("/slow");
+    let pending = tokio::spawn(async move {
+        let result = waiting
+            .call("browser_navigate", json!({ "url": slow }))
+            .await;
+        (result, waiting)
+    });
+    poll_until("the slow page is requested", || {
+        let count = fixture.request_count("/slow");
+        async move { count > 0 }
+    })
+    .await;
+    chromate_tests::procs::kill(first);
+    let (result, waiting) = pending.await.unwrap();
+    assert_eq!(result["isError"], json!(true), "{result}");
+    clients.insert(0, waiting);
+    // Every session's next call works, on a new browser.
+    for client in &mut clients {
+        let text = client
+            .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+            .await;
+        assert!(text.contains("cookie [none]"), "{text}");
+    }
+    let second = main_browser_of(&server).expect("a relaunched browser");
+    assert_ne!(first, second);
+    assert!(!is_alive(first));
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    poll_until("the relaunched browser is gone", || async move {
+        !is_alive(second)
+    })
+    .await;
 }
