@@ -813,6 +813,8 @@ async fn wss_without_the_tls_feature_says_so() {
 }
 
 /// A certificate authority made for one test, and a leaf certificate for 127.0.0.1 it signed.
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 struct TestCa {
     ca_pem: String,
     leaf_der: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
@@ -845,6 +847,8 @@ fn test_ca(name: &str) -> TestCa {
 /// A TLS front of a real Chromium's debugging port, as a browser pool has: on 127.0.0.1, with
 /// `ca`'s certificate; it lets a websocket through only with `?token=pool-token` in its URL and
 /// `Authorization: Bearer pool-secret`, and forwards it without the query.
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 struct TlsProxy {
     port: u16,
     seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
@@ -933,6 +937,8 @@ async fn tls_proxy(ca: &TestCa, upstream: u16) -> TlsProxy {
 }
 
 /// The browser's websocket path (`/devtools/browser/<id>`).
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
 fn browser_ws_path(external: &ExternalChromium) -> String {
     let version = external.get("/json/version").unwrap();
     let body = version.split("\r\n\r\n").last().unwrap_or(&version);
