@@ -400,10 +400,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
             "--allowed-hosts" => {
                 let list = value(name)?;
-                flags
-                    .http
-                    .get_or_insert_with(Default::default)
-                    .allowed_hosts = list
+                http_option = Some("--allowed-hosts");
+                http_options.allowed_hosts = list
                     .split(',')
                     .map(|host| host.trim().to_ascii_lowercase())
                     .filter(|host| !host.is_empty())

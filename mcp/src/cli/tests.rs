@@ -396,7 +396,7 @@ fn mcp_http_flags_parse() {
         }
     };
     expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http"));
-    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_token: Some("t"), allowed_hosts: [], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
+    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_token: Some("t"), allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
     expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
     expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
     expect![[r#"usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80""#]].assert_eq(&http("mcp --http example.com:80"));
