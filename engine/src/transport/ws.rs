@@ -69,7 +69,11 @@ fn parse_ws_url(url: &str) -> std::result::Result<WsUrl, String> {
         return Err(format!("no host in websocket url {url}"));
     }
     let scheme = if tls { "wss" } else { "ws" };
-    let path = if path.is_empty() { "/" } else { path };
+    let path = if path.starts_with('/') {
+        path.to_owned()
+    } else {
+        format!("/{path}")
+    };
     Ok(WsUrl {
         tls,
         request_url: format!("{scheme}://{host_port}{path}"),
@@ -316,3 +320,6 @@ pub(super) fn spawn(
         conn.close("the browser closed the websocket");
     });
 }
+
+#[cfg(test)]
+mod tests;
