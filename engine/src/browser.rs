@@ -23,7 +23,7 @@ use crate::error::{Error, Result};
 use crate::launch::{self, BrowserProcess, LaunchOptions};
 use crate::page::{Page, Shared};
 use crate::session::Session;
-use crate::transport::{connect_websocket, lock, Connection, Wire};
+use crate::transport::{connect_websocket, lock, redact_userinfo, Connection, Wire};
 
 /// The oldest protocol version chromate speaks.
 const MIN_PROTOCOL: (u32, u32) = (1, 3);
@@ -170,7 +170,17 @@ impl Browser {
         endpoint: &str,
         journal: crate::capture::Journal,
     ) -> Result<Self> {
-        let (socket, _) = connect_websocket(endpoint).await?;
+        Self::connect_with(endpoint, &crate::ConnectOptions::default(), journal).await
+    }
+
+    /// [`Browser::connect_with_journal`] with [`crate::ConnectOptions`]: a `wss://` endpoint's
+    /// private CA, an `Authorization` header.
+    pub async fn connect_with(
+        endpoint: &str,
+        options: &crate::ConnectOptions,
+        journal: crate::capture::Journal,
+    ) -> Result<Self> {
+        let (socket, _) = connect_websocket(endpoint, options).await?;
         let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
         let session = Session::new(conn.clone(), None);
         let version = session
@@ -180,7 +190,7 @@ impl Browser {
             )
             .await
             .map_err(|err| Error::ConnectFailed {
-                endpoint: endpoint.to_string(),
+                endpoint: redact_userinfo(endpoint),
                 reason: err.to_string(),
             })?;
         Self::start(conn, session, None, version, Some((1280, 800)), journal).await

@@ -67,6 +67,16 @@ impl Browser {
     /// # Ok(()) }
     /// ```
     pub async fn new_context(&self, options: ContextOptions) -> Result<BrowserContext> {
+        self.new_context_with_journal(options, Journal::new()).await
+    }
+
+    /// [`Browser::new_context`], its pages journalling into `journal` (which a caller keeps
+    /// across contexts, so `seq` never restarts).
+    pub async fn new_context_with_journal(
+        &self,
+        options: ContextOptions,
+        journal: Journal,
+    ) -> Result<BrowserContext> {
         let created = self
             .session()
             .send(&target::CreateBrowserContextParams::default().dispose_on_detach(true))
@@ -78,7 +88,6 @@ impl Browser {
             })?
             .as_str()
             .to_owned();
-        let journal = Journal::new();
         journal.mark_capturing();
         lock(self.contexts()).insert(
             id.clone(),
@@ -142,6 +151,27 @@ impl BrowserContext {
             .collect()
     }
 
+    /// Opens a tab in the context without navigating it, in the browser's shared window (a
+    /// session's tabs, not an audit's side-by-side pages).
+    pub async fn new_tab(&self) -> Result<Page> {
+        let params = target::CreateTargetParams::new("about:blank")
+            .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()));
+        let created = self.browser.session().send(&params).await?;
+        self.browser
+            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .await
+    }
+
+    /// Replaces the interception rules of the context's pages (mocks and blocks, as
+    /// [`Browser::set_intercept_rules`]); other contexts and the browser's own pages keep
+    /// theirs.
+    pub async fn set_intercept_rules(&self, rules: Vec<crate::InterceptRule>) -> Result<()> {
+        self.browser
+            .interceptor()
+            .set_context_rules(&self.id, Some(rules))
+            .await
+    }
+
     /// Every cookie of the context.
     pub async fn cookies(&self) -> Result<Vec<Cookie>> {
         let params = storage::GetCookiesParams::default()
@@ -154,12 +184,32 @@ impl BrowserContext {
             .collect())
     }
 
+    /// Sets `cookies` in the context (adding to or overwriting its own).
+    pub async fn set_cookies(&self, cookies: &[Cookie]) -> Result<()> {
+        self.browser.set_cookies_in(Some(&self.id), cookies).await
+    }
+
+    /// Deletes every cookie of the context.
+    pub async fn clear_cookies(&self) -> Result<()> {
+        self.browser.clear_cookies_in(Some(&self.id)).await
+    }
+
+    /// The browser the context lives in.
+    pub fn browser(&self) -> &Browser {
+        &self.browser
+    }
+
     /// Disposes of the context: its pages close, its cookies and storage are gone, its guard
     /// is lifted.
     pub async fn dispose(self) -> Result<()> {
         let pages = self.pages();
         lock(self.browser.contexts()).remove(&self.id);
         let _ = self.browser.interceptor().set_guard(&self.id, None).await;
+        let _ = self
+            .browser
+            .interceptor()
+            .set_context_rules(&self.id, None)
+            .await;
         let params = target::DisposeBrowserContextParams::new(cdp_browser::BrowserContextID(
             self.id.clone(),
         ));

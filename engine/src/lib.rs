@@ -78,6 +78,7 @@ pub use snapshot::{
     LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
 };
 pub use storage::{Cookie, PageStorage};
+pub use transport::ConnectOptions;
 pub use transport::{EventMessage, EVENT_QUEUE};
 pub use wait::{Settled, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT, SETTLE_CAP, SETTLE_WINDOW};
 

@@ -12,6 +12,7 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::{json, Value};
 
+use crate::cdp::browser::BrowserContextID;
 use crate::cdp::{network, page as cdp_page, runtime, storage};
 use crate::error::{Error, Result};
 use crate::page::{exception_error, Page, WaitUntil, WORLD_NAME};
@@ -63,6 +64,31 @@ pub(crate) fn cookie_from(c: network::Cookie) -> Cookie {
     }
 }
 
+/// The protocol's form of `cookies`; session cookies (`expires` ≤ 0) stay session cookies.
+fn cookie_params(cookies: &[Cookie]) -> Vec<network::CookieParam> {
+    cookies
+        .iter()
+        .map(|cookie| {
+            let mut param = network::CookieParam::new(&cookie.name, &cookie.value)
+                .domain(&cookie.domain)
+                .path(&cookie.path)
+                .secure(cookie.secure)
+                .http_only(cookie.http_only);
+            if cookie.expires > 0.0 {
+                param = param.expires(network::TimeSinceEpoch(cookie.expires));
+            }
+            if let Some(same_site) = &cookie.same_site {
+                // Any spelling passes through as given (an unknown one as `Unrecognized`).
+                param = param.same_site(match same_site.parse() {
+                    Ok(same_site) => same_site,
+                    Err(never) => match never {},
+                });
+            }
+            param
+        })
+        .collect()
+}
+
 impl Browser {
     /// Every cookie of the browser (all sites).
     ///
@@ -81,45 +107,42 @@ impl Browser {
         Ok(answer.cookies.into_iter().map(cookie_from).collect())
     }
 
-    /// Sets `cookies` (adding to or overwriting the browser's). Session cookies (`expires`
-    /// ≤ 0) stay session cookies.
-    pub async fn set_cookies(&self, cookies: &[Cookie]) -> Result<()> {
+    /// Sets `cookies` in browser context `context` (`None`: the default one).
+    pub(crate) async fn set_cookies_in(
+        &self,
+        context: Option<&str>,
+        cookies: &[Cookie],
+    ) -> Result<()> {
         if cookies.is_empty() {
             return Ok(());
         }
-        let params: Vec<network::CookieParam> = cookies
-            .iter()
-            .map(|cookie| {
-                let mut param = network::CookieParam::new(&cookie.name, &cookie.value)
-                    .domain(&cookie.domain)
-                    .path(&cookie.path)
-                    .secure(cookie.secure)
-                    .http_only(cookie.http_only);
-                if cookie.expires > 0.0 {
-                    param = param.expires(network::TimeSinceEpoch(cookie.expires));
-                }
-                if let Some(same_site) = &cookie.same_site {
-                    // Any spelling passes through as given (an unknown one as `Unrecognized`).
-                    param = param.same_site(match same_site.parse() {
-                        Ok(same_site) => same_site,
-                        Err(never) => match never {},
-                    });
-                }
-                param
-            })
-            .collect();
-        self.session()
-            .send(&storage::SetCookiesParams::new(params))
-            .await?;
+        let mut params = storage::SetCookiesParams::new(cookie_params(cookies));
+        if let Some(context) = context {
+            params = params.browser_context_id(BrowserContextID(context.to_owned()));
+        }
+        self.session().send(&params).await?;
         Ok(())
+    }
+
+    /// Deletes every cookie of browser context `context` (`None`: the default one).
+    pub(crate) async fn clear_cookies_in(&self, context: Option<&str>) -> Result<()> {
+        let mut params = storage::ClearCookiesParams::default();
+        if let Some(context) = context {
+            params = params.browser_context_id(BrowserContextID(context.to_owned()));
+        }
+        self.session().send(&params).await?;
+        Ok(())
+    }
+
+    /// Sets `cookies` (adding to or overwriting the browser's). Session cookies (`expires`
+    /// ≤ 0) stay session cookies.
+    pub async fn set_cookies(&self, cookies: &[Cookie]) -> Result<()> {
+        self.set_cookies_in(None, cookies).await
     }
 
     /// Deletes every cookie of the browser.
     pub async fn clear_cookies(&self) -> Result<()> {
-        self.session()
-            .send(&storage::ClearCookiesParams::default())
-            .await?;
-        Ok(())
+        self.clear_cookies_in(None).await
     }
 }
 

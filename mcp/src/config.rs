@@ -24,6 +24,10 @@ pub(crate) struct McpFlags {
     pub(crate) headed: bool,
     pub(crate) browser: Option<PathBuf>,
     pub(crate) cdp_endpoint: Option<String>,
+    /// `--cdp-ca FILE`: CA certificates (PEM) trusted for a `wss://` endpoint.
+    pub(crate) cdp_ca: Option<PathBuf>,
+    /// `--cdp-authorization VALUE`: the `Authorization` header of the websocket handshake.
+    pub(crate) cdp_authorization: Option<String>,
     pub(crate) artifacts_dir: Option<PathBuf>,
     pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
     pub(crate) blocked_origins: Option<Vec<OriginPattern>>,
@@ -37,6 +41,38 @@ pub(crate) struct McpFlags {
     pub(crate) caps_audit: bool,
     /// `--caps flows`: offer the flows tools beside the 28.
     pub(crate) caps_flows: bool,
+    /// `--isolated`: the session's tabs live in a browser context of their own.
+    pub(crate) isolated: bool,
+    /// `--http [ADDR]` and its options: serve Streamable HTTP instead of stdio.
+    pub(crate) http: Option<HttpFlags>,
+}
+
+/// The options of `chromate mcp --http` (docs/mcp.md, "Streamable HTTP").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct HttpFlags {
+    /// Where to listen; `127.0.0.1:8931` by default.
+    pub(crate) addr: std::net::SocketAddr,
+    /// `--auth-token`: every request needs `Authorization: Bearer <token>`; required to bind
+    /// a non-loopback address.
+    pub(crate) auth_token: Option<String>,
+    /// `--allowed-hosts`: `Origin` hosts accepted besides the loopback ones.
+    pub(crate) allowed_hosts: Vec<String>,
+    /// `--max-sessions`: more sessions than this get HTTP 503.
+    pub(crate) max_sessions: usize,
+    /// `--session-idle-timeout`: a session without requests for this long ends.
+    pub(crate) idle_timeout: std::time::Duration,
+}
+
+impl Default for HttpFlags {
+    fn default() -> HttpFlags {
+        HttpFlags {
+            addr: std::net::SocketAddr::from(([127, 0, 0, 1], 8931)),
+            auth_token: None,
+            allowed_hosts: Vec::new(),
+            max_sessions: 64,
+            idle_timeout: std::time::Duration::from_secs(30 * 60),
+        }
+    }
 }
 
 /// Everything the server needs to know from its invocation.
@@ -47,6 +83,8 @@ pub(crate) struct Config {
     pub(crate) browser: Option<PathBuf>,
     /// `--cdp-endpoint`: connect instead of launching.
     pub(crate) cdp_endpoint: Option<String>,
+    /// `--cdp-ca` and `--cdp-authorization` (else `CHROMATE_CDP_AUTHORIZATION`).
+    pub(crate) cdp_options: chromate::ConnectOptions,
     /// Root under which the session directory is made (§12).
     pub(crate) artifacts_root: PathBuf,
     /// `None` = allow all.
@@ -67,6 +105,9 @@ pub(crate) struct Config {
     pub(crate) unrestricted_file_access: bool,
     /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
     pub(crate) caps_audit: bool,
+    /// `--isolated` (and every HTTP session): each session is a browser context in one shared
+    /// browser.
+    pub(crate) isolated: bool,
 }
 
 impl Default for Config {
@@ -159,6 +200,12 @@ impl Config {
             headed: flags.headed,
             browser,
             cdp_endpoint: flags.cdp_endpoint,
+            cdp_options: chromate::ConnectOptions {
+                ca_file: flags.cdp_ca,
+                authorization: flags
+                    .cdp_authorization
+                    .or_else(|| var("CHROMATE_CDP_AUTHORIZATION")),
+            },
             artifacts_root,
             allowed_origins: flags.allowed_origins,
             blocked_origins: flags.blocked_origins.unwrap_or_default(),
@@ -169,6 +216,7 @@ impl Config {
             structured_content,
             unrestricted_file_access: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
+            isolated: flags.isolated || flags.http.is_some(),
         };
         (config, warnings)
     }

@@ -82,6 +82,7 @@ fn main() -> ExitCode {
         Command::Mcp(flags) => {
             let attach = flags.session.clone();
             let caps_flows = flags.caps_flows;
+            let http = flags.http.clone();
             let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
             for warning in warnings {
                 eprintln!("chromate: {warning}");
@@ -89,7 +90,17 @@ fn main() -> ExitCode {
             let Some(runtime) = runtime() else {
                 return ExitCode::FAILURE;
             };
-            let status = runtime.block_on(mcp::server::serve(config, attach, caps_flows));
+            let status = match http {
+                Some(mut http) => {
+                    if http.auth_token.is_none() {
+                        http.auth_token = std::env::var("CHROMATE_MCP_AUTH_TOKEN")
+                            .ok()
+                            .filter(|token| !token.is_empty());
+                    }
+                    runtime.block_on(mcp::http::serve(config, http, caps_flows))
+                }
+                None => runtime.block_on(mcp::server::serve(config, attach, caps_flows)),
+            };
             // The stdin reader thread may be blocked in read(); exiting the
             // process (rather than joining it) is what lets EOF-less shutdowns
             // (signals) finish promptly.

@@ -3,6 +3,8 @@
 # 127.0.0.1 by serve.py, in both MCP eras (docs/mcp-eras.md):
 #   client.mjs         TypeScript SDK 1.x (@modelcontextprotocol/sdk), legacy era (initialize)
 #   client-modern.mjs  TypeScript SDK 2.x (@modelcontextprotocol/client), modern era (2026-07-28)
+#   client-http.mjs    TypeScript SDK 1.x over Streamable HTTP (`chromate mcp --http`), 20 sessions
+#   inspector-http.mjs MCP Inspector's CLI with --transport http against `chromate mcp --http`
 #   inspector.mjs      MCP Inspector's CLI, protocolEra modern and auto
 #   client.py          Python SDK 2.x (mcp), both eras; run with target/venv's python
 # Versions are pinned in package.json / package-lock.json and .ci/setup.sh. Prints
@@ -30,7 +32,7 @@ if ! read -r -t 10 port <&3; then
 fi
 export CHROMATE_BIN="$bin" FIXTURE_URL="http://127.0.0.1:$port/fixture.html"
 
-for client in "node $here/client.mjs" "node $here/client-modern.mjs" "node $here/inspector.mjs" "$venv_python $here/client.py"; do
+for client in "node $here/client.mjs" "node $here/client-modern.mjs" "node $here/client-http.mjs" "node $here/inspector.mjs" "node $here/inspector-http.mjs" "$venv_python $here/client.py"; do
   before=$(grep -c '' "$out")
   fails_before=$(grep -c '^FAIL' "$out")
   timeout 120 $client >>"$out" 2>&1

@@ -61,14 +61,24 @@ struct Config {
     policy: OriginPolicy,
     /// Private-network guards by browser context id.
     guards: HashMap<String, NetworkGuard>,
+    /// Rules of one browser context, by its id: a context with an entry uses these instead of
+    /// the browser-wide [`Config::rules`].
+    context_rules: HashMap<String, Vec<InterceptRule>>,
 }
 
 impl Config {
     /// Whether a session of `context` needs Fetch on.
     fn wanted(&self, context: Option<&str>) -> bool {
-        !self.rules.is_empty()
+        !self.rules_of(context).is_empty()
             || !self.policy.is_empty()
             || context.is_some_and(|context| self.guards.contains_key(context))
+    }
+
+    /// The rules that apply to a page of `context`: its own, else the browser-wide ones.
+    fn rules_of(&self, context: Option<&str>) -> &[InterceptRule] {
+        context
+            .and_then(|context| self.context_rules.get(context))
+            .unwrap_or(&self.rules)
     }
 }
 
@@ -82,6 +92,23 @@ impl Interceptor {
     /// Replaces the rules and turns Fetch on or off everywhere as needed.
     pub(crate) async fn set_rules(&self, rules: Vec<InterceptRule>) -> Result<()> {
         lock(&self.config).rules = rules;
+        self.sync().await
+    }
+
+    /// Replaces the rules of browser context `context` (`None`: it goes back to the
+    /// browser-wide rules) and turns Fetch on or off everywhere as needed.
+    pub(crate) async fn set_context_rules(
+        &self,
+        context: &str,
+        rules: Option<Vec<InterceptRule>>,
+    ) -> Result<()> {
+        {
+            let mut config = lock(&self.config);
+            match rules {
+                Some(rules) => config.context_rules.insert(context.to_owned(), rules),
+                None => config.context_rules.remove(context),
+            };
+        }
         self.sync().await
     }
 
@@ -258,10 +285,12 @@ impl Interceptor {
             headers: headers.into_iter().collect(),
             url,
         };
-        let guard = session
+        let context = session
             .id()
-            .and_then(|id| lock(&self.contexts).get(id).cloned())
-            .and_then(|context| lock(&self.config).guards.get(&context).cloned());
+            .and_then(|id| lock(&self.contexts).get(id).cloned());
+        let guard = context
+            .as_ref()
+            .and_then(|context| lock(&self.config).guards.get(context).cloned());
         let check = guard.map_or(GuardCheck::Pass, |guard| guard.check(&paused.url));
         match check {
             GuardCheck::Known(class) if !class.is_public() => {
@@ -273,22 +302,27 @@ impl Interceptor {
                 crate::spawn(async move {
                     let decision = match guard::resolve_blocks(&host, port).await {
                         Some(_) => Some((private_block(), None)),
-                        None => interceptor.decide(&paused.url),
+                        None => interceptor.decide(context.as_deref(), &paused.url),
                     };
                     interceptor.conclude(&session, &journal, paused, decision);
                 });
             }
             GuardCheck::Known(_) | GuardCheck::Pass => {
-                let decision = self.decide(&paused.url);
+                let decision = self.decide(context.as_deref(), &paused.url);
                 self.conclude(&session, journal, paused, decision);
             }
         }
     }
 
     /// The rules' and the policy's decision for `url`.
-    fn decide(&self, url: &str) -> Option<(Interception, Option<MockResponse>)> {
+    fn decide(
+        &self,
+        context: Option<&str>,
+        url: &str,
+    ) -> Option<(Interception, Option<MockResponse>)> {
         let config = lock(&self.config);
-        decide(&config.rules, &config.policy, url).map(|(what, response)| (what, response.cloned()))
+        decide(config.rules_of(context), &config.policy, url)
+            .map(|(what, response)| (what, response.cloned()))
     }
 
     /// Records what `decision` does to `paused` and spawns the answer (`None`: continue).

@@ -317,4 +317,5 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-pub(crate) use ws::connect_websocket;
+pub use ws::ConnectOptions;
+pub(crate) use ws::{connect_websocket, redact_userinfo};

@@ -130,12 +130,19 @@ Reproducing a figure: docs/cli.md#bench-snapshot.
 pub(crate) const MCP_HELP: &str = "\
 usage: chromate mcp [options]
 
-Runs the MCP server on stdin/stdout (one JSON-RPC message per line).
+Runs the MCP server on stdin/stdout (one JSON-RPC message per line), or with --http over
+Streamable HTTP for many isolated sessions.
 
 options:
   --headed                  show the browser window (default: headless)
   --browser PATH            browser executable (else CHROMATE_BROWSER, else search)
-  --cdp-endpoint URL        connect to a running browser instead of launching one
+  --cdp-endpoint URL        connect to a running browser instead of launching one: ws://,
+                            wss:// (TLS, certificate verified; query and user:password@
+                            kept) or http://host:port
+  --cdp-ca FILE             PEM CA certificates trusted for a wss:// endpoint, besides the
+                            system's roots
+  --cdp-authorization VALUE the Authorization header of the endpoint's websocket handshake
+                            (else CHROMATE_CDP_AUTHORIZATION), e.g. `Bearer TOKEN`
   --artifacts-dir DIR       artifact root (else CHROMATE_MCP_ARTIFACTS_DIR, else temp dir)
   --allowed-origins LIST    comma list of scheme://host[:port]; block everything else
   --blocked-origins LIST    comma list of scheme://host[:port] to block
@@ -149,6 +156,20 @@ options:
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools
+  --isolated                the session's tabs, cookies and storage live in a browser
+                            context of their own (Target.createBrowserContext)
+  --http [ADDR]             serve MCP Streamable HTTP on ADDR (default 127.0.0.1:8931), path
+                            /mcp, instead of stdio: each MCP session is isolated in one
+                            shared browser (docs/mcp.md#streamable-http)
+  --auth-token TOKEN        HTTP: every request needs `Authorization: Bearer TOKEN`; required
+                            to bind an address that is not loopback (else
+                            CHROMATE_MCP_AUTH_TOKEN)
+  --allowed-hosts LIST      HTTP: comma list of Origin hosts (host or host:port) accepted
+                            besides localhost, 127.0.0.1 and [::1]; other Origins get 403
+  --max-sessions N          HTTP: at most N sessions at once (64); over it, 503
+  --session-idle-timeout SECONDS
+                            HTTP: a session without requests this long ends and its browser
+                            context is disposed of (1800)
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -159,7 +180,8 @@ environment:
   CHROMATE_BROWSER, CHROMATE_MCP_ARTIFACTS_DIR, CHROMATE_MCP_SPILL_BYTES (8192),
   CHROMATE_MCP_MAX_RESPONSE_BYTES (32768), CHROMATE_AGENT_TIMEOUT (5000 ms),
   CHROMATE_TRACE_DIR, CHROMATE_STATE_DIR (./.chromate/state),
-  CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content)
+  CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content),
+  CHROMATE_MCP_AUTH_TOKEN (--auth-token), CHROMATE_CDP_AUTHORIZATION (--cdp-authorization)
 ";
 
 pub(crate) const INIT_HELP: &str = "\
@@ -411,6 +433,10 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
 
 fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
     let mut flags = McpFlags::default();
+    // The HTTP options, kept aside until `--http` says HTTP is served at all.
+    let mut http_options = crate::config::HttpFlags::default();
+    let mut http_option: Option<&str> = None;
+    let mut serve_http = false;
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         // `--flag=value` is accepted as well as `--flag value`.
@@ -427,6 +453,66 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
         match name {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP.to_owned())),
             "--headed" if inline_value.is_none() => flags.headed = true,
+            "--isolated" if inline_value.is_none() => flags.isolated = true,
+            "--http" => {
+                // The address is optional: `--http`, `--http ADDR`, `--http=ADDR`.
+                let given = match inline_value.clone() {
+                    Some(value) => Some(value),
+                    None => match args.clone().next() {
+                        Some(next) if !next.starts_with('-') => args.next().cloned(),
+                        _ => None,
+                    },
+                };
+                serve_http = true;
+                if let Some(addr) = given {
+                    http_options.addr = parse_http_addr(&addr)?;
+                }
+            }
+            "--auth-token" => {
+                let token = value(name)?;
+                if token.is_empty() {
+                    return Err(UsageError("mcp: --auth-token must not be empty".to_owned()));
+                }
+                http_options.auth_token = Some(token);
+                http_option = Some("--auth-token");
+            }
+            "--allowed-hosts" => {
+                let list = value(name)?;
+                http_option = Some("--allowed-hosts");
+                http_options.allowed_hosts = list
+                    .split(',')
+                    .map(|host| host.trim().to_ascii_lowercase())
+                    .filter(|host| !host.is_empty())
+                    .collect();
+            }
+            "--max-sessions" => {
+                let text = value(name)?;
+                let max = text
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|max| (1..=10_000).contains(max));
+                let Some(max) = max else {
+                    return Err(UsageError(format!(
+                        "mcp: --max-sessions needs a whole number from 1 to 10000, not {text:?}"
+                    )));
+                };
+                http_options.max_sessions = max;
+                http_option = Some("--max-sessions");
+            }
+            "--session-idle-timeout" => {
+                let text = value(name)?;
+                let seconds = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|s| (1..=604_800).contains(s));
+                let Some(seconds) = seconds else {
+                    return Err(UsageError(format!(
+                        "mcp: --session-idle-timeout needs whole seconds from 1 to 604800, not {text:?}"
+                    )));
+                };
+                http_options.idle_timeout = std::time::Duration::from_secs(seconds);
+                http_option = Some("--session-idle-timeout");
+            }
             "--structured-content" if inline_value.is_none() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if inline_value.is_none() => {
                 flags.unrestricted_file_access = true;
@@ -447,6 +533,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "--browser" => flags.browser = Some(PathBuf::from(value(name)?)),
             "--session" => flags.session = Some(commands::session_name(&value(name)?)?),
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
+            "--cdp-ca" => flags.cdp_ca = Some(PathBuf::from(value(name)?)),
+            "--cdp-authorization" => flags.cdp_authorization = Some(value(name)?),
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),
             "--allowed-origins" => {
                 let list = value(name)?;
@@ -469,7 +557,36 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
         }
     }
+    match (serve_http, http_option) {
+        (true, _) => flags.http = Some(http_options),
+        (false, Some(option)) => {
+            return Err(UsageError(format!(
+                "mcp: {option} is an option of --http; add --http [ADDR]"
+            )))
+        }
+        (false, None) => {}
+    }
+    if flags.http.is_some() && flags.session.is_some() {
+        return Err(UsageError(
+            "mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)".to_owned(),
+        ));
+    }
     Ok(Command::Mcp(flags))
+}
+
+/// `HOST:PORT`, `:PORT` or `PORT` (loopback), an IP address only: a name would need a lookup.
+fn parse_http_addr(text: &str) -> Result<std::net::SocketAddr, UsageError> {
+    let loopback = std::net::Ipv4Addr::LOCALHOST;
+    let port_only = text.strip_prefix(':').unwrap_or(text);
+    if let Ok(port) = port_only.parse::<u16>() {
+        return Ok(std::net::SocketAddr::from((loopback, port)));
+    }
+    let text = text.replacen("localhost:", "127.0.0.1:", 1);
+    text.parse::<std::net::SocketAddr>().map_err(|_| {
+        UsageError(format!(
+            "mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not {text:?}"
+        ))
+    })
 }
 
 fn parse_init(args: &[String]) -> Result<Command, UsageError> {

@@ -59,15 +59,15 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), cdp_ca: None, cdp_authorization: None, artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, http: None }"#]],
     );
     check(
         "mcp --structured-content",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false, isolated: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access=1",
@@ -88,7 +88,7 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
         "errors",
         expect!["tool qa_get_runtime_errors {} Common { session: None, json: false, idle: None }"],
     );
-    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false }"]);
+    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, isolated: false, http: None }"]);
     check(
         "mcp --caps video",
         expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows)"#]],
@@ -425,4 +425,26 @@ fn bench_snapshot_arguments_parse() {
         "bench-snapshot x --format yaml",
         expect![[r#"usage error: --format is table, json or html, not "yaml""#]],
     );
+}
+
+#[test]
+fn mcp_http_flags_parse() {
+    let http = |args: &str| {
+        let args: Vec<String> = args.split_whitespace().map(str::to_owned).collect();
+        match parse_args(&args) {
+            Ok(Command::Mcp(flags)) => format!("{:?} isolated={}", flags.http, flags.isolated),
+            Ok(_) => "another command".to_owned(),
+            Err(err) => format!("usage error: {}", err.0),
+        }
+    };
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http"));
+    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_token: Some("t"), allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
+    expect![[r#"usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80""#]].assert_eq(&http("mcp --http example.com:80"));
+    expect![[r#"usage error: mcp: --max-sessions needs a whole number from 1 to 10000, not "0""#]]
+        .assert_eq(&http("mcp --http --max-sessions 0"));
+    expect!["usage error: mcp: --max-sessions is an option of --http; add --http [ADDR]"]
+        .assert_eq(&http("mcp --max-sessions 3"));
+    expect!["usage error: mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)"].assert_eq(&http("mcp --http --session work"));
 }

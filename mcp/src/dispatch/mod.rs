@@ -20,6 +20,7 @@ pub(crate) mod error;
 pub(crate) mod flows;
 pub(crate) mod mocks;
 pub(crate) mod session;
+pub(crate) mod shared;
 pub(crate) mod time;
 pub(crate) mod tools;
 pub(crate) mod trace;

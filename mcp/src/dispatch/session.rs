@@ -42,6 +42,9 @@ pub(crate) struct Live {
     /// Target ids of the tabs chromate opened itself (closed at exit in
     /// `--cdp-endpoint` mode, where the others belong to the user).
     pub(crate) own_targets: Vec<String>,
+    /// An isolated session's browser context in the shared browser: its tabs, cookies,
+    /// storage, cache and mocks are its own; `None` when the session has the browser to itself.
+    pub(crate) context: Option<chromate::BrowserContext>,
 }
 
 impl std::fmt::Debug for Live {
@@ -57,6 +60,61 @@ impl Live {
     pub(crate) fn active_tab(&self) -> Option<&Tab> {
         let active = self.active.as_deref()?;
         self.tabs.iter().find(|tab| tab.id == active)
+    }
+
+    /// The session's open pages: its context's, or the browser's.
+    pub(crate) fn pages(&self) -> Vec<chromate::Page> {
+        match &self.context {
+            Some(context) => context.pages(),
+            None => self.browser.pages(),
+        }
+    }
+
+    /// Opens a tab on about:blank in the session's context (or the browser) and records it as
+    /// chromate's own.
+    pub(crate) async fn open_tab(&mut self) -> chromate::Result<chromate::Page> {
+        let page = match &self.context {
+            Some(context) => context.new_tab().await?,
+            None => self.browser.new_page("about:blank").await?,
+        };
+        self.own_targets.push(page.target_id().to_owned());
+        Ok(page)
+    }
+
+    /// The session's cookies (its context's, or the browser's default context's).
+    pub(crate) async fn cookies(&self) -> chromate::Result<Vec<chromate::Cookie>> {
+        match &self.context {
+            Some(context) => context.cookies().await,
+            None => self.browser.cookies().await,
+        }
+    }
+
+    /// Replaces the session's cookies with `cookies`.
+    pub(crate) async fn replace_cookies(
+        &self,
+        cookies: &[chromate::Cookie],
+    ) -> chromate::Result<()> {
+        match &self.context {
+            Some(context) => {
+                context.clear_cookies().await?;
+                context.set_cookies(cookies).await
+            }
+            None => {
+                self.browser.clear_cookies().await?;
+                self.browser.set_cookies(cookies).await
+            }
+        }
+    }
+
+    /// Replaces the session's interception rules (mocks): its context's only, when isolated.
+    pub(crate) async fn set_intercept_rules(
+        &self,
+        rules: Vec<chromate::InterceptRule>,
+    ) -> chromate::Result<()> {
+        match &self.context {
+            Some(context) => context.set_intercept_rules(rules).await,
+            None => self.browser.set_intercept_rules(rules).await,
+        }
     }
 }
 
@@ -135,6 +193,8 @@ pub(crate) struct ToolSession {
     pub(crate) trace: Option<TraceRecording>,
     /// The browser, once launched (and again after a loss).
     pub(crate) live: Option<Live>,
+    /// Set for an isolated session: its browser is a context in this shared browser.
+    pub(crate) shared: Option<crate::dispatch::shared::SharedBrowser>,
     /// The MCP client's roots as directories (empty unless it declares roots); shared with the
     /// front end, which updates them whenever the client's answer arrives.
     pub(crate) client_roots: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>,
@@ -172,6 +232,7 @@ impl ToolSession {
             journal: SessionJournal::default(),
             trace: None,
             live: None,
+            shared: None,
             client_roots: std::sync::Arc::default(),
             call_dir: None,
             next_tab: 1,
@@ -241,7 +302,7 @@ impl ToolSession {
             return;
         };
         live.tabs.retain(|tab| !tab.page.is_closed());
-        for page in live.browser.pages() {
+        for page in live.pages() {
             if !live
                 .tabs
                 .iter()
@@ -281,9 +342,14 @@ impl ToolSession {
 
     /// Launches or connects (§1.5), without opening a tab.
     async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
+        if let Some(shared) = self.shared.clone() {
+            return self.start_context(verb, &shared).await;
+        }
         let journal = self.journal.log.clone();
         let browser = match &self.config.cdp_endpoint {
-            Some(endpoint) => chromate::Browser::connect_with_journal(endpoint, journal).await,
+            Some(endpoint) => {
+                chromate::Browser::connect_with(endpoint, &self.config.cdp_options, journal).await
+            }
             None => {
                 let options = chromate::LaunchOptions {
                     executable: self.config.browser.clone(),
@@ -329,6 +395,7 @@ impl ToolSession {
             tabs: Vec::new(),
             active: None,
             own_targets: Vec::new(),
+            context: None,
         };
         let first = if self.config.cdp_endpoint.is_some() {
             None
@@ -341,14 +408,57 @@ impl ToolSession {
         };
         let first = match first {
             Some(page) => page,
-            None => {
-                let page = live
-                    .browser
-                    .new_page("about:blank")
-                    .await
-                    .map_err(|err| from_engine(verb, &err))?;
-                live.own_targets.push(page.target_id().to_owned());
-                page
+            None => live
+                .open_tab()
+                .await
+                .map_err(|err| from_engine(verb, &err))?,
+        };
+        let target = first.target_id().to_owned();
+        self.live = Some(live);
+        self.activate_target(&target);
+        Ok(())
+    }
+
+    /// An isolated session's start: a browser context of its own in the shared browser
+    /// (launched by the first session that needs it), journalling into the session's journal,
+    /// with the session's mocks, and one tab.
+    async fn start_context(
+        &mut self,
+        verb: &str,
+        shared: &crate::dispatch::shared::SharedBrowser,
+    ) -> Result<(), ToolError> {
+        let browser = shared
+            .get(&self.config)
+            .await
+            .map_err(|err| from_engine(verb, &err))?;
+        let context = browser
+            .new_context_with_journal(
+                chromate::ContextOptions::default(),
+                self.journal.log.clone(),
+            )
+            .await
+            .map_err(|err| from_engine(verb, &err))?;
+        if let Some(next) = self.next_ref {
+            browser.continue_refs_from(next);
+        }
+        let mut live = Live {
+            browser,
+            tabs: Vec::new(),
+            active: None,
+            own_targets: Vec::new(),
+            context: Some(context),
+        };
+        let started = async {
+            live.set_intercept_rules(self.mocks.engine_rules()).await?;
+            live.open_tab().await
+        };
+        let first = match started.await {
+            Ok(page) => page,
+            Err(err) => {
+                if let Some(context) = live.context.take() {
+                    let _ = context.dispose().await;
+                }
+                return Err(from_engine(verb, &err));
             }
         };
         let target = first.target_id().to_owned();
@@ -382,11 +492,9 @@ impl ToolSession {
             return Ok(tab.page.clone());
         }
         let page = live
-            .browser
-            .new_page("about:blank")
+            .open_tab()
             .await
             .map_err(|err| from_engine(verb, &err))?;
-        live.own_targets.push(page.target_id().to_owned());
         let target = page.target_id().to_owned();
         self.activate_target(&target);
         Ok(page)
@@ -475,10 +583,9 @@ impl ToolSession {
         else {
             return;
         };
-        let Ok(page) = live.browser.new_page("about:blank").await else {
+        let Ok(page) = live.open_tab().await else {
             return;
         };
-        live.own_targets.push(page.target_id().to_owned());
         let close = live.browser.close_page(&stuck);
         // The browser ends a renderer that does not unload; never wait long for it here.
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), close).await;
@@ -896,6 +1003,12 @@ impl ToolSession {
             return;
         };
         self.next_ref = Some(live.browser.next_ref());
+        if let Some(context) = live.context {
+            // An isolated session's tabs, cookies and storage go with its context; the shared
+            // browser runs on for the other sessions.
+            let _ = tokio::time::timeout(Duration::from_secs(5), context.dispose()).await;
+            return;
+        }
         if self.config.cdp_endpoint.is_some() {
             // Only chromate's own tabs close; the user's browser keeps running.
             for tab in &live.tabs {

@@ -9,6 +9,7 @@
 //! [`Reply`]: crate::dispatch::Reply
 
 pub(crate) mod era;
+pub(crate) mod http;
 pub(crate) mod jsonrpc;
 pub(crate) mod resources;
 pub(crate) mod server;

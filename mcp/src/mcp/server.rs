@@ -55,6 +55,16 @@ pub(crate) struct Outbox {
 }
 
 impl Outbox {
+    /// An outbox and the receiving end its messages arrive at, one serialised message each.
+    pub(crate) fn channel() -> (Outbox, mpsc::UnboundedReceiver<String>) {
+        let (sender, receiver) = mpsc::unbounded_channel();
+        let outbox = Outbox {
+            sender,
+            closing: Arc::new(Notify::new()),
+        };
+        (outbox, receiver)
+    }
+
     pub(crate) fn send(&self, message: &Value) {
         // A closed writer means stdout is gone; there is no one left to tell.
         let _ = self.sender.send(message.to_string());
@@ -138,25 +148,26 @@ enum Input {
 /// `attach`, tool calls run in that CLI session's daemon (started now if none runs), whose
 /// directories resources are served from.
 pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -> i32 {
-    let defaults = Defaults {
-        agent_timeout_ms: config.agent_timeout_ms,
+    let (outbox, out_rx) = Outbox::channel();
+    let writer = tokio::spawn(write_stdout(out_rx, outbox.closing.clone()));
+    let mut session = ToolSession::new(config);
+    let shared_browser = if session.config.isolated {
+        let shared = crate::dispatch::shared::SharedBrowser::default();
+        session.shared = Some(shared.clone());
+        Some(shared)
+    } else {
+        None
     };
-    let (out_tx, out_rx) = mpsc::unbounded_channel::<String>();
-    let closing = Arc::new(Notify::new());
-    let writer = tokio::spawn(write_stdout(out_rx, closing.clone()));
-    let caps_audit = config.caps_audit;
-    let session = ToolSession::new(config);
-    let client_roots = session.client_roots.clone();
-    let mut roots = resources::Roots::of(&session);
+    let mut roots = None;
     let attached = match attach {
         None => None,
         Some(name) => match attach_session(&name).await {
             Ok((attached, info)) => {
-                roots = resources::Roots {
+                roots = Some(resources::Roots {
                     traces: info.session_dir.join("traces"),
                     downloads: info.session_dir.join("downloads"),
                     session: info.session_dir,
-                };
+                });
                 Some(attached)
             }
             Err(message) => {
@@ -165,22 +176,11 @@ pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -
             }
         },
     };
-    let shared = Arc::new(Shared {
-        queue: Mutex::new(Queue::default()),
-        wake: Notify::new(),
-        outbox: Outbox {
-            sender: out_tx,
-            closing,
-        },
-        roots,
-        attached,
+    let options = CoreOptions {
         flows,
-        client_roots,
-        session: tokio::sync::Mutex::new(session),
-        defaults,
-        caps_audit,
-    });
-    let worker = tokio::spawn(run_worker(shared.clone()));
+        ask_roots: true,
+    };
+    let mut core = Core::start(session, outbox.clone(), attached, roots, options);
 
     let (in_tx, mut in_rx) = mpsc::channel::<Input>(64);
     // A plain thread: a blocking stdin read cannot be cancelled, and the
@@ -193,38 +193,128 @@ pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -
         return 1;
     }
 
-    let mut dispatcher = Dispatcher {
-        shared: shared.clone(),
-        initialized: false,
-        era: Era::Legacy,
-        client_has_roots: false,
-        roots_request: None,
-        requests_sent: 0,
-    };
     let mut signals = crate::signals::Signals::new();
     loop {
         tokio::select! {
             input = in_rx.recv() => match input {
-                Some(Input::Event(FrameEvent::Frame(frame))) => dispatcher.frame(&frame),
+                Some(Input::Event(FrameEvent::Frame(frame))) => core.frame(&frame),
                 Some(Input::Event(FrameEvent::TooLarge)) => {
-                    shared.outbox.send(&RpcError::frame_too_large().to_json());
+                    outbox.send(&RpcError::frame_too_large().to_json());
                 }
                 Some(Input::Eof) | None => break,
             },
             () = signals.recv() => break,
         }
     }
-    shutdown(shared, worker, writer).await;
+    core.stop().await;
+    if let Some(shared) = shared_browser {
+        let _ = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, shared.close()).await;
+    }
+    outbox.close();
+    let _ = tokio::time::timeout(SHUTDOWN_FLUSH_GRACE, writer).await;
     0
 }
 
-/// Stop reading, drop queued calls, cancel the running one, call the
-/// backend's shutdown hook, flush stdout — all bounded well under 5 s.
-async fn shutdown(
+/// How a [`Core`] serves its client.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct CoreOptions {
+    /// `--caps flows`: the flows tools are offered beside the 28.
+    pub(crate) flows: bool,
+    /// Ask a client that declares roots for them (stdio; never on HTTP, where a request of the
+    /// server's own has no stream to go on).
+    pub(crate) ask_roots: bool,
+}
+
+/// One MCP session's server: its method table, its tool-call queue and worker, and its
+/// dispatcher session. The stdio front end runs one; the HTTP front end one per MCP session
+/// (and one for the stateless 2026-07-28 requests). Every message it sends goes to its
+/// [`Outbox`].
+pub(crate) struct Core {
     shared: Arc<Shared>,
+    dispatcher: Dispatcher,
     worker: tokio::task::JoinHandle<()>,
-    writer: tokio::task::JoinHandle<()>,
-) {
+}
+
+impl Core {
+    /// Starts the worker of `session`; with `attached`, tool calls go to that CLI session's
+    /// daemon, and `roots` (its directories) replaces the session's own.
+    fn start(
+        session: ToolSession,
+        outbox: Outbox,
+        attached: Option<Attached>,
+        roots: Option<resources::Roots>,
+        options: CoreOptions,
+    ) -> Core {
+        let defaults = Defaults {
+            agent_timeout_ms: session.config.agent_timeout_ms,
+        };
+        let caps_audit = session.config.caps_audit;
+        let client_roots = session.client_roots.clone();
+        let roots = roots.unwrap_or_else(|| resources::Roots::of(&session));
+        let shared = Arc::new(Shared {
+            queue: Mutex::new(Queue::default()),
+            wake: Notify::new(),
+            outbox,
+            roots,
+            attached,
+            flows: options.flows,
+            client_roots,
+            session: tokio::sync::Mutex::new(session),
+            defaults,
+            caps_audit,
+        });
+        let worker = tokio::spawn(run_worker(shared.clone()));
+        let dispatcher = Dispatcher {
+            shared: shared.clone(),
+            initialized: false,
+            era: Era::Legacy,
+            client_has_roots: false,
+            ask_roots: options.ask_roots,
+            roots_request: None,
+            requests_sent: 0,
+        };
+        Core {
+            shared,
+            dispatcher,
+            worker,
+        }
+    }
+
+    /// A server for `session` of its own (the HTTP front end's sessions).
+    pub(crate) fn new(session: ToolSession, outbox: Outbox, options: CoreOptions) -> Core {
+        Core::start(session, outbox, None, None, options)
+    }
+
+    /// Handles one raw frame: parse errors are answered through the outbox.
+    pub(crate) fn frame(&mut self, frame: &[u8]) {
+        match jsonrpc::parse_frame(frame) {
+            Err(error) => self.shared.outbox.send(&error.to_json()),
+            Ok(incoming) => self.dispatcher.incoming(incoming),
+        }
+    }
+
+    /// Handles one parsed message; its answer (if any) goes through the outbox, now or once
+    /// its tool call ran.
+    pub(crate) fn incoming(&mut self, incoming: Incoming) {
+        self.dispatcher.incoming(incoming);
+    }
+
+    /// Whether a tool call is queued or running (an idle session may expire; a busy one not).
+    pub(crate) fn busy(&self) -> bool {
+        let queue = self.shared.queue();
+        queue.running.is_some() || !queue.pending.is_empty()
+    }
+
+    /// Drops queued calls, cancels the running one and runs the session's shutdown hook
+    /// (its browser, or its context, goes), all bounded.
+    pub(crate) async fn stop(self) {
+        shutdown(self.shared, self.worker).await;
+    }
+}
+
+/// Drop queued calls, cancel the running one, call the backend's shutdown hook — all bounded
+/// well under 5 s.
+async fn shutdown(shared: Arc<Shared>, worker: tokio::task::JoinHandle<()>) {
     {
         let mut queue = shared.queue();
         queue.closed = true;
@@ -253,8 +343,6 @@ async fn shutdown(
     {
         let _ = tokio::time::timeout(SHUTDOWN_HOOK_GRACE, session.shutdown()).await;
     }
-    shared.outbox.close();
-    let _ = tokio::time::timeout(SHUTDOWN_FLUSH_GRACE, writer).await;
 }
 
 fn read_stdin(sender: mpsc::Sender<Input>) {
@@ -341,6 +429,8 @@ struct Dispatcher {
     era: Era,
     /// The client declared the `roots` capability at initialize.
     client_has_roots: bool,
+    /// Whether this front end may ask the client for its roots.
+    ask_roots: bool,
     /// The id of our `roots/list` request awaiting its answer.
     roots_request: Option<Value>,
     /// Requests this server sent the client (ids `chromate-<n>`).
@@ -348,12 +438,11 @@ struct Dispatcher {
 }
 
 impl Dispatcher {
-    fn frame(&mut self, frame: &[u8]) {
-        match jsonrpc::parse_frame(frame) {
-            Err(error) => self.shared.outbox.send(&error.to_json()),
-            Ok(Incoming::Response { id, result }) => self.response(&id, result),
-            Ok(Incoming::Notification { method, params }) => self.notification(&method, params),
-            Ok(Incoming::Request { id, method, params }) => {
+    fn incoming(&mut self, incoming: Incoming) {
+        match incoming {
+            Incoming::Response { id, result } => self.response(&id, result),
+            Incoming::Notification { method, params } => self.notification(&method, params),
+            Incoming::Request { id, method, params } => {
                 let reply = match params {
                     Some(params) if !params.is_object() => Err(RpcError::new(
                         id.clone(),
@@ -375,7 +464,7 @@ impl Dispatcher {
 
     /// Asks the client for its roots (legacy era only: a 2026-07-28 server sends no requests).
     fn ask_roots(&mut self) {
-        if !self.client_has_roots {
+        if !self.client_has_roots || !self.ask_roots {
             return;
         }
         self.requests_sent += 1;

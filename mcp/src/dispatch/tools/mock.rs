@@ -130,11 +130,12 @@ pub(crate) async fn mock(
     // at launch (browser_mock never launches one, §1.5).
     if changes && ctx.session.browser_running() {
         let rules = ctx.session.mocks.engine_rules();
-        if let Some(live) = &ctx.session.live {
-            let browser = live.browser.clone();
-            if let Err(err) = browser.set_intercept_rules(rules).await {
-                return Err(ctx.session.engine_error("mock", &err));
-            }
+        let installed = match &ctx.session.live {
+            Some(live) => live.set_intercept_rules(rules).await,
+            None => Ok(()),
+        };
+        if let Err(err) = installed {
+            return Err(ctx.session.engine_error("mock", &err));
         }
     }
     Ok(ToolOutput::new(result))

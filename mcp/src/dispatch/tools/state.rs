@@ -266,8 +266,8 @@ async fn save(
 ) -> Result<ToolOutput, ToolError> {
     let verb = "state save";
     let page = ctx.session.active_page(verb).await?;
-    let browser = match &ctx.session.live {
-        Some(live) => live.browser.clone(),
+    let read = match &ctx.session.live {
+        Some(live) => live.cookies().await,
         None => {
             return Err(ToolError::new(
                 ToolErrorCode::DriverError,
@@ -275,7 +275,7 @@ async fn save(
             ))
         }
     };
-    let cookies = match browser.cookies().await {
+    let cookies = match read {
         Ok(cookies) => cookies,
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),
     };
@@ -324,8 +324,14 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
             .with_detail(json!({ "argument": "name", "reason": reason }))
         })?;
     let page = ctx.session.active_page(verb).await?;
-    let browser = match &ctx.session.live {
-        Some(live) => live.browser.clone(),
+    let cookies: Vec<chromate::Cookie> = file
+        .cookies
+        .iter()
+        .cloned()
+        .map(chromate::Cookie::from)
+        .collect();
+    let replaced = match &ctx.session.live {
+        Some(live) => live.replace_cookies(&cookies).await,
         None => {
             return Err(ToolError::new(
                 ToolErrorCode::DriverError,
@@ -333,17 +339,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
             ))
         }
     };
-    let cookies: Vec<chromate::Cookie> = file
-        .cookies
-        .iter()
-        .cloned()
-        .map(chromate::Cookie::from)
-        .collect();
-    let replaced = async {
-        browser.clear_cookies().await?;
-        browser.set_cookies(&cookies).await
-    };
-    if let Err(err) = replaced.await {
+    if let Err(err) = replaced {
         return Err(ctx.session.engine_error(verb, &err));
     }
     let origins: std::collections::BTreeSet<&String> = file

@@ -93,13 +93,10 @@ pub(crate) async fn page(
             let live = ctx.session.ensure_browser(&verb).await?;
             let browser = live.browser.clone();
             let previous = live.active_tab().map(|tab| tab.page.target_id().to_owned());
-            let page = match browser.new_page("about:blank").await {
+            let page = match live.open_tab().await {
                 Ok(page) => page,
                 Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
             };
-            if let Some(live) = ctx.session.live.as_mut() {
-                live.own_targets.push(page.target_id().to_owned());
-            }
             ctx.session.sync_tabs();
             let id = activate(ctx.session, page.target_id());
             ctx.session.baseline = None;

@@ -1,0 +1,816 @@
+//! The MCP Streamable HTTP front end (`chromate mcp --http [ADDR]`; docs/mcp.md, "Streamable
+//! HTTP"), in both eras the server speaks.
+//!
+//! - **2025-11-25** (and the earlier Streamable HTTP revisions): `initialize` opens a session,
+//!   whose id goes back in `MCP-Session-Id`; every later request names it; `DELETE` ends it.
+//!   Each session is a [`Core`] of its own whose dispatcher session is a browser context in one
+//!   shared browser, so cookies, storage, cache, tabs, refs, journal, mocks and traces never
+//!   cross sessions. A session without requests for `--session-idle-timeout` ends the same way.
+//! - **2026-07-28** (stateless): no session; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+//!   must match the body (else 400 with `HeaderMismatch`, -32020). These requests share one
+//!   stateless `Core` (one browser context), since the revision has no session to tell clients
+//!   apart; closing a request's SSE stream cancels it.
+//!
+//! Every request: `Origin`, when present, must be a loopback origin or one of
+//! `--allowed-hosts` (else 403); with `--auth-token`, `Authorization: Bearer <token>` is checked
+//! in constant time (else 401); bodies are bounded as stdio frames are (413). A `tools/call`
+//! whose client accepts `text/event-stream` is answered as an SSE stream (its progress, then
+//! its result); everything else as one JSON object.
+//!
+//! Owns: HTTP (hyper), the sessions map, the id rewriting that lets many clients share one
+//! outbox (each request's id and progress token become `h<n>` inside and are restored on the
+//! way out), expiry and the shutdown of every session and the shared browser. Does not own
+//! the method table, scheduling or tool results (`server.rs`), or any browser semantics.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use bytes::Bytes;
+use http_body_util::combinators::BoxBody;
+use http_body_util::{BodyExt, Full, Limited, StreamBody};
+use hyper::body::{Frame, Incoming as Body};
+use hyper::header::{HeaderMap, HeaderValue};
+use hyper::{Method, Request, Response, StatusCode};
+use serde_json::{json, Value};
+use tokio::sync::mpsc;
+
+use crate::config::{Config, HttpFlags};
+use crate::dispatch::session::ToolSession;
+use crate::dispatch::shared::SharedBrowser;
+use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
+use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
+use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
+
+/// The MCP endpoint's path.
+const ENDPOINT: &str = "/mcp";
+/// The revision's `HeaderMismatch` error code.
+const HEADER_MISMATCH: i64 = -32020;
+/// How often sessions are checked for expiry.
+const REAP_EVERY: Duration = Duration::from_millis(250);
+/// How long stopping one session (its calls, its context) may take at exit.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+type HttpBody = BoxBody<Bytes, Infallible>;
+
+/// One MCP session (or the stateless one): its server and the requests waiting for answers.
+struct HttpSession {
+    core: Mutex<Option<Core>>,
+    router: Arc<Router>,
+    last_used: Mutex<Instant>,
+    /// HTTP requests of this session being answered now (a session with one never expires).
+    open_requests: AtomicUsize,
+    /// The client's request ids of the requests in flight, by the `h<n>` id they run under.
+    inflight: Mutex<HashMap<String, Value>>,
+}
+
+/// Routes what a session's server sends to the HTTP request it answers.
+#[derive(Default)]
+struct Router {
+    /// By internal id (`h<n>`): where its response and progress go.
+    waiters: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
+}
+
+impl Router {
+    /// Delivers one message of the server: a response to its request's waiter (which then
+    /// goes), a progress notification to the waiter of its token; anything else has no
+    /// request to go with and is dropped (requests of the server's own are never sent here).
+    fn deliver(&self, message: &str) {
+        let Ok(message) = serde_json::from_str::<Value>(message) else {
+            return;
+        };
+        let is_response = message.get("method").is_none();
+        let key = if is_response {
+            message.get("id").and_then(Value::as_str)
+        } else if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
+            message
+                .pointer("/params/progressToken")
+                .and_then(Value::as_str)
+        } else {
+            None
+        };
+        let Some(key) = key.map(str::to_owned) else {
+            return;
+        };
+        let mut waiters = lock(&self.waiters);
+        let sender = if is_response {
+            waiters.remove(&key)
+        } else {
+            waiters.get(&key).cloned()
+        };
+        if let Some(sender) = sender {
+            let _ = sender.send(message);
+        }
+    }
+}
+
+impl HttpSession {
+    fn start(session: ToolSession, flows: bool) -> Arc<HttpSession> {
+        let (outbox, mut messages) = Outbox::channel();
+        let router = Arc::new(Router::default());
+        let core = Core::new(
+            session,
+            outbox,
+            CoreOptions {
+                flows,
+                ask_roots: false,
+            },
+        );
+        let routing = router.clone();
+        tokio::spawn(async move {
+            while let Some(message) = messages.recv().await {
+                routing.deliver(&message);
+            }
+        });
+        Arc::new(HttpSession {
+            core: Mutex::new(Some(core)),
+            router,
+            last_used: Mutex::new(Instant::now()),
+            open_requests: AtomicUsize::new(0),
+            inflight: Mutex::new(HashMap::new()),
+        })
+    }
+
+    /// Hands a message to the server; false once the session ended.
+    fn incoming(&self, incoming: Incoming) -> bool {
+        match lock(&self.core).as_mut() {
+            Some(core) => {
+                core.incoming(incoming);
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn idle_for(&self) -> Option<Duration> {
+        if self.open_requests.load(Ordering::SeqCst) > 0 {
+            return None;
+        }
+        if lock(&self.core).as_ref().is_none_or(Core::busy) {
+            return None;
+        }
+        Some(lock(&self.last_used).elapsed())
+    }
+
+    /// Ends the session: its calls are cancelled and its browser context disposed of.
+    async fn stop(&self) {
+        let core = lock(&self.core).take();
+        if let Some(core) = core {
+            let _ = tokio::time::timeout(STOP_GRACE, core.stop()).await;
+        }
+        lock(&self.router.waiters).clear();
+    }
+}
+
+/// Counts an HTTP request as open on its session while it lives.
+struct OpenRequest(Arc<HttpSession>);
+
+impl OpenRequest {
+    fn new(session: &Arc<HttpSession>) -> OpenRequest {
+        session.open_requests.fetch_add(1, Ordering::SeqCst);
+        *lock(&session.last_used) = Instant::now();
+        OpenRequest(session.clone())
+    }
+}
+
+impl Drop for OpenRequest {
+    fn drop(&mut self) {
+        *lock(&self.0.last_used) = Instant::now();
+        self.0.open_requests.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// The server's state, shared by every connection.
+struct Server {
+    config: Config,
+    flags: HttpFlags,
+    flows: bool,
+    browser: SharedBrowser,
+    sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
+    /// The 2026-07-28 requests' session, made at the first of them.
+    stateless: Mutex<Option<Arc<HttpSession>>>,
+    next_id: AtomicU64,
+    closing: std::sync::atomic::AtomicBool,
+}
+
+impl Server {
+    fn new_session(&self) -> Arc<HttpSession> {
+        let mut session = ToolSession::new(self.config.clone());
+        session.shared = Some(self.browser.clone());
+        HttpSession::start(session, self.flows)
+    }
+
+    fn stateless(&self) -> Arc<HttpSession> {
+        lock(&self.stateless)
+            .get_or_insert_with(|| self.new_session())
+            .clone()
+    }
+}
+
+/// Runs the HTTP server until a signal; returns the exit status.
+pub(crate) async fn serve(config: Config, flags: HttpFlags, flows: bool) -> i32 {
+    if !flags.addr.ip().is_loopback() && flags.auth_token.is_none() {
+        eprintln!(
+            "chromate: mcp --http {}: refusing to listen on an address that is not loopback without --auth-token (or CHROMATE_MCP_AUTH_TOKEN)",
+            flags.addr
+        );
+        return 2;
+    }
+    let listener = match tokio::net::TcpListener::bind(flags.addr).await {
+        Ok(listener) => listener,
+        Err(err) => {
+            eprintln!("chromate: mcp --http {}: cannot listen: {err}", flags.addr);
+            return 1;
+        }
+    };
+    let local = listener.local_addr().unwrap_or(flags.addr);
+    // The one line a supervisor (or a test) reads to learn the port of `--http 127.0.0.1:0`.
+    eprintln!("chromate: MCP Streamable HTTP on http://{local}{ENDPOINT}");
+    let server = Arc::new(Server {
+        config,
+        flags,
+        flows,
+        browser: SharedBrowser::default(),
+        sessions: Mutex::new(HashMap::new()),
+        stateless: Mutex::new(None),
+        next_id: AtomicU64::new(1),
+        closing: std::sync::atomic::AtomicBool::new(false),
+    });
+    let mut reaper = tokio::time::interval(REAP_EVERY);
+    reaper.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut signals = crate::signals::Signals::new();
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok((stream, _)) => {
+                    let server = server.clone();
+                    tokio::spawn(async move {
+                        let io = hyper_util::rt::TokioIo::new(stream);
+                        let service = hyper::service::service_fn(move |request| {
+                            let server = server.clone();
+                            async move { Ok::<_, Infallible>(handle(&server, request).await) }
+                        });
+                        let _ = hyper::server::conn::http1::Builder::new()
+                            .serve_connection(io, service)
+                            .await;
+                    });
+                }
+                Err(err) => eprintln!("chromate: mcp --http: accept failed: {err}"),
+            },
+            _ = reaper.tick() => reap(&server).await,
+            () = signals.recv() => break,
+        }
+    }
+    shutdown(&server).await;
+    0
+}
+
+/// Ends the sessions idle longer than the timeout.
+async fn reap(server: &Server) {
+    let idle = server.flags.idle_timeout;
+    let expired: Vec<Arc<HttpSession>> = {
+        let mut sessions = lock(&server.sessions);
+        let ids: Vec<String> = sessions
+            .iter()
+            .filter(|(_, session)| session.idle_for().is_some_and(|since| since >= idle))
+            .map(|(id, _)| id.clone())
+            .collect();
+        ids.iter().filter_map(|id| sessions.remove(id)).collect()
+    };
+    for session in expired {
+        session.stop().await;
+    }
+}
+
+/// Every session ends (contexts disposed of), then the shared browser closes.
+async fn shutdown(server: &Server) {
+    server.closing.store(true, Ordering::SeqCst);
+    let mut all: Vec<Arc<HttpSession>> = lock(&server.sessions).drain().map(|(_, s)| s).collect();
+    all.extend(lock(&server.stateless).take());
+    futures::future::join_all(all.iter().map(|session| session.stop())).await;
+    let _ = tokio::time::timeout(STOP_GRACE, server.browser.close()).await;
+}
+
+async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
+    if request.uri().path() != ENDPOINT {
+        return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp");
+    }
+    let headers = request.headers();
+    if let Some(origin) = headers.get(hyper::header::ORIGIN) {
+        if !origin_allowed(origin, &server.flags.allowed_hosts) {
+            return rpc_status(
+                StatusCode::FORBIDDEN,
+                &RpcError::new(
+                    Value::Null,
+                    jsonrpc::INVALID_REQUEST,
+                    "forbidden: this Origin may not use the server (see --allowed-hosts)",
+                ),
+            );
+        }
+    }
+    if let Some(token) = &server.flags.auth_token {
+        if !bearer_matches(headers, token) {
+            let mut response = rpc_status(
+                StatusCode::UNAUTHORIZED,
+                &RpcError::new(
+                    Value::Null,
+                    jsonrpc::INVALID_REQUEST,
+                    "unauthorized: send Authorization: Bearer <the server's --auth-token>",
+                ),
+            );
+            response
+                .headers_mut()
+                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
+            return response;
+        }
+    }
+    if server.closing.load(Ordering::SeqCst) {
+        return plain(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the server is shutting down",
+        );
+    }
+    match *request.method() {
+        Method::POST => post(server, request).await,
+        Method::DELETE => delete(server, request.headers()).await,
+        _ => {
+            let mut response = plain(
+                StatusCode::METHOD_NOT_ALLOWED,
+                "method not allowed: POST a JSON-RPC message (DELETE ends a session)",
+            );
+            response
+                .headers_mut()
+                .insert("allow", HeaderValue::from_static("POST, DELETE"));
+            response
+        }
+    }
+}
+
+async fn delete(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
+    let Some(id) = header(headers, "mcp-session-id") else {
+        return plain(
+            StatusCode::BAD_REQUEST,
+            "DELETE needs an MCP-Session-Id header",
+        );
+    };
+    let session = lock(&server.sessions).remove(id);
+    match session {
+        Some(session) => {
+            session.stop().await;
+            empty(StatusCode::NO_CONTENT)
+        }
+        None => plain(
+            StatusCode::NOT_FOUND,
+            "no such session (it ended or expired)",
+        ),
+    }
+}
+
+async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
+    let (parts, body) = request.into_parts();
+    let headers = parts.headers;
+    let bytes = match Limited::new(body, MAX_FRAME_BYTES).collect().await {
+        Ok(collected) => collected.to_bytes(),
+        Err(err) => {
+            if err
+                .downcast_ref::<http_body_util::LengthLimitError>()
+                .is_some()
+            {
+                return rpc_status(StatusCode::PAYLOAD_TOO_LARGE, &RpcError::frame_too_large());
+            }
+            return plain(
+                StatusCode::BAD_REQUEST,
+                "the request body could not be read",
+            );
+        }
+    };
+    let incoming = match jsonrpc::parse_frame(&bytes) {
+        Ok(incoming) => incoming,
+        Err(error) => return rpc_status(StatusCode::BAD_REQUEST, &error),
+    };
+    let modern = is_modern(&incoming);
+    if modern {
+        if let Err(error) = check_modern_headers(&headers, &incoming) {
+            return rpc_status(StatusCode::BAD_REQUEST, &error);
+        }
+    } else if let Some(version) = header(&headers, "mcp-protocol-version") {
+        if !PROTOCOL_VERSIONS.contains(&version) && !MODERN_VERSIONS.contains(&version) {
+            let error = RpcError::new(
+                request_id(&incoming),
+                era::UNSUPPORTED_PROTOCOL_VERSION,
+                format!("unsupported protocol version: {version}"),
+            )
+            .with_data(json!({ "supported": era::supported_versions(), "requested": version }));
+            return rpc_status(StatusCode::BAD_REQUEST, &error);
+        }
+    }
+    let initialize =
+        matches!(&incoming, Incoming::Request { method, .. } if method == "initialize");
+    let (session, new_id) = if modern {
+        (server.stateless(), None)
+    } else if initialize {
+        let mut sessions = lock(&server.sessions);
+        if sessions.len() >= server.flags.max_sessions {
+            let max = server.flags.max_sessions;
+            let error = RpcError::new(
+                request_id(&incoming),
+                jsonrpc::INTERNAL_ERROR,
+                format!("too many sessions: this server serves at most {max} at once (--max-sessions); end one with DELETE or retry later"),
+            )
+            .with_data(json!({ "maxSessions": max }));
+            drop(sessions);
+            let mut response = rpc_status(StatusCode::SERVICE_UNAVAILABLE, &error);
+            response
+                .headers_mut()
+                .insert("retry-after", HeaderValue::from_static("5"));
+            return response;
+        }
+        let id = format!(
+            "{}{}",
+            crate::private_fs::random_suffix(),
+            crate::private_fs::random_suffix()
+        );
+        let session = server.new_session();
+        sessions.insert(id.clone(), session.clone());
+        (session, Some(id))
+    } else {
+        let Some(id) = header(&headers, "mcp-session-id") else {
+            return rpc_status(
+                StatusCode::BAD_REQUEST,
+                &RpcError::new(
+                    request_id(&incoming),
+                    jsonrpc::INVALID_REQUEST,
+                    "bad request: missing MCP-Session-Id (send initialize first, or name the 2026-07-28 revision in _meta)",
+                ),
+            );
+        };
+        match lock(&server.sessions).get(id).cloned() {
+            Some(session) => (session, None),
+            None => {
+                return rpc_status(
+                    StatusCode::NOT_FOUND,
+                    &RpcError::new(
+                        request_id(&incoming),
+                        jsonrpc::INVALID_REQUEST,
+                        "session not found: it ended or expired; send initialize again",
+                    ),
+                )
+            }
+        }
+    };
+    let open = OpenRequest::new(&session);
+    let mut response = match incoming {
+        Incoming::Request { id, method, params } => {
+            let sse = method == "tools/call" && accepts_sse(&headers);
+            answer(server, open, id, method, params, modern, sse).await
+        }
+        Incoming::Notification { method, mut params } => {
+            if method == "notifications/cancelled" {
+                // The client names its own id; the call runs under ours.
+                if let Some(params) = params.as_mut() {
+                    let theirs = params.get("requestId").cloned();
+                    let ours = theirs.and_then(|theirs| {
+                        lock(&session.inflight)
+                            .iter()
+                            .find(|(_, client)| **client == theirs)
+                            .map(|(ours, _)| ours.clone())
+                    });
+                    params["requestId"] = ours.map_or(Value::Null, Value::String);
+                }
+            }
+            if !session.incoming(Incoming::Notification { method, params }) {
+                return plain(StatusCode::NOT_FOUND, "the session ended");
+            }
+            drop(open);
+            empty(StatusCode::ACCEPTED)
+        }
+        Incoming::Response { .. } => {
+            // This front end sends no requests of its own, so no response can be for us.
+            drop(open);
+            empty(StatusCode::ACCEPTED)
+        }
+    };
+    if let Some(id) = new_id {
+        if let Ok(value) = HeaderValue::from_str(&id) {
+            response.headers_mut().insert("mcp-session-id", value);
+        }
+    }
+    response
+}
+
+/// Runs one request on its session and answers it as JSON or as an SSE stream.
+async fn answer(
+    server: &Server,
+    open: OpenRequest,
+    id: Value,
+    method: String,
+    mut params: Option<Value>,
+    modern: bool,
+    sse: bool,
+) -> Response<HttpBody> {
+    let session = open.0.clone();
+    let ours = format!("h{}", server.next_id.fetch_add(1, Ordering::SeqCst));
+    let token = params
+        .as_mut()
+        .and_then(|params| params.pointer_mut("/_meta/progressToken"))
+        .map(|token| std::mem::replace(token, Value::String(ours.clone())));
+    let (sender, mut receiver) = mpsc::unbounded_channel();
+    lock(&session.router.waiters).insert(ours.clone(), sender);
+    lock(&session.inflight).insert(ours.clone(), id.clone());
+    let guard = InFlight {
+        session: session.clone(),
+        ours: ours.clone(),
+        cancel_on_drop: modern,
+        answered: false,
+    };
+    let status_of = move |message: &Value| -> StatusCode {
+        let code = message.pointer("/error/code").and_then(Value::as_i64);
+        match code {
+            Some(jsonrpc::METHOD_NOT_FOUND) if modern => StatusCode::NOT_FOUND,
+            Some(era::UNSUPPORTED_PROTOCOL_VERSION) => StatusCode::BAD_REQUEST,
+            _ => StatusCode::OK,
+        }
+    };
+    if !session.incoming(Incoming::Request {
+        id: Value::String(ours.clone()),
+        method,
+        params,
+    }) {
+        return plain(StatusCode::NOT_FOUND, "the session ended");
+    }
+    let restore = move |mut message: Value| -> Value {
+        if message.get("method").is_none() {
+            message["id"] = id.clone();
+        } else if let (Some(slot), Some(token)) =
+            (message.pointer_mut("/params/progressToken"), token.as_ref())
+        {
+            *slot = token.clone();
+        }
+        message
+    };
+    if !sse {
+        let mut guard = guard;
+        loop {
+            let Some(message) = receiver.recv().await else {
+                return plain(StatusCode::SERVICE_UNAVAILABLE, "the session ended");
+            };
+            if message.get("method").is_none() {
+                guard.answered = true;
+                drop(guard);
+                drop(open);
+                let status = status_of(&message);
+                return json_response(status, &restore(message));
+            }
+        }
+    }
+    let events = futures::stream::unfold(
+        (receiver, guard, open, false),
+        move |(mut receiver, mut guard, open, done)| {
+            let restore = restore.clone();
+            async move {
+                if done {
+                    return None;
+                }
+                let message = receiver.recv().await?;
+                let last = message.get("method").is_none();
+                if last {
+                    guard.answered = true;
+                }
+                let event = format!("event: message\ndata: {}\n\n", restore(message));
+                Some((
+                    Ok::<_, Infallible>(Frame::data(Bytes::from(event))),
+                    (receiver, guard, open, last),
+                ))
+            }
+        },
+    );
+    let mut response = Response::new(StreamBody::new(events).boxed());
+    let headers = response.headers_mut();
+    headers.insert(
+        "content-type",
+        HeaderValue::from_static("text/event-stream"),
+    );
+    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
+    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
+    response
+}
+
+/// A request in flight: when its HTTP exchange goes before its answer, its waiter goes, and
+/// (2026-07-28, where closing the stream is the cancellation) the call is cancelled.
+struct InFlight {
+    session: Arc<HttpSession>,
+    ours: String,
+    cancel_on_drop: bool,
+    answered: bool,
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        lock(&self.session.inflight).remove(&self.ours);
+        if self.answered {
+            return;
+        }
+        lock(&self.session.router.waiters).remove(&self.ours);
+        if self.cancel_on_drop {
+            self.session.incoming(Incoming::Notification {
+                method: "notifications/cancelled".to_owned(),
+                params: Some(
+                    json!({ "requestId": self.ours, "reason": "the client closed the stream" }),
+                ),
+            });
+        }
+    }
+}
+
+/// Whether the message is a 2026-07-28 request (its `_meta` names a modern revision).
+fn is_modern(incoming: &Incoming) -> bool {
+    let Incoming::Request { params, .. } = incoming else {
+        return false;
+    };
+    params
+        .as_ref()
+        .and_then(|params| params.pointer("/_meta"))
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str)
+        .is_some_and(|version| MODERN_VERSIONS.contains(&version))
+}
+
+/// The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods
+/// that name something) `Mcp-Name` must be present and match the body.
+fn check_modern_headers(headers: &HeaderMap, incoming: &Incoming) -> Result<(), RpcError> {
+    let Incoming::Request { id, method, params } = incoming else {
+        return Ok(());
+    };
+    let mismatch = |message: String| RpcError::new(id.clone(), HEADER_MISMATCH, message);
+    let body_version = params
+        .as_ref()
+        .and_then(|params| params.pointer("/_meta"))
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    match header(headers, "mcp-protocol-version") {
+        None => return Err(mismatch("Header mismatch: MCP-Protocol-Version header is missing".to_owned())),
+        Some(version) if version != body_version => {
+            return Err(mismatch(format!(
+                "Header mismatch: MCP-Protocol-Version header value '{version}' does not match body value '{body_version}'"
+            )))
+        }
+        Some(_) => {}
+    }
+    match header(headers, "mcp-method") {
+        None => return Err(mismatch("Header mismatch: Mcp-Method header is missing".to_owned())),
+        Some(named) if named != method => {
+            return Err(mismatch(format!(
+                "Header mismatch: Mcp-Method header value '{named}' does not match body value '{method}'"
+            )))
+        }
+        Some(_) => {}
+    }
+    let source = match method.as_str() {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = source {
+        let body_name = params
+            .as_ref()
+            .and_then(|params| params.get(field))
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let named = match header(headers, "mcp-name") {
+            None => {
+                return Err(mismatch(
+                    "Header mismatch: Mcp-Name header is missing".to_owned(),
+                ))
+            }
+            Some(named) => decode_header_value(named).ok_or_else(|| {
+                mismatch("Header mismatch: Mcp-Name header is not valid Base64".to_owned())
+            })?,
+        };
+        if named != body_name {
+            return Err(mismatch(format!(
+                "Header mismatch: Mcp-Name header value '{named}' does not match body value '{body_name}'"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// A header value as sent, or decoded from the revision's `=?base64?…?=` form.
+fn decode_header_value(value: &str) -> Option<String> {
+    match value
+        .strip_prefix("=?base64?")
+        .and_then(|rest| rest.strip_suffix("?="))
+    {
+        None => Some(value.to_owned()),
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|bytes| String::from_utf8(bytes).ok()),
+    }
+}
+
+/// Whether an `Origin` may use the server: a loopback host (any port), or one of
+/// `--allowed-hosts` (a `host` entry allows any port; `host:port` that port only).
+pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
+    let Ok(origin) = origin.to_str() else {
+        return false;
+    };
+    let Some((_, authority)) = origin.split_once("://") else {
+        return false;
+    };
+    let authority = authority.trim_end_matches('/').to_ascii_lowercase();
+    if authority.contains(['/', '@', '?', '#']) {
+        return false;
+    }
+    let host = match authority.strip_prefix('[') {
+        Some(rest) => rest.split(']').next().map(|ip6| format!("[{ip6}]")),
+        None => authority.split(':').next().map(str::to_owned),
+    };
+    let Some(host) = host else {
+        return false;
+    };
+    if ["localhost", "127.0.0.1", "[::1]"].contains(&host.as_str()) {
+        return true;
+    }
+    allowed
+        .iter()
+        .any(|entry| *entry == host || *entry == authority)
+}
+
+/// `Authorization: Bearer <token>`, compared in constant time.
+fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
+    let Some(value) = header(headers, "authorization") else {
+        return false;
+    };
+    let Some((scheme, given)) = value.split_once(' ') else {
+        return false;
+    };
+    scheme.eq_ignore_ascii_case("bearer")
+        && constant_time_eq(given.trim().as_bytes(), token.as_bytes())
+}
+
+/// Equality whose time depends on the lengths only, never on where the bytes differ.
+pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
+    if a.len() != b.len() {
+        return false;
+    }
+    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+fn accepts_sse(headers: &HeaderMap) -> bool {
+    header(headers, "accept").is_some_and(|accept| accept.contains("text/event-stream"))
+}
+
+fn header<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers.get(name).and_then(|value| value.to_str().ok())
+}
+
+fn request_id(incoming: &Incoming) -> Value {
+    match incoming {
+        Incoming::Request { id, .. } => id.clone(),
+        _ => Value::Null,
+    }
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::from(body.to_string())).boxed());
+    *response.status_mut() = status;
+    response
+        .headers_mut()
+        .insert("content-type", HeaderValue::from_static("application/json"));
+    response
+}
+
+fn rpc_status(status: StatusCode, error: &RpcError) -> Response<HttpBody> {
+    json_response(status, &error.to_json())
+}
+
+fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::from_static(text.as_bytes())).boxed());
+    *response.status_mut() = status;
+    response.headers_mut().insert(
+        "content-type",
+        HeaderValue::from_static("text/plain; charset=utf-8"),
+    );
+    response
+}
+
+fn empty(status: StatusCode) -> Response<HttpBody> {
+    let mut response = Response::new(Full::new(Bytes::new()).boxed());
+    *response.status_mut() = status;
+    response
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match mutex.lock() {
+        Ok(guard) => guard,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,1110 @@
+//! End-to-end tests of `chromate mcp --http` (docs/mcp.md, "Streamable HTTP"): the real binary,
+//! real headless Chromium, a fixture origin on 127.0.0.1, and HTTP spoken by the small client
+//! below (one request per connection, `Connection: close`, the answer read to its end, chunked
+//! bodies decoded; SSE answers are parsed into their `data:` messages).
+//!
+//! Every read has a deadline; every browser is checked gone by PID (or by profile directory)
+//! when its server ends; contexts are checked through the browser's own
+//! `Target.getBrowserContexts`.
+
+// Test code: a failed unwrap is a failed test.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Stdio};
+use std::time::{Duration, Instant};
+
+use chromate_tests::mcp_client::scrubbed_command;
+use chromate_tests::procs::{chrome_processes_with_profile_under, is_alive};
+use chromate_tests::{ExternalChromium, FixtureServer, Response};
+use serde_json::{json, Value};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+const DEADLINE: Duration = Duration::from_secs(60);
+
+/// A running `chromate mcp --http`, ended (SIGTERM, then waited for) when dropped.
+struct HttpServer {
+    child: Child,
+    port: u16,
+    _tmp: tempfile::TempDir,
+    tmp_path: std::path::PathBuf,
+}
+
+impl HttpServer {
+    fn start(args: &[&str]) -> HttpServer {
+        let tmp = tempfile::tempdir().unwrap();
+        let tmp_path = tmp.path().to_owned();
+        let mut child = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"])
+            .arg("mcp")
+            .args(args)
+            .env("TMPDIR", tmp.path())
+            .env("CHROMATE_MCP_ARTIFACTS_DIR", tmp.path())
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let stderr = child.stderr.take().unwrap();
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stderr).lines() {
+                let Ok(line) = line else { break };
+                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
+                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
+                        let _ = tx.send(Ok(port));
+                    }
+                } else if let Some(rest) = line.split("http://0.0.0.0:").nth(1) {
+                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
+                        let _ = tx.send(Ok(port));
+                    }
+                } else {
+                    let _ = tx.send(Err(line));
+                }
+            }
+        });
+        let port = loop {
+            match rx.recv_timeout(Duration::from_secs(20)) {
+                Ok(Ok(port)) => break port,
+                Ok(Err(line)) => eprintln!("server: {line}"),
+                Err(err) => panic!("the server printed no address: {err}"),
+            }
+        };
+        HttpServer {
+            child,
+            port,
+            _tmp: tmp,
+            tmp_path,
+        }
+    }
+
+    /// SIGTERM, then the exit status; panics if it takes longer than 10 s.
+    fn stop(&mut self) -> std::process::ExitStatus {
+        #[allow(unsafe_code)]
+        // SAFETY: kill(2) on the PID of our own child, which has not been reaped yet.
+        unsafe {
+            libc::kill(self.child.id() as i32, libc::SIGTERM);
+        }
+        let deadline = Instant::now() + Duration::from_secs(10);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not exit within 10 s"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for HttpServer {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            let _ = self.child.kill();
+            let _ = self.child.wait();
+        }
+    }
+}
+
+/// One HTTP answer.
+#[derive(Debug)]
+struct Answer {
+    status: u16,
+    headers: HashMap<String, String>,
+    body: Vec<u8>,
+}
+
+impl Answer {
+    fn json(&self) -> Value {
+        let text = String::from_utf8_lossy(&self.body);
+        if self.headers.get("content-type").map(String::as_str) == Some("text/event-stream") {
+            // The last `data:` message is the response.
+            let last = text
+                .lines()
+                .filter_map(|line| line.strip_prefix("data: "))
+                .next_back()
+                .unwrap_or_else(|| panic!("no data in the stream: {text}"));
+            return serde_json::from_str(last).unwrap();
+        }
+        serde_json::from_str(&text).unwrap_or_else(|err| panic!("not JSON ({err}): {text}"))
+    }
+
+    fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).map(String::as_str)
+    }
+}
+
+/// Sends one request to 127.0.0.1:`port` and reads the whole answer.
+async fn http(port: u16, method: &str, headers: &[(&str, &str)], body: &str) -> Answer {
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let mut request = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\nContent-Length: {}\r\n",
+            body.len()
+        );
+        for (name, value) in headers {
+            request.push_str(&format!("{name}: {value}\r\n"));
+        }
+        request.push_str("\r\n");
+        request.push_str(body);
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        parse_answer(&raw)
+    };
+    tokio::time::timeout(DEADLINE, exchange)
+        .await
+        .expect("the HTTP exchange timed out")
+}
+
+fn parse_answer(raw: &[u8]) -> Answer {
+    let split = raw
+        .windows(4)
+        .position(|window| window == b"\r\n\r\n")
+        .expect("no end of headers");
+    let head = String::from_utf8_lossy(&raw[..split]).to_string();
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("no status");
+    let headers: HashMap<String, String> = lines
+        .filter_map(|line| line.split_once(':'))
+        .map(|(name, value)| (name.trim().to_ascii_lowercase(), value.trim().to_owned()))
+        .collect();
+    let mut body = raw[split + 4..].to_vec();
+    if headers.get("transfer-encoding").map(String::as_str) == Some("chunked") {
+        let mut decoded = Vec::new();
+        let mut rest = &body[..];
+        loop {
+            let line_end = rest.windows(2).position(|w| w == b"\r\n").unwrap();
+            let size = usize::from_str_radix(String::from_utf8_lossy(&rest[..line_end]).trim(), 16)
+                .unwrap();
+            rest = &rest[line_end + 2..];
+            if size == 0 {
+                break;
+            }
+            decoded.extend_from_slice(&rest[..size]);
+            rest = &rest[size + 2..];
+        }
+        body = decoded;
+    }
+    Answer {
+        status,
+        headers,
+        body,
+    }
+}
+
+const ACCEPT: (&str, &str) = ("Accept", "application/json, text/event-stream");
+const JSON: (&str, &str) = ("Content-Type", "application/json");
+
+/// A legacy-era (2025-11-25) client session.
+struct Client {
+    port: u16,
+    session: String,
+    next: u64,
+    extra: Vec<(String, String)>,
+}
+
+impl Client {
+    async fn connect(port: u16) -> Client {
+        Client::connect_with(port, &[]).await
+    }
+
+    async fn connect_with(port: u16, extra: &[(&str, &str)]) -> Client {
+        let extra: Vec<(String, String)> = extra
+            .iter()
+            .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+            .collect();
+        let mut headers: Vec<(&str, &str)> = vec![ACCEPT, JSON];
+        headers.extend(extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+            "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"http-test","version":"1"}}});
+        let answer = http(port, "POST", &headers, &init.to_string()).await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        assert_eq!(answer.json()["result"]["protocolVersion"], "2025-11-25");
+        let session = answer
+            .header("mcp-session-id")
+            .expect("initialize answered without MCP-Session-Id")
+            .to_owned();
+        let client = Client {
+            port,
+            session,
+            next: 1,
+            extra,
+        };
+        let notified = client
+            .post(&json!({"jsonrpc":"2.0","method":"notifications/initialized"}))
+            .await;
+        assert_eq!(notified.status, 202);
+        client
+    }
+
+    async fn post(&self, message: &Value) -> Answer {
+        let mut headers: Vec<(&str, &str)> = vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Session-Id", &self.session),
+            ("MCP-Protocol-Version", "2025-11-25"),
+        ];
+        headers.extend(self.extra.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+        http(self.port, "POST", &headers, &message.to_string()).await
+    }
+
+    /// A tool call's result (the JSON-RPC `result`).
+    async fn call(&mut self, tool: &str, arguments: Value) -> Value {
+        self.next += 1;
+        let message = json!({"jsonrpc":"2.0","id":self.next,"method":"tools/call",
+            "params":{"name":tool,"arguments":arguments}});
+        let answer = self.post(&message).await;
+        assert_eq!(answer.status, 200, "{answer:?}");
+        let response = answer.json();
+        assert_eq!(response["id"], json!(self.next), "{response}");
+        response["result"].clone()
+    }
+
+    /// The text blocks of a successful call, joined.
+    async fn call_text(&mut self, tool: &str, arguments: Value) -> String {
+        let result = self.call(tool, arguments).await;
+        assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+        result["content"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(|block| block["text"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    async fn delete(&self) -> Answer {
+        http(
+            self.port,
+            "DELETE",
+            &[("MCP-Session-Id", &self.session)],
+            "",
+        )
+        .await
+    }
+}
+
+/// The fixture origin's login and who-am-I pages: `/login?user=N` sets the cookie `user=N`;
+/// `/whoami` shows the cookies it was sent.
+fn cookie_fixture() -> FixtureServer {
+    let fixture = FixtureServer::start_detached().unwrap();
+    fixture.route("/login", |request| {
+        let user = request.query_param("user").unwrap_or_default();
+        Response::html(format!("<h1>logged in as {user}</h1>"))
+            .header("Set-Cookie", format!("user={user}; Path=/"))
+    });
+    fixture.route("/whoami", |request| {
+        let cookie = request.header("cookie").unwrap_or("none").to_owned();
+        Response::html(format!("<h1>cookie [{cookie}]</h1>"))
+    });
+    fixture
+}
+
+/// Chromium processes whose profile is under the server's temp directory.
+fn browsers_of(server: &HttpServer) -> Vec<u32> {
+    chrome_processes_with_profile_under(&server.tmp_path)
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn twenty_sessions_each_see_only_their_own_cookie() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let mut tasks = Vec::new();
+    for user in 0..20 {
+        let login = fixture.url(&format!("/login?user=u{user}"));
+        let whoami = fixture.url("/whoami");
+        tasks.push(tokio::spawn(async move {
+            let mut client = Client::connect(port).await;
+            let text = client
+                .call_text("browser_navigate", json!({ "url": login }))
+                .await;
+            assert!(text.contains(&format!("logged in as u{user}")), "{text}");
+            let text = client
+                .call_text("browser_navigate", json!({ "url": whoami }))
+                .await;
+            (user, text, client)
+        }));
+    }
+    let mut clients = Vec::new();
+    for task in tasks {
+        let (user, text, client) = task.await.unwrap();
+        // Exactly its own cookie: no other session's `user=` reached this context.
+        assert!(
+            text.contains(&format!("cookie [user=u{user}]")),
+            "session {user}: {text}"
+        );
+        clients.push(client);
+    }
+    // One shared browser for all twenty.
+    let browsers = browsers_of(&server);
+    assert!(
+        !browsers.is_empty(),
+        "no browser under the server's profile directory"
+    );
+    // DELETE ends one session: its id is then unknown (404).
+    let first = clients.remove(0);
+    assert_eq!(first.delete().await.status, 204);
+    let after = first
+        .post(&json!({"jsonrpc":"2.0","id":99,"method":"tools/list"}))
+        .await;
+    assert_eq!(after.status, 404, "{after:?}");
+    // The others go on.
+    let text = clients[0]
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=u1]"), "{text}");
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while browsers.iter().any(|&pid| is_alive(pid)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let alive: Vec<u32> = browsers.into_iter().filter(|&pid| is_alive(pid)).collect();
+    assert!(
+        alive.is_empty(),
+        "browser processes left after shutdown: {alive:?}"
+    );
+    assert!(browsers_of(&server).is_empty());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn origins_tokens_and_the_non_loopback_bind() {
+    // A non-loopback address without a token is refused before anything listens.
+    let refused = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["mcp", "--http", "0.0.0.0:0"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(refused.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&refused.stderr);
+    assert!(stderr.contains("without --auth-token"), "{stderr}");
+
+    let server = HttpServer::start(&[
+        "--http",
+        "0.0.0.0:0",
+        "--auth-token",
+        "s3cret-token",
+        "--allowed-hosts",
+        "app.example",
+    ]);
+    let port = server.port;
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let bearer = ("Authorization", "Bearer s3cret-token");
+    // No token, a wrong one, the wrong scheme: 401, and no session is made.
+    for headers in [
+        vec![ACCEPT, JSON],
+        vec![ACCEPT, JSON, ("Authorization", "Bearer s3cret-tokem")],
+        vec![ACCEPT, JSON, ("Authorization", "Bearer s3cret")],
+        vec![ACCEPT, JSON, ("Authorization", "Basic s3cret-token")],
+    ] {
+        let answer = http(port, "POST", &headers, &init).await;
+        assert_eq!(answer.status, 401, "{headers:?}: {answer:?}");
+        assert_eq!(answer.header("www-authenticate"), Some("Bearer"));
+        assert!(answer.header("mcp-session-id").is_none());
+    }
+    // A foreign Origin: 403 even with the token; an allowed host and loopback pass.
+    let foreign = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, bearer, ("Origin", "https://evil.example")],
+        &init,
+    )
+    .await;
+    assert_eq!(foreign.status, 403, "{foreign:?}");
+    assert_eq!(foreign.json()["error"]["code"], json!(-32600));
+    for origin in ["https://app.example", "http://localhost:5173"] {
+        let answer = http(
+            port,
+            "POST",
+            &[ACCEPT, JSON, bearer, ("Origin", origin)],
+            &init,
+        )
+        .await;
+        assert_eq!(answer.status, 200, "{origin}: {answer:?}");
+    }
+    // With the token: a session, whose requests need their id.
+    let mut client = Client::connect_with(port, &[bearer]).await;
+    let tools = client
+        .post(&json!({"jsonrpc":"2.0","id":5,"method":"tools/list"}))
+        .await;
+    assert_eq!(tools.status, 200);
+    assert!(tools.json()["result"]["tools"].as_array().unwrap().len() >= 20);
+    let text = client.call_text("browser_status", json!({})).await;
+    assert!(text.contains("\"ready\""), "{text}");
+    let missing = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, bearer],
+        &json!({"jsonrpc":"2.0","id":6,"method":"tools/list"}).to_string(),
+    )
+    .await;
+    assert_eq!(missing.status, 400, "{missing:?}");
+    // GET (no standalone stream) and an unknown path.
+    assert_eq!(http(port, "GET", &[bearer], "").await.status, 405);
+    // A body over the frame limit: 413.
+    let big = format!(
+        "{{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\",\"params\":{{\"x\":\"{}\"}}}}",
+        "a".repeat(1_100_000)
+    );
+    let too_large = http(port, "POST", &[ACCEPT, JSON, bearer], &big).await;
+    assert_eq!(too_large.status, 413);
+    drop(client);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_stateless_revision_checks_its_headers() {
+    let server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+    });
+    let list =
+        json!({"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":meta}}).to_string();
+    let good = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/list"),
+        ],
+        &list,
+    )
+    .await;
+    assert_eq!(good.status, 200, "{good:?}");
+    assert_eq!(good.json()["result"]["resultType"], "complete");
+    assert!(
+        good.header("mcp-session-id").is_none(),
+        "a stateless answer minted a session"
+    );
+    for (headers, why) in [
+        (
+            vec![ACCEPT, JSON, ("Mcp-Method", "tools/list")],
+            "missing version",
+        ),
+        (
+            vec![ACCEPT, JSON, ("MCP-Protocol-Version", "2026-07-28")],
+            "missing method",
+        ),
+        (
+            vec![
+                ACCEPT,
+                JSON,
+                ("MCP-Protocol-Version", "2026-07-28"),
+                ("Mcp-Method", "tools/call"),
+            ],
+            "method mismatch",
+        ),
+    ] {
+        let answer = http(port, "POST", &headers, &list).await;
+        assert_eq!(answer.status, 400, "{why}: {answer:?}");
+        assert_eq!(answer.json()["error"]["code"], json!(-32020), "{why}");
+    }
+    // tools/call needs Mcp-Name, Base64 sentinel accepted.
+    let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
+        "name":"browser_status","arguments":{},"_meta":meta}})
+    .to_string();
+    let headers = |name: &'static str| {
+        vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", name),
+        ]
+    };
+    let wrong = http(port, "POST", &headers("browser_click"), &call).await;
+    assert_eq!(wrong.status, 400);
+    assert_eq!(wrong.json()["error"]["code"], json!(-32020));
+    let encoded = http(
+        port,
+        "POST",
+        &headers("=?base64?YnJvd3Nlcl9zdGF0dXM=?="),
+        &call,
+    )
+    .await;
+    assert_eq!(encoded.status, 200, "{encoded:?}");
+    let response = encoded.json();
+    assert_eq!(response["id"], json!(2));
+    assert_eq!(response["result"]["resultType"], "complete");
+    // A method the revision does not have: 404 with -32601.
+    let ping = json!({"jsonrpc":"2.0","id":3,"method":"ping","params":{"_meta":meta}}).to_string();
+    let answer = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "ping"),
+        ],
+        &ping,
+    )
+    .await;
+    assert_eq!(answer.status, 404, "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], json!(-32601));
+}
+
+/// The contexts the browser itself knows of.
+async fn browser_contexts(browser: &chromate::Browser) -> Vec<String> {
+    let answer = browser
+        .session()
+        .send_raw("Target.getBrowserContexts", json!({}))
+        .await
+        .unwrap();
+    answer["browserContextIds"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .map(str::to_owned)
+        .collect()
+}
+
+/// The page targets of the browser: `(targetId, browserContextId, url)`.
+async fn page_targets(browser: &chromate::Browser) -> Vec<(String, String, String)> {
+    let answer = browser
+        .session()
+        .send_raw("Target.getTargets", json!({}))
+        .await
+        .unwrap();
+    answer["targetInfos"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|info| info["type"] == "page")
+        .map(|info| {
+            (
+                info["targetId"].as_str().unwrap_or_default().to_owned(),
+                info["browserContextId"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_owned(),
+                info["url"].as_str().unwrap_or_default().to_owned(),
+            )
+        })
+        .collect()
+}
+
+async fn poll_until<F, Fut>(what: &str, mut check: F)
+where
+    F: FnMut() -> Fut,
+    Fut: std::future::Future<Output = bool>,
+{
+    let deadline = Instant::now() + Duration::from_secs(20);
+    while !check().await {
+        assert!(Instant::now() < deadline, "timed out waiting until {what}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_pool_browser_sessions_crash_apart_and_expire() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", external.port());
+    // The test's own view of the browser, to ask it which contexts and pages exist.
+    let observer = chromate::Browser::connect(&endpoint).await.unwrap();
+    let before = page_targets(&observer).await;
+    assert!(
+        !before.is_empty(),
+        "the external browser has no tab of its own"
+    );
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--cdp-endpoint",
+        &endpoint,
+        "--session-idle-timeout",
+        "6",
+    ]);
+    let port = server.port;
+    let mut alice = Client::connect(port).await;
+    let mut bob = Client::connect(port).await;
+    alice
+        .call_text(
+            "browser_navigate",
+            json!({ "url": fixture.url("/login?user=alice") }),
+        )
+        .await;
+    bob.call_text(
+        "browser_navigate",
+        json!({ "url": fixture.url("/login?user=bob") }),
+    )
+    .await;
+    let contexts = browser_contexts(&observer).await;
+    assert_eq!(contexts.len(), 2, "one context per session: {contexts:?}");
+
+    // Crash alice's renderer from outside.
+    let targets = page_targets(&observer).await;
+    let (alice_target, alice_context, _) = targets
+        .iter()
+        .find(|(_, _, url)| url.contains("user=alice"))
+        .cloned()
+        .expect("alice's page");
+    let alice_page = observer
+        .pages()
+        .into_iter()
+        .find(|page| page.target_id() == alice_target);
+    let alice_page = match alice_page {
+        Some(page) => page,
+        None => observer
+            .wait_for_page(&alice_target, Duration::from_secs(10))
+            .await
+            .unwrap(),
+    };
+    // A crashed renderer never answers Page.crash; its crash is what the test wants.
+    let crash = alice_page.session().send_raw("Page.crash", json!({}));
+    let _ = tokio::time::timeout(Duration::from_secs(1), crash).await;
+    // Bob is untouched: his page still answers, with his own cookie.
+    let text = bob
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=bob]"), "{text}");
+    // Alice gets an answer (a tool error or a recovered tab), not a hang, and her session and
+    // context are still hers.
+    let answer = alice
+        .call("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(answer["content"].is_array(), "{answer}");
+    assert!(browser_contexts(&observer).await.contains(&alice_context));
+
+    // Idle for the timeout: both sessions end and their contexts go, in the browser itself.
+    poll_until("the expired sessions' contexts are disposed of", || async {
+        browser_contexts(&observer).await.is_empty()
+    })
+    .await;
+    let gone = alice
+        .post(&json!({"jsonrpc":"2.0","id":50,"method":"tools/list"}))
+        .await;
+    assert_eq!(gone.status, 404, "{gone:?}");
+
+    // A new session after expiry works, and shutdown disposes of its context; the pool's own
+    // tab (chromate did not open it) stays.
+    let mut carol = Client::connect(port).await;
+    carol
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert_eq!(browser_contexts(&observer).await.len(), 1);
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    assert!(browser_contexts(&observer).await.is_empty());
+    let after = page_targets(&observer).await;
+    for (target, _, _) in &before {
+        assert!(
+            after.iter().any(|(id, _, _)| id == target),
+            "chromate closed a tab it did not open: {target}"
+        );
+    }
+    assert!(
+        external.is_alive(),
+        "the pool browser must outlive chromate"
+    );
+    assert!(Path::new(&server.tmp_path).exists());
+}
+
+/// The observation and result text of a stdio tools/call response.
+fn stdio_text(response: &Value) -> String {
+    assert_ne!(response["result"]["isError"], json!(true), "{response}");
+    response["result"]["content"]
+        .as_array()
+        .unwrap_or_else(|| panic!("no content: {response}"))
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn isolated_stdio_servers_share_a_browser_but_not_cookies() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let endpoint = format!("http://127.0.0.1:{}", external.port());
+    let observer = chromate::Browser::connect(&endpoint).await.unwrap();
+    let pool = endpoint.clone();
+    let start = move |label: &str| {
+        chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+            .label(label)
+            .args(&["--isolated", "--cdp-endpoint", &pool])
+            .deadline(DEADLINE)
+            .spawn()
+    };
+    let (login_a, login_b, whoami) = (
+        fixture.url("/login?user=ann"),
+        fixture.url("/login?user=ben"),
+        fixture.url("/whoami"),
+    );
+    let work = tokio::task::spawn_blocking(move || {
+        let mut ann = start("isolated-ann");
+        let mut ben = start("isolated-ben");
+        for server in [&mut ann, &mut ben] {
+            server.request(
+                "initialize",
+                json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+            );
+        }
+        stdio_text(&ann.call("browser_navigate", json!({ "url": login_a })));
+        stdio_text(&ben.call("browser_navigate", json!({ "url": login_b })));
+        let ann_sees = stdio_text(&ann.call("browser_navigate", json!({ "url": whoami })));
+        let ben_sees = stdio_text(&ben.call("browser_navigate", json!({ "url": whoami })));
+        (ann, ben, ann_sees, ben_sees)
+    });
+    let (mut ann, mut ben, ann_sees, ben_sees) = work.await.unwrap();
+    assert!(ann_sees.contains("cookie [user=ann]"), "{ann_sees}");
+    assert!(ben_sees.contains("cookie [user=ben]"), "{ben_sees}");
+    assert_eq!(browser_contexts(&observer).await.len(), 2);
+    let ended = tokio::task::spawn_blocking(move || {
+        ann.close_stdin();
+        ben.close_stdin();
+        (
+            ann.wait_exit(Duration::from_secs(10)),
+            ben.wait_exit(Duration::from_secs(10)),
+        )
+    });
+    let (a, b) = ended.await.unwrap();
+    assert!(a.success() && b.success(), "{a:?} {b:?}");
+    assert!(browser_contexts(&observer).await.is_empty());
+    assert!(external.is_alive());
+}
+
+/// Without the `tls` feature a `wss://` endpoint is refused clearly, before any handshake.
+#[cfg(not(feature = "tls"))]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn wss_without_the_tls_feature_says_so() {
+    let trusted = test_ca("trusted");
+    let proxy = tls_proxy(&trusted, 9).await;
+    let endpoint = format!(
+        "wss://127.0.0.1:{}/devtools/browser/x?token=pool-token",
+        proxy.port
+    );
+    let response = tokio::task::spawn_blocking(move || {
+        let mut server = chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+            .label("no-tls")
+            .args(&["--cdp-endpoint", &endpoint])
+            .deadline(DEADLINE)
+            .spawn();
+        server.request(
+            "initialize",
+            json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+        );
+        server.call("browser_navigate", json!({ "url": "about:blank" }))
+    })
+    .await
+    .unwrap();
+    let error = &response["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{response}");
+    assert!(error.to_string().contains("no TLS"), "{response}");
+    assert!(!error.to_string().contains("pool-token"), "{response}");
+}
+
+/// A certificate authority made for one test, and a leaf certificate for 127.0.0.1 it signed.
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
+struct TestCa {
+    ca_pem: String,
+    leaf_der: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
+    leaf_key: Vec<u8>,
+}
+
+fn test_ca(name: &str) -> TestCa {
+    use rcgen::{
+        BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose,
+    };
+    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    ca_params
+        .distinguished_name
+        .push(DnType::CommonName, format!("chromate test CA {name}"));
+    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    let ca_key = KeyPair::generate().unwrap();
+    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
+    let issuer = Issuer::new(ca_params, ca_key);
+    let leaf_params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
+    let leaf_key = KeyPair::generate().unwrap();
+    let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
+    TestCa {
+        ca_pem: ca_cert.pem(),
+        leaf_der: leaf.der().clone(),
+        leaf_key: leaf_key.serialize_der(),
+    }
+}
+
+/// A TLS front of a real Chromium's debugging port, as a browser pool has: on 127.0.0.1, with
+/// `ca`'s certificate; it lets a websocket through only with `?token=pool-token` in its URL and
+/// `Authorization: Bearer pool-secret`, and forwards it without the query.
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
+struct TlsProxy {
+    port: u16,
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Drop for TlsProxy {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+async fn tls_proxy(ca: &TestCa, upstream: u16) -> TlsProxy {
+    use std::sync::Arc;
+    use tokio_rustls::rustls;
+    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(ca.leaf_key.clone().into());
+    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
+        rustls::crypto::ring::default_provider(),
+    ))
+    .with_safe_default_protocol_versions()
+    .unwrap()
+    .with_no_client_auth()
+    .with_single_cert(vec![ca.leaf_der.clone()], key)
+    .unwrap();
+    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let log = seen.clone();
+    let task = tokio::spawn(async move {
+        loop {
+            let Ok((tcp, _)) = listener.accept().await else {
+                return;
+            };
+            let acceptor = acceptor.clone();
+            let log = log.clone();
+            tokio::spawn(async move {
+                let Ok(mut tls) = acceptor.accept(tcp).await else {
+                    log.lock().unwrap().push("handshake failed".to_owned());
+                    return;
+                };
+                let mut head = Vec::new();
+                let mut byte = [0u8; 1];
+                while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
+                    if tls.read_exact(&mut byte).await.is_err() {
+                        return;
+                    }
+                    head.push(byte[0]);
+                }
+                let text = String::from_utf8_lossy(&head).to_string();
+                let request_line = text.lines().next().unwrap_or_default().to_owned();
+                let authorized = text
+                    .lines()
+                    .any(|line| line.eq_ignore_ascii_case("authorization: bearer pool-secret"));
+                log.lock().unwrap().push(request_line.clone());
+                if !request_line.contains("?token=pool-token") || !authorized {
+                    let _ = tls
+                        .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                        .await;
+                    return;
+                }
+                let without_query = {
+                    let mut parts = request_line.split(' ');
+                    let method = parts.next().unwrap_or_default();
+                    let target = parts.next().unwrap_or_default();
+                    let version = parts.next().unwrap_or_default();
+                    format!(
+                        "{method} {} {version}",
+                        target.split('?').next().unwrap_or_default()
+                    )
+                };
+                let forwarded = text.replacen(&request_line, &without_query, 1);
+                let Ok(mut upstream) =
+                    tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+                else {
+                    return;
+                };
+                if upstream.write_all(forwarded.as_bytes()).await.is_err() {
+                    return;
+                }
+                let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
+            });
+        }
+    });
+    TlsProxy { port, seen, task }
+}
+
+/// The browser's websocket path (`/devtools/browser/<id>`).
+// Read by the wss test, which needs the `tls` feature.
+#[cfg_attr(not(feature = "tls"), allow(dead_code))]
+fn browser_ws_path(external: &ExternalChromium) -> String {
+    let version = external.get("/json/version").unwrap();
+    let body = version.split("\r\n\r\n").last().unwrap_or(&version);
+    let value: Value = serde_json::from_str(body.trim()).unwrap();
+    let url = value["webSocketDebuggerUrl"].as_str().unwrap().to_owned();
+    let path = url.splitn(4, '/').nth(3).unwrap().to_owned();
+    format!("/{path}")
+}
+
+#[cfg(feature = "tls")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn wss_through_a_tls_pool_front_with_a_private_ca() {
+    let fixture = cookie_fixture();
+    let external = ExternalChromium::start().unwrap();
+    let trusted = test_ca("trusted");
+    let untrusted = test_ca("untrusted");
+    let proxy = tls_proxy(&trusted, external.port()).await;
+    let rogue = tls_proxy(&untrusted, external.port()).await;
+    let dir = tempfile::tempdir().unwrap();
+    let ca_file = dir.path().join("ca.pem");
+    std::fs::write(&ca_file, &trusted.ca_pem).unwrap();
+    let ca = ca_file.to_string_lossy().to_string();
+    let path = browser_ws_path(&external);
+    let url = fixture.url("/whoami");
+    let good = format!("wss://127.0.0.1:{}{path}?token=pool-token", proxy.port);
+    let wrong_token = format!("wss://127.0.0.1:{}{path}?token=guess", proxy.port);
+    let bad_cert = format!("wss://127.0.0.1:{}{path}?token=pool-token", rogue.port);
+    // The test's own view of the pool browser, kept for the whole test: a client that goes
+    // while auto-attached would leave new tabs waiting for it.
+    let observer = chromate::Browser::connect(&format!("http://127.0.0.1:{}", external.port()))
+        .await
+        .unwrap();
+    let before = page_targets(&observer).await;
+    let run = move |endpoint: String, extra: Vec<&'static str>| {
+        let ca = ca.clone();
+        let url = url.clone();
+        move || {
+            let mut args = vec!["--cdp-endpoint", endpoint.as_str(), "--cdp-ca", ca.as_str()];
+            args.extend(extra);
+            let mut server = chromate_tests::McpCommand::new(env!("CARGO_BIN_EXE_chromate"))
+                .label("wss")
+                .args(&args)
+                .deadline(DEADLINE)
+                .spawn();
+            server.request(
+                "initialize",
+                json!({"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}),
+            );
+            let response = server.call("browser_navigate", json!({ "url": url }));
+            server.close_stdin();
+            let status = server.wait_exit(Duration::from_secs(10));
+            assert!(status.success(), "{status:?}");
+            response
+        }
+    };
+    let bearer = vec!["--cdp-authorization", "Bearer pool-secret"];
+    // Trusted CA, the query's token and the header: the page loads through the TLS front.
+    let ok = tokio::task::spawn_blocking(run(good.clone(), bearer.clone()))
+        .await
+        .unwrap();
+    let text = stdio_text(&ok);
+    assert!(text.contains("cookie [none]"), "{text}");
+    assert!(
+        proxy
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|line| line.contains("?token=pool-token")),
+        "the query did not reach the pool: {:?}",
+        proxy.seen.lock().unwrap()
+    );
+    // A certificate from a CA nobody trusts: BROWSER_UNAVAILABLE naming the certificate.
+    let failed = tokio::task::spawn_blocking(run(bad_cert, bearer.clone()))
+        .await
+        .unwrap();
+    let error = &failed["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{failed}");
+    let message = error.to_string();
+    assert!(message.contains("TLS handshake failed"), "{message}");
+    assert!(message.to_lowercase().contains("certificate"), "{message}");
+    assert!(
+        !message.contains("pool-token"),
+        "the token leaked into the error: {message}"
+    );
+    // The pool refuses a wrong token, and a missing header: BROWSER_UNAVAILABLE with the 401.
+    for (endpoint, extra) in [(wrong_token, bearer.clone()), (good, vec![])] {
+        let refused = tokio::task::spawn_blocking(run(endpoint, extra))
+            .await
+            .unwrap();
+        let error = &refused["result"]["structuredContent"]["error"];
+        assert_eq!(error["code"], "BROWSER_UNAVAILABLE", "{refused}");
+        assert!(error.to_string().contains("401"), "{refused}");
+    }
+    // chromate closed only the tab it opened: the pool browser's own tabs are all there.
+    let after = page_targets(&observer).await;
+    for (target, _, _) in &before {
+        assert!(
+            after.iter().any(|(id, _, _)| id == target),
+            "closed a tab it did not open"
+        );
+    }
+    assert_eq!(
+        after.len(),
+        before.len(),
+        "chromate left its own tab open: {after:?}"
+    );
+}
+
+/// The shared browser's main process: the Chromium whose parent is the server.
+fn main_browser_of(server: &HttpServer) -> Option<u32> {
+    let server_pid = server.child.id();
+    browsers_of(server).into_iter().find(|&pid| {
+        chromate_tests::procs::ProcessInfo::read(pid).is_some_and(|info| info.ppid == server_pid)
+    })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches() {
+    let fixture = cookie_fixture();
+    fixture.route("/slow", |_| {
+        Response::html("<h1>slow</h1>").body_after(Duration::from_secs(25))
+    });
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let mut clients = Vec::new();
+    for _ in 0..3 {
+        let mut client = Client::connect(port).await;
+        client
+            .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+            .await;
+        clients.push(client);
+    }
+    let first = main_browser_of(&server).expect("the shared browser");
+    // A call in flight when the browser dies.
+    let mut waiting = clients.remove(0);
+    let slow = fixture.url("/slow");
+    let pending = tokio::spawn(async move {
+        let result = waiting
+            .call("browser_navigate", json!({ "url": slow }))
+            .await;
+        (result, waiting)
+    });
+    poll_until("the slow page is requested", || {
+        let count = fixture.request_count("/slow");
+        async move { count > 0 }
+    })
+    .await;
+    chromate_tests::procs::kill(first);
+    let (result, waiting) = pending.await.unwrap();
+    assert_eq!(result["isError"], json!(true), "{result}");
+    clients.insert(0, waiting);
+    // Every session's next call works, on a new browser.
+    for client in &mut clients {
+        let text = client
+            .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+            .await;
+        assert!(text.contains("cookie [none]"), "{text}");
+    }
+    let second = main_browser_of(&server).expect("a relaunched browser");
+    assert_ne!(first, second);
+    assert!(!is_alive(first));
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    poll_until("the relaunched browser is gone", || async move {
+        !is_alive(second)
+    })
+    .await;
+}
