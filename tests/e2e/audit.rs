@@ -972,7 +972,7 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
     assert_eq!(&all[28..], ["qa_audit_url", "qa_get_runtime_errors"]);
     let call = mcp.call(
         "qa_audit_url",
-        json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": "800x600" }),
+        json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": { "width": 800, "height": 600 } }),
     );
     let result = &call["result"];
     assert_ne!(result["isError"], json!(true), "{call}");
@@ -990,6 +990,20 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
         2,
         "the screenshots are resource links, never inline: {result}"
     );
+    // The viewport object took: the viewport screenshot is 800 CSS px wide.
+    let viewport_shot = links
+        .iter()
+        .find_map(|link| {
+            let uri = link["uri"].as_str()?;
+            uri.contains("viewport")
+                .then(|| uri.trim_start_matches("file://").to_owned())
+        })
+        .unwrap_or_else(|| panic!("a viewport screenshot among {links:?}"));
+    let png = std::fs::read(&viewport_shot).expect("the viewport screenshot");
+    let header = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("a PNG");
+    assert_eq!(header.info().width, 800, "{viewport_shot}");
     let browser = mcp.call("browser_status", json!({}));
     let status: Value = serde_json::from_str(
         browser["result"]["content"][0]["text"]
