@@ -1091,3 +1091,114 @@ fn progress_shows_on_a_terminals_stderr_unless_quiet() {
     // Without a terminal (every other test) nothing but the report is printed.
     cli.finish();
 }
+
+/// A `chromium` for `CHROMATE_BROWSER` that trusts the TLS fixture's leaf: a script in the
+/// test's directory that execs the real browser with the leaf's SPKI pin first (same pid, so
+/// the leak checks still see the browser chromate started).
+fn pinned_browser(cli: &Cli, cert: &chromate_tests::tls::TlsCert) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let real = chromate::find_browser(None).expect("a Chromium to wrap");
+    let script = cli.path("chromium-pinned");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+            real.display(),
+            cert.chromium_arg()
+        ),
+    )
+    .expect("write the wrapper");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script.display().to_string()
+}
+
+/// Mixed content end to end over the TLS fixture (`tests/support/tls.rs`): an https page
+/// whose image and script come over plain http is one high `network.mixed-content` finding
+/// per resource, with the element's durable selector; the same page with https resources has
+/// none.
+#[test]
+fn an_https_page_loading_http_resources_is_mixed_content() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let plain = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("http server");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::audit_site_dir(), &cert)
+            .expect("https server");
+    plain.route("/plain.js", |_| {
+        Response::new(200)
+            .header("Content-Type", "text/javascript")
+            .body("window.plainLoaded = true;")
+    });
+    secure.route("/plain.js", |_| {
+        Response::new(200)
+            .header("Content-Type", "text/javascript")
+            .body("window.plainLoaded = true;")
+    });
+    let page = |origin: String| {
+        format!(
+            "<!doctype html><html lang=\"en\"><head><title>Resources</title>\
+             <script src=\"{origin}/plain.js\"></script></head><body><main><h1>Resources</h1>\
+             <img id=\"logo\" src=\"{origin}/pixel.png\" alt=\"Logo\" width=\"1\" height=\"1\">\
+             </main></body></html>"
+        )
+    };
+    let mixed = page(plain.origin());
+    let secure_only = page(secure.origin());
+    secure.route("/mixed.html", move |_| Response::html(mixed.clone()));
+    secure.route("/secure.html", move |_| Response::html(secure_only.clone()));
+
+    let cli = Cli::new();
+    let browser = pinned_browser(&cli, &cert);
+    let env = [("CHROMATE_BROWSER", browser.as_str())];
+    let url = secure.url("mixed.html");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let args = ["audit", url.as_str(), "--format", "json"];
+    let out = cli.run_env(&args, &env);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(result["status"], json!("completed"), "{result:#}");
+    assert_eq!(result["metrics"]["pages_audited"], json!(1), "{result:#}");
+    let mixed: Vec<Value> = on_page(&result, "mixed.html")
+        .into_iter()
+        .filter(|f| f["rule"] == json!("network.mixed-content"))
+        .collect();
+    assert_eq!(mixed.len(), 2, "the image and the script: {result:#}");
+    for finding in &mixed {
+        assert_eq!(finding["severity"], json!("high"), "{finding:#}");
+        assert_eq!(finding["category"], json!("network"), "{finding:#}");
+        let resource = finding["evidence"]["url"].as_str().unwrap_or_default();
+        assert!(
+            resource.starts_with(&plain.origin()),
+            "the http resource: {finding:#}"
+        );
+    }
+    let image = mixed
+        .iter()
+        .find(|f| {
+            f["evidence"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/pixel.png"))
+        })
+        .unwrap_or_else(|| panic!("the image's finding: {mixed:#?}"));
+    assert_eq!(
+        image["selector_hint"],
+        json!("role=img[name=\"Logo\"]"),
+        "{image:#}"
+    );
+    assert!(
+        secure.request_count("/mixed.html") >= 1,
+        "the page came over https"
+    );
+
+    let url = secure.url("secure.html");
+    let args = ["audit", url.as_str(), "--format", "json"];
+    let out = cli.run_env(&args, &env);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(
+        rules_on(&result, "secure.html"),
+        Vec::<String>::new(),
+        "https resources are not mixed: {result:#}"
+    );
+    cli.finish();
+}
