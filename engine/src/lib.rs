@@ -62,8 +62,8 @@ pub use launch::{find_browser, LaunchOptions};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use pdf::PdfOptions;
 pub use probe::{
-    ControlIssue, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, ProbeRect,
-    ResourceElement, ResourceSize, Vitals,
+    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
+    ProbeRect, ResourceElement, ResourceSize, Vitals,
 };
 pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};

@@ -1202,3 +1202,126 @@ fn an_https_page_loading_http_resources_is_mixed_content() {
     );
     cli.finish();
 }
+
+/// Off-origin links over MCP with an origin policy: a second loopback origin (another port)
+/// that `--allowed-origins` names is checked like a same-origin one (HEAD, then GET when HEAD
+/// is refused; a 404 is a broken link), and a third that the policy does not name is listed,
+/// unchecked, and never sent a single request.
+#[test]
+fn off_origin_links_are_checked_only_when_the_origin_policy_allows_them() {
+    let (site, _) = site();
+    let allowed = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("the allowed origin");
+    let unlisted = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("the origin the policy does not name");
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&methods);
+    allowed.route("/get-only", move |request| {
+        seen.lock().expect("methods").push(request.method.clone());
+        if request.method == "HEAD" {
+            Response::new(405).header("Allow", "GET")
+        } else {
+            Response::html("<!doctype html><title>GET only</title>")
+        }
+    });
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><title>Out</title></head><body><main>\
+         <h1>Out</h1><ul>\
+         <li><a href=\"{}\">Fine elsewhere</a></li>\
+         <li><a href=\"{}\">Gone elsewhere</a></li>\
+         <li><a href=\"{}\">GET only elsewhere</a></li>\
+         <li><a href=\"{}\">Not ours to check</a></li>\
+         </ul></main></body></html>",
+        allowed.url("clean-a.html"),
+        allowed.url("gone.html"),
+        allowed.url("get-only"),
+        unlisted.url("clean-b.html"),
+    );
+    site.route("/out.html", move |_| Response::html(page.clone()));
+
+    let origins = format!("{},{}", site.origin(), allowed.origin());
+    let mut mcp = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .args(&[
+            "--caps",
+            "audit",
+            "--allowed-origins",
+            &origins,
+            "--structured-content",
+        ])
+        .keep_env("CHROMATE_BROWSER")
+        .spawn();
+    let call = mcp.call("qa_audit_url", json!({ "url": site.url("out.html") }));
+    assert_ne!(call["result"]["isError"], json!(true), "{call}");
+    let result = call["result"]["structuredContent"]["result"].clone();
+    assert_eq!(result["status"], json!("completed"), "{call}");
+    let external = result["external_links"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let listed = |url: &str| {
+        external
+            .iter()
+            .find(|link| link["url"] == json!(url))
+            .unwrap_or_else(|| panic!("{url} listed in {external:#?}"))
+            .clone()
+    };
+    for url in [
+        allowed.url("clean-a.html"),
+        allowed.url("gone.html"),
+        allowed.url("get-only"),
+    ] {
+        assert_eq!(listed(&url)["checked"], json!(true), "{url}: {result:#}");
+    }
+    assert_eq!(
+        listed(&unlisted.url("clean-b.html"))["checked"],
+        json!(false)
+    );
+
+    let broken: Vec<Value> = findings(&result)
+        .into_iter()
+        .filter(|f| f["rule"] == json!("links.broken"))
+        .collect();
+    assert_eq!(
+        broken.len(),
+        1,
+        "only the 404 elsewhere is broken: {broken:#?}"
+    );
+    assert_eq!(
+        broken[0]["evidence"]["url"],
+        json!(allowed.url("gone.html"))
+    );
+    assert_eq!(
+        broken[0]["evidence"]["status"],
+        json!(404),
+        "{:#}",
+        broken[0]
+    );
+    assert_eq!(broken[0]["severity"], json!("high"));
+    assert_eq!(
+        broken[0]["selector_hint"],
+        json!("role=link[name=\"Gone elsewhere\"]"),
+        "{:#}",
+        broken[0]
+    );
+    assert_eq!(
+        *methods.lock().expect("methods"),
+        ["HEAD", "GET"],
+        "HEAD refused, then GET"
+    );
+    assert_eq!(
+        allowed.request_count("/clean-a.html"),
+        1,
+        "HEAD answered it"
+    );
+    assert_eq!(
+        unlisted.requests(),
+        Vec::<String>::new(),
+        "the origin the policy does not name saw no request"
+    );
+
+    mcp.close_stdin();
+    assert_eq!(
+        mcp.wait_exit(std::time::Duration::from_secs(10)).code(),
+        Some(0)
+    );
+}

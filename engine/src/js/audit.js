@@ -269,15 +269,22 @@
     return res;
   }
 
-  /** `checkLinks({urls, timeoutMs})` → `{results: [{url, method, status, contentType, finalUrl,
-   *  error}]}`: HEAD first, GET when HEAD fails or is refused (405, 501); a GET's body is not
-   *  read. Four at a time, each bounded by `timeoutMs`. */
+  /** `checkLinks({urls, timeoutMs, opaque, first})` → `{results: [{url, method, status,
+   *  contentType, finalUrl, error, opaque}]}`: `first` (HEAD unless said), GET when HEAD fails
+   *  or is refused (405, 501); a GET's body is not read. Four at a time, each bounded by
+   *  `timeoutMs`. `opaque`: other origins' links, fetched `no-cors` without credentials and one
+   *  at a time; their answers are opaque (no status: the caller reads it from the network log),
+   *  so only a failure sends the GET. */
   async function checkLinks(args) {
+    const opaque = !!args.opaque;
     const attempt = async (url, method) => {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
       try {
-        const r = await fetch(url, { method, redirect: "follow", credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+        const r = await fetch(url, opaque
+          ? { method, mode: "no-cors", redirect: "follow", credentials: "omit", cache: "no-store", signal: ctl.signal }
+          : { method, redirect: "follow", credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+        if (r.type === "opaque") return { status: null, contentType: "", finalUrl: null, error: null, opaque: true };
         return { status: r.status, contentType: r.headers.get("content-type") || "", finalUrl: r.url, error: null };
       } catch (err) {
         return { status: null, contentType: "", finalUrl: null, error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
@@ -292,7 +299,7 @@
     const worker = async () => {
       while (queue.length) {
         const url = queue.shift();
-        let method = "HEAD";
+        let method = args.first === "GET" ? "GET" : "HEAD";
         let r = await attempt(url, method);
         if (r.error !== null || r.status === 405 || r.status === 501) {
           method = "GET";
@@ -301,7 +308,7 @@
         results.push(Object.assign({ url, method }, r));
       }
     };
-    await Promise.all([worker(), worker(), worker(), worker()]);
+    await Promise.all(opaque ? [worker()] : [worker(), worker(), worker(), worker()]);
     return { results };
   }
 

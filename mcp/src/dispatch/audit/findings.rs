@@ -217,12 +217,16 @@ pub(crate) struct PageVitals {
     pub(crate) complete: bool,
 }
 
-/// A link to another origin (listed, not checked).
+/// A link to another origin: listed, and checked only when the server's origin policy names
+/// an allow list that lets it through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ExternalLink {
     pub(crate) url: String,
     /// The pages that link to it.
     pub(crate) pages: Vec<String>,
+    /// Whether the audit checked it (a broken one is also a `links.broken` finding).
+    #[serde(default)]
+    pub(crate) checked: bool,
 }
 
 /// `completed`, `failed` (the entry page could not be audited) or `timeout`.
