@@ -1325,3 +1325,26 @@ fn off_origin_links_are_checked_only_when_the_origin_policy_allows_them() {
         Some(0)
     );
 }
+
+/// A page whose fetch body is never read (Chromium reports no `loadingFinished` for it) still
+/// settles: its network counts as quiet once the announced body has arrived, so the audit
+/// inspects it when the page is quiet, not at the settle cap.
+#[test]
+fn a_page_with_an_unread_fetch_settles_before_the_cap() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let result = audit_json(&cli, &[&server.url("unread-fetch.html")]);
+    let pages = result["pages"].as_array().cloned().unwrap_or_default();
+    assert_eq!(pages.len(), 1, "{result:#}");
+    assert_eq!(pages[0]["settled"], json!(true), "{result:#}");
+    assert_eq!(
+        rules_on(&result, "unread-fetch.html"),
+        Vec::<String>::new(),
+        "a clean page: {result:#}"
+    );
+    assert!(
+        server.request_count("/clean-b.html") >= 1,
+        "the fetch was sent"
+    );
+    cli.finish();
+}

@@ -409,3 +409,29 @@ async fn chromium_trusts_the_tls_fixture_by_its_spki_pin_only() {
     assert_eq!(server.request_count("/secure"), 1, "no request got through");
     close_and_check(unpinned).await;
 }
+
+/// `networkidle` on a page whose fetch body is never read: Chromium sends no
+/// `Network.loadingFinished` for that fetch, so the engine ends it once the body its
+/// `Content-Length` announced has arrived, and the page reaches network idle. (Before, it
+/// stayed "in flight" forever and every such wait ran to its timeout.)
+#[tokio::test]
+async fn networkidle_comes_although_a_fetch_body_is_never_read() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("/unread.html", |_| {
+        Response::html(
+            "<!doctype html><title>unread</title>\
+             <script>fetch('/data').then((r) => { document.title = 'status ' + r.status; });</script>",
+        )
+    });
+    server.route("/data", |_| Response::text("x".repeat(4096)));
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url("unread.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    page.wait_for_load_state(WaitUntil::NetworkIdle, WAIT)
+        .await
+        .expect("network idle although the fetch's body is never read");
+    assert_eq!(server.request_count("/data"), 1);
+    close_and_check(browser).await;
+}

@@ -201,6 +201,10 @@ pub(crate) struct AuditedPage {
     /// The page's own speed figures, when it was inspected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) vitals: Option<PageVitals>,
+    /// Whether its network went quiet after the load (`false`: inspected at the settle cap),
+    /// when it was inspected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) settled: Option<bool>,
 }
 
 /// One page's speed figures.

@@ -28,8 +28,9 @@ use findings::{
 /// Pages audited at the same time.
 const PARALLEL: usize = 3;
 /// The longest a page may take to settle after its load (network quiet for 500 ms). A fetch
-/// whose body the page never reads stays in flight (Chromium reports no `loadingFinished`),
-/// so such a page always waits this long.
+/// whose body the page never reads ends once its announced body has arrived (Chromium
+/// reports no `loadingFinished` for it); one without a `Content-Length` that is never read
+/// still holds the page to this cap.
 const SETTLE: Duration = Duration::from_secs(3);
 /// Each link check attempt (HEAD, then GET).
 const LINK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -290,6 +291,7 @@ async fn inspect_page(
                 status: None,
                 findings: 1,
                 vitals: None,
+                settled: None,
             });
             gathered.entry_failed |= entry;
             return Ok((None, Vec::new()));
@@ -316,13 +318,15 @@ async fn inspect_page(
             status: Some(status),
             findings: 1,
             vitals: None,
+            settled: None,
         });
         gathered.entry_failed |= entry;
         return Ok((Some(page_url), Vec::new()));
     }
-    let _ = page
+    let settled = page
         .wait_for_load_state(chromate::WaitUntil::NetworkIdle, SETTLE)
-        .await;
+        .await
+        .is_ok();
     let inspection = page
         .inspect_for_audit(MIN_TARGET)
         .await
@@ -415,6 +419,7 @@ async fn inspect_page(
             status: navigation.status,
             findings: n_found,
             vitals: Some(page_vitals(&inspection.vitals)),
+            settled: Some(settled),
         });
     }
     let checked_since = journal.cursor();
