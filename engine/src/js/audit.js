@@ -52,6 +52,8 @@
       hidden: document.visibilityState === "hidden",
     };
     if (!v) return res;
+    // What the observers have queued and not yet been handed: the latest long task, say.
+    if (typeof v.flush === "function") v.flush();
     res.hidden = res.hidden || v.hidden;
     res.lcp = v.lcp;
     res.lcpSelector = v.lcpElement && v.lcpElement.isConnected ? L.durable(v.lcpElement) : null;
