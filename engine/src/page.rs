@@ -157,19 +157,22 @@ const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// requests whose end never comes cannot grow the set without bound.
 const MAX_IN_FLIGHT: usize = 1024;
 
+/// A request in a page: `(session, request id)`.
+type RequestKey = (Option<Arc<str>>, String);
+
 /// Requests in flight in a page and its frames' sessions, and when that last changed. Chrome's
 /// own `networkIdle` lifecycle event fires once per document, so it says nothing about a fetch
 /// a script starts later; this does.
 #[derive(Debug, Default)]
 struct NetworkActivity {
     /// `(session, request id)` → when the request started.
-    in_flight: HashMap<(Option<Arc<str>>, String), Instant>,
+    in_flight: HashMap<RequestKey, Instant>,
     /// When a request last started or ended (`None`: none seen yet).
     changed_at: Option<Instant>,
     /// Fetches in flight whose response said how long its body is: `(expected, received)`
     /// bytes. Chromium reports no `loadingFinished` for a fetch whose body the page never
     /// reads, so such a fetch ends here once its whole body has arrived.
-    bodies: HashMap<(Option<Arc<str>>, String), (u64, u64)>,
+    bodies: HashMap<RequestKey, (u64, u64)>,
 }
 
 impl NetworkActivity {
