@@ -50,6 +50,7 @@ const ENGINE_METHODS: &[&str] = &[
     "Input.insertText",
     "Inspector.targetCrashed",
     "Log.enable",
+    "Network.dataReceived",
     "Network.enable",
     "Network.loadingFailed",
     "Network.loadingFinished",

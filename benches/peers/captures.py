@@ -17,6 +17,14 @@ bench-2000.html with animations disabled.
   with `--video`; Playwright: the same steps in one script; its video needs Playwright's own
   ffmpeg download, which this machine cannot fetch, so it has no video row).
 
+With SHOT_SCRAPER=<path to a shot-scraper script> (PyPI `shot-scraper`, in a venv of its own
+with its Playwright), also `shot-scraper shot URL -w 1280 -h 720` cold. shot-scraper has no
+executable-path option (only `--browser chromium|chrome|…` and `--browser-arg`), so it is
+pointed at the same Debian Chromium through Playwright's browser directory: a temporary
+PLAYWRIGHT_BROWSERS_PATH whose headless-shell executable (the path
+`playwright install --dry-run chromium-headless-shell` names) is a two-line script exec'ing
+$CHROMIUM. It cannot disable animations (Playwright's default, `animations: "allow"`).
+
 Medians of <repetitions> runs, the tools taking turns so load on the shared machine falls on
 both alike. Prints a Markdown table.
 """
@@ -99,6 +107,24 @@ full_page = true
 """
 
 
+def shot_scraper_browsers(shot_scraper, work):
+    """A PLAYWRIGHT_BROWSERS_PATH whose headless shell is $CHROMIUM, for shot-scraper."""
+    browsers = os.path.join(work, "pw-browsers")
+    python = os.path.join(os.path.dirname(shot_scraper), "python")
+    listed = subprocess.run(
+        [python, "-m", "playwright", "install", "--dry-run", "chromium-headless-shell"],
+        capture_output=True, text=True, check=True, env=dict(os.environ, PLAYWRIGHT_BROWSERS_PATH=browsers),
+    ).stdout
+    location = next(line.split(":", 1)[1].strip() for line in listed.splitlines() if "Install location" in line)
+    shell_dir = os.path.join(location, "chrome-headless-shell-linux64")
+    os.makedirs(shell_dir)
+    shim = os.path.join(shell_dir, "chrome-headless-shell")
+    with open(shim, "w") as file:
+        file.write(f'#!/bin/sh\nexec "{CHROMIUM}" "$@"\n')
+    os.chmod(shim, 0o755)
+    return browsers
+
+
 def timed(command, env=None):
     started = time.perf_counter()
     subprocess.run(command, check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -120,12 +146,19 @@ def main():
         file.write(f'[[flow]]\nname = "warm"\nbase_url = "{base}"\n')
         for index in range(reps + 1):
             file.write(f'[[flow.step]]\ncapture = "w{index}"\nurl = "/{PAGE}"\n')
-    rows = {key: [] for key in ["chromate cold", "playwright cold", "chromate flow", "chromate flow video", "playwright flow"]}
+    rows = {key: [] for key in ["chromate cold", "playwright cold", "chromate flow", "chromate flow video", "playwright flow", "shot-scraper cold"]}
+    shot_scraper = os.environ.get("SHOT_SCRAPER")
+    shot_env = None
+    if shot_scraper:
+        shot_env = dict(os.environ, PLAYWRIGHT_BROWSERS_PATH=shot_scraper_browsers(shot_scraper, work))
     for rep in range(reps):
         out = os.path.join(work, f"out{rep}")
         os.makedirs(out)
         rows["chromate cold"].append(timed([chromate, "capture", url, "--name", "cold", "--output-dir", out], env))
         rows["playwright cold"].append(timed([python, "-c", PLAYWRIGHT_COLD, CHROMIUM, url, os.path.join(out, "pw.png")]))
+        if shot_scraper:
+            shot = [shot_scraper, "shot", url, "-o", os.path.join(out, "ss.png"), "-w", "1280", "-h", "720"]
+            rows["shot-scraper cold"].append(timed(shot, shot_env))
         rows["chromate flow"].append(timed([chromate, "flows", "run", "--config", flow_file, "--output-dir", out, "--quiet"], env))
         rows["chromate flow video"].append(timed([chromate, "flows", "run", "--config", flow_file, "--output-dir", out + "-v", "--quiet", "--video"], env))
         flow_out = os.path.join(out, "pw-flow")
@@ -137,6 +170,20 @@ def main():
     with open(os.path.join(warm_out, "warm", "run.json")) as file:
         steps = json.load(file)["steps"]
     rows["chromate warm"] = [step["duration_ms"] for step in steps[1:]]
+    # What freezing costs: captures without navigating in one running browser, bench-2000.html
+    # loaded, animations disabled and allowed, in turns.
+    freeze = {"disabled": [], "allow": []}
+    for turn in ["disabled", "allow", "disabled", "allow"]:
+        freeze_file = os.path.join(work, f"freeze-{turn}.toml")
+        with open(freeze_file, "w") as file:
+            file.write(f'[[flow]]\nname = "freeze"\nbase_url = "{base}"\n')
+            file.write(f'[[flow.step]]\ntool = "browser_navigate"\nurl = "/{PAGE}"\n')
+            for index in range(reps + 1):
+                file.write(f'[[flow.step]]\ncapture = "f{index}"\nanimations = "{turn}"\n')
+        freeze_out = tempfile.mkdtemp(dir=work)
+        subprocess.run([chromate, "flows", "run", "--config", freeze_file, "--output-dir", freeze_out, "--quiet"], check=True, env=env, stdout=subprocess.DEVNULL)
+        with open(os.path.join(freeze_out, "freeze", "run.json")) as file:
+            freeze[turn].extend(step["duration_ms"] for step in json.load(file)["steps"][2:])
     from playwright.sync_api import sync_playwright
     warm = []
     with sync_playwright() as p:
@@ -165,6 +212,14 @@ def main():
         b = statistics.median(rows[theirs])
         print(f"| {label} | {a:.0f} | {b:.0f} | {a / b:.2f} |")
     print(f"| 10-step flow, 5 captures, with video (WebM + MP4) | {statistics.median(rows['chromate flow video']):.0f} | n/a | |")
+    print(
+        f"| chromate: a capture without navigating, frozen / animations allowed | "
+        f"{statistics.median(freeze['disabled']):.0f} | {statistics.median(freeze['allow']):.0f} (allowed) | |"
+    )
+    if shot_scraper:
+        a = statistics.median(rows["chromate cold"])
+        b = statistics.median(rows["shot-scraper cold"])
+        print(f"| one capture, cold, against shot-scraper (animations allowed on its side) | {a:.0f} | {b:.0f} (shot-scraper) | {a / b:.2f} |")
 
 
 main()

@@ -64,8 +64,8 @@ pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use pdf::PdfOptions;
 pub use probe::{
-    ControlIssue, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, ProbeRect,
-    ResourceElement, ResourceSize, Vitals,
+    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
+    ProbeRect, ResourceElement, ResourceSize, Vitals,
 };
 pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};

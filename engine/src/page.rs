@@ -167,6 +167,15 @@ pub(crate) struct PageState {
     network: NetworkActivity,
 }
 
+/// A response's `Content-Length`, when it has one.
+fn content_length(headers: &Value) -> Option<u64> {
+    headers.as_object()?.iter().find_map(|(name, value)| {
+        name.eq_ignore_ascii_case("content-length")
+            .then(|| value.as_str()?.trim().parse::<u64>().ok())
+            .flatten()
+    })
+}
+
 /// How long the network must be quiet, after `load`, for `networkidle` (§9.1).
 const NETWORK_QUIET: Duration = Duration::from_millis(500);
 
@@ -174,15 +183,22 @@ const NETWORK_QUIET: Duration = Duration::from_millis(500);
 /// requests whose end never comes cannot grow the set without bound.
 const MAX_IN_FLIGHT: usize = 1024;
 
+/// A request in a page: `(session, request id)`.
+type RequestKey = (Option<Arc<str>>, String);
+
 /// Requests in flight in a page and its frames' sessions, and when that last changed. Chrome's
 /// own `networkIdle` lifecycle event fires once per document, so it says nothing about a fetch
 /// a script starts later; this does.
 #[derive(Debug, Default)]
 struct NetworkActivity {
     /// `(session, request id)` → when the request started.
-    in_flight: HashMap<(Option<Arc<str>>, String), Instant>,
+    in_flight: HashMap<RequestKey, Instant>,
     /// When a request last started or ended (`None`: none seen yet).
     changed_at: Option<Instant>,
+    /// Fetches in flight whose response said how long its body is: `(expected, received)`
+    /// bytes. Chromium reports no `loadingFinished` for a fetch whose body the page never
+    /// reads, so such a fetch ends here once its whole body has arrived.
+    bodies: HashMap<RequestKey, (u64, u64)>,
 }
 
 impl NetworkActivity {
@@ -225,12 +241,36 @@ impl NetworkActivity {
     }
 
     fn ended(&mut self, session: Option<&Arc<str>>, request_id: &str) {
-        if self
-            .in_flight
-            .remove(&(session.cloned(), request_id.to_owned()))
-            .is_some()
-        {
+        let key = (session.cloned(), request_id.to_owned());
+        self.bodies.remove(&key);
+        if self.in_flight.remove(&key).is_some() {
             self.changed_at = Some(Instant::now());
+        }
+    }
+
+    /// A fetch's response arrived, announcing a body of `expected` bytes (`Content-Length`).
+    fn fetch_answered(&mut self, session: Option<&Arc<str>>, request_id: &str, expected: u64) {
+        let key = (session.cloned(), request_id.to_owned());
+        if !self.in_flight.contains_key(&key) {
+            return;
+        }
+        if expected == 0 {
+            self.ended(session, request_id);
+        } else if self.bodies.len() < MAX_IN_FLIGHT {
+            self.bodies.insert(key, (expected, 0));
+        }
+    }
+
+    /// `bytes` more of a request's body arrived; a fetch whose whole announced body is in has
+    /// ended, whether or not the page reads it.
+    fn body_received(&mut self, session: Option<&Arc<str>>, request_id: &str, bytes: u64) {
+        let key = (session.cloned(), request_id.to_owned());
+        let Some((expected, received)) = self.bodies.get_mut(&key) else {
+            return;
+        };
+        *received = received.saturating_add(bytes);
+        if *received >= *expected {
+            self.ended(session, request_id);
         }
     }
 
@@ -483,6 +523,14 @@ impl Shared {
             }),
             "Network.responseReceived" => {
                 if let Some(event) = decode_event::<network::EventResponseReceived>(params) {
+                    if event.r#type == network::ResourceType::Fetch {
+                        if let Some(expected) = content_length(&event.response.headers) {
+                            self.update(|s| {
+                                s.network
+                                    .fetch_answered(session, &event.request_id.0, expected)
+                            });
+                        }
+                    }
                     if event.r#type == network::ResourceType::Document {
                         // Saturates like the float cast it replaces; real statuses fit.
                         let status = event.response.status.clamp(0, i64::from(u16::MAX)) as u16;
@@ -510,6 +558,19 @@ impl Shared {
             "Network.loadingFinished" => {
                 if let Some(event) = decode_event::<network::EventLoadingFinished>(params) {
                     self.update(|s| s.network.ended(session, &event.request_id.0));
+                }
+            }
+            "Network.dataReceived" => {
+                if let Some(event) = decode_event::<network::EventDataReceived>(params) {
+                    // The wire bytes (what `Content-Length` counts) when Chromium reports
+                    // them, else the decoded ones.
+                    let bytes = if event.encoded_data_length > 0 {
+                        event.encoded_data_length
+                    } else {
+                        event.data_length
+                    };
+                    let bytes = u64::try_from(bytes).unwrap_or(0);
+                    self.update(|s| s.network.body_received(session, &event.request_id.0, bytes));
                 }
             }
             "Network.loadingFailed" => {

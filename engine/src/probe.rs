@@ -165,6 +165,15 @@ pub struct PageInspection {
     pub controls: Vec<ControlIssue>,
 }
 
+/// The first method of an opaque link check ([`Page::check_links_opaque`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LinkMethod {
+    /// `HEAD` (GET only if it fails).
+    Head,
+    /// `GET` at once: the retry of a HEAD the server refused.
+    Get,
+}
+
 /// How one link target answered.
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -182,6 +191,10 @@ pub struct LinkStatus {
     pub final_url: Option<String>,
     /// Why it failed (`timeout`, the browser's message), when it did.
     pub error: Option<String>,
+    /// An answer came but the page may not read it ([`Page::check_links_opaque`]): `status`
+    /// and `content_type` are unknown here (the network log has the status).
+    #[serde(default)]
+    pub opaque: bool,
 }
 
 impl Page {
@@ -221,14 +234,44 @@ impl Page {
         if urls.is_empty() {
             return Ok(Vec::new());
         }
+        self.check_links_with(urls, timeout, json!({})).await
+    }
+
+    /// [`Page::check_links`] for links to other origins than the page's: fetched `no-cors`,
+    /// without credentials, one at a time, starting with `first` (`HEAD`, or `GET` to retry a
+    /// refused HEAD). The page may not read their answers ([`LinkStatus::opaque`]); their
+    /// statuses are in the network log (`LogData::Response`). A network failure still retries
+    /// with GET and is reported as for [`Page::check_links`].
+    pub async fn check_links_opaque(
+        &self,
+        urls: &[String],
+        first: LinkMethod,
+        timeout: Duration,
+    ) -> Result<Vec<LinkStatus>> {
+        let first = match first {
+            LinkMethod::Head => "HEAD",
+            LinkMethod::Get => "GET",
+        };
+        self.check_links_with(urls, timeout, json!({ "opaque": true, "first": first }))
+            .await
+    }
+
+    async fn check_links_with(
+        &self,
+        urls: &[String],
+        timeout: Duration,
+        options: Value,
+    ) -> Result<Vec<LinkStatus>> {
+        if urls.is_empty() {
+            return Ok(Vec::new());
+        }
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let mut call = json!({ "op": "checkLinks", "urls": urls, "timeoutMs": timeout_ms });
+        if let (Some(call), Value::Object(options)) = (call.as_object_mut(), options) {
+            call.extend(options);
+        }
         let answer = self
-            .call_isolated_declaration(
-                None,
-                "audit.checkLinks",
-                crate::js::audit_call(),
-                &[json!({ "op": "checkLinks", "urls": urls, "timeoutMs": timeout_ms })],
-            )
+            .call_isolated_declaration(None, "audit.checkLinks", crate::js::audit_call(), &[call])
             .await?;
         #[derive(Deserialize)]
         struct Answer {

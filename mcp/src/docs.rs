@@ -113,6 +113,11 @@ fn describe_kind(arg: &Arg, defaults: &Defaults) -> (&'static str, String, Strin
             format!("{min_items}..{max_items} items of {item_min_len}..{item_max_len} chars"),
             String::new(),
         ),
+        Kind::Size { min, max } => (
+            "object",
+            format!("`{{width, height}}`, each an integer {min}..{max}"),
+            String::new(),
+        ),
         Kind::Steps {
             min_items,
             max_items,

@@ -972,7 +972,7 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
     assert_eq!(&all[28..], ["qa_audit_url", "qa_get_runtime_errors"]);
     let call = mcp.call(
         "qa_audit_url",
-        json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": "800x600" }),
+        json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": { "width": 800, "height": 600 } }),
     );
     let result = &call["result"];
     assert_ne!(result["isError"], json!(true), "{call}");
@@ -990,6 +990,20 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
         2,
         "the screenshots are resource links, never inline: {result}"
     );
+    // The viewport object took: the viewport screenshot is 800 CSS px wide.
+    let viewport_shot = links
+        .iter()
+        .find_map(|link| {
+            let uri = link["uri"].as_str()?;
+            uri.contains("viewport")
+                .then(|| uri.trim_start_matches("file://").to_owned())
+        })
+        .unwrap_or_else(|| panic!("a viewport screenshot among {links:?}"));
+    let png = std::fs::read(&viewport_shot).expect("the viewport screenshot");
+    let header = png::Decoder::new(std::io::Cursor::new(png))
+        .read_info()
+        .expect("a PNG");
+    assert_eq!(header.info().width, 800, "{viewport_shot}");
     let browser = mcp.call("browser_status", json!({}));
     let status: Value = serde_json::from_str(
         browser["result"]["content"][0]["text"]
@@ -1075,5 +1089,262 @@ fn progress_shows_on_a_terminals_stderr_unless_quiet() {
     assert!(!quiet.contains("pages audited"), "--quiet: {quiet:?}");
     assert!(quiet.contains(": 3 pages, "), "{quiet:?}");
     // Without a terminal (every other test) nothing but the report is printed.
+    cli.finish();
+}
+
+/// A `chromium` for `CHROMATE_BROWSER` that trusts the TLS fixture's leaf: a script in the
+/// test's directory that execs the real browser with the leaf's SPKI pin first (same pid, so
+/// the leak checks still see the browser chromate started).
+fn pinned_browser(cli: &Cli, cert: &chromate_tests::tls::TlsCert) -> String {
+    use std::os::unix::fs::PermissionsExt as _;
+    let real = chromate::find_browser(None).expect("a Chromium to wrap");
+    let script = cli.path("chromium-pinned");
+    std::fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\nexec '{}' '{}' \"$@\"\n",
+            real.display(),
+            cert.chromium_arg()
+        ),
+    )
+    .expect("write the wrapper");
+    std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    script.display().to_string()
+}
+
+/// Mixed content end to end over the TLS fixture (`tests/support/tls.rs`): an https page
+/// whose image and script come over plain http is one high `network.mixed-content` finding
+/// per resource, with the element's durable selector; the same page with https resources has
+/// none.
+#[test]
+fn an_https_page_loading_http_resources_is_mixed_content() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let plain = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("http server");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::audit_site_dir(), &cert)
+            .expect("https server");
+    plain.route("/plain.js", |_| {
+        Response::new(200)
+            .header("Content-Type", "text/javascript")
+            .body("window.plainLoaded = true;")
+    });
+    secure.route("/plain.js", |_| {
+        Response::new(200)
+            .header("Content-Type", "text/javascript")
+            .body("window.plainLoaded = true;")
+    });
+    let page = |origin: String| {
+        format!(
+            "<!doctype html><html lang=\"en\"><head><title>Resources</title>\
+             <script src=\"{origin}/plain.js\"></script></head><body><main><h1>Resources</h1>\
+             <img id=\"logo\" src=\"{origin}/pixel.png\" alt=\"Logo\" width=\"1\" height=\"1\">\
+             </main></body></html>"
+        )
+    };
+    let mixed = page(plain.origin());
+    let secure_only = page(secure.origin());
+    secure.route("/mixed.html", move |_| Response::html(mixed.clone()));
+    secure.route("/secure.html", move |_| Response::html(secure_only.clone()));
+
+    let cli = Cli::new();
+    let browser = pinned_browser(&cli, &cert);
+    let env = [("CHROMATE_BROWSER", browser.as_str())];
+    let url = secure.url("mixed.html");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let args = ["audit", url.as_str(), "--format", "json"];
+    let out = cli.run_env(&args, &env);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(result["status"], json!("completed"), "{result:#}");
+    assert_eq!(result["metrics"]["pages_audited"], json!(1), "{result:#}");
+    let mixed: Vec<Value> = on_page(&result, "mixed.html")
+        .into_iter()
+        .filter(|f| f["rule"] == json!("network.mixed-content"))
+        .collect();
+    assert_eq!(mixed.len(), 2, "the image and the script: {result:#}");
+    for finding in &mixed {
+        assert_eq!(finding["severity"], json!("high"), "{finding:#}");
+        assert_eq!(finding["category"], json!("network"), "{finding:#}");
+        let resource = finding["evidence"]["url"].as_str().unwrap_or_default();
+        assert!(
+            resource.starts_with(&plain.origin()),
+            "the http resource: {finding:#}"
+        );
+    }
+    let image = mixed
+        .iter()
+        .find(|f| {
+            f["evidence"]["url"]
+                .as_str()
+                .is_some_and(|u| u.ends_with("/pixel.png"))
+        })
+        .unwrap_or_else(|| panic!("the image's finding: {mixed:#?}"));
+    assert_eq!(
+        image["selector_hint"],
+        json!("role=img[name=\"Logo\"]"),
+        "{image:#}"
+    );
+    assert!(
+        secure.request_count("/mixed.html") >= 1,
+        "the page came over https"
+    );
+
+    let url = secure.url("secure.html");
+    let args = ["audit", url.as_str(), "--format", "json"];
+    let out = cli.run_env(&args, &env);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(
+        rules_on(&result, "secure.html"),
+        Vec::<String>::new(),
+        "https resources are not mixed: {result:#}"
+    );
+    cli.finish();
+}
+
+/// Off-origin links over MCP with an origin policy: a second loopback origin (another port)
+/// that `--allowed-origins` names is checked like a same-origin one (HEAD, then GET when HEAD
+/// is refused; a 404 is a broken link), and a third that the policy does not name is listed,
+/// unchecked, and never sent a single request.
+#[test]
+fn off_origin_links_are_checked_only_when_the_origin_policy_allows_them() {
+    let (site, _) = site();
+    let allowed = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("the allowed origin");
+    let unlisted = FixtureServer::start_detached_serving(chromate_tests::server::audit_site_dir())
+        .expect("the origin the policy does not name");
+    let methods = Arc::new(Mutex::new(Vec::new()));
+    let seen = Arc::clone(&methods);
+    allowed.route("/get-only", move |request| {
+        seen.lock().expect("methods").push(request.method.clone());
+        if request.method == "HEAD" {
+            Response::new(405).header("Allow", "GET")
+        } else {
+            Response::html("<!doctype html><title>GET only</title>")
+        }
+    });
+    let page = format!(
+        "<!doctype html><html lang=\"en\"><head><title>Out</title></head><body><main>\
+         <h1>Out</h1><ul>\
+         <li><a href=\"{}\">Fine elsewhere</a></li>\
+         <li><a href=\"{}\">Gone elsewhere</a></li>\
+         <li><a href=\"{}\">GET only elsewhere</a></li>\
+         <li><a href=\"{}\">Not ours to check</a></li>\
+         </ul></main></body></html>",
+        allowed.url("clean-a.html"),
+        allowed.url("gone.html"),
+        allowed.url("get-only"),
+        unlisted.url("clean-b.html"),
+    );
+    site.route("/out.html", move |_| Response::html(page.clone()));
+
+    let origins = format!("{},{}", site.origin(), allowed.origin());
+    let mut mcp = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .args(&[
+            "--caps",
+            "audit",
+            "--allowed-origins",
+            &origins,
+            "--structured-content",
+        ])
+        .keep_env("CHROMATE_BROWSER")
+        .spawn();
+    let call = mcp.call("qa_audit_url", json!({ "url": site.url("out.html") }));
+    assert_ne!(call["result"]["isError"], json!(true), "{call}");
+    let result = call["result"]["structuredContent"]["result"].clone();
+    assert_eq!(result["status"], json!("completed"), "{call}");
+    let external = result["external_links"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let listed = |url: &str| {
+        external
+            .iter()
+            .find(|link| link["url"] == json!(url))
+            .unwrap_or_else(|| panic!("{url} listed in {external:#?}"))
+            .clone()
+    };
+    for url in [
+        allowed.url("clean-a.html"),
+        allowed.url("gone.html"),
+        allowed.url("get-only"),
+    ] {
+        assert_eq!(listed(&url)["checked"], json!(true), "{url}: {result:#}");
+    }
+    assert_eq!(
+        listed(&unlisted.url("clean-b.html"))["checked"],
+        json!(false)
+    );
+
+    let broken: Vec<Value> = findings(&result)
+        .into_iter()
+        .filter(|f| f["rule"] == json!("links.broken"))
+        .collect();
+    assert_eq!(
+        broken.len(),
+        1,
+        "only the 404 elsewhere is broken: {broken:#?}"
+    );
+    assert_eq!(
+        broken[0]["evidence"]["url"],
+        json!(allowed.url("gone.html"))
+    );
+    assert_eq!(
+        broken[0]["evidence"]["status"],
+        json!(404),
+        "{:#}",
+        broken[0]
+    );
+    assert_eq!(broken[0]["severity"], json!("high"));
+    assert_eq!(
+        broken[0]["selector_hint"],
+        json!("role=link[name=\"Gone elsewhere\"]"),
+        "{:#}",
+        broken[0]
+    );
+    assert_eq!(
+        *methods.lock().expect("methods"),
+        ["HEAD", "GET"],
+        "HEAD refused, then GET"
+    );
+    assert_eq!(
+        allowed.request_count("/clean-a.html"),
+        1,
+        "HEAD answered it"
+    );
+    assert_eq!(
+        unlisted.requests(),
+        Vec::<String>::new(),
+        "the origin the policy does not name saw no request"
+    );
+
+    mcp.close_stdin();
+    assert_eq!(
+        mcp.wait_exit(std::time::Duration::from_secs(10)).code(),
+        Some(0)
+    );
+}
+
+/// A page whose fetch body is never read (Chromium reports no `loadingFinished` for it) still
+/// settles: its network counts as quiet once the announced body has arrived, so the audit
+/// inspects it when the page is quiet, not at the settle cap.
+#[test]
+fn a_page_with_an_unread_fetch_settles_before_the_cap() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let result = audit_json(&cli, &[&server.url("unread-fetch.html")]);
+    let pages = result["pages"].as_array().cloned().unwrap_or_default();
+    assert_eq!(pages.len(), 1, "{result:#}");
+    assert_eq!(pages[0]["settled"], json!(true), "{result:#}");
+    assert_eq!(
+        rules_on(&result, "unread-fetch.html"),
+        Vec::<String>::new(),
+        "a clean page: {result:#}"
+    );
+    assert!(
+        server.request_count("/clean-b.html") >= 1,
+        "the fetch was sent"
+    );
     cli.finish();
 }

@@ -225,3 +225,37 @@ async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
     assert_eq!(visible, serde_json::json!("undefined"));
     close_and_check(browser).await;
 }
+
+/// The audit's Web Vitals recorder counts a long task that ended just before the page is
+/// inspected: the inspection takes the observer's queued entries itself instead of waiting for
+/// their delivery, which a busy renderer may run after the inspection (a depth-1 audit under
+/// load once lost its total-blocking-time finding so). Each round blocks the main thread for
+/// 300 ms in a page task (a timer: DevTools' own evaluations are not long tasks) whose end
+/// answers the evaluation, and inspects in the very next task.
+#[tokio::test]
+async fn a_long_task_just_before_the_inspection_is_counted() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.record_vitals().await.expect("recorder");
+    page.goto(&server.url("nav.html"), chromate::WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    for round in 1..=5u64 {
+        page.evaluate(
+            "new Promise((done) => setTimeout(() => { const until = performance.now() + 300; \
+             while (performance.now() < until) {} done(true); }, 0))",
+        )
+        .await
+        .expect("block the main thread");
+        let seen = page.inspect_for_audit(24).await.expect("inspect");
+        assert!(seen.vitals.recorded, "the recorder is in place");
+        assert!(
+            seen.vitals.long_tasks >= round,
+            "round {round}: {} long tasks, tbt {}",
+            seen.vitals.long_tasks,
+            seen.vitals.tbt
+        );
+    }
+    close_and_check(browser).await;
+}

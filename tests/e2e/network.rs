@@ -366,3 +366,72 @@ async fn state_saved_on_one_page_logs_in_a_fresh_browser() {
     assert!(second.cookies().await.expect("cookies").is_empty());
     close_and_check(second).await;
 }
+
+/// The TLS fixture (`tests/support/tls.rs`) on real Chromium: a browser given the leaf's SPKI
+/// pin loads the HTTPS fixture page; one without it refuses the certificate and the page never
+/// gets past the handshake.
+#[tokio::test]
+async fn chromium_trusts_the_tls_fixture_by_its_spki_pin_only() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let server =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::pages_dir(), &cert)
+            .expect("https server");
+    server.route("/secure", |_| {
+        Response::html("<!doctype html><title>over tls</title><p>secure</p>")
+    });
+    let url = server.url("/secure");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+
+    let pinned = Browser::launch(chromate::LaunchOptions::default().arg(cert.chromium_arg()))
+        .await
+        .expect("launch");
+    let page = pinned.new_page("about:blank").await.expect("page");
+    page.goto(&url, WaitUntil::Load, NAV)
+        .await
+        .expect("navigate over https");
+    let title = page.evaluate("document.title").await.expect("title");
+    assert_eq!(title, json!("over tls"));
+    let scheme = page.evaluate("location.protocol").await.expect("protocol");
+    assert_eq!(scheme, json!("https:"));
+    assert_eq!(server.request_count("/secure"), 1);
+    close_and_check(pinned).await;
+
+    let unpinned = launch().await;
+    let page = unpinned.new_page("about:blank").await.expect("page");
+    let err = page
+        .goto(&url, WaitUntil::Load, NAV)
+        .await
+        .expect_err("an unknown certificate must be refused");
+    assert!(
+        format!("{err}").contains("ERR_CERT"),
+        "a certificate error, not {err}"
+    );
+    assert_eq!(server.request_count("/secure"), 1, "no request got through");
+    close_and_check(unpinned).await;
+}
+
+/// `networkidle` on a page whose fetch body is never read: Chromium sends no
+/// `Network.loadingFinished` for that fetch, so the engine ends it once the body its
+/// `Content-Length` announced has arrived, and the page reaches network idle. (Before, it
+/// stayed "in flight" forever and every such wait ran to its timeout.)
+#[tokio::test]
+async fn networkidle_comes_although_a_fetch_body_is_never_read() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("/unread.html", |_| {
+        Response::html(
+            "<!doctype html><title>unread</title>\
+             <script>fetch('/data').then((r) => { document.title = 'status ' + r.status; });</script>",
+        )
+    });
+    server.route("/data", |_| Response::text("x".repeat(4096)));
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    page.goto(&server.url("unread.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    page.wait_for_load_state(WaitUntil::NetworkIdle, WAIT)
+        .await
+        .expect("network idle although the fetch's body is never read");
+    assert_eq!(server.request_count("/data"), 1);
+    close_and_check(browser).await;
+}

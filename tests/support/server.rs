@@ -2,7 +2,9 @@
 //! `tests/fixtures/pages/` on `127.0.0.1:<ephemeral port>`, plus a few test endpoints.
 //!
 //! It owns request parsing, static files, the test endpoints, one-off dynamic routes and
-//! the log of fetched paths. It deliberately does not do TLS, chunked request bodies,
+//! the log of fetched paths; over HTTPS too, with the TLS fixture's certificate
+//! ([`FixtureServer::start_detached_tls_serving`], [`crate::tls`]). It deliberately does not do
+//! chunked request bodies,
 //! compression, range requests, caching or directory listings: fixture pages are small and
 //! every response carries `Cache-Control: no-store` so request counts stay meaningful.
 //!
@@ -35,7 +37,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
 
-use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
 use tokio::task::{AbortHandle, JoinSet};
 
@@ -200,6 +202,8 @@ impl Shared {
 /// [`FixtureServer::localhost_url`] for a cross-site URL on the same server.
 pub struct FixtureServer {
     port: u16,
+    /// `http` or `https`.
+    scheme: &'static str,
     shared: Arc<Shared>,
     accept_task: AbortHandle,
 }
@@ -230,9 +234,10 @@ impl FixtureServer {
         let (listener, listener_v6) = bind().await?;
         let port = listener.local_addr()?.port();
         let shared = new_shared(root.into());
-        let accept_task = tokio::spawn(accept_loop(listener, listener_v6, shared.clone()));
+        let accept_task = tokio::spawn(accept_loop(listener, listener_v6, shared.clone(), None));
         Ok(Self {
             port,
+            scheme: "http",
             shared,
             accept_task: accept_task.abort_handle(),
         })
@@ -246,8 +251,26 @@ impl FixtureServer {
 
     /// [`FixtureServer::start_detached`] for another directory.
     pub fn start_detached_serving(root: impl Into<PathBuf>) -> io::Result<Self> {
+        Self::start_detached_with(root.into(), None)
+    }
+
+    /// [`FixtureServer::start_detached_serving`] over HTTPS with `cert`'s leaf: its URLs are
+    /// `https://127.0.0.1:<port>/…` (and `https://localhost:<port>/…`); everything else is as
+    /// over HTTP. A browser trusts it with [`crate::tls::TlsCert::chromium_arg`].
+    pub fn start_detached_tls_serving(
+        root: impl Into<PathBuf>,
+        cert: &crate::tls::TlsCert,
+    ) -> io::Result<Self> {
+        Self::start_detached_with(root.into(), Some(cert.acceptor()?))
+    }
+
+    fn start_detached_with(
+        root: PathBuf,
+        acceptor: Option<crate::tls::TlsAcceptor>,
+    ) -> io::Result<Self> {
+        let scheme = if acceptor.is_some() { "https" } else { "http" };
         let (sender, receiver) = std::sync::mpsc::channel();
-        let shared = new_shared(root.into());
+        let shared = new_shared(root);
         let thread_shared = shared.clone();
         std::thread::Builder::new()
             .name("fixture-server".into())
@@ -277,7 +300,8 @@ impl FixtureServer {
                             return;
                         }
                     };
-                    let task = tokio::spawn(accept_loop(listener, listener_v6, thread_shared));
+                    let task =
+                        tokio::spawn(accept_loop(listener, listener_v6, thread_shared, acceptor));
                     if sender.send(Ok((port, task.abort_handle()))).is_ok() {
                         // Returns once the handle is dropped and aborts the task; the runtime and
                         // this thread then end.
@@ -290,6 +314,7 @@ impl FixtureServer {
             .map_err(|_| io::Error::other("fixture server thread ended before binding"))??;
         Ok(Self {
             port,
+            scheme,
             shared,
             accept_task,
         })
@@ -300,15 +325,15 @@ impl FixtureServer {
         self.port
     }
 
-    /// `http://127.0.0.1:<port>`.
+    /// `http://127.0.0.1:<port>` (`https://` for a TLS server).
     pub fn origin(&self) -> String {
-        format!("http://127.0.0.1:{}", self.port)
+        format!("{}://127.0.0.1:{}", self.scheme, self.port)
     }
 
     /// `http://localhost:<port>`: a different site from [`FixtureServer::origin`], so iframes
     /// from it run out of process.
     pub fn localhost_origin(&self) -> String {
-        format!("http://localhost:{}", self.port)
+        format!("{}://localhost:{}", self.scheme, self.port)
     }
 
     /// `http://127.0.0.1:<port>/<path>`; a leading `/` on `path` is optional.
@@ -401,7 +426,12 @@ async fn accept_v6(listener: &Option<TcpListener>) -> io::Result<(TcpStream, Soc
     }
 }
 
-async fn accept_loop(listener: TcpListener, listener_v6: Option<TcpListener>, shared: Arc<Shared>) {
+async fn accept_loop(
+    listener: TcpListener,
+    listener_v6: Option<TcpListener>,
+    shared: Arc<Shared>,
+    acceptor: Option<crate::tls::TlsAcceptor>,
+) {
     let mut connections = JoinSet::new();
     loop {
         let accepted = tokio::select! {
@@ -412,10 +442,21 @@ async fn accept_loop(listener: TcpListener, listener_v6: Option<TcpListener>, sh
         match accepted {
             Ok((stream, _)) => {
                 let shared = shared.clone();
+                let acceptor = acceptor.clone();
                 shared.live_connections.fetch_add(1, Ordering::SeqCst);
                 connections.spawn(async move {
                     let _guard = LiveGuard(shared.clone());
-                    serve_connection(stream, &shared).await;
+                    match acceptor {
+                        None => serve_connection(stream, &shared).await,
+                        Some(acceptor) => {
+                            if let Ok(mut stream) = crate::tls::accept(&acceptor, stream).await {
+                                serve_connection(&mut stream, &shared).await;
+                                // close_notify: a TLS client reads a closed connection's end
+                                // as an answer cut short without it.
+                                let _ = stream.shutdown().await;
+                            }
+                        }
+                    }
                 });
             }
             // Transient accept errors (e.g. too many open files) must not stop the server.
@@ -440,7 +481,7 @@ enum Outcome {
     Hang,
 }
 
-async fn serve_connection(mut stream: TcpStream, shared: &Shared) {
+async fn serve_connection<S: AsyncRead + AsyncWrite + Unpin>(mut stream: S, shared: &Shared) {
     let mut buffer = Vec::new();
     loop {
         let request = match read_request(&mut stream, &mut buffer).await {
@@ -491,7 +532,7 @@ fn wants_keep_alive(request: &Request) -> bool {
     !connection.split(',').any(|token| token.trim() == "close")
 }
 
-async fn drain_until_closed(stream: &mut TcpStream) {
+async fn drain_until_closed<S: AsyncRead + Unpin>(stream: &mut S) {
     let mut scratch = [0u8; 1024];
     while matches!(stream.read(&mut scratch).await, Ok(n) if n > 0) {}
 }
@@ -509,8 +550,8 @@ fn reject(status: u16, reason: &'static str) -> Rejection {
 
 /// Reads one request from `stream`, keeping bytes of a pipelined next request in `buffer`.
 /// `Ok(None)` means the client closed the connection cleanly between requests.
-async fn read_request(
-    stream: &mut TcpStream,
+async fn read_request<S: AsyncRead + Unpin>(
+    stream: &mut S,
     buffer: &mut Vec<u8>,
 ) -> Result<Option<Request>, Rejection> {
     let head_end = loop {
@@ -614,8 +655,8 @@ fn parse_head(head: &[u8]) -> Result<Request, Rejection> {
     })
 }
 
-async fn write_response(
-    stream: &mut TcpStream,
+async fn write_response<S: AsyncWrite + Unpin>(
+    stream: &mut S,
     response: &Response,
     keep_alive: bool,
     head_only: bool,

@@ -52,6 +52,8 @@
       hidden: document.visibilityState === "hidden",
     };
     if (!v) return res;
+    // What the observers have queued and not yet been handed: the latest long task, say.
+    if (typeof v.flush === "function") v.flush();
     res.hidden = res.hidden || v.hidden;
     res.lcp = v.lcp;
     res.lcpSelector = v.lcpElement && v.lcpElement.isConnected ? L.durable(v.lcpElement) : null;
@@ -269,15 +271,22 @@
     return res;
   }
 
-  /** `checkLinks({urls, timeoutMs})` → `{results: [{url, method, status, contentType, finalUrl,
-   *  error}]}`: HEAD first, GET when HEAD fails or is refused (405, 501); a GET's body is not
-   *  read. Four at a time, each bounded by `timeoutMs`. */
+  /** `checkLinks({urls, timeoutMs, opaque, first})` → `{results: [{url, method, status,
+   *  contentType, finalUrl, error, opaque}]}`: `first` (HEAD unless said), GET when HEAD fails
+   *  or is refused (405, 501); a GET's body is not read. Four at a time, each bounded by
+   *  `timeoutMs`. `opaque`: other origins' links, fetched `no-cors` without credentials and one
+   *  at a time; their answers are opaque (no status: the caller reads it from the network log),
+   *  so only a failure sends the GET. */
   async function checkLinks(args) {
+    const opaque = !!args.opaque;
     const attempt = async (url, method) => {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
       try {
-        const r = await fetch(url, { method, redirect: "follow", credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+        const r = await fetch(url, opaque
+          ? { method, mode: "no-cors", redirect: "follow", credentials: "omit", cache: "no-store", signal: ctl.signal }
+          : { method, redirect: "follow", credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+        if (r.type === "opaque") return { status: null, contentType: "", finalUrl: null, error: null, opaque: true };
         return { status: r.status, contentType: r.headers.get("content-type") || "", finalUrl: r.url, error: null };
       } catch (err) {
         return { status: null, contentType: "", finalUrl: null, error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
@@ -292,7 +301,7 @@
     const worker = async () => {
       while (queue.length) {
         const url = queue.shift();
-        let method = "HEAD";
+        let method = args.first === "GET" ? "GET" : "HEAD";
         let r = await attempt(url, method);
         if (r.error !== null || r.status === 405 || r.status === 501) {
           method = "GET";
@@ -301,7 +310,7 @@
         results.push(Object.assign({ url, method }, r));
       }
     };
-    await Promise.all([worker(), worker(), worker(), worker()]);
+    await Promise.all(opaque ? [worker()] : [worker(), worker(), worker(), worker()]);
     return { results };
   }
 

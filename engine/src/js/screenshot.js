@@ -59,30 +59,43 @@
    *  `color` over their border box. */
   function prepare(a) {
     restore();
-    const state = { nodes: [], cancelled: [] };
+    const state = { nodes: [], cancelled: [], listeners: [] };
     applied = state;
     const root = document.documentElement;
     // A document that has only been committed (nothing parsed yet) has nothing to freeze or
     // mask.
     if (!root) return { ok: true, masked: 0 };
     if (a.freeze) {
+      // Only the focused element shows a caret: a rule for `:focus` alone, so inserting and
+      // removing it restyles that element, not the whole document (a `*` rule costs a style
+      // recalculation of every element, twice per capture).
       const style = document.createElement("style");
-      style.textContent =
-        "*, *::before, *::after { transition: none !important; animation-play-state: paused !important; caret-color: transparent !important; }";
+      style.textContent = ":focus { caret-color: transparent !important; }";
       (document.head || root).appendChild(style);
       state.nodes.push(style);
-      for (const anim of document.getAnimations()) {
+      const still = (anim) => {
         const timing = anim.effect && anim.effect.getComputedTiming ? anim.effect.getComputedTiming() : null;
         if (timing && Number.isFinite(timing.endTime)) {
           try {
             anim.finish();
-            continue;
+            return;
           } catch (e) {
             // Fall through: an animation that cannot finish is cancelled instead.
           }
         }
         anim.cancel();
         state.cancelled.push(anim);
+      };
+      for (const anim of document.getAnimations()) still(anim);
+      // One that starts while the capture runs is stopped as it starts.
+      const onStart = (event) => {
+        const target = event.target;
+        if (!target || typeof target.getAnimations !== "function") return;
+        for (const anim of target.getAnimations()) still(anim);
+      };
+      for (const type of ["transitionrun", "animationstart"]) {
+        document.addEventListener(type, onStart, true);
+        state.listeners.push([type, onStart]);
       }
     }
     let masked = 0;
@@ -111,6 +124,7 @@
   function restore() {
     if (!applied) return true;
     for (const node of applied.nodes) node.remove();
+    for (const [type, listener] of applied.listeners) document.removeEventListener(type, listener, true);
     for (const anim of applied.cancelled) {
       try {
         anim.play();

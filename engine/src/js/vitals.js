@@ -11,15 +11,26 @@
   addEventListener("visibilitychange", () => {
     if (document.visibilityState === "hidden") state.hidden = true;
   }, true);
+  // Every observer with its handler: `flush` takes the entries queued for them but not yet
+  // delivered (delivery is a task of its own, which a busy renderer may run after `audit.js`
+  // reads the figures: a long task that just ended would be missing).
+  const observers = [];
   function observe(type, onEntry) {
     try {
-      new PerformanceObserver((list) => {
+      const observer = new PerformanceObserver((list) => {
         for (const entry of list.getEntries()) onEntry(entry);
-      }).observe({ type, buffered: true });
+      });
+      observer.observe({ type, buffered: true });
+      observers.push([observer, onEntry]);
     } catch (err) {
       // An entry type this browser does not know is simply not measured.
     }
   }
+  state.flush = () => {
+    for (const [observer, onEntry] of observers) {
+      for (const entry of observer.takeRecords()) onEntry(entry);
+    }
+  };
   observe("largest-contentful-paint", (entry) => {
     state.lcp = entry.renderTime || entry.loadTime || entry.startTime;
     state.lcpElement = entry.element || null;

@@ -135,7 +135,16 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                 arguments.insert("timeout_ms".into(), json!(n));
             }
             "--viewport" => {
-                arguments.insert("viewport".into(), json!(value("WxH")?));
+                let text = value("WxH")?;
+                let (width, height) = tools::schema::parse_size(&text).ok_or_else(|| {
+                    usage(format!(
+                        "--viewport is WxH in CSS px, e.g. 1280x800, not {text:?}"
+                    ))
+                })?;
+                arguments.insert(
+                    "viewport".into(),
+                    json!({ "width": width, "height": height }),
+                );
             }
             "--wait-until" => {
                 arguments.insert("wait_until".into(), json!(value("a load state")?));
@@ -224,6 +233,8 @@ fn cli_names(message: &str) -> String {
         ("\"max_pages\"", "--max-pages"),
         ("\"timeout_ms\"", "--timeout-ms"),
         ("\"viewport\"", "--viewport"),
+        ("\"viewport.width\"", "--viewport's width"),
+        ("\"viewport.height\"", "--viewport's height"),
         ("\"wait_until\"", "--wait-until"),
         ("\"focus\"", "--focus"),
         ("\"allow_private\"", "--allow-private"),

@@ -209,6 +209,7 @@ pub(crate) fn metavar(arg: &Arg) -> String {
     match arg.kind {
         Kind::StrList { .. } => format!("{name}..."),
         Kind::Steps { .. } => "FILE".to_owned(),
+        Kind::Size { .. } => "WxH".to_owned(),
         _ => name,
     }
 }
@@ -248,6 +249,15 @@ pub(crate) fn add(
             }
             return Ok(());
         }
+        Kind::Size { .. } => match crate::dispatch::tools::schema::parse_size(raw) {
+            Some((width, height)) => json!({ "width": width, "height": height }),
+            None => {
+                return Err(format!(
+                    "{} is WxH in CSS px, e.g. 1280x800, not {raw:?}",
+                    flag_name(arg)
+                ))
+            }
+        },
         Kind::Steps { .. } => {
             let text = read(raw).map_err(|err| format!("{raw}: cannot read: {err}"))?;
             match serde_json::from_str::<Value>(&text) {
@@ -416,6 +426,7 @@ pub(crate) fn describe(arg: &Arg) -> String {
             }
         }
         Kind::StrList { .. } => notes.push("repeat the flag for more".to_owned()),
+        Kind::Size { min, max } => notes.push(format!("CSS px, each side {min}..{max}")),
         Kind::Steps { .. } => {
             notes.push("a JSON file of [{tool, arguments}] (- for standard input)".to_owned());
         }

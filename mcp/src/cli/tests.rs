@@ -99,7 +99,7 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
 fn audit_flags_parse_into_the_tools_arguments() {
     check(
         "audit http://127.0.0.1:8080/ --depth 1 --max-pages=5 --viewport 390x844 --screenshots --format sarif --output a.sarif --fail-on high --focus checkout --block-private-network --allow-private http://127.0.0.1:8080 --quiet --session s1",
-        expect![[r#"audit {"allow_private":["http://127.0.0.1:8080"],"block_private_network":true,"focus":"checkout","include_screenshots":true,"max_depth":1,"max_pages":5,"url":"http://127.0.0.1:8080/","viewport":"390x844"} format=Sarif output=Some("a.sarif") fail_on=Some(High) quiet=true session=Some("s1")"#]],
+        expect![[r#"audit {"allow_private":["http://127.0.0.1:8080"],"block_private_network":true,"focus":"checkout","include_screenshots":true,"max_depth":1,"max_pages":5,"url":"http://127.0.0.1:8080/","viewport":{"height":844,"width":390}} format=Sarif output=Some("a.sarif") fail_on=Some(High) quiet=true session=Some("s1")"#]],
     );
     check(
         "audit http://h/ --json",
@@ -118,7 +118,13 @@ fn audit_flags_parse_into_the_tools_arguments() {
     );
     check(
         "audit http://h/ --viewport 12",
-        expect!["usage error: audit: argument --viewport must match ^[0-9]{1,4}x[0-9]{1,4}$"],
+        expect![[r#"usage error: audit: --viewport is WxH in CSS px, e.g. 1280x800, not "12""#]],
+    );
+    check(
+        "audit http://h/ --viewport 0x10000",
+        expect![
+            "usage error: audit: argument --viewport's width must be between 1 and 9999, got 0"
+        ],
     );
     check(
         "audit http://h/ --format pdf",

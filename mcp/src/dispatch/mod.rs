@@ -18,6 +18,7 @@ pub(crate) mod audit;
 pub(crate) mod call;
 pub(crate) mod error;
 pub(crate) mod flows;
+pub(crate) mod markup;
 pub(crate) mod mocks;
 pub(crate) mod session;
 pub(crate) mod shared;

@@ -201,6 +201,10 @@ pub(crate) struct AuditedPage {
     /// The page's own speed figures, when it was inspected.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub(crate) vitals: Option<PageVitals>,
+    /// Whether its network went quiet after the load (`false`: inspected at the settle cap),
+    /// when it was inspected.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub(crate) settled: Option<bool>,
 }
 
 /// One page's speed figures.
@@ -217,12 +221,16 @@ pub(crate) struct PageVitals {
     pub(crate) complete: bool,
 }
 
-/// A link to another origin (listed, not checked).
+/// A link to another origin: listed, and checked only when the server's origin policy names
+/// an allow list that lets it through.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(crate) struct ExternalLink {
     pub(crate) url: String,
     /// The pages that link to it.
     pub(crate) pages: Vec<String>,
+    /// Whether the audit checked it (a broken one is also a `links.broken` finding).
+    #[serde(default)]
+    pub(crate) checked: bool,
 }
 
 /// `completed`, `failed` (the entry page could not be audited) or `timeout`.

@@ -28,8 +28,9 @@ use findings::{
 /// Pages audited at the same time.
 const PARALLEL: usize = 3;
 /// The longest a page may take to settle after its load (network quiet for 500 ms). A fetch
-/// whose body the page never reads stays in flight (Chromium reports no `loadingFinished`),
-/// so such a page always waits this long.
+/// whose body the page never reads ends once its announced body has arrived (Chromium
+/// reports no `loadingFinished` for it); one without a `Content-Length` that is never read
+/// still holds the page to this cap.
 const SETTLE: Duration = Duration::from_secs(3);
 /// Each link check attempt (HEAD, then GET).
 const LINK_TIMEOUT: Duration = Duration::from_secs(10);
@@ -77,6 +78,9 @@ struct Gathered {
     /// Who links to each same-origin target: `(page, selector)`, in discovery order.
     referrers: BTreeMap<String, Vec<(String, String)>>,
     external: BTreeMap<String, Vec<String>>,
+    /// The server's origin policy: off-origin links are checked only when its allow list
+    /// lets them through.
+    policy: chromate::OriginPolicy,
     /// The entry page's origin, once it loaded.
     origin: Option<String>,
     /// `(name, png, width, height)` of the entry page.
@@ -114,7 +118,10 @@ pub(crate) async fn run(
         .new_context(options)
         .await
         .map_err(|err| from_engine("audit", &err))?;
-    let state = Mutex::new(Gathered::default());
+    let state = Mutex::new(Gathered {
+        policy: browser.origin_policy(),
+        ..Gathered::default()
+    });
     let crawl = crawl(browser, &context, request, &state, progress);
     let outcome = tokio::time::timeout_at(deadline.into(), crawl).await;
     let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
@@ -151,6 +158,7 @@ pub(crate) async fn run(
             .map(|(url, pages)| ExternalLink {
                 url: url.clone(),
                 pages: pages.clone(),
+                checked: matches!(gathered.links.get(url), Some(LinkState::Done(..))),
             })
             .collect(),
         focus: request.focus.clone(),
@@ -283,6 +291,7 @@ async fn inspect_page(
                 status: None,
                 findings: 1,
                 vitals: None,
+                settled: None,
             });
             gathered.entry_failed |= entry;
             return Ok((None, Vec::new()));
@@ -309,13 +318,15 @@ async fn inspect_page(
             status: Some(status),
             findings: 1,
             vitals: None,
+            settled: None,
         });
         gathered.entry_failed |= entry;
         return Ok((Some(page_url), Vec::new()));
     }
-    let _ = page
+    let settled = page
         .wait_for_load_state(chromate::WaitUntil::NetworkIdle, SETTLE)
-        .await;
+        .await
+        .is_ok();
     let inspection = page
         .inspect_for_audit(MIN_TARGET)
         .await
@@ -359,13 +370,28 @@ async fn inspect_page(
         metrics.tbt_ms = Some(inspection.vitals.tbt.round() as u64);
     }
     // Links: same-origin targets are checked once per audit, from inside a page of their
-    // origin; others are listed.
+    // origin; others are listed, and checked (opaquely) when the origin policy's allow list
+    // lets them through.
     let mut to_check = Vec::new();
+    let mut off_origin = Vec::new();
     let mut same_origin = Vec::new();
     {
         let mut gathered = lock(state);
         let origin = gathered.origin.clone().unwrap_or_default();
         for link in &inspection.links {
+            let checked_elsewhere =
+                link.origin != origin && allows_checking(&gathered.policy, &link.url);
+            if checked_elsewhere {
+                gathered
+                    .referrers
+                    .entry(link.url.clone())
+                    .or_default()
+                    .push((page_url.clone(), link.selector.clone()));
+                if !gathered.links.contains_key(&link.url) {
+                    gathered.links.insert(link.url.clone(), LinkState::Pending);
+                    off_origin.push(link.url.clone());
+                }
+            }
             if link.origin == origin {
                 same_origin.push(link.url.clone());
                 gathered
@@ -393,6 +419,7 @@ async fn inspect_page(
             status: navigation.status,
             findings: n_found,
             vitals: Some(page_vitals(&inspection.vitals)),
+            settled: Some(settled),
         });
     }
     let checked_since = journal.cursor();
@@ -400,6 +427,8 @@ async fn inspect_page(
         .check_links(&to_check, LINK_TIMEOUT)
         .await
         .unwrap_or_default();
+    let mut checks = checks;
+    checks.extend(check_off_origin(journal, page, &off_origin).await);
     let after = page_entries(journal, page, checked_since, journal.cursor());
     let mut gathered = lock(state);
     for check in checks {
@@ -1004,7 +1033,11 @@ fn broken_links(gathered: &Gathered) -> Vec<Finding> {
                     findings::cut(&findings::short_url(url), 90)
                 ),
             )
-            .describe("a same-origin link leads nowhere (checked with HEAD, then GET)")
+            .describe(if gathered.external.contains_key(url) {
+                "a link to another origin, which the origin policy allows, leads nowhere (checked with HEAD, then GET)"
+            } else {
+                "a same-origin link leads nowhere (checked with HEAD, then GET)"
+            })
             .at(Some(selector.clone()))
             .evidence(json!({
                 "url": url,
@@ -1018,6 +1051,71 @@ fn broken_links(gathered: &Gathered) -> Vec<Finding> {
         );
     }
     found
+}
+
+/// Whether an off-origin link may be checked: only when the server's origin policy has an allow
+/// list (`--allowed-origins`) that lets it through, so an audit of a page never reaches out to
+/// the origins it merely links to unless the operator named them.
+fn allows_checking(policy: &chromate::OriginPolicy, url: &str) -> bool {
+    policy.allowed.is_some() && !policy.blocks(url)
+}
+
+/// Checks links to other origins from the page (HEAD, then GET when HEAD fails or is
+/// refused). Their answers are opaque to the page, so each status comes from the network log:
+/// the response to that URL and method, waited for a moment as it may trail the fetch's answer.
+/// An opaque answer with no logged response (a redirect elsewhere) counts as reached.
+async fn check_off_origin(
+    journal: &chromate::Journal,
+    page: &chromate::Page,
+    urls: &[String],
+) -> Vec<chromate::LinkStatus> {
+    let mut checks = opaque_round(journal, page, urls, chromate::LinkMethod::Head).await;
+    let refused: Vec<String> = checks
+        .iter()
+        .filter(|check| check.method == "HEAD" && matches!(check.status, Some(405 | 501)))
+        .map(|check| check.url.clone())
+        .collect();
+    if !refused.is_empty() {
+        let again = opaque_round(journal, page, &refused, chromate::LinkMethod::Get).await;
+        checks.retain(|check| !refused.contains(&check.url));
+        checks.extend(again);
+    }
+    checks
+}
+
+async fn opaque_round(
+    journal: &chromate::Journal,
+    page: &chromate::Page,
+    urls: &[String],
+    first: chromate::LinkMethod,
+) -> Vec<chromate::LinkStatus> {
+    let since = journal.cursor();
+    let mut checks = page
+        .check_links_opaque(urls, first, LINK_TIMEOUT)
+        .await
+        .unwrap_or_default();
+    for check in &mut checks {
+        if !check.opaque {
+            continue;
+        }
+        let answered = chromate::LogFilter {
+            kinds: vec![chromate::LogKind::Response],
+            contains: Some(check.url.clone()),
+            ..chromate::LogFilter::default()
+        };
+        let _ = journal.wait_for(&answered, since, FAILURE_SETTLE).await;
+        let entries = page_entries(journal, page, since, journal.cursor());
+        check.status = entries.iter().rev().find_map(|entry| match &entry.data {
+            chromate::LogData::Response {
+                url,
+                method,
+                status,
+                ..
+            } if *url == check.url && *method == check.method => Some(*status),
+            _ => None,
+        });
+    }
+    checks
 }
 
 /// `url` without its `#fragment`.

@@ -19,6 +19,7 @@ use super::capture::{name_is_valid, CaptureRecord};
 use super::output;
 use super::run::{FlowResult, RunReport};
 use crate::dispatch::error::ToolError;
+use crate::dispatch::markup::escape;
 
 /// The machine-readable result a run leaves in each flow directory.
 pub(crate) const RUN_JSON: &str = "run.json";
@@ -279,25 +280,6 @@ fn read_text(path: &Path) -> Option<String> {
     crate::private_fs::read_file(path)
         .ok()
         .and_then(|bytes| String::from_utf8(bytes).ok())
-}
-
-/// Text safe inside XML and HTML element content and attribute values: `&<>"'` escaped, and
-/// the control characters XML 1.0 forbids dropped.
-pub(crate) fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            '\t' | '\n' | '\r' => out.push(c),
-            c if (c as u32) < 0x20 || c == '\u{fffe}' || c == '\u{ffff}' => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 fn seconds(ms: u64) -> String {
@@ -648,17 +630,4 @@ pub(crate) fn write_run(
         None => None,
     };
     Ok((report.output_dir.join(REPORT_HTML), junit))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn escape_makes_text_safe_for_xml() {
-        assert_eq!(
-            escape("a<b>&\"c\" 'd'\u{1}\n"),
-            "a&lt;b&gt;&amp;&quot;c&quot; &apos;d&apos;\n"
-        );
-    }
 }

@@ -12,22 +12,15 @@
 
 use std::time::Duration;
 
+use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{
-    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
-};
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext};
 use crate::dispatch::audit::findings::Shot;
 use crate::dispatch::audit::{self, report, AuditRequest};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::ToolSession;
-
-/// `WxH` in CSS px, each from 1 to 9999.
-pub(crate) static VIEWPORT: Pattern = Pattern {
-    source: "^[0-9]{1,4}x[0-9]{1,4}$",
-    matches: |text| parse_viewport(text).is_some(),
-};
 
 pub(crate) const AUDIT_URL: ToolDecl = ToolDecl {
     name: "qa_audit_url",
@@ -59,7 +52,11 @@ tool_args! {
             .default_int(IntDefault::Value(0)),
         max_pages: u32 = Arg::int("max_pages", "Audit at most this many pages", 1, 200)
             .default_int(IntDefault::Value(20)),
-        viewport: Option<String> = Arg::string("viewport", "WxH in CSS px (else the browser's 1280x800)").pattern(&VIEWPORT),
+        viewport: Option<Size> = Arg::kind(
+            "viewport",
+            "{width, height} in CSS px (else the browser's 1280x800); the command line's --viewport WxH",
+            Kind::Size { min: 1, max: 9999 },
+        ),
         wait_until: AuditWaitUntil = Arg::one_of(
             "wait_until",
             "When a page counts as loaded (then it settles until the network is quiet)",
@@ -87,17 +84,12 @@ tool_args! {
     }
 }
 
-/// `1280x800` → `(1280, 800)`; each side 1..=9999.
-pub(crate) fn parse_viewport(text: &str) -> Option<(u32, u32)> {
-    let (width, height) = text.split_once('x')?;
-    let side = |text: &str| {
-        (1..=4)
-            .contains(&text.len())
-            .then(|| text.parse::<u32>().ok())
-            .flatten()
-            .filter(|side| *side > 0)
-    };
-    Some((side(width)?, side(height)?))
+/// A validated `{width, height}` ([`Kind::Size`]).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct Size {
+    pub(crate) width: u32,
+    pub(crate) height: u32,
 }
 
 fn is_http(url: &str) -> bool {
@@ -155,7 +147,7 @@ pub(crate) async fn audit(
         url: args.url.trim().to_owned(),
         max_depth: args.max_depth,
         max_pages: args.max_pages,
-        viewport: args.viewport.as_deref().and_then(parse_viewport),
+        viewport: args.viewport.map(|size| (size.width, size.height)),
         wait_until,
         timeout: Duration::from_millis(args.timeout_ms),
         focus: args.focus.filter(|focus| !focus.trim().is_empty()),

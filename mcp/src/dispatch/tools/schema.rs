@@ -171,6 +171,18 @@ pub(crate) struct Pattern {
     pub(crate) matches: fn(&str) -> bool,
 }
 
+/// `1280x800` → `(1280, 800)`: how the command line spells a [`Kind::Size`] (`X` too). Only
+/// the shape is checked here; the validator checks the range.
+pub(crate) fn parse_size(text: &str) -> Option<(u32, u32)> {
+    let (width, height) = text.trim().split_once(['x', 'X'])?;
+    let side = |text: &str| {
+        (!text.is_empty() && text.bytes().all(|byte| byte.is_ascii_digit()))
+            .then(|| text.parse::<u32>().ok())
+            .flatten()
+    };
+    Some((side(width)?, side(height)?))
+}
+
 /// How an integer default is found.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) enum IntDefault {
@@ -208,6 +220,12 @@ pub(crate) enum Kind {
         max_items: u32,
         item_min_len: u32,
         item_max_len: u32,
+    },
+    /// A size in CSS px: `{width, height}`, each a whole number from `min` to `max`. The command
+    /// line spells it `WxH` ([`parse_size`]) and hands the validator the object.
+    Size {
+        min: u32,
+        max: u32,
     },
     /// browser_batch `steps`: `{tool, arguments}` items.
     Steps {
@@ -500,6 +518,17 @@ fn arg_schema(arg: &Arg, defaults: &Defaults, batch_tools: &[&str]) -> Value {
             }
             put("maxItems", json!(max_items));
         }
+        Kind::Size { min, max } => {
+            put("type", json!("object"));
+            put("description", json!(arg.description));
+            let side = json!({ "type": "integer", "minimum": min, "maximum": max });
+            put(
+                "properties",
+                json!({ "width": side.clone(), "height": side }),
+            );
+            put("required", json!(["width", "height"]));
+            put("additionalProperties", json!(false));
+        }
         Kind::Steps {
             min_items,
             max_items,
@@ -774,6 +803,47 @@ impl Validator<'_> {
                     self.check_length(&item_path, text, item_min_len, item_max_len)?;
                 }
                 Ok(value.clone())
+            }
+            Kind::Size { min, max } => {
+                let Value::Object(map) = value else {
+                    return Err(self.type_error(name, "object {width, height}", value));
+                };
+                if let Some(unknown) = map
+                    .iter()
+                    .find(|(key, value)| {
+                        !value.is_null() && !matches!(key.as_str(), "width" | "height")
+                    })
+                    .map(|(key, _)| key)
+                {
+                    let path = format!("{name}.{unknown}");
+                    return Err(self.fail(&path, format!("unknown argument \"{path}\"")));
+                }
+                let mut size = Map::new();
+                for side in ["width", "height"] {
+                    let path = format!("{name}.{side}");
+                    let Some(given) = map.get(side).filter(|given| !given.is_null()) else {
+                        return Err(
+                            self.fail(&path, format!("missing required argument \"{path}\""))
+                        );
+                    };
+                    let number = self.expect_finite(&path, given, "integer")?;
+                    if number.fract() != 0.0 {
+                        return Err(self.fail(
+                            &path,
+                            format!("argument \"{path}\" must be integer, got {given}"),
+                        ));
+                    }
+                    if number < f64::from(min) || number > f64::from(max) {
+                        return Err(self.range_error(
+                            &path,
+                            &min.to_string(),
+                            &max.to_string(),
+                            given,
+                        ));
+                    }
+                    size.insert(side.to_owned(), json!(number as i64));
+                }
+                Ok(Value::Object(size))
             }
             Kind::Steps {
                 min_items,

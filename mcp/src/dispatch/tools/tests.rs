@@ -91,6 +91,7 @@ fn minimal_arguments(decl: &ToolDecl) -> Value {
             schema::Kind::StrList { .. } => json!(["Cargo.toml"]),
             schema::Kind::Steps { .. } => json!([{ "tool": "browser_status" }]),
             schema::Kind::Int { min, .. } => json!(min),
+            schema::Kind::Size { min, .. } => json!({ "width": min, "height": min }),
             _ => json!("x"),
         };
         map.insert(arg.name.to_owned(), value);
@@ -491,5 +492,67 @@ fn every_args_struct_field_is_named_as_its_declared_argument() {
         let decl = find_any(name).unwrap_or_else(|| panic!("no tool {name}"));
         let args: Vec<&str> = decl.args.iter().map(|arg| arg.name).collect();
         assert_eq!(args, *fields, "{name}");
+    }
+}
+
+#[test]
+fn the_audit_viewport_is_a_width_and_height_object() {
+    let decl = &qa::AUDIT_URL;
+    let schema = schema::input_schema(decl, &DEFAULTS, &[]);
+    let viewport = &schema["properties"]["viewport"];
+    assert_eq!(viewport["type"], json!("object"));
+    assert_eq!(viewport["required"], json!(["width", "height"]));
+    assert_eq!(viewport["additionalProperties"], json!(false));
+    assert_eq!(viewport["properties"]["width"]["maximum"], json!(9999));
+
+    let call = |viewport: Value| {
+        validate(
+            decl,
+            Some(&json!({ "url": "http://127.0.0.1:1/", "viewport": viewport })),
+            &DEFAULTS,
+        )
+    };
+    let valid = call(json!({ "width": 390, "height": 844.0 })).expect("an object");
+    assert_eq!(valid["viewport"], json!({ "width": 390, "height": 844 }));
+    let message = |viewport: Value| match call(viewport) {
+        Ok(valid) => panic!("accepted: {valid:?}"),
+        Err(error) => (error.argument, error.message),
+    };
+    assert_eq!(
+        message(json!("390x844")).0,
+        "viewport",
+        "the MCP form is the object; WxH is the command line's spelling"
+    );
+    assert_eq!(message(json!({ "width": 390 })).0, "viewport.height");
+    assert_eq!(
+        message(json!({ "width": 0, "height": 10 })).0,
+        "viewport.width"
+    );
+    assert_eq!(
+        message(json!({ "width": 10, "height": 10000 })).0,
+        "viewport.height"
+    );
+    assert_eq!(
+        message(json!({ "width": 1.5, "height": 10 })).0,
+        "viewport.width"
+    );
+    let (argument, text) = message(json!({ "width": 1, "height": 1, "depth": 3 }));
+    assert_eq!(argument, "viewport.depth");
+    assert!(text.contains("unknown argument"), "{text}");
+
+    assert_eq!(schema::parse_size("1280x800"), Some((1280, 800)));
+    assert_eq!(schema::parse_size("390X844"), Some((390, 844)));
+    for bad in [
+        "",
+        "x",
+        "1280",
+        "1280x",
+        "x800",
+        "12 80x800",
+        "-1x2",
+        "1x2x3",
+        "+1x2",
+    ] {
+        assert_eq!(schema::parse_size(bad), None, "{bad:?}");
     }
 }

@@ -5,8 +5,9 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{escape_xml, summary, Report, ShotBytes};
+use super::{summary, Report, ShotBytes};
 use crate::dispatch::audit::findings::{short_url, AuditResult, Severity};
+use crate::dispatch::markup::escape;
 
 pub(crate) struct Html<'a> {
     pub(crate) shots: &'a ShotBytes,
@@ -36,13 +37,13 @@ impl Report for Html<'_> {
         let title = format!("Audit of {}", result.url);
         let mut out = format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n<h1>{}</h1>\n<p id=\"summary\"><b>{}</b> in {:.1} s — {} pages, {} findings ({})</p>\n",
-            escape_xml(&title),
-            escape_xml(&title),
+            escape(&title),
+            escape(&title),
             result.status.as_str(),
             result.duration_ms as f64 / 1000.0,
             result.metrics.pages_audited,
             result.findings.len(),
-            escape_xml(&summary(result)),
+            escape(&summary(result)),
         );
         // The entry page as it looked, with its findings' boxes.
         let entry = result.pages.first().map(|page| page.url.as_str());
@@ -66,7 +67,7 @@ impl Report for Html<'_> {
                     };
                     out.push_str(&format!(
                         "<a class=\"mark\" href=\"#f{n}\" title=\"{}\" style=\"left:{:.3}%;top:{:.3}%;width:{:.3}%;height:{:.3}%\"><span>{n}</span></a>\n",
-                        escape_xml(&finding.title),
+                        escape(&finding.title),
                         x / width * 100.0,
                         y / height * 100.0,
                         (w.max(2.0)) / width * 100.0,
@@ -92,11 +93,11 @@ impl Report for Html<'_> {
                     finding.severity.as_str(),
                     finding.severity.as_str(),
                     finding.category.as_str(),
-                    escape_xml(&finding.title),
-                    escape_xml(&finding.description),
-                    escape_xml(&short_url(&finding.page)),
-                    escape_xml(finding.selector_hint.as_deref().unwrap_or("")),
-                    escape_xml(&evidence),
+                    escape(&finding.title),
+                    escape(&finding.description),
+                    escape(&short_url(&finding.page)),
+                    escape(finding.selector_hint.as_deref().unwrap_or("")),
+                    escape(&evidence),
                 ));
             }
             out.push_str("</tbody></table>\n");

@@ -2,8 +2,9 @@
 //! `<testcase>` per finding (info findings are `<skipped>`), and a passing case for a page
 //! with none.
 
-use super::{escape_xml, Report};
+use super::Report;
 use crate::dispatch::audit::findings::{AuditResult, Severity};
+use crate::dispatch::markup::escape;
 
 pub(crate) struct Junit;
 
@@ -34,20 +35,20 @@ impl Report for Junit {
                     finding.evidence
                 );
                 let verdict = if finding.severity == Severity::Info {
-                    format!("<skipped message=\"{}\"/>", escape_xml(&finding.title))
+                    format!("<skipped message=\"{}\"/>", escape(&finding.title))
                 } else {
                     format!(
                         "<failure type=\"{}\" message=\"{}\">{}</failure>",
                         finding.severity.as_str(),
-                        escape_xml(&finding.title),
-                        escape_xml(&body)
+                        escape(&finding.title),
+                        escape(&body)
                     )
                 };
                 cases.push_str(&format!(
                     "    <testcase classname=\"chromate.audit.{}\" name=\"{} [{}]\">{verdict}</testcase>\n",
                     finding.category.as_str(),
-                    escape_xml(&finding.title),
-                    escape_xml(&finding.id),
+                    escape(&finding.title),
+                    escape(&finding.id),
                 ));
             }
             let tests = on_page.len().max(1);
@@ -60,13 +61,13 @@ impl Report for Junit {
             failures += failing;
             suites.push_str(&format!(
                 "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failing}\" errors=\"0\" skipped=\"{}\">\n{cases}  </testsuite>\n",
-                escape_xml(page),
+                escape(page),
                 on_page.len() - failing,
             ));
         }
         format!(
             "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"chromate audit {}\" tests=\"{total}\" failures=\"{failures}\" time=\"{:.3}\">\n{suites}</testsuites>\n",
-            escape_xml(&result.url),
+            escape(&result.url),
             result.duration_ms as f64 / 1000.0,
         )
     }

@@ -92,23 +92,5 @@ pub(crate) fn fails(result: &AuditResult, threshold: Severity) -> bool {
         .any(|finding| finding.severity >= threshold)
 }
 
-/// `&`, `<`, `>`, `"` and `'` as XML and HTML entities.
-pub(crate) fn escape_xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            // XML 1.0 has no place for most control characters.
-            c if (c as u32) < 0x20 && !matches!(c, '\n' | '\r' | '\t') => out.push(' '),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests;

@@ -85,6 +85,7 @@ fn typical() -> AuditResult {
             status: Some(200),
             findings: 6,
             vitals: None,
+            settled: None,
         }],
         external_links: Vec::new(),
         focus: None,
