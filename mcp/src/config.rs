@@ -108,6 +108,9 @@ pub(crate) struct Config {
     /// `--isolated` (and every HTTP session): each session is a browser context in one shared
     /// browser.
     pub(crate) isolated: bool,
+    /// Served to other machines (`--http` on an address that is not loopback): audits refuse
+    /// private-network targets whatever the call says (docs/cli.md#audits, "Guards").
+    pub(crate) remote: bool,
 }
 
 impl Default for Config {
@@ -217,6 +220,10 @@ impl Config {
             unrestricted_file_access: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
             isolated: flags.isolated || flags.http.is_some(),
+            remote: flags
+                .http
+                .as_ref()
+                .is_some_and(|http| !http.addr.ip().is_loopback()),
         };
         (config, warnings)
     }

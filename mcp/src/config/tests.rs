@@ -137,3 +137,23 @@ fn structured_content_is_off_unless_the_flag_or_the_variable_says_so() {
     };
     assert!(Config::resolve(flags, &|_| None).0.structured_content);
 }
+
+#[test]
+fn only_an_http_server_on_an_address_other_than_loopback_is_remote() {
+    let remote = |http: Option<&str>| {
+        let flags = McpFlags {
+            http: http.map(|addr| HttpFlags {
+                addr: addr.parse().expect("a socket address"),
+                ..HttpFlags::default()
+            }),
+            ..McpFlags::default()
+        };
+        Config::resolve(flags, &|_| None).0.remote
+    };
+    assert!(!remote(None), "stdio");
+    assert!(!remote(Some("127.0.0.1:8931")));
+    assert!(!remote(Some("127.9.9.9:0")));
+    assert!(!remote(Some("[::1]:8931")));
+    assert!(remote(Some("0.0.0.0:8931")));
+    assert!(remote(Some("[::]:0")));
+}

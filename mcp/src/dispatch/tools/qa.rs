@@ -101,7 +101,14 @@ fn is_http(url: &str) -> bool {
     })
 }
 
-pub(crate) fn check_audit(args: &AuditArgs, _session: &ToolSession) -> Result<(), ToolError> {
+/// Whether the audit refuses private-network targets: when the call asks, and always on a
+/// server other machines reach (`--http` on an address that is not loopback), whose callers
+/// must not reach the server's own network through it.
+fn blocks_private_network(args: &AuditArgs, session: &ToolSession) -> bool {
+    args.block_private_network || session.config.remote
+}
+
+pub(crate) fn check_audit(args: &AuditArgs, session: &ToolSession) -> Result<(), ToolError> {
     if !is_http(&args.url) {
         return Err(ToolError::invalid_argument(
             format!("audit: {:?} is not an absolute http or https URL", args.url),
@@ -109,7 +116,7 @@ pub(crate) fn check_audit(args: &AuditArgs, _session: &ToolSession) -> Result<()
             "audit a page a browser would load over the network, e.g. http://127.0.0.1:8080/",
         ));
     }
-    if !args.allow_private.is_empty() && !args.block_private_network {
+    if !args.allow_private.is_empty() && !blocks_private_network(args, session) {
         return Err(ToolError::invalid_argument(
             "audit: allow_private only matters with block_private_network",
             "allow_private",
@@ -133,6 +140,7 @@ pub(crate) async fn audit(
     args: AuditArgs,
 ) -> Result<ToolOutput, ToolError> {
     let verb = AUDIT_URL.verb;
+    let block_private_network = blocks_private_network(&args, ctx.session);
     let allow_private = args
         .allow_private
         .iter()
@@ -152,7 +160,7 @@ pub(crate) async fn audit(
         timeout: Duration::from_millis(args.timeout_ms),
         focus: args.focus.filter(|focus| !focus.trim().is_empty()),
         screenshots: args.include_screenshots,
-        block_private_network: args.block_private_network,
+        block_private_network,
         allow_private,
     };
     if !ctx.session.browser_running() {
