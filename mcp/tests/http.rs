@@ -18,6 +18,7 @@ use std::time::{Duration, Instant};
 
 use chromate_tests::mcp_client::scrubbed_command;
 use chromate_tests::procs::{chrome_processes_with_profile_under, is_alive};
+use chromate_tests::tls::TlsCert;
 use chromate_tests::{ExternalChromium, FixtureServer, Response};
 use serde_json::{json, Value};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -397,6 +398,8 @@ async fn origins_tokens_and_the_non_loopback_bind() {
         "s3cret-token",
         "--allowed-hosts",
         "app.example",
+        "--caps",
+        "audit",
     ]);
     let port = server.port;
     let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
@@ -444,6 +447,22 @@ async fn origins_tokens_and_the_non_loopback_bind() {
     assert!(tools.json()["result"]["tools"].as_array().unwrap().len() >= 20);
     let text = client.call_text("browser_status", json!({})).await;
     assert!(text.contains("\"ready\""), "{text}");
+    // A server other machines reach never audits its own network, whatever the caller asks:
+    // a loopback target is refused at the entry page (the fixture sees no request).
+    let fixture = cookie_fixture();
+    let audit = client
+        .call(
+            "qa_audit_url",
+            json!({"url": fixture.url("/whoami"), "block_private_network": false}),
+        )
+        .await;
+    assert_eq!(audit["isError"], json!(true), "{audit}");
+    assert_eq!(
+        audit["structuredContent"]["error"]["code"],
+        json!("SSRF_BLOCKED"),
+        "{audit}"
+    );
+    assert!(fixture.requests().is_empty(), "{:?}", fixture.requests());
     let missing = http(
         port,
         "POST",
@@ -786,7 +805,7 @@ async fn isolated_stdio_servers_share_a_browser_but_not_cookies() {
 #[cfg(not(feature = "tls"))]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn wss_without_the_tls_feature_says_so() {
-    let trusted = test_ca("trusted");
+    let trusted = TlsCert::generate().unwrap();
     let proxy = tls_proxy(&trusted, 9).await;
     let endpoint = format!(
         "wss://127.0.0.1:{}/devtools/browser/x?token=pool-token",
@@ -812,38 +831,6 @@ async fn wss_without_the_tls_feature_says_so() {
     assert!(!error.to_string().contains("pool-token"), "{response}");
 }
 
-/// A certificate authority made for one test, and a leaf certificate for 127.0.0.1 it signed.
-// Read by the wss test, which needs the `tls` feature.
-#[cfg_attr(not(feature = "tls"), allow(dead_code))]
-struct TestCa {
-    ca_pem: String,
-    leaf_der: tokio_rustls::rustls::pki_types::CertificateDer<'static>,
-    leaf_key: Vec<u8>,
-}
-
-fn test_ca(name: &str) -> TestCa {
-    use rcgen::{
-        BasicConstraints, CertificateParams, DnType, IsCa, Issuer, KeyPair, KeyUsagePurpose,
-    };
-    let mut ca_params = CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca_params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
-    ca_params
-        .distinguished_name
-        .push(DnType::CommonName, format!("chromate test CA {name}"));
-    ca_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
-    let ca_key = KeyPair::generate().unwrap();
-    let ca_cert = ca_params.self_signed(&ca_key).unwrap();
-    let issuer = Issuer::new(ca_params, ca_key);
-    let leaf_params = CertificateParams::new(vec!["127.0.0.1".to_owned()]).unwrap();
-    let leaf_key = KeyPair::generate().unwrap();
-    let leaf = leaf_params.signed_by(&leaf_key, &issuer).unwrap();
-    TestCa {
-        ca_pem: ca_cert.pem(),
-        leaf_der: leaf.der().clone(),
-        leaf_key: leaf_key.serialize_der(),
-    }
-}
-
 /// A TLS front of a real Chromium's debugging port, as a browser pool has: on 127.0.0.1, with
 /// `ca`'s certificate; it lets a websocket through only with `?token=pool-token` in its URL and
 /// `Authorization: Bearer pool-secret`, and forwards it without the query.
@@ -861,76 +848,55 @@ impl Drop for TlsProxy {
     }
 }
 
-async fn tls_proxy(ca: &TestCa, upstream: u16) -> TlsProxy {
+async fn tls_proxy(cert: &TlsCert, upstream: u16) -> TlsProxy {
     use std::sync::Arc;
-    use tokio_rustls::rustls;
-    let key = rustls::pki_types::PrivateKeyDer::Pkcs8(ca.leaf_key.clone().into());
-    let config = rustls::ServerConfig::builder_with_provider(Arc::new(
-        rustls::crypto::ring::default_provider(),
-    ))
-    .with_safe_default_protocol_versions()
-    .unwrap()
-    .with_no_client_auth()
-    .with_single_cert(vec![ca.leaf_der.clone()], key)
-    .unwrap();
-    let acceptor = tokio_rustls::TlsAcceptor::from(Arc::new(config));
+    let acceptor = cert.acceptor().unwrap();
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let port = listener.local_addr().unwrap().port();
     let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
     let log = seen.clone();
-    let task = tokio::spawn(async move {
-        loop {
-            let Ok((tcp, _)) = listener.accept().await else {
+    let task = chromate_tests::tls::serve(listener, acceptor, move |mut tls| {
+        let log = log.clone();
+        async move {
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
+                if tls.read_exact(&mut byte).await.is_err() {
+                    return;
+                }
+                head.push(byte[0]);
+            }
+            let text = String::from_utf8_lossy(&head).to_string();
+            let request_line = text.lines().next().unwrap_or_default().to_owned();
+            let authorized = text
+                .lines()
+                .any(|line| line.eq_ignore_ascii_case("authorization: bearer pool-secret"));
+            log.lock().unwrap().push(request_line.clone());
+            if !request_line.contains("?token=pool-token") || !authorized {
+                let _ = tls
+                    .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
+                    .await;
+                return;
+            }
+            let without_query = {
+                let mut parts = request_line.split(' ');
+                let method = parts.next().unwrap_or_default();
+                let target = parts.next().unwrap_or_default();
+                let version = parts.next().unwrap_or_default();
+                format!(
+                    "{method} {} {version}",
+                    target.split('?').next().unwrap_or_default()
+                )
+            };
+            let forwarded = text.replacen(&request_line, &without_query, 1);
+            let Ok(mut upstream) = tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
+            else {
                 return;
             };
-            let acceptor = acceptor.clone();
-            let log = log.clone();
-            tokio::spawn(async move {
-                let Ok(mut tls) = acceptor.accept(tcp).await else {
-                    log.lock().unwrap().push("handshake failed".to_owned());
-                    return;
-                };
-                let mut head = Vec::new();
-                let mut byte = [0u8; 1];
-                while !head.ends_with(b"\r\n\r\n") && head.len() < 16384 {
-                    if tls.read_exact(&mut byte).await.is_err() {
-                        return;
-                    }
-                    head.push(byte[0]);
-                }
-                let text = String::from_utf8_lossy(&head).to_string();
-                let request_line = text.lines().next().unwrap_or_default().to_owned();
-                let authorized = text
-                    .lines()
-                    .any(|line| line.eq_ignore_ascii_case("authorization: bearer pool-secret"));
-                log.lock().unwrap().push(request_line.clone());
-                if !request_line.contains("?token=pool-token") || !authorized {
-                    let _ = tls
-                        .write_all(b"HTTP/1.1 401 Unauthorized\r\ncontent-length: 0\r\n\r\n")
-                        .await;
-                    return;
-                }
-                let without_query = {
-                    let mut parts = request_line.split(' ');
-                    let method = parts.next().unwrap_or_default();
-                    let target = parts.next().unwrap_or_default();
-                    let version = parts.next().unwrap_or_default();
-                    format!(
-                        "{method} {} {version}",
-                        target.split('?').next().unwrap_or_default()
-                    )
-                };
-                let forwarded = text.replacen(&request_line, &without_query, 1);
-                let Ok(mut upstream) =
-                    tokio::net::TcpStream::connect(("127.0.0.1", upstream)).await
-                else {
-                    return;
-                };
-                if upstream.write_all(forwarded.as_bytes()).await.is_err() {
-                    return;
-                }
-                let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
-            });
+            if upstream.write_all(forwarded.as_bytes()).await.is_err() {
+                return;
+            }
+            let _ = tokio::io::copy_bidirectional(&mut tls, &mut upstream).await;
         }
     });
     TlsProxy { port, seen, task }
@@ -953,8 +919,8 @@ fn browser_ws_path(external: &ExternalChromium) -> String {
 async fn wss_through_a_tls_pool_front_with_a_private_ca() {
     let fixture = cookie_fixture();
     let external = ExternalChromium::start().unwrap();
-    let trusted = test_ca("trusted");
-    let untrusted = test_ca("untrusted");
+    let trusted = TlsCert::generate().unwrap();
+    let untrusted = TlsCert::generate().unwrap();
     let proxy = tls_proxy(&trusted, external.port()).await;
     let rogue = tls_proxy(&untrusted, external.port()).await;
     let dir = tempfile::tempdir().unwrap();
