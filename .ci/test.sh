@@ -28,6 +28,11 @@ echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
 fi
+# The binary's tests (mcp/tests/, which build on chromate-tests) run against the engine users
+# install: chromate-tests turns every domain on only for its own tests (a dev-dependency).
+if cargo tree -p chromate-mcp -e features,normal,dev --prefix none | grep -q '^chromate feature "all-domains"'; then
+  echo "chromate-mcp's tests get chromate's all-domains" >&2; exit 1
+fi
 # The build script generates unformatted code: a user's build compiles no prettyplease (and no
 # second syn) for it.
 if cargo tree -p chromate -e normal,build --prefix none | grep -q '^prettyplease'; then

@@ -1136,9 +1136,7 @@ fn mocks_are_held_by_the_server() {
         json!("mock: action \"add\" needs \"pattern\"")
     );
     for _ in 0..19 {
-        server
-            .ok("browser_mock", json!({ "action": "block", "pattern": "x" }))
-            .0;
+        server.ok("browser_mock", json!({ "action": "block", "pattern": "x" }));
     }
     let error = server.err("browser_mock", json!({ "action": "block", "pattern": "y" }));
     assert_eq!(
@@ -1396,12 +1394,10 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
 fn large_text_spills_to_the_session_directory() {
     let mut server = start_server_with("spill", &[], &[("CHROMATE_MCP_SPILL_BYTES", "200")]);
     for idx in 0..5 {
-        server
-            .ok(
-                "browser_mock",
-                json!({ "action": "block", "pattern": format!("https://spill.test/{idx}/*") }),
-            )
-            .0;
+        server.ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": format!("https://spill.test/{idx}/*") }),
+        );
     }
     let response = server.call("browser_mock", json!({}));
     let text = response["result"]["content"][0]["text"]
@@ -1449,12 +1445,10 @@ fn artifact_quota_turns_spills_into_truncated_text() {
         ],
     );
     for idx in 0..5 {
-        server
-            .ok(
-                "browser_mock",
-                json!({ "action": "block", "pattern": format!("https://quota.test/{idx}/*") }),
-            )
-            .0;
+        server.ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": format!("https://quota.test/{idx}/*") }),
+        );
     }
     let response = server.call("browser_mock", json!({}));
     let text = response["result"]["content"][0]["text"]
@@ -1722,7 +1716,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
         server.ok(
             "browser_mock",
             json!({ "action": "block", "pattern": format!("https://res.test/{idx}/{}", "p".repeat(100)) }),
-        ).0;
+        );
     }
     // The listing spills to `0001-browser_mock.json`.
     let listing = server.call("browser_mock", json!({}));

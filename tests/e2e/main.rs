@@ -1,5 +1,9 @@
-//! End-to-end tests against real headless Chromium. One binary; each test launches its own
-//! browser (fresh profile) and ends it, and every test that starts a browser proves by PID that
+//! End-to-end tests against real headless Chromium. One binary. A test that only reads pages
+//! (selectors, the accessibility oracle, evidence) takes a fresh browser context of the one
+//! browser the binary shares ([`chromate_tests::browser::Fixture`]) and proves its tabs gone
+//! when it ends; the shared browser is closed at exit and proved gone by PID, with no other
+//! Chromium of the binary left. Every other test launches its own browser (fresh profile) —
+//! its pid, journal, refs, focus or lifecycle are what it tests — and proves by PID that
 //! nothing of it is left. These tests drive the engine's API; the tests of the `chromate`
 //! binary (MCP server, session commands, flows, audits) are the MCP crate's
 //! (`mcp/tests/e2e/`), which cargo builds the binary for.
