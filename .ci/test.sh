@@ -28,18 +28,23 @@ echo "== the engine must not depend on the MCP crate"
 if cargo tree -p chromate -e normal --prefix none | grep -q '^chromate-mcp'; then
   echo "engine depends on chromate-mcp" >&2; exit 1
 fi
+# The binary's tests (mcp/tests/, which build on chromate-tests) run against the engine users
+# install: chromate-tests turns every domain on only for its own tests (a dev-dependency).
+if cargo tree -p chromate-mcp -e features,normal,dev --prefix none | grep -q '^chromate feature "all-domains"'; then
+  echo "chromate-mcp's tests get chromate's all-domains" >&2; exit 1
+fi
 # The build script generates unformatted code: a user's build compiles no prettyplease (and no
 # second syn) for it.
 if cargo tree -p chromate -e normal,build --prefix none | grep -q '^prettyplease'; then
   echo "chromate's build depends on prettyplease" >&2; exit 1
 fi
-echo "== cargo build -p chromate-mcp (tests/e2e/mcp.rs drives the binary)"
-cargo build -p chromate-mcp
 echo "== the README's demo, as a user builds it (default features)"
 cargo run -q -p chromate --example demo
-echo "== cargo test (the engine as users install it), then the end-to-end tests (every domain)"
-# Two invocations: in one, cargo would unify the end-to-end tests' all-domains into the engine
-# the MCP wire tests and the binary are built with.
+echo "== cargo test (the engine as users install it), then the engine's end-to-end tests (every domain)"
+# Two invocations: in one, cargo would unify the engine end-to-end tests' all-domains into the
+# engine the binary is built with. The first runs the binary's tests (mcp/tests/wire.rs and
+# the end-to-end mcp/tests/e2e/, on the binary cargo builds for them, which is never stale)
+# against the engine users install; the second the engine's own (tests/e2e/).
 mkdir -p target
 set +e
 { cargo test --workspace --exclude chromate-tests && cargo test -p chromate-tests; } 2>&1 \

@@ -38,15 +38,6 @@ fn start_server_with(name: &str, args: &[&str], envs: &[(&str, &str)]) -> McpCli
         .spawn()
 }
 
-/// The wire tests' view of a tool call's result.
-trait ToolResults {
-    /// A successful tools/call result: the result JSON of `content[0]`, after checking the
-    /// default shape carries no `structuredContent` (hosts would show the model only that).
-    fn call_ok(&mut self, tool: &str, arguments: Value) -> Value;
-    /// A tool error's `structuredContent.error`.
-    fn call_err(&mut self, tool: &str, arguments: Value) -> Value;
-}
-
 /// A modern-era tool error's `structuredContent.error`.
 trait ModernToolResults {
     fn call_modern_err(&mut self, tool: &str, arguments: Value) -> Value;
@@ -62,24 +53,6 @@ impl ModernToolResults for McpClient {
             json!("complete"),
             "{response}"
         );
-        response["result"]["structuredContent"]["error"].clone()
-    }
-}
-
-impl ToolResults for McpClient {
-    fn call_ok(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.call(tool, arguments);
-        let result = &response["result"];
-        assert!(
-            result.get("isError").is_none() && result.get("structuredContent").is_none(),
-            "{tool} failed or has structuredContent: {response}"
-        );
-        result_json(result)
-    }
-
-    fn call_err(&mut self, tool: &str, arguments: Value) -> Value {
-        let response = self.call(tool, arguments);
-        assert_eq!(response["result"]["isError"], json!(true), "{response}");
         response["result"]["structuredContent"]["error"].clone()
     }
 }
@@ -1027,7 +1000,7 @@ fn sigterm_exits_zero_within_five_seconds() {
 #[test]
 fn status_before_launch() {
     let mut server = start_server("status");
-    let status = server.call_ok("browser_status", json!({}));
+    let status = server.ok("browser_status", json!({})).0;
     assert_eq!(status["ready"], json!(false));
     for field in ["browser", "browserVersion", "browserPid", "activeUrl"] {
         assert_eq!(status[field], Value::Null, "{field}");
@@ -1060,7 +1033,7 @@ fn status_before_launch() {
         &["--headed", "--cdp-endpoint", "http://127.0.0.1:1"],
         &[],
     );
-    let status = headed.call_ok("browser_status", json!({}));
+    let status = headed.ok("browser_status", json!({})).0;
     assert_eq!(
         (status["mode"].clone(), status["headless"].clone()),
         (json!("cdp-endpoint"), json!(false))
@@ -1097,10 +1070,10 @@ fn success_results_carry_compact_json_text_and_structured_content_only_when_aske
         &json!({ "content": [{ "type": "text", "text": expected.to_string() }] })
     );
     assert_eq!(
-        server.call_ok("browser_logs", json!({ "action": "clear" })),
+        server.ok("browser_logs", json!({ "action": "clear" })).0,
         json!({ "ok": true, "cleared": 0, "capturing": false })
     );
-    let error = server.call_err("browser_logs", json!({ "kind": "console,warnings" }));
+    let error = server.err("browser_logs", json!({ "kind": "console,warnings" }));
     assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
     assert_eq!(error["message"], json!("logs: unknown kind \"warnings\""));
     assert_eq!(
@@ -1119,23 +1092,27 @@ fn success_results_carry_compact_json_text_and_structured_content_only_when_aske
 #[test]
 fn mocks_are_held_by_the_server() {
     let mut server = start_server("mocks");
-    let added = server.call_ok(
-        "browser_mock",
-        json!({ "action": "add", "pattern": "https://api.test/*", "body": "{\"a\":1}" }),
-    );
+    let added = server
+        .ok(
+            "browser_mock",
+            json!({ "action": "add", "pattern": "https://api.test/*", "body": "{\"a\":1}" }),
+        )
+        .0;
     assert_eq!(
         added,
         json!({ "ok": true, "action": "add", "id": "m1", "pattern": "https://api.test/*", "status": 200 })
     );
-    let blocked = server.call_ok(
-        "browser_mock",
-        json!({ "action": "block", "pattern": "**/ads/*" }),
-    );
+    let blocked = server
+        .ok(
+            "browser_mock",
+            json!({ "action": "block", "pattern": "**/ads/*" }),
+        )
+        .0;
     assert_eq!(
         blocked,
         json!({ "ok": true, "action": "block", "id": "m2", "pattern": "**/ads/*" })
     );
-    let list = server.call_ok("browser_mock", json!({}));
+    let list = server.ok("browser_mock", json!({})).0;
     assert_eq!(
         list,
         json!({ "mocks": [
@@ -1143,23 +1120,25 @@ fn mocks_are_held_by_the_server() {
         { "id": "m2", "pattern": "**/ads/*", "kind": "block" } ], "count": 2 })
     );
     assert_eq!(
-        server.call_ok("browser_mock", json!({ "action": "remove", "id": "m1" })),
+        server
+            .ok("browser_mock", json!({ "action": "remove", "id": "m1" }))
+            .0,
         json!({ "ok": true, "action": "remove", "id": "m1", "remaining": 1 })
     );
-    let error = server.call_err("browser_mock", json!({ "action": "remove", "id": "m1" }));
+    let error = server.err("browser_mock", json!({ "action": "remove", "id": "m1" }));
     assert_eq!(
         (error["code"].clone(), error["detail"]["open"].clone()),
         (json!("INVALID_ARGUMENT"), json!(["m2"]))
     );
-    let error = server.call_err("browser_mock", json!({ "action": "add" }));
+    let error = server.err("browser_mock", json!({ "action": "add" }));
     assert_eq!(
         error["message"],
         json!("mock: action \"add\" needs \"pattern\"")
     );
     for _ in 0..19 {
-        server.call_ok("browser_mock", json!({ "action": "block", "pattern": "x" }));
+        server.ok("browser_mock", json!({ "action": "block", "pattern": "x" }));
     }
-    let error = server.call_err("browser_mock", json!({ "action": "block", "pattern": "y" }));
+    let error = server.err("browser_mock", json!({ "action": "block", "pattern": "y" }));
     assert_eq!(
         (error["code"].clone(), error["message"].clone()),
         (
@@ -1168,23 +1147,25 @@ fn mocks_are_held_by_the_server() {
         )
     );
     assert_eq!(
-        server.call_ok("browser_mock", json!({ "action": "clear" })),
+        server.ok("browser_mock", json!({ "action": "clear" })).0,
         json!({ "ok": true, "action": "clear", "cleared": 20 })
     );
-    let again = server.call_ok("browser_mock", json!({ "action": "block", "pattern": "z" }));
+    let again = server
+        .ok("browser_mock", json!({ "action": "block", "pattern": "z" }))
+        .0;
     assert_eq!(again["id"], json!("m22"), "ids are never reused");
 }
 
 #[test]
 fn trace_state_and_page_lists_never_launch() {
     let mut server = start_server("lists-no-launch");
-    let trace = server.call_ok("browser_trace", json!({}));
+    let trace = server.ok("browser_trace", json!({})).0;
     assert_eq!(trace["running"], json!(false));
     assert!(trace["root"]
         .as_str()
         .unwrap_or_default()
         .ends_with("/traces"));
-    let error = server.call_err("browser_trace", json!({ "action": "stop" }));
+    let error = server.err("browser_trace", json!({ "action": "stop" }));
     assert_eq!(
         (error["code"].clone(), error["message"].clone()),
         (
@@ -1193,11 +1174,11 @@ fn trace_state_and_page_lists_never_launch() {
         )
     );
     assert_eq!(
-        server.call_ok("browser_page", json!({ "action": "list" })),
+        server.ok("browser_page", json!({ "action": "list" })).0,
         json!({ "pages": [], "count": 0, "active": null })
     );
     let state_root = server.artifacts_dir().join("state");
-    let states = server.call_ok("browser_state", json!({}));
+    let states = server.ok("browser_state", json!({})).0;
     assert_eq!(
         states,
         json!({ "states": [], "root": state_root.display().to_string() })
@@ -1206,10 +1187,10 @@ fn trace_state_and_page_lists_never_launch() {
     let _ = std::fs::create_dir_all(&state_root);
     let _ = std::fs::write(state_root.join("admin.json"), "{}");
     assert_eq!(
-        server.call_ok("browser_state", json!({ "action": "list" }))["states"],
+        server.ok("browser_state", json!({ "action": "list" })).0["states"],
         json!(["admin"])
     );
-    let error = server.call_err(
+    let error = server.err(
         "browser_state",
         json!({ "action": "load", "name": "guest" }),
     );
@@ -1265,7 +1246,7 @@ fn cross_argument_rules_fail_before_the_browser() {
         ("browser_state", json!({ "action": "save" }), "state save: missing \"name\""),
     ];
     for (tool, arguments, message) in cases {
-        let error = server.call_err(tool, arguments);
+        let error = server.err(tool, arguments);
         assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{tool}: {error}");
         assert_eq!(error["message"], json!(message), "{tool}");
         assert!(error["hint"].is_string(), "{tool}: every error has a hint");
@@ -1286,7 +1267,7 @@ fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or
         "../Cargo.toml",
         "/proc/self/environ",
     ] {
-        let error = server.call_err(
+        let error = server.err(
             "browser_upload",
             json!({ "selector": "#f", "files": [file] }),
         );
@@ -1309,20 +1290,20 @@ fn uploads_outside_the_working_directory_are_refused_alike_whether_they_exist_or
         errors.windows(2).all(|pair| pair[0] == pair[1]),
         "existing and missing files outside answer alike: {errors:?}"
     );
-    let status = server.call_ok("browser_status", json!({}));
+    let status = server.ok("browser_status", json!({})).0;
     assert_eq!(status["browserPid"], Value::Null, "no browser was launched");
 }
 
 #[test]
 fn issue_12_an_unsupported_scheme_names_the_supported_ones_and_launches_nothing() {
     let mut server = start_server("schemes");
-    let error = server.call_err("browser_navigate", json!({ "url": "ftp://127.0.0.1/x" }));
+    let error = server.err("browser_navigate", json!({ "url": "ftp://127.0.0.1/x" }));
     assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
     assert_eq!(
         error["hint"],
         json!("use an http, https, file or data URL, or about:blank; the ftp: scheme is not supported")
     );
-    let error = server.call_err(
+    let error = server.err(
         "browser_page",
         json!({ "action": "open", "url": "ftp://127.0.0.1/x" }),
     );
@@ -1333,7 +1314,7 @@ fn issue_12_an_unsupported_scheme_names_the_supported_ones_and_launches_nothing(
             .is_some_and(|h| h.contains("ftp: scheme is not supported")),
         "{error}"
     );
-    let error = server.call_err("browser_navigate", json!({ "url": "example.com" }));
+    let error = server.err("browser_navigate", json!({ "url": "example.com" }));
     assert_eq!(
         error["hint"],
         json!("add the scheme, e.g. https://example.com")
@@ -1396,7 +1377,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
     );
     assert_eq!(ok["steps"][0]["result"]["count"], json!(1));
 
-    let error = server.call_err("browser_batch", json!({ "steps": [{ "tool": "browser_status" }, { "tool": "browser_mock", "arguments": { "action": "add" } }] }));
+    let error = server.err("browser_batch", json!({ "steps": [{ "tool": "browser_status" }, { "tool": "browser_mock", "arguments": { "action": "add" } }] }));
     assert_eq!(error["code"], json!("INVALID_ARGUMENT"));
     assert_eq!(error["detail"]["step"], json!(1));
     assert_eq!(
@@ -1413,7 +1394,7 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
 fn large_text_spills_to_the_session_directory() {
     let mut server = start_server_with("spill", &[], &[("CHROMATE_MCP_SPILL_BYTES", "200")]);
     for idx in 0..5 {
-        server.call_ok(
+        server.ok(
             "browser_mock",
             json!({ "action": "block", "pattern": format!("https://spill.test/{idx}/*") }),
         );
@@ -1464,7 +1445,7 @@ fn artifact_quota_turns_spills_into_truncated_text() {
         ],
     );
     for idx in 0..5 {
-        server.call_ok(
+        server.ok(
             "browser_mock",
             json!({ "action": "block", "pattern": format!("https://quota.test/{idx}/*") }),
         );
@@ -1732,7 +1713,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
         json!({ "resources": [] })
     );
     for idx in 0..5 {
-        server.call_ok(
+        server.ok(
             "browser_mock",
             json!({ "action": "block", "pattern": format!("https://res.test/{idx}/{}", "p".repeat(100)) }),
         );
@@ -1794,7 +1775,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
     assert_eq!(error_of(&response).0, -32602);
     // Reading launched nothing.
     assert_eq!(
-        server.call_ok("browser_status", json!({}))["ready"],
+        server.ok("browser_status", json!({})).0["ready"],
         json!(false)
     );
 }
@@ -1807,7 +1788,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
 fn refs_on_a_fresh_session_fail_before_any_browser_work() {
     let mut server = start_server("fresh-refs");
     // A bare ref this session never issued: BARE_REF, and no browser is launched for it.
-    let error = server.call_err("browser_click", json!({ "selector": "e42" }));
+    let error = server.err("browser_click", json!({ "selector": "e42" }));
     assert_eq!(error["code"], json!("BARE_REF"), "{error}");
     assert_eq!(
         error["message"],
@@ -1816,7 +1797,7 @@ fn refs_on_a_fresh_session_fail_before_any_browser_work() {
     assert_eq!(error["detail"], json!({ "ref": "e42" }));
     // `ref=e1` with no snapshot yet: row 2 (no-snapshot) comes before row 3 (unknown-ref).
     for tool in ["browser_click", "browser_hover", "browser_read"] {
-        let error = server.call_err(tool, json!({ "selector": "ref=e1" }));
+        let error = server.err(tool, json!({ "selector": "ref=e1" }));
         assert_eq!(error["code"], json!("STALE_REF"), "{tool}: {error}");
         assert_eq!(
             error["detail"],
@@ -1825,7 +1806,7 @@ fn refs_on_a_fresh_session_fail_before_any_browser_work() {
         );
     }
     assert_eq!(
-        server.call_ok("browser_status", json!({}))["ready"],
+        server.ok("browser_status", json!({})).0["ready"],
         json!(false),
         "no browser was launched"
     );

@@ -3,7 +3,7 @@
 Lists the tools without and with the capability, then calls capture_url, capture_element,
 list_flows, run_flow (a flow whose third step fails, and a flow name the file lacks) and
 describe_flow. Prints one JSON object with what each call returned: `is_error`, the JSON of
-content[0] and the structured content. The Rust test tests/e2e/flows.rs runs it and checks
+content[0] and the structured content. The Rust test mcp/tests/e2e/flows.rs runs it and checks
 the answers.
 
 Env: CHROMATE_BIN (the binary), FIXTURE_ORIGIN (the fixture server), FLOWS_FILE (the flow

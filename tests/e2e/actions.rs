@@ -420,12 +420,16 @@ async fn enter_on_a_validating_form_returns_fast() {
     let page = open(&browser, &server, "form-submit.html").await;
     let started = Instant::now();
     let navigated = locate(&page, "#email-field")
+        .timeout(LONG)
         .fill_and_submit("")
         .await
         .expect("submit");
     let took = started.elapsed();
     assert!(!navigated);
-    assert!(took < Duration::from_millis(450), "{took:?}");
+    // At once: a quarter of the timeout a navigation wait would have run into. How long the
+    // Enter fence itself waits (140 ms without a navigation) is not asserted: on a loaded
+    // machine that would fail for the wrong reason.
+    assert!(took < LONG / 4, "{took:?}");
     assert_eq!(eval(&page, "window.validateCount").await, json!(1));
     let status = text_of(&page, "#status").await;
     assert_eq!(status.as_deref(), Some("Email is required"));

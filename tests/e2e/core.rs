@@ -9,6 +9,10 @@ use chromate_tests::{procs, FixtureServer};
 
 use crate::util::{close_and_check, launch, new_page_at, NAV};
 
+/// How long a failure that should come at once may take on a loaded 2-core machine: a
+/// sixth of the 30 s command timeout a missed failure would run into.
+const AT_ONCE: Duration = Duration::from_secs(5);
+
 #[tokio::test]
 async fn launch_then_close_leaves_no_process_and_no_profile() {
     let browser = launch().await;
@@ -461,7 +465,7 @@ async fn dialogs_are_noticed_and_answered_and_block_evaluation_clearly() {
 }
 
 #[tokio::test]
-async fn killing_the_browser_fails_pending_commands_within_a_second() {
+async fn killing_the_browser_fails_pending_commands_at_once() {
     let browser = launch().await;
     let page = browser.new_page("about:blank").await.expect("page");
     let pid = browser.pid().expect("pid");
@@ -473,13 +477,14 @@ async fn killing_the_browser_fails_pending_commands_within_a_second() {
     page.evaluate("1").await.expect("still serving");
     let killed_at = Instant::now();
     procs::kill(pid);
-    let outcome = tokio::time::timeout(Duration::from_secs(1), pending)
+    // At once: well within a quarter of the 30 s command timeout it would otherwise run into.
+    let outcome = tokio::time::timeout(AT_ONCE, pending)
         .await
-        .expect("failed within a second")
+        .expect("failed at once")
         .expect("join");
     let err = outcome.expect_err("the pending command fails");
     assert_eq!(err.code(), ErrorCode::DriverError, "{err}");
-    assert!(killed_at.elapsed() < Duration::from_secs(1));
+    assert!(killed_at.elapsed() < AT_ONCE);
     drop(browser);
     assert_eq!(
         procs::wait_until_gone(&[pid], Instant::now() + Duration::from_secs(5)).await,
@@ -569,7 +574,7 @@ async fn a_crashed_page_is_reported_and_fails_calls_clearly() {
         .await
         .expect_err("a crashed page cannot evaluate");
     assert!(
-        started.elapsed() < Duration::from_secs(1),
+        started.elapsed() < AT_ONCE,
         "the failure took {:?}",
         started.elapsed()
     );

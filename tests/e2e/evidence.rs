@@ -4,21 +4,8 @@
 
 use std::time::Duration;
 
-use chromate::{
-    AuditOptions, Browser, ElementState, Impact, Page, ScreenshotOptions, ScreenshotTarget,
-    WaitUntil,
-};
-use chromate_tests::FixtureServer;
-
-use crate::util::{close_and_check, launch, NAV};
-
-async fn open(browser: &Browser, url: &str) -> Page {
-    let page = browser.new_page("about:blank").await.expect("new page");
-    page.goto(url, WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
-    page
-}
+use chromate::{AuditOptions, ElementState, Impact, ScreenshotOptions, ScreenshotTarget};
+use chromate_tests::browser::Fixture;
 
 /// Width and height from a PNG's IHDR chunk, checked independently of the engine.
 fn png_size(png: &[u8]) -> (u32, u32) {
@@ -45,9 +32,8 @@ fn data_url(html: &str) -> String {
 
 #[tokio::test]
 async fn frozen_and_masked_screenshots_are_byte_identical() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = open(&browser, &server.url("/animated.html")).await;
+    let fixture = Fixture::start().await;
+    let page = fixture.open("/animated.html").await;
     // The transition starts while the page parses; capture while it runs.
     page.locator("#moving-button.moved")
         .expect("selector")
@@ -83,17 +69,17 @@ async fn frozen_and_masked_screenshots_are_byte_identical() {
         serde_json::json!(3),
         "head + body + the page's own style"
     );
-    close_and_check(browser).await;
+    fixture.finish().await;
 }
 
 #[tokio::test]
 async fn element_and_full_page_captures_have_the_box_and_document_size() {
-    let browser = launch().await;
+    let fixture = Fixture::start().await;
     let html = "<!doctype html><html><body style=\"margin:0\">\
         <div style=\"height:3000px;background:linear-gradient(#fff,#00f)\"></div>\
         <div id=\"box\" style=\"position:absolute;left:40px;top:2000px;width:200px;height:100px;background:#c00\"></div>\
         </body></html>";
-    let page = open(&browser, &data_url(html)).await;
+    let page = fixture.new_page(&data_url(html)).await;
     let element = page
         .screenshot(ScreenshotOptions {
             target: ScreenshotTarget::Element("#box".into()),
@@ -143,14 +129,13 @@ async fn element_and_full_page_captures_have_the_box_and_document_size() {
         matches!(missing, Err(chromate::Error::NoMatch { .. })),
         "{missing:?}"
     );
-    close_and_check(browser).await;
+    fixture.finish().await;
 }
 
 #[tokio::test]
 async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = open(&browser, &server.url("/a11y-violations.html")).await;
+    let fixture = Fixture::start().await;
+    let page = fixture.open("/a11y-violations.html").await;
     let report = page
         .audit_accessibility(AuditOptions::default())
         .await
@@ -223,7 +208,7 @@ async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
         .await
         .expect("typeof axe");
     assert_eq!(visible, serde_json::json!("undefined"));
-    close_and_check(browser).await;
+    fixture.finish().await;
 }
 
 /// The audit's Web Vitals recorder counts a long task that ended just before the page is
@@ -234,13 +219,20 @@ async fn audit_finds_image_alt_label_and_color_contrast_each_with_a_ref() {
 /// answers the evaluation, and inspects in the very next task.
 #[tokio::test]
 async fn a_long_task_just_before_the_inspection_is_counted() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
+    // A browser of its own: the test blocks its renderer's main thread.
+    let server = chromate_tests::FixtureServer::start()
+        .await
+        .expect("server");
+    let browser = chromate_tests::browser::launch().await;
     let page = browser.new_page("about:blank").await.expect("page");
     page.record_vitals().await.expect("recorder");
-    page.goto(&server.url("nav.html"), chromate::WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
+    page.goto(
+        &server.url("nav.html"),
+        chromate::WaitUntil::Load,
+        chromate_tests::browser::NAV,
+    )
+    .await
+    .expect("navigate");
     for round in 1..=5u64 {
         page.evaluate(
             "new Promise((done) => setTimeout(() => { const until = performance.now() + 300; \
@@ -257,5 +249,5 @@ async fn a_long_task_just_before_the_inspection_is_counted() {
             seen.vitals.tbt
         );
     }
-    close_and_check(browser).await;
+    chromate_tests::browser::close_and_check(browser).await;
 }

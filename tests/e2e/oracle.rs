@@ -9,9 +9,9 @@ use std::collections::HashMap;
 
 use chromate::cdp::accessibility::GetFullAXTreeParams;
 use chromate::{contract_name, BrowserAccessibility, LineKind, SnapshotOptions, WaitUntil};
-use chromate_tests::FixtureServer;
+use chromate_tests::browser::Fixture;
 
-use crate::util::{close_and_check, launch, NAV};
+use crate::util::NAV;
 
 /// Chrome's role names that differ in spelling from the ARIA role chromate prints.
 fn chrome_role(aria: &str) -> &str {
@@ -76,9 +76,8 @@ const EXPOSED_ALL_LISTED: &[&str] = &["real-patterns.html"];
 
 #[tokio::test]
 async fn snapshot_roles_and_names_agree_with_chromes_accessibility_tree() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = browser.new_page("about:blank").await.expect("page");
+    let fixture = Fixture::start().await;
+    let page = fixture.new_page("about:blank").await;
     let mut compared = 0;
     let mut mismatches = Vec::new();
     for path in [
@@ -91,7 +90,7 @@ async fn snapshot_roles_and_names_agree_with_chromes_accessibility_tree() {
         "secrets.html",
         "real-patterns.html",
     ] {
-        page.goto(&server.url(path), WaitUntil::Load, NAV)
+        page.goto(&fixture.server.url(path), WaitUntil::Load, NAV)
             .await
             .unwrap_or_else(|e| panic!("{path}: {e}"));
         let snapshot = page
@@ -175,7 +174,7 @@ async fn snapshot_roles_and_names_agree_with_chromes_accessibility_tree() {
             }
         }
     }
-    close_and_check(browser).await;
+    fixture.finish().await;
     assert!(compared >= 40, "only {compared} lines compared");
     assert!(
         mismatches.is_empty(),

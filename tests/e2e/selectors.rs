@@ -2,6 +2,7 @@
 //! shadow roots, and selectors the parser or the browser rejects.
 
 use chromate::{Error, ErrorCode, FindOptions};
+use chromate_tests::browser::Fixture;
 use chromate_tests::FixtureServer;
 
 use crate::util::{close_and_check, launch, locate, open, value_of};
@@ -72,9 +73,8 @@ const MISSES: &[&str] = &[
 
 #[tokio::test]
 async fn every_selector_form_matches_what_the_grammar_says() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = open(&browser, &server, "selectors.html").await;
+    let fixture = Fixture::start().await;
+    let page = fixture.open("selectors.html").await;
     for (selector, want) in CASES {
         let locator = locate(&page, selector);
         let (exists, count) = locator
@@ -123,11 +123,13 @@ async fn every_selector_form_matches_what_the_grammar_says() {
     // Option text is select content (§5): neither the <option> nor the <select> matches it.
     let option = locate(&page, "text=Option text");
     assert_eq!(option.exists().await.expect("exists"), (false, 0));
-    close_and_check(browser).await;
+    fixture.finish().await;
 }
 
 #[tokio::test]
 async fn malformed_selectors_fail_before_or_at_the_first_check() {
+    // A browser of its own: refs are the browser's (a shared one may have issued e7 already,
+    // and then `e7` is a stale ref, not a bare one).
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = open(&browser, &server, "selectors.html").await;
@@ -158,9 +160,8 @@ async fn malformed_selectors_fail_before_or_at_the_first_check() {
 
 #[tokio::test]
 async fn issue_12_a_malformed_selector_reads_in_chromates_words_without_a_period() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = open(&browser, &server, "selectors.html").await;
+    let fixture = Fixture::start().await;
+    let page = fixture.open("selectors.html").await;
     for (selector, want) in [
         (
             "css=[",
@@ -207,14 +208,13 @@ async fn issue_12_a_malformed_selector_reads_in_chromates_words_without_a_period
         snapshot.to_string(),
         "snapshot: invalid selector css=[: not a valid CSS selector"
     );
-    close_and_check(browser).await;
+    fixture.finish().await;
 }
 
 #[tokio::test]
 async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
-    let server = FixtureServer::start().await.expect("server");
-    let browser = launch().await;
-    let page = open(&browser, &server, "shadow.html").await;
+    let fixture = Fixture::start().await;
+    let page = fixture.open("shadow.html").await;
     for selector in [
         "id=outer-button",
         "id=inner-input",
@@ -246,5 +246,5 @@ async fn shadow_dom_pages_resolve_through_open_roots_and_slots() {
         value_of(&page, "id=inner-input").await.as_deref(),
         Some("deep")
     );
-    close_and_check(browser).await;
+    fixture.finish().await;
 }

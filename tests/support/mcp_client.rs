@@ -8,8 +8,9 @@
 //! instead of hanging it; nothing sleeps. Dropping the client kills and reaps the server by its
 //! own process handle.
 //!
-//! It does not know the tools or check results: what a successful or failed tool call looks
-//! like is each test file's business, written as thin helpers over [`McpClient::call`].
+//! It knows the tools only as far as the result shape every tool shares (§3 of `docs/mcp.md`):
+//! [`McpClient::ok`] and [`McpClient::err`] check a success or a tool error strictly, for the
+//! wire tests and the end-to-end tests alike. What each tool returns is each test's business.
 
 use std::collections::VecDeque;
 use std::ffi::OsString;
@@ -134,6 +135,11 @@ impl McpCommand {
             Ok(dir) => dir,
             Err(err) => panic!("cannot create an artifacts dir: {err}"),
         };
+        let structured = self.args.iter().any(|arg| arg == "--structured-content")
+            || self
+                .envs
+                .iter()
+                .any(|(name, value)| name == "CHROMATE_MCP_STRUCTURED_CONTENT" && value == "1");
         let kept: Vec<&str> = self.kept_env.iter().map(String::as_str).collect();
         let mut command = scrubbed_command(&self.binary, &kept);
         command
@@ -182,6 +188,7 @@ impl McpCommand {
             next_id: FIRST_ID,
             deadline: self.deadline,
             artifacts,
+            structured,
         }
     }
 }
@@ -197,6 +204,9 @@ pub struct McpClient {
     next_id: i64,
     deadline: Duration,
     artifacts: tempfile::TempDir,
+    /// Started with `--structured-content` (or its variable): successes carry
+    /// `structuredContent {result, observation}` as well as their text blocks.
+    structured: bool,
 }
 
 impl McpClient {
@@ -292,6 +302,81 @@ impl McpClient {
             "tools/call",
             json!({ "name": tool, "arguments": arguments }),
         )
+    }
+
+    /// The whole `tools/call` result of `tool`, after checking it is no JSON-RPC error.
+    pub fn call_result(&mut self, tool: &str, arguments: Value) -> Value {
+        let message = self.call(tool, arguments);
+        assert!(message.get("error").is_none(), "{tool}: {message}");
+        message["result"].clone()
+    }
+
+    /// A successful call of `tool`: its result JSON and its observation text, if any.
+    ///
+    /// Checks the success shape: no `isError`, the observation as the second text block, and
+    /// `structuredContent` exactly when the server was started with `--structured-content`
+    /// (hosts that find one show the model only that). The result JSON is then
+    /// `structuredContent.result`; by default it is the first text block, which must parse.
+    pub fn ok(&mut self, tool: &str, arguments: Value) -> (Value, Option<String>) {
+        let result = self.call_result(tool, arguments);
+        assert!(result.get("isError").is_none(), "{tool} failed: {result}");
+        let observation = result["content"][1]["text"].as_str().map(str::to_owned);
+        let value = match result.get("structuredContent") {
+            Some(structured) => {
+                assert!(
+                    self.structured,
+                    "{tool}: structuredContent without --structured-content: {result}"
+                );
+                assert!(structured.get("result").is_some(), "{tool}: {result}");
+                structured["result"].clone()
+            }
+            None => {
+                assert!(
+                    !self.structured,
+                    "{tool}: no structuredContent with --structured-content: {result}"
+                );
+                let text = result["content"][0]["text"].as_str().unwrap_or_default();
+                match serde_json::from_str(text) {
+                    Ok(value) => value,
+                    Err(err) => {
+                        panic!("{tool}: content[0] is not the result JSON ({err}): {result}")
+                    }
+                }
+            }
+        };
+        (value, observation)
+    }
+
+    /// A failed call of `tool`: its `structuredContent.error`, after checking the error shape
+    /// (`isError`, one text block `error: <message>\ncode:  <code>…`, a hint).
+    pub fn err(&mut self, tool: &str, arguments: Value) -> Value {
+        let result = self.call_result(tool, arguments);
+        assert_eq!(result["isError"], json!(true), "{tool} succeeded: {result}");
+        assert_eq!(
+            result["content"].as_array().map(Vec::len),
+            Some(1),
+            "errors carry no observation: {result}"
+        );
+        let error = result["structuredContent"]["error"].clone();
+        let text = result["content"][0]["text"].as_str().unwrap_or_default();
+        let code = error["code"].as_str().unwrap_or_default();
+        assert!(
+            text.starts_with(&format!(
+                "error: {}\ncode:  {code}",
+                error["message"].as_str().unwrap_or_default()
+            )),
+            "{text}"
+        );
+        assert!(error["hint"].is_string(), "every error has a hint: {error}");
+        error
+    }
+
+    /// The browser's pid, from `browser_status` (which launches nothing).
+    pub fn browser_pid(&mut self) -> Option<u32> {
+        let (status, _) = self.ok("browser_status", json!({}));
+        status["browserPid"]
+            .as_u64()
+            .and_then(|pid| u32::try_from(pid).ok())
     }
 
     /// Removes and returns the stashed messages, oldest first.

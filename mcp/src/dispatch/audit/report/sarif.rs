@@ -1,7 +1,7 @@
 //! The SARIF 2.1.0 report (OASIS Static Analysis Results Interchange Format), for
 //! code-scanning dashboards: one run of the tool `chromate`, a rule per finding rule, a result
 //! per finding with the page as its artifact, the selector as its logical location, and the
-//! finding's id as a partial fingerprint. `tests/e2e/audit.rs` validates it against the
+//! finding's id as a partial fingerprint. `mcp/tests/e2e/audit.rs` validates it against the
 //! schema vendored in `tests/fixtures/sarif/`.
 
 use serde_json::{json, Value};

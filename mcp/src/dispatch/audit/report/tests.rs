@@ -1,6 +1,6 @@
 //! Unit tests of the report writers on a typical result: the text report's size and order,
 //! SARIF's shape, JUnit's counts, Markdown's escaping. SARIF is validated against its schema
-//! and the HTML report loaded in Chromium in `tests/e2e/audit.rs`.
+//! and the HTML report loaded in Chromium in `mcp/tests/e2e/audit.rs`.
 
 use serde_json::{json, Value};
 

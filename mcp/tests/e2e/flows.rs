@@ -1350,7 +1350,7 @@ fn the_flows_tools_through_a_real_mcp_client() {
     let config = sandbox.path().join("ci-flows.toml");
     std::fs::write(&config, flow_file(&server.origin())).expect("write");
     let out = sandbox.out();
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("clients/flows.py");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/clients/flows.py");
     let binary = chromate_binary();
     let origin = server.origin();
     let envs = [

@@ -1,0 +1,354 @@
+//! Hostile pages (issue 19): lone surrogates, pages that navigate themselves while loading,
+//! pages that override built-ins, console and request floods, and click handlers, loads,
+//! loops and audits that hang: every call ends within its timeout and the next call works.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use chromate_tests::{McpClient, Response};
+use serde_json::{json, Value};
+
+use super::{data_url, start_mcp, start_mcp_with, start_mcp_with_args};
+use crate::util::{fixtures, ref_of};
+
+/// A lone UTF-16 surrogate in page text (title, an element's text, a console message) reads
+/// as U+FFFD everywhere instead of failing the call or losing the entry (issue 19).
+#[test]
+fn mcp_lone_surrogates_in_page_text_read_as_the_replacement_character() {
+    let mut mcp = start_mcp();
+    let page = data_url(
+        "<title>t</title><button id=b>go</button><p id=p>para</p><script>\
+         document.title = 'a\\ud800b';\
+         document.getElementById('b').textContent = 'x\\udc00y';\
+         document.getElementById('p').textContent = 'lone \\ud83d end';\
+         console.log('log \\ud800 line');\
+         </script>",
+    );
+    let (nav, observation) = mcp.ok("browser_navigate", json!({ "url": page }));
+    assert_eq!(nav["title"], json!("a\u{fffd}b"), "{nav}");
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.contains("button \"x\u{fffd}y\""),
+        "{observation}"
+    );
+    let (found, _) = mcp.ok("browser_find", json!({ "selector": "#b" }));
+    assert!(found.to_string().contains("x\u{fffd}y"), "{found}");
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#p" }));
+    assert_eq!(read["text"], json!("lone \u{fffd} end"), "{read}");
+    let (logs, _) = mcp.ok("browser_logs", json!({ "kind": "console" }));
+    assert_eq!(
+        logs["entries"][0]["text"],
+        json!("log \u{fffd} line"),
+        "{logs}"
+    );
+    let (status, _) = mcp.ok("browser_status", json!({}));
+    assert_eq!(status["ready"], json!(true));
+}
+
+/// A page that navigates itself while it loads — a form submitted toward a blocked origin, a
+/// move to a `blob:` URL — ends the navigate at once (issue 19): the blocked one fails
+/// NAVIGATION_FAILED, the blob one follows the page to its new document. A blocked
+/// `browser_page open` leaves no tab behind.
+#[test]
+fn mcp_a_page_that_navigates_itself_while_loading_ends_the_navigate() {
+    let server = fixtures();
+    let blocked = server.localhost_url("nav.html");
+    let submit = format!(
+        "<title>submits</title><form action=\"{blocked}\" method=get><input name=q value=1></form>\
+         <script>document.forms[0].submit()</script><img src=\"/delay/400/nav.html\">"
+    );
+    server.route("/self-submit.html", move |_| Response::html(submit.clone()));
+    server.route("/self-blob.html", |_| {
+        Response::html(
+            "<title>to blob</title><script>location.href = URL.createObjectURL(\
+             new Blob(['<title>in blob</title><p>blob page</p>'], {type: 'text/html'}))</script>",
+        )
+    });
+    let mut mcp = start_mcp_with_args(&["--blocked-origins", "http://localhost:*"], &[]);
+    let error = mcp.err(
+        "browser_navigate",
+        json!({ "url": server.url("self-submit.html"), "timeout_ms": 20000 }),
+    );
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert_eq!(
+        error["detail"]["netError"],
+        json!("net::ERR_BLOCKED_BY_CLIENT")
+    );
+    assert_eq!(error["detail"]["blockedBy"], json!("origin-policy"));
+
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("self-blob.html"), "timeout_ms": 20000 }),
+    );
+    assert!(
+        nav["url"].as_str().unwrap_or_default().starts_with("blob:"),
+        "{nav}"
+    );
+    assert_eq!(nav["title"], json!("in blob"));
+
+    let error = mcp.err("browser_page", json!({ "action": "open", "url": blocked }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"));
+    let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(
+        pages["count"],
+        json!(1),
+        "the blocked tab is closed: {pages}"
+    );
+    assert_eq!(pages["pages"][0]["active"], json!(true), "{pages}");
+    assert_eq!(server.request_count("/nav.html"), 0);
+}
+
+/// A page that replaces the DOM and language functions chromate's page scripts could use
+/// still gets a correct snapshot and click: they run in an isolated world with their own
+/// built-ins (issue 19, kept and proved).
+#[test]
+fn mcp_a_page_that_overrides_builtins_still_snapshots_and_clicks() {
+    let mut mcp = start_mcp();
+    let page = data_url(
+        "<title>Hostile</title><button id=b onclick=\"this.dataset.n = (+this.dataset.n || 0) + 1; \
+         document.getElementById('out').textContent = 'clicked ' + this.dataset.n\">Press me</button>\
+         <p id=out>not yet</p><script>\
+         Element.prototype.getBoundingClientRect = () => ({x: -9999, y: -9999, width: 0, height: 0, top: 0, left: 0, right: 0, bottom: 0});\
+         Document.prototype.querySelectorAll = () => [];\
+         Element.prototype.querySelectorAll = () => [];\
+         JSON.stringify = () => '\"hijacked\"'; JSON.parse = () => ({hijacked: true});\
+         Array.prototype.map = function () { return ['hijacked']; };\
+         window.MutationObserver = function () { throw new Error('no observers'); };\
+         window.__chromate = { snapshot: () => 'forged' };\
+         </script>",
+    );
+    let (_, observation) = mcp.ok("browser_navigate", json!({ "url": page }));
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("button \"Press me\""), "{observation}");
+    assert!(observation.contains("not yet"), "{observation}");
+    let button = ref_of(&observation, "button \"Press me\"");
+    let (_, observation) = mcp.ok("browser_click", json!({ "selector": button }));
+    let observation = observation.unwrap_or_default();
+    assert!(observation.contains("clicked 1"), "{observation}");
+    let (read, _) = mcp.ok("browser_read", json!({ "selector": "#out" }));
+    assert_eq!(read["text"], json!("clicked 1"));
+}
+
+/// 100,000 console messages and 10,000 requests leave the journal within its bounds, with
+/// what was dropped counted, and the server answering (issue 19, kept and proved; the time a
+/// ping takes meanwhile is measured in `benches/`, not asserted here).
+#[test]
+fn mcp_a_console_and_request_flood_keeps_the_journal_bounded() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok("browser_navigate", json!({ "url": server.url("nav.html") }));
+    let (flood, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "for (let i = 0; i < 100000; i++) console.log('flood ' + i); \
+                       await Promise.all(Array.from({length: 10000}, (_, i) => \
+                         fetch('/echo?i=' + i).then(r => r.text()).catch(() => ''))); \
+                       return 'done'", "timeout_ms": 120000 }),
+    );
+    assert_eq!(flood["result"], json!("done"), "{flood}");
+    assert_eq!(mcp.request("ping", json!({}))["result"], json!({}));
+    let (console, _) = mcp.ok("browser_logs", json!({ "kind": "console", "limit": 5 }));
+    let kept = console["entries"].as_array().map_or(0, Vec::len);
+    assert_eq!(kept, 5, "{console}");
+    assert_eq!(console["truncated"], json!(true));
+    // The console ring keeps the newest 500: everything older is counted as dropped.
+    assert!(
+        console["dropped"].as_u64().is_some_and(|n| n >= 99_500),
+        "evictions are counted: {}",
+        console["dropped"]
+    );
+    assert_eq!(
+        console["entries"][kept - 1]["text"],
+        json!("flood 99999"),
+        "the newest are kept"
+    );
+    let (network, _) = mcp.ok(
+        "browser_logs",
+        json!({ "kind": "request,response", "limit": 5 }),
+    );
+    assert!(
+        network["truncated"] == json!(true),
+        "{}",
+        network["truncated"]
+    );
+    assert!(
+        network["dropped"].as_u64().is_some_and(|n| n > 10_000),
+        "{}",
+        network["dropped"]
+    );
+}
+
+/// How long a call with `timeout_ms` 1000 may take on a loaded machine: well under the 30 s
+/// command timeout that used to decide (issue 19).
+const PROMPTLY: Duration = Duration::from_secs(10);
+
+/// A failed call that returned within [`PROMPTLY`]: its error.
+fn err_promptly(mcp: &mut McpClient, tool: &str, arguments: Value) -> Value {
+    let started = Instant::now();
+    let error = mcp.err(tool, arguments);
+    let took = started.elapsed();
+    assert!(took < PROMPTLY, "{tool} took {took:?}: {error}");
+    error
+}
+
+const STOPPED: &str = "the page's script did not yield for 1000 ms; chromate stopped it";
+
+#[test]
+fn mcp_a_hanging_click_handler_or_load_times_out_and_the_next_navigate_works() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/hang-click.html") }),
+    );
+    let error = err_promptly(
+        &mut mcp,
+        "browser_click",
+        json!({ "selector": "#spin", "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!(
+            "click: timed out after 1000ms waiting for the page to handle the click on css=#spin"
+        )
+    );
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(hint.starts_with(STOPPED), "{error}");
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    assert_eq!(nav["title"], json!("Nav one"), "{nav}");
+
+    // A page that hangs while it loads: the navigation times out, the next one loads.
+    let error = err_promptly(
+        &mut mcp,
+        "browser_navigate",
+        json!({ "url": server.url("/hang-load.html"), "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_LOAD"), "{error}");
+    assert_eq!(error["detail"]["state"], json!("load"), "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(STOPPED),
+        "{error}"
+    );
+    let started = Instant::now();
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+    assert!(
+        nav["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/nav2.html"),
+        "{nav}"
+    );
+}
+
+#[test]
+fn mcp_eval_of_a_loop_is_stopped_at_its_timeout_and_a_stopped_browser_fails_in_time() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    let error = err_promptly(
+        &mut mcp,
+        "browser_advanced_eval",
+        json!({ "js": "while (true) {}", "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!("eval: timed out after 1000ms waiting for the script to finish")
+    );
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with(STOPPED),
+        "{error}"
+    );
+    let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
+    assert_eq!(value["result"], json!(42));
+
+    // The browser stopped by its own pid: the call fails within its timeout, then works.
+    let Some(pid) = mcp.browser_pid() else {
+        panic!("browser_status names no browser pid");
+    };
+    let signal = |name: &str| {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &pid.to_string()])
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{name} {pid}");
+    };
+    signal("STOP");
+    let started = Instant::now();
+    let error = mcp.err(
+        "browser_click",
+        json!({ "selector": "#to-nav2", "timeout_ms": 1000 }),
+    );
+    let took = started.elapsed();
+    signal("CONT");
+    assert!(took < PROMPTLY, "click on a stopped browser took {took:?}");
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_VISIBLE"), "{error}");
+    assert!(
+        error["hint"]
+            .as_str()
+            .unwrap_or_default()
+            .starts_with("the browser did not answer for 1000 ms"),
+        "{error}"
+    );
+    let (exists, _) = mcp.ok("browser_exists", json!({ "selector": "#marker" }));
+    assert_eq!(exists["exists"], json!(true), "{exists}");
+}
+
+#[test]
+fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
+    let server = fixtures();
+    let mut mcp = start_mcp_with(&[("CHROMATE_AGENT_TIMEOUT", "1000")]);
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    // 200,000 elements, made in the page (no such file in the repository).
+    let (made, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({
+            "js": "document.body.insertAdjacentHTML('beforeend', '<div><span>x</span></div>'.repeat(100000)); document.getElementsByTagName('*').length",
+            "timeout_ms": 60000,
+        }),
+    );
+    assert!(
+        made["result"].as_u64().is_some_and(|n| n > 200_000),
+        "{made}"
+    );
+    let error = err_promptly(&mut mcp, "browser_a11y", json!({}));
+    assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
+    assert_eq!(
+        error["message"],
+        json!("a11y: timed out after 1000ms waiting for the audit to finish")
+    );
+    // axe is stopped in the page, or, when its renderer does not even answer the termination,
+    // the tab is replaced; either way the next calls work.
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.starts_with("chromate stopped the audit after 1000 ms")
+            || hint.contains("chromate replaced the tab with a new one on about:blank"),
+        "{error}"
+    );
+    let started = Instant::now();
+    let (shot, _) = mcp.ok("browser_screenshot", json!({}));
+    assert_eq!(shot["width"], json!(1280), "{shot}");
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+}
