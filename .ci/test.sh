@@ -9,6 +9,7 @@ echo "== cargo fmt --check"
 cargo fmt --all --check
 echo "== cargo clippy (all targets, every protocol domain)"
 cargo clippy --workspace --all-targets -q -- -D warnings
+cargo clippy -p chromate-mcp --features tls --all-targets -q -- -D warnings
 cargo clippy -p chromate --features all-domains -q -- -D warnings
 cargo clippy -p chromate-benches --features all-domains --all-targets -q -- -D warnings
 # The generator as the build script uses it: without its `format` feature.
