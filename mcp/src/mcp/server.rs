@@ -1,7 +1,7 @@
 //! The MCP server loop over stdio: reading frames, dispatching methods,
 //! scheduling tool calls, progress, cancellation and shutdown (§1.2–§1.4).
 //!
-//! Owns: the stdin reader thread, the single stdout writer task, the method
+//! Owns: the stdin reader thread, the stdout writer thread, the method
 //! table of §1.3, the one-at-a-time tool-call worker with its queue,
 //! `notifications/cancelled`, `notifications/progress`, turning tool results
 //! into MCP results (spilling and the response cap applied), and the
@@ -51,18 +51,17 @@ const STDIN_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct Outbox {
     sender: mpsc::UnboundedSender<String>,
-    closing: Arc<Notify>,
 }
+
+/// What [`Outbox::close`] queues: never a message (every message is a JSON document), so the
+/// writer reads it as "flush what came before and stop".
+const CLOSE: &str = "";
 
 impl Outbox {
     /// An outbox and the receiving end its messages arrive at, one serialised message each.
     pub(crate) fn channel() -> (Outbox, mpsc::UnboundedReceiver<String>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        let outbox = Outbox {
-            sender,
-            closing: Arc::new(Notify::new()),
-        };
-        (outbox, receiver)
+        (Outbox { sender }, receiver)
     }
 
     pub(crate) fn send(&self, message: &Value) {
@@ -72,7 +71,7 @@ impl Outbox {
 
     /// Tells the writer to flush what is queued and stop.
     fn close(&self) {
-        self.closing.notify_one();
+        let _ = self.sender.send(CLOSE.to_owned());
     }
 }
 
@@ -149,7 +148,10 @@ enum Input {
 /// directories resources are served from.
 pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -> i32 {
     let (outbox, out_rx) = Outbox::channel();
-    let writer = tokio::spawn(write_stdout(out_rx, outbox.closing.clone()));
+    let Some(writer) = start_stdout_writer(out_rx) else {
+        eprintln!("chromate: cannot start the stdout writer");
+        return 1;
+    };
     let mut session = ToolSession::new(config);
     let shared_browser = if session.config.isolated {
         let shared = crate::dispatch::shared::SharedBrowser::default();
@@ -373,15 +375,23 @@ fn read_stdin(sender: mpsc::Sender<Input>) {
     let _ = sender.blocking_send(Input::Eof);
 }
 
-async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>, closing: Arc<Notify>) {
-    // Blocking writes on a dedicated thread keep stdout ordered and never
-    // stall the runtime when the client reads slowly.
-    let (line_tx, line_rx) = std::sync::mpsc::channel::<String>();
-    let thread = std::thread::Builder::new()
+/// Starts the stdout writer: a thread of its own that takes each message off the outbox and
+/// writes it, so an answer never waits for a runtime worker (a `ping` during a flood of page
+/// events is written as soon as the read loop answers it) and a client that reads slowly never
+/// stalls the runtime. The returned receiver fires once the writer has flushed and stopped (at
+/// [`Outbox::close`], or when stdout is gone); `None` if the thread cannot start.
+fn start_stdout_writer(
+    mut receiver: mpsc::UnboundedReceiver<String>,
+) -> Option<tokio::sync::oneshot::Receiver<()>> {
+    let (done, stopped) = tokio::sync::oneshot::channel();
+    let spawned = std::thread::Builder::new()
         .name("stdout".into())
         .spawn(move || {
             let mut stdout = std::io::stdout().lock();
-            while let Ok(line) = line_rx.recv() {
+            while let Some(line) = receiver.blocking_recv() {
+                if line == CLOSE {
+                    break;
+                }
                 let written = stdout
                     .write_all(line.as_bytes())
                     .and_then(|()| stdout.write_all(b"\n"))
@@ -390,34 +400,9 @@ async fn write_stdout(mut receiver: mpsc::UnboundedReceiver<String>, closing: Ar
                     break;
                 }
             }
+            let _ = done.send(());
         });
-    let Ok(thread) = thread else {
-        eprintln!("chromate: cannot start the stdout writer");
-        return;
-    };
-    loop {
-        tokio::select! {
-            biased;
-            line = receiver.recv() => match line {
-                Some(line) => {
-                    if line_tx.send(line).is_err() {
-                        break;
-                    }
-                }
-                None => break,
-            },
-            () = closing.notified() => {
-                while let Ok(line) = receiver.try_recv() {
-                    if line_tx.send(line).is_err() {
-                        break;
-                    }
-                }
-                break;
-            }
-        }
-    }
-    drop(line_tx);
-    let _ = tokio::task::spawn_blocking(move || thread.join()).await;
+    spawned.ok().map(|_| stopped)
 }
 
 /// Handles frames on the read loop; everything but tools/call is answered here.
