@@ -379,9 +379,9 @@ async fn inspect_page(
         let mut gathered = lock(state);
         let origin = gathered.origin.clone().unwrap_or_default();
         for link in &inspection.links {
-            let checked_elsewhere =
-                link.origin != origin && allows_checking(&gathered.policy, &link.url);
-            if checked_elsewhere {
+            let same = link.origin == origin;
+            if same || allows_checking(&gathered.policy, &link.url) {
+                // A link to check: who links to it, and whether it is new to the audit.
                 gathered
                     .referrers
                     .entry(link.url.clone())
@@ -389,20 +389,12 @@ async fn inspect_page(
                     .push((page_url.clone(), link.selector.clone()));
                 if !gathered.links.contains_key(&link.url) {
                     gathered.links.insert(link.url.clone(), LinkState::Pending);
-                    off_origin.push(link.url.clone());
+                    let queue = if same { &mut to_check } else { &mut off_origin };
+                    queue.push(link.url.clone());
                 }
             }
-            if link.origin == origin {
+            if same {
                 same_origin.push(link.url.clone());
-                gathered
-                    .referrers
-                    .entry(link.url.clone())
-                    .or_default()
-                    .push((page_url.clone(), link.selector.clone()));
-                if !gathered.links.contains_key(&link.url) {
-                    gathered.links.insert(link.url.clone(), LinkState::Pending);
-                    to_check.push(link.url.clone());
-                }
             } else {
                 let pages = gathered.external.entry(link.url.clone()).or_default();
                 if !pages.contains(&page_url) {
