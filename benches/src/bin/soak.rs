@@ -163,9 +163,16 @@ fn ping_during_a_flood(
     }
     let max = during.iter().max().copied().unwrap_or_default();
     let median = chromate_benches::median_ms(&mut during);
+    // Sorted by `median_ms`; nearest rank.
+    let p99 = during[(during.len() * 99).div_ceil(100).saturating_sub(1)];
+    let over_10_ms = during
+        .iter()
+        .filter(|rtt| **rtt >= Duration::from_millis(10))
+        .count();
     println!(
-        "ping during the flood: {} pings, median {median:.2} ms, max {:.2} ms",
+        "ping during the flood: {} pings, median {median:.2} ms, p99 {:.2} ms, max {:.2} ms, {over_10_ms} at 10 ms or more",
         during.len(),
+        p99.as_secs_f64() * 1e3,
         max.as_secs_f64() * 1e3
     );
     Ok(())
