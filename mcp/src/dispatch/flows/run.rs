@@ -321,7 +321,7 @@ async fn run_flow(
     session.shutdown().await;
     output::remove_if_empty(&files_dir);
     if let (Some(recording), Some(ffmpeg)) = (recording, &ffmpeg) {
-        let files = video::encode(&recording, &dir, ffmpeg).await;
+        let files = video::encode(&recording, viewport, &dir, ffmpeg).await;
         result.video_path = files.webm;
         result.video_mp4_path = files.mp4;
         result.video_note = files.note;

@@ -56,6 +56,7 @@ fn is_executable(path: &Path) -> bool {
 /// Encodes `recording` into `<dir>/video.webm` and `<dir>/video.mp4`.
 pub(crate) async fn encode(
     recording: &chromate::Recording,
+    size: (u32, u32),
     dir: &Path,
     ffmpeg: &Path,
 ) -> VideoFiles {
@@ -69,7 +70,7 @@ pub(crate) async fn encode(
         ".video-frames-{}",
         crate::private_fs::random_suffix()
     ));
-    let outcome = encode_in(recording, dir, ffmpeg, &scratch).await;
+    let outcome = encode_in(recording, size, dir, ffmpeg, &scratch).await;
     let _ = std::fs::remove_dir_all(&scratch);
     match outcome {
         Ok(mut files) => {
@@ -90,6 +91,7 @@ pub(crate) async fn encode(
 
 async fn encode_in(
     recording: &chromate::Recording,
+    (width, height): (u32, u32),
     dir: &Path,
     ffmpeg: &Path,
     scratch: &Path,
@@ -114,7 +116,14 @@ async fn encode_in(
     let list_path = scratch.join("frames.ffconcat");
     crate::private_fs::write_new_file(&list_path, list.as_bytes())
         .map_err(|err| err.to_string())?;
-    let filter = format!("fps={FPS},pad=ceil(iw/2)*2:ceil(ih/2)*2,format=yuv420p");
+    // Every frame at the flow's viewport (even-sized, as the codecs need): the first frames
+    // can still show the window's size from before the viewport was set, and a video takes
+    // its size from its first frame. A frame of another shape is fitted in and centred.
+    let (even_width, even_height) = (width.max(2).div_ceil(2) * 2, height.max(2).div_ceil(2) * 2);
+    let filter = format!(
+        "fps={FPS},scale={width}:{height}:force_original_aspect_ratio=decrease,\
+         pad={even_width}:{even_height}:(ow-iw)/2:(oh-ih)/2,format=yuv420p"
+    );
     let webm = dir.join("video.webm");
     let mp4 = dir.join("video.mp4");
     let input = |codec: &[&str], out: &Path| -> Vec<String> {
@@ -227,5 +236,79 @@ async fn run(ffmpeg: &Path, args: &[String]) -> Result<(), String> {
             output.status,
             String::from_utf8_lossy(&output.stderr).trim()
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A one-colour JPEG of `width`×`height`, drawn by ffmpeg itself.
+    async fn jpeg(ffmpeg: &Path, dir: &Path, width: u32, height: u32) -> Vec<u8> {
+        let path = dir.join(format!("{width}x{height}.jpg"));
+        let args: Vec<String> = [
+            "-y",
+            "-hide_banner",
+            "-loglevel",
+            "error",
+            "-f",
+            "lavfi",
+            "-i",
+            &format!("color=c=red:s={width}x{height}"),
+            "-frames:v",
+            "1",
+        ]
+        .iter()
+        .map(|arg| (*arg).to_owned())
+        .chain([path.display().to_string()])
+        .collect();
+        run(ffmpeg, &args).await.expect("ffmpeg draws a frame");
+        std::fs::read(&path).expect("the frame")
+    }
+
+    /// The size ffprobe reads from a video's first stream, `WIDTHxHEIGHT`.
+    fn probed_size(video: &Path) -> String {
+        let output = std::process::Command::new("ffprobe")
+            .args(["-v", "error", "-select_streams", "v:0"])
+            .args(["-show_entries", "stream=width,height", "-of", "csv=p=0:s=x"])
+            .arg(video)
+            .output()
+            .expect("ffprobe (bash .ci/setup.sh all installs ffmpeg)");
+        String::from_utf8_lossy(&output.stdout).trim().to_owned()
+    }
+
+    /// Under load the first screencast frames can still be the window's 1280×800 fitted into
+    /// 1280×720 (1152×720), from before the flow's viewport took effect: the video is the
+    /// viewport's size all the same, not its first frame's.
+    #[tokio::test]
+    async fn the_video_is_the_viewports_size_whatever_its_first_frame() {
+        let ffmpeg = find_ffmpeg(None).expect("ffmpeg on PATH (bash .ci/setup.sh all)");
+        let dir = tempfile::tempdir().expect("a temporary directory");
+        let early = jpeg(&ffmpeg, dir.path(), 1152, 720).await;
+        let frame = jpeg(&ffmpeg, dir.path(), 1280, 720).await;
+        let mut recording = chromate::Recording::default();
+        recording.frames = vec![
+            chromate::ScreencastFrame {
+                jpeg: early,
+                at: 0.0,
+            },
+            chromate::ScreencastFrame {
+                jpeg: frame.clone(),
+                at: 0.2,
+            },
+            chromate::ScreencastFrame {
+                jpeg: frame,
+                at: 0.4,
+            },
+        ];
+        recording.ended_at = 1.0;
+        let out = dir.path().join("out");
+        crate::private_fs::create_dir(&out).expect("the output directory");
+        let files = encode(&recording, (1280, 720), &out, &ffmpeg).await;
+        assert_eq!(files.note, None);
+        for video in [files.webm, files.mp4] {
+            let video = video.expect("a video file");
+            assert_eq!(probed_size(&video), "1280x720", "{}", video.display());
+        }
     }
 }
