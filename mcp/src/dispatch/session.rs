@@ -57,6 +57,18 @@ impl std::fmt::Debug for Live {
 }
 
 impl Live {
+    /// A running browser (or, with `context`, an isolated session's context in the shared
+    /// one) with no tab listed yet.
+    fn new(browser: chromate::Browser, context: Option<chromate::BrowserContext>) -> Live {
+        Live {
+            browser,
+            tabs: Vec::new(),
+            active: None,
+            own_targets: Vec::new(),
+            context,
+        }
+    }
+
     pub(crate) fn active_tab(&self) -> Option<&Tab> {
         let active = self.active.as_deref()?;
         self.tabs.iter().find(|tab| tab.id == active)
@@ -390,13 +402,7 @@ impl ToolSession {
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
         }
-        let mut live = Live {
-            browser,
-            tabs: Vec::new(),
-            active: None,
-            own_targets: Vec::new(),
-            context: None,
-        };
+        let mut live = Live::new(browser, None);
         let first = if self.config.cdp_endpoint.is_some() {
             None
         } else {
@@ -441,13 +447,7 @@ impl ToolSession {
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
         }
-        let mut live = Live {
-            browser,
-            tabs: Vec::new(),
-            active: None,
-            own_targets: Vec::new(),
-            context: Some(context),
-        };
+        let mut live = Live::new(browser, Some(context));
         let started = async {
             live.set_intercept_rules(self.mocks.engine_rules()).await?;
             live.open_tab().await
