@@ -45,6 +45,14 @@ check chromate-mcp mcp \
 [ "$n_bad" -eq 0 ] || { echo "package check: $n_bad problems" >&2; exit 1; }
 
 echo "== cargo publish --dry-run --workspace (packages and builds cdp-gen, chromate, chromate-mcp)"
+# The dry run puts the packages in a local registry (target/package/tmp-registry) and unpacks
+# them under $CARGO_HOME/registry/src/-<hash of that path>/. Cargo never unpacks a name and
+# version it has unpacked once, so a second run from the same checkout path would build the
+# first run's sources (CI failed so: its clone built a chromate from hours before). Clear our
+# own crates from those unnamed registries first; crates.io's sources are left alone.
+for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{cdp-gen,chromate,chromate-mcp}-[0-9]*; do
+  [ -d "$unpacked" ] && rm -rf -- "$unpacked"
+done
 cargo publish --dry-run --workspace --allow-dirty -q
 version=$(cargo metadata --no-deps --format-version 1 | python3 -c 'import json,sys; print(next(p["version"] for p in json.load(sys.stdin)["packages"] if p["name"] == "chromate"))')
 # The engine's protocol.json is a symlink in the repository; the package holds the file itself.
