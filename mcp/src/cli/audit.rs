@@ -15,7 +15,8 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::commands::{session_name, DEFAULT_IDLE};
+use super::commands::{idle_timeout, session_name, DEFAULT_IDLE};
+use super::words::{Dashes, Words};
 use super::UsageError;
 use crate::daemon::client::{self, Start};
 use crate::daemon::{self, Request, Response, SessionPaths};
@@ -99,39 +100,26 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         session: None,
         idle: None,
     };
-    let mut url = None;
-    let mut words = words.iter();
-    while let Some(word) = words.next() {
-        if !word.starts_with('-') || word == "-" {
-            if url.replace(word.clone()).is_some() {
-                return Err(usage(format!("unexpected argument {word:?}")));
-            }
-            continue;
-        }
-        let (flag, inline) = match word.split_once('=') {
-            Some((flag, value)) if flag.starts_with("--") => (flag, Some(value.to_owned())),
-            _ => (word.as_str(), None),
-        };
-        let mut value = |what: &str| match inline.clone().or_else(|| words.next().cloned()) {
-            Some(value) => Ok(value),
-            None => Err(usage(format!("{flag} needs {what}"))),
-        };
+    let mut words = Words::new(words, Dashes::Any);
+    let mut positional = Vec::new();
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let mut value = |what: &str| words.value(&flag, what).map_err(usage);
         let number = |text: String, flag: &str| {
             text.parse::<i64>()
                 .map_err(|_| usage(format!("{flag} needs a whole number, not {text:?}")))
         };
-        match flag {
+        match flag.name {
             "-h" | "--help" => return Ok(Parsed::Help),
             "--depth" => {
-                let n = number(value("a number")?, flag)?;
+                let n = number(value("a number")?, flag.name)?;
                 arguments.insert("max_depth".into(), json!(n));
             }
             "--max-pages" => {
-                let n = number(value("a number")?, flag)?;
+                let n = number(value("a number")?, flag.name)?;
                 arguments.insert("max_pages".into(), json!(n));
             }
             "--timeout-ms" => {
-                let n = number(value("a number of milliseconds")?, flag)?;
+                let n = number(value("a number of milliseconds")?, flag.name)?;
                 arguments.insert("timeout_ms".into(), json!(n));
             }
             "--viewport" => {
@@ -161,10 +149,10 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                     items.push(json!(origin));
                 }
             }
-            "--screenshots" if inline.is_none() => {
+            "--screenshots" if flag.is_bare() => {
                 arguments.insert("include_screenshots".into(), json!(true));
             }
-            "--block-private-network" if inline.is_none() => {
+            "--block-private-network" if flag.is_bare() => {
                 arguments.insert("block_private_network".into(), json!(true));
             }
             "--format" => {
@@ -176,7 +164,7 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                     ))
                 })?;
             }
-            "--json" if inline.is_none() => command.format = Format::Json,
+            "--json" if flag.is_bare() => command.format = Format::Json,
             "--output" => command.output = Some(std::path::PathBuf::from(value("a file")?)),
             "--fail-on" => {
                 let name = value("a severity")?;
@@ -190,26 +178,18 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                         })?,
                 );
             }
-            "--quiet" if inline.is_none() => command.quiet = true,
+            "--quiet" if flag.is_bare() => command.quiet = true,
             "--session" => command.session = Some(session_name(&value("a name")?)?),
             "--idle-timeout" => {
-                let text = value("a number of seconds")?;
-                let seconds = text
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|seconds| (1..=7 * 24 * 3600).contains(seconds))
-                    .ok_or_else(|| {
-                        usage(format!(
-                            "--idle-timeout needs whole seconds from 1 to 604800, not {text:?}"
-                        ))
-                    })?;
-                command.idle = Some(Duration::from_secs(seconds));
+                command.idle = Some(idle_timeout(&value("a number of seconds")?).map_err(usage)?);
             }
-            _ => return Err(usage(format!("unknown option {flag}"))),
+            name => return Err(usage(format!("unknown option {name}"))),
         }
     }
-    let Some(url) = url else {
-        return Err(usage("missing URL".to_owned()));
+    let url = match positional.as_slice() {
+        [url] => url,
+        [] => return Err(usage("missing URL".to_owned())),
+        [_, extra, ..] => return Err(usage(format!("unexpected argument {extra:?}"))),
     };
     arguments.insert("url".into(), json!(url));
     let defaults = Defaults {

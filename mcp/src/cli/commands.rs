@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
+use super::words::{Dashes, Words};
 use super::UsageError;
 use crate::dispatch::tools::schema::{Arg, IntDefault, Kind, Slot};
 use crate::dispatch::tools::{self, Defaults, ToolDecl, TOOLS};
@@ -90,43 +91,16 @@ pub(crate) fn parse(
     };
     let mut arguments = Map::new();
     let mut positional: Vec<String> = Vec::new();
-    let mut words = words.iter();
-    let mut only_positional = false;
-    while let Some(word) = words.next() {
-        if only_positional || word == "-" || !word.starts_with("--") && word != "-h" {
-            positional.push(word.clone());
-            continue;
-        }
-        if word == "--" {
-            only_positional = true;
-            continue;
-        }
-        if word == "-h" || word == "--help" {
-            return Ok(Parsed::Help(help(decl)));
-        }
-        let (flag, inline) = match word.split_once('=') {
-            Some((flag, value)) => (flag, Some(value.to_owned())),
-            None => (word.as_str(), None),
-        };
-        let mut value = |what: &str| match inline.clone().or_else(|| words.next().cloned()) {
-            Some(value) => Ok(value),
-            None => Err(usage_error(format!("{flag} needs {what}"))),
-        };
-        match flag {
-            "--json" if inline.is_none() => common.json = true,
+    let mut words = Words::new(words, Dashes::Long);
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let mut value = |what: &str| words.value(&flag, what).map_err(usage_error);
+        match flag.name {
+            "-h" | "--help" => return Ok(Parsed::Help(help(decl))),
+            "--json" if flag.is_bare() => common.json = true,
             "--session" => common.session = Some(session_name(&value("a name")?)?),
             "--idle-timeout" => {
-                let seconds = value("a number of seconds")?;
-                let seconds = seconds
-                    .parse::<u64>()
-                    .ok()
-                    .filter(|seconds| (1..=7 * 24 * 3600).contains(seconds))
-                    .ok_or_else(|| {
-                        usage_error(format!(
-                            "--idle-timeout needs whole seconds from 1 to 604800, not {seconds:?}"
-                        ))
-                    })?;
-                common.idle = Some(Duration::from_secs(seconds));
+                common.idle =
+                    Some(idle_timeout(&value("a number of seconds")?).map_err(usage_error)?);
             }
             "--file" if decl.cli.file.is_some() => {
                 let path = value("a path (- for standard input)")?;
@@ -136,13 +110,12 @@ pub(crate) fn parse(
                     arguments.insert(name.to_owned(), json!(text));
                 }
             }
-            _ => {
-                let name = flag.trim_start_matches("--").replace('-', "_");
-                let Some(arg) = decl.args.iter().find(|arg| arg.name == name) else {
-                    return Err(usage_error(format!("unknown option {flag}")));
+            name => {
+                let Some(arg) = find_arg(decl.args, name) else {
+                    return Err(usage_error(format!("unknown option {name}")));
                 };
-                let raw = match (arg.kind, &inline) {
-                    (Kind::Bool, None) => "true".to_owned(),
+                let raw = match arg.kind {
+                    Kind::Bool if flag.is_bare() => "true".to_owned(),
                     _ => value("a value")?,
                 };
                 add(&mut arguments, arg, &raw, read).map_err(usage_error)?;
@@ -161,6 +134,21 @@ pub(crate) fn parse(
         arguments,
         common,
     }))
+}
+
+/// `--idle-timeout SECONDS` of a session: whole seconds, one second to a week.
+pub(crate) fn idle_timeout(text: &str) -> Result<Duration, String> {
+    text.parse::<u64>()
+        .ok()
+        .filter(|seconds| (1..=7 * 24 * 3600).contains(seconds))
+        .map(Duration::from_secs)
+        .ok_or_else(|| format!("--idle-timeout needs whole seconds from 1 to 604800, not {text:?}"))
+}
+
+/// The declared argument a `--flag` stands for: `--max-lines` is `max_lines`.
+pub(crate) fn find_arg<'a>(args: &'a [Arg], flag: &str) -> Option<&'a Arg> {
+    let name = flag.strip_prefix("--")?.replace('-', "_");
+    args.iter().find(|arg| arg.name == name)
 }
 
 /// A session name: what the socket's file name is made of.

@@ -14,6 +14,7 @@ use std::process::ExitCode;
 use serde_json::{json, Map, Value};
 
 use super::commands::{self, describe, flag_with_value, metavar};
+use super::words::{Dashes, Words};
 use super::UsageError;
 use crate::config::{Config, McpFlags};
 use crate::dispatch::call::Cancel;
@@ -86,28 +87,15 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
     let mut arguments = Map::new();
     let mut json = false;
     let mut positional = Vec::new();
-    let mut words = words.iter();
     let never_read = |path: &str| -> std::io::Result<String> {
         Err(std::io::Error::other(format!("{path}: not a file option")))
     };
-    while let Some(word) = words.next() {
-        if !word.starts_with("--") && word != "-h" {
-            positional.push(word.clone());
-            continue;
-        }
-        if word == "-h" || word == "--help" {
-            return Ok(super::Command::Help(capture_help()));
-        }
-        let (flag, inline) = match word.split_once('=') {
-            Some((flag, value)) => (flag, Some(value.to_owned())),
-            None => (word.as_str(), None),
-        };
-        let mut value = |what: &str| match inline.clone().or_else(|| words.next().cloned()) {
-            Some(value) => Ok(value),
-            None => Err(usage_error(format!("{flag} needs {what}"))),
-        };
-        match flag {
-            "--json" if inline.is_none() => json = true,
+    let mut words = Words::new(words, Dashes::Long);
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let mut value = |what: &str| words.value(&flag, what).map_err(usage_error);
+        match flag.name {
+            "-h" | "--help" => return Ok(super::Command::Help(capture_help())),
+            "--json" if flag.is_bare() => json = true,
             "--viewport" => {
                 let text = value("WIDTHxHEIGHT")?;
                 let (width, height) = parse_viewport(&text).ok_or_else(|| {
@@ -118,15 +106,12 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
                 arguments.insert("viewport_width".into(), json!(width));
                 arguments.insert("viewport_height".into(), json!(height));
             }
-            _ => {
-                let name = flag.trim_start_matches("--").replace('-', "_");
-                let arg = CAPTURE
-                    .args
-                    .iter()
-                    .find(|arg| arg.name == name && arg.name != "url")
-                    .ok_or_else(|| usage_error(format!("unknown option {flag}")))?;
-                let raw = match (arg.kind, &inline) {
-                    (Kind::Bool, None) => "true".to_owned(),
+            name => {
+                let arg = commands::find_arg(CAPTURE.args, name)
+                    .filter(|arg| arg.name != "url")
+                    .ok_or_else(|| usage_error(format!("unknown option {name}")))?;
+                let raw = match arg.kind {
+                    Kind::Bool if flag.is_bare() => "true".to_owned(),
                     _ => value("a value")?,
                 };
                 commands::add(&mut arguments, arg, &raw, &never_read).map_err(usage_error)?;
@@ -329,35 +314,24 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
     };
     let mut command = FlowsCommand::default();
     let mut positional: Vec<String> = Vec::new();
-    let mut words = rest.iter();
     match action.as_str() {
         "-h" | "--help" | "help" => return Ok(super::Command::Help(FLOWS_HELP.to_owned())),
         "list" | "run" | "describe" => {}
         other => return Err(usage_error(format!("unknown action {other:?}"))),
     }
-    while let Some(word) = words.next() {
-        if !word.starts_with('-') {
-            positional.push(word.clone());
-            continue;
-        }
-        let (flag, inline) = match word.split_once('=') {
-            Some((flag, value)) => (flag, Some(value.to_owned())),
-            None => (word.as_str(), None),
-        };
-        let mut value = || match inline.clone().or_else(|| words.next().cloned()) {
-            Some(value) => Ok(value),
-            None => Err(usage_error(format!("{flag} needs a value"))),
-        };
-        match (flag, action.as_str()) {
+    let mut words = Words::new(rest, Dashes::Any);
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let mut value = || words.value(&flag, "a value").map_err(usage_error);
+        match (flag.name, action.as_str()) {
             ("-h" | "--help", _) => return Ok(super::Command::Help(FLOWS_HELP.to_owned())),
-            ("--json", _) if inline.is_none() => command.json = true,
-            ("--quiet", "run") if inline.is_none() => command.quiet = true,
-            ("--video", "run") if inline.is_none() => command.video = true,
+            ("--json", _) if flag.is_bare() => command.json = true,
+            ("--quiet", "run") if flag.is_bare() => command.quiet = true,
+            ("--video", "run") if flag.is_bare() => command.video = true,
             ("--config", _) => command.config = Some(value()?),
             ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
             ("--junit", "run") => command.junit = Some(value()?),
             ("--baseline", "run") => command.baseline = Some(value()?),
-            ("--update-baseline", "run") if inline.is_none() => command.update_baseline = true,
+            ("--update-baseline", "run") if flag.is_bare() => command.update_baseline = true,
             ("--threshold", "run") => {
                 let text = value()?;
                 let threshold = text
@@ -373,7 +347,8 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             }
             _ => {
                 return Err(usage_error(format!(
-                    "unknown option {flag} for flows {action}"
+                    "unknown option {} for flows {action}",
+                    flag.name
                 )))
             }
         }

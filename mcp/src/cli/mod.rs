@@ -12,11 +12,13 @@ pub(crate) mod commands;
 pub(crate) mod flows;
 pub(crate) mod run;
 pub(crate) mod skill;
+mod words;
 
 use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::config::{parse_origin_list, McpFlags};
+use words::{Dashes, Words};
 
 /// What the command line asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -350,17 +352,13 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
         format: crate::bench::Format::Table,
         output: None,
     };
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        let (name, inline) = match arg.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
-            _ => (arg.as_str(), None),
-        };
+    let mut words = Words::new(args, Dashes::Any);
+    while let Some(flag) = words.next_flag(&mut bench.targets) {
+        let name = flag.name;
         let mut value = |what: &str| {
-            inline
-                .clone()
-                .or_else(|| args.next().cloned())
-                .ok_or_else(|| UsageError(format!("{name} needs {what}\n\n{BENCH_HELP}")))
+            words
+                .value(&flag, what)
+                .map_err(|message| UsageError(format!("{message}\n\n{BENCH_HELP}")))
         };
         match name {
             "-h" | "--help" => return Ok(Command::Help(BENCH_HELP.to_owned())),
@@ -409,12 +407,11 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
             }
             "--no-peers" => bench.no_peers = true,
             "--detail" => bench.detail = true,
-            other if other.starts_with('-') && other.len() > 1 => {
+            other => {
                 return Err(UsageError(format!(
                     "unknown option {other:?}\n\n{BENCH_HELP}"
                 )))
             }
-            other => bench.targets.push(other.to_owned()),
         }
     }
     if bench.targets.is_empty() {
@@ -437,32 +434,22 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
     let mut http_options = crate::config::HttpFlags::default();
     let mut http_option: Option<&str> = None;
     let mut serve_http = false;
-    let mut args = args.iter();
-    while let Some(arg) = args.next() {
-        // `--flag=value` is accepted as well as `--flag value`.
-        let (name, inline_value) = match arg.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
-            _ => (arg.as_str(), None),
-        };
-        let mut value = |flag: &str| -> Result<String, UsageError> {
-            match inline_value.clone().or_else(|| args.next().cloned()) {
-                Some(value) => Ok(value),
-                None => Err(UsageError(format!("mcp: {flag} needs a value"))),
-            }
+    let mut words = Words::new(args, Dashes::Any);
+    let mut positional = Vec::new();
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let name = flag.name;
+        let mut value = |_: &str| {
+            words
+                .value(&flag, "a value")
+                .map_err(|message| UsageError(format!("mcp: {message}")))
         };
         match name {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP.to_owned())),
-            "--headed" if inline_value.is_none() => flags.headed = true,
-            "--isolated" if inline_value.is_none() => flags.isolated = true,
+            "--headed" if flag.is_bare() => flags.headed = true,
+            "--isolated" if flag.is_bare() => flags.isolated = true,
             "--http" => {
                 // The address is optional: `--http`, `--http ADDR`, `--http=ADDR`.
-                let given = match inline_value.clone() {
-                    Some(value) => Some(value),
-                    None => match args.clone().next() {
-                        Some(next) if !next.starts_with('-') => args.next().cloned(),
-                        _ => None,
-                    },
-                };
+                let given = words.optional_value(&flag);
                 serve_http = true;
                 if let Some(addr) = given {
                     http_options.addr = parse_http_addr(&addr)?;
@@ -513,8 +500,8 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 http_options.idle_timeout = std::time::Duration::from_secs(seconds);
                 http_option = Some("--session-idle-timeout");
             }
-            "--structured-content" if inline_value.is_none() => flags.structured_content = true,
-            "--allow-unrestricted-file-access" if inline_value.is_none() => {
+            "--structured-content" if flag.is_bare() => flags.structured_content = true,
+            "--allow-unrestricted-file-access" if flag.is_bare() => {
                 flags.unrestricted_file_access = true;
             }
             "--caps" => {
@@ -552,10 +539,16 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
             _ => {
                 return Err(UsageError(format!(
-                    "mcp: unknown option {arg:?}\n\n{MCP_HELP}"
+                    "mcp: unknown option {:?}\n\n{MCP_HELP}",
+                    flag.written
                 )))
             }
         }
+    }
+    if let Some(word) = positional.first() {
+        return Err(UsageError(format!(
+            "mcp: unexpected argument {word:?}\n\n{MCP_HELP}"
+        )));
     }
     match (serve_http, http_option) {
         (true, _) => flags.http = Some(http_options),
