@@ -223,18 +223,7 @@ mod tests {
         roots
             .add(rustls::pki_types::CertificateDer::from(cert.ca_der.clone()))
             .expect("root");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("versions")
-            .with_root_certificates(roots)
-            .with_no_client_auth();
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port()))
-            .await
-            .expect("connect");
-        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("name");
-        let mut tls = connector.connect(name, tcp).await.expect("handshake");
+        let mut tls = handshake(roots, server.port()).await.expect("handshake");
         tls.write_all(b"GET /hello HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
             .await
             .expect("write");
@@ -245,6 +234,23 @@ mod tests {
         assert_eq!(server.request_count("/hello"), 1);
     }
 
+    /// A TLS client trusting only `roots`, connected to 127.0.0.1:`port`.
+    async fn handshake(
+        roots: rustls::RootCertStore,
+        port: u16,
+    ) -> std::io::Result<tokio_rustls::client::TlsStream<tokio::net::TcpStream>> {
+        let provider = Arc::new(rustls::crypto::ring::default_provider());
+        let config = rustls::ClientConfig::builder_with_provider(provider)
+            .with_safe_default_protocol_versions()
+            .expect("versions")
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
+        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", port)).await?;
+        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("name");
+        connector.connect(name, tcp).await
+    }
+
     /// A client without the CA is refused at the handshake: the leaf is not trusted by accident.
     #[tokio::test(flavor = "multi_thread", worker_threads = 1)]
     async fn a_client_without_the_ca_fails_the_handshake() {
@@ -252,18 +258,9 @@ mod tests {
         let server =
             crate::FixtureServer::start_detached_tls_serving(crate::server::pages_dir(), &cert)
                 .expect("start");
-        let provider = Arc::new(rustls::crypto::ring::default_provider());
-        let config = rustls::ClientConfig::builder_with_provider(provider)
-            .with_safe_default_protocol_versions()
-            .expect("versions")
-            .with_root_certificates(rustls::RootCertStore::empty())
-            .with_no_client_auth();
-        let connector = tokio_rustls::TlsConnector::from(Arc::new(config));
-        let tcp = tokio::net::TcpStream::connect(("127.0.0.1", server.port()))
+        assert!(handshake(rustls::RootCertStore::empty(), server.port())
             .await
-            .expect("connect");
-        let name = rustls::pki_types::ServerName::try_from("127.0.0.1").expect("name");
-        assert!(connector.connect(name, tcp).await.is_err());
+            .is_err());
         assert_eq!(server.requests(), Vec::<String>::new());
     }
 }

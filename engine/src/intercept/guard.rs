@@ -231,34 +231,38 @@ mod tests {
     #[test]
     fn the_guard_checks_literals_and_localhost_at_once_and_resolves_other_names() {
         let guard = NetworkGuard::default();
-        assert_eq!(
-            guard.check("http://127.0.0.1:8080/x"),
-            GuardCheck::Known(AddressClass::Loopback)
-        );
-        assert_eq!(
-            guard.check("http://[::1]:8080/"),
-            GuardCheck::Known(AddressClass::Loopback)
-        );
-        assert_eq!(
-            guard.check("https://[fd00::2]/"),
-            GuardCheck::Known(AddressClass::UniqueLocal)
-        );
-        assert_eq!(
-            guard.check("http://app.localhost:3000/"),
-            GuardCheck::Known(AddressClass::Loopback)
-        );
-        assert_eq!(
-            guard.check("http://LOCALHOST./"),
-            GuardCheck::Known(AddressClass::Loopback)
-        );
-        assert_eq!(
-            guard.check("http://192.168.0.10/admin"),
-            GuardCheck::Known(AddressClass::Private)
-        );
-        assert_eq!(
-            guard.check("https://example.test/a"),
-            GuardCheck::Resolve("example.test".to_owned(), 443)
-        );
+        for (url, expected) in [
+            (
+                "http://127.0.0.1:8080/x",
+                GuardCheck::Known(AddressClass::Loopback),
+            ),
+            (
+                "http://[::1]:8080/",
+                GuardCheck::Known(AddressClass::Loopback),
+            ),
+            (
+                "https://[fd00::2]/",
+                GuardCheck::Known(AddressClass::UniqueLocal),
+            ),
+            (
+                "http://app.localhost:3000/",
+                GuardCheck::Known(AddressClass::Loopback),
+            ),
+            (
+                "http://LOCALHOST./",
+                GuardCheck::Known(AddressClass::Loopback),
+            ),
+            (
+                "http://192.168.0.10/admin",
+                GuardCheck::Known(AddressClass::Private),
+            ),
+            (
+                "https://example.test/a",
+                GuardCheck::Resolve("example.test".to_owned(), 443),
+            ),
+        ] {
+            assert_eq!(guard.check(url), expected, "{url}");
+        }
         assert_eq!(guard.check("data:text/plain,hi"), GuardCheck::Pass);
         assert_eq!(guard.check("about:blank"), GuardCheck::Pass);
     }
