@@ -24,6 +24,7 @@ use crate::launch::{self, BrowserProcess, LaunchOptions};
 use crate::page::{Page, Shared};
 use crate::session::Session;
 use crate::transport::{connect_websocket, lock, redact_userinfo, Connection, Wire};
+use crate::wait::changes::{self, Check, Waited};
 
 /// The oldest protocol version chromate speaks.
 const MIN_PROTOCOL: (u32, u32) = (1, 3);
@@ -358,28 +359,30 @@ impl Browser {
     pub async fn wait_for_page(&self, target_id: &str, timeout: Duration) -> Result<Page> {
         let mut changed = self.inner.changed.subscribe();
         let deadline = tokio::time::Instant::now() + timeout;
-        loop {
+        // `Done(None)`: the connection closed (its reason is read after the check).
+        let waited = changes::until(&mut changed, deadline, || {
             if let Some(page) = lock(&self.inner.pages)
                 .iter()
                 .find(|p| p.target_id() == target_id)
             {
-                return Ok(page.clone());
+                return Check::Done(Some(page.clone()));
             }
             if self.inner.conn.is_closed() {
-                return Err(Error::ConnectionClosed {
-                    reason: self.inner.conn.closed().await,
-                });
+                return Check::Done(None);
             }
-            match tokio::time::timeout_at(deadline, changed.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(Error::PageClosed),
-                Err(_) => {
-                    return Err(Error::Timeout {
-                        what: format!("page {target_id} to attach"),
-                        timeout,
-                    })
-                }
-            }
+            Check::Pending
+        })
+        .await;
+        match waited {
+            Waited::Done(Some(page)) => Ok(page),
+            Waited::Done(None) => Err(Error::ConnectionClosed {
+                reason: self.inner.conn.closed().await,
+            }),
+            Waited::Gone => Err(Error::PageClosed),
+            Waited::TimedOut => Err(Error::Timeout {
+                what: format!("page {target_id} to attach"),
+                timeout,
+            }),
         }
     }
 
@@ -387,24 +390,24 @@ impl Browser {
     pub async fn wait_for_new_page(&self, known: &[Page], timeout: Duration) -> Result<Page> {
         let mut changed = self.inner.changed.subscribe();
         let deadline = tokio::time::Instant::now() + timeout;
-        loop {
+        let waited = changes::until(&mut changed, deadline, || {
             let found = self
                 .pages()
                 .into_iter()
                 .find(|p| !known.iter().any(|k| k.target_id() == p.target_id()));
-            if let Some(page) = found {
-                return Ok(page);
+            match found {
+                Some(page) => Check::Done(page),
+                None => Check::Pending,
             }
-            match tokio::time::timeout_at(deadline, changed.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(Error::PageClosed),
-                Err(_) => {
-                    return Err(Error::Timeout {
-                        what: "a new page to open".into(),
-                        timeout,
-                    })
-                }
-            }
+        })
+        .await;
+        match waited {
+            Waited::Done(page) => Ok(page),
+            Waited::Gone => Err(Error::PageClosed),
+            Waited::TimedOut => Err(Error::Timeout {
+                what: "a new page to open".into(),
+                timeout,
+            }),
         }
     }
 

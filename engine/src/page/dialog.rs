@@ -7,6 +7,7 @@ use super::Page;
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, Result};
 use crate::transport::lock;
+use crate::wait::changes::{self, Check, Waited};
 
 /// A JavaScript dialog that is open.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -64,20 +65,20 @@ impl Page {
     pub async fn wait_for_dialog(&self, timeout: Duration) -> Result<Dialog> {
         let deadline = Instant::now() + timeout;
         let mut version = self.shared.version.subscribe();
-        loop {
-            if let Some(dialog) = lock(&self.shared.state).dialog.clone() {
-                return Ok(dialog);
+        let waited = changes::until(&mut version, deadline.into(), || {
+            match lock(&self.shared.state).dialog.clone() {
+                Some(dialog) => Check::Done(dialog),
+                None => Check::Pending,
             }
-            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(Error::PageClosed),
-                Err(_) => {
-                    return Err(Error::Timeout {
-                        what: "a dialog to open".into(),
-                        timeout,
-                    })
-                }
-            }
+        })
+        .await;
+        match waited {
+            Waited::Done(dialog) => Ok(dialog),
+            Waited::Gone => Err(Error::PageClosed),
+            Waited::TimedOut => Err(Error::Timeout {
+                what: "a dialog to open".into(),
+                timeout,
+            }),
         }
     }
 

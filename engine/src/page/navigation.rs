@@ -17,6 +17,7 @@ use super::Page;
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, Result};
 use crate::transport::lock;
+use crate::wait::changes::{self, Check, Waited};
 
 /// What a navigation waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -144,98 +145,95 @@ impl Page {
         let mut version = self.shared.version.subscribe();
         let mut loader = loader_id.to_owned();
         let mut url = url.to_owned();
-        loop {
+        // `Done(None)`: the connection closed (its reason is read after the check).
+        let waited = changes::until(&mut version, deadline.into(), || {
+            let state = lock(&self.shared.state);
+            // Only a document that never got there is followed: a restored back/forward
+            // document has reached every state although later navigations started.
+            let ours_reached = state.frames.get(frame_id).is_some_and(|frame| {
+                frame.loader_id.as_deref() == Some(loader.as_str())
+                    && wait_until.reached(
+                        &frame.lifecycle,
+                        frame.lifecycle.contains(&Lifecycle::Commit),
+                    )
+            });
+            if !ours_reached {
+                if let Some((next_loader, next_url)) = state.newer_navigation(frame_id, &loader) {
+                    loader = next_loader;
+                    url = next_url;
+                }
+            }
+            let loader_id = loader.as_str();
+            if let Some(reason) = &state.closed {
+                return Check::Done(Some(Err(Error::ConnectionClosed {
+                    reason: reason.clone(),
+                })));
+            }
+            if let Some((_, net_error)) = state.doc_failed.iter().find(|(l, _)| l == loader_id) {
+                return Check::Done(Some(Err(Error::NavigationFailed {
+                    url: url.clone(),
+                    net_error: net_error.clone(),
+                })));
+            }
             // When the network will have been quiet long enough, if that is all that is missing.
             let mut quiet_at = None;
+            if let Some(frame) = state.frames.get(frame_id) {
+                let current = frame.loader_id.as_deref();
+                let committed =
+                    current == Some(loader_id) && frame.lifecycle.contains(&Lifecycle::Commit);
+                let idle = match wait_until {
+                    WaitUntil::NetworkIdle => state.network.idle(frame.loaded_at, Instant::now()),
+                    _ => Ok(()),
+                };
+                let reached =
+                    current == Some(loader_id) && wait_until.reached(&frame.lifecycle, committed);
+                if reached && idle.is_ok() {
+                    let status = state
+                        .doc_status
+                        .iter()
+                        .rev()
+                        .find(|(l, _)| l == loader_id)
+                        .map(|(_, s)| *s);
+                    return Check::Done(Some(Ok(NavigationResult {
+                        url: frame.url.clone(),
+                        status,
+                        loader_id: Some(loader_id.to_string()),
+                    })));
+                }
+                if reached {
+                    quiet_at = idle.err().flatten();
+                }
+            }
+            if let Some(dialog) = state
+                .dialog
+                .as_ref()
+                .filter(|_| wait_until != WaitUntil::Commit)
             {
-                let state = lock(&self.shared.state);
-                // Only a document that never got there is followed: a restored back/forward
-                // document has reached every state although later navigations started.
-                let ours_reached = state.frames.get(frame_id).is_some_and(|frame| {
-                    frame.loader_id.as_deref() == Some(loader.as_str())
-                        && wait_until.reached(
-                            &frame.lifecycle,
-                            frame.lifecycle.contains(&Lifecycle::Commit),
-                        )
-                });
-                if !ours_reached {
-                    if let Some((next_loader, next_url)) = state.newer_navigation(frame_id, &loader)
-                    {
-                        loader = next_loader;
-                        url = next_url;
-                    }
-                }
-                let loader_id = loader.as_str();
-                let url = url.as_str();
-                if let Some(reason) = &state.closed {
-                    return Err(Error::ConnectionClosed {
-                        reason: reason.clone(),
-                    });
-                }
-                if let Some((_, net_error)) = state.doc_failed.iter().find(|(l, _)| l == loader_id)
-                {
-                    return Err(Error::NavigationFailed {
-                        url: url.to_string(),
-                        net_error: net_error.clone(),
-                    });
-                }
-                if let Some(frame) = state.frames.get(frame_id) {
-                    let current = frame.loader_id.as_deref();
-                    let committed =
-                        current == Some(loader_id) && frame.lifecycle.contains(&Lifecycle::Commit);
-                    let idle = match wait_until {
-                        WaitUntil::NetworkIdle => {
-                            state.network.idle(frame.loaded_at, Instant::now())
-                        }
-                        _ => Ok(()),
-                    };
-                    let reached = current == Some(loader_id)
-                        && wait_until.reached(&frame.lifecycle, committed);
-                    if reached && idle.is_ok() {
-                        let status = state
-                            .doc_status
-                            .iter()
-                            .rev()
-                            .find(|(l, _)| l == loader_id)
-                            .map(|(_, s)| *s);
-                        return Ok(NavigationResult {
-                            url: frame.url.clone(),
-                            status,
-                            loader_id: Some(loader_id.to_string()),
-                        });
-                    }
-                    if reached {
-                        quiet_at = idle.err().flatten();
-                    }
-                }
-                if state.dialog.is_some() && wait_until != WaitUntil::Commit {
-                    let message = state
-                        .dialog
-                        .as_ref()
-                        .map(|d| d.message.clone())
-                        .unwrap_or_default();
-                    return Err(Error::DialogOpen { message });
-                }
+                return Check::Done(Some(Err(Error::DialogOpen {
+                    message: dialog.message.clone(),
+                })));
             }
             if self.session.conn.is_closed() {
-                return Err(Error::ConnectionClosed {
-                    reason: self.session.conn.closed().await,
-                });
+                return Check::Done(None);
             }
             // Woken by any state change, or when the quiet window closes (to look again).
-            let wake_at = quiet_at.map_or(deadline, |at| at.min(deadline));
-            match tokio::time::timeout_at(wake_at.into(), version.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(Error::PageClosed),
-                Err(_) if wake_at < deadline => {}
-                Err(_) => {
-                    return Err(Error::TimeoutWaitingLoad {
-                        state: wait_until.as_str().into(),
-                        url,
-                        timeout,
-                    })
-                }
+            match quiet_at {
+                Some(at) => Check::PendingUntil(at.into()),
+                None => Check::Pending,
             }
+        })
+        .await;
+        match waited {
+            Waited::Done(Some(result)) => result,
+            Waited::Done(None) => Err(Error::ConnectionClosed {
+                reason: self.session.conn.closed().await,
+            }),
+            Waited::Gone => Err(Error::PageClosed),
+            Waited::TimedOut => Err(Error::TimeoutWaitingLoad {
+                state: wait_until.as_str().into(),
+                url,
+                timeout,
+            }),
         }
     }
 
@@ -385,32 +383,33 @@ impl Page {
     ) -> Result<NavigationResult> {
         let deadline = Instant::now() + timeout;
         let mut version = self.shared.version.subscribe();
-        loop {
-            let found = {
-                let s = lock(&self.shared.state);
-                let frame = s
-                    .main_frame
-                    .as_ref()
-                    .and_then(|id| s.frames.get(id).map(|f| (id.clone(), f)));
-                frame.and_then(|(id, f)| (f.loader_id != before).then(|| (id, f.loader_id.clone())))
-            };
-            if let Some((frame_id, Some(loader_id))) = found {
+        let waited = changes::until(&mut version, deadline.into(), || {
+            let s = lock(&self.shared.state);
+            let frame = s
+                .main_frame
+                .as_ref()
+                .and_then(|id| s.frames.get(id).map(|f| (id.clone(), f)));
+            match frame {
+                Some((id, f)) if f.loader_id != before => match f.loader_id.clone() {
+                    Some(loader_id) => Check::Done((id, loader_id)),
+                    None => Check::Pending,
+                },
+                _ => Check::Pending,
+            }
+        })
+        .await;
+        match waited {
+            Waited::Done((frame_id, loader_id)) => {
                 let url = self.url();
-                return self
-                    .wait_for_loader(&frame_id, &loader_id, wait_until, &url, deadline, timeout)
-                    .await;
+                self.wait_for_loader(&frame_id, &loader_id, wait_until, &url, deadline, timeout)
+                    .await
             }
-            match tokio::time::timeout_at(deadline.into(), version.changed()).await {
-                Ok(Ok(())) => {}
-                Ok(Err(_)) => return Err(Error::PageClosed),
-                Err(_) => {
-                    return Err(Error::TimeoutWaitingLoad {
-                        state: wait_until.as_str().into(),
-                        url: self.url(),
-                        timeout,
-                    })
-                }
-            }
+            Waited::Gone => Err(Error::PageClosed),
+            Waited::TimedOut => Err(Error::TimeoutWaitingLoad {
+                state: wait_until.as_str().into(),
+                url: self.url(),
+                timeout,
+            }),
         }
     }
 }
