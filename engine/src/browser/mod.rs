@@ -1,33 +1,42 @@
-//! `Browser`: a launched or connected browser, its targets and its pages.
+//! `Browser`: a launched or connected browser, its targets and its pages — the handle.
 //!
-//! Owns the connection, the process (when chromate started it), and target tracking:
-//! browser-wide auto-attach with `flatten: true` and `waitForDebuggerOnStart`, so every page —
-//! tabs chromate opens, popups, `target=_blank` links — is paused until its set-up commands
-//! (sent in parallel) are written, then resumed without waiting for their answers (a tab
-//! opened without an opener answers them only once it runs). Frames in other processes (OOPIFs) attach to their
-//! page's session and are set up the same way. Dropping the last `Browser` handle ends the
-//! process it launched; [`Browser::close`] does it gracefully and waits.
+//! Owns the connection, the process (when chromate started it), and the list of targets and
+//! set-up pages that `attach.rs` keeps: browser-wide auto-attach with `flatten: true` and
+//! `waitForDebuggerOnStart`, so every page — tabs chromate opens, popups, `target=_blank`
+//! links — is set up before it runs. Dropping the last `Browser` handle ends the process it
+//! launched; [`Browser::close`] does it gracefully and waits.
+
+mod attach;
+mod router;
 
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, Weak};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use crate::cdp::{
-    browser as cdp_browser, decode_event, emulation, log, network, page as cdp_page, runtime,
-    target,
-};
+use crate::cdp::{browser as cdp_browser, target};
 use crate::error::{Error, Result};
 use crate::launch::{self, BrowserProcess, LaunchOptions};
-use crate::page::{Page, Shared};
+use crate::page::Page;
 use crate::session::Session;
 use crate::transport::{connect_websocket, lock, redact_userinfo, Connection, Wire};
 use crate::wait::changes::{self, Check, Waited};
 
 /// The oldest protocol version chromate speaks.
 const MIN_PROTOCOL: (u32, u32) = (1, 3);
+
+/// How long a tab chromate opened has to attach and finish its set-up.
+pub(crate) const ATTACH_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long a tab chromate opened at a URL has to fire `load` there.
+pub(crate) const NEW_PAGE_LOAD: Duration = Duration::from_secs(30);
+/// How long each tab that already exists at launch or connect is awaited before it returns.
+const EXISTING_PAGE_WAIT: Duration = Duration::from_secs(10);
+/// How long a browser that failed to start has to report its exit status.
+const EXIT_STATUS_GRACE: Duration = Duration::from_secs(1);
+/// How long `Browser.close` and then the exit get before the process is killed.
+const CLOSE_GRACE: Duration = Duration::from_secs(2);
 
 /// Facts about a target (tab, frame, worker).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -136,7 +145,7 @@ impl Browser {
             Ok(version) => version,
             Err(err) => {
                 // The pipe may break before the exit is reaped; give the status a moment.
-                let _ = tokio::time::timeout(Duration::from_secs(1), process.wait_exit()).await;
+                let _ = tokio::time::timeout(EXIT_STATUS_GRACE, process.wait_exit()).await;
                 let reason = match process.try_exit_status() {
                     Some(status) => format!("the browser exited before it was ready ({status})"),
                     None => format!("the browser did not answer: {err}"),
@@ -187,14 +196,14 @@ impl Browser {
         let version = session
             .send_with_timeout(
                 &cdp_browser::GetVersionParams::default(),
-                Duration::from_secs(30),
+                options.startup_timeout,
             )
             .await
             .map_err(|err| Error::ConnectFailed {
                 endpoint: redact_userinfo(endpoint),
                 reason: err.to_string(),
             })?;
-        Self::start(conn, session, None, version, Some((1280, 800)), journal).await
+        Self::start(conn, session, None, version, options.viewport, journal).await
     }
 
     async fn start(
@@ -230,7 +239,7 @@ impl Browser {
         conn.set_handler(
             None,
             Arc::new(move |method: &str, params: &RawValue| {
-                on_browser_event(&weak, method, params)
+                attach::on_browser_event(&weak, method, params)
             }),
         );
         // When the process exits, fail everything pending at once instead of waiting on EOF.
@@ -257,9 +266,7 @@ impl Browser {
             .map(|t| t.id)
             .collect();
         for target_id in existing {
-            let _ = browser
-                .wait_for_page(&target_id, Duration::from_secs(10))
-                .await;
+            let _ = browser.wait_for_page(&target_id, EXISTING_PAGE_WAIT).await;
         }
         Ok(browser)
     }
@@ -346,10 +353,10 @@ impl Browser {
             .send(&target::CreateTargetParams::new("about:blank"))
             .await?;
         let page = self
-            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .wait_for_page(&created.target_id.0, ATTACH_TIMEOUT)
             .await?;
         if url != "about:blank" {
-            page.goto(url, crate::WaitUntil::Load, Duration::from_secs(30))
+            page.goto(url, crate::WaitUntil::Load, NEW_PAGE_LOAD)
                 .await?;
         }
         Ok(page)
@@ -425,12 +432,12 @@ impl Browser {
     pub async fn close(self) {
         match &self.inner.process {
             Some(process) => {
-                let graceful = self.inner.session.send_with_timeout(
-                    &cdp_browser::CloseParams::default(),
-                    Duration::from_secs(2),
-                );
+                let graceful = self
+                    .inner
+                    .session
+                    .send_with_timeout(&cdp_browser::CloseParams::default(), CLOSE_GRACE);
                 let _ = graceful.await;
-                if tokio::time::timeout(Duration::from_secs(2), process.wait_exit())
+                if tokio::time::timeout(CLOSE_GRACE, process.wait_exit())
                     .await
                     .is_err()
                 {
@@ -465,370 +472,6 @@ impl From<target::TargetInfo> for TargetInfo {
             opener_id: info.opener_id.map(|id| id.0),
         }
     }
-}
-
-/// The browser session's state handler (runs on the reader task; must not block).
-fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
-    let Some(inner) = weak.upgrade() else { return };
-    match method {
-        "Target.targetCreated" | "Target.targetInfoChanged" => {
-            // Both events carry just `targetInfo`.
-            if let Some(event) = decode_event::<target::EventTargetInfoChanged>(params) {
-                let info = TargetInfo::from(event.target_info);
-                lock(&inner.targets).insert(info.id.clone(), info);
-                inner.changed.send_modify(|v| *v += 1);
-            }
-        }
-        "Target.targetDestroyed" | "Target.targetCrashed" => {
-            // Both events carry `targetId`; only it is needed here.
-            if let Some(event) = decode_event::<target::EventTargetDestroyed>(params) {
-                let target_id = event.target_id.0;
-                lock(&inner.targets).remove(&target_id);
-                let reason = if method == "Target.targetCrashed" {
-                    "the page crashed"
-                } else {
-                    "the page was closed"
-                };
-                for page in lock(&inner.pages)
-                    .iter()
-                    .filter(|pg| pg.target_id() == target_id)
-                {
-                    page.shared.mark_closed(reason);
-                }
-                lock(&inner.pages).retain(|pg| pg.target_id() != target_id);
-                inner.changed.send_modify(|v| *v += 1);
-            }
-        }
-        "Target.attachedToTarget" => {
-            let Some(event) = decode_event::<target::EventAttachedToTarget>(params) else {
-                return;
-            };
-            attach_target(&inner, weak, event.session_id.as_str(), &event.target_info);
-        }
-        "Browser.downloadWillBegin" | "Browser.downloadProgress" => {
-            let page_of = |frame_id: &str| page_of_frame(&inner, frame_id);
-            inner
-                .downloads
-                .handle_event(&inner.session, &inner.journal, method, params, page_of);
-        }
-        "Target.detachedFromTarget" => {
-            if let Some(event) = decode_event::<target::EventDetachedFromTarget>(params) {
-                let session_id = event.session_id.as_str();
-                inner.conn.remove_handler(session_id);
-                for page in lock(&inner.pages)
-                    .iter()
-                    .filter(|pg| pg.session().id() == Some(session_id))
-                {
-                    page.shared.mark_closed("the page was detached");
-                }
-            }
-        }
-        _ => {}
-    }
-}
-
-/// The target id of the tab `frame_id` belongs to (a main frame's id is its tab's target id).
-fn page_of_frame(inner: &Inner, frame_id: &str) -> String {
-    lock(&inner.pages)
-        .iter()
-        .find(|page| page.frames().iter().any(|frame| frame.id == frame_id))
-        .map_or_else(|| frame_id.to_owned(), |page| page.target_id().to_owned())
-}
-
-/// A target attached to the browser session, or a page (popup) attached to a page's session:
-/// pages get their state handler at once (before their first event can arrive), are set up in
-/// parallel, resumed, then listed; anything else is resumed and left alone.
-fn attach_target(
-    inner: &Arc<Inner>,
-    weak: &Weak<Inner>,
-    session_id: &str,
-    target_info: &target::TargetInfo,
-) {
-    let session = Session::new(inner.conn.clone(), Some(session_id));
-    if target_info.r#type != "page" {
-        // Not ours to drive (service workers, shared workers...): let it run.
-        crate::spawn(async move {
-            let _ = session
-                .send(&runtime::RunIfWaitingForDebuggerParams::default())
-                .await;
-        });
-        return;
-    }
-    if lock(&inner.pages)
-        .iter()
-        .any(|p| p.target_id() == target_info.target_id.as_str())
-    {
-        return;
-    }
-    let shared = Shared::new();
-    // A page of a context chromate made journals there, with that context's viewport.
-    let own_context = target_info.browser_context_id.as_ref().and_then(|id| {
-        let contexts = lock(&inner.contexts);
-        contexts
-            .get(id.as_str())
-            .map(|state| (Arc::<str>::from(id.as_str()), state.clone()))
-    });
-    let page = Page {
-        session: session.clone(),
-        target_id: Arc::from(target_info.target_id.as_str()),
-        shared: shared.clone(),
-        refs: Arc::clone(&inner.refs),
-        context: own_context.as_ref().map(|(id, _)| Arc::clone(id)),
-    };
-    let journal = own_context
-        .as_ref()
-        .map_or_else(|| inner.journal.clone(), |(_, state)| state.journal.clone());
-    // Installed before this handler returns, so none of the page's events is missed.
-    let capture = Capture {
-        journal,
-        page: Arc::clone(&page.target_id),
-        context: page.context.clone(),
-    };
-    install_page_handler(&inner.conn, &session, &shared, weak, capture);
-    let viewport = own_context
-        .as_ref()
-        .and_then(|(_, state)| state.viewport)
-        .or(inner.viewport);
-    let weak = weak.clone();
-    let intercept = Arc::clone(&inner.intercept);
-    crate::spawn(async move {
-        // Interception is on (when rules exist) before the page runs its first request.
-        let _ = intercept
-            .attach(page.session(), page.context.as_deref())
-            .await;
-        if set_up_page(&page, viewport).await.is_ok() {
-            if let Some(inner) = weak.upgrade() {
-                let mut pages = lock(&inner.pages);
-                // A popup may attach through both the browser and its opener: list it once.
-                if !pages.iter().any(|p| p.target_id() == page.target_id()) {
-                    pages.push(page);
-                }
-                drop(pages);
-                inner.changed.send_modify(|v| *v += 1);
-            }
-        }
-    });
-}
-
-/// Where a page's console and network go: its journal, under its tab's target id; and the
-/// chromate-made browser context it belongs to, if any.
-#[derive(Clone)]
-struct Capture {
-    journal: crate::capture::Journal,
-    page: Arc<str>,
-    context: Option<Arc<str>>,
-}
-
-/// Routes the page session's events into its state, and sets up frames that attach to it.
-fn install_page_handler(
-    conn: &Connection,
-    session: &Session,
-    shared: &Arc<Shared>,
-    browser: &Weak<Inner>,
-    capture: Capture,
-) {
-    let browser = browser.clone();
-    let handler_shared = Arc::clone(shared);
-    let handler_conn = conn.clone();
-    let intercept = browser.upgrade().map(|inner| Arc::clone(&inner.intercept));
-    let handler_session = session.clone();
-    conn.set_handler(
-        session.id().map(str::to_string),
-        Arc::new(move |method: &str, params: &RawValue| {
-            if method == "Target.attachedToTarget" {
-                on_child_attached(&handler_conn, &handler_shared, &browser, &capture, params);
-            }
-            handler_shared.handle_event(None, method, params);
-            capture.journal.handle_event(&capture.page, method, params);
-            if let Some(intercept) = &intercept {
-                intercept.on_event(&handler_session, &capture.journal, method, params);
-            }
-        }),
-    );
-}
-
-/// An out-of-process iframe (or a worker) attached to a page: route its events into the page's
-/// state under its own session, set it up, and resume it.
-fn on_child_attached(
-    conn: &Connection,
-    shared: &Arc<Shared>,
-    browser: &Weak<Inner>,
-    capture: &Capture,
-    params: &RawValue,
-) {
-    let Some(p) = decode_event::<target::EventAttachedToTarget>(params) else {
-        return;
-    };
-    if p.target_info.r#type == "page" {
-        // A popup can attach through its opener's session; it is a page like any other.
-        if let Some(inner) = browser.upgrade() {
-            attach_target(&inner, browser, p.session_id.as_str(), &p.target_info);
-        }
-        return;
-    }
-    let session = Session::new(conn.clone(), Some(p.session_id.as_str()));
-    let intercept = browser.upgrade().map(|inner| Arc::clone(&inner.intercept));
-    let is_frame = p.target_info.r#type == "iframe";
-    if is_frame {
-        let child_shared = Arc::clone(shared);
-        let child_id: Arc<str> = Arc::from(p.session_id.as_str());
-        let (journal, page_id) = (capture.journal.clone(), Arc::clone(&capture.page));
-        let child_intercept = intercept.clone();
-        let child_session = session.clone();
-        conn.set_handler(
-            Some(p.session_id.0.clone()),
-            Arc::new(move |method: &str, params: &RawValue| {
-                child_shared.handle_event(Some(&child_id), method, params);
-                // An out-of-process frame's console and network belong to its tab.
-                journal.handle_event(&page_id, method, params);
-                if let Some(intercept) = &child_intercept {
-                    intercept.on_event(&child_session, &journal, method, params);
-                }
-            }),
-        );
-    }
-    let is_worker = p.target_info.r#type == "worker";
-    if is_worker {
-        // A dedicated worker's console, errors and fetches belong to its tab's journal.
-        let (journal, page_id) = (capture.journal.clone(), Arc::clone(&capture.page));
-        conn.set_handler(
-            Some(p.session_id.0.clone()),
-            Arc::new(move |method: &str, params: &RawValue| {
-                journal.handle_event(&page_id, method, params)
-            }),
-        );
-    }
-    let context = capture.context.clone();
-    crate::spawn(async move {
-        if is_frame {
-            if let Some(intercept) = &intercept {
-                let _ = intercept.attach(&session, context.as_deref()).await;
-            }
-            let _ = set_up_frame_session(&session).await;
-        }
-        if is_worker {
-            // Workers without a Network domain still report their console.
-            let _ = tokio::join!(
-                session.send(&runtime::EnableParams::default()),
-                session.send(&network::EnableParams::default()),
-            );
-        }
-        let _ = session
-            .send(&runtime::RunIfWaitingForDebuggerParams::default())
-            .await;
-    });
-}
-
-/// Set-up of a page session: domains, lifecycle events, chromate's world on every new
-/// document, auto-attach for frames, viewport; all in parallel, then resume.
-async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
-    let session = page.session();
-    let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
-        .world_name(crate::page::WORLD_NAME)
-        .run_immediately(true);
-    let auto_attach = target::SetAutoAttachParams::new(true, true).flatten(true);
-    let page_enable = session.send(&cdp_page::EnableParams::default());
-    let lifecycle = session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true));
-    let runtime_enable = session.send(&runtime::EnableParams::default());
-    let network_enable = session.send(&network::EnableParams::default());
-    let log_enable = session.send(&log::EnableParams::default());
-    let world = session.send(&script);
-    let attach = session.send(&auto_attach);
-    let metrics = async {
-        match viewport {
-            Some((width, height)) => session
-                .send(&emulation::SetDeviceMetricsOverrideParams::new(
-                    i64::from(width),
-                    i64::from(height),
-                    1.0,
-                    false,
-                ))
-                .await
-                .map(|_| ()),
-            None => Ok(()),
-        }
-    };
-    let tree = session.send(&cdp_page::GetFrameTreeParams::default());
-    // The resume is written right after the set-up commands, without waiting for their
-    // answers: a tab opened without an opener (`noopener`, which every `target=_blank` link
-    // implies) has no renderer until it runs, so its Page and Runtime commands are answered
-    // only once it has resumed. The session delivers commands in order, so the set-up is in
-    // before the target runs, as it is for every other page. Resumed whatever happens: a
-    // target left waiting for its debugger would hang forever (a popup stuck on about:blank).
-    let resume = session.send(&runtime::RunIfWaitingForDebuggerParams::default());
-    let (
-        page_enable,
-        lifecycle,
-        runtime_enable,
-        network_enable,
-        log_enable,
-        world,
-        attach,
-        metrics,
-        tree,
-        resumed,
-    ) = tokio::join!(
-        page_enable,
-        lifecycle,
-        runtime_enable,
-        network_enable,
-        log_enable,
-        world,
-        attach,
-        metrics,
-        tree,
-        resume
-    );
-    if let Ok(tree) = &tree {
-        seed_frames(page, &tree.frame_tree);
-    }
-    page_enable?;
-    lifecycle?;
-    runtime_enable?;
-    network_enable?;
-    log_enable?;
-    world?;
-    attach?;
-    metrics?;
-    resumed?;
-    Ok(())
-}
-
-/// Records frames that existed before the page was attached (`Page.getFrameTree`) and that no
-/// event has reported since.
-fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
-    // The answer is applied after the reader task has already applied any event that followed
-    // it (a popup's first navigation commits quickly): never overwrite what events reported.
-    if !page.shared.has_navigated(&tree.frame.id.0) {
-        let mut frame = tree.frame.clone();
-        // The seed records the URL without its fragment, as it always has; the frame's next
-        // `Page.frameNavigated` or `navigatedWithinDocument` brings the full URL.
-        frame.url_fragment = None;
-        page.shared.frame_navigated(None, frame, false);
-    }
-    for child in tree.child_frames.iter().flatten() {
-        seed_frames(page, child);
-    }
-}
-
-/// Set-up of an out-of-process frame's session.
-async fn set_up_frame_session(session: &Session) -> Result<()> {
-    let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
-        .world_name(crate::page::WORLD_NAME)
-        .run_immediately(true);
-    let (a, b, c, d, e) = tokio::join!(
-        session.send(&cdp_page::EnableParams::default()),
-        session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true)),
-        session.send(&runtime::EnableParams::default()),
-        session.send(&script),
-        session.send(&network::EnableParams::default()),
-    );
-    a?;
-    b?;
-    c?;
-    d?;
-    e?;
-    Ok(())
 }
 
 #[cfg(test)]
