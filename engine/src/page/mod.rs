@@ -44,12 +44,25 @@ pub struct FrameInfo {
     pub name: String,
 }
 
+/// Keyboard modifiers held by `key_down` and the pointer: the page's own state, which only
+/// `input/` reads and writes (the page does not know about input).
+#[derive(Debug, Default)]
+pub(crate) struct InputState {
+    /// CDP modifier bits held down (Alt=1, Ctrl=2, Meta=4, Shift=8).
+    pub(crate) modifiers: i64,
+    /// The pointer position in viewport CSS px.
+    pub(crate) x: f64,
+    pub(crate) y: f64,
+    /// Mouse buttons held (`buttons` bits).
+    pub(crate) buttons: i64,
+}
+
 /// State shared between the page handle and its state handler.
 pub(crate) struct Shared {
     state: Mutex<PageState>,
     version: watch::Sender<u64>,
     /// Keyboard modifiers held and the pointer position (`input/`).
-    pub(crate) input: Mutex<crate::input::InputState>,
+    pub(crate) input: Mutex<InputState>,
 }
 
 impl Shared {
@@ -57,7 +70,7 @@ impl Shared {
         Arc::new(Self {
             state: Mutex::new(PageState::default()),
             version: watch::channel(0).0,
-            input: Mutex::new(crate::input::InputState::default()),
+            input: Mutex::new(InputState::default()),
         })
     }
 
