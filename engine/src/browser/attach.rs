@@ -195,7 +195,7 @@ pub(super) fn on_child_attached(
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session, context.as_deref()).await;
             }
-            let _ = set_up_frame_session(&session).await;
+            let _ = set_up_document_session(&session).await;
         }
         if is_worker {
             // Workers without a Network domain still report their console.
@@ -210,20 +210,14 @@ pub(super) fn on_child_attached(
     });
 }
 
-/// Set-up of a page session: domains, lifecycle events, chromate's world on every new
-/// document, auto-attach for frames, viewport; all in parallel, then resume.
+/// Set-up of a page session: the set-up of every document session
+/// ([`set_up_document_session`]), the Log domain, auto-attach for frames, viewport; all in
+/// parallel, then resume.
 async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
     let session = page.session();
-    let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
-        .world_name(crate::page::WORLD_NAME)
-        .run_immediately(true);
     let auto_attach = target::SetAutoAttachParams::new(true, true).flatten(true);
-    let page_enable = session.send(&cdp_page::EnableParams::default());
-    let lifecycle = session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true));
-    let runtime_enable = session.send(&runtime::EnableParams::default());
-    let network_enable = session.send(&network::EnableParams::default());
+    let document = set_up_document_session(session);
     let log_enable = session.send(&log::EnableParams::default());
-    let world = session.send(&script);
     let attach = session.send(&auto_attach);
     let metrics = async {
         match viewport {
@@ -243,42 +237,18 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
     // The resume is written right after the set-up commands, without waiting for their
     // answers: a tab opened without an opener (`noopener`, which every `target=_blank` link
     // implies) has no renderer until it runs, so its Page and Runtime commands are answered
-    // only once it has resumed. The session delivers commands in order, so the set-up is in
-    // before the target runs, as it is for every other page. Resumed whatever happens: a
-    // target left waiting for its debugger would hang forever (a popup stuck on about:blank).
+    // only once it has resumed. The session delivers commands in order (each is written when
+    // `join!` first polls it, in the order listed), so the set-up is in before the target
+    // runs, as it is for every other page. Resumed whatever happens: a target left waiting for
+    // its debugger would hang forever (a popup stuck on about:blank).
     let resume = session.send(&runtime::RunIfWaitingForDebuggerParams::default());
-    let (
-        page_enable,
-        lifecycle,
-        runtime_enable,
-        network_enable,
-        log_enable,
-        world,
-        attach,
-        metrics,
-        tree,
-        resumed,
-    ) = tokio::join!(
-        page_enable,
-        lifecycle,
-        runtime_enable,
-        network_enable,
-        log_enable,
-        world,
-        attach,
-        metrics,
-        tree,
-        resume
-    );
+    let (document, log_enable, attach, metrics, tree, resumed) =
+        tokio::join!(document, log_enable, attach, metrics, tree, resume);
     if let Ok(tree) = &tree {
         seed_frames(page, &tree.frame_tree);
     }
-    page_enable?;
-    lifecycle?;
-    runtime_enable?;
-    network_enable?;
+    document?;
     log_enable?;
-    world?;
     attach?;
     metrics?;
     resumed?;
@@ -302,22 +272,24 @@ fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
     }
 }
 
-/// Set-up of an out-of-process frame's session.
-async fn set_up_frame_session(session: &Session) -> Result<()> {
+/// The set-up every session of a document shares, a page's and an out-of-process frame's: the
+/// Page domain and its lifecycle events, Runtime, Network, and chromate's world on every new
+/// document (the current one included); all in parallel, written in that order.
+async fn set_up_document_session(session: &Session) -> Result<()> {
     let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
         .world_name(crate::page::WORLD_NAME)
         .run_immediately(true);
-    let (a, b, c, d, e) = tokio::join!(
+    let (page_enable, lifecycle, runtime_enable, network_enable, world) = tokio::join!(
         session.send(&cdp_page::EnableParams::default()),
         session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true)),
         session.send(&runtime::EnableParams::default()),
-        session.send(&script),
         session.send(&network::EnableParams::default()),
+        session.send(&script),
     );
-    a?;
-    b?;
-    c?;
-    d?;
-    e?;
+    page_enable?;
+    lifecycle?;
+    runtime_enable?;
+    network_enable?;
+    world?;
     Ok(())
 }
