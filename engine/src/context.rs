@@ -7,8 +7,8 @@
 //! pages are set up with, and its private-network guard (`intercept/guard.rs`). Pages of a
 //! context are never in [`Browser::pages`], so a session's tab list never sees them.
 //!
-//! Does not own the pages' set-up (`browser.rs` does it as for any page) or what a job does
-//! with them.
+//! Does not own the pages' set-up (`browser/attach.rs` does it as for any page) or what a job
+//! does with them.
 
 use crate::capture::Journal;
 use crate::cdp::{browser as cdp_browser, storage, target};

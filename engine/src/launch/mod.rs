@@ -2,7 +2,7 @@
 //!
 //! Owns: the executable search, the command line, the temporary profile directory and the
 //! process lifecycle (see `process.rs`: the browser never outlives its owner). Does not own the
-//! protocol connection (`transport/`) or targets (`browser.rs`).
+//! protocol connection (`transport/`) or targets (`browser/`).
 
 mod process;
 
