@@ -6,7 +6,8 @@
 //! re-check the state. One job per file: `state.rs` is the reducer (a pure function of the
 //! state and one CDP event, unit-tested on recorded events), `navigation.rs` the navigations
 //! and their waits, `evaluate.rs` evaluation and value conversion, `isolated.rs` calls into
-//! chromate's isolated world, `dialog.rs` JavaScript dialogs.
+//! chromate's isolated world, `dialog.rs` JavaScript dialogs. The page also holds its input state
+//! (keys held, the pointer), which only `input/` reads and writes.
 
 mod dialog;
 mod evaluate;
