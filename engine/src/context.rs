@@ -7,10 +7,8 @@
 //! pages are set up with, and its private-network guard (`intercept/guard.rs`). Pages of a
 //! context are never in [`Browser::pages`], so a session's tab list never sees them.
 //!
-//! Does not own the pages' set-up (`browser.rs` does it as for any page) or what a job does
-//! with them.
-
-use std::time::Duration;
+//! Does not own the pages' set-up (`browser/attach.rs` does it as for any page) or what a job
+//! does with them.
 
 use crate::capture::Journal;
 use crate::cdp::{browser as cdp_browser, storage, target};
@@ -133,10 +131,10 @@ impl BrowserContext {
         let created = self.browser.session().send(&params).await?;
         let page = self
             .browser
-            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .wait_for_page(&created.target_id.0, crate::browser::ATTACH_TIMEOUT)
             .await?;
         if url != "about:blank" {
-            page.goto(url, crate::WaitUntil::Load, Duration::from_secs(30))
+            page.goto(url, crate::WaitUntil::Load, crate::browser::NEW_PAGE_LOAD)
                 .await?;
         }
         Ok(page)
@@ -158,7 +156,7 @@ impl BrowserContext {
             .browser_context_id(cdp_browser::BrowserContextID(self.id.clone()));
         let created = self.browser.session().send(&params).await?;
         self.browser
-            .wait_for_page(&created.target_id.0, Duration::from_secs(30))
+            .wait_for_page(&created.target_id.0, crate::browser::ATTACH_TIMEOUT)
             .await
     }
 

@@ -208,6 +208,7 @@ impl Config {
                 authorization: flags
                     .cdp_authorization
                     .or_else(|| var("CHROMATE_CDP_AUTHORIZATION")),
+                ..chromate::ConnectOptions::default()
             },
             artifacts_root,
             allowed_origins: flags.allowed_origins,

@@ -553,20 +553,20 @@ impl Journal {
         let deadline = tokio::time::Instant::now() + timeout;
         let mut pushed = self.inner.pushed.subscribe();
         let mut seen = since;
-        loop {
-            {
-                let state = lock(&self.inner.state);
-                if let Some(entry) = state.entries().find(|e| e.seq > seen && filter.matches(e)) {
-                    return Some(entry.clone());
-                }
-                // Entries already looked at need no second look.
-                seen = seen.max(state.cursor);
+        let waited = crate::wait::changes::until(&mut pushed, deadline, || {
+            let state = lock(&self.inner.state);
+            if let Some(entry) = state.entries().find(|e| e.seq > seen && filter.matches(e)) {
+                return crate::wait::changes::Check::Done(entry.clone());
             }
-            match tokio::time::timeout_at(deadline, pushed.changed()).await {
-                Ok(Ok(())) => {}
-                // The sender lives as long as the journal, which `self` holds.
-                Ok(Err(_)) | Err(_) => return None,
-            }
+            // Entries already looked at need no second look.
+            seen = seen.max(state.cursor);
+            crate::wait::changes::Check::Pending
+        })
+        .await;
+        match waited {
+            crate::wait::changes::Waited::Done(entry) => Some(entry),
+            // The sender lives as long as the journal, which `self` holds.
+            crate::wait::changes::Waited::TimedOut | crate::wait::changes::Waited::Gone => None,
         }
     }
 

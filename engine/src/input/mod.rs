@@ -57,18 +57,6 @@ impl MouseButton {
     }
 }
 
-/// Keyboard modifiers held by `key_down` and the pointer, per page.
-#[derive(Debug, Default)]
-pub(crate) struct InputState {
-    /// CDP modifier bits held down (Alt=1, Ctrl=2, Meta=4, Shift=8).
-    modifiers: i64,
-    /// The pointer position in viewport CSS px.
-    x: f64,
-    y: f64,
-    /// Mouse buttons held (`buttons` bits).
-    buttons: i64,
-}
-
 /// Sends keyboard and mouse events to a page.
 pub(crate) struct Input<'a> {
     page: &'a Page,

@@ -2,7 +2,7 @@
 //!
 //! Owns: the executable search, the command line, the temporary profile directory and the
 //! process lifecycle (see `process.rs`: the browser never outlives its owner). Does not own the
-//! protocol connection (`transport/`) or targets (`browser.rs`).
+//! protocol connection (`transport/`) or targets (`browser/`).
 
 mod process;
 
@@ -48,14 +48,20 @@ pub struct LaunchOptions {
     pub startup_timeout: std::time::Duration,
 }
 
+/// The viewport (CSS px) of a browser's pages unless its options say otherwise, launched or
+/// connected.
+pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
+/// How long a browser has to answer its first command, launched or connected.
+pub(crate) const STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
+
 impl Default for LaunchOptions {
     fn default() -> Self {
         Self {
             executable: None,
             headed: false,
-            viewport: Some((1280, 800)),
+            viewport: Some(DEFAULT_VIEWPORT),
             extra_args: Vec::new(),
-            startup_timeout: std::time::Duration::from_secs(30),
+            startup_timeout: STARTUP_TIMEOUT,
         }
     }
 }

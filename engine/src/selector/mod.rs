@@ -248,13 +248,13 @@ pub(crate) fn resolve_ref(page: &Page, selector: &Selector) -> Result<Option<Ref
     };
     let text = format!("e{number}");
     let element_ref = if selector.is_bare_ref() {
-        crate::snapshot::refs::bare_ref(page, &text)?
+        crate::snapshot::resolve::bare_ref(page, &text)?
     } else {
         crate::snapshot::ElementRef::parse(&text).ok_or_else(|| {
             Error::invalid_argument_of("selector", format!("ref={text} is not a valid ref"))
         })?
     };
-    let target = crate::snapshot::refs::resolve_ref(page, element_ref)?;
+    let target = crate::snapshot::resolve::resolve_ref(page, element_ref)?;
     Ok(Some(RefTarget {
         frame_id: Some(target.frame_id),
         element_ref: target.number,

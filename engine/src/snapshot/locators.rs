@@ -78,7 +78,7 @@ impl Page {
     pub async fn locators(&self, selector: &str, limit: usize) -> Result<LocatorSuggestions> {
         let (frame_id, arg) = match scope_ref(self, selector.trim())? {
             Some(element_ref) => {
-                let target = refs::resolve_ref(self, element_ref)?;
+                let target = super::resolve::resolve_ref(self, element_ref)?;
                 (
                     Some(target.frame_id),
                     json!({"ref": target.number, "limit": limit.max(1)}),

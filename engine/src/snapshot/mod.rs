@@ -10,6 +10,7 @@ pub(crate) mod diff;
 pub(crate) mod locators;
 pub(crate) mod refs;
 pub(crate) mod render;
+pub(crate) mod resolve;
 
 #[cfg(test)]
 mod tests;
@@ -360,14 +361,14 @@ impl Page {
             None | Some("") => (Scope::Whole, None),
             Some(text) => match scope_ref(self, text)? {
                 Some(element_ref) => {
-                    let target = refs::resolve_live_ref(self, element_ref).await?;
+                    let target = resolve::resolve_live_ref(self, element_ref).await?;
                     (Scope::Ref(target.number), Some(target.frame_id))
                 }
                 None => (Scope::Selector(text.to_string()), None),
             },
         };
         if let Some(after) = options.after {
-            refs::resolve_live_ref(self, after).await?;
+            resolve::resolve_live_ref(self, after).await?;
         }
         let _minting = self.refs.minting.lock().await;
         let mut last_error = None;
@@ -482,7 +483,7 @@ fn scope_ref(page: &Page, text: &str) -> Result<Option<ElementRef>> {
     }
     let looks_bare = text.len() > 1 && text.starts_with('e') && ElementRef::parse(text).is_some();
     if looks_bare {
-        return refs::bare_ref(page, text).map(Some);
+        return resolve::bare_ref(page, text).map(Some);
     }
     Ok(None)
 }

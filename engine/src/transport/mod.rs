@@ -3,7 +3,7 @@
 //!
 //! Owns: message ids, the pending-command table, the event fan-out, and the "connection
 //! closed" state that fails every pending command at once. Does not own: what a session or
-//! page does with its events (`session.rs`, `page.rs`), nor how the browser is started
+//! page does with its events (`session.rs`, `page/`), nor how the browser is started
 //! (`launch/`).
 //!
 //! Events reach two kinds of consumers:

@@ -21,13 +21,30 @@ pub(crate) type Socket = tokio_tungstenite::WebSocketStream<Box<dyn Stream>>;
 
 /// How [`crate::Browser::connect_with`] reaches a browser (a pool's `wss://…?token=…` endpoint,
 /// a private CA, an `Authorization` header).
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ConnectOptions {
     /// A PEM file of CA certificates trusted for `wss://`, besides the system's roots.
     pub ca_file: Option<std::path::PathBuf>,
     /// The `Authorization` header of the websocket handshake (e.g. `Bearer …`). Without it, a
     /// URL's `user:password@` becomes `Basic` credentials.
     pub authorization: Option<String>,
+    /// The viewport (CSS px) chromate's pages are set up with (1280×800 by default); `None`
+    /// leaves the browser's window size.
+    pub viewport: Option<(u32, u32)>,
+    /// How long the browser has to answer its first command (`Browser.getVersion`), 30 s by
+    /// default.
+    pub startup_timeout: std::time::Duration,
+}
+
+impl Default for ConnectOptions {
+    fn default() -> Self {
+        Self {
+            ca_file: None,
+            authorization: None,
+            viewport: Some(crate::launch::DEFAULT_VIEWPORT),
+            startup_timeout: crate::launch::STARTUP_TIMEOUT,
+        }
+    }
 }
 
 /// The parts of a `ws://` or `wss://` URL chromate needs.

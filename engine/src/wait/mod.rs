@@ -11,6 +11,7 @@
 //! answer costs the call its own timeout, not the transport's 30 s. `stall.rs` frees a page
 //! whose script does not yield once such a call gives up.
 
+pub(crate) mod changes;
 mod stall;
 
 use std::time::Duration;
@@ -19,6 +20,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::page::{NavMark, Page};
+use changes::{Check, Waited};
 
 /// The default element-action timeout (`CHROMATE_AGENT_TIMEOUT`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
@@ -187,30 +189,30 @@ pub(crate) async fn wait_for_click_navigation(
     }
     let deadline = Instant::now() + timeout;
     let mut changes = page.state_changes();
-    loop {
+    let waited = changes::until(&mut changes, deadline, || {
         let now = page.nav_mark();
         let new_document = now.loader_id != before.loader_id;
         if new_document && page.main_loaded() {
-            return Ok(true);
+            return Check::Done(true);
         }
         // Cancelled (204, download, blocked) navigations stop loading without a new document.
         if !new_document && now.stopped > before.stopped {
-            return Ok(false);
+            return Check::Done(false);
         }
         if page.dialog().is_some() || page.is_closed() {
-            return Ok(true);
+            return Check::Done(true);
         }
-        match tokio::time::timeout_at(deadline, changes.changed()).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(Error::PageClosed),
-            Err(_) => {
-                return Err(Error::TimeoutWaitingLoad {
-                    state: "load".into(),
-                    url: page.url(),
-                    timeout,
-                })
-            }
-        }
+        Check::Pending
+    })
+    .await;
+    match waited {
+        Waited::Done(navigated) => Ok(navigated),
+        Waited::Gone => Err(Error::PageClosed),
+        Waited::TimedOut => Err(Error::TimeoutWaitingLoad {
+            state: "load".into(),
+            url: page.url(),
+            timeout,
+        }),
     }
 }
 
@@ -227,14 +229,16 @@ pub(crate) async fn enter_fence(
     let cap = pressed_at + FENCE_CAP;
     let mut changes = page.state_changes();
     let mut settle_from: Option<(Instant, Option<String>)> = None;
-    loop {
+    // Whether a navigation had started at the last check (what the fence returns at its cap).
+    let mut started = false;
+    let waited = changes::until(&mut changes, cap, || {
         let now = page.nav_mark();
         if page.dialog().is_some() || page.is_closed() {
-            return Ok(settle_from.is_some() || now.requests != before.requests);
+            return Check::Done(settle_from.is_some() || now.requests != before.requests);
         }
-        let started = now.requests != before.requests || now.loader_id != before.loader_id;
+        started = now.requests != before.requests || now.loader_id != before.loader_id;
         if !started && now.same_document != before.same_document {
-            return Ok(false);
+            return Check::Done(false);
         }
         let until = if !started {
             start_by
@@ -247,7 +251,7 @@ pub(crate) async fn enter_fence(
                 .as_ref()
                 .map_or(cap, |(at, _)| *at + FENCE_SETTLE);
             if Instant::now() >= settled {
-                return Ok(true);
+                return Check::Done(true);
             }
             settled.min(cap)
         } else {
@@ -255,17 +259,15 @@ pub(crate) async fn enter_fence(
             cap
         };
         if Instant::now() >= until {
-            return Ok(started);
+            return Check::Done(started);
         }
-        match tokio::time::timeout_at(until, changes.changed()).await {
-            Ok(Ok(())) => {}
-            Ok(Err(_)) => return Err(Error::PageClosed),
-            Err(_) => {
-                if Instant::now() >= cap || !started {
-                    return Ok(started);
-                }
-            }
-        }
+        Check::PendingUntil(until)
+    })
+    .await;
+    match waited {
+        Waited::Done(navigated) => Ok(navigated),
+        Waited::TimedOut => Ok(started),
+        Waited::Gone => Err(Error::PageClosed),
     }
 }
 
