@@ -109,16 +109,7 @@ fn an_unknown_status_is_a_driver_error_naming_it() {
 
 /// The quoted strings a script writes as `status: "…"`.
 fn statuses_in(script: &str) -> Vec<String> {
-    let mut found: Vec<String> = script
-        .match_indices("status: \"")
-        .filter_map(|(at, key)| {
-            let rest = &script[at + key.len()..];
-            rest.find('"').map(|end| rest[..end].to_owned())
-        })
-        .collect();
-    found.sort();
-    found.dedup();
-    found
+    crate::js::literals_after(script, "status: \"")
 }
 
 #[test]

@@ -114,7 +114,11 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
                 .and_then(Value::as_u64)
                 .and_then(super::ElementRef::new);
             match element_ref {
-                Some(element_ref) => Err(refs::stale_from_status(element_ref, text("reason"))),
+                Some(element_ref) => Err(refs::stale_from_status(
+                    "locators.suggest",
+                    element_ref,
+                    answer.get("reason"),
+                )),
                 None => Err(Error::StateInvalid {
                     message: format!("locators: {selector} is a stale ref"),
                 }),

@@ -293,6 +293,35 @@ impl Walk {
     }
 }
 
+/// A `{ok: false}` answer of the page walk (`engine/src/js/snapshot.js`, with the selector
+/// errors of `engine/src/js/selector.js`), one variant per `error` the scripts write: a unit
+/// test reads them from the scripts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+enum WalkFailure {
+    /// The scope selector matches nothing.
+    NoMatch { canonical: Option<String> },
+    /// The browser rejected the scope selector (`reason`, `browserMessage`: from the raw answer).
+    #[serde(rename = "invalid selector")]
+    InvalidSelector { canonical: Option<String> },
+    /// A scope ref no longer resolves (the walk resolves refs before it starts, so rare).
+    StaleRef,
+    /// `resume` was given a token the page does not hold.
+    UnknownToken,
+}
+
+impl WalkFailure {
+    /// The script's word for it, for messages.
+    fn as_str(&self) -> &'static str {
+        match self {
+            WalkFailure::NoMatch { .. } => "no-match",
+            WalkFailure::InvalidSelector { .. } => "invalid selector",
+            WalkFailure::StaleRef => "stale-ref",
+            WalkFailure::UnknownToken => "unknown-token",
+        }
+    }
+}
+
 /// Decodes a `takeJson`/`resumeJson` answer (the JSON text of a `take`/`resume` result), or the
 /// error it reports.
 fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
@@ -309,21 +338,22 @@ fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
         other => other,
     };
     if value.get("ok") == Some(&Value::Bool(false)) {
-        let error = value.get("error").and_then(Value::as_str).unwrap_or("");
-        let canonical = value
-            .get("canonical")
-            .and_then(Value::as_str)
-            .or(scope)
-            .unwrap_or("")
-            .to_string();
-        return Err(match error {
-            "no-match" => Error::NoMatch {
+        let failure: WalkFailure = serde_json::from_value(value.clone()).map_err(decode_error)?;
+        let canonical = |given: Option<String>| {
+            given
+                .or_else(|| scope.map(str::to_owned))
+                .unwrap_or_default()
+        };
+        return Err(match failure {
+            WalkFailure::NoMatch { canonical: given } => Error::NoMatch {
                 verb: "snapshot".into(),
-                selector: canonical,
+                selector: canonical(given),
             },
-            "invalid selector" => Error::invalid_selector("snapshot", &canonical, &value),
-            other => Error::StateInvalid {
-                message: format!("snapshot: the page walk failed ({other})"),
+            WalkFailure::InvalidSelector { canonical: given } => {
+                Error::invalid_selector("snapshot", &canonical(given), &value)
+            }
+            WalkFailure::StaleRef | WalkFailure::UnknownToken => Error::StateInvalid {
+                message: format!("snapshot: the page walk failed ({})", failure.as_str()),
             },
         });
     }
