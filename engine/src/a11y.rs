@@ -71,8 +71,9 @@ impl Impact {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditOptions {
-    /// Only this element's subtree (the first match of a §5 selector or a ref).
-    pub scope: Option<String>,
+    /// Only this element's subtree (the first match of a §5 selector or a ref), parsed by the
+    /// caller, once.
+    pub scope: Option<Selector>,
     /// Violations below this impact are dropped (and not counted).
     pub min_impact: Impact,
     /// Run only these rule ids (empty = all).
@@ -271,12 +272,9 @@ impl Page {
     /// # Ok(()) }
     /// ```
     pub async fn audit_accessibility(&self, options: AuditOptions) -> Result<AuditReport> {
-        let (frame_id, mut args) = match options.scope.as_deref().map(str::trim) {
-            None | Some("") => (None, json!({})),
-            Some(text) => {
-                let parsed = Selector::parse(text)?;
-                selector::js_target(self, &parsed)?
-            }
+        let (frame_id, mut args) = match &options.scope {
+            None => (None, json!({})),
+            Some(parsed) => selector::js_target(self, parsed)?,
         };
         self.ensure_axe(frame_id.as_deref()).await?;
         if let Value::Object(map) = &mut args {
@@ -291,7 +289,8 @@ impl Page {
             .call_isolated(frame_id.as_deref(), "a11y.run", &args)
             .await?;
         if answer.get("ok") == Some(&Value::Bool(false)) {
-            return Err(run_error(&answer, options.scope.as_deref().unwrap_or("")));
+            let scope = options.scope.as_ref().map_or("", Selector::as_typed);
+            return Err(run_error(&answer, scope));
         }
         let raw: RawReport = serde_json::from_value(answer).map_err(|source| Error::Decode {
             method: "a11y.run".into(),

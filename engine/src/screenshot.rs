@@ -27,8 +27,9 @@ pub enum ScreenshotTarget {
     Viewport,
     /// The whole document, beyond the viewport.
     FullPage,
-    /// The box of the first visible element matching this selector (§5).
-    Element(String),
+    /// The box of the first visible element matching this selector (§5), parsed by the
+    /// caller, once.
+    Element(Selector),
 }
 
 /// How to take a screenshot.
@@ -36,18 +37,19 @@ pub enum ScreenshotTarget {
 /// ```
 /// let options = chromate::ScreenshotOptions {
 ///     target: chromate::ScreenshotTarget::FullPage,
-///     mask: vec!["css=.clock".into()],
+///     mask: vec![chromate::Selector::parse("css=.clock")?],
 ///     freeze_animations: true,
 ///     ..Default::default()
 /// };
 /// assert_eq!(options.mask_color, "#ff00ff");
+/// # Ok::<(), chromate::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScreenshotOptions {
     /// Viewport, full page or element.
     pub target: ScreenshotTarget,
     /// Selectors whose matches are covered with a solid box of `mask_color`.
-    pub mask: Vec<String>,
+    pub mask: Vec<Selector>,
     /// A CSS colour for the mask boxes.
     pub mask_color: String,
     /// Finish finite animations and transitions, cancel infinite ones, hide the caret.
@@ -196,8 +198,8 @@ impl Page {
                     1.0,
                 ))
             }
-            ScreenshotTarget::Element(text) => {
-                let rect = self.wait_for_box(text, options.timeout).await?;
+            ScreenshotTarget::Element(selector) => {
+                let rect = self.wait_for_box(selector, options.timeout).await?;
                 Some(cdp_page::Viewport::new(
                     rect.x,
                     rect.y,
@@ -242,7 +244,7 @@ impl Page {
     pub(crate) async fn prepare_capture(
         &self,
         verb: &str,
-        mask: &[String],
+        mask: &[Selector],
         color: &str,
         freeze: bool,
     ) -> Result<bool> {
@@ -253,7 +255,11 @@ impl Page {
             .call_isolated(
                 None,
                 "screenshot.prepare",
-                &json!({ "mask": mask, "color": color, "freeze": freeze }),
+                &json!({
+                    "mask": mask.iter().map(Selector::as_typed).collect::<Vec<_>>(),
+                    "color": color,
+                    "freeze": freeze,
+                }),
             )
             .await?;
         let prepared: Prepared =
@@ -283,15 +289,14 @@ impl Page {
 
     /// Polls `screenshot.rect` until the element is visible: NO_MATCH at the first check,
     /// TIMEOUT_WAITING_VISIBLE at the deadline.
-    async fn wait_for_box(&self, text: &str, timeout: Duration) -> Result<Rect> {
+    async fn wait_for_box(&self, parsed: &Selector, timeout: Duration) -> Result<Rect> {
         let verb = "screenshot";
-        let parsed = Selector::parse(text)?;
         let deadline = Deadline::new(timeout);
         let mut poller = Poller::new(deadline, POLL_EVERY);
         let mut first = true;
         let mut matched = 0;
         while poller.next().await {
-            let (frame_id, target) = selector::js_target(self, &parsed)?;
+            let (frame_id, target) = selector::js_target(self, parsed)?;
             let answer = self
                 .call_isolated(frame_id.as_deref(), "screenshot.rect", &target)
                 .await?;

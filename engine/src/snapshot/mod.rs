@@ -22,7 +22,7 @@ use serde_json::{json, Value};
 
 use crate::cdp::{dom, runtime};
 use crate::error::{Error, Result};
-use crate::Page;
+use crate::{Page, Selector};
 
 pub use diff::{diff, Diff};
 pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, LocatorTarget};
@@ -34,8 +34,8 @@ pub struct SnapshotOptions {
     /// The semantic line budget (§7.8); evidence (10) and ordinary text (7) keep theirs.
     pub max_lines: usize,
     /// Only this element's subtree: any §5 selector (top document), or a ref (`ref=e7`, or a
-    /// bare `e7` this browser issued) in whichever frame holds it.
-    pub scope: Option<String>,
+    /// bare `e7` this browser issued) in whichever frame holds it; parsed by the caller, once.
+    pub scope: Option<Selector>,
     /// Pages a snapshot too long for its budget: lists only what comes after this element in
     /// document order (the [`Snapshot::next_after`] of the previous page), at the depths of the
     /// whole snapshot.
@@ -386,14 +386,14 @@ impl Page {
     /// # Ok(()) }
     /// ```
     pub async fn snapshot(&self, options: SnapshotOptions) -> Result<Snapshot> {
-        let (scope, scope_frame) = match options.scope.as_deref().map(str::trim) {
-            None | Some("") => (Scope::Whole, None),
-            Some(text) => match scope_ref(self, text)? {
+        let (scope, scope_frame) = match &options.scope {
+            None => (Scope::Whole, None),
+            Some(selector) => match scope_ref(self, selector)? {
                 Some(element_ref) => {
                     let target = refs::resolve_live_ref(self, element_ref).await?;
                     (Scope::Ref(target.number), Some(target.frame_id))
                 }
-                None => (Scope::Selector(text.to_string()), None),
+                None => (Scope::Selector(selector.as_typed().to_owned()), None),
             },
         };
         if let Some(after) = options.after {
@@ -496,25 +496,21 @@ impl Page {
     }
 }
 
-/// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued), or `None` for any
-/// other selector.
-fn scope_ref(page: &Page, text: &str) -> Result<Option<ElementRef>> {
-    if let Some((prefix, value)) = text.split_once('=') {
-        if prefix.eq_ignore_ascii_case("ref") {
-            return ElementRef::parse(value.trim()).map(Some).ok_or_else(|| {
-                Error::invalid_argument_of(
-                    "ref",
-                    format!("snapshot: ref={} is not a ref like e7", value.trim()),
-                )
-            });
-        }
+/// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued: one it never issued is
+/// [`Error::BareRef`]), or `None` for any other selector.
+fn scope_ref(page: &Page, selector: &Selector) -> Result<Option<ElementRef>> {
+    let Some(number) = selector.element_ref() else {
         return Ok(None);
+    };
+    if selector.is_bare_ref() {
+        return refs::bare_ref(page, &format!("e{number}")).map(Some);
     }
-    let looks_bare = text.len() > 1 && text.starts_with('e') && ElementRef::parse(text).is_some();
-    if looks_bare {
-        return refs::bare_ref(page, text).map(Some);
-    }
-    Ok(None)
+    ElementRef::new(number).map(Some).ok_or_else(|| {
+        Error::invalid_argument_of(
+            "ref",
+            format!("{}: e{number} is not a ref like e7", selector.canonical()),
+        )
+    })
 }
 
 /// Walks one frame's document (or the scope inside it) in its isolated world, descending into

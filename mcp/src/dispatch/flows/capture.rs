@@ -16,7 +16,7 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::call::{cancelled_error, Cancel};
-use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode};
+use crate::dispatch::error::{from_engine, hint_for, ToolError, ToolErrorCode};
 use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
 
@@ -243,6 +243,32 @@ impl CaptureArgs {
         Ok(())
     }
 
+    /// The element selector and the masks, parsed once where they enter, before anything
+    /// runs: a malformed selector is INVALID_ARGUMENT as for every element tool, a malformed
+    /// mask INVALID_ARGUMENT `mask` saying it cannot be masked (as when the page rejects one).
+    fn selectors(
+        &self,
+    ) -> Result<(Option<chromate::Selector>, Vec<chromate::Selector>), chromate::Error> {
+        let selector = self
+            .selector
+            .as_deref()
+            .map(chromate::Selector::parse)
+            .transpose()?;
+        let mask = self
+            .mask
+            .iter()
+            .map(|text| {
+                chromate::Selector::parse(text).map_err(|err| {
+                    chromate::Error::invalid_argument_of(
+                        "mask",
+                        format!("{}: cannot mask {text}: {err}", CAPTURE.verb),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((selector, mask))
+    }
+
     /// The viewport this capture asks for, if it names one.
     pub(crate) fn viewport(&self) -> Option<(u32, u32)> {
         Some((self.viewport_width?, self.viewport_height?))
@@ -335,6 +361,7 @@ pub(crate) async fn capture(
     cancel: &Cancel,
 ) -> Result<CaptureRecord, ToolError> {
     let verb = CAPTURE.verb;
+    let (selector, mask) = args.selectors().map_err(|err| from_engine(verb, &err))?;
     let log_cursor = session.journal.log.cursor();
     let page = session.active_page(verb).await?;
     if let Some((width, height)) = args.viewport() {
@@ -354,7 +381,7 @@ pub(crate) async fn capture(
     let (data, width, height) = if args.format == "pdf" {
         let (paper_width, paper_height) = args.paper_inches();
         let options = chromate::PdfOptions {
-            mask: args.mask.clone(),
+            mask,
             mask_color,
             freeze_animations: freeze,
             paper_width_in: paper_width,
@@ -366,19 +393,14 @@ pub(crate) async fn capture(
         let pdf = run_engine(session, &page, verb, cancel, page.pdf(options)).await?;
         (pdf, None, None)
     } else {
-        let target = match (&args.selector, args.full_page) {
-            (Some(selector), _) => {
-                // A malformed selector fails here, before the browser is asked.
-                let parsed = chromate::Selector::parse(selector)
-                    .map_err(|err| session.engine_error(verb, &err))?;
-                chromate::ScreenshotTarget::Element(parsed.as_typed().to_owned())
-            }
+        let target = match (selector, args.full_page) {
+            (Some(selector), _) => chromate::ScreenshotTarget::Element(selector),
             (None, true) => chromate::ScreenshotTarget::FullPage,
             (None, false) => chromate::ScreenshotTarget::Viewport,
         };
         let options = chromate::ScreenshotOptions {
             target,
-            mask: args.mask.clone(),
+            mask,
             mask_color,
             freeze_animations: freeze,
             viewport: None,
