@@ -138,6 +138,20 @@ pub struct Line {
     pub current: Option<String>,
 }
 
+/// A line record's `kind` as `engine/src/js/snapshot.js` writes it (its `classify` returns,
+/// the shadow-root marker, an iframe line): a kind the Rust side does not know fails to decode
+/// instead of passing for a semantic line; a unit test reads the script's literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "lowercase")]
+enum RecordKind {
+    Semantic,
+    Iframe,
+    Evidence,
+    Text,
+    Shadow,
+}
+
 /// A line record as `snapshot.take` returns it (`takeJson` sends the same, as JSON text).
 #[derive(Debug, Deserialize)]
 struct LineRecord {
@@ -146,7 +160,7 @@ struct LineRecord {
     number: u64,
     #[serde(default)]
     role: String,
-    kind: String,
+    kind: RecordKind,
     #[serde(default)]
     container: bool,
     name: Option<String>,
@@ -166,12 +180,12 @@ struct LineRecord {
 
 impl LineRecord {
     fn into_line(self, depth_offset: usize) -> Line {
-        let kind = match self.kind.as_str() {
-            "iframe" => LineKind::Iframe,
-            "evidence" => LineKind::Evidence,
-            "text" => LineKind::Text,
-            "shadow" => LineKind::ShadowRoot,
-            _ => LineKind::Semantic,
+        let kind = match self.kind {
+            RecordKind::Iframe => LineKind::Iframe,
+            RecordKind::Evidence => LineKind::Evidence,
+            RecordKind::Text => LineKind::Text,
+            RecordKind::Shadow => LineKind::ShadowRoot,
+            RecordKind::Semantic => LineKind::Semantic,
         };
         let checked = match self.checked {
             Some(Value::String(s)) if s == "mixed" => Some(Checked::Mixed),
@@ -273,7 +287,7 @@ impl Walk {
             self.url = Some(piece.url);
         }
         for record in piece.lines {
-            if record.kind != "shadow" && record.number >= self.first_new {
+            if record.kind != RecordKind::Shadow && record.number >= self.first_new {
                 self.minted.push((record.number, frame_id.to_string()));
             }
             self.lines.push(record.into_line(depth_offset));

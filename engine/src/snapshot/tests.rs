@@ -351,6 +351,32 @@ fn every_error_the_page_walk_writes_decodes() {
 }
 
 #[test]
+fn every_line_kind_the_walk_writes_decodes_and_a_typo_does_not() {
+    let script = crate::js::SNAPSHOT;
+    let mut written = crate::js::literals_after(script, "return \"");
+    written.extend(crate::js::literals_after(script, "kind: \""));
+    written.extend(crate::js::literals_after(script, "kind = \""));
+    written.sort();
+    written.dedup();
+    assert_eq!(
+        written,
+        ["evidence", "iframe", "semantic", "shadow", "text"]
+    );
+    for text in &written {
+        let kind = serde_json::from_value::<RecordKind>(json!(text));
+        let kind = kind.unwrap_or_else(|err| panic!("{text}: {err}"));
+        assert_eq!(serde_json::to_value(kind).ok(), Some(json!(text)));
+    }
+    let typo = serde_json::from_value::<LineRecord>(
+        json!({"depth": 0, "role": "button", "kind": "semantc"}),
+    );
+    assert!(
+        typo.is_err(),
+        "a misspelt kind must not pass for a semantic line"
+    );
+}
+
+#[test]
 fn every_ref_table_status_decodes_and_a_typo_does_not() {
     use super::refs::RefStatus;
     let written = crate::js::literals_after(crate::js::REFS, "status: \"");

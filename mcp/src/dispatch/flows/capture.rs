@@ -562,4 +562,36 @@ mod tests {
         let error = refused(json!({ "name": "x", "colour": "red" }));
         assert!(error.message.contains("colour"), "{}", error.message);
     }
+
+    #[test]
+    fn selectors_and_masks_are_parsed_once_and_a_malformed_mask_names_mask() {
+        let args = |arguments: Value| {
+            let map = serde_json::from_value(arguments).unwrap();
+            super::super::capture_args(&map).unwrap()
+        };
+        let (selector, mask) =
+            args(json!({ "name": "x", "selector": "#a", "mask": ["#clock", "e7"] }))
+                .selectors()
+                .unwrap();
+        assert_eq!(selector.unwrap().canonical(), "css=#a");
+        let mask: Vec<&str> = mask.iter().map(chromate::Selector::canonical).collect();
+        assert_eq!(mask, ["css=#clock", "ref=e7"]);
+        let error = args(json!({ "name": "x", "mask": ["#ok", "ref=seven"] }))
+            .selectors()
+            .unwrap_err();
+        let error = from_engine("capture", &error);
+        assert_eq!(error.code, ToolErrorCode::InvalidArgument);
+        assert_eq!(error.detail.as_ref().unwrap()["argument"], "mask");
+        assert!(
+            error
+                .message
+                .starts_with("capture: cannot mask ref=seven: invalid selector"),
+            "{}",
+            error.message
+        );
+        let error = args(json!({ "name": "x", "selector": "role=[" }))
+            .selectors()
+            .unwrap_err();
+        assert_eq!(error.code(), chromate::ErrorCode::InvalidArgument);
+    }
 }
