@@ -18,7 +18,9 @@ use serde_json::{json, Map, Value};
 use crate::dispatch::call::{cancelled_error, Cancel};
 use crate::dispatch::error::{from_engine, hint_for, ToolError, ToolErrorCode};
 use crate::dispatch::session::ToolSession;
-use crate::dispatch::tools::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use crate::dispatch::tools::schema::{
+    arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
+};
 
 /// The default viewport of a capture (and of a flow without `viewport`).
 pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
@@ -67,11 +69,49 @@ pub(crate) const OUTPUT_DIR: Arg = Arg::string(
 )
 .min_len(1)
 .max_len(4096);
+arg_enum! {
+    /// A capture's `wait_until`.
+    pub(crate) enum CaptureWaitUntil {
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+        Commit = "commit",
+    }
+}
+
+arg_enum! {
+    /// A capture's `animations`.
+    pub(crate) enum Animations {
+        Disabled = "disabled",
+        Allow = "allow",
+    }
+}
+
+arg_enum! {
+    /// A capture's `format`.
+    pub(crate) enum Format {
+        Png = "png",
+        Pdf = "pdf",
+    }
+}
+
+arg_enum! {
+    /// A PDF capture's `paper`.
+    pub(crate) enum Paper {
+        Letter = "letter",
+        Legal = "legal",
+        Tabloid = "tabloid",
+        A3 = "a3",
+        A4 = "a4",
+        A5 = "a5",
+    }
+}
+
 /// `wait_until`.
 pub(crate) const WAIT_UNTIL: Arg = Arg::one_of(
     "wait_until",
     "Load state to wait for",
-    &["load", "domcontentloaded", "networkidle", "commit"],
+    CaptureWaitUntil::VALUES,
 )
 .default_str("load");
 /// `timeout_ms` of a capture (=30000).
@@ -92,7 +132,7 @@ pub(crate) const VIEWPORT_HEIGHT: Arg =
 pub(crate) const ANIMATIONS: Arg = Arg::one_of(
     "animations",
     "disabled freezes CSS animations, transitions and the caret",
-    &["disabled", "allow"],
+    Animations::VALUES,
 )
 .default_str("disabled");
 /// `mask`.
@@ -113,18 +153,9 @@ pub(crate) const MASK_COLOR: Arg = Arg::string(
 )
 .min_len(1)
 .max_len(64);
-const FORMAT: Arg = Arg::one_of(
-    "format",
-    "png, or pdf of the full document",
-    &["png", "pdf"],
-)
-.default_str("png");
-const PAPER: Arg = Arg::one_of(
-    "paper",
-    "PDF paper size",
-    &["letter", "legal", "tabloid", "a3", "a4", "a5"],
-)
-.default_str("letter");
+const FORMAT: Arg =
+    Arg::one_of("format", "png, or pdf of the full document", Format::VALUES).default_str("png");
+const PAPER: Arg = Arg::one_of("paper", "PDF paper size", Paper::VALUES).default_str("letter");
 const MARGIN_IN: Arg =
     Arg::num("margin_in", "PDF margin on every side, inches", 0.0, 4.0).default_num(0.4);
 const LANDSCAPE: Arg = Arg::boolean("landscape", "PDF in landscape");
@@ -169,16 +200,16 @@ pub(crate) struct CaptureArgs {
     #[serde(default)]
     pub(crate) full_page: bool,
     pub(crate) output_dir: Option<String>,
-    pub(crate) wait_until: String,
+    pub(crate) wait_until: CaptureWaitUntil,
     pub(crate) timeout_ms: u64,
     pub(crate) viewport_width: Option<u32>,
     pub(crate) viewport_height: Option<u32>,
-    pub(crate) animations: String,
+    pub(crate) animations: Animations,
     #[serde(default)]
     pub(crate) mask: Vec<String>,
     pub(crate) mask_color: Option<String>,
-    pub(crate) format: String,
-    pub(crate) paper: String,
+    pub(crate) format: Format,
+    pub(crate) paper: Paper,
     pub(crate) margin_in: f64,
     #[serde(default)]
     pub(crate) landscape: bool,
@@ -207,7 +238,7 @@ impl CaptureArgs {
                 "drop full_page to capture the element, or drop selector",
             ));
         }
-        if self.format == "pdf" && (self.selector.is_some() || self.full_page) {
+        if self.format == Format::Pdf && (self.selector.is_some() || self.full_page) {
             return Err(ToolError::invalid_argument(
                 "capture: a pdf is always the full document; selector and full_page are for png",
                 if self.full_page {
@@ -276,31 +307,27 @@ impl CaptureArgs {
 
     /// `png` or `pdf`.
     pub(crate) fn extension(&self) -> &'static str {
-        if self.format == "pdf" {
-            "pdf"
-        } else {
-            "png"
-        }
+        self.format.as_str()
     }
 
     fn wait_until(&self) -> chromate::WaitUntil {
-        match self.wait_until.as_str() {
-            "commit" => chromate::WaitUntil::Commit,
-            "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-            "networkidle" => chromate::WaitUntil::NetworkIdle,
-            _ => chromate::WaitUntil::Load,
+        match self.wait_until {
+            CaptureWaitUntil::Commit => chromate::WaitUntil::Commit,
+            CaptureWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
+            CaptureWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
+            CaptureWaitUntil::Load => chromate::WaitUntil::Load,
         }
     }
 
     /// Paper width and height in inches, landscape applied by the browser.
     fn paper_inches(&self) -> (f64, f64) {
-        match self.paper.as_str() {
-            "legal" => (8.5, 14.0),
-            "tabloid" => (11.0, 17.0),
-            "a3" => (11.69, 16.54),
-            "a4" => (8.27, 11.69),
-            "a5" => (5.83, 8.27),
-            _ => (8.5, 11.0),
+        match self.paper {
+            Paper::Legal => (8.5, 14.0),
+            Paper::Tabloid => (11.0, 17.0),
+            Paper::A3 => (11.69, 16.54),
+            Paper::A4 => (8.27, 11.69),
+            Paper::A5 => (5.83, 8.27),
+            Paper::Letter => (8.5, 11.0),
         }
     }
 }
@@ -373,12 +400,12 @@ pub(crate) async fn capture(
         attempts =
             super::retry::navigate(session, &page, url, args.wait_until(), timeout, cancel).await?;
     }
-    let freeze = args.animations != "allow";
+    let freeze = args.animations != Animations::Allow;
     let mask_color = args
         .mask_color
         .clone()
         .unwrap_or_else(|| DEFAULT_MASK_COLOR.to_owned());
-    let (data, width, height) = if args.format == "pdf" {
+    let (data, width, height) = if args.format == Format::Pdf {
         let (paper_width, paper_height) = args.paper_inches();
         let options = chromate::PdfOptions {
             mask,
