@@ -280,6 +280,7 @@ pub(crate) async fn a11y(
         MinImpact::Serious => chromate::Impact::Serious,
         MinImpact::Critical => chromate::Impact::Critical,
     };
+    let echoed = scope.as_ref().map(super::echo_of);
     let options = chromate::AuditOptions {
         scope,
         min_impact,
@@ -311,7 +312,7 @@ pub(crate) async fn a11y(
         Ok(snapshot) => ctx.session.baseline = Some(snapshot),
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     }
-    Ok(ToolOutput::new(a11y_result(&args, &report)))
+    Ok(ToolOutput::new(a11y_result(&args, echoed, &report)))
 }
 
 /// A failed audit as a tool error: one that did not finish in time is TIMEOUT naming the
@@ -354,7 +355,11 @@ async fn audit_error(
 }
 
 /// The §4.3 result of an audit.
-fn a11y_result(args: &A11yArgs, report: &chromate::AuditReport) -> serde_json::Value {
+fn a11y_result(
+    args: &A11yArgs,
+    scope: Option<String>,
+    report: &chromate::AuditReport,
+) -> serde_json::Value {
     let violations: Vec<serde_json::Value> = report
         .violations
         .iter()
@@ -406,8 +411,8 @@ fn a11y_result(args: &A11yArgs, report: &chromate::AuditReport) -> serde_json::V
         },
         "truncated": report.truncated,
     });
-    if let Some(selector) = &args.selector {
-        result["scope"] = json!(super::echo(selector));
+    if let Some(scope) = scope {
+        result["scope"] = json!(scope);
     }
     if args.check {
         result["checked"] = json!(true);
