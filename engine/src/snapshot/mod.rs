@@ -152,6 +152,22 @@ enum RecordKind {
     Shadow,
 }
 
+/// A line record's `checked` as `snapshot.js` writes it: `true` or `"mixed"` (absent when
+/// unchecked); another word fails to decode instead of reading as unchecked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+enum RecordChecked {
+    Flag(bool),
+    Mixed(MixedWord),
+}
+
+/// The one word `checked` takes besides a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum MixedWord {
+    Mixed,
+}
+
 /// A line record as `snapshot.take` returns it (`takeJson` sends the same, as JSON text).
 #[derive(Debug, Deserialize)]
 struct LineRecord {
@@ -170,7 +186,7 @@ struct LineRecord {
     hint: Option<String>,
     #[serde(default)]
     disabled: bool,
-    checked: Option<Value>,
+    checked: Option<RecordChecked>,
     #[serde(default)]
     selected: bool,
     expanded: Option<String>,
@@ -188,9 +204,9 @@ impl LineRecord {
             RecordKind::Semantic => LineKind::Semantic,
         };
         let checked = match self.checked {
-            Some(Value::String(s)) if s == "mixed" => Some(Checked::Mixed),
-            Some(Value::Bool(true)) => Some(Checked::True),
-            _ => None,
+            Some(RecordChecked::Mixed(MixedWord::Mixed)) => Some(Checked::Mixed),
+            Some(RecordChecked::Flag(true)) => Some(Checked::True),
+            Some(RecordChecked::Flag(false)) | None => None,
         };
         Line {
             depth: self.depth + depth_offset,

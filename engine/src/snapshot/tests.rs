@@ -351,7 +351,7 @@ fn every_error_the_page_walk_writes_decodes() {
 }
 
 #[test]
-fn every_line_kind_the_walk_writes_decodes_and_a_typo_does_not() {
+fn every_line_kind_and_checked_the_walk_writes_decodes_and_a_typo_does_not() {
     let script = crate::js::SNAPSHOT;
     let mut written = crate::js::literals_after(script, "return \"");
     written.extend(crate::js::literals_after(script, "kind: \""));
@@ -367,6 +367,21 @@ fn every_line_kind_the_walk_writes_decodes_and_a_typo_does_not() {
         let kind = kind.unwrap_or_else(|err| panic!("{text}: {err}"));
         assert_eq!(serde_json::to_value(kind).ok(), Some(json!(text)));
     }
+    let record = |checked: Value| {
+        serde_json::from_value::<LineRecord>(
+            json!({"depth": 0, "role": "checkbox", "kind": "semantic", "checked": checked}),
+        )
+        .map(|record| record.into_line(0).checked)
+    };
+    assert_eq!(record(json!(true)).ok(), Some(Some(Checked::True)));
+    assert_eq!(record(json!("mixed")).ok(), Some(Some(Checked::Mixed)));
+    assert_eq!(record(json!(false)).ok(), Some(None));
+    assert!(
+        record(json!("mixd")).is_err(),
+        "a misspelt checked must not read as unchecked"
+    );
+    assert!(crate::js::SNAPSHOT.contains("line.checked = \"mixed\""));
+    assert!(crate::js::SNAPSHOT.contains("line.checked = true"));
     let typo = serde_json::from_value::<LineRecord>(
         json!({"depth": 0, "role": "button", "kind": "semantc"}),
     );
