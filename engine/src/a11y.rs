@@ -71,8 +71,9 @@ impl Impact {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditOptions {
-    /// Only this element's subtree (the first match of a §5 selector or a ref).
-    pub scope: Option<String>,
+    /// Only this element's subtree (the first match of a §5 selector or a ref), parsed by the
+    /// caller, once.
+    pub scope: Option<Selector>,
     /// Violations below this impact are dropped (and not counted).
     pub min_impact: Impact,
     /// Run only these rule ids (empty = all).
@@ -271,12 +272,9 @@ impl Page {
     /// # Ok(()) }
     /// ```
     pub async fn audit_accessibility(&self, options: AuditOptions) -> Result<AuditReport> {
-        let (frame_id, mut args) = match options.scope.as_deref().map(str::trim) {
-            None | Some("") => (None, json!({})),
-            Some(text) => {
-                let parsed = Selector::parse(text)?;
-                selector::js_target(self, &parsed)?
-            }
+        let (frame_id, mut args) = match &options.scope {
+            None => (None, json!({})),
+            Some(parsed) => selector::js_target(self, parsed)?,
         };
         self.ensure_axe(frame_id.as_deref()).await?;
         if let Value::Object(map) = &mut args {
@@ -291,7 +289,8 @@ impl Page {
             .call_isolated(frame_id.as_deref(), "a11y.run", &args)
             .await?;
         if answer.get("ok") == Some(&Value::Bool(false)) {
-            return Err(run_error(&answer, options.scope.as_deref().unwrap_or("")));
+            let scope = options.scope.as_ref().map_or("", Selector::as_typed);
+            return Err(run_error(&answer, scope));
         }
         let raw: RawReport = serde_json::from_value(answer).map_err(|source| Error::Decode {
             method: "a11y.run".into(),
@@ -412,49 +411,66 @@ impl Page {
     }
 }
 
-/// The error for a `{ok:false}` answer of `a11y.run`.
+/// A `{ok: false}` answer of `a11y.run` (`engine/src/js/a11y.js`, with the selector errors of
+/// `engine/src/js/selector.js`), one variant per `error` the scripts write: a unit test reads
+/// them from the scripts.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+enum RunFailure {
+    /// axe-core is not in the page's isolated world.
+    AxeMissing,
+    /// Rule ids axe does not know.
+    UnknownRule {
+        #[serde(default)]
+        ids: Vec<String>,
+    },
+    /// The scope matches nothing.
+    NoMatch { canonical: Option<String> },
+    /// The scope's ref no longer resolves; `status` is the ref table's.
+    StaleRef {
+        #[serde(rename = "ref")]
+        element_ref: Option<u64>,
+        status: Option<Value>,
+    },
+    /// The browser rejected the scope selector (`reason`, `browserMessage`: from the raw answer).
+    #[serde(rename = "invalid selector")]
+    InvalidSelector,
+}
+
+/// The error for a `{ok:false}` answer of `a11y.run`; one the Rust side does not know is
+/// [`Error::Decode`] naming `a11y.run`.
 fn run_error(answer: &Value, scope: &str) -> Error {
-    let text = |key: &str| {
-        answer
-            .get(key)
-            .and_then(Value::as_str)
-            .unwrap_or("")
-            .to_string()
-    };
-    match answer.get("error").and_then(Value::as_str).unwrap_or("") {
-        "unknown-rule" => {
-            let ids: Vec<&str> = answer
-                .get("ids")
-                .and_then(Value::as_array)
-                .map(|ids| ids.iter().filter_map(Value::as_str).collect())
-                .unwrap_or_default();
-            Error::invalid_argument_of(
-                "rules",
-                format!("a11y: unknown axe rule id {}", ids.join(", ")),
-            )
+    let failure: RunFailure = match serde_json::from_value(answer.clone()) {
+        Ok(failure) => failure,
+        Err(source) => {
+            return Error::Decode {
+                method: "a11y.run".into(),
+                source,
+            }
         }
-        "no-match" => Error::NoMatch {
+    };
+    match failure {
+        RunFailure::UnknownRule { ids } => Error::invalid_argument_of(
+            "rules",
+            format!("a11y: unknown axe rule id {}", ids.join(", ")),
+        ),
+        RunFailure::NoMatch { canonical } => Error::NoMatch {
             verb: "a11y".into(),
-            selector: answer
-                .get("canonical")
-                .and_then(Value::as_str)
-                .unwrap_or(scope)
-                .to_string(),
+            selector: canonical.unwrap_or_else(|| scope.to_owned()),
         },
-        "stale-ref" => match answer
-            .get("ref")
-            .and_then(Value::as_u64)
-            .and_then(ElementRef::new)
-        {
-            Some(element_ref) => refs::stale_from_status(element_ref, &text("status")),
+        RunFailure::StaleRef {
+            element_ref,
+            status,
+        } => match element_ref.and_then(ElementRef::new) {
+            Some(element_ref) => refs::stale_from_status("a11y.run", element_ref, status.as_ref()),
             None => Error::StateInvalid {
                 message: format!("a11y: {scope} is stale"),
             },
         },
-        "axe-missing" => Error::StateInvalid {
+        RunFailure::AxeMissing => Error::StateInvalid {
             message: "a11y: axe-core did not load in the page's isolated world".into(),
         },
-        _ => Error::invalid_selector("a11y", scope, answer),
+        RunFailure::InvalidSelector => Error::invalid_selector("a11y", scope, answer),
     }
 }
 

@@ -17,15 +17,16 @@ use crate::Page;
 /// let options = chromate::PdfOptions {
 ///     paper_width_in: 8.27,
 ///     paper_height_in: 11.69,
-///     mask: vec!["#clock".into()],
+///     mask: vec![chromate::Selector::parse("#clock")?],
 ///     ..Default::default()
 /// };
 /// assert_eq!(options.margin_in, 0.4);
+/// # Ok::<(), chromate::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq)]
 pub struct PdfOptions {
     /// Selectors whose matches are covered with a solid box of `mask_color`.
-    pub mask: Vec<String>,
+    pub mask: Vec<crate::Selector>,
     /// A CSS colour for the mask boxes.
     pub mask_color: String,
     /// Finish finite animations and transitions, cancel infinite ones, hide the caret.

@@ -15,14 +15,15 @@ impl Page {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// if page.is_secret_field(Some("#password")).await? {
+    /// let password = chromate::Selector::parse("#password")?;
+    /// if page.is_secret_field(Some(&password)).await? {
     ///     println!("value=[redacted]");
     /// }
     /// # Ok(()) }
     /// ```
-    pub async fn is_secret_field(&self, selector: Option<&str>) -> Result<bool> {
+    pub async fn is_secret_field(&self, selector: Option<&Selector>) -> Result<bool> {
         let (frame_id, target) = match selector {
-            Some(text) => selector::js_target(self, &Selector::parse(text)?)?,
+            Some(parsed) => selector::js_target(self, parsed)?,
             None => (None, json!({})),
         };
         let answer = self

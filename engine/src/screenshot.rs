@@ -27,8 +27,9 @@ pub enum ScreenshotTarget {
     Viewport,
     /// The whole document, beyond the viewport.
     FullPage,
-    /// The box of the first visible element matching this selector (§5).
-    Element(String),
+    /// The box of the first visible element matching this selector (§5), parsed by the
+    /// caller, once.
+    Element(Selector),
 }
 
 /// How to take a screenshot.
@@ -36,18 +37,19 @@ pub enum ScreenshotTarget {
 /// ```
 /// let options = chromate::ScreenshotOptions {
 ///     target: chromate::ScreenshotTarget::FullPage,
-///     mask: vec!["css=.clock".into()],
+///     mask: vec![chromate::Selector::parse("css=.clock")?],
 ///     freeze_animations: true,
 ///     ..Default::default()
 /// };
 /// assert_eq!(options.mask_color, "#ff00ff");
+/// # Ok::<(), chromate::Error>(())
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ScreenshotOptions {
     /// Viewport, full page or element.
     pub target: ScreenshotTarget,
     /// Selectors whose matches are covered with a solid box of `mask_color`.
-    pub mask: Vec<String>,
+    pub mask: Vec<Selector>,
     /// A CSS colour for the mask boxes.
     pub mask_color: String,
     /// Finish finite animations and transitions, cancel infinite ones, hide the caret.
@@ -83,19 +85,45 @@ pub struct Screenshot {
     pub height: u32,
 }
 
+/// The answer of `screenshot.rect` (`engine/src/js/screenshot.js`), one variant per `status`
+/// the script writes (a unit test reads them from the script).
+#[derive(Debug, Deserialize)]
+#[serde(tag = "status", rename_all = "kebab-case")]
+enum RectAnswer {
+    /// The first visible match's box in document coordinates.
+    Ok(Rect),
+    /// Matches exist, none is visible.
+    NotVisible {
+        #[serde(default)]
+        matched: usize,
+    },
+    /// Nothing matches.
+    NoMatch,
+    /// The ref no longer resolves (`ref`, `reason`: read from the raw answer).
+    StaleRef,
+    /// The browser rejected the selector (`reason`, `browserMessage`: from the raw answer).
+    InvalidSelector,
+}
+
 #[derive(Debug, Deserialize)]
 struct Rect {
-    status: String,
-    #[serde(default)]
     x: f64,
-    #[serde(default)]
     y: f64,
-    #[serde(default)]
     width: f64,
-    #[serde(default)]
     height: f64,
     #[serde(default)]
     matched: usize,
+}
+
+/// The answer of `screenshot.prepare`: `{ok: true, masked}` or `{ok: false, error, selector,
+/// reason}` for a mask selector the page could not resolve.
+#[derive(Debug, Deserialize)]
+struct Prepared {
+    ok: bool,
+    #[serde(default)]
+    selector: String,
+    #[serde(default)]
+    reason: String,
 }
 
 impl Page {
@@ -170,8 +198,8 @@ impl Page {
                     1.0,
                 ))
             }
-            ScreenshotTarget::Element(text) => {
-                let rect = self.wait_for_box(text, options.timeout).await?;
+            ScreenshotTarget::Element(selector) => {
+                let rect = self.wait_for_box(selector, options.timeout).await?;
                 Some(cdp_page::Viewport::new(
                     rect.x,
                     rect.y,
@@ -216,7 +244,7 @@ impl Page {
     pub(crate) async fn prepare_capture(
         &self,
         verb: &str,
-        mask: &[String],
+        mask: &[Selector],
         color: &str,
         freeze: bool,
     ) -> Result<bool> {
@@ -227,16 +255,26 @@ impl Page {
             .call_isolated(
                 None,
                 "screenshot.prepare",
-                &json!({ "mask": mask, "color": color, "freeze": freeze }),
+                &json!({
+                    "mask": mask.iter().map(Selector::as_typed).collect::<Vec<_>>(),
+                    "color": color,
+                    "freeze": freeze,
+                }),
             )
             .await?;
-        if answer.get("ok") == Some(&Value::Bool(false)) {
+        let prepared: Prepared =
+            serde_json::from_value(answer).map_err(|source| Error::Decode {
+                method: "screenshot.prepare".into(),
+                source,
+            })?;
+        if !prepared.ok {
             self.restore_capture().await;
-            let selector = answer.get("selector").and_then(Value::as_str).unwrap_or("");
-            let reason = answer.get("reason").and_then(Value::as_str).unwrap_or("");
             return Err(Error::invalid_argument_of(
                 "mask",
-                format!("{verb}: cannot mask {selector}: {reason}"),
+                format!(
+                    "{verb}: cannot mask {}: {}",
+                    prepared.selector, prepared.reason
+                ),
             ));
         }
         Ok(true)
@@ -251,35 +289,38 @@ impl Page {
 
     /// Polls `screenshot.rect` until the element is visible: NO_MATCH at the first check,
     /// TIMEOUT_WAITING_VISIBLE at the deadline.
-    async fn wait_for_box(&self, text: &str, timeout: Duration) -> Result<Rect> {
+    async fn wait_for_box(&self, parsed: &Selector, timeout: Duration) -> Result<Rect> {
         let verb = "screenshot";
-        let parsed = Selector::parse(text)?;
         let deadline = Deadline::new(timeout);
         let mut poller = Poller::new(deadline, POLL_EVERY);
         let mut first = true;
         let mut matched = 0;
         while poller.next().await {
-            let (frame_id, target) = selector::js_target(self, &parsed)?;
+            let (frame_id, target) = selector::js_target(self, parsed)?;
             let answer = self
                 .call_isolated(frame_id.as_deref(), "screenshot.rect", &target)
                 .await?;
-            let rect: Rect =
+            let rect: RectAnswer =
                 serde_json::from_value(answer.clone()).map_err(|source| Error::Decode {
                     method: "screenshot.rect".into(),
                     source,
                 })?;
-            match rect.status.as_str() {
-                "ok" if rect.width > 0.0 && rect.height > 0.0 => return Ok(rect),
-                "ok" | "not-visible" => matched = rect.matched.max(1),
-                "no-match" if first => {
+            match rect {
+                RectAnswer::Ok(rect) if rect.width > 0.0 && rect.height > 0.0 => return Ok(rect),
+                RectAnswer::Ok(Rect { matched: n, .. }) | RectAnswer::NotVisible { matched: n } => {
+                    matched = n.max(1);
+                }
+                RectAnswer::NoMatch if first => {
                     return Err(Error::NoMatch {
                         verb: verb.into(),
                         selector: parsed.canonical().into(),
                     })
                 }
-                "no-match" => matched = 0,
-                "stale-ref" => return Err(crate::actions::stale(&answer)),
-                _ => return Err(Error::invalid_selector(verb, parsed.canonical(), &answer)),
+                RectAnswer::NoMatch => matched = 0,
+                RectAnswer::StaleRef => return Err(crate::actions::stale(&answer)),
+                RectAnswer::InvalidSelector => {
+                    return Err(Error::invalid_selector(verb, parsed.canonical(), &answer))
+                }
             }
             first = false;
         }
@@ -322,6 +363,71 @@ pub(crate) fn decode_base64(text: &str) -> Option<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// One recorded answer of `screenshot.rect` per shape the script writes.
+    fn recorded_rect_answers() -> Vec<Value> {
+        vec![
+            json!({"status": "ok", "x": 8.0, "y": 16.5, "width": 120.0, "height": 40.0, "matched": 1}),
+            json!({"status": "not-visible", "matched": 2}),
+            json!({"status": "no-match"}),
+            json!({"status": "stale-ref", "ref": 3, "reason": "detached"}),
+            json!({"status": "invalid-selector", "reason": "bad css", "browserMessage": "'[' is not valid"}),
+        ]
+    }
+
+    #[test]
+    fn every_rect_status_the_script_writes_decodes() {
+        let recorded = recorded_rect_answers();
+        let mut statuses: Vec<String> = recorded
+            .iter()
+            .filter_map(|answer| answer["status"].as_str().map(str::to_owned))
+            .collect();
+        statuses.sort();
+        assert_eq!(
+            statuses,
+            crate::js::literals_after(crate::js::SCREENSHOT, "status: \""),
+            "screenshot.js writes a status with no recorded answer here (or the reverse)"
+        );
+        for answer in recorded {
+            let decoded = serde_json::from_value::<RectAnswer>(answer.clone());
+            assert!(decoded.is_ok(), "{answer} does not decode: {decoded:?}");
+        }
+        let Ok(RectAnswer::Ok(rect)) = serde_json::from_value(recorded_rect_answers()[0].clone())
+        else {
+            panic!("the ok answer is not RectAnswer::Ok");
+        };
+        assert_eq!(
+            (rect.x, rect.y, rect.width, rect.height),
+            (8.0, 16.5, 120.0, 40.0)
+        );
+    }
+
+    #[test]
+    fn a_rect_status_the_rust_side_does_not_know_fails_to_decode() {
+        let typo =
+            serde_json::from_value::<RectAnswer>(json!({"status": "not-visibel", "matched": 1}));
+        let message = typo.expect_err("a typo must not decode").to_string();
+        assert!(message.contains("not-visibel"), "{message}");
+        let none = serde_json::from_value::<RectAnswer>(json!({"matched": 1}));
+        assert!(none.is_err(), "an answer without a status must not decode");
+    }
+
+    #[test]
+    fn prepare_answers_decode_both_ways() {
+        let done: Prepared =
+            serde_json::from_value(json!({"ok": true, "masked": 2})).expect("the ok answer");
+        assert!(done.ok);
+        let failed: Prepared = serde_json::from_value(json!({
+            "ok": false, "error": "invalid selector", "selector": "css=[", "reason": "bad css"
+        }))
+        .expect("the failure answer");
+        assert!(!failed.ok);
+        assert_eq!(
+            (failed.selector.as_str(), failed.reason.as_str()),
+            ("css=[", "bad css")
+        );
+        assert!(serde_json::from_value::<Prepared>(json!({"masked": 2})).is_err());
+    }
 
     #[test]
     fn base64_decodes_padded_and_unpadded_text() {

@@ -42,7 +42,7 @@ async fn frozen_and_masked_screenshots_are_byte_identical() {
         .await
         .expect("the transition starts");
     let options = ScreenshotOptions {
-        mask: vec!["#click-count".into(), "h1".into()],
+        mask: vec![selector("#click-count"), selector("h1")],
         freeze_animations: true,
         ..ScreenshotOptions::default()
     };
@@ -82,7 +82,7 @@ async fn element_and_full_page_captures_have_the_box_and_document_size() {
     let page = fixture.new_page(&data_url(html)).await;
     let element = page
         .screenshot(ScreenshotOptions {
-            target: ScreenshotTarget::Element("#box".into()),
+            target: ScreenshotTarget::Element(selector("#box")),
             ..ScreenshotOptions::default()
         })
         .await
@@ -120,7 +120,7 @@ async fn element_and_full_page_captures_have_the_box_and_document_size() {
     assert_eq!(restored, serde_json::json!(1280));
     let missing = page
         .screenshot(ScreenshotOptions {
-            target: ScreenshotTarget::Element("#nope".into()),
+            target: ScreenshotTarget::Element(selector("#nope")),
             timeout: Duration::from_millis(200),
             ..ScreenshotOptions::default()
         })
@@ -250,4 +250,9 @@ async fn a_long_task_just_before_the_inspection_is_counted() {
         );
     }
     chromate_tests::browser::close_and_check(browser).await;
+}
+
+/// A selector the test writes (parsed as a caller parses it, once).
+fn selector(text: &str) -> chromate::Selector {
+    chromate::Selector::parse(text).expect("a well-formed selector")
 }

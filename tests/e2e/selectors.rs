@@ -199,7 +199,7 @@ async fn issue_12_a_malformed_selector_reads_in_chromates_words_without_a_period
     // Every verb that resolves a selector in the page words it the same way.
     let snapshot = page
         .snapshot(chromate::SnapshotOptions {
-            scope: Some("css=[".into()),
+            scope: Some(chromate::Selector::parse("css=[").expect("the grammar takes css=[")),
             ..chromate::SnapshotOptions::default()
         })
         .await

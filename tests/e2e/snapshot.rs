@@ -80,7 +80,7 @@ fn ref_range(snapshot: &Snapshot) -> (chromate::ElementRef, chromate::ElementRef
 
 fn scoped(scope: &str) -> SnapshotOptions {
     SnapshotOptions {
-        scope: Some(scope.to_string()),
+        scope: Some(chromate::Selector::parse(scope).expect("a well-formed scope")),
         ..SnapshotOptions::default()
     }
 }

@@ -43,3 +43,68 @@ fn a_build_with_axe_core_installed_embeds_it() {
         assert!(embedded.contains("axe.version"), "{}", &embedded[..200]);
     }
 }
+
+/// One recorded `{ok: false}` answer of `a11y.run` per `error` the scripts write.
+fn recorded_failures() -> Vec<Value> {
+    vec![
+        json!({"ok": false, "error": "axe-missing"}),
+        json!({"ok": false, "error": "unknown-rule", "ids": ["no-such-rule"]}),
+        json!({"ok": false, "error": "no-match", "canonical": "css=#nope"}),
+        json!({"ok": false, "error": "stale-ref", "ref": 4, "status": "detached", "canonical": "ref=e4"}),
+        json!({"ok": false, "error": "invalid selector", "reason": "bad css", "browserMessage": "'[' is not valid"}),
+    ]
+}
+
+#[test]
+fn every_error_the_audit_scripts_write_decodes() {
+    let mut written = crate::js::literals_after(crate::js::A11Y, "error: \"");
+    written.extend(crate::js::literals_after(crate::js::SELECTOR, "error: \""));
+    written.sort();
+    written.dedup();
+    let mut recorded: Vec<String> = recorded_failures()
+        .iter()
+        .filter_map(|answer| answer["error"].as_str().map(str::to_owned))
+        .collect();
+    recorded.sort();
+    assert_eq!(
+        recorded, written,
+        "a11y.js/selector.js and the recorded answers differ"
+    );
+    for answer in recorded_failures() {
+        let decoded = serde_json::from_value::<RunFailure>(answer.clone());
+        assert!(decoded.is_ok(), "{answer} does not decode: {decoded:?}");
+    }
+}
+
+#[test]
+fn each_audit_failure_is_its_error() {
+    let codes: Vec<crate::ErrorCode> = recorded_failures()
+        .iter()
+        .map(|answer| run_error(answer, "css=#scope").code())
+        .collect();
+    use crate::ErrorCode::*;
+    assert_eq!(
+        codes,
+        [
+            StateInvalid,
+            InvalidArgument,
+            NoMatch,
+            StaleRef,
+            InvalidArgument
+        ]
+    );
+    assert_eq!(
+        run_error(&recorded_failures()[1], "").to_string(),
+        "a11y: unknown axe rule id no-such-rule"
+    );
+    let typo = run_error(&json!({"ok": false, "error": "no-matsh"}), "css=#scope");
+    assert!(matches!(typo, Error::Decode { .. }), "{typo:?}");
+    let bad_status = run_error(
+        &json!({"ok": false, "error": "stale-ref", "ref": 4, "status": "detatched"}),
+        "ref=e4",
+    );
+    assert!(
+        matches!(bad_status, Error::UnknownStatus { .. }),
+        "{bad_status:?}"
+    );
+}

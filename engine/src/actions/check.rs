@@ -1,11 +1,50 @@
 //! `check` / `uncheck` (browser_element): read the state, click (unobscured) only if it
 //! differs, read again; still wrong → EXPECT_MISMATCH.
 
-use serde_json::{json, Value};
+use serde::Deserialize;
+use serde_json::json;
 
 use crate::error::{Error, Result};
 
 use super::{status, Locator, Status};
+
+/// The `{status: "ok"}` answer of `actionability.checkState`: `kind` is the input's type or the
+/// element's role (only `radio` matters here), `checked` is `true`, `false` or `"mixed"`; any
+/// other `checked` fails to decode instead of reading as a state.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+pub(super) struct CheckState {
+    #[serde(default)]
+    pub(super) kind: String,
+    pub(super) checked: Checked,
+}
+
+/// A `checked` as `checkState` writes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+pub(super) enum Checked {
+    /// `true` or `false`.
+    Flag(bool),
+    /// `"mixed"` (an indeterminate checkbox, `aria-checked="mixed"`).
+    Mixed(MixedWord),
+}
+
+/// The one word `checked` takes besides a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub(super) enum MixedWord {
+    Mixed,
+}
+
+impl Checked {
+    /// How messages name the state.
+    pub(super) fn as_str(self) -> &'static str {
+        match self {
+            Checked::Flag(true) => "checked",
+            Checked::Flag(false) => "unchecked",
+            Checked::Mixed(MixedWord::Mixed) => "mixed",
+        }
+    }
+}
 
 impl Locator {
     /// Checks a checkbox, radio, switch-like role, or the input of a `<label>`.
@@ -22,21 +61,17 @@ impl Locator {
         self.bounded(async {
             // The first state read doubles as the NO_MATCH first check.
             let state = self.read_checked(verb).await?;
-            if !want && state.1 == "radio" {
+            if !want && state.kind == "radio" {
                 return Err(Error::invalid_argument_of("selector", format!("{verb}: {} is a radio button, which cannot be unchecked; check another option instead", self.selector.canonical())));
             }
-            if state.0 == Value::Bool(want) {
+            if state.checked == Checked::Flag(want) {
                 return Ok(());
             }
             self.click_with(verb, &super::ClickOptions::default())
                 .await?;
             let after = self.read_checked(verb).await?;
-            if after.0 != Value::Bool(want) {
-                let actual = match &after.0 {
-                    Value::Bool(true) => "checked".to_string(),
-                    Value::Bool(false) => "unchecked".to_string(),
-                    other => other.as_str().unwrap_or("unknown").to_string(),
-                };
+            if after.checked != Checked::Flag(want) {
+                let actual = after.checked.as_str().to_owned();
                 let expected = if want { "checked" } else { "unchecked" };
                 return Err(Error::ExpectMismatch {
                     message: format!(
@@ -52,19 +87,15 @@ impl Locator {
         .await
     }
 
-    /// `(checked, kind)`: `checked` is `true`, `false` or `"mixed"`.
-    async fn read_checked(&self, verb: &str) -> Result<(Value, String)> {
+    /// The element's [`CheckState`].
+    async fn read_checked(&self, verb: &str) -> Result<CheckState> {
         let answer = self.call("actionability.checkState", json!({})).await?;
         let status = status("actionability.checkState", &answer)?;
         match status {
-            Status::Ok => Ok((
-                answer.get("checked").cloned().unwrap_or(Value::Null),
-                answer
-                    .get("kind")
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_string(),
-            )),
+            Status::Ok => serde_json::from_value(answer).map_err(|source| Error::Decode {
+                method: "actionability.checkState".into(),
+                source,
+            }),
             Status::NotCheckable => Err(Error::invalid_argument_of(
                 "selector",
                 format!(

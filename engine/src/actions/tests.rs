@@ -109,16 +109,7 @@ fn an_unknown_status_is_a_driver_error_naming_it() {
 
 /// The quoted strings a script writes as `status: "…"`.
 fn statuses_in(script: &str) -> Vec<String> {
-    let mut found: Vec<String> = script
-        .match_indices("status: \"")
-        .filter_map(|(at, key)| {
-            let rest = &script[at + key.len()..];
-            rest.find('"').map(|end| rest[..end].to_owned())
-        })
-        .collect();
-    found.sort();
-    found.dedup();
-    found
+    crate::js::literals_after(script, "status: \"")
 }
 
 #[test]
@@ -166,4 +157,26 @@ fn a_stale_ref_reason_is_one_the_ref_table_gives() {
         reason_of(json!({ "status": "stale-ref", "ref": 3, "reason": "unknown" })),
         Some(StaleReason::UnknownRef)
     );
+}
+
+#[test]
+fn check_state_answers_decode_and_an_unknown_checked_does_not() {
+    use super::check::{CheckState, Checked};
+    let decode = |answer: serde_json::Value| serde_json::from_value::<CheckState>(answer);
+    let radio = decode(json!({"status": "ok", "kind": "radio", "checked": true})).expect("radio");
+    assert_eq!(
+        (radio.kind.as_str(), radio.checked),
+        ("radio", Checked::Flag(true))
+    );
+    let mixed =
+        decode(json!({"status": "ok", "kind": "checkbox", "checked": "mixed"})).expect("mixed");
+    assert_eq!(mixed.checked.as_str(), "mixed");
+    let off = decode(json!({"status": "ok", "kind": "switch", "checked": false})).expect("off");
+    assert_eq!(off.checked.as_str(), "unchecked");
+    assert!(decode(json!({"status": "ok", "kind": "checkbox", "checked": "mixd"})).is_err());
+    assert!(decode(json!({"status": "ok", "kind": "checkbox"})).is_err());
+    // `"mixed"` is the one word the script writes for `checked` besides a flag.
+    let script = crate::js::ACTIONABILITY;
+    assert!(script.contains("checked: a === \"mixed\" ? \"mixed\" : a === \"true\""));
+    assert!(script.contains("checked: target.indeterminate && target.type === \"checkbox\" ? \"mixed\" : target.checked"));
 }

@@ -202,6 +202,23 @@ pub(crate) fn function_body_expression(body: &str) -> String {
     format!("(async () => {{\n{body}\n}})()")
 }
 
+/// The quoted strings `script` writes after `key` (`status: "` → every `status: "…"` literal),
+/// sorted and without repeats: what a unit test compares with the Rust enum that decodes the
+/// script's answers, so the two sides cannot drift apart unnoticed.
+#[cfg(test)]
+pub(crate) fn literals_after(script: &str, key: &str) -> Vec<String> {
+    let mut found: Vec<String> = script
+        .match_indices(key)
+        .filter_map(|(at, key)| {
+            let rest = &script[at + key.len()..];
+            rest.find('"').map(|end| rest[..end].to_owned())
+        })
+        .collect();
+    found.sort();
+    found.dedup();
+    found
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -9,7 +9,7 @@ use serde_json::{json, Value};
 
 use super::{refs, scope_ref};
 use crate::error::{Error, Result};
-use crate::Page;
+use crate::{Page, Selector};
 
 /// How a proposed selector fares on the page.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -67,7 +67,8 @@ pub struct LocatorSuggestions {
 
 impl Page {
     /// Proposes durable selectors for the first element `selector` matches, checking up to 8
-    /// and stopping after `limit` unique ones. Zero matches is [`Error::NoMatch`].
+    /// and stopping after `limit` unique ones. Zero matches is [`Error::NoMatch`]; a malformed
+    /// selector is [`Error::InvalidArgument`]. Parses, then [`Page::locators_for`].
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
@@ -76,7 +77,16 @@ impl Page {
     /// # Ok(()) }
     /// ```
     pub async fn locators(&self, selector: &str, limit: usize) -> Result<LocatorSuggestions> {
-        let (frame_id, arg) = match scope_ref(self, selector.trim())? {
+        self.locators_for(&Selector::parse(selector)?, limit).await
+    }
+
+    /// [`Page::locators`] for a selector the caller already parsed.
+    pub async fn locators_for(
+        &self,
+        selector: &Selector,
+        limit: usize,
+    ) -> Result<LocatorSuggestions> {
+        let (frame_id, arg) = match scope_ref(self, selector)? {
             Some(element_ref) => {
                 let target = super::resolve::resolve_ref(self, element_ref)?;
                 (
@@ -84,12 +94,15 @@ impl Page {
                     json!({"ref": target.number, "limit": limit.max(1)}),
                 )
             }
-            None => (None, json!({"selector": selector, "limit": limit.max(1)})),
+            None => (
+                None,
+                json!({"selector": selector.as_typed(), "limit": limit.max(1)}),
+            ),
         };
         let answer = self
             .call_isolated(frame_id.as_deref(), "locators.suggest", &arg)
             .await?;
-        decode(answer, selector)
+        decode(answer, selector.as_typed())
     }
 }
 
@@ -114,7 +127,11 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
                 .and_then(Value::as_u64)
                 .and_then(super::ElementRef::new);
             match element_ref {
-                Some(element_ref) => Err(refs::stale_from_status(element_ref, text("reason"))),
+                Some(element_ref) => Err(refs::stale_from_status(
+                    "locators.suggest",
+                    element_ref,
+                    answer.get("reason"),
+                )),
                 None => Err(Error::StateInvalid {
                     message: format!("locators: {selector} is a stale ref"),
                 }),

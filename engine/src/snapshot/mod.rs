@@ -23,7 +23,7 @@ use serde_json::{json, Value};
 
 use crate::cdp::{dom, runtime};
 use crate::error::{Error, Result};
-use crate::Page;
+use crate::{Page, Selector};
 
 pub use diff::{diff, Diff};
 pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, LocatorTarget};
@@ -35,8 +35,8 @@ pub struct SnapshotOptions {
     /// The semantic line budget (§7.8); evidence (10) and ordinary text (7) keep theirs.
     pub max_lines: usize,
     /// Only this element's subtree: any §5 selector (top document), or a ref (`ref=e7`, or a
-    /// bare `e7` this browser issued) in whichever frame holds it.
-    pub scope: Option<String>,
+    /// bare `e7` this browser issued) in whichever frame holds it; parsed by the caller, once.
+    pub scope: Option<Selector>,
     /// Pages a snapshot too long for its budget: lists only what comes after this element in
     /// document order (the [`Snapshot::next_after`] of the previous page), at the depths of the
     /// whole snapshot.
@@ -139,6 +139,36 @@ pub struct Line {
     pub current: Option<String>,
 }
 
+/// A line record's `kind` as `engine/src/js/snapshot.js` writes it (its `classify` returns,
+/// the shadow-root marker, an iframe line): a kind the Rust side does not know fails to decode
+/// instead of passing for a semantic line; a unit test reads the script's literals.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "lowercase")]
+enum RecordKind {
+    Semantic,
+    Iframe,
+    Evidence,
+    Text,
+    Shadow,
+}
+
+/// A line record's `checked` as `snapshot.js` writes it: `true` or `"mixed"` (absent when
+/// unchecked); another word fails to decode instead of reading as unchecked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(untagged)]
+enum RecordChecked {
+    Flag(bool),
+    Mixed(MixedWord),
+}
+
+/// The one word `checked` takes besides a flag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum MixedWord {
+    Mixed,
+}
+
 /// A line record as `snapshot.take` returns it (`takeJson` sends the same, as JSON text).
 #[derive(Debug, Deserialize)]
 struct LineRecord {
@@ -147,7 +177,7 @@ struct LineRecord {
     number: u64,
     #[serde(default)]
     role: String,
-    kind: String,
+    kind: RecordKind,
     #[serde(default)]
     container: bool,
     name: Option<String>,
@@ -157,7 +187,7 @@ struct LineRecord {
     hint: Option<String>,
     #[serde(default)]
     disabled: bool,
-    checked: Option<Value>,
+    checked: Option<RecordChecked>,
     #[serde(default)]
     selected: bool,
     expanded: Option<String>,
@@ -167,17 +197,17 @@ struct LineRecord {
 
 impl LineRecord {
     fn into_line(self, depth_offset: usize) -> Line {
-        let kind = match self.kind.as_str() {
-            "iframe" => LineKind::Iframe,
-            "evidence" => LineKind::Evidence,
-            "text" => LineKind::Text,
-            "shadow" => LineKind::ShadowRoot,
-            _ => LineKind::Semantic,
+        let kind = match self.kind {
+            RecordKind::Iframe => LineKind::Iframe,
+            RecordKind::Evidence => LineKind::Evidence,
+            RecordKind::Text => LineKind::Text,
+            RecordKind::Shadow => LineKind::ShadowRoot,
+            RecordKind::Semantic => LineKind::Semantic,
         };
         let checked = match self.checked {
-            Some(Value::String(s)) if s == "mixed" => Some(Checked::Mixed),
-            Some(Value::Bool(true)) => Some(Checked::True),
-            _ => None,
+            Some(RecordChecked::Mixed(MixedWord::Mixed)) => Some(Checked::Mixed),
+            Some(RecordChecked::Flag(true)) => Some(Checked::True),
+            Some(RecordChecked::Flag(false)) | None => None,
         };
         Line {
             depth: self.depth + depth_offset,
@@ -274,7 +304,7 @@ impl Walk {
             self.url = Some(piece.url);
         }
         for record in piece.lines {
-            if record.kind != "shadow" && record.number >= self.first_new {
+            if record.kind != RecordKind::Shadow && record.number >= self.first_new {
                 self.minted.push((record.number, frame_id.to_string()));
             }
             self.lines.push(record.into_line(depth_offset));
@@ -294,6 +324,35 @@ impl Walk {
     }
 }
 
+/// A `{ok: false}` answer of the page walk (`engine/src/js/snapshot.js`, with the selector
+/// errors of `engine/src/js/selector.js`), one variant per `error` the scripts write: a unit
+/// test reads them from the scripts.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(tag = "error", rename_all = "kebab-case")]
+enum WalkFailure {
+    /// The scope selector matches nothing.
+    NoMatch { canonical: Option<String> },
+    /// The browser rejected the scope selector (`reason`, `browserMessage`: from the raw answer).
+    #[serde(rename = "invalid selector")]
+    InvalidSelector { canonical: Option<String> },
+    /// A scope ref no longer resolves (the walk resolves refs before it starts, so rare).
+    StaleRef,
+    /// `resume` was given a token the page does not hold.
+    UnknownToken,
+}
+
+impl WalkFailure {
+    /// The script's word for it, for messages.
+    fn as_str(&self) -> &'static str {
+        match self {
+            WalkFailure::NoMatch { .. } => "no-match",
+            WalkFailure::InvalidSelector { .. } => "invalid selector",
+            WalkFailure::StaleRef => "stale-ref",
+            WalkFailure::UnknownToken => "unknown-token",
+        }
+    }
+}
+
 /// Decodes a `takeJson`/`resumeJson` answer (the JSON text of a `take`/`resume` result), or the
 /// error it reports.
 fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
@@ -310,21 +369,22 @@ fn decode_piece(answer: Value, scope: Option<&str>) -> Result<Piece> {
         other => other,
     };
     if value.get("ok") == Some(&Value::Bool(false)) {
-        let error = value.get("error").and_then(Value::as_str).unwrap_or("");
-        let canonical = value
-            .get("canonical")
-            .and_then(Value::as_str)
-            .or(scope)
-            .unwrap_or("")
-            .to_string();
-        return Err(match error {
-            "no-match" => Error::NoMatch {
+        let failure: WalkFailure = serde_json::from_value(value.clone()).map_err(decode_error)?;
+        let canonical = |given: Option<String>| {
+            given
+                .or_else(|| scope.map(str::to_owned))
+                .unwrap_or_default()
+        };
+        return Err(match failure {
+            WalkFailure::NoMatch { canonical: given } => Error::NoMatch {
                 verb: "snapshot".into(),
-                selector: canonical,
+                selector: canonical(given),
             },
-            "invalid selector" => Error::invalid_selector("snapshot", &canonical, &value),
-            other => Error::StateInvalid {
-                message: format!("snapshot: the page walk failed ({other})"),
+            WalkFailure::InvalidSelector { canonical: given } => {
+                Error::invalid_selector("snapshot", &canonical(given), &value)
+            }
+            WalkFailure::StaleRef | WalkFailure::UnknownToken => Error::StateInvalid {
+                message: format!("snapshot: the page walk failed ({})", failure.as_str()),
             },
         });
     }
@@ -357,14 +417,14 @@ impl Page {
     /// # Ok(()) }
     /// ```
     pub async fn snapshot(&self, options: SnapshotOptions) -> Result<Snapshot> {
-        let (scope, scope_frame) = match options.scope.as_deref().map(str::trim) {
-            None | Some("") => (Scope::Whole, None),
-            Some(text) => match scope_ref(self, text)? {
+        let (scope, scope_frame) = match &options.scope {
+            None => (Scope::Whole, None),
+            Some(selector) => match scope_ref(self, selector)? {
                 Some(element_ref) => {
                     let target = resolve::resolve_live_ref(self, element_ref).await?;
                     (Scope::Ref(target.number), Some(target.frame_id))
                 }
-                None => (Scope::Selector(text.to_string()), None),
+                None => (Scope::Selector(selector.as_typed().to_owned()), None),
             },
         };
         if let Some(after) = options.after {
@@ -467,25 +527,21 @@ impl Page {
     }
 }
 
-/// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued), or `None` for any
-/// other selector.
-fn scope_ref(page: &Page, text: &str) -> Result<Option<ElementRef>> {
-    if let Some((prefix, value)) = text.split_once('=') {
-        if prefix.eq_ignore_ascii_case("ref") {
-            return ElementRef::parse(value.trim()).map(Some).ok_or_else(|| {
-                Error::invalid_argument_of(
-                    "ref",
-                    format!("snapshot: ref={} is not a ref like e7", value.trim()),
-                )
-            });
-        }
+/// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued: one it never issued is
+/// [`Error::BareRef`]), or `None` for any other selector.
+fn scope_ref(page: &Page, selector: &Selector) -> Result<Option<ElementRef>> {
+    let Some(number) = selector.element_ref() else {
         return Ok(None);
+    };
+    if selector.is_bare_ref() {
+        return resolve::bare_ref(page, &format!("e{number}")).map(Some);
     }
-    let looks_bare = text.len() > 1 && text.starts_with('e') && ElementRef::parse(text).is_some();
-    if looks_bare {
-        return resolve::bare_ref(page, text).map(Some);
-    }
-    Ok(None)
+    ElementRef::new(number).map(Some).ok_or_else(|| {
+        Error::invalid_argument_of(
+            "ref",
+            format!("{}: e{number} is not a ref like e7", selector.canonical()),
+        )
+    })
 }
 
 /// Walks one frame's document (or the scope inside it) in its isolated world, descending into

@@ -10,7 +10,9 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::error::{Error, StaleReason};
+use serde_json::Value;
+
+use crate::error::{Error, Result, StaleReason};
 use crate::transport::lock;
 
 /// A snapshot ref: a session-wide element number, printed as `e12`.
@@ -234,14 +236,65 @@ pub(super) fn stale(element_ref: ElementRef, reason: StaleReason) -> Error {
     }
 }
 
-/// The `StaleRef` for a non-`ok` status of the page's `refs.lookup`/`refs.status` (also the
-/// `reason` of a `{status: "stale-ref"}` from `actionability`/`locators`): `detached`,
-/// `ambiguous`, and `unknown` (the frame's world was replaced, so its document changed).
-pub(crate) fn stale_from_status(element_ref: ElementRef, status: &str) -> Error {
-    let reason = match status {
-        "ambiguous" => StaleReason::Ambiguous,
-        "unknown" => StaleReason::DocumentChanged,
-        _ => StaleReason::Detached,
-    };
-    stale(element_ref, reason)
+/// A status of the page's ref table (`refs.lookup`/`refs.status` in `engine/src/js/refs.js`;
+/// also the `reason` of a `{status: "stale-ref"}` from `actionability`/`locators`, and the
+/// `status` of a selector's `{error: "stale-ref"}`), one variant per string the script writes:
+/// a unit test reads them from the script.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Deserialize)]
+#[cfg_attr(test, derive(serde::Serialize))]
+#[serde(rename_all = "kebab-case")]
+pub(crate) enum RefStatus {
+    /// The element is there.
+    Ok,
+    /// Collected or disconnected.
+    Detached,
+    /// Now in another document.
+    Ambiguous,
+    /// Never minted in this world: the frame's world was replaced, so its document changed.
+    Unknown,
+}
+
+impl RefStatus {
+    /// Decodes the status `method` answered; anything else (another string, not a string) is
+    /// [`Error::UnknownStatus`] naming it, never a default.
+    pub(crate) fn decode(method: &str, answer: Value) -> Result<RefStatus> {
+        serde_json::from_value(answer.clone()).map_err(|_| Error::UnknownStatus {
+            method: method.into(),
+            status: match answer {
+                Value::String(text) => text,
+                other => other.to_string(),
+            },
+        })
+    }
+
+    /// Why a ref with this status is stale; `None` for [`RefStatus::Ok`].
+    pub(crate) fn stale_reason(self) -> Option<StaleReason> {
+        match self {
+            RefStatus::Ok => None,
+            RefStatus::Detached => Some(StaleReason::Detached),
+            RefStatus::Ambiguous => Some(StaleReason::Ambiguous),
+            RefStatus::Unknown => Some(StaleReason::DocumentChanged),
+        }
+    }
+}
+
+/// The `StaleRef` for the ref-table status a page script gave with its `stale-ref` answer
+/// (`method` names the script for an unknown one). A stale-ref answer whose status is `ok`
+/// contradicts itself and is [`Error::UnknownStatus`] too.
+pub(crate) fn stale_from_status(
+    method: &str,
+    element_ref: ElementRef,
+    status: Option<&Value>,
+) -> Error {
+    let status = status.cloned().unwrap_or(Value::Null);
+    match RefStatus::decode(method, status) {
+        Ok(status) => match status.stale_reason() {
+            Some(reason) => stale(element_ref, reason),
+            None => Error::UnknownStatus {
+                method: method.into(),
+                status: "stale-ref with ref status ok".into(),
+            },
+        },
+        Err(err) => err,
+    }
 }

@@ -6,7 +6,7 @@
 
 use serde_json::Value;
 
-use super::refs::{stale, stale_from_status, ElementRef, Issued, RefRecord, RefTarget};
+use super::refs::{stale, ElementRef, Issued, RefRecord, RefStatus, RefTarget};
 use crate::error::{Error, Result, StaleReason};
 use crate::{Browser, Page};
 
@@ -40,19 +40,16 @@ pub(crate) async fn check_ref(
     element_ref: ElementRef,
     target: &RefTarget,
 ) -> Result<()> {
-    let status = page
+    let answer = page
         .call_isolated(
             Some(&target.frame_id),
             "refs.status",
             &Value::from(target.number),
         )
         .await?;
-    match status.as_str() {
-        Some("ok") => Ok(()),
-        Some(other) => Err(stale_from_status(element_ref, other)),
-        None => Err(Error::StateInvalid {
-            message: format!("refs.status returned an unexpected value for {element_ref}"),
-        }),
+    match RefStatus::decode("refs.status", answer)?.stale_reason() {
+        None => Ok(()),
+        Some(reason) => Err(stale(element_ref, reason)),
     }
 }
 

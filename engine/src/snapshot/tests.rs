@@ -313,6 +313,114 @@ fn page_errors_become_engine_errors() {
 }
 
 #[test]
+fn every_error_the_page_walk_writes_decodes() {
+    let recorded = [
+        json!({"ok": false, "error": "no-match", "canonical": "css=#nope"}),
+        json!({"ok": false, "error": "invalid selector", "reason": "bad css"}),
+        json!({"ok": false, "error": "stale-ref", "ref": 4, "status": "detached"}),
+        json!({"ok": false, "error": "unknown-token"}),
+    ];
+    let mut written = crate::js::literals_after(crate::js::SNAPSHOT, "error: \"");
+    written.extend(crate::js::literals_after(crate::js::SELECTOR, "error: \""));
+    written.sort();
+    written.dedup();
+    let mut named: Vec<String> = recorded
+        .iter()
+        .filter_map(|answer| answer["error"].as_str().map(str::to_owned))
+        .collect();
+    named.sort();
+    assert_eq!(
+        named, written,
+        "snapshot.js/selector.js and the recorded answers differ"
+    );
+    for answer in recorded {
+        let failure = serde_json::from_value::<WalkFailure>(answer.clone());
+        let failure = failure.unwrap_or_else(|err| panic!("{answer} does not decode: {err}"));
+        assert_eq!(json!(failure.as_str()), answer["error"]);
+    }
+    let unknown = decode_piece(json!({"ok": false, "error": "unknown-tokn"}), None);
+    assert!(
+        matches!(unknown, Err(crate::Error::Decode { .. })),
+        "{unknown:?}"
+    );
+    let token = decode_piece(json!({"ok": false, "error": "unknown-token"}), None);
+    assert_eq!(
+        token.map(|_| ()).map_err(|e| e.to_string()),
+        Err("snapshot: the page walk failed (unknown-token)".to_string())
+    );
+}
+
+#[test]
+fn every_line_kind_and_checked_the_walk_writes_decodes_and_a_typo_does_not() {
+    let script = crate::js::SNAPSHOT;
+    let mut written = crate::js::literals_after(script, "return \"");
+    written.extend(crate::js::literals_after(script, "kind: \""));
+    written.extend(crate::js::literals_after(script, "kind = \""));
+    written.sort();
+    written.dedup();
+    assert_eq!(
+        written,
+        ["evidence", "iframe", "semantic", "shadow", "text"]
+    );
+    for text in &written {
+        let kind = serde_json::from_value::<RecordKind>(json!(text));
+        let kind = kind.unwrap_or_else(|err| panic!("{text}: {err}"));
+        assert_eq!(serde_json::to_value(kind).ok(), Some(json!(text)));
+    }
+    let record = |checked: Value| {
+        serde_json::from_value::<LineRecord>(
+            json!({"depth": 0, "role": "checkbox", "kind": "semantic", "checked": checked}),
+        )
+        .map(|record| record.into_line(0).checked)
+    };
+    assert_eq!(record(json!(true)).ok(), Some(Some(Checked::True)));
+    assert_eq!(record(json!("mixed")).ok(), Some(Some(Checked::Mixed)));
+    assert_eq!(record(json!(false)).ok(), Some(None));
+    assert!(
+        record(json!("mixd")).is_err(),
+        "a misspelt checked must not read as unchecked"
+    );
+    assert!(crate::js::SNAPSHOT.contains("line.checked = \"mixed\""));
+    assert!(crate::js::SNAPSHOT.contains("line.checked = true"));
+    let typo = serde_json::from_value::<LineRecord>(
+        json!({"depth": 0, "role": "button", "kind": "semantc"}),
+    );
+    assert!(
+        typo.is_err(),
+        "a misspelt kind must not pass for a semantic line"
+    );
+}
+
+#[test]
+fn every_ref_table_status_decodes_and_a_typo_does_not() {
+    use super::refs::RefStatus;
+    let written = crate::js::literals_after(crate::js::REFS, "status: \"");
+    assert_eq!(written, ["ambiguous", "detached", "ok", "unknown"]);
+    for text in &written {
+        let status = RefStatus::decode("refs.status", json!(text));
+        let status = status.unwrap_or_else(|err| panic!("{text}: {err}"));
+        assert_eq!(serde_json::to_value(status).ok(), Some(json!(text)));
+    }
+    assert_eq!(
+        RefStatus::decode("refs.status", json!("unknown"))
+            .map(RefStatus::stale_reason)
+            .ok(),
+        Some(Some(crate::StaleReason::DocumentChanged))
+    );
+    let typo = RefStatus::decode("refs.status", json!("detatched")).expect_err("a typo");
+    assert_eq!(
+        typo.to_string(),
+        "refs.status answered with an unknown status \"detatched\""
+    );
+    let element_ref = ElementRef::new(4).expect("e4");
+    let not_stale = refs::stale_from_status("locators.suggest", element_ref, Some(&json!("ok")));
+    assert!(
+        matches!(not_stale, crate::Error::UnknownStatus { .. }),
+        "{not_stale:?}"
+    );
+}
+
+#[test]
 fn locator_answers_decode_and_failures_map_to_errors() {
     let ok = locators::decode_for_tests(
         json!({"status": "ok", "target": {"tag": "button", "role": "button", "name": "Save", "canonical": "css=#save"},

@@ -244,10 +244,11 @@ async fn redact(
     if !res.contains_key(key) {
         return res;
     }
-    // In doubt (no page, an error), the text is redacted.
-    let secret = match page {
-        Some(page) => page.is_secret_field(selector).await.unwrap_or(true),
-        None => true,
+    // In doubt (no page, a malformed selector, an error), the text is redacted.
+    let secret = match (page, selector.map(chromate::Selector::parse)) {
+        (Some(page), None) => page.is_secret_field(None).await.unwrap_or(true),
+        (Some(page), Some(Ok(parsed))) => page.is_secret_field(Some(&parsed)).await.unwrap_or(true),
+        (Some(_), Some(Err(_))) | (None, _) => true,
     };
     if secret {
         res.insert(key.into(), json!(REDACTED));
@@ -276,10 +277,13 @@ async fn redact_result(
     if !reads_a_value(tool, arguments) {
         return result.clone();
     }
-    let selector = arguments.get("selector").and_then(Value::as_str);
-    // In doubt (no page, no selector, an error), the value is redacted.
+    let selector = arguments
+        .get("selector")
+        .and_then(Value::as_str)
+        .map(chromate::Selector::parse);
+    // In doubt (no page, no selector or a malformed one, an error), the value is redacted.
     let secret = match (page, selector) {
-        (Some(page), Some(selector)) => page.is_secret_field(Some(selector)).await.unwrap_or(true),
+        (Some(page), Some(Ok(parsed))) => page.is_secret_field(Some(&parsed)).await.unwrap_or(true),
         _ => true,
     };
     if secret {

@@ -300,12 +300,12 @@ pub(crate) fn counts(findings: &[Finding]) -> Vec<(Severity, usize)> {
 // ---- the judgements ----
 
 /// An axe impact → severity.
-pub(crate) fn axe_severity(impact: &str) -> Severity {
+pub(crate) fn axe_severity(impact: chromate::Impact) -> Severity {
     match impact {
-        "critical" => Severity::Critical,
-        "serious" => Severity::High,
-        "moderate" => Severity::Medium,
-        _ => Severity::Low,
+        chromate::Impact::Critical => Severity::Critical,
+        chromate::Impact::Serious => Severity::High,
+        chromate::Impact::Moderate => Severity::Medium,
+        chromate::Impact::Minor => Severity::Low,
     }
 }
 

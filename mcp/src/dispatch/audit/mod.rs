@@ -436,10 +436,13 @@ async fn inspect_page(
                     failure,
                     blocked_by,
                     ..
-                } if *url == check.url => Some(match blocked_by.as_deref() {
-                    Some("private-network") => "SSRF_BLOCKED".to_owned(),
-                    _ => failure.clone(),
-                }),
+                } if *url == check.url => Some(
+                    if blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str()) {
+                        "SSRF_BLOCKED".to_owned()
+                    } else {
+                        failure.clone()
+                    },
+                ),
                 _ => None,
             });
         gathered
@@ -713,7 +716,8 @@ fn network_findings(
                 blocked_by,
             } => {
                 failed_urls.insert(url.clone());
-                let private = blocked_by.as_deref() == Some("private-network");
+                let private =
+                    blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str());
                 // The user's own policy and mocks block on purpose; an abort is the page's
                 // (a navigation away, a cancelled fetch).
                 if (blocked_by.is_some() && !private)
@@ -846,7 +850,7 @@ fn a11y_findings(
         found.push(
             Finding::new(
                 &format!("a11y.{}", violation.id),
-                findings::axe_severity(violation.impact.as_str()),
+                findings::axe_severity(violation.impact),
                 Category::Accessibility,
                 page,
                 violation.help.clone(),

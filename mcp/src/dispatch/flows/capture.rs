@@ -16,9 +16,11 @@ use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use crate::dispatch::call::{cancelled_error, Cancel};
-use crate::dispatch::error::{hint_for, ToolError, ToolErrorCode};
+use crate::dispatch::error::{from_engine, hint_for, ToolError, ToolErrorCode};
 use crate::dispatch::session::ToolSession;
-use crate::dispatch::tools::schema::{Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl};
+use crate::dispatch::tools::schema::{
+    arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
+};
 
 /// The default viewport of a capture (and of a flow without `viewport`).
 pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 720);
@@ -67,11 +69,49 @@ pub(crate) const OUTPUT_DIR: Arg = Arg::string(
 )
 .min_len(1)
 .max_len(4096);
+arg_enum! {
+    /// A capture's `wait_until`.
+    pub(crate) enum CaptureWaitUntil {
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+        Commit = "commit",
+    }
+}
+
+arg_enum! {
+    /// A capture's `animations`.
+    pub(crate) enum Animations {
+        Disabled = "disabled",
+        Allow = "allow",
+    }
+}
+
+arg_enum! {
+    /// A capture's `format`.
+    pub(crate) enum Format {
+        Png = "png",
+        Pdf = "pdf",
+    }
+}
+
+arg_enum! {
+    /// A PDF capture's `paper`.
+    pub(crate) enum Paper {
+        Letter = "letter",
+        Legal = "legal",
+        Tabloid = "tabloid",
+        A3 = "a3",
+        A4 = "a4",
+        A5 = "a5",
+    }
+}
+
 /// `wait_until`.
 pub(crate) const WAIT_UNTIL: Arg = Arg::one_of(
     "wait_until",
     "Load state to wait for",
-    &["load", "domcontentloaded", "networkidle", "commit"],
+    CaptureWaitUntil::VALUES,
 )
 .default_str("load");
 /// `timeout_ms` of a capture (=30000).
@@ -92,7 +132,7 @@ pub(crate) const VIEWPORT_HEIGHT: Arg =
 pub(crate) const ANIMATIONS: Arg = Arg::one_of(
     "animations",
     "disabled freezes CSS animations, transitions and the caret",
-    &["disabled", "allow"],
+    Animations::VALUES,
 )
 .default_str("disabled");
 /// `mask`.
@@ -113,18 +153,9 @@ pub(crate) const MASK_COLOR: Arg = Arg::string(
 )
 .min_len(1)
 .max_len(64);
-const FORMAT: Arg = Arg::one_of(
-    "format",
-    "png, or pdf of the full document",
-    &["png", "pdf"],
-)
-.default_str("png");
-const PAPER: Arg = Arg::one_of(
-    "paper",
-    "PDF paper size",
-    &["letter", "legal", "tabloid", "a3", "a4", "a5"],
-)
-.default_str("letter");
+const FORMAT: Arg =
+    Arg::one_of("format", "png, or pdf of the full document", Format::VALUES).default_str("png");
+const PAPER: Arg = Arg::one_of("paper", "PDF paper size", Paper::VALUES).default_str("letter");
 const MARGIN_IN: Arg =
     Arg::num("margin_in", "PDF margin on every side, inches", 0.0, 4.0).default_num(0.4);
 const LANDSCAPE: Arg = Arg::boolean("landscape", "PDF in landscape");
@@ -169,16 +200,16 @@ pub(crate) struct CaptureArgs {
     #[serde(default)]
     pub(crate) full_page: bool,
     pub(crate) output_dir: Option<String>,
-    pub(crate) wait_until: String,
+    pub(crate) wait_until: CaptureWaitUntil,
     pub(crate) timeout_ms: u64,
     pub(crate) viewport_width: Option<u32>,
     pub(crate) viewport_height: Option<u32>,
-    pub(crate) animations: String,
+    pub(crate) animations: Animations,
     #[serde(default)]
     pub(crate) mask: Vec<String>,
     pub(crate) mask_color: Option<String>,
-    pub(crate) format: String,
-    pub(crate) paper: String,
+    pub(crate) format: Format,
+    pub(crate) paper: Paper,
     pub(crate) margin_in: f64,
     #[serde(default)]
     pub(crate) landscape: bool,
@@ -207,7 +238,7 @@ impl CaptureArgs {
                 "drop full_page to capture the element, or drop selector",
             ));
         }
-        if self.format == "pdf" && (self.selector.is_some() || self.full_page) {
+        if self.format == Format::Pdf && (self.selector.is_some() || self.full_page) {
             return Err(ToolError::invalid_argument(
                 "capture: a pdf is always the full document; selector and full_page are for png",
                 if self.full_page {
@@ -243,6 +274,32 @@ impl CaptureArgs {
         Ok(())
     }
 
+    /// The element selector and the masks, parsed once where they enter, before anything
+    /// runs: a malformed selector is INVALID_ARGUMENT as for every element tool, a malformed
+    /// mask INVALID_ARGUMENT `mask` saying it cannot be masked (as when the page rejects one).
+    fn selectors(
+        &self,
+    ) -> Result<(Option<chromate::Selector>, Vec<chromate::Selector>), chromate::Error> {
+        let selector = self
+            .selector
+            .as_deref()
+            .map(chromate::Selector::parse)
+            .transpose()?;
+        let mask = self
+            .mask
+            .iter()
+            .map(|text| {
+                chromate::Selector::parse(text).map_err(|err| {
+                    chromate::Error::invalid_argument_of(
+                        "mask",
+                        format!("{}: cannot mask {text}: {err}", CAPTURE.verb),
+                    )
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok((selector, mask))
+    }
+
     /// The viewport this capture asks for, if it names one.
     pub(crate) fn viewport(&self) -> Option<(u32, u32)> {
         Some((self.viewport_width?, self.viewport_height?))
@@ -250,31 +307,27 @@ impl CaptureArgs {
 
     /// `png` or `pdf`.
     pub(crate) fn extension(&self) -> &'static str {
-        if self.format == "pdf" {
-            "pdf"
-        } else {
-            "png"
-        }
+        self.format.as_str()
     }
 
     fn wait_until(&self) -> chromate::WaitUntil {
-        match self.wait_until.as_str() {
-            "commit" => chromate::WaitUntil::Commit,
-            "domcontentloaded" => chromate::WaitUntil::DomContentLoaded,
-            "networkidle" => chromate::WaitUntil::NetworkIdle,
-            _ => chromate::WaitUntil::Load,
+        match self.wait_until {
+            CaptureWaitUntil::Commit => chromate::WaitUntil::Commit,
+            CaptureWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
+            CaptureWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
+            CaptureWaitUntil::Load => chromate::WaitUntil::Load,
         }
     }
 
     /// Paper width and height in inches, landscape applied by the browser.
     fn paper_inches(&self) -> (f64, f64) {
-        match self.paper.as_str() {
-            "legal" => (8.5, 14.0),
-            "tabloid" => (11.0, 17.0),
-            "a3" => (11.69, 16.54),
-            "a4" => (8.27, 11.69),
-            "a5" => (5.83, 8.27),
-            _ => (8.5, 11.0),
+        match self.paper {
+            Paper::Legal => (8.5, 14.0),
+            Paper::Tabloid => (11.0, 17.0),
+            Paper::A3 => (11.69, 16.54),
+            Paper::A4 => (8.27, 11.69),
+            Paper::A5 => (5.83, 8.27),
+            Paper::Letter => (8.5, 11.0),
         }
     }
 }
@@ -335,6 +388,7 @@ pub(crate) async fn capture(
     cancel: &Cancel,
 ) -> Result<CaptureRecord, ToolError> {
     let verb = CAPTURE.verb;
+    let (selector, mask) = args.selectors().map_err(|err| from_engine(verb, &err))?;
     let log_cursor = session.journal.log.cursor();
     let page = session.active_page(verb).await?;
     if let Some((width, height)) = args.viewport() {
@@ -346,15 +400,15 @@ pub(crate) async fn capture(
         attempts =
             super::retry::navigate(session, &page, url, args.wait_until(), timeout, cancel).await?;
     }
-    let freeze = args.animations != "allow";
+    let freeze = args.animations != Animations::Allow;
     let mask_color = args
         .mask_color
         .clone()
         .unwrap_or_else(|| DEFAULT_MASK_COLOR.to_owned());
-    let (data, width, height) = if args.format == "pdf" {
+    let (data, width, height) = if args.format == Format::Pdf {
         let (paper_width, paper_height) = args.paper_inches();
         let options = chromate::PdfOptions {
-            mask: args.mask.clone(),
+            mask,
             mask_color,
             freeze_animations: freeze,
             paper_width_in: paper_width,
@@ -366,19 +420,14 @@ pub(crate) async fn capture(
         let pdf = run_engine(session, &page, verb, cancel, page.pdf(options)).await?;
         (pdf, None, None)
     } else {
-        let target = match (&args.selector, args.full_page) {
-            (Some(selector), _) => {
-                // A malformed selector fails here, before the browser is asked.
-                let parsed = chromate::Selector::parse(selector)
-                    .map_err(|err| session.engine_error(verb, &err))?;
-                chromate::ScreenshotTarget::Element(parsed.as_typed().to_owned())
-            }
+        let target = match (selector, args.full_page) {
+            (Some(selector), _) => chromate::ScreenshotTarget::Element(selector),
             (None, true) => chromate::ScreenshotTarget::FullPage,
             (None, false) => chromate::ScreenshotTarget::Viewport,
         };
         let options = chromate::ScreenshotOptions {
             target,
-            mask: args.mask.clone(),
+            mask,
             mask_color,
             freeze_animations: freeze,
             viewport: None,
@@ -539,5 +588,37 @@ mod tests {
         assert_eq!(error.detail.unwrap()["argument"], "viewport_height");
         let error = refused(json!({ "name": "x", "colour": "red" }));
         assert!(error.message.contains("colour"), "{}", error.message);
+    }
+
+    #[test]
+    fn selectors_and_masks_are_parsed_once_and_a_malformed_mask_names_mask() {
+        let args = |arguments: Value| {
+            let map = serde_json::from_value(arguments).unwrap();
+            super::super::capture_args(&map).unwrap()
+        };
+        let (selector, mask) =
+            args(json!({ "name": "x", "selector": "#a", "mask": ["#clock", "e7"] }))
+                .selectors()
+                .unwrap();
+        assert_eq!(selector.unwrap().canonical(), "css=#a");
+        let mask: Vec<&str> = mask.iter().map(chromate::Selector::canonical).collect();
+        assert_eq!(mask, ["css=#clock", "ref=e7"]);
+        let error = args(json!({ "name": "x", "mask": ["#ok", "ref=seven"] }))
+            .selectors()
+            .unwrap_err();
+        let error = from_engine("capture", &error);
+        assert_eq!(error.code, ToolErrorCode::InvalidArgument);
+        assert_eq!(error.detail.as_ref().unwrap()["argument"], "mask");
+        assert!(
+            error
+                .message
+                .starts_with("capture: cannot mask ref=seven: invalid selector"),
+            "{}",
+            error.message
+        );
+        let error = args(json!({ "name": "x", "selector": "role=[" }))
+            .selectors()
+            .unwrap_err();
+        assert_eq!(error.code(), chromate::ErrorCode::InvalidArgument);
     }
 }

@@ -152,22 +152,8 @@ pub(crate) fn no_wait(ctx: &ToolContext<'_>) -> u64 {
     ctx.session.config.agent_timeout_ms
 }
 
-/// The ref number a selector names (`ref=e7` or a bare `e7`), if it is one.
-pub(crate) fn ref_number(selector: &str) -> Option<u64> {
-    chromate::Selector::parse(selector)
-        .ok()
-        .and_then(|parsed| parsed.element_ref())
-}
-
-/// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`.
-pub(crate) fn echo(selector: &str) -> String {
-    match chromate::Selector::parse(selector) {
-        Ok(parsed) => echo_of(&parsed),
-        Err(_) => selector.to_owned(),
-    }
-}
-
-/// [`echo`] of a parsed selector (a locator's, from [`locate`]).
+/// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`; of a
+/// parsed selector (a locator's, from [`locate`]).
 pub(crate) fn echo_of(selector: &chromate::Selector) -> String {
     if selector.is_bare_ref() {
         selector.canonical().to_owned()

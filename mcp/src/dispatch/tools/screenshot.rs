@@ -58,7 +58,7 @@ pub(crate) async fn screenshot(
     let target = match (&args.selector, args.full_page) {
         (Some(selector), _) => {
             let (_, locator) = super::locate(ctx, verb, selector, args.timeout_ms).await?;
-            chromate::ScreenshotTarget::Element(locator.selector().as_typed().to_owned())
+            chromate::ScreenshotTarget::Element(locator.selector().clone())
         }
         (None, true) => chromate::ScreenshotTarget::FullPage,
         (None, false) => chromate::ScreenshotTarget::Viewport,

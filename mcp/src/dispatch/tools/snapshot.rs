@@ -164,9 +164,17 @@ pub(crate) async fn snapshot(
         ));
         return Ok(output);
     }
-    if let Some(selector) = &args.selector {
+    // The scope is parsed here, once (after the dialog check, which keeps its precedence as in
+    // `locate`), and travels typed.
+    let scope = args
+        .selector
+        .as_deref()
+        .map(chromate::Selector::parse)
+        .transpose()
+        .map_err(|err| crate::dispatch::error::from_engine(verb, &err))?;
+    if let Some(selector) = &scope {
         ctx.session
-            .check_ref_baseline(verb, &page, super::ref_number(selector))
+            .check_ref_baseline(verb, &page, selector.element_ref())
             .await?;
     }
     let after = args.after.as_deref().and_then(chromate::ElementRef::parse);
@@ -175,7 +183,7 @@ pub(crate) async fn snapshot(
         .await?;
     let options = chromate::SnapshotOptions {
         max_lines: usize::try_from(args.max_lines).unwrap_or(usize::MAX),
-        scope: args.selector.clone(),
+        scope,
         after,
     };
     let snapshot = match ctx.session.take_snapshot(&page, options).await {
@@ -207,11 +215,14 @@ pub(crate) async fn locators(
 ) -> Result<ToolOutput, ToolError> {
     let verb = LOCATORS.verb;
     let page = ctx.session.active_page(verb).await?;
+    // Parsed here, once, and carried typed to the engine.
+    let selector = chromate::Selector::parse(&args.selector)
+        .map_err(|err| crate::dispatch::error::from_engine(verb, &err))?;
     ctx.session
-        .check_ref_baseline(verb, &page, super::ref_number(&args.selector))
+        .check_ref_baseline(verb, &page, selector.element_ref())
         .await?;
     let limit = usize::try_from(args.limit).unwrap_or(20);
-    let found = match page.locators(&args.selector, limit).await {
+    let found = match page.locators_for(&selector, limit).await {
         Ok(found) => found,
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     };
@@ -254,7 +265,7 @@ pub(crate) async fn a11y(
     let (page, scope) = match &args.selector {
         Some(selector) => {
             let (page, locator) = super::locate(ctx, verb, selector, super::no_wait(ctx)).await?;
-            (page, Some(locator.selector().as_typed().to_owned()))
+            (page, Some(locator.selector().clone()))
         }
         None => (ctx.session.active_page(verb).await?, None),
     };
@@ -269,6 +280,7 @@ pub(crate) async fn a11y(
         MinImpact::Serious => chromate::Impact::Serious,
         MinImpact::Critical => chromate::Impact::Critical,
     };
+    let echoed = scope.as_ref().map(super::echo_of);
     let options = chromate::AuditOptions {
         scope,
         min_impact,
@@ -300,7 +312,7 @@ pub(crate) async fn a11y(
         Ok(snapshot) => ctx.session.baseline = Some(snapshot),
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     }
-    Ok(ToolOutput::new(a11y_result(&args, &report)))
+    Ok(ToolOutput::new(a11y_result(&args, echoed, &report)))
 }
 
 /// A failed audit as a tool error: one that did not finish in time is TIMEOUT naming the
@@ -343,7 +355,11 @@ async fn audit_error(
 }
 
 /// The §4.3 result of an audit.
-fn a11y_result(args: &A11yArgs, report: &chromate::AuditReport) -> serde_json::Value {
+fn a11y_result(
+    args: &A11yArgs,
+    scope: Option<String>,
+    report: &chromate::AuditReport,
+) -> serde_json::Value {
     let violations: Vec<serde_json::Value> = report
         .violations
         .iter()
@@ -395,8 +411,8 @@ fn a11y_result(args: &A11yArgs, report: &chromate::AuditReport) -> serde_json::V
         },
         "truncated": report.truncated,
     });
-    if let Some(selector) = &args.selector {
-        result["scope"] = json!(super::echo(selector));
+    if let Some(scope) = scope {
+        result["scope"] = json!(scope);
     }
     if args.check {
         result["checked"] = json!(true);

@@ -257,6 +257,20 @@ fn mcp_snapshot_is_the_baseline_and_scoped_snapshots_keep_it() {
 
     let error = mcp.err("browser_snapshot", json!({ "selector": "#nothing" }));
     assert_eq!(error["code"], json!("NO_MATCH"));
+    // A scope chromate can tell is malformed is parsed once, where it enters, and fails as an
+    // element tool's selector does; so does the locators tool's.
+    for tool in ["browser_snapshot", "browser_locators"] {
+        let error = mcp.err(tool, json!({ "selector": "ref=seven" }));
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{tool}: {error}");
+        let verb = tool.trim_start_matches("browser_");
+        assert_eq!(
+            error["message"],
+            json!(format!(
+                "{verb}: invalid selector \"ref=seven\": ref= needs e<N>, got \"seven\""
+            )),
+            "{tool}"
+        );
+    }
 
     // The next observation diffs against the full snapshot, not the scoped one.
     let (_, observation) = mcp.ok("browser_advanced_eval", json!({ "js": "document.body.append(Object.assign(document.createElement('button'), {textContent: 'New'}))" }));

@@ -71,7 +71,10 @@ fn the_issue_example_parses_with_defaults_filled_and_urls_resolved() {
         capture.url, None,
         "a capture without url takes the current page"
     );
-    assert_eq!(capture.wait_until, "load");
+    assert_eq!(
+        capture.wait_until,
+        crate::dispatch::flows::capture::CaptureWaitUntil::Load
+    );
 }
 
 #[test]
