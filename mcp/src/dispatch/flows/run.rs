@@ -3,8 +3,9 @@
 //! `<output>/<flow>/`.
 //!
 //! Owns: the order of a run (flow directory made afresh, browser launched with the flow's
-//! viewport, its screencast started when the flow asks for video, steps, the screencast
-//! stopped, browser closed, video encoded, baseline compared, `index.md` and `run.json`
+//! viewport, its screencast started when the flow asks for video, steps — the viewport and
+//! the screencast following the flow to any tab a step moves it to —, the screencast
+//! stopped, browser killed, video encoded, baseline compared, `index.md` and `run.json`
 //! written), what counts as a
 //! failed step (a tool error, a failed browser_batch, a negative answer such as `exists`
 //! finding nothing), stopping at the first failure while keeping every capture taken before
