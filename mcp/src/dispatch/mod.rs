@@ -129,13 +129,9 @@ async fn execute(
     let mut outcome = tool_call.run(&mut ctx).await;
     // A tab the call found stuck is replaced before anything else runs.
     ctx.session.replace_stuck_tab().await;
-    // The observation hook (§8); browser_batch makes its own; a flow's steps make none.
+    // The observation hook (§8); browser_batch makes its own.
     if let Ok(output) = &mut outcome {
-        if decl.observes
-            && decl.name != "browser_batch"
-            && !ctx.session.one_shot
-            && output.observation.is_none()
-        {
+        if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
             output.observation = ctx.session.observe(cancel).await;
             if let Some(observation) = &output.observation {
                 output.links.extend(observation.links.iter().cloned());

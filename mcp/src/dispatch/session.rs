@@ -224,8 +224,8 @@ pub(crate) struct ToolSession {
     /// The target of a tab whose renderer could not be freed from a script that does not
     /// yield; the server replaces it once the failed call is answered.
     stuck_tab: Option<String>,
-    /// A capture's or a flow's session: the tool steps make no observation (nothing reads
-    /// it) and [`ToolSession::shutdown`] kills the browser instead of closing it gracefully.
+    /// A capture's or a flow's session: [`ToolSession::shutdown`] kills the browser (after
+    /// the downloads in flight end) instead of closing it gracefully.
     pub(crate) one_shot: bool,
 }
 
@@ -1030,6 +1030,8 @@ impl ToolSession {
         let Live { browser, tabs, .. } = live;
         drop(tabs);
         if self.one_shot {
+            // A download still in flight gets an observation's grace before the kill (§11.7).
+            browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
             browser.kill().await;
         } else {
             browser.close().await;
