@@ -132,6 +132,7 @@ def timed(command, env=None):
 
 
 def main():
+    load_before = os.getloadavg()
     chromate, base = sys.argv[1], sys.argv[2].rstrip("/")
     reps = int(sys.argv[3]) if len(sys.argv) > 3 else 7
     work = tempfile.mkdtemp(prefix="captures-bench-")
@@ -200,7 +201,9 @@ def main():
     rows["playwright warm"] = warm
     version = subprocess.run([CHROMIUM, "--version"], capture_output=True, text=True).stdout.strip()
     import importlib.metadata
-    print(f"{version}; playwright {importlib.metadata.version('playwright')}; medians of {reps}\n")
+    load_after = os.getloadavg()
+    print(f"{version}; playwright {importlib.metadata.version('playwright')}; medians of {reps}")
+    print(f"load average (1, 5, 15 min) before {load_before}, after {load_after}\n")
     print("| | chromate ms | Playwright ms | chromate / Playwright |")
     print("|---|---:|---:|---:|")
     for label, ours, theirs in [

@@ -38,6 +38,38 @@ async fn launch_then_close_leaves_no_process_and_no_profile() {
     assert!(!procs::is_zombie(pid), "the browser was not reaped");
 }
 
+#[tokio::test]
+async fn kill_ends_every_process_at_once_and_removes_the_profile() {
+    let browser = launch().await;
+    let page = new_page_at(&browser, "about:blank").await;
+    let pid = browser.pid().expect("pid");
+    let profile = procs::ProcessInfo::read(pid)
+        .and_then(|info| {
+            info.cmdline
+                .iter()
+                .find_map(|a| a.strip_prefix("--user-data-dir=").map(String::from))
+        })
+        .expect("the browser runs with --user-data-dir");
+    let mut pids = procs::descendants(pid);
+    assert!(!pids.is_empty(), "a browser with a tab has child processes");
+    pids.push(pid);
+    // Returns once the browser is reaped and its profile gone.
+    browser.kill().await;
+    assert!(
+        !std::path::Path::new(&profile).exists(),
+        "profile dir {profile} was not removed"
+    );
+    assert!(!procs::is_zombie(pid), "the browser was not reaped");
+    let deadline = Instant::now() + Duration::from_secs(5);
+    if let Err(alive) = procs::wait_until_gone(&pids, deadline).await {
+        panic!("browser processes still alive after kill: {alive:?}");
+    }
+    assert!(
+        page.is_closed() || page.title().await.is_err(),
+        "the page went with it"
+    );
+}
+
 /// The browser's renderers that draw Chrome's own toolbar (`--top-chrome-webui`).
 fn toolbar_renderers(browser: &Browser) -> Vec<u32> {
     let pid = browser.pid().expect("pid");

@@ -448,6 +448,20 @@ impl Browser {
             None => self.inner.conn.close("chromate closed the connection"),
         }
     }
+
+    /// Ends the browser at once, for a caller whose work is done: a launched browser's process
+    /// group is killed (no graceful `Browser.close`, which costs Chromium 70 to 400 ms of
+    /// shutting down a profile that is deleted anyway), then this waits until it is reaped and
+    /// its profile removed. A connected browser is left running, as [`Browser::close`] does.
+    pub async fn kill(self) {
+        match &self.inner.process {
+            Some(process) => {
+                process.kill();
+                process.wait_exit().await;
+            }
+            None => self.inner.conn.close("chromate closed the connection"),
+        }
+    }
 }
 
 fn check_protocol(found: &str) -> Result<()> {

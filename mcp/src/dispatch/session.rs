@@ -224,6 +224,9 @@ pub(crate) struct ToolSession {
     /// The target of a tab whose renderer could not be freed from a script that does not
     /// yield; the server replaces it once the failed call is answered.
     stuck_tab: Option<String>,
+    /// A capture's or a flow's session: [`ToolSession::shutdown`] kills the browser (after
+    /// the downloads in flight end) instead of closing it gracefully.
+    pub(crate) one_shot: bool,
 }
 
 impl ToolSession {
@@ -252,15 +255,17 @@ impl ToolSession {
             revision: 0,
             next_ref: None,
             stuck_tab: None,
+            one_shot: false,
         }
     }
 
     /// A session whose directory (spills, downloads) is exactly `dir`, not one named under the
-    /// artifacts root: a capture's or a flow's, inside its output directory.
+    /// artifacts root: a capture's or a flow's, inside its output directory ([`Self::one_shot`]).
     pub(crate) fn with_artifacts_dir(config: Config, dir: PathBuf) -> ToolSession {
         let limits = config.limits;
         let mut session = ToolSession::new(config);
         session.artifacts = ArtifactStore::at(dir, limits);
+        session.one_shot = true;
         session
     }
 
@@ -991,7 +996,8 @@ impl ToolSession {
     }
 
     /// The shutdown hook (§1.5): end any trace, close the browser (kill after
-    /// 2 s), delete the profile. The server bounds the whole shutdown to 5 s.
+    /// 2 s; a one-shot session's at once), delete the profile. The server bounds the whole
+    /// shutdown to 5 s.
     pub(crate) async fn shutdown(&mut self) {
         // A recording ends with `trace-end` reason shutdown, without zip (§11.6).
         if let Some(mut recording) = self.trace.take() {
@@ -1023,7 +1029,13 @@ impl ToolSession {
         }
         let Live { browser, tabs, .. } = live;
         drop(tabs);
-        browser.close().await;
+        if self.one_shot {
+            // A download still in flight gets an observation's grace before the kill (§11.7).
+            browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
+            browser.kill().await;
+        } else {
+            browser.close().await;
+        }
     }
 }
 

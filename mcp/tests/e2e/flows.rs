@@ -1281,6 +1281,97 @@ fn a_failed_flow_keeps_its_video_in_webm_and_mp4_that_ffprobe_decodes() {
     assert!(!out.join("recorded/video.webm").exists());
 }
 
+/// The colour at the middle of the frame of `video` (800x600) shown `at` seconds from its
+/// start: the last frame ffmpeg decodes from a seek there to at most 0.4 s later.
+fn frame_middle(video: &Path, at: f64) -> [u8; 3] {
+    let output = Command::new("ffmpeg")
+        .args(["-v", "error", "-ss", &format!("{:.3}", at.max(0.0)), "-i"])
+        .arg(video)
+        .args(["-t", "0.4", "-f", "rawvideo", "-pix_fmt", "rgb24", "pipe:1"])
+        .output()
+        .expect("ffmpeg (run `bash .ci/setup.sh all` to install it)");
+    assert!(
+        output.status.success(),
+        "ffmpeg cannot decode {}: {}",
+        video.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let frame = 800 * 600 * 3;
+    let frames = output.stdout.len() / frame;
+    assert!(frames > 0, "no frame of {} at {at} s", video.display());
+    let middle = (frames - 1) * frame + (300 * 800 + 400) * 3;
+    let pixel = &output.stdout[middle..middle + 3];
+    [pixel[0], pixel[1], pixel[2]]
+}
+
+#[test]
+fn the_video_follows_the_flow_to_a_tab_it_opens() {
+    let sandbox = Sandbox::new();
+    // A red page, then a blue one in a new tab, each held for a while on camera.
+    let flow = r#"
+[[flow]]
+name = "tabs"
+video = true
+viewport = { width = 800, height = 600 }
+[[flow.step]]
+tool = "browser_navigate"
+url = "data:text/html,<body style='margin:0;background:rgb(255,0,0)'>red</body>"
+[[flow.step]]
+tool = "browser_advanced_eval"
+js = "new Promise(done => setTimeout(done, 1000))"
+[[flow.step]]
+tool = "browser_page"
+action = "open"
+url = "data:text/html,<body style='margin:0;background:rgb(0,0,255)'>blue</body>"
+[[flow.step]]
+tool = "browser_advanced_eval"
+js = "new Promise(done => setTimeout(done, 1000))"
+[[flow.step]]
+capture = "blue"
+"#;
+    std::fs::write(sandbox.path().join("chromate.toml"), flow).expect("write");
+    let out = sandbox.out();
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    ran.assert_ok();
+    let flow = &ran.json()["flows"][0];
+    // The tab the flow moved to has the flow's viewport too.
+    let blue = &flow["captures"][0];
+    assert_eq!(
+        blue["viewport"],
+        serde_json::json!({ "width": 800, "height": 600 }),
+        "{flow}"
+    );
+    assert_eq!(blue["size"]["width"], 800, "{flow}");
+    let webm = PathBuf::from(flow["video_path"].as_str().expect("video_path"));
+    let probed = probe(&webm);
+    assert_eq!(
+        (probed["width"].clone(), probed["height"].clone()),
+        (800.into(), 600.into()),
+        "{probed}"
+    );
+    let duration = probed["duration"].as_f64().expect("duration");
+    assert!(duration >= 1.9, "two holds of 1 s: {probed}");
+    assert!(
+        probed["frames"].as_u64().is_some_and(|frames| frames >= 45),
+        "{probed}"
+    );
+    let reddish = |[r, g, b]: [u8; 3]| r > 200 && g < 60 && b < 60;
+    let bluish = |[r, g, b]: [u8; 3]| b > 200 && r < 60 && g < 60;
+    let first = frame_middle(&webm, 0.3);
+    assert!(reddish(first), "the video starts on the red tab: {first:?}");
+    let last = frame_middle(&webm, duration - 0.5);
+    assert!(
+        bluish(last),
+        "and ends on the blue tab the flow opened: {last:?}"
+    );
+}
+
 #[test]
 fn sigterm_stops_a_flow_and_still_finalizes_its_video() {
     let server = FixtureServer::start_detached().expect("fixture server");

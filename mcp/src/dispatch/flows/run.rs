@@ -3,8 +3,9 @@
 //! `<output>/<flow>/`.
 //!
 //! Owns: the order of a run (flow directory made afresh, browser launched with the flow's
-//! viewport, its screencast started when the flow asks for video, steps, the screencast
-//! stopped, browser closed, video encoded, baseline compared, `index.md` and `run.json`
+//! viewport, its screencast started when the flow asks for video, steps — the viewport and
+//! the screencast following the flow to any tab a step moves it to —, the screencast
+//! stopped, browser killed, video encoded, baseline compared, `index.md` and `run.json`
 //! written), what counts as a
 //! failed step (a tool error, a failed browser_batch, a negative answer such as `exists`
 //! finding nothing), stopping at the first failure while keeping every capture taken before
@@ -282,22 +283,21 @@ async fn run_flow(
     if wants_video && ffmpeg.is_none() {
         result.video_note = Some(video::INSTALL_HINT.to_owned());
     }
-    let mut screencast = None;
+    let mut video = None;
     match prepare(&mut session, viewport).await {
         Ok(page) => {
             if wants_video && ffmpeg.is_some() {
-                let options = chromate::ScreencastOptions {
-                    max_width: viewport.0,
-                    max_height: viewport.1,
-                    ..chromate::ScreencastOptions::default()
-                };
-                match page.start_screencast(options).await {
-                    Ok(recording) => screencast = Some(recording),
+                match Video::start(&page, viewport).await {
+                    Ok(started) => video = Some(started),
                     Err(err) => {
                         result.video_note = Some(format!("the screencast did not start: {err}"));
                     }
                 }
             }
+            let mut on = OnTab {
+                target: page.target_id().to_owned(),
+                video: video.as_mut(),
+            };
             run_steps(
                 &mut session,
                 flow,
@@ -306,6 +306,7 @@ async fn run_flow(
                 cancel,
                 &progress,
                 &mut result,
+                &mut on,
                 on_event,
             )
             .await;
@@ -314,8 +315,8 @@ async fn run_flow(
     }
     // The recording ends before the browser does; it is encoded once the browser is gone, so a
     // failed or interrupted flow still gets its video.
-    let recording = match screencast {
-        Some(screencast) => Some(screencast.stop().await),
+    let recording = match video {
+        Some(video) => Some(video.stop().await),
         None => None,
     };
     session.shutdown().await;
@@ -404,6 +405,7 @@ async fn run_steps(
     cancel: &Cancel,
     progress: &Progress,
     result: &mut FlowResult,
+    on: &mut OnTab<'_>,
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
 ) {
     for (index, step) in flow.steps.iter().enumerate() {
@@ -456,6 +458,9 @@ async fn run_steps(
                 }
             }
         };
+        // A step that moved the flow to another tab (browser_tabs, a popup) takes the flow's
+        // viewport and the video along.
+        on.follow(session, viewport).await;
         let console_errors = capture::console_errors_since(session, cursor);
         let failed = outcome.as_ref().err().cloned();
         result.steps.push(StepRecord {
@@ -471,6 +476,96 @@ async fn run_steps(
             result.failed_step_index = Some(index);
             return;
         }
+    }
+}
+
+/// The tab the flow is on (the session's active tab), and its video.
+struct OnTab<'a> {
+    target: String,
+    video: Option<&'a mut Video>,
+}
+
+impl OnTab<'_> {
+    /// After a step: if the active tab is another one, gives it the flow's viewport and moves
+    /// the recording there.
+    async fn follow(&mut self, session: &mut ToolSession, viewport: (u32, u32)) {
+        let Some(page) = session.current_page() else {
+            return;
+        };
+        if page.target_id() == self.target {
+            return;
+        }
+        self.target = page.target_id().to_owned();
+        let _ = capture::set_viewport(session, &page, viewport.0, viewport.1).await;
+        if let Some(video) = self.video.as_deref_mut() {
+            video.switch_to(&page, viewport).await;
+        }
+    }
+}
+
+/// A flow's recording: the screencast of the tab the flow is on, one part per tab it was on,
+/// joined end to end when it stops.
+struct Video {
+    started: Instant,
+    /// The part being recorded and when it started.
+    current: Option<(Instant, chromate::Screencast)>,
+    /// The finished parts, each with its start in seconds since the video started.
+    parts: Vec<(f64, chromate::Recording)>,
+}
+
+impl Video {
+    async fn start(page: &chromate::Page, viewport: (u32, u32)) -> chromate::Result<Video> {
+        let started = Instant::now();
+        let screencast = page.start_screencast(screencast_options(viewport)).await?;
+        Ok(Video {
+            started,
+            current: Some((started, screencast)),
+            parts: Vec::new(),
+        })
+    }
+
+    /// Ends the current part and records `page` from now on (a tab that cannot be recorded
+    /// leaves a gap: the last frame before it lasts until the next part's first).
+    async fn switch_to(&mut self, page: &chromate::Page, viewport: (u32, u32)) {
+        self.end_part().await;
+        let begun = Instant::now();
+        if let Ok(screencast) = page.start_screencast(screencast_options(viewport)).await {
+            self.current = Some((begun, screencast));
+        }
+    }
+
+    async fn end_part(&mut self) {
+        if let Some((begun, screencast)) = self.current.take() {
+            let offset = begun.duration_since(self.started).as_secs_f64();
+            self.parts.push((offset, screencast.stop().await));
+        }
+    }
+
+    /// Stops recording: the parts as one recording, on one clock.
+    async fn stop(mut self) -> chromate::Recording {
+        self.end_part().await;
+        let mut joined = chromate::Recording::default();
+        for (offset, part) in self.parts {
+            joined.frames.extend(
+                part.frames
+                    .into_iter()
+                    .map(|frame| chromate::ScreencastFrame {
+                        at: frame.at + offset,
+                        ..frame
+                    }),
+            );
+            joined.ended_at = offset + part.ended_at;
+            joined.dropped += part.dropped;
+        }
+        joined
+    }
+}
+
+fn screencast_options(viewport: (u32, u32)) -> chromate::ScreencastOptions {
+    chromate::ScreencastOptions {
+        max_width: viewport.0,
+        max_height: viewport.1,
+        ..chromate::ScreencastOptions::default()
     }
 }
 
