@@ -7,6 +7,15 @@
 // and, first, (a) with one agent: the single-agent median each step's p99 is held against.
 //
 //   node benches/peers/agents.mjs <peers dir> <chromate binary> <base url> [agents=20] [rounds=3]
+//        [--think-ms MS] [--seed N] [--configs abc] [--trace FILE]
+//
+// --think-ms MS: each agent waits before each measured call, as an agent whose model thinks
+// between calls does: MS × a uniform factor in [0.5, 1.5) drawn from a generator seeded by
+// --seed (default 1) and the agent's index, so a run is repeatable; the wait is not measured.
+// Without it agents call back to back. --configs picks the configurations (default abc; the
+// single-agent run of (a) always runs first). --trace FILE writes one JSON line per measured
+// step ({config, agent, round, step, start, end}, ms since the configuration started), to see
+// where agents wait on each other.
 //
 // <peers dir> holds node_modules/@playwright/mcp (see benches/README.md, "Side by side with
 // Playwright MCP and chrome-devtools-mcp"); <base url> serves tests/fixtures/pages. All clients are
@@ -28,13 +37,35 @@ import os from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
 
-const [peersDir, chromateBin, base, agentsArg, roundsArg] = process.argv.slice(2);
-if (!peersDir || !chromateBin || !base) {
-  console.error("usage: node benches/peers/agents.mjs <peers dir> <chromate binary> <base url> [agents] [rounds]");
+const positional = [];
+const options = { "--think-ms": "0", "--seed": "1", "--configs": "abc", "--trace": "" };
+for (let i = 2; i < process.argv.length; i++) {
+  const arg = process.argv[i];
+  if (arg in options) options[arg] = process.argv[++i] ?? "";
+  else positional.push(arg);
+}
+const [peersDir, chromateBin, base, agentsArg, roundsArg] = positional;
+const THINK_MS = Number(options["--think-ms"]);
+const SEED = Number(options["--seed"]);
+const CONFIGS = options["--configs"];
+if (!peersDir || !chromateBin || !base || !(THINK_MS >= 0) || !Number.isInteger(SEED)) {
+  console.error("usage: node benches/peers/agents.mjs <peers dir> <chromate binary> <base url> [agents] [rounds] [--think-ms MS] [--seed N] [--configs abc] [--trace FILE]");
   process.exit(2);
 }
 const AGENTS = Number(agentsArg ?? 20);
 const ROUNDS = Number(roundsArg ?? 3);
+const trace = options["--trace"] ? fs.openSync(options["--trace"], "w") : null;
+/** mulberry32: a small seeded generator of floats in [0, 1). */
+function seeded(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
 const chromium = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const FORM = `${base}/form-submit.html`;
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "agents-bench-"));
@@ -114,18 +145,23 @@ async function connectStdio(command, args, name) {
 }
 
 /** One agent's ROUNDS scenarios; pushes each step's ms into `samples`. */
-async function agent(client, tools, samples) {
+async function agent(client, tools, samples, index, config, origin) {
+  const random = seeded(SEED * 1000003 + index);
+  let round = 0;
   const call = async (step, [name, args]) => {
+    if (THINK_MS > 0) await new Promise((r) => setTimeout(r, THINK_MS * (0.5 + random())));
     const t = now();
     const result = await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
-    samples[step].push(now() - t);
+    const end = now();
+    samples[step].push(end - t);
+    if (trace) fs.writeSync(trace, JSON.stringify({ config, agent: index, round, step, start: +(t - origin).toFixed(1), end: +(end - origin).toFixed(1) }) + "\n");
     if (result.isError) throw new Error(`${step}: ${textOf(result).slice(0, 300)}`);
     return result;
   };
   // Not measured: the first call launches the browser (or makes the session's context).
   const [name, args] = tools.navigate(FORM);
   await client.callTool({ name, arguments: args }, undefined, { timeout: 120000 });
-  for (let round = 0; round < ROUNDS; round++) {
+  for (; round < ROUNDS; round++) {
     await call("navigate", tools.navigate(FORM));
     const snap = await call("snapshot", tools.snapshot());
     const text = textOf(snap);
@@ -146,7 +182,7 @@ async function run(label, connectAll, tools) {
   const samples = { navigate: [], snapshot: [], fill: [], click: [] };
   const { agents, roots, close } = await connectAll();
   const started = now();
-  await Promise.all(agents.map((a) => agent(a.client, tools, samples)));
+  await Promise.all(agents.map((a, i) => agent(a.client, tools, samples, i, label, started)));
   const wall = now() - started;
   const pss = roots.reduce((sum, pid) => sum + pssKb(tree(pid)), 0);
   const pids = roots.flatMap((pid) => tree(pid));
@@ -178,31 +214,35 @@ const stdioMany = (command, argsOf) => async () => {
 
 const results = [];
 results.push(await run("(a) chromate --http, 1 agent", () => http1(1), chromateTools));
-results.push(await run(`(a) chromate --http, ${AGENTS} sessions`, () => http1(AGENTS), chromateTools));
-results.push(await run(`(b) ${AGENTS} × chromate mcp (stdio)`, stdioMany(path.resolve(chromateBin), () => ["mcp", "--browser", chromium]), chromateTools));
+if (CONFIGS.includes("a")) results.push(await run(`(a) chromate --http, ${AGENTS} sessions`, () => http1(AGENTS), chromateTools));
+if (CONFIGS.includes("b")) results.push(await run(`(b) ${AGENTS} × chromate mcp (stdio)`, stdioMany(path.resolve(chromateBin), () => ["mcp", "--browser", chromium]), chromateTools));
 const pwCli = path.join(peersDir, "node_modules/@playwright/mcp/cli.js");
-if (fs.existsSync(pwCli)) {
+if (CONFIGS.includes("c") && fs.existsSync(pwCli)) {
   const version = JSON.parse(fs.readFileSync(path.join(peersDir, "node_modules/@playwright/mcp/package.json"), "utf8")).version;
   results.push(await run(`(c) ${AGENTS} × Playwright MCP ${version} --isolated`, stdioMany("node", (i) => [pwCli,
     "--browser", "chromium", "--executable-path", chromium, "--headless", "--isolated", "--no-sandbox",
     "--viewport-size", "1280x800", "--output-dir", path.join(work, `pw-${i}`)]), playwrightTools));
 }
 
-console.log(`${AGENTS} agents × ${ROUNDS} rounds of navigate, snapshot, fill, click (${os.cpus().length} cores)\n`);
+const think = THINK_MS > 0 ? `, thinking ${THINK_MS} ms × [0.5, 1.5) before each call (seed ${SEED})` : ", back to back";
+console.log(`${AGENTS} agents × ${ROUNDS} rounds of navigate, snapshot, fill, click (${os.cpus().length} cores${think}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})\n`);
 console.log("| configuration | memory (PSS, MB) | navigate p50/p99 ms | snapshot p50/p99 | fill p50/p99 | click p50/p99 | wall s |");
 console.log("|---|---:|---:|---:|---:|---:|---:|");
 for (const r of results) {
   const cell = (step) => `${pct(r.samples[step], 50).toFixed(0)} / ${pct(r.samples[step], 99).toFixed(0)}`;
   console.log(`| ${r.label} | ${(r.pss / 1024).toFixed(0)} | ${cell("navigate")} | ${cell("snapshot")} | ${cell("fill")} | ${cell("click")} | ${(r.wall / 1000).toFixed(1)} |`);
 }
-const [single, many] = results;
+const single = results[0];
+const many = results.find((r) => r.label.startsWith(`(a) chromate --http, ${AGENTS}`));
 const pw = results.find((r) => r.label.startsWith("(c)"));
 console.log("");
 for (const step of ["navigate", "snapshot", "fill", "click"]) {
+  if (!many) break;
   const ratio = pct(many.samples[step], 99) / pct(single.samples[step], 50);
   console.log(`(a) ${step}: p99 with ${AGENTS} sessions = ${ratio.toFixed(2)} × the single-agent median`);
 }
-if (pw) console.log(`(a) memory = ${(many.pss / pw.pss).toFixed(3)} × (c)'s`);
+if (pw && many) console.log(`(a) memory = ${(many.pss / pw.pss).toFixed(3)} × (c)'s`);
+if (trace) fs.closeSync(trace);
 const leaks = results.flatMap((r) => r.left);
 console.log(leaks.length ? `LEFT RUNNING (killed): ${leaks.join(" ")}` : "every process ended");
 fs.rmSync(work, { recursive: true, force: true });
