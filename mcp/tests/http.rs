@@ -472,6 +472,74 @@ async fn each_session_saves_and_sees_only_its_own_downloads() {
     assert!(status.success(), "{status:?}");
 }
 
+/// A 2025-11-25 call, cancelled with `notifications/cancelled`: the POST that carried it ends
+/// at once with no response in it (an SSE stream that closes; a JSON answer of 202 with no
+/// body), and the session's next call runs (the cancelled one stopped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_ends_its_post_without_a_response() {
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut client = Client::connect(server.port).await;
+    for (n, accept) in [
+        (1, "application/json, text/event-stream"),
+        (2, "application/json"),
+    ] {
+        let id = format!("wait-{n}");
+        let call = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"browser_logs","arguments":{"action":"wait","timeout_ms":60000}}});
+        let (port, session) = (server.port, client.session.clone());
+        let started = Instant::now();
+        let mut post = tokio::spawn(async move {
+            http(
+                port,
+                "POST",
+                &[
+                    ("Accept", accept),
+                    JSON,
+                    ("MCP-Session-Id", &session),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                &call.to_string(),
+            )
+            .await
+        });
+        // The call may not have reached the server yet when a cancel arrives (it is then
+        // unknown and ignored): cancel again until the POST ends, at most 40 times.
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+            "params":{"requestId":id,"reason":"the user moved on"}});
+        let mut answer = None;
+        for _ in 0..40 {
+            assert_eq!(client.post(&cancel).await.status, 202);
+            if let Ok(joined) = tokio::time::timeout(Duration::from_millis(500), &mut post).await {
+                answer = Some(joined.unwrap());
+                break;
+            }
+        }
+        let answer =
+            answer.unwrap_or_else(|| panic!("{accept}: the cancelled call's POST stayed open"));
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "{accept}: it ended only with the wait's own timeout"
+        );
+        let body = String::from_utf8_lossy(&answer.body).to_string();
+        assert!(
+            !body.contains("\"result\"") && !body.contains("\"error\""),
+            "{accept}: a cancelled call is not answered: {body}"
+        );
+        if n == 1 {
+            assert_eq!(answer.status, 200, "{answer:?}");
+            assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+        } else {
+            assert_eq!(answer.status, 202, "{answer:?}");
+            assert!(answer.body.is_empty(), "{answer:?}");
+        }
+        // The session goes on: its next call is not queued behind the cancelled one.
+        let status = client.call_text("browser_status", json!({})).await;
+        assert!(status.contains("\"ready\""), "{status}");
+    }
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn origins_tokens_and_the_non_loopback_bind() {
     // A non-loopback address without a token is refused before anything listens.
