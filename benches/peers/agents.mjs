@@ -15,7 +15,11 @@
 // Without it agents call back to back. --configs picks the configurations (default abc; the
 // single-agent run of (a) always runs first). --trace FILE writes one JSON line per measured
 // step ({config, agent, round, step, start, end}, ms since the configuration started), to see
-// where agents wait on each other.
+// where agents wait on each other. --configs p adds a serialization probe: N sessions of one
+// `chromate mcp --http` each evaluate a script that waits 1000 ms in its page, all at once
+// (after a navigate each); if the server, the shared browser connection or the browser made
+// sessions wait on each other, the wall time would grow towards N seconds instead of staying
+// near one.
 //
 // <peers dir> holds node_modules/@playwright/mcp (see benches/README.md, "Side by side with
 // Playwright MCP and chrome-devtools-mcp"); <base url> serves tests/fixtures/pages. All clients are
@@ -27,6 +31,10 @@
 // session's context) is not measured. Memory: once every agent finished (all pages still open),
 // the PSS of every process of each server's tree (/proc/<pid>/smaps_rollup; the server and all
 // its descendants: the browser and its renderers), summed over the servers of a configuration.
+// CPU: user + system seconds of those trees over the measured part (the servers' own and their
+// live descendants'; a renderer that ended meanwhile counts once its parent reaped it), and
+// that over the wall time: how many of the machine's cores the configuration kept busy; and the
+// servers' own processes alone (chromate or Playwright MCP's node, without the browsers).
 // Every started process is checked gone at the end.
 import { Client } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
@@ -114,6 +122,19 @@ function pssKb(pids) {
   }
   return total;
 }
+/** CPU seconds (user + system, with reaped children's) of `pids`, from /proc/<pid>/stat. */
+function cpuSeconds(pids, ownOnly = false) {
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, "utf8");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+      if (!ownOnly) ticks += Number(fields[13]) + Number(fields[14]);
+    } catch { /* gone */ }
+  }
+  return ticks / 100; // USER_HZ is 100 on Linux
+}
 const alive = (pid) => { try { process.kill(pid, 0); return true; } catch { return false; } };
 
 async function httpServer() {
@@ -181,17 +202,21 @@ const pct = (values, p) => {
 async function run(label, connectAll, tools) {
   const samples = { navigate: [], snapshot: [], fill: [], click: [] };
   const { agents, roots, close } = await connectAll();
+  const cpuBefore = roots.reduce((sum, pid) => sum + cpuSeconds(tree(pid)), 0);
+  const serverBefore = cpuSeconds(roots, true);
   const started = now();
   await Promise.all(agents.map((a, i) => agent(a.client, tools, samples, i, label, started)));
   const wall = now() - started;
   const pss = roots.reduce((sum, pid) => sum + pssKb(tree(pid)), 0);
+  const cpu = roots.reduce((sum, pid) => sum + cpuSeconds(tree(pid)), 0) - cpuBefore;
+  const serverCpu = cpuSeconds(roots, true) - serverBefore;
   const pids = roots.flatMap((pid) => tree(pid));
   await close();
   const deadline = Date.now() + 15000;
   while (pids.some(alive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
   const left = pids.filter(alive);
   for (const pid of left) process.kill(pid, "SIGKILL");
-  return { label, samples, pss, wall, left };
+  return { label, samples, pss, wall, left, cpu, serverCpu };
 }
 
 const http1 = async (n) => {
@@ -225,12 +250,27 @@ if (CONFIGS.includes("c") && fs.existsSync(pwCli)) {
 }
 
 const think = THINK_MS > 0 ? `, thinking ${THINK_MS} ms × [0.5, 1.5) before each call (seed ${SEED})` : ", back to back";
+let probe = null;
+if (CONFIGS.includes("p")) {
+  const { agents, close } = await http1(AGENTS);
+  await Promise.all(agents.map((a) => a.client.callTool({ name: "browser_navigate", arguments: { url: FORM } }, undefined, { timeout: 120000 })));
+  const started = now();
+  const each = await Promise.all(agents.map(async (a) => {
+    const t = now();
+    const result = await a.client.callTool({ name: "browser_advanced_eval", arguments: { js: "return await new Promise((resolve) => setTimeout(() => resolve(1), 1000))" } }, undefined, { timeout: 120000 });
+    if (result.isError) throw new Error(`probe: ${textOf(result).slice(0, 300)}`);
+    return now() - t;
+  }));
+  probe = { wall: now() - started, min: Math.min(...each), max: Math.max(...each) };
+  await close();
+}
+
 console.log(`${AGENTS} agents × ${ROUNDS} rounds of navigate, snapshot, fill, click (${os.cpus().length} cores${think}; load average ${os.loadavg().map((l) => l.toFixed(1)).join(" ")})\n`);
-console.log("| configuration | memory (PSS, MB) | navigate p50/p99 ms | snapshot p50/p99 | fill p50/p99 | click p50/p99 | wall s |");
-console.log("|---|---:|---:|---:|---:|---:|---:|");
+console.log("| configuration | memory (PSS, MB) | navigate p50/p99 ms | snapshot p50/p99 | fill p50/p99 | click p50/p99 | wall s | CPU s (cores busy) | of it the servers' own |");
+console.log("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
 for (const r of results) {
   const cell = (step) => `${pct(r.samples[step], 50).toFixed(0)} / ${pct(r.samples[step], 99).toFixed(0)}`;
-  console.log(`| ${r.label} | ${(r.pss / 1024).toFixed(0)} | ${cell("navigate")} | ${cell("snapshot")} | ${cell("fill")} | ${cell("click")} | ${(r.wall / 1000).toFixed(1)} |`);
+  console.log(`| ${r.label} | ${(r.pss / 1024).toFixed(0)} | ${cell("navigate")} | ${cell("snapshot")} | ${cell("fill")} | ${cell("click")} | ${(r.wall / 1000).toFixed(1)} | ${r.cpu.toFixed(1)} (${(r.cpu / (r.wall / 1000)).toFixed(2)}) | ${r.serverCpu.toFixed(1)} |`);
 }
 const single = results[0];
 const many = results.find((r) => r.label.startsWith(`(a) chromate --http, ${AGENTS}`));
@@ -241,6 +281,7 @@ for (const step of ["navigate", "snapshot", "fill", "click"]) {
   const ratio = pct(many.samples[step], 99) / pct(single.samples[step], 50);
   console.log(`(a) ${step}: p99 with ${AGENTS} sessions = ${ratio.toFixed(2)} × the single-agent median`);
 }
+if (probe) console.log(`serialization probe: ${AGENTS} sessions each waiting 1000 ms in its page at once: wall ${probe.wall.toFixed(0)} ms, each call ${probe.min.toFixed(0)}–${probe.max.toFixed(0)} ms`);
 if (pw && many) console.log(`(a) memory = ${(many.pss / pw.pss).toFixed(3)} × (c)'s`);
 if (trace) fs.closeSync(trace);
 const leaks = results.flatMap((r) => r.left);
