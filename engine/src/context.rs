@@ -202,6 +202,7 @@ impl BrowserContext {
     pub async fn dispose(self) -> Result<()> {
         let pages = self.pages();
         lock(self.browser.contexts()).remove(&self.id);
+        self.browser.downloads().forget(&self.id);
         let _ = self.browser.interceptor().set_guard(&self.id, None).await;
         let _ = self
             .browser

@@ -1,10 +1,15 @@
 //! Downloads: a download started in any tab of a browser (a `download` link, a
 //! `Content-Disposition: attachment` response, a file type the browser does not render) is saved
-//! into one directory, never shown as a dialog, and journalled when it ends.
+//! into one directory, never shown as a dialog, and journalled when it ends. Each browser context
+//! chromate made has its own directory, journal and downloads in flight
+//! ([`BrowserContext::enable_downloads`](crate::BrowserContext::enable_downloads)); the browser's
+//! own tabs share the browser's ([`Browser::enable_downloads`]).
 //!
-//! Owns: [`Browser::enable_downloads`] (`Browser.setDownloadBehavior` with `allowAndName` and
-//! events on), the downloads in flight (`Browser.downloadWillBegin`, `Browser.downloadProgress`,
-//! read by the browser session's state handler), the size limit (`Browser.cancelDownload` once a
+//! Owns: enabling downloads (`Browser.setDownloadBehavior` with `allowAndName`, events on and,
+//! for a context, its `browserContextId`), the downloads in flight (`Browser.downloadWillBegin`,
+//! `Browser.downloadProgress`, read by the browser session's state handler, which names the
+//! tab, context and journal a download's frame belongs to; later events carry only the guid,
+//! which routes them to the same context), the size limit (`Browser.cancelDownload` once a
 //! download is over it), the file name a finished download gets, and its `download` journal
 //! entry.
 //!
@@ -30,7 +35,7 @@ use tokio::sync::watch;
 
 use crate::capture::{cut_url, Journal, LogData};
 use crate::cdp::browser::{
-    CancelDownloadParams, EventDownloadProgress, EventDownloadProgressState,
+    BrowserContextID, CancelDownloadParams, EventDownloadProgress, EventDownloadProgressState,
     EventDownloadWillBegin, SetDownloadBehaviorParams, SetDownloadBehaviorParamsBehavior,
 };
 use crate::cdp::decode_event;
@@ -132,29 +137,47 @@ impl DownloadOptions {
     }
 }
 
-/// The downloads of one browser: the options, and the downloads in flight by guid.
+/// The downloads of one browser: each context's options, and the downloads in flight by guid.
+#[derive(Default)]
 pub(crate) struct Downloads {
     state: Mutex<State>,
+}
+
+#[derive(Default)]
+struct State {
+    /// By browser context chromate made; `None` is the browser's own tabs.
+    places: HashMap<Option<String>, Place>,
+    in_flight: HashMap<String, InFlight>,
+}
+
+/// Where one context's downloads go.
+struct Place {
+    /// Set once the browser accepted the directory.
+    saving: Option<DownloadOptions>,
+    /// Why the browser refused the directory (events are then on without it).
+    refused: Option<String>,
     /// Downloads begun and not yet journalled; waiters watch it.
     unfinished: watch::Sender<usize>,
 }
 
-impl Default for Downloads {
-    fn default() -> Downloads {
-        Downloads {
-            state: Mutex::default(),
+impl Default for Place {
+    fn default() -> Place {
+        Place {
+            saving: None,
+            refused: None,
             unfinished: watch::channel(0).0,
         }
     }
 }
 
-#[derive(Default)]
-struct State {
-    /// Set once the browser accepted the directory.
-    saving: Option<DownloadOptions>,
-    /// Why the browser refused the directory (events are then on without it).
-    refused: Option<String>,
-    in_flight: HashMap<String, InFlight>,
+/// Where a download's frame belongs, as the browser's state handler knows it.
+pub(crate) struct DownloadOrigin {
+    /// The tab's target id.
+    pub(crate) page: String,
+    /// The browser context chromate made that the tab is in; `None` for the browser's own.
+    pub(crate) context: Option<String>,
+    /// The journal the tab's entries go to (its context's, or the browser's).
+    pub(crate) journal: Journal,
 }
 
 struct InFlight {
@@ -163,69 +186,84 @@ struct InFlight {
     name: String,
     /// The tab's target id.
     page: String,
+    /// The context it was started in (whose place it is saved in).
+    context: Option<String>,
+    /// Where its entry goes.
+    journal: Journal,
     /// Set once a cancel was sent (over the limit), with the reason.
     canceling: Option<String>,
 }
 
 impl Downloads {
-    /// Whether downloads are saved (the browser accepted the directory).
-    fn is_saving(&self) -> bool {
-        lock(&self.state).saving.is_some()
+    /// Whether downloads of `context` are saved (the browser accepted the directory).
+    fn is_saving(&self, context: Option<&str>) -> bool {
+        lock(&self.state)
+            .places
+            .get(&context.map(str::to_owned))
+            .is_some_and(|place| place.saving.is_some())
     }
 
     /// One event of the browser session (on the reader task: never blocks on the browser; the
-    /// finished file is moved on a task of its own). `page_of` maps a frame id to its tab.
+    /// finished file is moved on a task of its own). `origin_of` maps a frame id to its tab,
+    /// context and journal.
     pub(crate) fn handle_event(
         self: &Arc<Self>,
         session: &Session,
-        journal: &Journal,
         method: &str,
         params: &RawValue,
-        page_of: impl FnOnce(&str) -> String,
+        origin_of: impl FnOnce(&str) -> DownloadOrigin,
     ) {
         match method {
             "Browser.downloadWillBegin" => {
                 let Some(event) = decode_event::<EventDownloadWillBegin>(params) else {
                     return;
                 };
+                let origin = origin_of(event.frame_id.as_str());
                 let download = InFlight {
                     url: cut_url(&event.url),
                     name: bare_file_name(&event.suggested_filename),
-                    page: page_of(event.frame_id.as_str()),
+                    page: origin.page,
+                    context: origin.context,
+                    journal: origin.journal,
                     canceling: None,
                 };
                 let mut state = lock(&self.state);
-                if let Some(options) = &state.saving {
+                let place = state.places.entry(download.context.clone()).or_default();
+                if let Some(options) = &place.saving {
                     // Created at the first download, not before, so a browser that never
                     // downloads leaves no directory; before the browser writes, so the modes are
                     // chromate's. Two `mkdir`s: quick enough for the reader task. A failure
                     // shows when the file is saved.
                     let _ = private_dir(&options.dir.join(INCOMING));
                 }
+                let unfinished = place.unfinished.clone();
                 if state.in_flight.insert(event.guid, download).is_none() {
-                    self.unfinished.send_modify(|n| *n += 1);
+                    unfinished.send_modify(|n| *n += 1);
                 }
             }
             "Browser.downloadProgress" => {
                 if let Some(event) = decode_event::<EventDownloadProgress>(params) {
-                    self.progress(session, journal, event);
+                    self.progress(session, event);
                 }
             }
             _ => {}
         }
     }
 
-    fn progress(
-        self: &Arc<Self>,
-        session: &Session,
-        journal: &Journal,
-        event: EventDownloadProgress,
-    ) {
+    fn progress(self: &Arc<Self>, session: &Session, event: EventDownloadProgress) {
         let received = bytes_of(event.received_bytes);
         let total = bytes_of(event.total_bytes);
         let mut state = lock(&self.state);
-        let saving = state.saving.clone();
-        let refused = state.refused.clone();
+        let Some(context) = state
+            .in_flight
+            .get(&event.guid)
+            .map(|download| download.context.clone())
+        else {
+            return;
+        };
+        let (saving, refused) = state.places.get(&context).map_or((None, None), |place| {
+            (place.saving.clone(), place.refused.clone())
+        });
         let limit = saving.as_ref().map(|options| options.limit.bytes());
         match event.state {
             // A state newer than this protocol: wait for one chromate knows.
@@ -254,25 +292,25 @@ impl Downloads {
                     remove_partial(&options.dir, &event.guid);
                 }
                 let reason = download.canceling.clone().or(refused);
-                journal.push(
+                download.journal.push(
                     &download.page,
                     download.entry(DownloadState::Canceled, Some(received), None, reason),
                 );
-                self.finished();
+                self.finished(&context);
             }
             EventDownloadProgressState::Completed => {
                 let Some(download) = state.in_flight.remove(&event.guid) else {
                     return;
                 };
                 drop(state);
-                let journal = journal.clone();
+                let journal = download.journal.clone();
                 let Some(options) = saving else {
                     let reason = refused.unwrap_or_else(|| "downloads are not enabled".into());
                     journal.push(
                         &download.page,
                         download.entry(DownloadState::Failed, Some(received), None, Some(reason)),
                     );
-                    self.finished();
+                    self.finished(&context);
                     return;
                 };
                 let source = event
@@ -284,7 +322,7 @@ impl Downloads {
                 crate::spawn(async move {
                     let data = finish(&options, &source, download, received);
                     journal.push(&data.0, data.1);
-                    downloads.finished();
+                    downloads.finished(&context);
                 });
             }
         }
@@ -292,9 +330,79 @@ impl Downloads {
 }
 
 impl Downloads {
-    /// One download was journalled.
-    fn finished(&self) {
-        self.unfinished.send_modify(|n| *n = n.saturating_sub(1));
+    /// One download of `context` was journalled.
+    fn finished(&self, context: &Option<String>) {
+        if let Some(place) = lock(&self.state).places.get(context) {
+            place.unfinished.send_modify(|n| *n = n.saturating_sub(1));
+        }
+    }
+
+    /// Saves the downloads of `context` (`None`: the browser's own tabs) as `options` say;
+    /// see [`Browser::enable_downloads`](crate::Browser::enable_downloads).
+    async fn enable(
+        &self,
+        session: &Session,
+        context: Option<&str>,
+        options: DownloadOptions,
+    ) -> Result<()> {
+        let key = context.map(str::to_owned);
+        let incoming = options.dir.join(INCOMING);
+        {
+            let mut state = lock(&self.state);
+            let place = state.places.entry(key.clone()).or_default();
+            place.saving = Some(options.clone());
+            place.refused = None;
+        }
+        let context_id = context.map(|id| BrowserContextID(id.to_owned()));
+        let mut params =
+            SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::AllowAndName)
+                .download_path(incoming.display().to_string())
+                .events_enabled(true);
+        if let Some(id) = context_id.clone() {
+            params = params.browser_context_id(id);
+        }
+        let Err(err) = session.send(&params).await else {
+            return Ok(());
+        };
+        {
+            let mut state = lock(&self.state);
+            let place = state.places.entry(key).or_default();
+            place.saving = None;
+            place.refused = Some(format!(
+                "the browser refused the downloads directory: {err}"
+            ));
+        }
+        // Events alone, so downloads are still reported.
+        let mut events = SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::Default)
+            .events_enabled(true);
+        if let Some(id) = context_id {
+            events = events.browser_context_id(id);
+        }
+        let _ = session.send(&events).await;
+        Err(err)
+    }
+
+    /// Waits until every download of `context` begun so far has ended and been journalled, up
+    /// to `timeout`; whether none is left.
+    async fn wait(&self, context: Option<&str>, timeout: Duration) -> bool {
+        let mut unfinished = lock(&self.state)
+            .places
+            .entry(context.map(str::to_owned))
+            .or_default()
+            .unfinished
+            .subscribe();
+        let waited = tokio::time::timeout(timeout, unfinished.wait_for(|n| *n == 0)).await;
+        matches!(waited, Ok(Ok(_)))
+    }
+
+    /// Forgets a disposed-of context: its place, and its downloads in flight (the browser
+    /// cancels them with the context).
+    pub(crate) fn forget(&self, context: &str) {
+        let mut state = lock(&self.state);
+        state.places.remove(&Some(context.to_owned()));
+        state
+            .in_flight
+            .retain(|_, download| download.context.as_deref() != Some(context));
     }
 }
 
@@ -503,7 +611,8 @@ fn split_extension(name: &str) -> (&str, &str) {
 }
 
 impl crate::Browser {
-    /// Saves every download of this browser into `options.dir` from now on, never showing a
+    /// Saves every download of this browser's own tabs (not those of a [`BrowserContext`]
+    /// chromate made, which has its own) into `options.dir` from now on, never showing a
     /// dialog; each is journalled (kind `download`) when it ends. A download over
     /// `options.limit` is canceled.
     ///
@@ -512,47 +621,57 @@ impl crate::Browser {
     /// the reason, and the error is returned.
     ///
     /// [`Browser::connect`]: crate::Browser::connect
+    /// [`BrowserContext`]: crate::BrowserContext
     pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
-        let incoming = options.dir.join(INCOMING);
-        let downloads = self.downloads();
-        {
-            let mut state = lock(&downloads.state);
-            state.saving = Some(options.clone());
-            state.refused = None;
-        }
-        let params =
-            SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::AllowAndName)
-                .download_path(incoming.display().to_string())
-                .events_enabled(true);
-        let Err(err) = self.session().send(&params).await else {
-            return Ok(());
-        };
-        {
-            let mut state = lock(&downloads.state);
-            state.saving = None;
-            state.refused = Some(format!(
-                "the browser refused the downloads directory: {err}"
-            ));
-        }
-        // Events alone, so downloads are still reported.
-        let events = SetDownloadBehaviorParams::new(SetDownloadBehaviorParamsBehavior::Default)
-            .events_enabled(true);
-        let _ = self.session().send(&events).await;
-        Err(err)
+        self.downloads().enable(self.session(), None, options).await
     }
 
-    /// Waits until every download begun so far has ended and been journalled, up to `timeout`.
-    /// Returns whether none is left. (An MCP observation waits briefly, so the call that
-    /// started a small download reports it.)
+    /// Waits until every download of the browser's own tabs begun so far has ended and been
+    /// journalled, up to `timeout`. Returns whether none is left. (An MCP observation waits
+    /// briefly, so the call that started a small download reports it.)
     pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
-        let mut unfinished = self.downloads().unfinished.subscribe();
-        let waited = tokio::time::timeout(timeout, unfinished.wait_for(|n| *n == 0)).await;
-        matches!(waited, Ok(Ok(_)))
+        self.downloads().wait(None, timeout).await
     }
 
-    /// Whether downloads are being saved ([`Browser::enable_downloads`](crate::Browser::enable_downloads) succeeded).
+    /// Whether downloads of the browser's own tabs are being saved
+    /// ([`Browser::enable_downloads`](crate::Browser::enable_downloads) succeeded).
     pub fn downloads_enabled(&self) -> bool {
-        self.downloads().is_saving()
+        self.downloads().is_saving(None)
+    }
+}
+
+impl crate::BrowserContext {
+    /// Saves every download of this context's tabs into `options.dir` from now on, as
+    /// [`Browser::enable_downloads`](crate::Browser::enable_downloads) does for the browser's
+    /// own tabs: the context's downloads go to its directory and its journal only, and no
+    /// other context's ever do.
+    ///
+    /// ```no_run
+    /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
+    /// let context = browser.new_context(chromate::ContextOptions::default()).await?;
+    /// context.enable_downloads(chromate::DownloadOptions::new("/tmp/agent-1")).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
+        let browser = self.browser();
+        browser
+            .downloads()
+            .enable(browser.session(), Some(self.id()), options)
+            .await
+    }
+
+    /// Waits until every download of this context begun so far has ended and been
+    /// journalled, up to `timeout`; whether none is left.
+    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
+        self.browser()
+            .downloads()
+            .wait(Some(self.id()), timeout)
+            .await
+    }
+
+    /// Whether downloads of this context are being saved.
+    pub fn downloads_enabled(&self) -> bool {
+        self.browser().downloads().is_saving(Some(self.id()))
     }
 }
 

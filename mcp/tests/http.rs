@@ -379,6 +379,167 @@ async fn twenty_sessions_each_see_only_their_own_cookie() {
     assert!(browsers_of(&server).is_empty());
 }
 
+/// The ref of the line with `needle` in an observation (`e12: link "…"` → `e12`).
+fn ref_on_line(text: &str, needle: &str) -> String {
+    let line = text
+        .lines()
+        .find(|line| line.contains(needle))
+        .unwrap_or_else(|| panic!("no line with {needle:?} in:\n{text}"));
+    let line = line.trim_start().trim_start_matches(['+', '-', ' ']);
+    line.split_once(':')
+        .map(|(element_ref, _)| element_ref.trim().to_owned())
+        .unwrap_or_else(|| panic!("no ref on {line:?}"))
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn each_session_saves_and_sees_only_its_own_downloads() {
+    let fixture = FixtureServer::start_detached().unwrap();
+    // The same file name in both sessions, a different size each: a session that saw the
+    // other's download would report `shared.csv (2)` or the other size.
+    fixture.route("/get", |request| {
+        let bytes = request.query_param("bytes").unwrap_or_default();
+        Response::html(format!(
+            "<!doctype html><title>get</title>\
+             <a href=\"/attachment?name=shared.csv&amp;bytes={bytes}\">Get the file</a>"
+        ))
+    });
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let mut tasks = Vec::new();
+    for (n, bytes) in [(0, 1111_u64), (1, 2222)] {
+        let page = fixture.url(&format!("/get?bytes={bytes}"));
+        tasks.push(tokio::spawn(async move {
+            let mut client = Client::connect(port).await;
+            let text = client
+                .call_text("browser_navigate", json!({ "url": page }))
+                .await;
+            let link = ref_on_line(&text, "Get the file");
+            let clicked = client
+                .call_text("browser_click", json!({ "selector": link }))
+                .await;
+            let status = client.call("browser_status", json!({})).await;
+            let status: Value =
+                serde_json::from_str(status["content"][0]["text"].as_str().unwrap_or_default())
+                    .unwrap_or_else(|err| panic!("browser_status: {err}: {status}"));
+            let dir = std::path::PathBuf::from(status["artifactsDir"].as_str().unwrap());
+            let logs = client
+                .call("browser_logs", json!({ "kind": "download" }))
+                .await;
+            let logs: Value =
+                serde_json::from_str(logs["content"][0]["text"].as_str().unwrap_or_default())
+                    .unwrap_or_else(|err| panic!("browser_logs: {err}: {logs}"));
+            (n, bytes, clicked, dir, logs, client)
+        }));
+    }
+    let mut seen = Vec::new();
+    for task in tasks {
+        let (n, bytes, clicked, dir, logs, client) = task.await.unwrap();
+        // The click's observation reports this session's download, and only it.
+        assert!(
+            clicked.contains(&format!("download: shared.csv ({bytes} bytes) completed")),
+            "session {n}: {clicked}"
+        );
+        assert_eq!(
+            clicked.matches("download:").count(),
+            1,
+            "session {n}: {clicked}"
+        );
+        // Saved in this session's own directory, under the unnumbered name.
+        let saved = dir.join("downloads").join("shared.csv");
+        let content =
+            std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
+        assert_eq!(content.len() as u64, bytes, "session {n}");
+        let files: Vec<String> = std::fs::read_dir(dir.join("downloads"))
+            .unwrap()
+            .filter_map(|entry| entry.ok())
+            .map(|entry| entry.file_name().to_string_lossy().into_owned())
+            .filter(|name| name != ".incoming")
+            .collect();
+        assert_eq!(files, vec!["shared.csv".to_owned()], "session {n}");
+        // Its journal has its one download.
+        let entries = logs["entries"].as_array().cloned().unwrap_or_default();
+        assert_eq!(entries.len(), 1, "session {n}: {logs}");
+        assert_eq!(entries[0]["bytes"], json!(bytes), "session {n}: {logs}");
+        assert_eq!(
+            entries[0]["path"],
+            json!(saved.display().to_string()),
+            "session {n}: {logs}"
+        );
+        seen.push((dir, client));
+    }
+    assert_ne!(seen[0].0, seen[1].0, "two sessions, one directory");
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
+/// A 2025-11-25 call, cancelled with `notifications/cancelled`: the POST that carried it ends
+/// at once with no response in it (an SSE stream that closes; a JSON answer of 202 with no
+/// body), and the session's next call runs (the cancelled one stopped).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_call_ends_its_post_without_a_response() {
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut client = Client::connect(server.port).await;
+    for (n, accept) in [
+        (1, "application/json, text/event-stream"),
+        (2, "application/json"),
+    ] {
+        let id = format!("wait-{n}");
+        let call = json!({"jsonrpc":"2.0","id":id,"method":"tools/call","params":{
+            "name":"browser_logs","arguments":{"action":"wait","timeout_ms":60000}}});
+        let (port, session) = (server.port, client.session.clone());
+        let started = Instant::now();
+        let mut post = tokio::spawn(async move {
+            http(
+                port,
+                "POST",
+                &[
+                    ("Accept", accept),
+                    JSON,
+                    ("MCP-Session-Id", &session),
+                    ("MCP-Protocol-Version", "2025-11-25"),
+                ],
+                &call.to_string(),
+            )
+            .await
+        });
+        // The call may not have reached the server yet when a cancel arrives (it is then
+        // unknown and ignored): cancel again until the POST ends, at most 40 times.
+        let cancel = json!({"jsonrpc":"2.0","method":"notifications/cancelled",
+            "params":{"requestId":id,"reason":"the user moved on"}});
+        let mut answer = None;
+        for _ in 0..40 {
+            assert_eq!(client.post(&cancel).await.status, 202);
+            if let Ok(joined) = tokio::time::timeout(Duration::from_millis(500), &mut post).await {
+                answer = Some(joined.unwrap());
+                break;
+            }
+        }
+        let answer =
+            answer.unwrap_or_else(|| panic!("{accept}: the cancelled call's POST stayed open"));
+        assert!(
+            started.elapsed() < Duration::from_secs(40),
+            "{accept}: it ended only with the wait's own timeout"
+        );
+        let body = String::from_utf8_lossy(&answer.body).to_string();
+        assert!(
+            !body.contains("\"result\"") && !body.contains("\"error\""),
+            "{accept}: a cancelled call is not answered: {body}"
+        );
+        if n == 1 {
+            assert_eq!(answer.status, 200, "{answer:?}");
+            assert_eq!(answer.header("content-type"), Some("text/event-stream"));
+        } else {
+            assert_eq!(answer.status, 202, "{answer:?}");
+            assert!(answer.body.is_empty(), "{answer:?}");
+        }
+        // The session goes on: its next call is not queued behind the cancelled one.
+        let status = client.call_text("browser_status", json!({})).await;
+        assert!(status.contains("\"ready\""), "{status}");
+    }
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn origins_tokens_and_the_non_loopback_bind() {
     // A non-loopback address without a token is refused before anything listens.

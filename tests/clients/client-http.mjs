@@ -1,7 +1,10 @@
 // A real MCP client over Streamable HTTP (the TypeScript SDK 1.x, @modelcontextprotocol/sdk,
 // StreamableHTTPClientTransport) driving `chromate mcp --http 127.0.0.1:0`: the shared tool
 // checks on one session, then 20 concurrent sessions on the same fixture origin, each setting a
-// different cookie and reading back only its own (each session is its own browser context).
+// different cookie and reading back only its own (each session is its own browser context);
+// then, against a second server on loopback with `--auth-token`, that the SDK surfaces the
+// server's 401 (no token, a wrong one) and 403 (a foreign Origin) as errors with those codes,
+// and that the right token gets in.
 // Env: CHROMATE_BIN (the binary), FIXTURE_URL (tests/clients/fixture.html served over HTTP).
 // Prints one `PASS <check>` or `FAIL <check>: <why>` line per check; exits 1 on any failure.
 import { spawn } from "node:child_process";
@@ -17,24 +20,70 @@ const { check, failures } = makeCheck("node-http");
 const bin = process.env.CHROMATE_BIN;
 const url = process.env.FIXTURE_URL;
 const env = { ...process.env, CHROMATE_MCP_ARTIFACTS_DIR: mkdtempSync(join(tmpdir(), "chromate-node-http-")) };
-const server = spawn(bin, ["mcp", "--http", "127.0.0.1:0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-const endpoint = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error("the server printed no address in 20 s")), 20000);
-  createInterface({ input: server.stderr }).on("line", (line) => {
-    const found = line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-    if (found) {
-      clearTimeout(timer);
-      resolve(found[1]);
-    }
+/** `chromate mcp --http 127.0.0.1:0 ...extra` and the endpoint it printed. */
+async function startServer(extra) {
+  const child = spawn(bin, ["mcp", "--http", "127.0.0.1:0", ...extra], { env, stdio: ["ignore", "ignore", "pipe"] });
+  const address = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the server printed no address in 20 s")), 20000);
+    createInterface({ input: child.stderr }).on("line", (line) => {
+      const found = line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
+      if (found) {
+        clearTimeout(timer);
+        resolve(found[1]);
+      }
+    });
+    child.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
   });
-  server.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
-});
+  return { child, address };
+}
 
-async function connect(name) {
-  const transport = new StreamableHTTPClientTransport(new URL(endpoint));
+/** SIGTERM, then the exit code. */
+async function stopServer(child) {
+  const exited = new Promise((resolve) => child.on("exit", (code) => resolve(code)));
+  child.kill("SIGTERM");
+  return exited;
+}
+
+const { child: server, address: endpoint } = await startServer([]);
+
+async function connect(name, at = endpoint, headers = undefined) {
+  const transport = new StreamableHTTPClientTransport(new URL(at), headers ? { requestInit: { headers } } : undefined);
   const client = new Client({ name, version: "0.0.0" });
   await client.connect(transport);
   return { client, transport };
+}
+
+/** What connecting with `headers` threw (undefined when it connected; the client is closed). */
+async function connectError(at, headers) {
+  try {
+    const { client } = await connect("chromate-node-http-refused", at, headers);
+    await client.close();
+    return undefined;
+  } catch (err) {
+    return err;
+  }
+}
+
+/** The auth token and the Origin check, through the SDK, on a loopback server with a token. */
+async function authAndOrigin() {
+  const token = "s3cret-token-for-the-sdk-test";
+  const guarded = await startServer(["--auth-token", token]);
+  try {
+    const missing = await connectError(guarded.address, undefined);
+    check("no token: the SDK's connect fails with HTTP 401", missing?.code === 401, `${missing?.name}: ${missing?.message} (code ${missing?.code})`);
+    const wrong = await connectError(guarded.address, { Authorization: `Bearer ${token}x` });
+    check("a wrong token: the SDK's connect fails with HTTP 401", wrong?.code === 401, `${wrong?.name}: ${wrong?.message} (code ${wrong?.code})`);
+    const foreign = await connectError(guarded.address, { Authorization: `Bearer ${token}`, Origin: "https://evil.example" });
+    check("a foreign Origin: the SDK's connect fails with HTTP 403", foreign?.code === 403, `${foreign?.name}: ${foreign?.message} (code ${foreign?.code})`);
+    const admitted = await connect("chromate-node-http-token", guarded.address, { Authorization: `Bearer ${token}`, Origin: "http://localhost:5173" });
+    const tools = await admitted.client.listTools();
+    check("the right token and a loopback Origin get in", tools.tools.length >= 20, `${tools.tools.length} tools`);
+    await admitted.transport.terminateSession();
+    await admitted.client.close();
+  } finally {
+    const code = await stopServer(guarded.child);
+    check("the token server exited cleanly on SIGTERM", code === 0, `exit code ${code}`);
+  }
 }
 
 try {
@@ -63,12 +112,11 @@ try {
     await transport.terminateSession();
     await client.close();
   }));
+  await authAndOrigin();
 } catch (err) {
   check("the HTTP client ran to the end", false, err?.stack ?? String(err));
 } finally {
-  const exited = new Promise((resolve) => server.on("exit", (code, signal) => resolve({ code, signal })));
-  server.kill("SIGTERM");
-  const { code } = await exited;
+  const code = await stopServer(server);
   check("the server exited cleanly on SIGTERM", code === 0, `exit code ${code}`);
 }
 process.exit(failures() === 0 ? 0 : 1);

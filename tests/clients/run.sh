@@ -3,7 +3,8 @@
 # 127.0.0.1 by serve.py, in both MCP eras (docs/mcp-eras.md):
 #   client.mjs         TypeScript SDK 1.x (@modelcontextprotocol/sdk), legacy era (initialize)
 #   client-modern.mjs  TypeScript SDK 2.x (@modelcontextprotocol/client), modern era (2026-07-28)
-#   client-http.mjs    TypeScript SDK 1.x over Streamable HTTP (`chromate mcp --http`), 20 sessions
+#   client-http.mjs    TypeScript SDK 1.x over Streamable HTTP (`chromate mcp --http`), 20 sessions;
+#                      401 (no or a wrong --auth-token) and 403 (a foreign Origin) as the SDK reports them
 #   inspector-http.mjs MCP Inspector's CLI with --transport http against `chromate mcp --http`
 #   inspector.mjs      MCP Inspector's CLI, protocolEra modern and auto
 #   client.py          Python SDK 2.x (mcp), both eras; run with target/venv's python

@@ -1,7 +1,8 @@
 //! Downloads on real Chromium: a `download` link and a `Content-Disposition: attachment`
 //! response are saved under their names (clashes numbered) as 0600 files in a 0700 directory,
 //! journalled as `download` entries when they end, and a download over the size limit is
-//! canceled and leaves no file. The clicks that start them are plain successful clicks: no
+//! canceled and leaves no file; two browser contexts each save theirs in their own directory
+//! and journal. The clicks that start them are plain successful clicks: no
 //! navigation to wait for. Waits are journal waits with deadlines; nothing sleeps.
 
 use std::path::Path;
@@ -276,5 +277,74 @@ async fn a_download_over_the_size_limit_is_canceled_and_leaves_no_file() {
         DownloadState::Canceled
     );
     assert_eq!(files_in(&dir), vec!["small.bin".to_owned()]);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn each_context_saves_its_downloads_in_its_own_directory_and_journal() {
+    let server = fixtures().await;
+    // The same file name from both contexts, a different size each.
+    links_page(
+        &server,
+        &[
+            ("a", "/attachment?name=same.txt&bytes=11", None),
+            ("b", "/attachment?name=same.txt&bytes=22", None),
+        ],
+    );
+    let root = tempfile::tempdir().expect("temp dir");
+    let browser = launch().await;
+    let mut contexts = Vec::new();
+    for (link, bytes) in [("#a", 11_u64), ("#b", 22)] {
+        let context = browser
+            .new_context(chromate::ContextOptions::default())
+            .await
+            .expect("a context");
+        let dir = root.path().join(&link[1..]);
+        context
+            .enable_downloads(DownloadOptions::new(&dir))
+            .await
+            .expect("downloads enabled in the context");
+        assert!(context.downloads_enabled());
+        let page = context
+            .new_page(&server.url("links.html"))
+            .await
+            .expect("the links page in the context");
+        contexts.push((context, page, link, bytes, dir));
+    }
+    // The browser's own tabs have no directory: only the contexts save.
+    assert!(!browser.downloads_enabled());
+    for (context, page, link, _, _) in &contexts {
+        let since = context.journal().cursor();
+        click_quickly(page, link).await;
+        let entry = context
+            .journal()
+            .wait_for(&download_filter(), since, WAIT)
+            .await
+            .unwrap_or_else(|| panic!("no download journalled in the context of {link}"));
+        assert_eq!(entry.page, page.target_id());
+        assert!(context.wait_for_downloads(WAIT).await);
+    }
+    for (context, _, link, bytes, dir) in &contexts {
+        let entries = context.journal().downloads_since(0);
+        assert_eq!(entries.len(), 1, "{link}: {entries:?}");
+        let download = ended(&entries[0]);
+        assert_eq!(download.state, DownloadState::Completed, "{link}");
+        assert_eq!(download.bytes, Some(*bytes), "{link}");
+        assert_eq!(
+            download.name, "same.txt",
+            "{link}: numbered as if it clashed"
+        );
+        assert_eq!(download.path, Some(dir.join("same.txt")), "{link}");
+        assert_eq!(files_in(dir), vec!["same.txt".to_owned()], "{link}");
+        let saved = std::fs::read(dir.join("same.txt")).expect("the saved file");
+        assert_eq!(saved.len() as u64, *bytes, "{link}");
+    }
+    assert!(
+        browser.journal().downloads_since(0).is_empty(),
+        "a context's download reached the browser's journal"
+    );
+    for (context, _, _, _, _) in contexts {
+        context.dispose().await.expect("disposed of");
+    }
     close_and_check(browser).await;
 }

@@ -56,10 +56,10 @@ pub(super) fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawVal
             attach_target(&inner, weak, event.session_id.as_str(), &event.target_info);
         }
         "Browser.downloadWillBegin" | "Browser.downloadProgress" => {
-            let page_of = |frame_id: &str| page_of_frame(&inner, frame_id);
+            let origin_of = |frame_id: &str| download_origin(&inner, frame_id);
             inner
                 .downloads
-                .handle_event(&inner.session, &inner.journal, method, params, page_of);
+                .handle_event(&inner.session, method, params, origin_of);
         }
         "Target.detachedFromTarget" => {
             if let Some(event) = decode_event::<target::EventDetachedFromTarget>(params) {
@@ -77,12 +77,30 @@ pub(super) fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawVal
     }
 }
 
-/// The target id of the tab `frame_id` belongs to (a main frame's id is its tab's target id).
-fn page_of_frame(inner: &Inner, frame_id: &str) -> String {
-    lock(&inner.pages)
+/// The tab `frame_id` belongs to (a main frame's id is its tab's target id), its context and
+/// journal: a tab not found yet is taken as the browser's own (its downloads are never saved
+/// in a context's directory).
+fn download_origin(inner: &Inner, frame_id: &str) -> crate::downloads::DownloadOrigin {
+    let (page, context) = lock(&inner.pages)
         .iter()
         .find(|page| page.frames().iter().any(|frame| frame.id == frame_id))
-        .map_or_else(|| frame_id.to_owned(), |page| page.target_id().to_owned())
+        .map_or_else(
+            || (frame_id.to_owned(), None),
+            |page| (page.target_id().to_owned(), page.context.clone()),
+        );
+    let journal = context
+        .as_deref()
+        .and_then(|id| {
+            lock(&inner.contexts)
+                .get(id)
+                .map(|state| state.journal.clone())
+        })
+        .unwrap_or_else(|| inner.journal.clone());
+    crate::downloads::DownloadOrigin {
+        page,
+        context: context.map(|id| id.to_string()),
+        journal,
+    }
 }
 
 /// A target attached to the browser session, or a page (popup) attached to a page's session:

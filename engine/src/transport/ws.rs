@@ -243,7 +243,7 @@ async fn tls_connect(
     _host: &str,
     _options: &ConnectOptions,
 ) -> std::result::Result<Box<dyn Stream>, String> {
-    Err("this build of chromate has no TLS (build with the `tls` feature for wss://)".into())
+    Err("this build of chromate has no TLS (the npm package and release archives are built without it; for wss:// install with `cargo install chromate-mcp --features tls`)".into())
 }
 
 /// Reads `webSocketDebuggerUrl` from `http://host_port/json/version` with a minimal

@@ -380,19 +380,8 @@ impl ToolSession {
         // Downloads go to the session directory, within the quota (§11.7). A browser that
         // refuses the directory (`--cdp-endpoint`) still reports them, journalled as not
         // saved with its answer as the reason, so the launch goes on.
-        // The session directory and `downloads/` are made here, privately (exclusive, 0700,
-        // ours), before the browser is told about them: the engine would otherwise create
-        // missing parents itself, following whatever was planted at their names.
-        let downloads_dir = self.artifacts.downloads_dir();
-        let prepared = self
-            .artifacts
-            .ensure_dir()
-            .map(|_| ())
-            .and_then(|()| crate::private_fs::ensure_dir(&downloads_dir));
-        match prepared {
-            Ok(()) => {
-                let downloads = chromate::DownloadOptions::new(downloads_dir)
-                    .limit(self.artifacts.download_limit());
+        match self.download_options() {
+            Ok(downloads) => {
                 if let Err(err) = browser.enable_downloads(downloads).await {
                     eprintln!("chromate: downloads will not be saved: {err}");
                 }
@@ -430,6 +419,17 @@ impl ToolSession {
         Ok(())
     }
 
+    /// Where this session's downloads go (§11.7): `<session dir>/downloads/`, within the
+    /// quota. The session directory and `downloads/` are made here, privately (exclusive,
+    /// 0700, ours), before the browser is told about them: the engine would otherwise create
+    /// missing parents itself, following whatever was planted at their names.
+    fn download_options(&mut self) -> std::io::Result<chromate::DownloadOptions> {
+        let downloads_dir = self.artifacts.downloads_dir();
+        self.artifacts.ensure_dir()?;
+        crate::private_fs::ensure_dir(&downloads_dir)?;
+        Ok(chromate::DownloadOptions::new(downloads_dir).limit(self.artifacts.download_limit()))
+    }
+
     /// An isolated session's start: a browser context of its own in the shared browser
     /// (launched by the first session that needs it), journalling into the session's journal,
     /// with the session's mocks, and one tab.
@@ -451,6 +451,15 @@ impl ToolSession {
             .map_err(|err| from_engine(verb, &err))?;
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
+        }
+        // The context's downloads go to this session's directory and journal only.
+        match self.download_options() {
+            Ok(downloads) => {
+                if let Err(err) = context.enable_downloads(downloads).await {
+                    eprintln!("chromate: downloads will not be saved: {err}");
+                }
+            }
+            Err(err) => eprintln!("chromate: downloads will not be saved: {err}"),
         }
         let mut live = Live::new(browser, Some(context));
         let started = async {
@@ -870,8 +879,18 @@ impl ToolSession {
         // for) is usually done by now: wait a little for it, so this call reports it. A longer
         // one, or one that begins later (a `download` link's request is still on its way),
         // is reported by the first observation after it ends.
-        if let Some(live) = &self.live {
-            live.browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
+        match self
+            .live
+            .as_ref()
+            .map(|live| (&live.browser, &live.context))
+        {
+            Some((_, Some(context))) => {
+                context.wait_for_downloads(DOWNLOAD_SETTLE).await;
+            }
+            Some((browser, None)) => {
+                browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
+            }
+            None => {}
         }
         let (downloads, links) = self.ended_downloads();
         Observation {

@@ -468,6 +468,7 @@ async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
             answer(server, open, id, method, params, modern, sse).await
         }
         Incoming::Notification { method, mut params } => {
+            let mut cancelled = None;
             if method == "notifications/cancelled" {
                 // The client names its own id; the call runs under ours.
                 if let Some(params) = params.as_mut() {
@@ -478,11 +479,17 @@ async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
                             .find(|(_, client)| **client == theirs)
                             .map(|(ours, _)| ours.clone())
                     });
-                    params["requestId"] = ours.map_or(Value::Null, Value::String);
+                    params["requestId"] = ours.clone().map_or(Value::Null, Value::String);
+                    cancelled = ours;
                 }
             }
             if !session.incoming(Incoming::Notification { method, params }) {
                 return plain(StatusCode::NOT_FOUND, "the session ended");
+            }
+            if let Some(ours) = cancelled {
+                // A cancelled request gets no response (2025-11-25, cancellation): its waiter
+                // goes, so the HTTP request that carried it ends now instead of staying open.
+                lock(&session.router.waiters).remove(&ours);
             }
             drop(open);
             empty(StatusCode::ACCEPTED)
@@ -555,6 +562,12 @@ async fn answer(
         let mut guard = guard;
         loop {
             let Some(message) = receiver.recv().await else {
+                // The waiter went: the client cancelled the request (no response is sent for
+                // it, so the exchange ends with 202 and no body, which clients take as a
+                // message without an answer), or the session ended.
+                if lock(&session.core).is_some() {
+                    return empty(StatusCode::ACCEPTED);
+                }
                 return plain(StatusCode::SERVICE_UNAVAILABLE, "the session ended");
             };
             if message.get("method").is_none() {
