@@ -414,6 +414,68 @@ async fn issue_12_a_named_section_is_a_region_container() {
 }
 
 #[tokio::test]
+async fn issue_20_hrefs_read_against_the_page_and_repeated_names_get_no_line() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("docs/guide/page.html", |_| {
+        chromate_tests::Response::html(
+            "<title>Guide</title>\
+             <a href=\"#setup\">Setup</a>\
+             <a href=\"page.html?lang=fr#setup\">French</a>\
+             <a href=\"next.html\">Next</a>\
+             <a href=\"api/x.html#m\">API</a>\
+             <a href=\"./\">Guide index</a>\
+             <a href=\"./a:b.html\">Colon</a>\
+             <a href=\"page.html\">This page</a>\
+             <a href=\"/docs/other.html\">Other</a>\
+             <a href=\"/\">Home</a>\
+             <a href=\"https://example.test/x\">Away</a>\
+             <p><a href=\"next.html\">Read next</a></p>\
+             <p>Some <a href=\"next.html\">text</a> around a link</p>\
+             <label for=\"q\">Query</label><input id=\"q\">\
+             <label for=\"r\">Shown</label><input id=\"r\" aria-label=\"Other name\">\
+             <label for=\"h\">Hidden field</label><input id=\"h\" style=\"opacity:0\" type=\"checkbox\">\
+             <label><input type=\"checkbox\"> Remember me</label>\
+             <iframe src=\"/docs/guide/frame.html\" title=\"Frame\"></iframe>",
+        )
+    });
+    server.route("docs/guide/frame.html", |_| {
+        chromate_tests::Response::html("<a href=\"next.html\">Framed</a>")
+    });
+    let browser = launch().await;
+    let page = open(&browser, &server.url("docs/guide/page.html")).await;
+    let snap = snapshot_until(&page, "the frame's link", |s| s.render().contains("Framed")).await;
+    let rendered = snap.render();
+    let body: Vec<&str> = rendered.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        [
+            "e1: link \"Setup\" href=\"#setup\"",
+            "e2: link \"French\" href=\"?lang=fr#setup\"",
+            "e3: link \"Next\" href=\"next.html\"",
+            "e4: link \"API\" href=\"api/x.html#m\"",
+            "e5: link \"Guide index\" href=\"./\"",
+            "e6: link \"Colon\" href=\"./a:b.html\"",
+            "e7: link \"This page\" href=\"page.html\"",
+            "e8: link \"Other\" href=\"/docs/other.html\"",
+            "e9: link \"Home\" href=\"/\"",
+            "e10: link \"Away\" href=\"https://example.test/x\"",
+            "e11: link \"Read next\" href=\"next.html\"",
+            "e12: text \"Some text around a link\"",
+            "e13: link \"text\" href=\"next.html\"",
+            "e14: textbox \"Query\" #q",
+            "e15: label \"Shown\"",
+            "e16: textbox \"Other name\" #r",
+            "e17: label \"Hidden field\"",
+            "e18: checkbox \"Remember me\"",
+            "e19: iframe \"Frame\"",
+            "  e20: link \"Framed\" href=\"/docs/guide/next.html\"",
+        ],
+        "{rendered}"
+    );
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn a_ten_thousand_element_page_stays_within_budget() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;

@@ -50,21 +50,57 @@
     return D.cut(v, 80);
   }
 
-  /** Destination of a link (§7.6): same-origin → path+query+fragment, else absolute; cut at 80. */
+  /** Destination of a link (§7.6), as short as it reads unambiguously against the document that
+   *  holds it: another origin → absolute; in the top document, the same document → `#fragment`
+   *  (`?query` when only the query differs), a page under the document's directory → relative to
+   *  that directory (`ch02.html`, `api/x.html`); else path+query+fragment; cut at 80. */
   function hrefOf(el) {
     if (!el.hasAttribute("href")) return undefined;
     const abs = el.href;
     if (typeof abs !== "string" || !abs) return undefined;
     // `href` is already absolute and serialised, so a same-origin URL is the origin followed by
     // "/" (path), "?" or "#"; no URL parsing needed.
-    const origin = el.ownerDocument.location.origin;
+    const doc = el.ownerDocument;
+    const origin = doc.location.origin;
     let s = abs;
     if (origin !== "null" && abs.startsWith(origin)) {
       const c = abs.charAt(origin.length);
       if (c === "/" || c === "?" || c === "#") s = abs.slice(origin.length);
       else if (c === "") s = "/";
+      if (s !== abs && isTopDocument(doc)) s = relativeTo(s, doc.location);
     }
     return D.cut(s, 80);
+  }
+
+  /** Whether `doc` is the top document of its tab: its relative hrefs read against the URL of
+   *  the snapshot's header (an iframe's lines keep their frame's path+query+fragment). */
+  function isTopDocument(doc) {
+    const w = doc.defaultView;
+    try { return !!w && w === w.top; } catch (e) { return false; }
+  }
+
+  /** `target` (a same-origin path+query+fragment) as a relative reference against `loc`, when
+   *  shorter: `#f` for the same document, `?q…` for the same path, the rest of the path under
+   *  the document's directory (`./` first where the rest would not read as a path). */
+  function relativeTo(target, loc) {
+    const hash = target.indexOf("#");
+    const pathQuery = hash < 0 ? target : target.slice(0, hash);
+    const fragment = hash < 0 ? "" : target.slice(hash);
+    const q = pathQuery.indexOf("?");
+    const path = q < 0 ? pathQuery : pathQuery.slice(0, q);
+    const query = q < 0 ? "" : pathQuery.slice(q);
+    if (path === loc.pathname) {
+      if (query === loc.search && fragment) return fragment;
+      if (query && query !== loc.search) return query + fragment;
+    }
+    const dir = loc.pathname.slice(0, loc.pathname.lastIndexOf("/") + 1);
+    if (dir.length <= 1 || !target.startsWith(dir)) return target;
+    const rest = target.slice(dir.length);
+    if (rest === "") return "./";
+    // `?q` or `#f` alone would stay on this document; `a:b` would read as a scheme.
+    const first = rest.split(/[/?#]/, 1)[0];
+    if (rest[0] === "?" || rest[0] === "#" || first.includes(":")) return "./" + rest;
+    return rest;
   }
 
   /** Hint (§7.6): `#id`, else `[data-testid="v"]`/`[data-test-id="v"]`, else `tag[name="v"]`. */
@@ -160,6 +196,7 @@
       lastRef: num(args.lastRef, 0),
       skipping: args.after != null,
       afterEl: null,
+      root: null,
       frames: new Map(),
       pending: [],
       stack: [],
@@ -175,6 +212,7 @@
       if (!r.ok) return r;
       if (!r.elements.length) return { ok: false, error: "no-match", canonical: r.canonical };
       const root = r.elements[0];
+      st.root = root;
       if (!D.underHidden(root)) st.stack.push({ cur: null, arr: [root], i: 0, depth: 0 });
     } else if (document.documentElement) {
       push(st, document.documentElement, 0);
@@ -332,7 +370,7 @@
         if (cls === "semantic") { st.truncated = true; markMore(st); }
         else if (!st.truncated) {
           const t = D.normalize(D.visibleText(el, false));
-          if (t && !(cls === "text" && t.length > MAX_TEXT)) st.truncated = true;
+          if (t && !(cls === "text" && (t.length > MAX_TEXT || isOneControl(el, t)))) st.truncated = true;
         }
         if (done(st)) return null;
       } else {
@@ -430,9 +468,11 @@
       name = D.normalize(D.visibleText(el, false));
       if (!name) return null;
       if (cls === "text" && name.length > MAX_TEXT) return null;
+      if (cls === "text" && isOneControl(el, name)) return null;
       line.role = r && el.hasAttribute("role") ? r : D.isTextLike(el) ? "text" : r || tag;
     } else {
       name = D.accName(el, r);
+      if (tag === "label" && repeatsControl(st, el, name)) return null;
       line.role = r || tag;
       if (D.isContainer(el, r)) line.container = true;
       if (tag === "iframe") line.kind = "iframe";
@@ -455,6 +495,33 @@
     flags(el, tag, line);
     st.lines.push(line);
     return line;
+  }
+
+  const LISTED_CONTROLS = new Set(["input", "select", "textarea", "button"]);
+
+  /** Whether `label` (named `name`) only repeats its control: a field or button listed in this
+   *  snapshot (snapshot-visible, or typeable, and inside the scope) under that same name, whose
+   *  ref does what clicking the label does. Such a label gets no line. */
+  function repeatsControl(st, label, name) {
+    const c = label.control;
+    if (!c || !name || !LISTED_CONTROLS.has(c.localName) || D.underHidden(c)) return false;
+    const r = D.role(c);
+    if (r === "none" || r === "presentation") return false;
+    if (st.root && !D.containsFlat(st.root, c)) return false;
+    if (!D.isVisible(c) && !D.isTypeable(c)) return false;
+    return D.accName(c, r) === name;
+  }
+
+  /** Whether ordinary text `el` (its text `text`) is all one link or button inside it, which
+   *  is listed with that text as its name: the text line would repeat it. */
+  function isOneControl(el, text) {
+    const list = el.querySelectorAll("a, button");
+    for (let i = 0; i < list.length; i++) {
+      const c = list[i];
+      if (c.localName === "a" && !c.hasAttribute("href")) continue;
+      if (D.isVisible(c) && !D.underHidden(c) && D.accName(c) === text) return true;
+    }
+    return false;
   }
 
   const FORM_CONTROLS = new Set(["button", "input", "select", "textarea", "option", "optgroup", "fieldset"]);

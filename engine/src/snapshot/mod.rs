@@ -119,7 +119,9 @@ pub struct Line {
     pub name: Option<String>,
     /// Heading level.
     pub level: Option<u32>,
-    /// Link destination.
+    /// Link destination, as short as it reads against the document (§7.6): `#fragment`,
+    /// relative under the document's directory, the path from the site's root, or absolute for
+    /// another origin.
     pub href: Option<String>,
     /// Field value (secrets are never here).
     pub value: Option<String>,

@@ -467,11 +467,17 @@ fn html(run: &Run) -> String {
     out.push_str("<h2>Per page</h2>\n<table id=\"pages\"><tr><th>page</th><th class=\"tool\">tool</th><th>median ms</th><th>p90 ms</th><th>bytes</th><th>tokens</th><th>bytes/4</th><th>controls</th><th>Chrome's</th><th>recall</th><th>precision</th></tr>\n");
     for page in &run.pages {
         for (tool, result) in run.tools.iter().zip(&page.results) {
-            let label = format!(
-                "<a href=\"{}\">{}</a>",
-                escape(&page.url),
+            // A page the run served itself (a file or directory) lived at a port that is gone
+            // once the run ends: its label is not a link.
+            let label = if page.label == page.url {
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    escape(&page.url),
+                    escape(&short(&page.label, 60))
+                )
+            } else {
                 escape(&short(&page.label, 60))
-            );
+            };
             match result {
                 Ok(m) => {
                     let _ = writeln!(
