@@ -13,17 +13,22 @@ use crate::util::{close_and_check, launch, new_page_at, NAV};
 /// sixth of the 30 s command timeout a missed failure would run into.
 const AT_ONCE: Duration = Duration::from_secs(5);
 
-#[tokio::test]
-async fn launch_then_close_leaves_no_process_and_no_profile() {
-    let browser = launch().await;
-    let pid = browser.pid().expect("pid");
-    let profile = procs::ProcessInfo::read(pid)
+/// The profile directory of the browser `pid` (its `--user-data-dir`).
+fn profile_of(pid: u32) -> String {
+    procs::ProcessInfo::read(pid)
         .and_then(|info| {
             info.cmdline
                 .iter()
                 .find_map(|a| a.strip_prefix("--user-data-dir=").map(String::from))
         })
-        .expect("the browser runs with --user-data-dir");
+        .expect("the browser runs with --user-data-dir")
+}
+
+#[tokio::test]
+async fn launch_then_close_leaves_no_process_and_no_profile() {
+    let browser = launch().await;
+    let pid = browser.pid().expect("pid");
+    let profile = profile_of(pid);
     assert!(std::path::Path::new(&profile).is_dir());
     assert!(
         browser.version().product.contains("Chrome"),
@@ -43,13 +48,7 @@ async fn kill_ends_every_process_at_once_and_removes_the_profile() {
     let browser = launch().await;
     let page = new_page_at(&browser, "about:blank").await;
     let pid = browser.pid().expect("pid");
-    let profile = procs::ProcessInfo::read(pid)
-        .and_then(|info| {
-            info.cmdline
-                .iter()
-                .find_map(|a| a.strip_prefix("--user-data-dir=").map(String::from))
-        })
-        .expect("the browser runs with --user-data-dir");
+    let profile = profile_of(pid);
     let mut pids = procs::descendants(pid);
     assert!(!pids.is_empty(), "a browser with a tab has child processes");
     pids.push(pid);
