@@ -855,5 +855,14 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .expect("settle");
     assert!(settled.quiet, "{settled:?}");
     assert!(settled.waited < chromate::SETTLE_CAP, "{settled:?}");
+    // A clock whose text changes every 10 ms is quiet: only elements added or removed count.
+    page.goto(&server.url("clock.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let settled = page
+        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .await
+        .expect("settle");
+    assert!(settled.quiet, "{settled:?}");
     close_and_check(browser).await;
 }

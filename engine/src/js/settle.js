@@ -7,18 +7,30 @@
   let last = 0;
   let count = 0;
 
-  /** `watch()` → `{count, sinceMs}`: watches this document's mutations (elements added or
-   *  removed, attributes, text, anywhere below the document; shadow trees not) and reports how
-   *  many were seen and the milliseconds since the last one (or since watching began). The
-   *  installer starts it as the document is created, so the parser's insertions count too. */
+  /** Whether a mutation record adds or removes an element: what a page doing work does
+   *  (results inserted, a list filled). A text or attribute change alone (a ticking clock, a
+   *  counter, a class toggled by a carousel) is not work an agent waits for. */
+  function addsOrRemovesElements(record) {
+    for (const node of record.addedNodes) if (node.nodeType === 1) return true;
+    for (const node of record.removedNodes) if (node.nodeType === 1) return true;
+    return false;
+  }
+
+  /** `watch()` → `{count, sinceMs}`: watches this document for elements added or removed
+   *  (anywhere below the document; shadow trees not) and reports how many such mutations were
+   *  seen and the milliseconds since the last one (or since watching began). The installer
+   *  starts it as the document is created, so the parser's insertions count too. */
   function watch() {
     if (!observer) {
       last = performance.now();
       observer = new MutationObserver((records) => {
-        count += records.length;
-        last = performance.now();
+        const seen = records.filter(addsOrRemovesElements).length;
+        if (seen > 0) {
+          count += seen;
+          last = performance.now();
+        }
       });
-      observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+      observer.observe(document, { subtree: true, childList: true });
     }
     return { count, sinceMs: performance.now() - last };
   }

@@ -38,7 +38,7 @@ const FENCE_CAP: Duration = Duration::from_millis(500);
 const FENCE_SETTLE: Duration = Duration::from_millis(25);
 
 /// The quiet window of the wait after a navigation's `load` ([`Page::wait_for_settled`]): no
-/// DOM mutation and no request in flight for this long (twice this for a page at work). 50 ms
+/// element added or removed and no request in flight for this long (twice this for a page at work). 50 ms
 /// misses rustdoc's search results (`benches/README.md`, "Quiet period after load").
 pub const SETTLE_WINDOW: Duration = Duration::from_millis(100);
 /// The most the wait after `load` lasts, whatever the page keeps doing.
@@ -282,12 +282,13 @@ pub struct Settled {
     pub waited: Duration,
     /// Whether the page was quiet for the whole window (else the cap ended the wait).
     pub quiet: bool,
-    /// DOM mutations of the document seen since it was created.
+    /// Mutations of the document that added or removed elements, since it was created.
     pub mutations: u64,
 }
 
 impl Page {
-    /// The quiet period after `load`: waits until the document has had no DOM mutation and the
+    /// The quiet period after `load`: waits until no element was added to or removed from the
+    /// document (text and attribute changes do not count: a ticking clock is quiet) and the
     /// page no request in flight for `window` (twice that once the page did something since the
     /// wait began: a page at work pauses between steps, as a search between fetching its index
     /// and showing what it found), or until `cap` has passed. Checks on the poll schedule (every
