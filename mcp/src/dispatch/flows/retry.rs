@@ -18,6 +18,9 @@ use crate::dispatch::session::ToolSession;
 /// The pauses before the second and the third try.
 pub(crate) const BACKOFF: [Duration; 2] = [Duration::from_millis(500), Duration::from_millis(1000)];
 
+/// How long leaving a failed try's error page for `about:blank` may take.
+const LEAVE_ERROR_PAGE: Duration = Duration::from_secs(2);
+
 /// Whether a failed navigation is worth another try: a timeout, or the network failing with
 /// `net::ERR_*` — except an abort (a download, a 204) and a block (mocks, the origin policy),
 /// which would fail the same way again.
@@ -59,6 +62,12 @@ pub(crate) async fn navigate(
         let backoff = BACKOFF.get(attempt as usize - 1).copied();
         match backoff {
             Some(pause) if is_transient(&err) && !page.is_closed() => {
+                // Leave the network error page at once: Chromium may reload an error page on
+                // its own (its auto-reload, one second after the failure), which would be a
+                // try nobody counted. Only chromate's tries reach the server.
+                let _ = cancel
+                    .run(page.goto("about:blank", chromate::WaitUntil::Load, LEAVE_ERROR_PAGE))
+                    .await;
                 cancel
                     .run(tokio::time::sleep(pause))
                     .await
