@@ -38,7 +38,7 @@ check() {
 check cdp-gen cdp-gen \
   '^(README\.md|LICENSE-(MIT|APACHE)|src/.+\.rs|tests/golden\.rs|tests/mini_protocol\.json|tests/expected/[^/]+\.txt)$'
 check chromate engine \
-  '^(README\.md|LICENSE-(MIT|APACHE)|build\.rs|protocol\.json|src/.+\.(rs|js)|examples/[^/]+\.rs|axe/package(-lock)?\.json|axe/node_modules/axe-core/(axe\.min\.js|LICENSE))$' \
+  '^(README\.md|LICENSE-(MIT|APACHE)|build\.rs|protocol\.json|src/.+\.(rs|js)|src/page/testdata/[^/]+\.(json|md)|examples/[^/]+\.rs|axe/package(-lock)?\.json|axe/node_modules/axe-core/(axe\.min\.js|LICENSE))$' \
   protocol.json axe/node_modules/axe-core/axe.min.js axe/node_modules/axe-core/LICENSE
 check chromate-mcp mcp \
   '^(README\.md|LICENSE-(MIT|APACHE)|src/.+\.(rs|md|html))$'
