@@ -353,7 +353,13 @@ fn every_error_the_page_walk_writes_decodes() {
 #[test]
 fn every_line_kind_and_checked_the_walk_writes_decodes_and_a_typo_does_not() {
     let script = crate::js::SNAPSHOT;
-    let mut written = crate::js::literals_after(script, "return \"");
+    // The kinds `classify` returns (its body, up to the next function), and those set by name.
+    let classify = script
+        .split_once("function classify(")
+        .and_then(|(_, rest)| rest.split("\n  function ").next())
+        .unwrap_or_default();
+    assert!(!classify.is_empty(), "snapshot.js has no classify()");
+    let mut written = crate::js::literals_after(classify, "return \"");
     written.extend(crate::js::literals_after(script, "kind: \""));
     written.extend(crate::js::literals_after(script, "kind = \""));
     written.sort();
