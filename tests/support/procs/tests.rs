@@ -146,6 +146,12 @@ async fn leak_guard_flags_chrome_like_children_started_after_it() {
         .arg("30")
         .spawn()
         .unwrap();
+    // `spawn` returns once the child is in `execve`, whose new command line can be unset for
+    // a moment after (the kernel releases a vfork parent before it writes the arguments):
+    // wait until /proc shows it, as it will for any browser a test starts.
+    poll_until("the chrome-like sleep's command line in /proc", || {
+        guard.leaked().iter().any(|info| info.pid == leaked.id())
+    });
     let leaked_pids: Vec<u32> = guard.leaked().iter().map(|info| info.pid).collect();
     assert!(leaked_pids.contains(&leaked.id()), "{leaked_pids:?}");
     assert!(
