@@ -62,6 +62,7 @@ pub use intercept::{
 pub use launch::{find_browser, LaunchOptions};
 pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
+pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub use pdf::PdfOptions;
 pub use probe::{
     ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
@@ -80,7 +81,7 @@ pub use snapshot::{
 pub use storage::{Cookie, PageStorage};
 pub use transport::ConnectOptions;
 pub use transport::{EventMessage, EVENT_QUEUE};
-pub use wait::{Settled, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT, SETTLE_CAP, SETTLE_WINDOW};
+pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};
 
 /// Runs `task` in the background on the current tokio runtime.
 ///

@@ -90,6 +90,16 @@ pub(crate) const REDACT: &str = include_str!("redact.js");
 /// `settle`: counts the document's DOM mutations (`watch`) for the quiet period after `load`.
 pub(crate) const SETTLE: &str = include_str!("settle.js");
 
+/// `pending`: the page's short timers and animation frames not yet run, for the wait after
+/// `load`. Not an installer module: the one whole script registered in the page's main world
+/// (where timers live) from the start of every document; read with [`PENDING_READ`].
+pub(crate) const PENDING: &str = include_str!("pending.js");
+
+/// Reads what [`PENDING`] counts in the main world: `{pending, sinceMs}`, or `null` in a
+/// document it does not run in.
+pub(crate) const PENDING_READ: &str =
+    "(globalThis[Symbol.for(\"chromate.pending\")] || (() => null))()";
+
 /// Modules in installation order (dependencies first), as `(namespace key, source)`.
 const MODULES: [(&str, &str); 10] = [
     ("dom", DOM),

@@ -13,6 +13,7 @@ mod dialog;
 mod evaluate;
 mod isolated;
 mod navigation;
+mod settle;
 mod state;
 
 use std::sync::{Arc, Mutex};
@@ -29,6 +30,7 @@ pub use dialog::Dialog;
 pub(crate) use evaluate::exception_error;
 pub(crate) use isolated::WORLD_NAME;
 pub use navigation::{NavigationResult, WaitUntil};
+pub use settle::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub(crate) use state::NavMark;
 use state::PageState;
 

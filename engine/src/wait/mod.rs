@@ -37,13 +37,6 @@ const FENCE_CAP: Duration = Duration::from_millis(500);
 /// Quiet time after `load` that the fence waits for a client redirect.
 const FENCE_SETTLE: Duration = Duration::from_millis(25);
 
-/// The quiet window of the wait after a navigation's `load` ([`Page::wait_for_settled`]): no
-/// element added or removed and no request in flight for this long (twice this for a page at work). 50 ms
-/// misses rustdoc's search results (`benches/README.md`, "Quiet period after load").
-pub const SETTLE_WINDOW: Duration = Duration::from_millis(100);
-/// The most the wait after `load` lasts, whatever the page keeps doing.
-pub const SETTLE_CAP: Duration = Duration::from_millis(1500);
-
 /// The least time a command sent under a deadline gets to answer, however little of the
 /// deadline is left: a zero timeout still makes its one check, and the act step that follows a
 /// check made just before the deadline still gets its answer.
@@ -67,6 +60,11 @@ impl Deadline {
             start: Instant::now(),
             timeout,
         }
+    }
+
+    /// When the deadline's call began.
+    pub(crate) fn start(&self) -> Instant {
+        self.start
     }
 
     pub(crate) fn at(&self) -> Instant {
@@ -273,78 +271,3 @@ pub(crate) async fn enter_fence(
 
 #[cfg(test)]
 mod tests;
-
-/// What [`Page::wait_for_settled`] saw.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[non_exhaustive]
-pub struct Settled {
-    /// How long the wait took.
-    pub waited: Duration,
-    /// Whether the page was quiet for the whole window (else the cap ended the wait).
-    pub quiet: bool,
-    /// Mutations of the document that added or removed elements, since it was created.
-    pub mutations: u64,
-}
-
-impl Page {
-    /// The quiet period after `load`: waits until no element was added to or removed from the
-    /// document (text and attribute changes do not count: a ticking clock is quiet) and the
-    /// page no request in flight for `window` (twice that once the page did something since the
-    /// wait began: a page at work pauses between steps, as a search between fetching its index
-    /// and showing what it found), or until `cap` has passed. Checks on the poll schedule (every
-    /// 25 ms); a page whose script keeps the main thread busy is checked once it yields.
-    /// Mutations are counted from the document's creation and requests from the last one seen,
-    /// so a page already quiet for `window` when the wait begins costs one check.
-    ///
-    /// ```no_run
-    /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// use std::time::Duration;
-    /// let settled = page
-    ///     .wait_for_settled(Duration::from_millis(100), Duration::from_millis(1500))
-    ///     .await?;
-    /// println!("quiet after {:?}: {}", settled.waited, settled.quiet);
-    /// # Ok(()) }
-    /// ```
-    pub async fn wait_for_settled(&self, window: Duration, cap: Duration) -> Result<Settled> {
-        let deadline = Deadline::new(cap);
-        let mut poller = Poller::new(deadline, POLL_EVERY);
-        let mut mutations = 0;
-        let mut mutations_before = None;
-        let mut active = false;
-        while poller.next().await {
-            let answer = self
-                .call_isolated(None, "settle.watch", &serde_json::Value::Null)
-                .await?;
-            mutations = answer
-                .get("count")
-                .and_then(serde_json::Value::as_u64)
-                .unwrap_or(0);
-            let dom_quiet = answer
-                .get("sinceMs")
-                .and_then(serde_json::Value::as_f64)
-                .map_or(Duration::ZERO, |ms| {
-                    Duration::try_from_secs_f64(ms / 1000.0).unwrap_or(Duration::ZERO)
-                });
-            let network_quiet = self.network_quiet_for().unwrap_or(Duration::ZERO);
-            let before = *mutations_before.get_or_insert(mutations);
-            active |= mutations != before || network_quiet < deadline.start.elapsed();
-            let needed = if active {
-                window.saturating_mul(2)
-            } else {
-                window
-            };
-            if dom_quiet >= needed && network_quiet >= needed {
-                return Ok(Settled {
-                    waited: deadline.start.elapsed(),
-                    quiet: true,
-                    mutations,
-                });
-            }
-        }
-        Ok(Settled {
-            waited: deadline.start.elapsed(),
-            quiet: false,
-            mutations,
-        })
-    }
-}
