@@ -1,11 +1,11 @@
 // pending: the work a page has scheduled for the next moments, for the wait after `load`
 // (docs/mcp.md#navigation). The one script chromate runs in a page's main world from the start
 // of every document, since timers and animation frames live there and chromate's isolated world
-// cannot see them: `setTimeout`, `requestAnimationFrame` and their cancels are wrapped in
-// proxies of the originals (so `toString`, `name` and `length` read as the browser's own), and a
-// non-enumerable `Symbol.for("chromate.pending")` on `window` answers
-// `{pending, sinceMs}`: the timers of at most SHORT_MS and the animation frames not yet run,
-// and the milliseconds since such a callback last ran (-1: none has).
+// cannot see them: `setTimeout`, `requestAnimationFrame`, `requestIdleCallback` and their
+// cancels are wrapped in proxies of the originals (so `toString`, `name` and `length` read as
+// the browser's own), and a non-enumerable `Symbol.for("chromate.pending")` on `window`
+// answers `{pending, sinceMs}`: the timers of at most SHORT_MS, the animation frames and the
+// idle callbacks not yet run, and the milliseconds since such a callback last ran (-1: none).
 //
 // A callback's depth is one more than that of the callback that scheduled it (a script or an
 // event handler: 0). Beyond DEPTH nothing is counted: a page that polls or animates by
@@ -21,6 +21,7 @@
   const DEPTH = 3;
   const timers = new Set();
   const frames = new Set();
+  const idle = new Set();
   let depth = 0;
   let lastRan = -1;
 
@@ -83,10 +84,26 @@
     frames.delete(args[0]);
     return Reflect.apply(original, self, args);
   });
+  // Idle callbacks: a page that works in slices yields between them this way (rustdoc's search
+  // loads its index shard by shard).
+  wrap("requestIdleCallback", (original, self, args) => {
+    const [callback] = args;
+    const level = depth + 1;
+    if (typeof callback !== "function" || level > DEPTH) return Reflect.apply(original, self, args);
+    let id = 0;
+    const run = tracked(callback, level, () => idle.delete(id));
+    id = Reflect.apply(original, self, [run, ...args.slice(1)]);
+    idle.add(id);
+    return id;
+  });
+  wrap("cancelIdleCallback", (original, self, args) => {
+    idle.delete(args[0]);
+    return Reflect.apply(original, self, args);
+  });
 
   Object.defineProperty(window, KEY, {
     value: () => ({
-      pending: timers.size + frames.size,
+      pending: timers.size + frames.size + idle.size,
       sinceMs: lastRan < 0 ? -1 : performance.now() - lastRan,
     }),
   });
