@@ -1235,3 +1235,56 @@ async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches
     })
     .await;
 }
+
+/// The structured error of a failed call.
+fn error_of(result: &Value) -> Value {
+    assert_eq!(result["isError"], json!(true), "{result}");
+    result["structuredContent"]["error"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_navigation_is_refused_by_default_over_http_and_allowed_with_the_flag() {
+    let fixture = FixtureServer::start_detached().unwrap();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut client = Client::connect(server.port).await;
+    // The artifacts root itself, and a plain file: neither is shown.
+    let root = format!("file://{}/", server.tmp_path.display());
+    for url in ["file:///etc/hostname", root.as_str()] {
+        let error = error_of(&client.call("browser_navigate", json!({ "url": url })).await);
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+        assert_eq!(error["detail"]["reason"], json!("file-access"), "{error}");
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("--allow-unrestricted-file-access"),
+            "{error}"
+        );
+    }
+    let opened = client
+        .call(
+            "browser_page",
+            json!({ "action": "open", "url": "file:///etc/hostname" }),
+        )
+        .await;
+    assert_eq!(error_of(&opened)["detail"]["reason"], json!("file-access"));
+    // The shared browser refuses file: under the session's own page too (a redirect from the
+    // network is refused by Chromium itself).
+    let redirect = fixture.url("redirect?to=file:///etc/hostname");
+    let error = error_of(
+        &client
+            .call("browser_navigate", json!({ "url": redirect }))
+            .await,
+    );
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert!(server.stop().success());
+
+    let mut server =
+        HttpServer::start(&["--http", "127.0.0.1:0", "--allow-unrestricted-file-access"]);
+    let mut client = Client::connect(server.port).await;
+    let text = client
+        .call_text("browser_navigate", json!({ "url": "file:///etc/hostname" }))
+        .await;
+    assert!(text.contains("\"url\":\"file:///etc/hostname\""), "{text}");
+    assert!(server.stop().success());
+}

@@ -554,6 +554,7 @@ impl ToolSession {
         {
             if let Some(by) = self.mocks.blocked_by(&live.browser, url, net_error) {
                 let hint = match by {
+                    "file-access" => crate::dispatch::tools::FILE_URL_HINT,
                     "origin-policy" => "the URL's origin is outside --allowed-origins or inside --blocked-origins; navigate elsewhere or restart with other origin lists",
                     _ => "a browser_mock block rule matches this URL; browser_mock action=list shows it, action=remove lifts it",
                 };
