@@ -200,6 +200,13 @@ impl Server {
     fn new_session(&self) -> Arc<HttpSession> {
         let mut session = ToolSession::new(self.config.clone());
         session.shared = Some(self.browser.clone());
+        // Traces under CHROMATE_TRACE_DIR and saved states are this session's alone
+        // (docs/mcp.md#streamable-http): a directory named as its session directory.
+        session.namespace = session
+            .artifacts
+            .dir()
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned());
         HttpSession::start(session, self.flows)
     }
 
