@@ -1391,3 +1391,48 @@ async fn traces_and_saved_states_are_each_sessions_own() {
     assert!(read["result"]["contents"].is_array(), "{read}");
     assert!(server.stop().success());
 }
+
+/// The session directory `browser_status` names.
+async fn session_dir(client: &mut Client) -> std::path::PathBuf {
+    let status = call_json(client, "browser_status", json!({})).await;
+    std::path::PathBuf::from(status["artifactsDir"].as_str().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ended_session_leaves_its_directory_only_when_it_holds_files_the_client_was_given() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let page = fixture.url("/whoami");
+    // A browses only: its directory (made for downloads at launch) goes with DELETE.
+    let mut a = Client::connect(server.port).await;
+    a.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let a_dir = session_dir(&mut a).await;
+    assert!(a_dir.join("downloads").is_dir(), "{}", a_dir.display());
+    assert_eq!(a.delete().await.status, 204);
+    assert!(!a_dir.exists(), "{} stayed", a_dir.display());
+    // B records a trace, whose files it is given: its directory stays.
+    let mut b = Client::connect(server.port).await;
+    call_json(
+        &mut b,
+        "browser_trace",
+        json!({ "action": "start", "name": "kept" }),
+    )
+    .await;
+    b.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let stopped = call_json(&mut b, "browser_trace", json!({ "action": "stop" })).await;
+    let b_dir = session_dir(&mut b).await;
+    assert_eq!(b.delete().await.status, 204);
+    let trace = Path::new(stopped["trace"].as_str().unwrap());
+    assert!(trace.starts_with(&b_dir) && trace.is_file(), "{stopped}");
+    // C browses only and is ended by the server's shutdown: its directory goes too.
+    let mut c = Client::connect(server.port).await;
+    c.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let c_dir = session_dir(&mut c).await;
+    assert!(c_dir.is_dir(), "{}", c_dir.display());
+    assert!(server.stop().success());
+    assert!(!c_dir.exists(), "{} stayed", c_dir.display());
+    assert!(trace.is_file(), "{stopped}");
+}
