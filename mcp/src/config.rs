@@ -103,6 +103,11 @@ pub(crate) struct Config {
     /// `--allow-unrestricted-file-access`; else browser_upload reads only files under the
     /// server's working directory.
     pub(crate) unrestricted_file_access: bool,
+    /// Whether the browser may load `file:` documents (docs/mcp.md#file-access): for
+    /// `chromate mcp` only with `--allow-unrestricted-file-access`; the command line's own
+    /// sessions, captures and flows set it ([`Config::for_command_line`]), a local page being
+    /// its user's own local action.
+    pub(crate) file_urls: bool,
     /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
     pub(crate) caps_audit: bool,
     /// `--isolated` (and every HTTP session): each session is a browser context in one shared
@@ -219,6 +224,7 @@ impl Config {
             state_dir,
             structured_content,
             unrestricted_file_access: flags.unrestricted_file_access,
+            file_urls: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
             isolated: flags.isolated || flags.http.is_some(),
             remote: flags
@@ -227,6 +233,14 @@ impl Config {
                 .is_some_and(|http| !http.addr.ip().is_loopback()),
         };
         (config, warnings)
+    }
+
+    /// The configuration of a command-line front end (a session daemon, `chromate capture`,
+    /// `chromate flows`): `file:` pages load, as the user at the shell asked for them
+    /// (docs/cli.md#sessions); the upload rule stays.
+    pub(crate) fn for_command_line(mut self) -> Config {
+        self.file_urls = true;
+        self
     }
 
     /// `launch` or `cdp-endpoint` (browser_status `mode`).

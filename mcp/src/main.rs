@@ -116,6 +116,7 @@ fn daemon_main(session: String, idle: std::time::Duration) -> ExitCode {
     let (config, warnings) = Config::resolve(config::McpFlags::default(), &|name| {
         std::env::var(name).ok()
     });
+    let config = config.for_command_line();
     for warning in warnings {
         eprintln!("chromate: {warning}");
     }

@@ -35,11 +35,21 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(args: &[&str]) -> HttpServer {
+        HttpServer::start_with(args, &[])
+    }
+
+    /// [`HttpServer::start`] with more environment, each value a path relative to the
+    /// server's temp directory.
+    fn start_with(args: &[&str], envs: &[(&str, &str)]) -> HttpServer {
         let tmp = tempfile::tempdir().unwrap();
         let tmp_path = tmp.path().to_owned();
         let mut child = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"])
             .arg("mcp")
             .args(args)
+            .envs(
+                envs.iter()
+                    .map(|(name, value)| (*name, tmp.path().join(value))),
+            )
             .env("TMPDIR", tmp.path())
             .env("CHROMATE_MCP_ARTIFACTS_DIR", tmp.path())
             .stdin(Stdio::null())
@@ -1234,4 +1244,195 @@ async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches
         !is_alive(second)
     })
     .await;
+}
+
+/// The structured error of a failed call.
+fn error_of(result: &Value) -> Value {
+    assert_eq!(result["isError"], json!(true), "{result}");
+    result["structuredContent"]["error"].clone()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn file_navigation_is_refused_by_default_over_http_and_allowed_with_the_flag() {
+    let fixture = FixtureServer::start_detached().unwrap();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut client = Client::connect(server.port).await;
+    // The artifacts root itself, and a plain file: neither is shown.
+    let root = format!("file://{}/", server.tmp_path.display());
+    for url in ["file:///etc/hostname", root.as_str()] {
+        let error = error_of(&client.call("browser_navigate", json!({ "url": url })).await);
+        assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+        assert_eq!(error["detail"]["reason"], json!("file-access"), "{error}");
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("--allow-unrestricted-file-access"),
+            "{error}"
+        );
+    }
+    let opened = client
+        .call(
+            "browser_page",
+            json!({ "action": "open", "url": "file:///etc/hostname" }),
+        )
+        .await;
+    assert_eq!(error_of(&opened)["detail"]["reason"], json!("file-access"));
+    // The shared browser refuses file: under the session's own page too (a redirect from the
+    // network is refused by Chromium itself).
+    let redirect = fixture.url("redirect?to=file:///etc/hostname");
+    let error = error_of(
+        &client
+            .call("browser_navigate", json!({ "url": redirect }))
+            .await,
+    );
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert!(server.stop().success());
+
+    let mut server =
+        HttpServer::start(&["--http", "127.0.0.1:0", "--allow-unrestricted-file-access"]);
+    let mut client = Client::connect(server.port).await;
+    let text = client
+        .call_text("browser_navigate", json!({ "url": "file:///etc/hostname" }))
+        .await;
+    assert!(text.contains("\"url\":\"file:///etc/hostname\""), "{text}");
+    assert!(server.stop().success());
+}
+
+/// The JSON of a successful call's first text block.
+async fn call_json(client: &mut Client, tool: &str, arguments: Value) -> Value {
+    let result = client.call(tool, arguments).await;
+    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+    serde_json::from_str(result["content"][0]["text"].as_str().unwrap_or_default())
+        .unwrap_or_else(|err| panic!("{tool}: {err}: {result}"))
+}
+
+/// The JSON-RPC answer to `method` in `client`'s session.
+async fn rpc(client: &mut Client, method: &str, params: Value) -> Value {
+    client.next += 1;
+    let message = json!({"jsonrpc":"2.0","id":client.next,"method":method,"params":params});
+    let answer = client.post(&message).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    answer.json()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn traces_and_saved_states_are_each_sessions_own() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start_with(
+        &["--http", "127.0.0.1:0"],
+        &[
+            ("CHROMATE_TRACE_DIR", "traces"),
+            ("CHROMATE_STATE_DIR", "state"),
+        ],
+    );
+    let mut a = Client::connect(server.port).await;
+    let mut b = Client::connect(server.port).await;
+    // A logs in, saves the login, and records a trace.
+    call_json(
+        &mut a,
+        "browser_trace",
+        json!({ "action": "start", "name": "t1" }),
+    )
+    .await;
+    a.call_text(
+        "browser_navigate",
+        json!({ "url": fixture.url("/login?user=ann") }),
+    )
+    .await;
+    let saved = call_json(
+        &mut a,
+        "browser_state",
+        json!({ "action": "save", "name": "login" }),
+    )
+    .await;
+    let stopped = call_json(&mut a, "browser_trace", json!({ "action": "stop" })).await;
+    let trace = stopped["trace"].as_str().unwrap().to_owned();
+    let traces_root = server.tmp_path.join("traces");
+    assert!(Path::new(&trace).starts_with(&traces_root), "{stopped}");
+    assert!(Path::new(&trace).is_file(), "{stopped}");
+    assert!(
+        Path::new(saved["path"].as_str().unwrap()).starts_with(server.tmp_path.join("state")),
+        "{saved}"
+    );
+
+    // B sees neither: its list is empty, the name does not exist for it, and the trace is not
+    // one of its resources.
+    let listed = call_json(&mut b, "browser_state", json!({ "action": "list" })).await;
+    assert_eq!(listed["states"], json!([]), "{listed}");
+    let refused = b
+        .call(
+            "browser_state",
+            json!({ "action": "load", "name": "login" }),
+        )
+        .await;
+    let error = error_of(&refused);
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert_eq!(error["detail"]["available"], json!([]), "{error}");
+    let resources = rpc(&mut b, "resources/list", json!({})).await;
+    assert!(!resources.to_string().contains("t1"), "{resources}");
+    let uri = format!("file://{trace}");
+    let read = rpc(&mut b, "resources/read", json!({ "uri": uri })).await;
+    assert!(read["error"].is_object(), "B read A's trace: {read}");
+    // B's own trace of the same name is its own.
+    let started = call_json(
+        &mut b,
+        "browser_trace",
+        json!({ "action": "start", "name": "t1" }),
+    )
+    .await;
+    assert_ne!(started["outDir"], stopped["outDir"], "{started} {stopped}");
+    call_json(&mut b, "browser_trace", json!({ "action": "stop" })).await;
+
+    // A still has its own, and reads its trace.
+    let listed = call_json(&mut a, "browser_state", json!({ "action": "list" })).await;
+    assert_eq!(listed["states"], json!(["login"]), "{listed}");
+    let read = rpc(&mut a, "resources/read", json!({ "uri": uri })).await;
+    assert!(read["result"]["contents"].is_array(), "{read}");
+    assert!(server.stop().success());
+}
+
+/// The session directory `browser_status` names.
+async fn session_dir(client: &mut Client) -> std::path::PathBuf {
+    let status = call_json(client, "browser_status", json!({})).await;
+    std::path::PathBuf::from(status["artifactsDir"].as_str().unwrap())
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_ended_session_leaves_its_directory_only_when_it_holds_files_the_client_was_given() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let page = fixture.url("/whoami");
+    // A browses only: its directory (made for downloads at launch) goes with DELETE.
+    let mut a = Client::connect(server.port).await;
+    a.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let a_dir = session_dir(&mut a).await;
+    assert!(a_dir.join("downloads").is_dir(), "{}", a_dir.display());
+    assert_eq!(a.delete().await.status, 204);
+    assert!(!a_dir.exists(), "{} stayed", a_dir.display());
+    // B records a trace, whose files it is given: its directory stays.
+    let mut b = Client::connect(server.port).await;
+    call_json(
+        &mut b,
+        "browser_trace",
+        json!({ "action": "start", "name": "kept" }),
+    )
+    .await;
+    b.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let stopped = call_json(&mut b, "browser_trace", json!({ "action": "stop" })).await;
+    let b_dir = session_dir(&mut b).await;
+    assert_eq!(b.delete().await.status, 204);
+    let trace = Path::new(stopped["trace"].as_str().unwrap());
+    assert!(trace.starts_with(&b_dir) && trace.is_file(), "{stopped}");
+    // C browses only and is ended by the server's shutdown: its directory goes too.
+    let mut c = Client::connect(server.port).await;
+    c.call_text("browser_navigate", json!({ "url": page }))
+        .await;
+    let c_dir = session_dir(&mut c).await;
+    assert!(c_dir.is_dir(), "{}", c_dir.display());
+    assert!(server.stop().success());
+    assert!(!c_dir.exists(), "{} stayed", c_dir.display());
+    assert!(trace.is_file(), "{stopped}");
 }

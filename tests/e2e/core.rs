@@ -889,3 +889,77 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
     assert!(!settled.quiet, "{settled:?}");
     close_and_check(browser).await;
 }
+
+/// Every path under `dir` (not following symlinks), relative to it.
+fn tree(dir: &std::path::Path) -> Vec<String> {
+    let mut found = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(next) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&next) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            found.push(
+                path.strip_prefix(dir)
+                    .unwrap_or(&path)
+                    .display()
+                    .to_string(),
+            );
+            if entry.file_type().is_ok_and(|kind| kind.is_dir()) {
+                stack.push(path);
+            }
+        }
+    }
+    found.sort();
+    found
+}
+
+#[tokio::test]
+async fn a_killed_browser_leaves_nothing_in_the_temp_dir_and_no_crash_dumps_outside_its_profile() {
+    let temp = tempfile::tempdir().expect("temp");
+    let home = tempfile::tempdir().expect("home");
+    let mut owner = std::process::Command::new(env!("CARGO_BIN_EXE_owner-probe"))
+        .arg("kill")
+        .env("TMPDIR", temp.path())
+        .env("HOME", home.path())
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("BREAKPAD_DUMP_LOCATION")
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn owner-probe");
+    let owner_pid = owner.id();
+    let stdout = owner.stdout.take().expect("stdout");
+    let lines = tokio::task::spawn_blocking(move || {
+        let lines: Vec<String> = std::io::BufRead::lines(std::io::BufReader::new(stdout))
+            .map_while(Result::ok)
+            .collect();
+        (lines, owner.wait())
+    });
+    let Ok(joined) = tokio::time::timeout(Duration::from_secs(30), lines).await else {
+        procs::kill(owner_pid);
+        panic!("owner-probe did not finish within 30 s");
+    };
+    let (lines, status) = joined.expect("join");
+    assert!(status.expect("reap").success(), "{lines:?}");
+    assert_eq!(
+        lines.last().map(String::as_str),
+        Some("killed"),
+        "{lines:?}"
+    );
+    let browser_pid: u32 = lines[0]
+        .strip_prefix("pid ")
+        .and_then(|p| p.parse().ok())
+        .expect("pid line");
+    assert!(!procs::is_alive(browser_pid));
+    // No profile, no `org.chromium.Chromium.*` singleton directory: nothing at all.
+    assert_eq!(tree(temp.path()), Vec::<String>::new());
+    // No `~/.config/chromium/Crash Reports` (Crashpad's database) in the home directory.
+    let home_tree = tree(home.path());
+    assert!(
+        !home_tree
+            .iter()
+            .any(|path| path.contains("Crash Reports") || path.contains("chromium")),
+        "{home_tree:?}"
+    );
+}

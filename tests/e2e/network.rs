@@ -1,7 +1,7 @@
 //! Request interception and saved state on real Chromium: mocks that fulfil (with CORS and
 //! preflights), block rules, requests from a cross-origin iframe, the origin policy on
-//! navigations, sub-requests and redirect hops, and cookies plus storage carried from one
-//! browser into a fresh one.
+//! navigations, sub-requests and redirect hops, the `file:` block (navigations, redirects,
+//! frames), and cookies plus storage carried from one browser into a fresh one.
 
 use std::time::Duration;
 
@@ -433,5 +433,130 @@ async fn networkidle_comes_although_a_fetch_body_is_never_read() {
         .await
         .expect("network idle although the fetch's body is never read");
     assert_eq!(server.request_count("/data"), 1);
+    close_and_check(browser).await;
+}
+
+/// A directory with `top.html` (framing `inner.html`, whose text is `marker`) and `inner.html`.
+fn file_pages(marker: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("inner.html"), format!("<p>{marker}</p>")).expect("inner");
+    std::fs::write(
+        dir.path().join("top.html"),
+        "<title>top</title><iframe id=f src=\"inner.html\"></iframe>",
+    )
+    .expect("top");
+    dir
+}
+
+/// Waits (one animation frame at a time, in the page) until `page` has a child frame at `url`,
+/// or [`WAIT`] passes: whether it has.
+async fn has_child_frame(page: &Page, url: &str) -> bool {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let found = page
+            .frames()
+            .iter()
+            .any(|frame| frame.parent_id.is_some() && frame.url == url);
+        if found || std::time::Instant::now() > deadline {
+            return found;
+        }
+        eval(
+            page,
+            "new Promise(resolve => requestAnimationFrame(() => resolve(1)))",
+        )
+        .await;
+    }
+}
+
+/// Waits (as [`has_child_frame`]) until interception decided on `url`; what it did.
+async fn decision_on(browser: &Browser, page: &Page, url: &str) -> Option<Interception> {
+    let deadline = std::time::Instant::now() + WAIT;
+    loop {
+        let decided = browser.interception_for_url(url);
+        if decided.is_some() || std::time::Instant::now() > deadline {
+            return decided;
+        }
+        eval(
+            page,
+            "new Promise(resolve => requestAnimationFrame(() => resolve(1)))",
+        )
+        .await;
+    }
+}
+
+#[tokio::test]
+async fn file_urls_blocked_fail_navigations_frames_and_redirects_to_file() {
+    let marker = "seal-file-marker-7f3a";
+    let dir = file_pages(marker);
+    let top = format!("file://{}", dir.path().join("top.html").display());
+    let inner = format!("file://{}", dir.path().join("inner.html").display());
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    assert!(!browser.file_urls_blocked(), "file: is open by default");
+    let page = browser.new_page("about:blank").await.expect("page");
+    // Open by default: the page and its frame load.
+    page.goto(&top, WaitUntil::Load, NAV)
+        .await
+        .expect("file: loads");
+    assert!(has_child_frame(&page, &inner).await, "{:?}", page.frames());
+
+    browser.set_file_urls_blocked(true).await.expect("block");
+    assert!(browser.file_urls_blocked());
+    // A network page is not paused for it: it loads and fetches as before.
+    page.goto(&server.url("nav.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("http loads");
+    let res = page.goto(&top, WaitUntil::Load, NAV).await;
+    assert!(
+        matches!(&res, Err(Error::NavigationFailed { net_error, .. }) if net_error == "net::ERR_BLOCKED_BY_CLIENT"),
+        "{res:?}"
+    );
+    assert_eq!(
+        browser.interception_for_url(&top),
+        Some(Interception::Blocked {
+            by: BlockedBy::FileAccess,
+            rule_id: None
+        })
+    );
+    // A redirect from a loopback page to a file fails, and nothing of the file shows.
+    let redirect = server.url(&format!("redirect?to={inner}"));
+    let res = page.goto(&redirect, WaitUntil::Load, NAV).await;
+    assert!(
+        matches!(&res, Err(Error::NavigationFailed { .. })),
+        "{res:?}"
+    );
+    assert_eq!(server.request_count("/redirect"), 1);
+    let text = eval(&page, "document.documentElement?.innerText ?? ''").await;
+    assert!(!text.to_string().contains(marker), "{text}");
+
+    // Lifted: the page loads again; then a page already showing a file cannot frame another.
+    browser.set_file_urls_blocked(false).await.expect("lift");
+    page.goto(&top, WaitUntil::Load, NAV)
+        .await
+        .expect("file: loads again");
+    browser.set_file_urls_blocked(true).await.expect("block");
+    // The frame's `load` fires for the error page that replaces a refused document too.
+    let frame_url = format!("{inner}?again");
+    eval(
+        &page,
+        &format!(
+            "new Promise(resolve => {{ const f = document.getElementById('f'); \
+             f.addEventListener('load', () => resolve(1), {{ once: true }}); f.src = {}; }})",
+            json!(frame_url)
+        ),
+    )
+    .await;
+    assert_eq!(
+        decision_on(&browser, &page, &frame_url).await,
+        Some(Interception::Blocked {
+            by: BlockedBy::FileAccess,
+            rule_id: None
+        })
+    );
+    assert!(
+        !page.frames().iter().any(|frame| frame.url == frame_url),
+        "{:?}",
+        page.frames()
+    );
     close_and_check(browser).await;
 }

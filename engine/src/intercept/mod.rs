@@ -9,6 +9,11 @@
 //! reader task (a glob match, no I/O) and recorded before the answer is sent, so the record is
 //! there before the request's `Network.*` outcome events arrive; the answer itself is spawned.
 //!
+//! The browser may also refuse `file:` URLs ([`crate::Browser::set_file_urls_blocked`]): every
+//! `file:` request (a navigation, a redirect hop, a frame, a subresource) fails, whoever asked
+//! for it. When nothing else needs interception, Fetch is then enabled for `file:` URLs only, so
+//! network requests are not paused at all.
+//!
 //! A browser context may also carry a private-network guard (`guard.rs`): its sessions are
 //! intercepted while it exists, and a request (or redirect hop) whose host is, or resolves to,
 //! a non-public address fails before it is sent. Literals and `localhost` are decided on the
@@ -59,6 +64,8 @@ pub(crate) struct Interceptor {
 struct Config {
     rules: Vec<InterceptRule>,
     policy: OriginPolicy,
+    /// Every `file:` request fails.
+    block_files: bool,
     /// Private-network guards by browser context id.
     guards: HashMap<String, NetworkGuard>,
     /// Rules of one browser context, by its id: a context with an entry uses these instead of
@@ -66,12 +73,30 @@ struct Config {
     context_rules: HashMap<String, Vec<InterceptRule>>,
 }
 
+/// Which requests a session pauses with Fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Want {
+    /// Fetch off.
+    Off,
+    /// Only `file:` URLs (the file block alone).
+    Files,
+    /// Every request.
+    All,
+}
+
 impl Config {
-    /// Whether a session of `context` needs Fetch on.
-    fn wanted(&self, context: Option<&str>) -> bool {
-        !self.rules_of(context).is_empty()
+    /// Which requests a session of `context` needs paused.
+    fn wanted(&self, context: Option<&str>) -> Want {
+        if !self.rules_of(context).is_empty()
             || !self.policy.is_empty()
             || context.is_some_and(|context| self.guards.contains_key(context))
+        {
+            Want::All
+        } else if self.block_files {
+            Want::Files
+        } else {
+            Want::Off
+        }
     }
 
     /// The rules that apply to a page of `context`: its own, else the browser-wide ones.
@@ -85,7 +110,7 @@ impl Config {
 struct Intercepted {
     session: Session,
     context: Option<String>,
-    enabled: bool,
+    enabled: Want,
 }
 
 impl Interceptor {
@@ -122,6 +147,16 @@ impl Interceptor {
         lock(&self.config).policy.clone()
     }
 
+    /// Makes every `file:` request fail (`true`) or pass (`false`, the default).
+    pub(crate) async fn set_files_blocked(&self, blocked: bool) -> Result<()> {
+        lock(&self.config).block_files = blocked;
+        self.sync().await
+    }
+
+    pub(crate) fn files_blocked(&self) -> bool {
+        lock(&self.config).block_files
+    }
+
     /// Sets (or with `None` removes) the private-network guard of browser context `context`.
     pub(crate) async fn set_guard(&self, context: &str, guard: Option<NetworkGuard>) -> Result<()> {
         {
@@ -138,7 +173,7 @@ impl Interceptor {
     /// gone (their command fails) are forgotten.
     async fn sync(&self) -> Result<()> {
         let mut sessions = self.sessions.lock().await;
-        let wanted: Vec<bool> = {
+        let wanted: Vec<Want> = {
             let config = lock(&self.config);
             sessions
                 .iter()
@@ -152,11 +187,12 @@ impl Interceptor {
                 async move {
                     match (change, wanted) {
                         (false, _) => Ok(()),
-                        (true, true) => enable(&session).await,
-                        (true, false) => session
+                        (true, Want::Off) => session
                             .send(&fetch::DisableParams::default())
                             .await
                             .map(|_| ()),
+                        // `Fetch.enable` again replaces the patterns.
+                        (true, want) => enable(&session, want).await,
                     }
                 }
             }))
@@ -173,7 +209,8 @@ impl Interceptor {
     }
 
     /// Adds a page or frame session of browser context `context` (during its set-up, before it
-    /// runs) and enables Fetch on it if rules, a policy or its context's guard exist.
+    /// runs) and enables Fetch on it if rules, a policy, its context's guard or the file block
+    /// exist.
     pub(crate) async fn attach(&self, session: &Session, context: Option<&str>) -> Result<()> {
         let mut sessions = self.sessions.lock().await;
         sessions.retain(|entry| !entry.session.conn.is_closed());
@@ -192,8 +229,8 @@ impl Interceptor {
             context: context.map(str::to_owned),
             enabled: wanted,
         });
-        if wanted {
-            enable(session).await?;
+        if wanted != Want::Off {
+            enable(session, wanted).await?;
         }
         Ok(())
     }
@@ -285,6 +322,14 @@ impl Interceptor {
             headers: headers.into_iter().collect(),
             url,
         };
+        if lock(&self.config).block_files && is_file_url(&paused.url) {
+            let blocked = Interception::Blocked {
+                by: BlockedBy::FileAccess,
+                rule_id: None,
+            };
+            self.conclude(&session, journal, paused, Some((blocked, None)));
+            return;
+        }
         let context = session
             .id()
             .and_then(|id| lock(&self.contexts).get(id).cloned());
@@ -422,9 +467,19 @@ enum Answer {
     },
 }
 
-async fn enable(session: &Session) -> Result<()> {
+/// Whether `url` has the `file:` scheme (any case).
+fn is_file_url(url: &str) -> bool {
+    url.get(..5)
+        .is_some_and(|scheme| scheme.eq_ignore_ascii_case("file:"))
+}
+
+async fn enable(session: &Session, want: Want) -> Result<()> {
+    let url_pattern = match want {
+        Want::Files => "file:*",
+        Want::All | Want::Off => "*",
+    };
     let pattern = fetch::RequestPattern::default()
-        .url_pattern("*")
+        .url_pattern(url_pattern)
         .request_stage(fetch::RequestStage::Request);
     session
         .send(&fetch::EnableParams::default().patterns(vec![pattern]))
@@ -466,6 +521,20 @@ impl crate::Browser {
     /// The origin policy in force.
     pub fn origin_policy(&self) -> OriginPolicy {
         self.interceptor().policy()
+    }
+
+    /// Makes every `file:` request of every page and frame fail with
+    /// `net::ERR_BLOCKED_BY_CLIENT` (`true`), or lets them through (`false`, the default): a
+    /// navigation, a redirect hop, a frame or a subresource, whoever asked for it. The block
+    /// comes before mocks and the origin policy; [`crate::Browser::interception`] records it as
+    /// [`BlockedBy::FileAccess`].
+    pub async fn set_file_urls_blocked(&self, blocked: bool) -> Result<()> {
+        self.interceptor().set_files_blocked(blocked).await
+    }
+
+    /// Whether `file:` requests are refused ([`crate::Browser::set_file_urls_blocked`]).
+    pub fn file_urls_blocked(&self) -> bool {
+        self.interceptor().files_blocked()
     }
 
     /// What interception did to the request with this network request id (the `requestId` of

@@ -352,15 +352,19 @@ pub enum BlockedBy {
     OriginPolicy,
     /// A browser context's [`crate::NetworkGuard`]: the target is on a private network.
     PrivateNetwork,
+    /// The browser refuses `file:` URLs ([`crate::Browser::set_file_urls_blocked`]).
+    FileAccess,
 }
 
 impl BlockedBy {
-    /// `mock`, `origin-policy` or `private-network`, as the MCP journal writes it.
+    /// `mock`, `origin-policy`, `private-network` or `file-access`, as the MCP journal writes
+    /// it.
     pub fn as_str(self) -> &'static str {
         match self {
             BlockedBy::Mock => "mock",
             BlockedBy::OriginPolicy => "origin-policy",
             BlockedBy::PrivateNetwork => "private-network",
+            BlockedBy::FileAccess => "file-access",
         }
     }
 }

@@ -158,6 +158,7 @@ pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<Strin
         "--disable-default-apps".to_string(),
         "--disable-breakpad".to_string(),
         "--disable-crash-reporter".to_string(),
+        format!("--crash-dumps-dir={}", profile.join("crashes").display()),
         format!("--disable-features={}", DISABLED_FEATURES.join(",")),
         "--metrics-recording-only".to_string(),
         "--password-store=basic".to_string(),
@@ -225,6 +226,27 @@ mod tests {
             Err(Error::BrowserNotFound { tried }) => assert_eq!(tried, ["/nonexistent/chrome"]),
             other => panic!("expected BrowserNotFound, got {other:?}"),
         }
+    }
+
+    #[test]
+    fn the_browser_keeps_its_temp_files_and_crash_dumps_in_its_profile() {
+        let env = process::child_env(Path::new("/tmp/chromate-profile-1-abc"));
+        assert_eq!(
+            env,
+            [
+                (
+                    "BREAKPAD_DUMP_LOCATION",
+                    PathBuf::from("/tmp/chromate-profile-1-abc/crashes")
+                ),
+                ("TMPDIR", PathBuf::from("/tmp/chromate-profile-1-abc")),
+            ]
+        );
+        // Too long for the singleton's socket address: the temp directory stays ours.
+        let long = PathBuf::from(format!("/tmp/{}", "d".repeat(60)));
+        let env = process::child_env(&long);
+        assert_eq!(env, [("BREAKPAD_DUMP_LOCATION", long.join("crashes"))]);
+        let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));
+        assert!(args.contains(&"--crash-dumps-dir=/tmp/p/crashes".to_owned()));
     }
 
     #[test]

@@ -6,6 +6,13 @@
 //! spawned from a thread that lives exactly as long as the browser: it waits for the exit
 //! (without reaping), sweeps the process group so no renderer survives, reaps the child (no
 //! zombies), removes the profile directory, and reports the exit status.
+//!
+//! Nothing of the browser's is left outside its profile: the child's `TMPDIR` is the profile
+//! (Chromium's process-singleton directory, `org.chromium.Chromium.*`, is made there; a killed
+//! browser would otherwise leave one in the temp directory each time) when the singleton's
+//! socket path still fits a Unix socket address, and its crash dumps (Crashpad's database,
+//! else `~/.config/chromium/Crash Reports`) go to `<profile>/crashes` (`BREAKPAD_DUMP_LOCATION`,
+//! which Chromium's crash reporter client reads, and `--crash-dumps-dir`).
 
 #![allow(unsafe_code)]
 
@@ -91,6 +98,7 @@ impl BrowserProcess {
                 let read_fd = browser_reads.as_raw_fd();
                 let write_fd = browser_writes.as_raw_fd();
                 let mut command = Command::new(&executable);
+                command.envs(child_env(profile.path()));
                 command
                     .args(&args)
                     .stdin(Stdio::null())
@@ -293,6 +301,24 @@ fn wait_without_reaping(pid: u32) {
             return;
         }
     }
+}
+
+/// Chromium's process-singleton socket path inside a temp directory:
+/// `<tmp>/org.chromium.Chromium.XXXXXX/SingletonSocket`, this many bytes after `<tmp>`.
+const SINGLETON_SOCKET_TAIL: usize = "/org.chromium.Chromium.XXXXXX/SingletonSocket".len();
+
+/// The longest path a Unix socket address holds (macOS's 104, below Linux's 108), less its NUL.
+const MAX_SOCKET_PATH: usize = 103;
+
+/// The environment the browser runs with besides ours: its temp directory and crash dumps in
+/// `profile`, which is removed when it exits. `TMPDIR` stays ours when the singleton's socket
+/// path in the profile would be too long to bind (Chromium would refuse to start).
+pub(crate) fn child_env(profile: &Path) -> Vec<(&'static str, std::path::PathBuf)> {
+    let mut env = vec![("BREAKPAD_DUMP_LOCATION", profile.join("crashes"))];
+    if profile.as_os_str().len() + SINGLETON_SOCKET_TAIL <= MAX_SOCKET_PATH {
+        env.push(("TMPDIR", profile.to_path_buf()));
+    }
+    env
 }
 
 /// A fresh profile directory named after the owner's pid.

@@ -239,6 +239,7 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         arguments: command.arguments.clone(),
         cwd: std::env::current_dir().ok(),
         progress,
+        refuse_file_urls: false,
     };
     let start = Start {
         idle: command.idle.unwrap_or(DEFAULT_IDLE),

@@ -194,6 +194,7 @@ pub(crate) fn run_capture(command: &CaptureCommand) -> ExitCode {
 /// stderr) if the runtime cannot start.
 fn setup() -> Option<(tokio::runtime::Runtime, Config)> {
     let (config, warnings) = Config::resolve(McpFlags::default(), &|name| std::env::var(name).ok());
+    let config = config.for_command_line();
     for warning in warnings {
         eprintln!("chromate: {warning}");
     }

@@ -32,6 +32,7 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
         arguments: command.arguments.clone(),
         cwd: std::env::current_dir().ok(),
         progress: false,
+        refuse_file_urls: false,
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),

@@ -43,6 +43,11 @@ pub(crate) enum Request {
         /// Send the call's progress as [`Response::Progress`] lines before the reply.
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         progress: bool,
+        /// Refuse `file:` URLs in this call's navigations: sent by `chromate mcp --session`
+        /// without `--allow-unrestricted-file-access`, so an MCP client attached to a CLI
+        /// session gets the server's rule, not the command line's (docs/mcp.md#file-access).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        refuse_file_urls: bool,
     },
     /// Who the daemon is, without waiting for a running call.
     Info,

@@ -246,13 +246,18 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
             arguments,
             cwd,
             progress,
+            refuse_file_urls,
         } => {
             let mut rest = reader.into_inner().into_inner();
             // The idle clock counts from a call's arrival and again from its end.
             shared.touch();
             let cwd = cwd.filter(|dir| dir.is_absolute());
             let stream = progress.then_some(&mut write_half);
-            let reply = call(shared, &tool, arguments, cwd, &mut rest, stream).await;
+            let call_options = CallOptions {
+                cwd,
+                refuse_file_urls,
+            };
+            let reply = call(shared, &tool, arguments, call_options, &mut rest, stream).await;
             shared.touch();
             match reply {
                 Some(reply) => Response::Reply(reply),
@@ -292,11 +297,19 @@ fn info(shared: &Shared) -> Info {
 
 /// Runs one call, unless its client goes away first (then `None`: cancelled). With `stream`,
 /// every change of the call's progress phase is sent to the client as it happens.
+/// What a call's request says about how it runs, besides the tool and its arguments.
+struct CallOptions {
+    /// The command's working directory.
+    cwd: Option<std::path::PathBuf>,
+    /// `file:` URLs are refused in this call ([`Request::Call`]'s `refuse_file_urls`).
+    refuse_file_urls: bool,
+}
+
 async fn call(
     shared: &Arc<Shared>,
     tool: &str,
     arguments: serde_json::Map<String, Value>,
-    cwd: Option<std::path::PathBuf>,
+    options: CallOptions,
     client: &mut tokio::net::unix::OwnedReadHalf,
     mut stream: Option<&mut tokio::net::unix::OwnedWriteHalf>,
 ) -> Option<Reply> {
@@ -327,8 +340,11 @@ async fn call(
         }
         *lock(&shared.running) = Some(cancel_tx.clone());
         // Relative paths and the upload rule follow the command's directory, not the daemon's.
-        session.call_dir = cwd;
+        session.call_dir = options.cwd;
+        let file_urls = session.config.file_urls;
+        session.config.file_urls = file_urls && !options.refuse_file_urls;
         let reply = dispatch::run(&mut session, decl, arguments, &cancel, &progress).await;
+        session.config.file_urls = file_urls;
         session.call_dir = None;
         *lock(&shared.running) = None;
         Some(reply)

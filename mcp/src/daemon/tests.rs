@@ -53,6 +53,7 @@ fn requests_and_responses_keep_their_wire_names() {
         arguments: Map::new(),
         cwd: None,
         progress: false,
+        refuse_file_urls: false,
     };
     assert_eq!(
         serde_json::to_string(&call).ok(),
@@ -63,10 +64,25 @@ fn requests_and_responses_keep_their_wire_names() {
         arguments: Map::new(),
         cwd: None,
         progress: true,
+        refuse_file_urls: false,
     };
     assert_eq!(
         serde_json::to_string(&streamed).ok(),
         Some(r#"{"call":{"tool":"qa_audit_url","arguments":{},"progress":true}}"#.to_owned())
+    );
+    let attached = Request::Call {
+        tool: "browser_navigate".to_owned(),
+        arguments: Map::new(),
+        cwd: None,
+        progress: false,
+        refuse_file_urls: true,
+    };
+    assert_eq!(
+        serde_json::to_string(&attached).ok(),
+        Some(
+            r#"{"call":{"tool":"browser_navigate","arguments":{},"refuse_file_urls":true}}"#
+                .to_owned()
+        )
     );
     assert_eq!(
         serde_json::to_string(&Response::Progress("audit: 1 pages audited".to_owned())).ok(),

@@ -15,8 +15,9 @@
 //! up), so the engine cancels a download that would not fit, and each
 //! finished download is added to the totals when an observation reports it.
 //!
-//! Does not own: deciding *which* blocks spill (the server does, per §12),
-//! trace files (outside the quota, §11.6) or ever deleting the directory.
+//! Deleting the directory is [`remove_if_untold`]'s, which an HTTP session calls when it ends.
+//! Does not own: deciding *which* blocks spill (the server does, per §12) or trace files
+//! (outside the quota, §11.6).
 //!
 //! Test knobs: `CHROMATE_MCP_MAX_ARTIFACT_FILES` and
 //! `CHROMATE_MCP_MAX_ARTIFACT_BYTES` override the quota (500 files, 256 MiB)
@@ -28,6 +29,40 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use serde_json::{json, Value};
+
+/// Removes the session directory `dir` when it holds no file the client was told about: every
+/// file chromate writes there (a spill, a screenshot, a trace, a finished download) is returned
+/// as a path or a resource, so a directory with only directories (`downloads/`, `traces/`) and
+/// partial downloads (`downloads/.incoming/`) goes, and any other file, symlink or unreadable
+/// entry keeps it. Returns whether `dir` is gone (true when it never existed).
+pub(crate) fn remove_if_untold(dir: &Path) -> bool {
+    match fs::symlink_metadata(dir) {
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => return true,
+        Err(_) => return false,
+        Ok(meta) if !meta.is_dir() => return false,
+        Ok(_) => {}
+    }
+    let incoming = dir.join("downloads").join(".incoming");
+    if holds_told_files(dir, &incoming).unwrap_or(true) {
+        return false;
+    }
+    fs::remove_dir_all(dir).is_ok()
+}
+
+/// Whether `dir` holds anything but directories, leaving out what is under `incoming`.
+fn holds_told_files(dir: &Path, incoming: &Path) -> std::io::Result<bool> {
+    for entry in fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path == incoming {
+            continue;
+        }
+        let meta = fs::symlink_metadata(&path)?;
+        if !meta.is_dir() || holds_told_files(&path, incoming)? {
+            return Ok(true);
+        }
+    }
+    Ok(false)
+}
 
 use crate::dispatch::error::{cut_bytes, floor_char_boundary};
 use crate::private_fs;

@@ -149,11 +149,12 @@ impl MockTable {
         config: &Config,
     ) -> chromate::Result<()> {
         browser.set_origin_policy(origin_policy(config)).await?;
+        browser.set_file_urls_blocked(!config.file_urls).await?;
         browser.set_intercept_rules(self.engine_rules()).await
     }
 
     /// What blocked a failed navigation to `url`, for NAVIGATION_FAILED
-    /// `detail.blockedBy` (§1.5, §13): `origin-policy` or `mock`; `None`
+    /// `detail.blockedBy` (§1.5, §13): `origin-policy`, `mock` or `file-access`; `None`
     /// when chromate did not block it.
     pub(crate) fn blocked_by(
         &self,

@@ -213,6 +213,10 @@ pub(crate) struct ToolSession {
     /// The working directory of the CLI command whose call runs now (absolute); `None` for
     /// MCP, where it is the server's own.
     pub(crate) call_dir: Option<PathBuf>,
+    /// Set for an HTTP session: its traces under `CHROMATE_TRACE_DIR` and its saved states
+    /// live in a directory of this name inside those roots, so another session can neither
+    /// list, read nor load them (docs/mcp.md#streamable-http). `None`: the roots themselves.
+    pub(crate) namespace: Option<String>,
     /// The next `p<N>` number.
     next_tab: u64,
     /// The baseline of §6.3: the latest full snapshot shown.
@@ -250,6 +254,7 @@ impl ToolSession {
             shared: None,
             client_roots: std::sync::Arc::default(),
             call_dir: None,
+            namespace: None,
             next_tab: 1,
             baseline: None,
             revision: 0,
@@ -554,6 +559,7 @@ impl ToolSession {
         {
             if let Some(by) = self.mocks.blocked_by(&live.browser, url, net_error) {
                 let hint = match by {
+                    "file-access" => crate::dispatch::tools::FILE_URL_HINT,
                     "origin-policy" => "the URL's origin is outside --allowed-origins or inside --blocked-origins; navigate elsewhere or restart with other origin lists",
                     _ => "a browser_mock block rule matches this URL; browser_mock action=list shows it, action=remove lifts it",
                 };
@@ -789,10 +795,17 @@ impl ToolSession {
         Err(self.attach_recovery(page, error).await)
     }
 
-    /// `CHROMATE_TRACE_DIR`, else `<session dir>/traces` (§11.6).
+    /// `CHROMATE_TRACE_DIR` (in it, the session's [`ToolSession::namespace`] directory), else
+    /// `<session dir>/traces` (§11.6).
     pub(crate) fn trace_root(&self) -> PathBuf {
         match &self.config.trace_dir {
-            Some(dir) => std::path::absolute(dir).unwrap_or_else(|_| dir.clone()),
+            Some(dir) => {
+                let dir = std::path::absolute(dir).unwrap_or_else(|_| dir.clone());
+                match &self.namespace {
+                    Some(namespace) => dir.join(namespace),
+                    None => dir,
+                }
+            }
             None => self.artifacts.dir().join("traces"),
         }
     }
@@ -803,7 +816,11 @@ impl ToolSession {
     /// missing parts are created, nothing about it is changed.
     pub(crate) fn ensure_trace_root(&mut self) -> std::io::Result<PathBuf> {
         let root = self.trace_root();
-        if self.config.trace_dir.is_some() {
+        if let (Some(dir), Some(_)) = (&self.config.trace_dir, &self.namespace) {
+            // The user's directory as it is; the session's own in it, private.
+            std::fs::create_dir_all(dir)?;
+            crate::private_fs::ensure_dir(&root)?;
+        } else if self.config.trace_dir.is_some() {
             std::fs::create_dir_all(&root)?;
         } else {
             self.artifacts.ensure_dir()?;
@@ -812,9 +829,14 @@ impl ToolSession {
         Ok(root)
     }
 
-    /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute.
+    /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute; in it, the
+    /// session's [`ToolSession::namespace`] directory when it has one.
     pub(crate) fn state_root(&self) -> PathBuf {
-        self.working_dir().join(&self.config.state_dir)
+        let root = self.working_dir().join(&self.config.state_dir);
+        match &self.namespace {
+            Some(namespace) => root.join(namespace),
+            None => root,
+        }
     }
 
     /// Where relative paths of the running call are measured from, and the directory uploads

@@ -4,8 +4,9 @@
 //! Owns: launching (or connecting to) the shared browser on first need, relaunching it when it
 //! was lost (a crash fails every session's pending calls at once, through the engine's closed
 //! connection; the next call of any session lands here and relaunches), the origin policy every
-//! session shares (it comes from the one configuration), and closing it at exit. Does not own
-//! the contexts (each `Session` makes and disposes of its own) or any tab.
+//! session shares (it comes from the one configuration) and its `file:` block, and closing it
+//! at exit. Does not own the contexts (each `Session` makes and disposes of its own) or any
+//! tab.
 
 use std::sync::Arc;
 
@@ -53,6 +54,7 @@ impl SharedBrowser {
         browser
             .set_origin_policy(crate::dispatch::mocks::origin_policy(config))
             .await?;
+        browser.set_file_urls_blocked(!config.file_urls).await?;
         *slot = Some(browser.clone());
         Ok(browser)
     }

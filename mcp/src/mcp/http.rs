@@ -65,6 +65,9 @@ struct HttpSession {
     open_requests: AtomicUsize,
     /// The client's request ids of the requests in flight, by the `h<n>` id they run under.
     inflight: Mutex<HashMap<String, Value>>,
+    /// The session directory, removed when the session ends unless it holds files the client
+    /// was told about (docs/mcp.md#streamable-http).
+    dir: std::path::PathBuf,
 }
 
 /// Routes what a session's server sends to the HTTP request it answers.
@@ -109,6 +112,7 @@ impl Router {
 
 impl HttpSession {
     fn start(session: ToolSession, flows: bool) -> Arc<HttpSession> {
+        let dir = session.artifacts.dir().to_path_buf();
         let (outbox, mut messages) = Outbox::channel();
         let router = Arc::new(Router::default());
         let core = Core::new(
@@ -131,6 +135,7 @@ impl HttpSession {
             last_used: Mutex::new(Instant::now()),
             open_requests: AtomicUsize::new(0),
             inflight: Mutex::new(HashMap::new()),
+            dir,
         })
     }
 
@@ -155,11 +160,19 @@ impl HttpSession {
         Some(lock(&self.last_used).elapsed())
     }
 
-    /// Ends the session: its calls are cancelled and its browser context disposed of.
+    /// Ends the session: its calls are cancelled, its browser context disposed of, and its
+    /// directory removed unless it holds files the client was told about (then stderr says
+    /// where they stay).
     async fn stop(&self) {
         let core = lock(&self.core).take();
         if let Some(core) = core {
             let _ = tokio::time::timeout(STOP_GRACE, core.stop()).await;
+            if !crate::dispatch::artifacts::remove_if_untold(&self.dir) {
+                eprintln!(
+                    "chromate: a session ended; its files stay in {}",
+                    self.dir.display()
+                );
+            }
         }
         lock(&self.router.waiters).clear();
     }
@@ -200,6 +213,13 @@ impl Server {
     fn new_session(&self) -> Arc<HttpSession> {
         let mut session = ToolSession::new(self.config.clone());
         session.shared = Some(self.browser.clone());
+        // Traces under CHROMATE_TRACE_DIR and saved states are this session's alone
+        // (docs/mcp.md#streamable-http): a directory named as its session directory.
+        session.namespace = session
+            .artifacts
+            .dir()
+            .file_name()
+            .map(|name| name.to_string_lossy().into_owned());
         HttpSession::start(session, self.flows)
     }
 

@@ -782,7 +782,7 @@ async fn attach_session(_name: &str) -> Result<(Attached, crate::daemon::Info), 
 
 /// One call in the attached session's daemon. Cancelling drops the connection, which
 /// cancels the call there.
-async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Reply {
+async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel, file_urls: bool) -> Reply {
     use crate::daemon::{client, Request, Response};
     use crate::dispatch::error::{ToolError, ToolErrorCode};
     let request = Request::Call {
@@ -790,6 +790,7 @@ async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel) -> Repl
         arguments: call.arguments.clone(),
         cwd: std::env::current_dir().ok(),
         progress: false,
+        refuse_file_urls: !file_urls,
     };
     let failure = |message: String| {
         let error = ToolError::new(
@@ -846,7 +847,7 @@ async fn execute(
             )
             .await
         }
-        Some(attached) => remote(attached, &call, &cancel).await,
+        Some(attached) => remote(attached, &call, &cancel, session.config.file_urls).await,
         None => dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await,
     };
     let result = call.era.decorate(

@@ -37,7 +37,7 @@ mod tabs;
 mod trace;
 
 pub(crate) use crate::dispatch::call::{cancelled_error, Cancel, Progress};
-pub(crate) use navigation::{url_hint, url_is_navigable};
+pub(crate) use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
 pub(crate) use schema::{Defaults, ToolDecl};
 
 use schema::{Arg, IntDefault};

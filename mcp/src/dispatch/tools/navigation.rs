@@ -34,9 +34,9 @@ tool_args! {
     }
 }
 
-pub(crate) fn check_navigate(args: &NavigateArgs, _session: &ToolSession) -> Result<(), ToolError> {
+pub(crate) fn check_navigate(args: &NavigateArgs, session: &ToolSession) -> Result<(), ToolError> {
     if url_is_navigable(&args.url) {
-        return Ok(());
+        return refuse_file_url(NAVIGATE.verb, &args.url, session);
     }
     Err(ToolError::invalid_argument(
         format!(
@@ -47,6 +47,29 @@ pub(crate) fn check_navigate(args: &NavigateArgs, _session: &ToolSession) -> Res
         url_hint(&args.url),
     ))
 }
+
+/// INVALID_ARGUMENT `url` for a `file:` URL unless the session's configuration lets the browser
+/// load local files (docs/mcp.md#file-access): a server's client would otherwise read any file
+/// the server's user can. The engine refuses `file:` requests too (redirects, frames), so this
+/// is the clear error for the direct case, not the only guard.
+pub(crate) fn refuse_file_url(
+    verb: &str,
+    url: &str,
+    session: &ToolSession,
+) -> Result<(), ToolError> {
+    if session.config.file_urls || !url.trim_start().to_ascii_lowercase().starts_with("file:") {
+        return Ok(());
+    }
+    Err(ToolError::invalid_argument(
+        format!("{verb}: file: URLs are refused: {url:?} would show a local file to the client"),
+        "url",
+        FILE_URL_HINT,
+    )
+    .with_detail_key("reason", json!("file-access")))
+}
+
+/// The hint of a refused `file:` URL, direct or reached by a redirect or a frame.
+pub(crate) const FILE_URL_HINT: &str = "serve the page over http://127.0.0.1 instead, or restart the server with --allow-unrestricted-file-access to let it load local files";
 
 /// The hint for a URL [`url_is_navigable`] refused, fitting the mistake: a scheme-less address
 /// (`example.com`, `localhost:3000/x`) needs the scheme added; an unsupported scheme (`ftp:`,

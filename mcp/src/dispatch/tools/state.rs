@@ -297,7 +297,12 @@ async fn save(
     }
     let root = ctx.session.state_root();
     let path = state_path(&root, name);
-    ensure_root(&root).map_err(|err| io_error(verb, &root, &err))?;
+    let made = match (&ctx.session.namespace, root.parent()) {
+        // The shared root as for any session, then the session's own directory in it.
+        (Some(_), Some(shared)) => ensure_root(shared).and_then(|()| private_fs::ensure_dir(&root)),
+        _ => ensure_root(&root),
+    };
+    made.map_err(|err| io_error(verb, &root, &err))?;
     let bytes = serde_json::to_vec_pretty(&file).map_err(|err| {
         ToolError::new(
             ToolErrorCode::DriverError,

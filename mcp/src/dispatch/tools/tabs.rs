@@ -51,7 +51,7 @@ tool_args! {
     }
 }
 
-pub(crate) fn check_page(args: &PageArgs, _session: &ToolSession) -> Result<(), ToolError> {
+pub(crate) fn check_page(args: &PageArgs, session: &ToolSession) -> Result<(), ToolError> {
     if args.action == TabAction::Select && args.target.is_none() {
         return Err(ToolError::invalid_argument(
             "page select: missing \"target\"",
@@ -77,6 +77,7 @@ pub(crate) fn check_page(args: &PageArgs, _session: &ToolSession) -> Result<(), 
                 super::navigation::url_hint(url),
             ));
         }
+        super::navigation::refuse_file_url("page open", url, session)?;
     }
     Ok(())
 }

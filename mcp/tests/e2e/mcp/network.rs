@@ -1,11 +1,12 @@
 //! The network and file tools: mocks installed at launch and changed live, blocked origins,
 //! downloads saved privately in the session directory, state saved in one session and loaded
-//! in a fresh browser, and uploads limited to the server's working directory.
+//! in a fresh browser, uploads limited to the server's working directory, and `file:` pages
+//! refused unless `--allow-unrestricted-file-access`.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-use chromate_tests::McpClient;
+use chromate_tests::{McpClient, Response};
 use serde_json::{json, Value};
 
 use super::{data_url, mcp_command, start_mcp, start_mcp_with, start_mcp_with_args};
@@ -413,4 +414,100 @@ fn mcp_uploads_read_under_the_servers_working_directory_unless_unrestricted() {
         .spawn();
     assert_eq!(uploaded(&mut mcp, &secret), "secret.txt:7");
     assert_eq!(uploaded(&mut mcp, "link.txt"), "secret.txt:7");
+}
+
+/// A directory with `secret.html` (whose text is `marker`) and `top.html` framing it.
+fn local_pages(marker: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("secret.html"), format!("<p>{marker}</p>")).expect("secret");
+    std::fs::write(
+        dir.path().join("top.html"),
+        "<title>top</title><iframe src=\"secret.html\"></iframe>",
+    )
+    .expect("top");
+    dir
+}
+
+/// The text of a default browser_snapshot.
+fn snapshot_text(mcp: &mut McpClient) -> String {
+    let result = mcp.call_result("browser_snapshot", json!({}));
+    assert_ne!(result["isError"], json!(true), "{result}");
+    result["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
+/// Asserts that `error` is the refusal of a `file:` URL by `verb`, with the flag in its hint.
+#[track_caller]
+fn assert_file_refused(error: &Value, verb: &str) {
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert_eq!(error["detail"]["argument"], json!("url"), "{error}");
+    assert_eq!(error["detail"]["reason"], json!("file-access"), "{error}");
+    let message = error["message"].as_str().unwrap_or_default();
+    assert!(
+        message.starts_with(&format!("{verb}: file: URLs are refused")),
+        "{error}"
+    );
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(hint.contains("--allow-unrestricted-file-access"), "{error}");
+}
+
+#[test]
+fn file_navigation_is_refused_by_default_and_allowed_with_the_flag() {
+    let marker = "seal-local-marker-51c2";
+    let dir = local_pages(marker);
+    let secret = format!("file://{}", dir.path().join("secret.html").display());
+    let top = format!("file://{}", dir.path().join("top.html").display());
+    let server = fixtures();
+    let framing = format!("<title>framing</title><iframe src=\"{secret}\"></iframe>");
+    server.route("/frames-a-file.html", move |_| {
+        Response::html(framing.clone())
+    });
+
+    let mut mcp = start_mcp();
+    let error = mcp.err("browser_navigate", json!({ "url": "file:///etc/hostname" }));
+    assert_file_refused(&error, "navigate");
+    let error = mcp.err("browser_navigate", json!({ "url": "FILE:///etc/hostname" }));
+    assert_file_refused(&error, "navigate");
+    let error = mcp.err(
+        "browser_page",
+        json!({ "action": "open", "url": "file:///etc/hostname" }),
+    );
+    assert_file_refused(&error, "page open");
+    assert_eq!(mcp.browser_pid(), None, "refused before any browser runs");
+    // A loopback page redirecting to a file fails, and shows nothing of it: Chromium refuses a
+    // redirect from the network to a file itself, before the engine's block would see the hop.
+    let redirect = server.url(&format!("redirect?to={secret}"));
+    let error = mcp.err("browser_navigate", json!({ "url": redirect }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert_eq!(
+        error["detail"]["netError"],
+        json!("net::ERR_UNSAFE_REDIRECT"),
+        "{error}"
+    );
+    assert_eq!(server.request_count("/redirect"), 1);
+    // A loopback page framing a file loads, without the file.
+    let (_, observation) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("frames-a-file.html") }),
+    );
+    let text = format!(
+        "{}{}",
+        snapshot_text(&mut mcp),
+        observation.unwrap_or_default()
+    );
+    assert!(text.contains("iframe") && !text.contains(marker), "{text}");
+    drop(mcp);
+
+    let mut mcp = mcp_command(&["--allow-unrestricted-file-access"], &[]).spawn();
+    let (navigated, _) = mcp.ok("browser_navigate", json!({ "url": top }));
+    assert_eq!(navigated["url"], json!(top));
+    let text = snapshot_text(&mut mcp);
+    assert!(text.contains(marker), "{text}");
+    let (opened, _) = mcp.ok(
+        "browser_page",
+        json!({ "action": "open", "url": "file:///etc/hostname" }),
+    );
+    assert_eq!(opened["url"], json!("file:///etc/hostname"), "{opened}");
 }
