@@ -29,54 +29,96 @@ const DEADLINE: Duration = Duration::from_secs(60);
 struct HttpServer {
     child: Child,
     port: u16,
+    /// The token the server generated and printed (none with `--no-auth` or `--auth-token`).
+    token: Option<String>,
+    /// Every line the server wrote on stderr so far.
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _tmp: tempfile::TempDir,
     tmp_path: std::path::PathBuf,
 }
 
 impl HttpServer {
     fn start(args: &[&str]) -> HttpServer {
+        HttpServer::start_with(args, |_| {})
+    }
+
+    /// [`HttpServer::start`], with the command adjusted first (environment, limits).
+    fn start_with(args: &[&str], adjust: impl FnOnce(&mut std::process::Command)) -> HttpServer {
         let tmp = tempfile::tempdir().unwrap();
         let tmp_path = tmp.path().to_owned();
-        let mut child = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"])
+        let runtime = tmp.path().join("runtime");
+        let mut command = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"]);
+        command
             .arg("mcp")
             .args(args)
             .env("TMPDIR", tmp.path())
+            .env("CHROMATE_RUNTIME_DIR", &runtime)
             .env("CHROMATE_MCP_ARTIFACTS_DIR", tmp.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        adjust(&mut command);
+        let mut child = command.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = lines.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
-                        let _ = tx.send(Ok(port));
-                    }
-                } else if let Some(rest) = line.split("http://0.0.0.0:").nth(1) {
-                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
-                        let _ = tx.send(Ok(port));
-                    }
-                } else {
-                    let _ = tx.send(Err(line));
+                kept.lock().unwrap().push(line.clone());
+                let port = ["http://127.0.0.1:", "http://0.0.0.0:"]
+                    .iter()
+                    .find_map(|prefix| line.split(prefix).nth(1))
+                    .and_then(|rest| rest.split('/').next())
+                    .and_then(|port| port.parse::<u16>().ok());
+                if let Some(port) = port {
+                    let _ = tx.send(Ok(port));
+                } else if let Some(rest) = line.split("auth token (generated").nth(1) {
+                    let token = rest.split("): ").nth(1).and_then(|t| t.split(' ').next());
+                    let _ = tx.send(Err(token.map(str::to_owned)));
                 }
             }
         });
-        let port = loop {
+        let generates = !args
+            .iter()
+            .any(|arg| ["--no-auth", "--auth-token"].contains(arg));
+        let (mut port, mut token) = (None, None);
+        while port.is_none() || (generates && token.is_none()) {
             match rx.recv_timeout(Duration::from_secs(20)) {
-                Ok(Ok(port)) => break port,
-                Ok(Err(line)) => eprintln!("server: {line}"),
-                Err(err) => panic!("the server printed no address: {err}"),
+                Ok(Ok(found)) => port = Some(found),
+                Ok(Err(found)) => token = Some(found.expect("a token line without a token")),
+                Err(err) => panic!(
+                    "the server printed no address (or no token): {err}; stderr: {:?}",
+                    lines.lock().unwrap()
+                ),
             }
-        };
+        }
         HttpServer {
             child,
-            port,
+            port: port.unwrap(),
+            token,
+            stderr: lines,
             _tmp: tmp,
             tmp_path,
+        }
+    }
+
+    /// The server's stderr so far, one string.
+    fn stderr_text(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// Waits (10 s at most) until the server's stderr contains `needle`.
+    fn wait_for_stderr(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.stderr_text().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "no {needle:?} on stderr: {}",
+                self.stderr_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -319,7 +361,7 @@ fn browsers_of(server: &HttpServer) -> Vec<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_sessions_each_see_only_their_own_cookie() {
     let fixture = cookie_fixture();
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut tasks = Vec::new();
     for user in 0..20 {
@@ -403,7 +445,7 @@ async fn each_session_saves_and_sees_only_its_own_downloads() {
              <a href=\"/attachment?name=shared.csv&amp;bytes={bytes}\">Get the file</a>"
         ))
     });
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut tasks = Vec::new();
     for (n, bytes) in [(0, 1111_u64), (1, 2222)] {
@@ -477,7 +519,7 @@ async fn each_session_saves_and_sees_only_its_own_downloads() {
 /// body), and the session's next call runs (the cancelled one stopped).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_ends_its_post_without_a_response() {
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let mut client = Client::connect(server.port).await;
     for (n, accept) in [
         (1, "application/json, text/event-stream"),
@@ -645,8 +687,117 @@ async fn origins_tokens_and_the_non_loopback_bind() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_a_token_generates_one_keeps_it_private_and_init_prints_it() {
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let token = server.token.clone().expect("no token printed");
+    assert_eq!(token.len(), 64, "{token}");
+    let stderr = server.stderr_text();
+    assert_eq!(
+        stderr.matches(&token).count(),
+        1,
+        "the token is printed once: {stderr}"
+    );
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    // No token, a wrong one: 401, no session.
+    let missing = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(missing.status, 401, "{missing:?}");
+    assert!(missing.header("mcp-session-id").is_none());
+    let wrong = format!("Bearer {}", &token[..63]);
+    let answer = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, ("Authorization", &wrong)],
+        &init,
+    )
+    .await;
+    assert_eq!(answer.status, 401, "{answer:?}");
+    // The right one gets a session.
+    let bearer = format!("Bearer {token}");
+    let mut client = Client::connect_with(port, &[("Authorization", &bearer)]).await;
+    let text = client.call_text("browser_status", json!({})).await;
+    assert!(text.contains("\"ready\""), "{text}");
+    // The token file: 0600, in the runtime directory, named by the port.
+    let runtime = server.tmp_path.join("runtime");
+    let file = runtime.join(format!("mcp-http-{port}.json"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+    }
+    // `chromate init --mcp` prints the URL and the header for this user's running server.
+    let printed = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["init", "--mcp", "--agent", "claude"])
+        .env("CHROMATE_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert!(printed.status.success(), "{printed:?}");
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    assert!(
+        stdout.contains(&format!(
+            "claude mcp add --transport http chromate {url} --header \"Authorization: Bearer {token}\""
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("\"Authorization\": \"Bearer {token}\"")),
+        "{stdout}"
+    );
+    drop(client);
+    assert!(server.stop().success());
+    assert!(!file.exists(), "the token file outlived its server");
+    let printed = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["init", "--mcp", "--agent", "claude"])
+        .env("CHROMATE_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&printed.stdout).contains("Streamable HTTP"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loopback_server_refuses_a_host_that_is_not_loopback() {
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
+    let port = server.port;
+    server.wait_for_stderr("--no-auth: any local process");
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    // What a DNS-rebinding page sends: its own name, no Origin of ours is needed to matter.
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: rebind.example:{port}\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{list}",
+            list.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        parse_answer(&raw)
+    };
+    let refused = tokio::time::timeout(DEADLINE, exchange).await.unwrap();
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(refused.header("mcp-session-id").is_none());
+    let body = refused.json();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Host \"rebind.example"),
+        "{body}"
+    );
+    // The loopback name passes (the helper sends Host: 127.0.0.1:<port>).
+    let answer = http(port, "POST", &[ACCEPT, JSON], &list).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stateless_revision_checks_its_headers() {
-    let server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -812,6 +963,7 @@ async fn a_pool_browser_sessions_crash_apart_and_expire() {
         &endpoint,
         "--session-idle-timeout",
         "6",
+        "--no-auth",
     ]);
     let port = server.port;
     let mut alice = Client::connect(port).await;
@@ -1189,7 +1341,7 @@ async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches
     fixture.route("/slow", |_| {
         Response::html("<h1>slow</h1>").body_after(Duration::from_secs(25))
     });
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut clients = Vec::new();
     for _ in 0..3 {

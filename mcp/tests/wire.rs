@@ -1511,8 +1511,10 @@ fn responses_over_the_cap_truncate_the_result_json() {
 // ---------------------------------------------------------------------------
 
 fn run_with_open_stdin(args: &[&str]) -> (ExitStatus, String, String) {
+    // No runtime directory: `init --mcp` then lists no running HTTP server of the user's.
     let mut child = match chromate()
         .args(args)
+        .env("CHROMATE_RUNTIME_DIR", "/nonexistent/chromate-wire-tests")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())

@@ -11,9 +11,11 @@
 //!   stateless `Core` (one browser context), since the revision has no session to tell clients
 //!   apart; closing a request's SSE stream cancels it.
 //!
-//! Every request: `Origin`, when present, must be a loopback origin or one of
-//! `--allowed-hosts` (else 403); with `--auth-token`, `Authorization: Bearer <token>` is checked
-//! in constant time (else 401); bodies are bounded as stdio frames are (413). A `tools/call`
+//! Every request: on a loopback address, `Host` must be a loopback name or one of
+//! `--allowed-hosts` (else 403; DNS rebinding); `Origin`, when present, must be a loopback
+//! origin or one of `--allowed-hosts` (else 403); unless `--no-auth`, `Authorization: Bearer
+//! <token>` names one of the tokens (`--auth-token`, else the one generated at start; else
+//! 401; `http/auth.rs`); bodies are bounded as stdio frames are (413). A `tools/call`
 //! whose client accepts `text/event-stream` is answered as an SSE stream (its progress, then
 //! its result); everything else as one JSON object.
 //!
@@ -44,6 +46,10 @@ use crate::dispatch::shared::SharedBrowser;
 use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
 use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
 use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
+
+mod auth;
+
+pub(crate) use auth::{running_servers, RunningServer};
 
 /// The MCP endpoint's path.
 const ENDPOINT: &str = "/mcp";
@@ -189,9 +195,12 @@ struct Server {
     flags: HttpFlags,
     flows: bool,
     browser: SharedBrowser,
+    /// The bound address (its port chosen when `--http` named port 0).
+    local: std::net::SocketAddr,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
-    /// The 2026-07-28 requests' session, made at the first of them.
-    stateless: Mutex<Option<Arc<HttpSession>>>,
+    /// The 2026-07-28 requests' sessions, one per principal (the index of the token the
+    /// request was sent with; `None` under `--no-auth`), each made at its first request.
+    stateless: Mutex<HashMap<Option<usize>, Arc<HttpSession>>>,
     next_id: AtomicU64,
     closing: std::sync::atomic::AtomicBool,
 }
@@ -203,16 +212,17 @@ impl Server {
         HttpSession::start(session, self.flows)
     }
 
-    fn stateless(&self) -> Arc<HttpSession> {
+    fn stateless(&self, principal: Option<usize>) -> Arc<HttpSession> {
         lock(&self.stateless)
-            .get_or_insert_with(|| self.new_session())
+            .entry(principal)
+            .or_insert_with(|| self.new_session())
             .clone()
     }
 }
 
 /// Runs the HTTP server until a signal; returns the exit status.
-pub(crate) async fn serve(config: Config, flags: HttpFlags, flows: bool) -> i32 {
-    if !flags.addr.ip().is_loopback() && flags.auth_token.is_none() {
+pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> i32 {
+    if !flags.addr.ip().is_loopback() && flags.auth_tokens.is_empty() {
         eprintln!(
             "chromate: mcp --http {}: refusing to listen on an address that is not loopback without --auth-token (or CHROMATE_MCP_AUTH_TOKEN)",
             flags.addr
@@ -227,15 +237,45 @@ pub(crate) async fn serve(config: Config, flags: HttpFlags, flows: bool) -> i32 
         }
     };
     let local = listener.local_addr().unwrap_or(flags.addr);
+    let url = format!("http://{local}{ENDPOINT}");
     // The one line a supervisor (or a test) reads to learn the port of `--http 127.0.0.1:0`.
-    eprintln!("chromate: MCP Streamable HTTP on http://{local}{ENDPOINT}");
+    eprintln!("chromate: MCP Streamable HTTP on {url}");
+    // Kept while the server runs; the file goes with it.
+    let mut _token_file = None;
+    if flags.auth_tokens.is_empty() && !flags.no_auth {
+        let token = match auth::generate_token() {
+            Ok(token) => token,
+            Err(err) => {
+                eprintln!("chromate: mcp --http: cannot generate an auth token: {err}; pass --auth-token (or --no-auth)");
+                return 1;
+            }
+        };
+        let kept = crate::daemon::runtime_dir()
+            .and_then(|dir| auth::TokenFile::write(&dir, local, &url, &token));
+        let where_kept = match &kept {
+            Ok(file) => format!(
+                "kept in {} for `chromate init --mcp`",
+                file.path().display()
+            ),
+            Err(err) => format!("not kept for `chromate init --mcp`: {err}"),
+        };
+        // Printed this once: clients send `Authorization: Bearer <token>`.
+        eprintln!(
+            "chromate: auth token (generated; --auth-token sets one, --no-auth turns auth off): {token} ({where_kept})"
+        );
+        _token_file = kept.ok();
+        flags.auth_tokens.push(token);
+    } else if flags.no_auth {
+        eprintln!("chromate: --no-auth: any local process can drive this server's browser");
+    }
     let server = Arc::new(Server {
         config,
         flags,
+        local,
         flows,
         browser: SharedBrowser::default(),
         sessions: Mutex::new(HashMap::new()),
-        stateless: Mutex::new(None),
+        stateless: Mutex::new(HashMap::new()),
         next_id: AtomicU64::new(1),
         closing: std::sync::atomic::AtomicBool::new(false),
     });
@@ -289,7 +329,7 @@ async fn reap(server: &Server) {
 async fn shutdown(server: &Server) {
     server.closing.store(true, Ordering::SeqCst);
     let mut all: Vec<Arc<HttpSession>> = lock(&server.sessions).drain().map(|(_, s)| s).collect();
-    all.extend(lock(&server.stateless).take());
+    all.extend(lock(&server.stateless).drain().map(|(_, s)| s));
     futures::future::join_all(all.iter().map(|session| session.stop())).await;
     let _ = tokio::time::timeout(STOP_GRACE, server.browser.close()).await;
 }
@@ -299,6 +339,20 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp");
     }
     let headers = request.headers();
+    let host = header(headers, "host");
+    if !auth::host_allowed(host, server.local, &server.flags.allowed_hosts) {
+        return rpc_status(
+            StatusCode::FORBIDDEN,
+            &RpcError::new(
+                Value::Null,
+                jsonrpc::INVALID_REQUEST,
+                format!(
+                    "forbidden: Host {:?} is not a loopback name (localhost, 127.0.0.1, [::1]) nor one of --allowed-hosts",
+                    host.unwrap_or_default()
+                ),
+            ),
+        );
+    }
     if let Some(origin) = headers.get(hyper::header::ORIGIN) {
         if !origin_allowed(origin, &server.flags.allowed_hosts) {
             return rpc_status(
@@ -311,22 +365,25 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
             );
         }
     }
-    if let Some(token) = &server.flags.auth_token {
-        if !bearer_matches(headers, token) {
+    let principal = if server.flags.auth_tokens.is_empty() {
+        None
+    } else {
+        let Some(index) = auth::bearer_index(headers, &server.flags.auth_tokens) else {
             let mut response = rpc_status(
                 StatusCode::UNAUTHORIZED,
                 &RpcError::new(
                     Value::Null,
                     jsonrpc::INVALID_REQUEST,
-                    "unauthorized: send Authorization: Bearer <the server's --auth-token>",
+                    "unauthorized: send Authorization: Bearer <the server's token> (--auth-token, or the one it printed at start)",
                 ),
             );
             response
                 .headers_mut()
                 .insert("www-authenticate", HeaderValue::from_static("Bearer"));
             return response;
-        }
-    }
+        };
+        Some(index)
+    };
     if server.closing.load(Ordering::SeqCst) {
         return plain(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -334,7 +391,7 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         );
     }
     match *request.method() {
-        Method::POST => post(server, request).await,
+        Method::POST => post(server, request, principal).await,
         Method::DELETE => delete(server, request.headers()).await,
         _ => {
             let mut response = plain(
@@ -369,7 +426,11 @@ async fn delete(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
     }
 }
 
-async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
+async fn post(
+    server: &Server,
+    request: Request<Body>,
+    principal: Option<usize>,
+) -> Response<HttpBody> {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
     let bytes = match Limited::new(body, MAX_FRAME_BYTES).collect().await {
@@ -410,7 +471,7 @@ async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
     let initialize =
         matches!(&incoming, Incoming::Request { method, .. } if method == "initialize");
     let (session, new_id) = if modern {
-        (server.stateless(), None)
+        (server.stateless(principal), None)
     } else if initialize {
         let mut sessions = lock(&server.sessions);
         if sessions.len() >= server.flags.max_sessions {
@@ -752,26 +813,6 @@ pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
     allowed
         .iter()
         .any(|entry| *entry == host || *entry == authority)
-}
-
-/// `Authorization: Bearer <token>`, compared in constant time.
-fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = header(headers, "authorization") else {
-        return false;
-    };
-    let Some((scheme, given)) = value.split_once(' ') else {
-        return false;
-    };
-    scheme.eq_ignore_ascii_case("bearer")
-        && constant_time_eq(given.trim().as_bytes(), token.as_bytes())
-}
-
-/// Equality whose time depends on the lengths only, never on where the bytes differ.
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {
