@@ -795,6 +795,116 @@ async fn a_loopback_server_refuses_a_host_that_is_not_loopback() {
     assert_eq!(answer.status, 200, "{answer:?}");
 }
 
+/// Opens `count` connections to the server; all but every third send half a request head (the
+/// others send nothing). Returns them open.
+async fn half_open_connections(port: u16, count: usize) -> Vec<tokio::net::TcpStream> {
+    let mut streams = Vec::new();
+    for n in 0..count {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        if n % 3 != 0 {
+            stream
+                .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+                .await
+                .unwrap();
+        }
+        streams.push(stream);
+    }
+    streams
+}
+
+/// What each connection read until the server closed it; fails if one stays open `within`.
+async fn read_until_closed(streams: Vec<tokio::net::TcpStream>, within: Duration) -> Vec<String> {
+    let reads = streams.into_iter().map(|mut stream| async move {
+        let mut raw = Vec::new();
+        // A reset is a close too.
+        let _ = stream.read_to_end(&mut raw).await;
+        String::from_utf8_lossy(&raw).into_owned()
+    });
+    tokio::time::timeout(within, futures::future::join_all(reads))
+        .await
+        .expect("a connection that never sent its headers was still open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_that_never_send_their_headers_are_closed_and_the_cap_answers_503() {
+    let server = HttpServer::start_with(&["--http", "127.0.0.1:0", "--no-auth"], |command| {
+        command
+            .env("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", "500")
+            .env("CHROMATE_MCP_HTTP_MAX_CONNECTIONS", "40");
+    });
+    let port = server.port;
+    let streams = half_open_connections(port, 60).await;
+    let outcomes = read_until_closed(streams, Duration::from_secs(30)).await;
+    let refused = outcomes
+        .iter()
+        .filter(|text| {
+            text.starts_with("HTTP/1.1 503") && text.contains("too many open connections")
+        })
+        .count();
+    // Over the cap: a 503 at once; under it: closed after the header timeout.
+    assert!(refused >= 1, "none refused over the cap: {outcomes:?}");
+    assert!(
+        outcomes.len() - refused >= 40,
+        "{refused} refused of {}",
+        outcomes.len()
+    );
+    // The server still answers a client that sends its request.
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let answer = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let lines = server.stderr.lock().unwrap().len();
+    assert!(lines <= 4, "stderr: {}", server.stderr_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_descriptors_the_server_pauses_accepts_logs_one_line_and_recovers() {
+    let server = HttpServer::start_with(&["--http", "127.0.0.1:0", "--no-auth"], |command| {
+        use std::os::unix::process::CommandExt;
+        command
+            .env("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", "1000")
+            // Above the descriptor limit below, so accept itself fails.
+            .env("CHROMATE_MCP_HTTP_MAX_CONNECTIONS", "10000");
+        #[allow(unsafe_code)]
+        // SAFETY: setrlimit is async-signal-safe; the closure touches only its own stack.
+        unsafe {
+            command.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 64,
+                    rlim_max: 64,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    });
+    let port = server.port;
+    let streams = half_open_connections(port, 120).await;
+    // The kernel queues what the server cannot accept; the server runs out of descriptors.
+    server.wait_for_stderr("accept failed");
+    // As header timeouts free descriptors, the queued connections are accepted and closed too.
+    let outcomes = read_until_closed(streams, Duration::from_secs(45)).await;
+    assert_eq!(outcomes.len(), 120);
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let answer = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let stderr = server.stderr_text();
+    let failures = stderr.matches("accept failed").count();
+    assert!(
+        (1..=2).contains(&failures),
+        "{failures} lines about failed accepts: {}",
+        stderr.chars().take(2000).collect::<String>()
+    );
+    assert!(stderr.contains("Too many open files"), "{stderr}");
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stateless_revision_checks_its_headers() {
     let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);

@@ -47,6 +47,7 @@ use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
 use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
 use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
 
+mod accept;
 mod auth;
 
 pub(crate) use auth::{running_servers, RunningServer};
@@ -279,27 +280,52 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
         next_id: AtomicU64::new(1),
         closing: std::sync::atomic::AtomicBool::new(false),
     });
+    let (limits, warnings) =
+        accept::Limits::from_env(&|name| std::env::var(name).ok(), accept::fd_limit());
+    for warning in warnings {
+        eprintln!("chromate: {warning}");
+    }
+    let connections = accept::Connections::default();
+    let mut backoff = accept::Backoff::default();
+    let mut paused_until: Option<tokio::time::Instant> = None;
     let mut reaper = tokio::time::interval(REAP_EVERY);
     reaper.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut signals = crate::signals::Signals::new();
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
+            accepted = listener.accept(), if paused_until.is_none() => match accepted {
                 Ok((stream, _)) => {
+                    backoff.accepted();
+                    let Some(slot) = connections.take(limits.max_connections) else {
+                        accept::refuse(&stream);
+                        continue;
+                    };
                     let server = server.clone();
                     tokio::spawn(async move {
+                        let _slot = slot;
                         let io = hyper_util::rt::TokioIo::new(stream);
                         let service = hyper::service::service_fn(move |request| {
                             let server = server.clone();
                             async move { Ok::<_, Infallible>(handle(&server, request).await) }
                         });
+                        // A connection that has not sent a request's headers in time is closed,
+                        // so connections that never finish cannot hold the server's descriptors.
                         let _ = hyper::server::conn::http1::Builder::new()
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(limits.header_timeout)
                             .serve_connection(io, service)
                             .await;
                     });
                 }
-                Err(err) => eprintln!("chromate: mcp --http: accept failed: {err}"),
+                Err(err) => {
+                    let (pause, line) = backoff.failed(&err, Instant::now());
+                    if let Some(line) = line {
+                        eprintln!("{line}");
+                    }
+                    paused_until = Some(tokio::time::Instant::now() + pause);
+                }
             },
+            () = accept::paused(paused_until) => paused_until = None,
             _ = reaper.tick() => reap(&server).await,
             () = signals.recv() => break,
         }

@@ -134,3 +134,63 @@ fn header_values_decode_the_base64_sentinel() {
     );
     assert_eq!(decode_header_value("=?base64?!!!?="), None);
 }
+
+#[test]
+fn accept_failures_pause_longer_each_time_and_say_so_once_per_ten_seconds() {
+    use super::accept::Backoff;
+    use std::time::{Duration, Instant};
+    let mut backoff = Backoff::default();
+    let err = std::io::Error::from_raw_os_error(libc::EMFILE);
+    let start = Instant::now();
+    let (first, line) = backoff.failed(&err, start);
+    assert_eq!(first, Duration::from_millis(10));
+    assert!(line.unwrap().contains("accept failed"));
+    let mut pauses = Vec::new();
+    for n in 1..1000u64 {
+        let (pause, line) = backoff.failed(&err, start + Duration::from_millis(n));
+        assert!(line.is_none(), "a second line within 10 s");
+        pauses.push(pause);
+    }
+    assert_eq!(pauses[0], Duration::from_millis(20));
+    assert_eq!(*pauses.last().unwrap(), Duration::from_secs(1));
+    let (_, line) = backoff.failed(&err, start + Duration::from_secs(11));
+    assert!(line.unwrap().contains("(999 more failures"));
+    backoff.accepted();
+    let (pause, _) = backoff.failed(&err, start + Duration::from_secs(12));
+    assert_eq!(pause, Duration::from_millis(10));
+}
+
+#[test]
+fn the_connection_cap_stays_under_half_the_descriptor_limit_unless_set() {
+    use super::accept::Limits;
+    use std::time::Duration;
+    let none = |_: &str| None;
+    let (limits, warnings) = Limits::from_env(&none, Some(1024));
+    assert_eq!(limits.max_connections, 512);
+    assert_eq!(limits.header_timeout, Duration::from_secs(10));
+    assert!(warnings.is_empty());
+    assert_eq!(Limits::from_env(&none, Some(256)).0.max_connections, 128);
+    assert_eq!(Limits::from_env(&none, Some(4)).0.max_connections, 8);
+    let set = |name: &str| match name {
+        "CHROMATE_MCP_HTTP_MAX_CONNECTIONS" => Some("2000".to_owned()),
+        "CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS" => Some("300".to_owned()),
+        _ => None,
+    };
+    let (limits, _) = Limits::from_env(&set, Some(256));
+    assert_eq!(limits.max_connections, 2000);
+    assert_eq!(limits.header_timeout, Duration::from_millis(300));
+    let bad = |_: &str| Some("0".to_owned());
+    let (limits, warnings) = Limits::from_env(&bad, Some(1024));
+    assert_eq!(limits.max_connections, 512);
+    assert_eq!(warnings.len(), 2, "{warnings:?}");
+}
+
+#[test]
+fn a_connection_slot_is_freed_when_dropped() {
+    let connections = super::accept::Connections::default();
+    let first = connections.take(2).unwrap();
+    let _second = connections.take(2).unwrap();
+    assert!(connections.take(2).is_none());
+    drop(first);
+    assert!(connections.take(2).is_some());
+}
