@@ -905,6 +905,81 @@ async fn out_of_descriptors_the_server_pauses_accepts_logs_one_line_and_recovers
     assert!(stderr.contains("Too many open files"), "{stderr}");
 }
 
+/// One 2026-07-28 `tools/call` sent with `token`: the text of its result.
+async fn modern_call(port: u16, token: &str, tool: &str, arguments: Value) -> String {
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let bearer = format!("Bearer {token}");
+    let answer = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", tool),
+            ("Authorization", &bearer),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let result = answer.json()["result"].clone();
+    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_clients_with_different_tokens_get_browser_contexts_of_their_own() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--auth-token",
+        "token-of-alice",
+        "--auth-token",
+        "token-of-bob",
+    ]);
+    let port = server.port;
+    modern_call(
+        port,
+        "token-of-alice",
+        "browser_navigate",
+        json!({"url": fixture.url("/login?user=alice")}),
+    )
+    .await;
+    let bob = modern_call(
+        port,
+        "token-of-bob",
+        "browser_navigate",
+        json!({"url": fixture.url("/whoami")}),
+    )
+    .await;
+    assert!(
+        bob.contains("cookie [none]"),
+        "bob saw alice's cookie: {bob}"
+    );
+    let alice = modern_call(
+        port,
+        "token-of-alice",
+        "browser_navigate",
+        json!({"url": fixture.url("/whoami")}),
+    )
+    .await;
+    assert!(alice.contains("cookie [user=alice]"), "{alice}");
+    assert!(server.stop().success());
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stateless_revision_checks_its_headers() {
     let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);

@@ -7,9 +7,10 @@
 //!   shared browser, so cookies, storage, cache, tabs, refs, journal, mocks and traces never
 //!   cross sessions. A session without requests for `--session-idle-timeout` ends the same way.
 //! - **2026-07-28** (stateless): no session; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
-//!   must match the body (else 400 with `HeaderMismatch`, -32020). These requests share one
-//!   stateless `Core` (one browser context), since the revision has no session to tell clients
-//!   apart; closing a request's SSE stream cancels it.
+//!   must match the body (else 400 with `HeaderMismatch`, -32020). The revision has no session
+//!   to tell clients apart, so they are told apart by their credentials: the requests sent with
+//!   one token share one stateless `Core` (one browser context), each token has its own (one
+//!   under `--no-auth`); closing a request's SSE stream cancels it.
 //!
 //! Every request: on a loopback address, `Host` must be a loopback name or one of
 //! `--allowed-hosts` (else 403; DNS rebinding); `Origin`, when present, must be a loopback
