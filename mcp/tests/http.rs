@@ -1031,6 +1031,43 @@ async fn the_stateless_revision_checks_its_headers() {
         assert_eq!(answer.status, 400, "{why}: {answer:?}");
         assert_eq!(answer.json()["error"]["code"], json!(-32020), "{why}");
     }
+    // Under a 2026-07-28 header, a malformed body is 400: missing or partial `_meta`, or
+    // capabilities missing, -32602; another version in the body, -32020.
+    let modern_headers = [
+        ACCEPT,
+        JSON,
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
+    ];
+    for (params, code, why) in [
+        (json!({}), -32602, "no _meta"),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32602,
+            "no version in _meta",
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            -32602,
+            "no capabilities in _meta",
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                "io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32020,
+            "another version in the body",
+        ),
+    ] {
+        let body = json!({"jsonrpc":"2.0","id":9,"method":"tools/list","params":params});
+        let answer = http(port, "POST", &modern_headers, &body.to_string()).await;
+        assert_eq!(answer.status, 400, "{why}: {answer:?}");
+        assert_eq!(
+            answer.json()["error"]["code"],
+            json!(code),
+            "{why}: {answer:?}"
+        );
+        assert_eq!(answer.json()["id"], json!(9), "{why}");
+    }
     // tools/call needs Mcp-Name, Base64 sentinel accepted.
     let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
         "name":"browser_status","arguments":{},"_meta":meta}})

@@ -480,6 +480,9 @@ async fn post(
         Err(error) => return rpc_status(StatusCode::BAD_REQUEST, &error),
     };
     let modern = is_modern(&incoming);
+    if let Err(error) = check_modern_body(&headers, &incoming, modern) {
+        return rpc_status(StatusCode::BAD_REQUEST, &error);
+    }
     if modern {
         if let Err(error) = check_modern_headers(&headers, &incoming) {
             return rpc_status(StatusCode::BAD_REQUEST, &error);
@@ -737,6 +740,52 @@ fn is_modern(incoming: &Incoming) -> bool {
         .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
         .and_then(Value::as_str)
         .is_some_and(|version| MODERN_VERSIONS.contains(&version))
+}
+
+/// A request of the 2026-07-28 revision (by its body or by its `MCP-Protocol-Version`
+/// header) whose `_meta` is malformed is refused at once with 400: missing or partial
+/// metadata, or capabilities that are not an object, with -32602; a body naming another
+/// version than the header with -32020; a version chromate does not speak with -32022.
+fn check_modern_body(
+    headers: &HeaderMap,
+    incoming: &Incoming,
+    modern: bool,
+) -> Result<(), RpcError> {
+    let Incoming::Request { id, method, params } = incoming else {
+        return Ok(());
+    };
+    let header_version = header(headers, "mcp-protocol-version");
+    let header_modern = header_version.is_some_and(|version| MODERN_VERSIONS.contains(&version));
+    if (!modern && !header_modern) || method == "initialize" {
+        return Ok(());
+    }
+    let params = params.clone().unwrap_or(Value::Null);
+    if era::Era::of_request(id, method, &params)? == era::Era::Modern || !header_modern {
+        return Ok(());
+    }
+    let body_version = params
+        .pointer("/_meta")
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str);
+    Err(match body_version {
+        Some(body) => RpcError::new(
+            id.clone(),
+            HEADER_MISMATCH,
+            format!(
+                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{body}'",
+                header_version.unwrap_or_default()
+            ),
+        ),
+        None => RpcError::new(
+            id.clone(),
+            jsonrpc::INVALID_PARAMS,
+            format!(
+                "invalid params: {method} needs _meta \"{PROTOCOL_VERSION_KEY}\" and \"{}\" (the MCP-Protocol-Version header names {})",
+                era::CLIENT_CAPABILITIES_KEY,
+                header_version.unwrap_or_default()
+            ),
+        ),
+    })
 }
 
 /// The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods
