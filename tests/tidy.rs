@@ -8,7 +8,8 @@
 //! - Every Rust file starts with a `//!` module doc.
 //! - Product code sleeps only in the engine's poll schedule (`engine/src/wait/mod.rs`), the
 //!   server's progress ticker (`mcp/src/mcp/server.rs`, a timer, not a wait) and the backoff
-//!   between a capture's navigation retries (`mcp/src/dispatch/flows/retry.rs`).
+//!   between a capture's navigation retries (`mcp/src/dispatch/flows/retry.rs`) and the HTTP
+//!   accept loop's pause after a failed accept (`mcp/src/mcp/http/accept.rs`).
 //! - The engine library never prints to stderr: it logs through `tracing`.
 //! - The page-script minifier drops whole-line comments, so no code line of a page script may
 //!   start with `//` or `*` (inside a template literal, say).
@@ -179,6 +180,8 @@ fn product_code_sleeps_only_in_the_poll_schedule() {
         "engine/src/wait/mod.rs",
         "mcp/src/mcp/server.rs",
         "mcp/src/dispatch/flows/retry.rs",
+        // The HTTP accept loop's pause after a failed accept (no descriptors left).
+        "mcp/src/mcp/http/accept.rs",
     ];
     let mut offenders = Vec::new();
     for (path, code) in product_sources() {

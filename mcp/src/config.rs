@@ -52,9 +52,13 @@ pub(crate) struct McpFlags {
 pub(crate) struct HttpFlags {
     /// Where to listen; `127.0.0.1:8931` by default.
     pub(crate) addr: std::net::SocketAddr,
-    /// `--auth-token`: every request needs `Authorization: Bearer <token>`; required to bind
-    /// a non-loopback address.
-    pub(crate) auth_token: Option<String>,
+    /// `--auth-token` (repeatable): every request needs `Authorization: Bearer <one of them>`;
+    /// required to bind a non-loopback address. Empty and not `no_auth`: the server generates
+    /// one at start (docs/mcp.md#streamable-http). Each token is one principal: the 2026-07-28
+    /// requests sent with it share a browser context of their own.
+    pub(crate) auth_tokens: Vec<String>,
+    /// `--no-auth`: no token at all (loopback binds only).
+    pub(crate) no_auth: bool,
     /// `--allowed-hosts`: `Origin` hosts accepted besides the loopback ones.
     pub(crate) allowed_hosts: Vec<String>,
     /// `--max-sessions`: more sessions than this get HTTP 503.
@@ -67,7 +71,8 @@ impl Default for HttpFlags {
     fn default() -> HttpFlags {
         HttpFlags {
             addr: std::net::SocketAddr::from(([127, 0, 0, 1], 8931)),
-            auth_token: None,
+            auth_tokens: Vec::new(),
+            no_auth: false,
             allowed_hosts: Vec::new(),
             max_sessions: 64,
             idle_timeout: std::time::Duration::from_secs(30 * 60),

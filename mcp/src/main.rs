@@ -77,6 +77,15 @@ fn main() -> ExitCode {
         }
         Command::Init { agent } => {
             print!("{}", cli::init_text(agent));
+            // Read, never created: the servers that generated a token keep it there.
+            let runtime = daemon::runtime_dir_from(
+                &|name| std::env::var_os(name),
+                private_fs::effective_uid(),
+            );
+            print!(
+                "{}",
+                cli::init_http_text(&mcp::http::running_servers(&runtime))
+            );
             ExitCode::SUCCESS
         }
         Command::Mcp(flags) => {
@@ -92,10 +101,12 @@ fn main() -> ExitCode {
             };
             let status = match http {
                 Some(mut http) => {
-                    if http.auth_token.is_none() {
-                        http.auth_token = std::env::var("CHROMATE_MCP_AUTH_TOKEN")
-                            .ok()
-                            .filter(|token| !token.is_empty());
+                    if http.auth_tokens.is_empty() && !http.no_auth {
+                        http.auth_tokens.extend(
+                            std::env::var("CHROMATE_MCP_AUTH_TOKEN")
+                                .ok()
+                                .filter(|token| !token.is_empty()),
+                        );
                     }
                     runtime.block_on(mcp::http::serve(config, http, caps_flows))
                 }

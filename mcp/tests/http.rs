@@ -29,21 +29,31 @@ const DEADLINE: Duration = Duration::from_secs(60);
 struct HttpServer {
     child: Child,
     port: u16,
+    /// The token the server generated and printed (none with `--no-auth` or `--auth-token`).
+    token: Option<String>,
+    /// Every line the server wrote on stderr so far.
+    stderr: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
     _tmp: tempfile::TempDir,
     tmp_path: std::path::PathBuf,
 }
 
 impl HttpServer {
     fn start(args: &[&str]) -> HttpServer {
-        HttpServer::start_with(args, &[])
+        HttpServer::start_with(args, &[], |_| {})
     }
 
     /// [`HttpServer::start`] with more environment, each value a path relative to the
-    /// server's temp directory.
-    fn start_with(args: &[&str], envs: &[(&str, &str)]) -> HttpServer {
+    /// server's temp directory, and the command adjusted last (environment, limits).
+    fn start_with(
+        args: &[&str],
+        envs: &[(&str, &str)],
+        adjust: impl FnOnce(&mut std::process::Command),
+    ) -> HttpServer {
         let tmp = tempfile::tempdir().unwrap();
         let tmp_path = tmp.path().to_owned();
-        let mut child = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"])
+        let runtime = tmp.path().join("runtime");
+        let mut command = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &["CHROMATE_BROWSER"]);
+        command
             .arg("mcp")
             .args(args)
             .envs(
@@ -51,42 +61,73 @@ impl HttpServer {
                     .map(|(name, value)| (*name, tmp.path().join(value))),
             )
             .env("TMPDIR", tmp.path())
+            .env("CHROMATE_RUNTIME_DIR", &runtime)
             .env("CHROMATE_MCP_ARTIFACTS_DIR", tmp.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
+            .stderr(Stdio::piped());
+        adjust(&mut command);
+        let mut child = command.spawn().unwrap();
         let stderr = child.stderr.take().unwrap();
+        let lines = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let kept = lines.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines() {
                 let Ok(line) = line else { break };
-                if let Some(rest) = line.split("http://127.0.0.1:").nth(1) {
-                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
-                        let _ = tx.send(Ok(port));
-                    }
-                } else if let Some(rest) = line.split("http://0.0.0.0:").nth(1) {
-                    if let Some(port) = rest.split('/').next().and_then(|p| p.parse::<u16>().ok()) {
-                        let _ = tx.send(Ok(port));
-                    }
-                } else {
-                    let _ = tx.send(Err(line));
+                kept.lock().unwrap().push(line.clone());
+                let port = ["http://127.0.0.1:", "http://0.0.0.0:"]
+                    .iter()
+                    .find_map(|prefix| line.split(prefix).nth(1))
+                    .and_then(|rest| rest.split('/').next())
+                    .and_then(|port| port.parse::<u16>().ok());
+                if let Some(port) = port {
+                    let _ = tx.send(Ok(port));
+                } else if let Some(rest) = line.split("auth token (generated").nth(1) {
+                    let token = rest.split("): ").nth(1).and_then(|t| t.split(' ').next());
+                    let _ = tx.send(Err(token.map(str::to_owned)));
                 }
             }
         });
-        let port = loop {
+        let generates = !args
+            .iter()
+            .any(|arg| ["--no-auth", "--auth-token"].contains(arg));
+        let (mut port, mut token) = (None, None);
+        while port.is_none() || (generates && token.is_none()) {
             match rx.recv_timeout(Duration::from_secs(20)) {
-                Ok(Ok(port)) => break port,
-                Ok(Err(line)) => eprintln!("server: {line}"),
-                Err(err) => panic!("the server printed no address: {err}"),
+                Ok(Ok(found)) => port = Some(found),
+                Ok(Err(found)) => token = Some(found.expect("a token line without a token")),
+                Err(err) => panic!(
+                    "the server printed no address (or no token): {err}; stderr: {:?}",
+                    lines.lock().unwrap()
+                ),
             }
-        };
+        }
         HttpServer {
             child,
-            port,
+            port: port.unwrap(),
+            token,
+            stderr: lines,
             _tmp: tmp,
             tmp_path,
+        }
+    }
+
+    /// The server's stderr so far, one string.
+    fn stderr_text(&self) -> String {
+        self.stderr.lock().unwrap().join("\n")
+    }
+
+    /// Waits (10 s at most) until the server's stderr contains `needle`.
+    fn wait_for_stderr(&self, needle: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !self.stderr_text().contains(needle) {
+            assert!(
+                Instant::now() < deadline,
+                "no {needle:?} on stderr: {}",
+                self.stderr_text()
+            );
+            std::thread::sleep(Duration::from_millis(20));
         }
     }
 
@@ -329,7 +370,7 @@ fn browsers_of(server: &HttpServer) -> Vec<u32> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn twenty_sessions_each_see_only_their_own_cookie() {
     let fixture = cookie_fixture();
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut tasks = Vec::new();
     for user in 0..20 {
@@ -413,7 +454,7 @@ async fn each_session_saves_and_sees_only_its_own_downloads() {
              <a href=\"/attachment?name=shared.csv&amp;bytes={bytes}\">Get the file</a>"
         ))
     });
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut tasks = Vec::new();
     for (n, bytes) in [(0, 1111_u64), (1, 2222)] {
@@ -487,7 +528,7 @@ async fn each_session_saves_and_sees_only_its_own_downloads() {
 /// body), and the session's next call runs (the cancelled one stopped).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_call_ends_its_post_without_a_response() {
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let mut client = Client::connect(server.port).await;
     for (n, accept) in [
         (1, "application/json, text/event-stream"),
@@ -655,8 +696,302 @@ async fn origins_tokens_and_the_non_loopback_bind() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_without_a_token_generates_one_keeps_it_private_and_init_prints_it() {
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let port = server.port;
+    let token = server.token.clone().expect("no token printed");
+    assert_eq!(token.len(), 64, "{token}");
+    let stderr = server.stderr_text();
+    assert_eq!(
+        stderr.matches(&token).count(),
+        1,
+        "the token is printed once: {stderr}"
+    );
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    // No token, a wrong one: 401, no session.
+    let missing = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(missing.status, 401, "{missing:?}");
+    assert!(missing.header("mcp-session-id").is_none());
+    let wrong = format!("Bearer {}", &token[..63]);
+    let answer = http(
+        port,
+        "POST",
+        &[ACCEPT, JSON, ("Authorization", &wrong)],
+        &init,
+    )
+    .await;
+    assert_eq!(answer.status, 401, "{answer:?}");
+    // The right one gets a session.
+    let bearer = format!("Bearer {token}");
+    let mut client = Client::connect_with(port, &[("Authorization", &bearer)]).await;
+    let text = client.call_text("browser_status", json!({})).await;
+    assert!(text.contains("\"ready\""), "{text}");
+    // The token file: 0600, in the runtime directory, named by the port.
+    let runtime = server.tmp_path.join("runtime");
+    let file = runtime.join(format!("mcp-http-{port}.json"));
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o600, "{}", file.display());
+    }
+    // `chromate init --mcp` prints the URL and the header for this user's running server.
+    let printed = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["init", "--mcp", "--agent", "claude"])
+        .env("CHROMATE_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert!(printed.status.success(), "{printed:?}");
+    let stdout = String::from_utf8_lossy(&printed.stdout);
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    assert!(
+        stdout.contains(&format!(
+            "claude mcp add --transport http chromate {url} --header \"Authorization: Bearer {token}\""
+        )),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!("\"Authorization\": \"Bearer {token}\"")),
+        "{stdout}"
+    );
+    drop(client);
+    assert!(server.stop().success());
+    assert!(!file.exists(), "the token file outlived its server");
+    let printed = scrubbed_command(env!("CARGO_BIN_EXE_chromate"), &[])
+        .args(["init", "--mcp", "--agent", "claude"])
+        .env("CHROMATE_RUNTIME_DIR", &runtime)
+        .output()
+        .unwrap();
+    assert!(!String::from_utf8_lossy(&printed.stdout).contains("Streamable HTTP"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_loopback_server_refuses_a_host_that_is_not_loopback() {
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
+    let port = server.port;
+    server.wait_for_stderr("--no-auth: any local process");
+    let list = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    // What a DNS-rebinding page sends: its own name, no Origin of ours is needed to matter.
+    let exchange = async {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: rebind.example:{port}\r\nConnection: close\r\nAccept: application/json, text/event-stream\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n{list}",
+            list.len()
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        stream.read_to_end(&mut raw).await.unwrap();
+        parse_answer(&raw)
+    };
+    let refused = tokio::time::timeout(DEADLINE, exchange).await.unwrap();
+    assert_eq!(refused.status, 403, "{refused:?}");
+    assert!(refused.header("mcp-session-id").is_none());
+    let body = refused.json();
+    assert!(
+        body["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("Host \"rebind.example"),
+        "{body}"
+    );
+    // The loopback name passes (the helper sends Host: 127.0.0.1:<port>).
+    let answer = http(port, "POST", &[ACCEPT, JSON], &list).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+}
+
+/// Opens `count` connections to the server; all but every third send half a request head (the
+/// others send nothing). Returns them open.
+async fn half_open_connections(port: u16, count: usize) -> Vec<tokio::net::TcpStream> {
+    let mut streams = Vec::new();
+    for n in 0..count {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+            .await
+            .unwrap();
+        if n % 3 != 0 {
+            stream
+                .write_all(b"POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-")
+                .await
+                .unwrap();
+        }
+        streams.push(stream);
+    }
+    streams
+}
+
+/// What each connection read until the server closed it; fails if one stays open `within`.
+async fn read_until_closed(streams: Vec<tokio::net::TcpStream>, within: Duration) -> Vec<String> {
+    let reads = streams.into_iter().map(|mut stream| async move {
+        let mut raw = Vec::new();
+        // A reset is a close too.
+        let _ = stream.read_to_end(&mut raw).await;
+        String::from_utf8_lossy(&raw).into_owned()
+    });
+    tokio::time::timeout(within, futures::future::join_all(reads))
+        .await
+        .expect("a connection that never sent its headers was still open")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_that_never_send_their_headers_are_closed_and_the_cap_answers_503() {
+    let server = HttpServer::start_with(&["--http", "127.0.0.1:0", "--no-auth"], &[], |command| {
+        command
+            .env("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", "500")
+            .env("CHROMATE_MCP_HTTP_MAX_CONNECTIONS", "40");
+    });
+    let port = server.port;
+    let streams = half_open_connections(port, 60).await;
+    let outcomes = read_until_closed(streams, Duration::from_secs(30)).await;
+    let refused = outcomes
+        .iter()
+        .filter(|text| {
+            text.starts_with("HTTP/1.1 503") && text.contains("too many open connections")
+        })
+        .count();
+    // Over the cap: a 503 at once; under it: closed after the header timeout.
+    assert!(refused >= 1, "none refused over the cap: {outcomes:?}");
+    assert!(
+        outcomes.len() - refused >= 40,
+        "{refused} refused of {}",
+        outcomes.len()
+    );
+    // The server still answers a client that sends its request.
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let answer = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let lines = server.stderr.lock().unwrap().len();
+    assert!(lines <= 4, "stderr: {}", server.stderr_text());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn out_of_descriptors_the_server_pauses_accepts_logs_one_line_and_recovers() {
+    let server = HttpServer::start_with(&["--http", "127.0.0.1:0", "--no-auth"], &[], |command| {
+        use std::os::unix::process::CommandExt;
+        command
+            .env("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", "1000")
+            // Above the descriptor limit below, so accept itself fails.
+            .env("CHROMATE_MCP_HTTP_MAX_CONNECTIONS", "10000");
+        #[allow(unsafe_code)]
+        // SAFETY: setrlimit is async-signal-safe; the closure touches only its own stack.
+        unsafe {
+            command.pre_exec(|| {
+                let limit = libc::rlimit {
+                    rlim_cur: 64,
+                    rlim_max: 64,
+                };
+                if libc::setrlimit(libc::RLIMIT_NOFILE, &limit) != 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+                Ok(())
+            });
+        }
+    });
+    let port = server.port;
+    let streams = half_open_connections(port, 120).await;
+    // The kernel queues what the server cannot accept; the server runs out of descriptors.
+    server.wait_for_stderr("accept failed");
+    // As header timeouts free descriptors, the queued connections are accepted and closed too.
+    let outcomes = read_until_closed(streams, Duration::from_secs(45)).await;
+    assert_eq!(outcomes.len(), 120);
+    let init = json!({"jsonrpc":"2.0","id":1,"method":"initialize","params":{
+        "protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})
+    .to_string();
+    let answer = http(port, "POST", &[ACCEPT, JSON], &init).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let stderr = server.stderr_text();
+    let failures = stderr.matches("accept failed").count();
+    assert!(
+        (1..=2).contains(&failures),
+        "{failures} lines about failed accepts: {}",
+        stderr.chars().take(2000).collect::<String>()
+    );
+    assert!(stderr.contains("Too many open files"), "{stderr}");
+}
+
+/// One 2026-07-28 `tools/call` sent with `token`: the text of its result.
+async fn modern_call(port: u16, token: &str, tool: &str, arguments: Value) -> String {
+    let body = json!({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{
+        "name": tool, "arguments": arguments, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {}}}})
+    .to_string();
+    let bearer = format!("Bearer {token}");
+    let answer = http(
+        port,
+        "POST",
+        &[
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2026-07-28"),
+            ("Mcp-Method", "tools/call"),
+            ("Mcp-Name", tool),
+            ("Authorization", &bearer),
+        ],
+        &body,
+    )
+    .await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let result = answer.json()["result"].clone();
+    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn stateless_clients_with_different_tokens_get_browser_contexts_of_their_own() {
+    let fixture = cookie_fixture();
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--auth-token",
+        "token-of-alice",
+        "--auth-token",
+        "token-of-bob",
+    ]);
+    let port = server.port;
+    modern_call(
+        port,
+        "token-of-alice",
+        "browser_navigate",
+        json!({"url": fixture.url("/login?user=alice")}),
+    )
+    .await;
+    let bob = modern_call(
+        port,
+        "token-of-bob",
+        "browser_navigate",
+        json!({"url": fixture.url("/whoami")}),
+    )
+    .await;
+    assert!(
+        bob.contains("cookie [none]"),
+        "bob saw alice's cookie: {bob}"
+    );
+    let alice = modern_call(
+        port,
+        "token-of-alice",
+        "browser_navigate",
+        json!({"url": fixture.url("/whoami")}),
+    )
+    .await;
+    assert!(alice.contains("cookie [user=alice]"), "{alice}");
+    assert!(server.stop().success());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_stateless_revision_checks_its_headers() {
-    let server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let meta = json!({
         "io.modelcontextprotocol/protocolVersion": "2026-07-28",
@@ -704,6 +1039,43 @@ async fn the_stateless_revision_checks_its_headers() {
         let answer = http(port, "POST", &headers, &list).await;
         assert_eq!(answer.status, 400, "{why}: {answer:?}");
         assert_eq!(answer.json()["error"]["code"], json!(-32020), "{why}");
+    }
+    // Under a 2026-07-28 header, a malformed body is 400: missing or partial `_meta`, or
+    // capabilities missing, -32602; another version in the body, -32020.
+    let modern_headers = [
+        ACCEPT,
+        JSON,
+        ("MCP-Protocol-Version", "2026-07-28"),
+        ("Mcp-Method", "tools/list"),
+    ];
+    for (params, code, why) in [
+        (json!({}), -32602, "no _meta"),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32602,
+            "no version in _meta",
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28"}}),
+            -32602,
+            "no capabilities in _meta",
+        ),
+        (
+            json!({"_meta": {"io.modelcontextprotocol/protocolVersion": "2025-11-25",
+                "io.modelcontextprotocol/clientCapabilities": {}}}),
+            -32020,
+            "another version in the body",
+        ),
+    ] {
+        let body = json!({"jsonrpc":"2.0","id":9,"method":"tools/list","params":params});
+        let answer = http(port, "POST", &modern_headers, &body.to_string()).await;
+        assert_eq!(answer.status, 400, "{why}: {answer:?}");
+        assert_eq!(
+            answer.json()["error"]["code"],
+            json!(code),
+            "{why}: {answer:?}"
+        );
+        assert_eq!(answer.json()["id"], json!(9), "{why}");
     }
     // tools/call needs Mcp-Name, Base64 sentinel accepted.
     let call = json!({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{
@@ -822,6 +1194,7 @@ async fn a_pool_browser_sessions_crash_apart_and_expire() {
         &endpoint,
         "--session-idle-timeout",
         "6",
+        "--no-auth",
     ]);
     let port = server.port;
     let mut alice = Client::connect(port).await;
@@ -1199,7 +1572,7 @@ async fn a_shared_browser_crash_fails_pending_calls_and_the_next_call_relaunches
     fixture.route("/slow", |_| {
         Response::html("<h1>slow</h1>").body_after(Duration::from_secs(25))
     });
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let port = server.port;
     let mut clients = Vec::new();
     for _ in 0..3 {
@@ -1255,7 +1628,7 @@ fn error_of(result: &Value) -> Value {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn file_navigation_is_refused_by_default_over_http_and_allowed_with_the_flag() {
     let fixture = FixtureServer::start_detached().unwrap();
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let mut client = Client::connect(server.port).await;
     // The artifacts root itself, and a plain file: neither is shown.
     let root = format!("file://{}/", server.tmp_path.display());
@@ -1289,8 +1662,12 @@ async fn file_navigation_is_refused_by_default_over_http_and_allowed_with_the_fl
     assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
     assert!(server.stop().success());
 
-    let mut server =
-        HttpServer::start(&["--http", "127.0.0.1:0", "--allow-unrestricted-file-access"]);
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--allow-unrestricted-file-access",
+        "--no-auth",
+    ]);
     let mut client = Client::connect(server.port).await;
     let text = client
         .call_text("browser_navigate", json!({ "url": "file:///etc/hostname" }))
@@ -1320,11 +1697,12 @@ async fn rpc(client: &mut Client, method: &str, params: Value) -> Value {
 async fn traces_and_saved_states_are_each_sessions_own() {
     let fixture = cookie_fixture();
     let mut server = HttpServer::start_with(
-        &["--http", "127.0.0.1:0"],
+        &["--http", "127.0.0.1:0", "--no-auth"],
         &[
             ("CHROMATE_TRACE_DIR", "traces"),
             ("CHROMATE_STATE_DIR", "state"),
         ],
+        |_| {},
     );
     let mut a = Client::connect(server.port).await;
     let mut b = Client::connect(server.port).await;
@@ -1401,7 +1779,7 @@ async fn session_dir(client: &mut Client) -> std::path::PathBuf {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn an_ended_session_leaves_its_directory_only_when_it_holds_files_the_client_was_given() {
     let fixture = cookie_fixture();
-    let mut server = HttpServer::start(&["--http", "127.0.0.1:0"]);
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
     let page = fixture.url("/whoami");
     // A browses only: its directory (made for downloads at launch) goes with DELETE.
     let mut a = Client::connect(server.port).await;

@@ -1511,8 +1511,10 @@ fn responses_over_the_cap_truncate_the_result_json() {
 // ---------------------------------------------------------------------------
 
 fn run_with_open_stdin(args: &[&str]) -> (ExitStatus, String, String) {
+    // No runtime directory: `init --mcp` then lists no running HTTP server of the user's.
     let mut child = match chromate()
         .args(args)
+        .env("CHROMATE_RUNTIME_DIR", "/nonexistent/chromate-wire-tests")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -1759,7 +1761,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
         let response = server.request("resources/read", json!({ "uri": bad }));
         assert_eq!(
             error_of(&response),
-            (-32602, format!("unknown resource {bad}")),
+            (-32002, format!("unknown resource {bad}")),
             "{response}"
         );
     }
@@ -1769,7 +1771,7 @@ fn artifacts_are_listed_and_read_as_resources_and_nothing_else_is() {
         std::os::unix::fs::symlink(&outside, &link).unwrap_or_default();
         let bad = format!("file://{}", link.display());
         let response = server.request("resources/read", json!({ "uri": bad }));
-        assert_eq!(error_of(&response).0, -32602, "{response}");
+        assert_eq!(error_of(&response).0, -32002, "{response}");
     }
     let response = server.request("resources/read", json!({}));
     assert_eq!(error_of(&response).0, -32602);

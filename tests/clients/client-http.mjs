@@ -2,7 +2,8 @@
 // StreamableHTTPClientTransport) driving `chromate mcp --http 127.0.0.1:0`: the shared tool
 // checks on one session, then 20 concurrent sessions on the same fixture origin, each setting a
 // different cookie and reading back only its own (each session is its own browser context);
-// then, against a second server on loopback with `--auth-token`, that the SDK surfaces the
+// the server generated its token (no --auth-token), so no token is 401; then, against a second
+// server on loopback with `--auth-token`, that the SDK surfaces the
 // server's 401 (no token, a wrong one) and 403 (a foreign Origin) as errors with those codes,
 // and that the right token gets in.
 // Env: CHROMATE_BIN (the binary), FIXTURE_URL (tests/clients/fixture.html served over HTTP).
@@ -19,22 +20,28 @@ import { checkToolResults, makeCheck, resultOf } from "./checks.mjs";
 const { check, failures } = makeCheck("node-http");
 const bin = process.env.CHROMATE_BIN;
 const url = process.env.FIXTURE_URL;
-const env = { ...process.env, CHROMATE_MCP_ARTIFACTS_DIR: mkdtempSync(join(tmpdir(), "chromate-node-http-")) };
-/** `chromate mcp --http 127.0.0.1:0 ...extra` and the endpoint it printed. */
+const env = { ...process.env, CHROMATE_MCP_ARTIFACTS_DIR: mkdtempSync(join(tmpdir(), "chromate-node-http-")),
+  // The generated token's file goes here, not in the user's own runtime directory.
+  CHROMATE_RUNTIME_DIR: join(mkdtempSync(join(tmpdir(), "chromate-runtime-")), "run") };
+/** `chromate mcp --http 127.0.0.1:0 ...extra`, the endpoint it printed and the token it
+ * generated (none when `extra` names --auth-token or --no-auth). */
 async function startServer(extra) {
   const child = spawn(bin, ["mcp", "--http", "127.0.0.1:0", ...extra], { env, stdio: ["ignore", "ignore", "pipe"] });
-  const address = await new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error("the server printed no address in 20 s")), 20000);
+  const generates = !extra.includes("--auth-token") && !extra.includes("--no-auth");
+  const { address, token } = await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the server printed no address (or no token) in 20 s")), 20000);
+    let address, token;
     createInterface({ input: child.stderr }).on("line", (line) => {
-      const found = line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-      if (found) {
+      address ??= line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
+      token ??= line.match(/auth token \(generated[^)]*\): ([0-9a-f]{64}) /)?.[1];
+      if (address && (token || !generates)) {
         clearTimeout(timer);
-        resolve(found[1]);
+        resolve({ address, token });
       }
     });
     child.on("exit", (code) => reject(new Error(`the server exited with ${code}`)));
   });
-  return { child, address };
+  return { child, address, token };
 }
 
 /** SIGTERM, then the exit code. */
@@ -44,9 +51,11 @@ async function stopServer(child) {
   return exited;
 }
 
-const { child: server, address: endpoint } = await startServer([]);
+// The shared server generated its token (the default); every client sends it.
+const { child: server, address: endpoint, token: generated } = await startServer([]);
+const generatedAuth = { Authorization: `Bearer ${generated}` };
 
-async function connect(name, at = endpoint, headers = undefined) {
+async function connect(name, at = endpoint, headers = generatedAuth) {
   const transport = new StreamableHTTPClientTransport(new URL(at), headers ? { requestInit: { headers } } : undefined);
   const client = new Client({ name, version: "0.0.0" });
   await client.connect(transport);
@@ -69,7 +78,7 @@ async function authAndOrigin() {
   const token = "s3cret-token-for-the-sdk-test";
   const guarded = await startServer(["--auth-token", token]);
   try {
-    const missing = await connectError(guarded.address, undefined);
+    const missing = await connectError(guarded.address, {});
     check("no token: the SDK's connect fails with HTTP 401", missing?.code === 401, `${missing?.name}: ${missing?.message} (code ${missing?.code})`);
     const wrong = await connectError(guarded.address, { Authorization: `Bearer ${token}x` });
     check("a wrong token: the SDK's connect fails with HTTP 401", wrong?.code === 401, `${wrong?.name}: ${wrong?.message} (code ${wrong?.code})`);
@@ -87,6 +96,8 @@ async function authAndOrigin() {
 }
 
 try {
+  const refused = await connectError(endpoint, {});
+  check("the default server generated a token: no token is HTTP 401", generated?.length === 64 && refused?.code === 401, `${refused?.name}: ${refused?.message} (code ${refused?.code})`);
   const first = await connect("chromate-node-http-client-test");
   check("server info over HTTP", first.client.getServerVersion()?.name === "chromate", JSON.stringify(first.client.getServerVersion()));
   check("the server minted a session id", typeof first.transport.sessionId === "string" && first.transport.sessionId.length >= 16, String(first.transport.sessionId));

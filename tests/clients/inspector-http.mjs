@@ -15,21 +15,26 @@ const here = dirname(fileURLToPath(import.meta.url));
 const inspector = join(here, "node_modules", ".bin", "mcp-inspector");
 const url = process.env.FIXTURE_URL;
 const home = mkdtempSync(join(tmpdir(), "chromate-inspector-http-"));
-const env = { ...process.env, CHROMATE_MCP_ARTIFACTS_DIR: mkdtempSync(join(tmpdir(), "chromate-inspector-http-artifacts-")) };
+const env = { ...process.env, CHROMATE_MCP_ARTIFACTS_DIR: mkdtempSync(join(tmpdir(), "chromate-inspector-http-artifacts-")),
+  // The generated token's file goes here, not in the user's own runtime directory.
+  CHROMATE_RUNTIME_DIR: join(mkdtempSync(join(tmpdir(), "chromate-runtime-")), "run") };
 const server = spawn(process.env.CHROMATE_BIN, ["mcp", "--http", "127.0.0.1:0"], { env, stdio: ["ignore", "ignore", "pipe"] });
-const endpoint = await new Promise((resolve, reject) => {
-  const timer = setTimeout(() => reject(new Error("the server printed no address in 20 s")), 20000);
+// The server generates its token (the default) and prints it once; the CLI sends it.
+const { endpoint, token } = await new Promise((resolve, reject) => {
+  const timer = setTimeout(() => reject(new Error("the server printed no address or token in 20 s")), 20000);
+  let endpoint, token;
   createInterface({ input: server.stderr }).on("line", (line) => {
-    const found = line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/);
-    if (found) {
+    endpoint ??= line.match(/(http:\/\/127\.0\.0\.1:\d+\/mcp)/)?.[1];
+    token ??= line.match(/auth token \(generated[^)]*\): ([0-9a-f]{64}) /)?.[1];
+    if (endpoint && token) {
       clearTimeout(timer);
-      resolve(found[1]);
+      resolve({ endpoint, token });
     }
   });
 });
 
 function run(args) {
-  const child = spawnSync(inspector, ["--cli", endpoint, "--transport", "http", "--format", "json", ...args], {
+  const child = spawnSync(inspector, ["--cli", endpoint, "--transport", "http", "--header", `Authorization: Bearer ${token}`, "--format", "json", ...args], {
     env: { ...process.env, HOME: home, MCP_INSPECTOR_SECRET_STORE: "memory" },
     encoding: "utf8",
     timeout: 60_000,

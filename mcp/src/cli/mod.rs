@@ -163,9 +163,13 @@ options:
   --http [ADDR]             serve MCP Streamable HTTP on ADDR (default 127.0.0.1:8931), path
                             /mcp, instead of stdio: each MCP session is isolated in one
                             shared browser (docs/mcp.md#streamable-http)
-  --auth-token TOKEN        HTTP: every request needs `Authorization: Bearer TOKEN`; required
-                            to bind an address that is not loopback (else
-                            CHROMATE_MCP_AUTH_TOKEN)
+  --auth-token TOKEN        HTTP: every request needs `Authorization: Bearer TOKEN` (else
+                            CHROMATE_MCP_AUTH_TOKEN; without either, a token is generated,
+                            printed on stderr and kept for `chromate init --mcp`); repeat it
+                            to give each client a token of its own; required to bind an
+                            address that is not loopback
+  --no-auth                 HTTP: no token at all (a loopback address only): every local
+                            process can then drive the browser
   --allowed-hosts LIST      HTTP: comma list of Origin hosts (host or host:port) accepted
                             besides localhost, 127.0.0.1 and [::1]; other Origins get 403
   --max-sessions N          HTTP: at most N sessions at once (64); over it, 503
@@ -191,7 +195,9 @@ usage: chromate init --mcp [--agent NAME]
 
 Prints the MCP configuration of chromate for each client below, in this order (with --agent,
 for one): a heading naming the client and the file, then only the part that goes in that file.
-It never reads, creates or edits a file. The guide is docs/mcp.md#configure-a-host.
+It never creates or edits a file; it reads only the token files of this user's running
+`chromate mcp --http` servers, whose URL and header it prints last. The guide is
+docs/mcp.md#configure-a-host.
 
 agents (NAME, then its aliases; case and _ vs - do not matter):
   claude, claude-code         Claude Code
@@ -460,8 +466,14 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 if token.is_empty() {
                     return Err(UsageError("mcp: --auth-token must not be empty".to_owned()));
                 }
-                http_options.auth_token = Some(token);
+                if !http_options.auth_tokens.contains(&token) {
+                    http_options.auth_tokens.push(token);
+                }
                 http_option = Some("--auth-token");
+            }
+            "--no-auth" if flag.is_bare() => {
+                http_options.no_auth = true;
+                http_option = Some("--no-auth");
             }
             "--allowed-hosts" => {
                 let list = value(name)?;
@@ -551,6 +563,17 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
         )));
     }
     match (serve_http, http_option) {
+        (true, _) if http_options.no_auth && !http_options.auth_tokens.is_empty() => {
+            return Err(UsageError(
+                "mcp: --no-auth and --auth-token cannot be combined".to_owned(),
+            ))
+        }
+        (true, _) if http_options.no_auth && !http_options.addr.ip().is_loopback() => {
+            return Err(UsageError(format!(
+                "mcp: --no-auth is for loopback addresses only; {} needs --auth-token",
+                http_options.addr
+            )))
+        }
         (true, _) => flags.http = Some(http_options),
         (false, Some(option)) => {
             return Err(UsageError(format!(
@@ -863,6 +886,27 @@ pub(crate) fn init_text(agent: Option<Agent>) -> String {
          # Environment variables go in the client's env map (env; [mcp_servers.chromate.env] for Codex, \
          envs for Goose, environment for OpenCode and Kilo Code).\n",
     );
+    out
+}
+
+/// The part of `init --mcp` for this user's running `chromate mcp --http` servers that
+/// generated their token: each one's URL and `Authorization` header, for Claude Code's command
+/// line and as the JSON most clients read. Empty when none runs.
+pub(crate) fn init_http_text(servers: &[crate::mcp::http::RunningServer]) -> String {
+    let mut out = String::new();
+    for server in servers {
+        let url = &server.url;
+        let authorization = format!("Bearer {}", server.token);
+        let config = serde_json::json!({ "mcpServers": { "chromate": {
+            "type": "http", "url": url, "headers": { "Authorization": authorization } } } });
+        out.push_str(&format!(
+            "# Streamable HTTP — the `chromate mcp --http` server running now (pid {}) at {url}\n\
+             # with the token it generated (VS Code: \"servers\" for \"mcpServers\"; keep the token private)\n\
+             # or run: claude mcp add --transport http chromate {url} --header \"Authorization: {authorization}\"\n\
+             {config:#}\n\n",
+            server.pid
+        ));
+    }
     out
 }
 

@@ -443,10 +443,14 @@ fn mcp_http_flags_parse() {
             Err(err) => format!("usage error: {}", err.0),
         }
     };
-    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http"));
-    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_token: Some("t"), allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
-    expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
-    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_token: None, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http"));
+    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_tokens: ["t"], no_auth: false, allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
+    expect!["usage error: mcp: --no-auth and --auth-token cannot be combined"]
+        .assert_eq(&http("mcp --http --no-auth --auth-token t"));
+    expect!["usage error: mcp: --no-auth is for loopback addresses only; 0.0.0.0:9000 needs --auth-token"].assert_eq(&http("mcp --http 0.0.0.0:9000 --no-auth"));
+    expect![[r#"Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: ["a", "b"], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"#]].assert_eq(&http("mcp --http --auth-token a --auth-token b --auth-token a"));
     expect![[r#"usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80""#]].assert_eq(&http("mcp --http example.com:80"));
     expect![[r#"usage error: mcp: --max-sessions needs a whole number from 1 to 10000, not "0""#]]
         .assert_eq(&http("mcp --http --max-sessions 0"));

@@ -7,13 +7,16 @@
 //!   shared browser, so cookies, storage, cache, tabs, refs, journal, mocks and traces never
 //!   cross sessions. A session without requests for `--session-idle-timeout` ends the same way.
 //! - **2026-07-28** (stateless): no session; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
-//!   must match the body (else 400 with `HeaderMismatch`, -32020). These requests share one
-//!   stateless `Core` (one browser context), since the revision has no session to tell clients
-//!   apart; closing a request's SSE stream cancels it.
+//!   must match the body (else 400 with `HeaderMismatch`, -32020). The revision has no session
+//!   to tell clients apart, so they are told apart by their credentials: the requests sent with
+//!   one token share one stateless `Core` (one browser context), each token has its own (one
+//!   under `--no-auth`); closing a request's SSE stream cancels it.
 //!
-//! Every request: `Origin`, when present, must be a loopback origin or one of
-//! `--allowed-hosts` (else 403); with `--auth-token`, `Authorization: Bearer <token>` is checked
-//! in constant time (else 401); bodies are bounded as stdio frames are (413). A `tools/call`
+//! Every request: on a loopback address, `Host` must be a loopback name or one of
+//! `--allowed-hosts` (else 403; DNS rebinding); `Origin`, when present, must be a loopback
+//! origin or one of `--allowed-hosts` (else 403); unless `--no-auth`, `Authorization: Bearer
+//! <token>` names one of the tokens (`--auth-token`, else the one generated at start; else
+//! 401; `http/auth.rs`); bodies are bounded as stdio frames are (413). A `tools/call`
 //! whose client accepts `text/event-stream` is answered as an SSE stream (its progress, then
 //! its result); everything else as one JSON object.
 //!
@@ -44,6 +47,11 @@ use crate::dispatch::shared::SharedBrowser;
 use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
 use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
 use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
+
+mod accept;
+mod auth;
+
+pub(crate) use auth::{running_servers, RunningServer};
 
 /// The MCP endpoint's path.
 const ENDPOINT: &str = "/mcp";
@@ -202,9 +210,12 @@ struct Server {
     flags: HttpFlags,
     flows: bool,
     browser: SharedBrowser,
+    /// The bound address (its port chosen when `--http` named port 0).
+    local: std::net::SocketAddr,
     sessions: Mutex<HashMap<String, Arc<HttpSession>>>,
-    /// The 2026-07-28 requests' session, made at the first of them.
-    stateless: Mutex<Option<Arc<HttpSession>>>,
+    /// The 2026-07-28 requests' sessions, one per principal (the index of the token the
+    /// request was sent with; `None` under `--no-auth`), each made at its first request.
+    stateless: Mutex<HashMap<Option<usize>, Arc<HttpSession>>>,
     next_id: AtomicU64,
     closing: std::sync::atomic::AtomicBool,
 }
@@ -223,16 +234,17 @@ impl Server {
         HttpSession::start(session, self.flows)
     }
 
-    fn stateless(&self) -> Arc<HttpSession> {
+    fn stateless(&self, principal: Option<usize>) -> Arc<HttpSession> {
         lock(&self.stateless)
-            .get_or_insert_with(|| self.new_session())
+            .entry(principal)
+            .or_insert_with(|| self.new_session())
             .clone()
     }
 }
 
 /// Runs the HTTP server until a signal; returns the exit status.
-pub(crate) async fn serve(config: Config, flags: HttpFlags, flows: bool) -> i32 {
-    if !flags.addr.ip().is_loopback() && flags.auth_token.is_none() {
+pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> i32 {
+    if !flags.addr.ip().is_loopback() && flags.auth_tokens.is_empty() {
         eprintln!(
             "chromate: mcp --http {}: refusing to listen on an address that is not loopback without --auth-token (or CHROMATE_MCP_AUTH_TOKEN)",
             flags.addr
@@ -247,39 +259,94 @@ pub(crate) async fn serve(config: Config, flags: HttpFlags, flows: bool) -> i32 
         }
     };
     let local = listener.local_addr().unwrap_or(flags.addr);
+    let url = format!("http://{local}{ENDPOINT}");
     // The one line a supervisor (or a test) reads to learn the port of `--http 127.0.0.1:0`.
-    eprintln!("chromate: MCP Streamable HTTP on http://{local}{ENDPOINT}");
+    eprintln!("chromate: MCP Streamable HTTP on {url}");
+    // Kept while the server runs; the file goes with it.
+    let mut _token_file = None;
+    if flags.auth_tokens.is_empty() && !flags.no_auth {
+        let token = match auth::generate_token() {
+            Ok(token) => token,
+            Err(err) => {
+                eprintln!("chromate: mcp --http: cannot generate an auth token: {err}; pass --auth-token (or --no-auth)");
+                return 1;
+            }
+        };
+        let kept = crate::daemon::runtime_dir()
+            .and_then(|dir| auth::TokenFile::write(&dir, local, &url, &token));
+        let where_kept = match &kept {
+            Ok(file) => format!(
+                "kept in {} for `chromate init --mcp`",
+                file.path().display()
+            ),
+            Err(err) => format!("not kept for `chromate init --mcp`: {err}"),
+        };
+        // Printed this once: clients send `Authorization: Bearer <token>`.
+        eprintln!(
+            "chromate: auth token (generated; --auth-token sets one, --no-auth turns auth off): {token} ({where_kept})"
+        );
+        _token_file = kept.ok();
+        flags.auth_tokens.push(token);
+    } else if flags.no_auth {
+        eprintln!("chromate: --no-auth: any local process can drive this server's browser");
+    }
     let server = Arc::new(Server {
         config,
         flags,
+        local,
         flows,
         browser: SharedBrowser::default(),
         sessions: Mutex::new(HashMap::new()),
-        stateless: Mutex::new(None),
+        stateless: Mutex::new(HashMap::new()),
         next_id: AtomicU64::new(1),
         closing: std::sync::atomic::AtomicBool::new(false),
     });
+    let (limits, warnings) =
+        accept::Limits::from_env(&|name| std::env::var(name).ok(), accept::fd_limit());
+    for warning in warnings {
+        eprintln!("chromate: {warning}");
+    }
+    let connections = accept::Connections::default();
+    let mut backoff = accept::Backoff::default();
+    let mut paused_until: Option<tokio::time::Instant> = None;
     let mut reaper = tokio::time::interval(REAP_EVERY);
     reaper.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let mut signals = crate::signals::Signals::new();
     loop {
         tokio::select! {
-            accepted = listener.accept() => match accepted {
+            accepted = listener.accept(), if paused_until.is_none() => match accepted {
                 Ok((stream, _)) => {
+                    backoff.accepted();
+                    let Some(slot) = connections.take(limits.max_connections) else {
+                        accept::refuse(&stream);
+                        continue;
+                    };
                     let server = server.clone();
                     tokio::spawn(async move {
+                        let _slot = slot;
                         let io = hyper_util::rt::TokioIo::new(stream);
                         let service = hyper::service::service_fn(move |request| {
                             let server = server.clone();
                             async move { Ok::<_, Infallible>(handle(&server, request).await) }
                         });
+                        // A connection that has not sent a request's headers in time is closed,
+                        // so connections that never finish cannot hold the server's descriptors.
                         let _ = hyper::server::conn::http1::Builder::new()
+                            .timer(hyper_util::rt::TokioTimer::new())
+                            .header_read_timeout(limits.header_timeout)
                             .serve_connection(io, service)
                             .await;
                     });
                 }
-                Err(err) => eprintln!("chromate: mcp --http: accept failed: {err}"),
+                Err(err) => {
+                    let (pause, line) = backoff.failed(&err, Instant::now());
+                    if let Some(line) = line {
+                        eprintln!("{line}");
+                    }
+                    paused_until = Some(tokio::time::Instant::now() + pause);
+                }
             },
+            () = accept::paused(paused_until) => paused_until = None,
             _ = reaper.tick() => reap(&server).await,
             () = signals.recv() => break,
         }
@@ -309,7 +376,7 @@ async fn reap(server: &Server) {
 async fn shutdown(server: &Server) {
     server.closing.store(true, Ordering::SeqCst);
     let mut all: Vec<Arc<HttpSession>> = lock(&server.sessions).drain().map(|(_, s)| s).collect();
-    all.extend(lock(&server.stateless).take());
+    all.extend(lock(&server.stateless).drain().map(|(_, s)| s));
     futures::future::join_all(all.iter().map(|session| session.stop())).await;
     let _ = tokio::time::timeout(STOP_GRACE, server.browser.close()).await;
 }
@@ -319,6 +386,20 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         return plain(StatusCode::NOT_FOUND, "not found: the MCP endpoint is /mcp");
     }
     let headers = request.headers();
+    let host = header(headers, "host");
+    if !auth::host_allowed(host, server.local, &server.flags.allowed_hosts) {
+        return rpc_status(
+            StatusCode::FORBIDDEN,
+            &RpcError::new(
+                Value::Null,
+                jsonrpc::INVALID_REQUEST,
+                format!(
+                    "forbidden: Host {:?} is not a loopback name (localhost, 127.0.0.1, [::1]) nor one of --allowed-hosts",
+                    host.unwrap_or_default()
+                ),
+            ),
+        );
+    }
     if let Some(origin) = headers.get(hyper::header::ORIGIN) {
         if !origin_allowed(origin, &server.flags.allowed_hosts) {
             return rpc_status(
@@ -331,22 +412,25 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
             );
         }
     }
-    if let Some(token) = &server.flags.auth_token {
-        if !bearer_matches(headers, token) {
+    let principal = if server.flags.auth_tokens.is_empty() {
+        None
+    } else {
+        let Some(index) = auth::bearer_index(headers, &server.flags.auth_tokens) else {
             let mut response = rpc_status(
                 StatusCode::UNAUTHORIZED,
                 &RpcError::new(
                     Value::Null,
                     jsonrpc::INVALID_REQUEST,
-                    "unauthorized: send Authorization: Bearer <the server's --auth-token>",
+                    "unauthorized: send Authorization: Bearer <the server's token> (--auth-token, or the one it printed at start)",
                 ),
             );
             response
                 .headers_mut()
                 .insert("www-authenticate", HeaderValue::from_static("Bearer"));
             return response;
-        }
-    }
+        };
+        Some(index)
+    };
     if server.closing.load(Ordering::SeqCst) {
         return plain(
             StatusCode::SERVICE_UNAVAILABLE,
@@ -354,7 +438,7 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         );
     }
     match *request.method() {
-        Method::POST => post(server, request).await,
+        Method::POST => post(server, request, principal).await,
         Method::DELETE => delete(server, request.headers()).await,
         _ => {
             let mut response = plain(
@@ -389,7 +473,11 @@ async fn delete(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
     }
 }
 
-async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
+async fn post(
+    server: &Server,
+    request: Request<Body>,
+    principal: Option<usize>,
+) -> Response<HttpBody> {
     let (parts, body) = request.into_parts();
     let headers = parts.headers;
     let bytes = match Limited::new(body, MAX_FRAME_BYTES).collect().await {
@@ -412,6 +500,9 @@ async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         Err(error) => return rpc_status(StatusCode::BAD_REQUEST, &error),
     };
     let modern = is_modern(&incoming);
+    if let Err(error) = check_modern_body(&headers, &incoming, modern) {
+        return rpc_status(StatusCode::BAD_REQUEST, &error);
+    }
     if modern {
         if let Err(error) = check_modern_headers(&headers, &incoming) {
             return rpc_status(StatusCode::BAD_REQUEST, &error);
@@ -430,7 +521,7 @@ async fn post(server: &Server, request: Request<Body>) -> Response<HttpBody> {
     let initialize =
         matches!(&incoming, Incoming::Request { method, .. } if method == "initialize");
     let (session, new_id) = if modern {
-        (server.stateless(), None)
+        (server.stateless(principal), None)
     } else if initialize {
         let mut sessions = lock(&server.sessions);
         if sessions.len() >= server.flags.max_sessions {
@@ -671,6 +762,52 @@ fn is_modern(incoming: &Incoming) -> bool {
         .is_some_and(|version| MODERN_VERSIONS.contains(&version))
 }
 
+/// A request of the 2026-07-28 revision (by its body or by its `MCP-Protocol-Version`
+/// header) whose `_meta` is malformed is refused at once with 400: missing or partial
+/// metadata, or capabilities that are not an object, with -32602; a body naming another
+/// version than the header with -32020; a version chromate does not speak with -32022.
+fn check_modern_body(
+    headers: &HeaderMap,
+    incoming: &Incoming,
+    modern: bool,
+) -> Result<(), RpcError> {
+    let Incoming::Request { id, method, params } = incoming else {
+        return Ok(());
+    };
+    let header_version = header(headers, "mcp-protocol-version");
+    let header_modern = header_version.is_some_and(|version| MODERN_VERSIONS.contains(&version));
+    if (!modern && !header_modern) || method == "initialize" {
+        return Ok(());
+    }
+    let params = params.clone().unwrap_or(Value::Null);
+    if era::Era::of_request(id, method, &params)? == era::Era::Modern || !header_modern {
+        return Ok(());
+    }
+    let body_version = params
+        .pointer("/_meta")
+        .and_then(|meta| meta.get(PROTOCOL_VERSION_KEY))
+        .and_then(Value::as_str);
+    Err(match body_version {
+        Some(body) => RpcError::new(
+            id.clone(),
+            HEADER_MISMATCH,
+            format!(
+                "Header mismatch: MCP-Protocol-Version header value '{}' does not match body value '{body}'",
+                header_version.unwrap_or_default()
+            ),
+        ),
+        None => RpcError::new(
+            id.clone(),
+            jsonrpc::INVALID_PARAMS,
+            format!(
+                "invalid params: {method} needs _meta \"{PROTOCOL_VERSION_KEY}\" and \"{}\" (the MCP-Protocol-Version header names {})",
+                era::CLIENT_CAPABILITIES_KEY,
+                header_version.unwrap_or_default()
+            ),
+        ),
+    })
+}
+
 /// The 2026-07-28 request headers: `MCP-Protocol-Version`, `Mcp-Method` and (for the methods
 /// that name something) `Mcp-Name` must be present and match the body.
 fn check_modern_headers(headers: &HeaderMap, incoming: &Incoming) -> Result<(), RpcError> {
@@ -772,26 +909,6 @@ pub(crate) fn origin_allowed(origin: &HeaderValue, allowed: &[String]) -> bool {
     allowed
         .iter()
         .any(|entry| *entry == host || *entry == authority)
-}
-
-/// `Authorization: Bearer <token>`, compared in constant time.
-fn bearer_matches(headers: &HeaderMap, token: &str) -> bool {
-    let Some(value) = header(headers, "authorization") else {
-        return false;
-    };
-    let Some((scheme, given)) = value.split_once(' ') else {
-        return false;
-    };
-    scheme.eq_ignore_ascii_case("bearer")
-        && constant_time_eq(given.trim().as_bytes(), token.as_bytes())
-}
-
-/// Equality whose time depends on the lengths only, never on where the bytes differ.
-pub(crate) fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
-    if a.len() != b.len() {
-        return false;
-    }
-    a.iter().zip(b).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
 }
 
 fn accepts_sse(headers: &HeaderMap) -> bool {

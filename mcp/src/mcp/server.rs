@@ -24,12 +24,14 @@ use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
 use crate::dispatch::{self, Reply};
 use crate::mcp::era::{self, Era};
 use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
-use crate::mcp::resources;
+use crate::mcp::resources::{self, ReadError};
 
 /// Protocol versions we speak; the last is the default (§1.3).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST_VERSION: &str = "2025-11-25";
+/// The legacy revisions' "Resource not found" error code.
+const RESOURCE_NOT_FOUND: i64 = -32002;
 
 /// The `instructions` of the initialize result (§1.3), verbatim.
 pub(crate) const INSTRUCTIONS: &str = "One browser per session. Page-changing tools add a text block: the page as numbered lines (`e7: button \"Save\" #save`), later only +/- changes. Pass `ref=e7` (or `e7`) as the next selector. Refs are session state: never put them in tests; browser_locators gives durable selectors. A removed element or a navigation makes a ref STALE_REF; the error carries a recovery snapshot with current refs. Probe guesses with browser_exists; branch on structuredContent.error.code.";
@@ -579,8 +581,16 @@ impl Dispatcher {
                         ))
                     }
                 };
+                // The legacy revisions name a missing resource -32002 (2025-11-25,
+                // "Resource not found"); the 2026-07-28 requests keep invalid params.
+                let era = self.era;
                 self.shared.roots.read(uri).map(Some).map_err(|error| {
-                    invalid_params(error.message()).with_data(json!({ "uri": uri }))
+                    let code = match (&error, era) {
+                        (ReadError::Unknown(_), Era::Legacy) => RESOURCE_NOT_FOUND,
+                        _ => jsonrpc::INVALID_PARAMS,
+                    };
+                    RpcError::new(id.clone(), code, error.message())
+                        .with_data(json!({ "uri": uri }))
                 })
             }
             "resources/templates/list" => Ok(Some(json!({ "resourceTemplates": [] }))),

@@ -1,0 +1,182 @@
+//! What the HTTP server's accept loop bounds (docs/mcp.md#streamable-http, "Connections"): the
+//! time a connection may take to send its request headers, the number of connections open at
+//! once, and what happens when `accept` fails (no more file descriptors): a pause that grows,
+//! and one line on stderr, not one per error.
+//!
+//! Owns: the limits (defaults, the test knobs `CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS` and
+//! `CHROMATE_MCP_HTTP_MAX_CONNECTIONS`, the cap kept under half the descriptor limit), the count
+//! of open connections, the 503 written to a connection over the cap, and the backoff. Does not
+//! own HTTP itself (`http.rs`, hyper).
+
+use std::io;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// How long a connection may take to send a request's headers, by default.
+const HEADER_TIMEOUT: Duration = Duration::from_secs(10);
+/// Connections open at once, by default (and at most half the descriptor limit).
+const MAX_CONNECTIONS: usize = 512;
+/// The first pause after a failed accept; each failure in a row doubles it, up to the most.
+const FIRST_PAUSE: Duration = Duration::from_millis(10);
+const MOST_PAUSE: Duration = Duration::from_secs(1);
+/// At most one line about failed accepts this often.
+const LOG_EVERY: Duration = Duration::from_secs(10);
+
+/// The limits of one server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Limits {
+    pub(crate) header_timeout: Duration,
+    pub(crate) max_connections: usize,
+}
+
+impl Limits {
+    /// The defaults, or the test knobs when set: `CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS` (1 to
+    /// 600000) and `CHROMATE_MCP_HTTP_MAX_CONNECTIONS` (1 to 100000; taken as given, so a test
+    /// can reach the descriptor limit). A value that does not parse is ignored with a warning.
+    pub(crate) fn from_env(
+        env: &dyn Fn(&str) -> Option<String>,
+        fd_limit: Option<u64>,
+    ) -> (Limits, Vec<String>) {
+        let mut warnings = Vec::new();
+        let mut knob = |name: &str, range: std::ops::RangeInclusive<u64>| {
+            let text = env(name)?;
+            let value = text
+                .trim()
+                .parse::<u64>()
+                .ok()
+                .filter(|v| range.contains(v));
+            if value.is_none() {
+                warnings.push(format!(
+                    "{name}={text:?} ignored: a whole number from {} to {}",
+                    range.start(),
+                    range.end()
+                ));
+            }
+            value
+        };
+        let header_timeout = knob("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", 1..=600_000)
+            .map_or(HEADER_TIMEOUT, Duration::from_millis);
+        let max_connections = match knob("CHROMATE_MCP_HTTP_MAX_CONNECTIONS", 1..=100_000) {
+            Some(max) => usize::try_from(max).unwrap_or(MAX_CONNECTIONS),
+            None => {
+                let half = fd_limit
+                    .map(|limit| usize::try_from(limit / 2).unwrap_or(usize::MAX))
+                    .unwrap_or(MAX_CONNECTIONS);
+                MAX_CONNECTIONS.min(half).max(8)
+            }
+        };
+        (
+            Limits {
+                header_timeout,
+                max_connections,
+            },
+            warnings,
+        )
+    }
+}
+
+/// This process's soft limit of open files, when it has one.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+pub(crate) fn fd_limit() -> Option<u64> {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes one rlimit struct, which `limit` is, and touches nothing else.
+    let status = unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    (status == 0 && limit.rlim_cur != libc::RLIM_INFINITY).then_some(limit.rlim_cur)
+}
+
+#[cfg(not(unix))]
+pub(crate) fn fd_limit() -> Option<u64> {
+    None
+}
+
+/// The connections open now, each counted while its [`Slot`] lives.
+#[derive(Debug, Default, Clone)]
+pub(crate) struct Connections(Arc<AtomicUsize>);
+
+impl Connections {
+    /// A slot for one more connection, unless `max` are open.
+    pub(crate) fn take(&self, max: usize) -> Option<Slot> {
+        self.0
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
+                (open < max).then_some(open + 1)
+            })
+            .ok()
+            .map(|_| Slot(self.0.clone()))
+    }
+}
+
+/// One open connection; dropping it frees its place.
+pub(crate) struct Slot(Arc<AtomicUsize>);
+
+impl Drop for Slot {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// What a connection over the cap gets before it is closed, if its socket takes it at once.
+pub(crate) fn refuse(stream: &tokio::net::TcpStream) {
+    const BODY: &str = "too many open connections to this server; retry in a moment\n";
+    let answer = format!(
+        "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain; charset=utf-8\r\n\
+         Retry-After: 1\r\nConnection: close\r\nContent-Length: {}\r\n\r\n{BODY}",
+        BODY.len()
+    );
+    // Never waits: a client that does not read gets the close alone.
+    let _ = stream.try_write(answer.as_bytes());
+}
+
+/// The accept loop's state after failures: how long to pause, and what was said.
+#[derive(Debug, Default)]
+pub(crate) struct Backoff {
+    /// The pause after the latest failure (none since the last accept that worked).
+    pause: Option<Duration>,
+    /// When the last line was written, and the failures since.
+    logged_at: Option<Instant>,
+    unlogged: u64,
+}
+
+impl Backoff {
+    /// An accept worked: the next failure starts a new burst at the shortest pause.
+    pub(crate) fn accepted(&mut self) {
+        self.pause = None;
+    }
+
+    /// An accept failed: the pause before the next one, and the line to write, if it is time
+    /// for one (the first failure, then at most one every 10 s with the count since).
+    pub(crate) fn failed(&mut self, err: &io::Error, now: Instant) -> (Duration, Option<String>) {
+        let pause = self
+            .pause
+            .map_or(FIRST_PAUSE, |pause| (pause * 2).min(MOST_PAUSE));
+        self.pause = Some(pause);
+        let due = self
+            .logged_at
+            .is_none_or(|at| now.duration_since(at) >= LOG_EVERY);
+        if !due {
+            self.unlogged += 1;
+            return (pause, None);
+        }
+        let earlier = match std::mem::take(&mut self.unlogged) {
+            0 => String::new(),
+            n => format!(" ({n} more failures since the last such line)"),
+        };
+        self.logged_at = Some(now);
+        let line = format!(
+            "chromate: mcp --http: accept failed: {err}{earlier}; pausing new connections (up to 1 s at a time) until it works, and saying so at most every 10 s"
+        );
+        (pause, Some(line))
+    }
+}
+
+/// Waits until `until`, or forever when there is no pause (a `select!` branch).
+pub(crate) async fn paused(until: Option<tokio::time::Instant>) {
+    match until {
+        Some(until) => tokio::time::sleep_until(until).await,
+        None => std::future::pending().await,
+    }
+}
