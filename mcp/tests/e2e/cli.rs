@@ -433,104 +433,117 @@ fn write(path: &Path, text: &str) {
 }
 
 #[test]
-fn cli_usage_errors_exit_2_with_the_usage_and_never_start_a_session() {
+fn cli_usage_errors_exit_2_with_one_line_and_a_hint_and_never_start_a_session() {
     let cli = Cli::new();
     let not_json = cli.work.join("steps.txt");
     write(&not_json, "not json");
     let not_json = not_json.display().to_string();
     let missing = cli.work.join("missing.js").display().to_string();
-    // (argv, a part of the message, the usage line that follows it)
+    // (argv, a part of the message, the hint line that follows it)
     let cases: &[(&[&str], &str, &str)] = &[
         (
             &["click"],
             "click: missing required argument SELECTOR",
-            "usage: chromate click SELECTOR [--double]",
+            "hint: chromate click --help",
         ),
         (
             &["navigate"],
             "navigate: missing required argument URL",
-            "usage: chromate navigate URL",
+            "hint: chromate navigate --help",
         ),
         (
             &["navigate", "http://127.0.0.1/", "--timeout-ms", "soon"],
             "--timeout-ms needs a whole number, not \"soon\"",
-            "usage: chromate navigate URL",
+            "hint: chromate navigate --help",
         ),
         (
             &["click", "#a", "--bogus"],
             "click: unknown option --bogus",
-            "usage: chromate click",
+            "hint: chromate click --help",
         ),
         (
             &["status", "extra"],
             "status: unexpected argument \"extra\"",
-            "usage: chromate status [--session NAME] [--json]",
+            "hint: chromate status --help",
         ),
         (
             &["element", "explode", "#a"],
             "element: ",
-            "usage: chromate element ACTION SELECTOR",
+            "hint: chromate element --help",
         ),
         (
             &["status", "--idle-timeout", "0"],
             "--idle-timeout needs whole seconds from 1 to 604800",
-            "usage: chromate status",
+            "hint: chromate status --help",
         ),
         (
             &["status", "--session", "a/b"],
             "session name \"a/b\": use 1 to 64 of A-Z a-z 0-9 - _",
-            "",
+            "hint: chromate status --help",
         ),
         (
             &["eval"],
             "eval: missing required argument JS",
-            "usage: chromate eval JS",
+            "hint: chromate eval --help",
         ),
         (
             &["eval", "--file", &missing],
             "--file",
-            "usage: chromate eval JS",
+            "hint: chromate eval --help",
         ),
         (
             &["batch", &missing],
             "cannot read",
-            "usage: chromate batch FILE",
+            "hint: chromate batch --help",
         ),
         (
             &["batch", &not_json],
             "not JSON",
-            "usage: chromate batch FILE",
+            "hint: chromate batch --help",
+        ),
+        (
+            &["--session", "s1", "--json", "navigate"],
+            "navigate: missing required argument URL",
+            "hint: chromate navigate --help",
+        ),
+        (
+            &["--session", "s1", "sessions"],
+            "sessions: unexpected arguments",
+            "hint: chromate sessions --help",
         ),
         (
             &["frobnicate"],
             "unknown command \"frobnicate\"",
-            "usage:\n  chromate <command> [args]",
+            "hint: chromate --help",
         ),
         (
             &["close", "extra"],
             "close: unexpected argument \"extra\"",
-            "usage: chromate close [--session NAME]",
+            "hint: chromate close --help",
         ),
         (
             &["sessions", "--all"],
             "sessions: unexpected arguments",
-            "usage: chromate sessions [--json]",
+            "hint: chromate sessions --help",
         ),
     ];
-    for (args, message, usage) in cases {
+    for (args, message, hint) in cases {
         let out = cli.run(args);
         assert_eq!(out.code, Some(2), "chromate {}: {out:?}", args.join(" "));
         assert!(out.stdout.is_empty(), "{out:?}");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(
+            lines.len(),
+            2,
+            "chromate {}: one line and a hint, not the usage: {out:?}",
+            args.join(" ")
+        );
         assert!(
-            out.stderr.starts_with("chromate: ") && out.stderr.contains(message),
+            lines[0].starts_with("chromate: ") && lines[0].contains(message),
             "chromate {}: {message:?} in {out:?}",
             args.join(" ")
         );
-        assert!(
-            out.stderr.contains(usage),
-            "chromate {}: {usage:?} in {out:?}",
-            args.join(" ")
-        );
+        assert_eq!(lines[1], *hint, "chromate {}: {out:?}", args.join(" "));
     }
     // Steps on standard input are read before anything runs, and checked too.
     let out = cli.run_stdin(&["batch", "-"], "[{\"tool\": ");
@@ -1547,6 +1560,36 @@ fn cli_close_ends_the_daemon_and_browser_and_removes_the_socket() {
         "session never was not running\n"
     );
     assert_eq!(cli.daemons(), Vec::<u32>::new());
+    cli.finish();
+}
+
+#[test]
+fn cli_global_flags_before_the_command_reach_the_same_session_as_after_it() {
+    let server = fixtures();
+    let cli = Cli::new();
+    let url = server.url("nav.html");
+    let out = cli.run(&["--session", "g1", "navigate", &url]);
+    assert_ok(&out, &["--session", "g1", "navigate"]);
+    assert_eq!(out.result()["url"], json!(url), "{out:?}");
+    let before = cli.run(&["--json", "--session", "g1", "status"]);
+    assert_ok(&before, &["--json", "--session", "g1", "status"]);
+    let before = before.document();
+    let after = cli.json(&["status", "--session", "g1"]);
+    assert_eq!(before["serverPid"], after["serverPid"], "{before} {after}");
+    assert_eq!(before["activeUrl"], json!(url), "{before}");
+    // `--session=NAME` too, and only the named session exists.
+    let out = cli.run(&["--session=g1", "--json", "sessions"]);
+    assert_eq!(out.code, Some(2), "sessions takes no --session: {out:?}");
+    let sessions = cli.run(&["--json", "sessions"]);
+    assert_ok(&sessions, &["--json", "sessions"]);
+    let sessions = sessions.document()["sessions"].clone();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["session"], json!("g1"), "{sessions}");
+    let pids = cli.pids("g1");
+    let out = cli.run(&["--session=g1", "close"]);
+    assert_ok(&out, &["--session=g1", "close"]);
+    assert_eq!(out.stdout, "closed session g1\n");
+    assert_gone(&pids.tree, "after close");
     cli.finish();
 }
 
