@@ -32,6 +32,8 @@ use crate::dispatch::{self, Failed, Reply};
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
 /// How long a running call gets to stop once `close` or a signal cancels it.
 const CANCEL_GRACE: Duration = Duration::from_millis(1500);
+/// How long a connection may take to send its request line before it is dropped.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the connection tasks share with the accept loop.
 struct Shared {
@@ -40,7 +42,7 @@ struct Shared {
     defaults: Defaults,
     session_dir: std::path::PathBuf,
     idle: Duration,
-    /// Connections being served; the idle clock runs only at zero, and only calls restart it.
+    /// Calls being served; the idle clock runs only at zero, and only calls restart it.
     active: AtomicUsize,
     last_activity: Mutex<Instant>,
     /// The running call's cancel switch.
@@ -81,6 +83,11 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
             return 1;
         }
     };
+    if let Err(err) = record_pid(&paths.pid) {
+        eprintln!("chromate daemon: {}: {err}", paths.pid.display());
+        let _ = std::fs::remove_file(&paths.socket);
+        return 1;
+    }
     let defaults = Defaults {
         agent_timeout_ms: config.agent_timeout_ms,
     };
@@ -99,6 +106,7 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     });
     if let Err(err) = say_ready() {
         eprintln!("chromate daemon: cannot tell the client it is ready: {err}");
+        let _ = std::fs::remove_file(&paths.pid);
         let _ = std::fs::remove_file(&paths.socket);
         return 1;
     }
@@ -110,8 +118,8 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
             accepted = tokio::time::timeout_at(deadline.into(), listener.accept()) => match accepted {
                 Ok(Ok((stream, _))) => {
                     // Only a call is activity (`handle` says when): `chromate sessions` asking
-                    // who the daemon is must not keep an unused session alive.
-                    shared.active.fetch_add(1, Ordering::SeqCst);
+                    // who the daemon is, or a connection that says nothing, must not keep an
+                    // unused session alive.
                     tokio::spawn(serve_connection(shared.clone(), stream));
                 }
                 Ok(Err(err)) => eprintln!("chromate daemon: accept: {err}"),
@@ -130,7 +138,9 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     };
     tracing::info!(reason = why, "session daemon ending");
     // No new connection is accepted from here: the socket goes first, so a command arriving
-    // now starts a new daemon instead of talking to this one.
+    // now starts a new daemon instead of talking to this one (the pid file before it, so a
+    // new daemon's is never the one removed).
+    let _ = std::fs::remove_file(&paths.pid);
     drop(listener);
     let _ = std::fs::remove_file(&paths.socket);
     end_session(&shared).await;
@@ -206,7 +216,33 @@ async fn serve_connection(shared: Arc<Shared>, stream: UnixStream) {
     if let Err(err) = served {
         tracing::debug!(error = %err, "connection ended early");
     }
-    shared.active.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// A call being served: the idle clock does not run while one is (dropped when it ends,
+/// cancelled or not).
+struct Active<'a>(&'a Shared);
+
+impl<'a> Active<'a> {
+    fn enter(shared: &'a Shared) -> Active<'a> {
+        shared.active.fetch_add(1, Ordering::SeqCst);
+        Active(shared)
+    }
+}
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Writes the daemon's pid to `path` (0600, new: a file left by a dead daemon is removed
+/// first, a symlink there is removed, never followed).
+fn record_pid(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
+        _ => {}
+    }
+    crate::private_fs::write_new_file(path, format!("{}\n", std::process::id()).as_bytes())
 }
 
 async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
@@ -222,8 +258,13 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
     }
     let mut reader = BufReader::new(read_half.take(MAX_REQUEST_BYTES));
     let mut line = String::new();
-    if reader.read_line(&mut line).await? == 0 {
-        return Ok(());
+    // A client sends its request as soon as it connects: a connection that says nothing is
+    // dropped, and never counted as activity.
+    match tokio::time::timeout(REQUEST_TIMEOUT, reader.read_line(&mut line)).await {
+        Ok(Ok(0)) | Err(_) => return Ok(()),
+        Ok(read) => {
+            read?;
+        }
     }
     let request = match serde_json::from_str::<Request>(&line) {
         Ok(request) => request,
@@ -248,6 +289,7 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
             progress,
         } => {
             let mut rest = reader.into_inner().into_inner();
+            let _active = Active::enter(shared);
             // The idle clock counts from a call's arrival and again from its end.
             shared.touch();
             let cwd = cwd.filter(|dir| dir.is_absolute());

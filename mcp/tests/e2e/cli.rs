@@ -92,7 +92,12 @@ pub(crate) struct Running {
 impl Running {
     /// Waits (bounded) for the command to end.
     pub(crate) fn wait(self) -> Out {
-        match self.done.recv_timeout(DEADLINE) {
+        self.wait_within(DEADLINE)
+    }
+
+    /// Waits for the command to end; it must within `limit`.
+    pub(crate) fn wait_within(self, limit: Duration) -> Out {
+        match self.done.recv_timeout(limit) {
             Ok(Ok(output)) => Out {
                 code: output.status.code(),
                 stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -101,7 +106,7 @@ impl Running {
             Ok(Err(err)) => panic!("{}: cannot collect its output: {err}", self.label),
             Err(_) => {
                 procs::kill(self.pid);
-                panic!("{} did not end within {DEADLINE:?}", self.label);
+                panic!("{} did not end within {limit:?}", self.label);
             }
         }
     }
@@ -1875,6 +1880,130 @@ fn signal(signal: &str, target: &str) {
         sent.is_ok_and(|status| status.success()),
         "kill {signal} {target}"
     );
+}
+
+/// How long `sessions`, `close` or a call may take against a daemon that does not answer:
+/// generous, since what is checked is that they return at all.
+const UNANSWERED: Duration = Duration::from_secs(20);
+
+#[test]
+fn cli_a_stopped_daemon_is_listed_as_not_answering_and_close_ends_it_by_its_pid() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html"), "--session", "stuck"]);
+    cli.ok(&["status", "--session", "fine"]);
+    let pids = cli.pids("stuck");
+    let fine = cli.pids("fine");
+    signal("-STOP", &pids.daemon.to_string());
+
+    // `sessions` returns, lists the stopped daemon by the pid it recorded, and the live one.
+    let out = cli.spawn(&["sessions", "--json"]).wait_within(UNANSWERED);
+    assert_ok(&out, &["sessions", "--json"]);
+    let sessions = out.document()["sessions"].clone();
+    assert_eq!(sessions[0]["session"], json!("fine"), "{sessions}");
+    assert_eq!(sessions[0]["answering"], json!(true), "{sessions}");
+    assert_eq!(
+        sessions[1],
+        json!({ "session": "stuck", "pid": pids.daemon, "answering": false }),
+        "{sessions}"
+    );
+    let out = cli.spawn(&["sessions"]).wait_within(UNANSWERED);
+    assert!(
+        out.stdout
+            .contains(&format!("stuck\tpid {}\tnot answering\n", pids.daemon)),
+        "{out:?}"
+    );
+
+    // A call does not wait for ever either: it says the daemon does not answer.
+    let out = cli
+        .spawn(&["status", "--session", "stuck"])
+        .wait_within(UNANSWERED);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "the daemon of session stuck (pid {}) does not answer",
+            pids.daemon
+        )),
+        "{out:?}"
+    );
+
+    // `close` ends it by its pid, and its browser goes with it.
+    let out = cli
+        .spawn(&["close", "--session", "stuck"])
+        .wait_within(UNANSWERED);
+    assert_ok(&out, &["close", "--session", "stuck"]);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "closed session stuck (its daemon, pid {}, did not answer and was killed)\n",
+            pids.daemon
+        )
+    );
+    assert_gone(&pids.tree, "after close of a stopped daemon");
+    assert!(!cli.socket("stuck").exists());
+    // The other session was not touched.
+    assert_eq!(cli.pids("fine").daemon, fine.daemon);
+    cli.finish();
+}
+
+#[test]
+fn cli_a_symlinked_socket_is_refused_and_never_followed() {
+    let cli = Cli::new();
+    cli.ok(&["status", "--session", "real"]);
+    let real = cli.pids("real");
+    std::os::unix::fs::symlink(cli.socket("real"), cli.socket("evil")).expect("symlink");
+    for args in [
+        &["status", "--session", "evil"][..],
+        &["close", "--session", "evil"][..],
+    ] {
+        let out = cli.run(args);
+        assert_eq!(out.code, Some(1), "chromate {}: {out:?}", args.join(" "));
+        assert!(
+            out.stderr.contains("evil.sock is not this user's socket"),
+            "chromate {}: {out:?}",
+            args.join(" ")
+        );
+    }
+    // Nothing reached the real daemon through the link: it still runs, alone, and `sessions`
+    // lists it once, not under the link's name.
+    assert_eq!(cli.daemons(), vec![real.daemon]);
+    let sessions = cli.json_sessions();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["session"], json!("real"), "{sessions}");
+    assert!(std::fs::symlink_metadata(cli.socket("evil"))
+        .is_ok_and(|meta| meta.file_type().is_symlink()));
+    std::fs::remove_file(cli.socket("evil")).expect("remove the link");
+    cli.finish();
+}
+
+#[test]
+fn cli_a_silent_connection_neither_keeps_a_daemon_past_its_idle_timeout_nor_stays_open() {
+    let cli = Cli::new();
+    cli.ok(&["status", "--session", "quiet", "--idle-timeout", "1"]);
+    cli.ok(&["status", "--session", "long"]);
+    let quiet = cli.pids("quiet");
+    let long = cli.pids("long");
+    let _silent = std::os::unix::net::UnixStream::connect(cli.socket("quiet")).expect("connect");
+    // Open but saying nothing, the connection is no activity: the idle daemon ends.
+    assert_gone(
+        &quiet.tree,
+        "after the idle timeout, a silent connection open",
+    );
+
+    // The other daemon drops such a connection (end of file) and goes on.
+    let mut silent = std::os::unix::net::UnixStream::connect(cli.socket("long")).expect("connect");
+    silent
+        .set_read_timeout(Some(UNANSWERED))
+        .expect("read timeout");
+    let mut byte = [0u8; 1];
+    let read = std::io::Read::read(&mut silent, &mut byte);
+    assert!(
+        matches!(read, Ok(0)),
+        "the daemon closes a connection that sends no request: {read:?}"
+    );
+    assert!(procs::is_alive(long.daemon));
+    assert_eq!(cli.pids("long").daemon, long.daemon);
+    cli.finish();
 }
 
 #[test]
