@@ -242,6 +242,7 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.idle.unwrap_or(DEFAULT_IDLE),
+        launch: true,
     };
     let mut shown = false;
     let mut on_progress = |phase: &str| {

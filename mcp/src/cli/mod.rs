@@ -44,8 +44,13 @@ pub(crate) enum Command {
     /// `chromate skill [--install [--agents] [--dir DIR]]`: print the agent skill, or (with
     /// `install`) write it where agents find it.
     Skill { install: Option<skill::Install> },
-    /// `chromate daemon --session NAME --idle-timeout S`: started by the client, not by people.
-    Daemon { session: String, idle: Duration },
+    /// `chromate daemon --session NAME --idle-timeout S [--launch]`: started by the client,
+    /// not by people; `--launch` launches the browser at once.
+    Daemon {
+        session: String,
+        idle: Duration,
+        launch: bool,
+    },
     /// `chromate --version`.
     Version,
     /// `chromate bench-snapshot TARGET... [--peer KIND=CMD] [--format F] ...`.
@@ -379,6 +384,10 @@ fn parse_sessions(args: &[String]) -> Result<Command, UsageError> {
 }
 
 fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
+    let (args, launch) = match args {
+        [rest @ .., last] if last == "--launch" => (rest, true),
+        _ => (args, false),
+    };
     match args {
         [session_flag, session, idle_flag, idle]
             if session_flag == "--session" && idle_flag == "--idle-timeout" =>
@@ -391,10 +400,11 @@ fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
             Ok(Command::Daemon {
                 session: commands::session_name(session)?,
                 idle: Duration::from_secs(idle),
+                launch,
             })
         }
         _ => Err(UsageError(
-            "daemon: usage: chromate daemon --session NAME --idle-timeout SECONDS \
+            "daemon: usage: chromate daemon --session NAME --idle-timeout SECONDS [--launch] \
              (the session commands start it)"
                 .to_owned(),
         )),

@@ -35,6 +35,8 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),
+        // `status` never launches a browser; every other tool needs one or soon will.
+        launch: command.decl.name != "browser_status",
     };
     match client::request(&paths, &request, Some(&start)) {
         Ok(Response::Reply(reply)) => print_reply(&reply, command.common.json),

@@ -35,7 +35,11 @@ fn check(args: &str, expect: Expect) {
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
-        Ok(Command::Daemon { session, idle }) => format!("daemon {session} {idle:?}"),
+        Ok(Command::Daemon {
+            session,
+            idle,
+            launch,
+        }) => format!("daemon {session} {idle:?} launch={launch}"),
         Ok(Command::BenchSnapshot(bench)) => format!(
             "bench-snapshot {} repeat={} max_lines={} detail={} peers={:?} no_peers={} format={:?} output={:?}",
             bench.targets.join(" "),
@@ -552,4 +556,16 @@ fn a_usage_error_is_one_line_and_a_hint_naming_the_help() {
         );
         assert!(lines[1].ends_with("--help"), "{line:?}: {message}");
     }
+}
+
+#[test]
+fn the_daemon_launches_at_once_only_when_asked() {
+    check(
+        "daemon --session s1 --idle-timeout 5 --launch",
+        expect!["daemon s1 5s launch=true"],
+    );
+    check(
+        "daemon --session s1 --idle-timeout 5",
+        expect!["daemon s1 5s launch=false"],
+    );
 }

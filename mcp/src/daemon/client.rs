@@ -22,8 +22,8 @@ use std::os::unix::net::UnixStream;
 
 use super::{Request, Response, SessionPaths, MAX_RESPONSE_BYTES};
 
-/// How long a starting daemon may take to listen (it launches no browser before its first
-/// call, so this is process start and a bind).
+/// How long a starting daemon may take to listen (a browser it launches at once starts in
+/// the background, so this is process start and a bind).
 const START_TIMEOUT: Duration = Duration::from_secs(10);
 /// How long connecting and sending a request may take: the kernel queues both even for a
 /// daemon that is stopped, so only a full backlog or a full buffer waits.
@@ -72,6 +72,9 @@ impl std::fmt::Display for ClientError {
 #[derive(Debug, Clone)]
 pub(crate) struct Start {
     pub(crate) idle: Duration,
+    /// The command that starts the daemon needs a page: the daemon launches the browser as
+    /// soon as it starts, while the command connects and sends its call.
+    pub(crate) launch: bool,
 }
 
 /// Sends `request` to the session's daemon and returns its answer; with `start`, a daemon is
@@ -467,6 +470,7 @@ fn spawn_daemon(paths: &SessionPaths, start: &Start) -> Result<(), ClientError> 
         .arg(&paths.name)
         .arg("--idle-timeout")
         .arg(start.idle.as_secs().to_string())
+        .args(start.launch.then_some("--launch"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log)

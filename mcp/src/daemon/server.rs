@@ -3,7 +3,9 @@
 //!
 //! Owns: taking the socket (a dead daemon's socket is replaced; anything else there is
 //! refused, never followed), the `ready` line, refusing a peer of another uid
-//! (`SO_PEERCRED`/`getpeereid` through tokio), one request per connection, cancelling a call
+//! (`SO_PEERCRED`/`getpeereid` through tokio), the pid file, launching the browser at once
+//! when the starting command needs one (`--launch`), one request per connection (a silent
+//! one dropped), cancelling a call
 //! whose client went away, the idle timeout, `close`, SIGTERM/SIGINT/SIGHUP, and ending the
 //! browser before it exits (bounded, as the MCP server's shutdown is). The browser never
 //! outlives the daemon: the engine gives it a parent-death signal, so even `kill -9` of the
@@ -38,6 +40,7 @@ const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 /// What the connection tasks share with the accept loop.
 struct Shared {
     name: String,
+    paths: SessionPaths,
     session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
     session_dir: std::path::PathBuf,
@@ -67,7 +70,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Runs the daemon until `close`, the idle timeout or a signal; returns the exit status.
-pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
+pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Config) -> i32 {
     let dir = match super::runtime_dir() {
         Ok(dir) => dir,
         Err(err) => {
@@ -94,6 +97,7 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     let session = ToolSession::new(config);
     let shared = Arc::new(Shared {
         name,
+        paths: paths.clone(),
         session_dir: session.artifacts.dir().to_path_buf(),
         session: tokio::sync::Mutex::new(session),
         defaults,
@@ -104,6 +108,16 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
         closing: Notify::new(),
         ending: std::sync::atomic::AtomicBool::new(false),
     });
+    if launch {
+        // The browser starts now, while the client that started us connects and sends its
+        // call: the call queues behind the launch on the session's lock. A launch that fails
+        // is left to that call, which launches again and reports why.
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut session = shared.session.lock().await;
+            let _ = session.ensure_browser("launch").await;
+        });
+    }
     if let Err(err) = say_ready() {
         eprintln!("chromate daemon: cannot tell the client it is ready: {err}");
         let _ = std::fs::remove_file(&paths.pid);
@@ -140,11 +154,19 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     // No new connection is accepted from here: the socket goes first, so a command arriving
     // now starts a new daemon instead of talking to this one (the pid file before it, so a
     // new daemon's is never the one removed).
-    let _ = std::fs::remove_file(&paths.pid);
+    if why != "close" {
+        // `close` removed them before answering; a new daemon's may be there now.
+        remove_files(&paths);
+    }
     drop(listener);
-    let _ = std::fs::remove_file(&paths.socket);
     end_session(&shared).await;
     0
+}
+
+/// Removes the session's pid file, then its socket: from here a command starts a new daemon.
+fn remove_files(paths: &SessionPaths) {
+    let _ = std::fs::remove_file(&paths.pid);
+    let _ = std::fs::remove_file(&paths.socket);
 }
 
 /// Cancels the running call and ends the browser, all bounded.
@@ -277,6 +299,9 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
         Request::Info => Response::Info(info(shared)),
         Request::Close => {
             shared.ending.store(true, Ordering::SeqCst);
+            // The name is free before `close` answers: a command run right after it starts a
+            // new daemon instead of reaching this one as it goes.
+            remove_files(&shared.paths);
             end_session(shared).await;
             let answered = answer(&mut write_half, &Response::Closed).await;
             shared.closing.notify_one();

@@ -340,6 +340,11 @@ impl Cli {
         let out = self.run(&["close", "--session", session]);
         assert_ok(&out, &["close", session]);
         assert_eq!(out.stdout, format!("closed session {session}\n"));
+        // Gone before `close` returned, so the next command starts a new session.
+        assert!(
+            !self.socket(session).exists(),
+            "close answers once the socket of {session} is gone"
+        );
         assert_gone(&pids.tree, "after close");
         assert!(
             !self.socket(session).exists(),
@@ -1595,6 +1600,26 @@ fn cli_global_flags_before_the_command_reach_the_same_session_as_after_it() {
     assert_ok(&out, &["--session=g1", "close"]);
     assert_eq!(out.stdout, "closed session g1\n");
     assert_gone(&pids.tree, "after close");
+    cli.finish();
+}
+
+#[test]
+fn cli_a_command_right_after_close_starts_a_new_session() {
+    let cli = Cli::new();
+    let mut daemons = Vec::new();
+    for _ in 0..5 {
+        let status = cli.json(&["status"]);
+        daemons.push(pid_of(&status["serverPid"]));
+        let out = cli.run(&["close"]);
+        assert_ok(&out, &["close"]);
+        assert!(!cli.socket("default").exists(), "{out:?}");
+    }
+    daemons.dedup();
+    assert_eq!(
+        daemons.len(),
+        5,
+        "each status after close met a new daemon: {daemons:?}"
+    );
     cli.finish();
 }
 
