@@ -35,8 +35,9 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),
-        // `status` never launches a browser; every other tool needs one or soon will.
-        launch: command.decl.name != "browser_status",
+        // A first `navigate` needs the browser at once; other tools leave the launch to the
+        // call (`status`, `page list`, `mock add`, `logs` never launch one).
+        launch: command.decl.name == "browser_navigate",
     };
     match client::request(&paths, &request, Some(&start)) {
         Ok(Response::Reply(reply)) => print_reply(&reply, command.common.json),
