@@ -55,7 +55,11 @@ fn main() -> ExitCode {
         Command::Skill {
             install: Some(install),
         } => cli::skill::run_install(&install),
-        Command::Daemon { session, idle } => daemon_main(session, idle),
+        Command::Daemon {
+            session,
+            idle,
+            launch,
+        } => daemon_main(session, idle, launch),
         Command::Version => {
             println!("chromate {}", env!("CARGO_PKG_VERSION"));
             ExitCode::SUCCESS
@@ -123,7 +127,7 @@ fn main() -> ExitCode {
 /// `chromate daemon`: the session daemon, with the configuration of the environment the
 /// command that started it ran in.
 #[cfg(unix)]
-fn daemon_main(session: String, idle: std::time::Duration) -> ExitCode {
+fn daemon_main(session: String, idle: std::time::Duration, launch: bool) -> ExitCode {
     let (config, warnings) = Config::resolve(config::McpFlags::default(), &|name| {
         std::env::var(name).ok()
     });
@@ -134,12 +138,12 @@ fn daemon_main(session: String, idle: std::time::Duration) -> ExitCode {
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
-    let status = runtime.block_on(daemon::server::serve(session, idle, config));
+    let status = runtime.block_on(daemon::server::serve(session, idle, launch, config));
     std::process::exit(status);
 }
 
 #[cfg(not(unix))]
-fn daemon_main(_session: String, _idle: std::time::Duration) -> ExitCode {
+fn daemon_main(_session: String, _idle: std::time::Duration, _launch: bool) -> ExitCode {
     eprintln!("chromate: sessions need Linux or macOS; on Windows, use `chromate mcp`");
     ExitCode::FAILURE
 }

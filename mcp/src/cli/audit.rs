@@ -89,7 +89,7 @@ pub(crate) enum Parsed {
 
 /// Parses the words after `chromate audit`.
 pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
-    let usage = |message: String| UsageError(format!("audit: {message}\n\n{HELP}"));
+    let usage = |message: String| UsageError(format!("audit: {message}"));
     let mut arguments = Map::new();
     let mut command = AuditCommand {
         arguments: Map::new(),
@@ -243,6 +243,7 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.idle.unwrap_or(DEFAULT_IDLE),
+        launch: true,
     };
     let mut shown = false;
     let mut on_progress = |phase: &str| {

@@ -82,8 +82,7 @@ pub(crate) fn parse(
     read: &dyn Fn(&str) -> std::io::Result<String>,
 ) -> Result<Parsed, UsageError> {
     let command = decl.cli.command;
-    let usage_error =
-        |message: String| UsageError(format!("{command}: {message}\n\n{}", usage(decl)));
+    let usage_error = |message: String| UsageError(format!("{command}: {message}"));
     let mut common = Common {
         session: None,
         json: false,
@@ -381,6 +380,7 @@ pub(crate) const COMMON_HELP: &str = "\
   --json                   print the result object (with `observation`) as one JSON document
   --idle-timeout SECONDS   a session this command starts ends after this long unused (1800)
   -h, --help               this help
+--session and --json may also come before the command: chromate --json status
 ";
 
 /// One argument's help line: its description, constraints and default.

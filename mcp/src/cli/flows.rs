@@ -74,16 +74,7 @@ pub(crate) fn capture_help() -> String {
 
 /// Parses the words after `chromate capture`.
 pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageError> {
-    let usage_error = |message: String| {
-        UsageError(format!(
-            "capture: {message}\n\n{}",
-            capture_help()
-                .lines()
-                .take(4)
-                .collect::<Vec<_>>()
-                .join("\n")
-        ))
-    };
+    let usage_error = |message: String| UsageError(format!("capture: {message}"));
     let mut arguments = Map::new();
     let mut json = false;
     let mut positional = Vec::new();
@@ -309,7 +300,7 @@ options:
 
 /// Parses the words after `chromate flows`.
 pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError> {
-    let usage_error = |message: String| UsageError(format!("flows: {message}\n\n{FLOWS_HELP}"));
+    let usage_error = |message: String| UsageError(format!("flows: {message}"));
     let Some((action, rest)) = words.split_first() else {
         return Err(usage_error("missing list, run or describe".to_owned()));
     };
@@ -689,7 +680,11 @@ mod tests {
     #[test]
     fn bad_names_and_options_are_usage_errors_naming_the_flag() {
         for name in ["../x", "/etc/passwd", "a/b", ".", "..", "a b", ""] {
-            let message = refused(&format!("http://127.0.0.1:1/ --name={name}"));
+            let words = ["http://127.0.0.1:1/".to_owned(), format!("--name={name}")];
+            let message = match parse_capture(&words) {
+                Err(UsageError(message)) => message,
+                other => panic!("{name:?} was accepted: {other:?}"),
+            };
             assert!(message.contains("--name"), "{name:?}: {message}");
         }
         let long = "a".repeat(200);

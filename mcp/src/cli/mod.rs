@@ -44,8 +44,13 @@ pub(crate) enum Command {
     /// `chromate skill [--install [--agents] [--dir DIR]]`: print the agent skill, or (with
     /// `install`) write it where agents find it.
     Skill { install: Option<skill::Install> },
-    /// `chromate daemon --session NAME --idle-timeout S`: started by the client, not by people.
-    Daemon { session: String, idle: Duration },
+    /// `chromate daemon --session NAME --idle-timeout S [--launch]`: started by the client,
+    /// not by people; `--launch` launches the browser at once.
+    Daemon {
+        session: String,
+        idle: Duration,
+        launch: bool,
+    },
     /// `chromate --version`.
     Version,
     /// `chromate bench-snapshot TARGET... [--peer KIND=CMD] [--format F] ...`.
@@ -60,9 +65,10 @@ pub(crate) const TOP_HELP: &str = "\
 chromate — browser automation for AI agents
 
 usage:
-  chromate <command> [args] [--session NAME] [--json]
+  chromate [--session NAME] [--json] <command> [args]
                                 run one browser tool on a persistent session
-                                (chromate <command> --help; docs/cli.md)
+                                (chromate <command> --help; docs/cli.md); the
+                                global flags also go after the command
     navigate click fill type element press key mouse hover upload dialog find exists
     wait read expect snapshot locators a11y page logs mock state trace screenshot
     status batch eval
@@ -215,10 +221,79 @@ agents (NAME, then its aliases; case and _ vs - do not matter):
   cline                       Cline
 ";
 
-/// Parses argv without the program name.
+/// Parses argv without the program name. The global flags `--session NAME` and `--json` may
+/// come before the command as well as after it (`docs/cli.md#global-flags`). A usage error is
+/// one line, then a hint naming the help that applies (`chromate <command> --help`).
 pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
+    let args = hoist_global_flags(args)?;
+    parse_command(&args).map_err(|UsageError(message)| {
+        let help = match args.first().map(String::as_str) {
+            Some(command) if is_command(command) => format!("chromate {command} --help"),
+            _ => "chromate --help".to_owned(),
+        };
+        UsageError(format!("{}\nhint: {help}", message.trim_end()))
+    })
+}
+
+/// The commands of the binary, as `parse_command` knows them.
+fn is_command(word: &str) -> bool {
+    const OTHERS: &[&str] = &[
+        "mcp",
+        "init",
+        "bench-snapshot",
+        "close",
+        "capture",
+        "flows",
+        "sessions",
+        "skill",
+        "daemon",
+        "audit",
+        "errors",
+    ];
+    OTHERS.contains(&word) || commands::find(word).is_some()
+}
+
+/// Moves the global flags written before the command (`chromate --session s --json status`)
+/// to just after it (after the action of `flows`), where every command's parser reads them:
+/// a command that does not take one says so as for any option. The last one written wins.
+fn hoist_global_flags(args: &[String]) -> Result<Vec<String>, UsageError> {
+    let mut global: Vec<String> = Vec::new();
+    let mut rest = args;
+    while let Some((word, after)) = rest.split_first() {
+        match word.as_str() {
+            "--json" => {
+                global.push(word.clone());
+                rest = after;
+            }
+            "--session" => {
+                let Some((name, after)) = after.split_first() else {
+                    return Err(UsageError("--session needs a name".to_owned()));
+                };
+                global.extend([word.clone(), name.clone()]);
+                rest = after;
+            }
+            _ if word.starts_with("--session=") => {
+                global.push(word.clone());
+                rest = after;
+            }
+            _ => break,
+        }
+    }
+    let mut args = rest.to_vec();
+    if global.is_empty() || args.is_empty() {
+        // `chromate --json` alone: the missing command is the error.
+        return Ok(args);
+    }
+    let flows_action = args.first().is_some_and(|command| command == "flows")
+        && args.get(1).is_some_and(|action| !action.starts_with('-'));
+    let at = if flows_action { 2 } else { 1 };
+    args.splice(at..at, global);
+    Ok(args)
+}
+
+fn parse_command(args: &[String]) -> Result<Command, UsageError> {
     let Some((first, rest)) = args.split_first() else {
-        return Err(UsageError(format!("missing command\n\n{TOP_HELP}")));
+        return Err(UsageError("missing command".to_owned()));
     };
     match first.as_str() {
         "mcp" => parse_mcp(rest),
@@ -259,9 +334,7 @@ pub(crate) fn parse_args(args: &[String]) -> Result<Command, UsageError> {
                 commands::Parsed::Run(command) => Ok(Command::Tool(command)),
                 commands::Parsed::Help(text) => Ok(Command::Help(text)),
             },
-            None => Err(UsageError(format!(
-                "unknown command {other:?}\n\n{TOP_HELP}"
-            ))),
+            None => Err(UsageError(format!("unknown command {other:?}"))),
         },
     }
 }
@@ -300,11 +373,7 @@ fn parse_close(args: &[String]) -> Result<Command, UsageError> {
             },
             other => match other.strip_prefix("--session=") {
                 Some(name) => session = Some(commands::session_name(name)?),
-                None => {
-                    return Err(UsageError(format!(
-                        "close: unexpected argument {other:?}\n\n{CLOSE_HELP}"
-                    )))
-                }
+                None => return Err(UsageError(format!("close: unexpected argument {other:?}"))),
             },
         }
     }
@@ -316,13 +385,15 @@ fn parse_sessions(args: &[String]) -> Result<Command, UsageError> {
         [] => Ok(Command::Sessions { json: false }),
         [flag] if flag == "--json" => Ok(Command::Sessions { json: true }),
         [flag] if flag == "-h" || flag == "--help" => Ok(Command::Help(SESSIONS_HELP.to_owned())),
-        _ => Err(UsageError(format!(
-            "sessions: unexpected arguments\n\n{SESSIONS_HELP}"
-        ))),
+        _ => Err(UsageError("sessions: unexpected arguments".to_owned())),
     }
 }
 
 fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
+    let (args, launch) = match args {
+        [rest @ .., last] if last == "--launch" => (rest, true),
+        _ => (args, false),
+    };
     match args {
         [session_flag, session, idle_flag, idle]
             if session_flag == "--session" && idle_flag == "--idle-timeout" =>
@@ -335,10 +406,11 @@ fn parse_daemon(args: &[String]) -> Result<Command, UsageError> {
             Ok(Command::Daemon {
                 session: commands::session_name(session)?,
                 idle: Duration::from_secs(idle),
+                launch,
             })
         }
         _ => Err(UsageError(
-            "daemon: usage: chromate daemon --session NAME --idle-timeout SECONDS \
+            "daemon: usage: chromate daemon --session NAME --idle-timeout SECONDS [--launch] \
              (the session commands start it)"
                 .to_owned(),
         )),
@@ -361,11 +433,7 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
     let mut words = Words::new(args, Dashes::Any);
     while let Some(flag) = words.next_flag(&mut bench.targets) {
         let name = flag.name;
-        let mut value = |what: &str| {
-            words
-                .value(&flag, what)
-                .map_err(|message| UsageError(format!("{message}\n\n{BENCH_HELP}")))
-        };
+        let mut value = |what: &str| words.value(&flag, what).map_err(UsageError);
         match name {
             "-h" | "--help" => return Ok(Command::Help(BENCH_HELP.to_owned())),
             "--repeat" | "--max-lines" => {
@@ -413,17 +481,13 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
             }
             "--no-peers" => bench.no_peers = true,
             "--detail" => bench.detail = true,
-            other => {
-                return Err(UsageError(format!(
-                    "unknown option {other:?}\n\n{BENCH_HELP}"
-                )))
-            }
+            other => return Err(UsageError(format!("unknown option {other:?}"))),
         }
     }
     if bench.targets.is_empty() {
-        return Err(UsageError(format!(
-            "missing url, file, directory or sitemap\n\n{BENCH_HELP}"
-        )));
+        return Err(UsageError(
+            "missing url, file, directory or sitemap".to_owned(),
+        ));
     }
     if bench.format == crate::bench::Format::Html && bench.output.is_none() {
         return Err(UsageError("--format html needs --output FILE".into()));
@@ -551,16 +615,14 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             }
             _ => {
                 return Err(UsageError(format!(
-                    "mcp: unknown option {:?}\n\n{MCP_HELP}",
+                    "mcp: unknown option {:?}",
                     flag.written
                 )))
             }
         }
     }
     if let Some(word) = positional.first() {
-        return Err(UsageError(format!(
-            "mcp: unexpected argument {word:?}\n\n{MCP_HELP}"
-        )));
+        return Err(UsageError(format!("mcp: unexpected argument {word:?}")));
     }
     match (serve_http, http_option) {
         (true, _) if http_options.no_auth && !http_options.auth_tokens.is_empty() => {
@@ -621,18 +683,12 @@ fn parse_init(args: &[String]) -> Result<Command, UsageError> {
             }
             other => match other.strip_prefix("--agent=") {
                 Some(name) => agent = Some(parse_agent(name)?),
-                None => {
-                    return Err(UsageError(format!(
-                        "init: unknown option {other:?}\n\n{INIT_HELP}"
-                    )))
-                }
+                None => return Err(UsageError(format!("init: unknown option {other:?}"))),
             },
         }
     }
     if !mcp {
-        return Err(UsageError(format!(
-            "init: --mcp is required\n\n{INIT_HELP}"
-        )));
+        return Err(UsageError("init: --mcp is required".to_owned()));
     }
     Ok(Command::Init { agent })
 }

@@ -36,6 +36,9 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),
+        // A first `navigate` needs the browser at once; other tools leave the launch to the
+        // call (`status`, `page list`, `mock add`, `logs` never launch one).
+        launch: command.decl.name == "browser_navigate",
     };
     match client::request(&paths, &request, Some(&start)) {
         Ok(Response::Reply(reply)) => print_reply(&reply, command.common.json),
@@ -106,6 +109,20 @@ pub(crate) fn close(session: Option<&str>) -> ExitCode {
             println!("session {} was not running", paths.name);
             ExitCode::SUCCESS
         }
+        // A daemon that does not answer (stopped, hung) is ended by the pid it recorded.
+        Err(ClientError::NotAnswering { .. }) => match client::kill_unanswering(&paths) {
+            Ok(pid) => {
+                println!(
+                    "closed session {} (its daemon, pid {pid}, did not answer and was killed)",
+                    paths.name
+                );
+                ExitCode::SUCCESS
+            }
+            Err(message) => fail(&format!(
+                "the daemon of session {} does not answer: {message}",
+                paths.name
+            )),
+        },
         Ok(other) => fail(&unexpected(&other)),
         Err(err) => fail(&err.to_string()),
     }
@@ -131,17 +148,25 @@ pub(crate) fn sessions(json: bool) -> ExitCode {
     let mut rows = Vec::new();
     for name in names {
         let paths = SessionPaths::new(&dir, &name);
-        // A dead daemon's socket answers nothing: the next command of that session replaces it.
-        if let Ok(Response::Info(info)) = client::request(&paths, &Request::Info, None) {
-            rows.push(json!({
+        // A dead daemon's socket answers nothing: the next command of that session replaces
+        // it. A symlink or anything but this user's socket is skipped, never followed.
+        match client::request(&paths, &Request::Info, None) {
+            Ok(Response::Info(info)) => rows.push(json!({
                 "session": info.session,
                 "pid": info.pid,
                 "browserPid": info.browser_pid,
                 "busy": info.busy,
+                "answering": true,
                 "sessionDir": info.session_dir,
                 "idleTimeoutS": info.idle_timeout_s,
                 "version": info.version,
-            }));
+            })),
+            Err(ClientError::NotAnswering { pid, .. }) => rows.push(json!({
+                "session": name,
+                "pid": pid,
+                "answering": false,
+            })),
+            _ => {}
         }
     }
     if json {
@@ -151,6 +176,7 @@ pub(crate) fn sessions(json: bool) -> ExitCode {
     } else {
         for row in &rows {
             let browser = match row["browserPid"].as_u64() {
+                _ if row["answering"] == json!(false) => "not answering".to_owned(),
                 Some(pid) => format!("browser pid {pid}"),
                 None if row["busy"] == json!(true) => "busy".to_owned(),
                 None => "no browser".to_owned(),

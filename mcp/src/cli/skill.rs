@@ -126,19 +126,15 @@ pub(crate) fn parse(args: &[String]) -> Result<Command, UsageError> {
             },
             other => match other.strip_prefix("--dir=") {
                 Some(value) => dir = Some(dir_value(value)?),
-                None => {
-                    return Err(UsageError(format!(
-                        "skill: unexpected argument {other:?}\n\n{HELP}"
-                    )))
-                }
+                None => return Err(UsageError(format!("skill: unexpected argument {other:?}"))),
             },
         }
     }
     if !install {
         if dir.is_some() || layout == Layout::Agents {
-            return Err(UsageError(format!(
-                "skill: --dir and --agents go with --install\n\n{HELP}"
-            )));
+            return Err(UsageError(
+                "skill: --dir and --agents go with --install".to_owned(),
+            ));
         }
         return Ok(Command::Skill { install: None });
     }

@@ -35,7 +35,11 @@ fn check(args: &str, expect: Expect) {
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
-        Ok(Command::Daemon { session, idle }) => format!("daemon {session} {idle:?}"),
+        Ok(Command::Daemon {
+            session,
+            idle,
+            launch,
+        }) => format!("daemon {session} {idle:?} launch={launch}"),
         Ok(Command::BenchSnapshot(bench)) => format!(
             "bench-snapshot {} repeat={} max_lines={} detail={} peers={:?} no_peers={} format={:?} output={:?}",
             bench.targets.join(" "),
@@ -447,14 +451,130 @@ fn mcp_http_flags_parse() {
     expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_tokens: ["t"], no_auth: false, allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
     expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
     expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
-    expect!["usage error: mcp: --no-auth and --auth-token cannot be combined"]
-        .assert_eq(&http("mcp --http --no-auth --auth-token t"));
-    expect!["usage error: mcp: --no-auth is for loopback addresses only; 0.0.0.0:9000 needs --auth-token"].assert_eq(&http("mcp --http 0.0.0.0:9000 --no-auth"));
+    expect![[r#"
+        usage error: mcp: --no-auth and --auth-token cannot be combined
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --http --no-auth --auth-token t"));
+    expect![[r#"
+        usage error: mcp: --no-auth is for loopback addresses only; 0.0.0.0:9000 needs --auth-token
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --http 0.0.0.0:9000 --no-auth"));
     expect![[r#"Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: ["a", "b"], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"#]].assert_eq(&http("mcp --http --auth-token a --auth-token b --auth-token a"));
-    expect![[r#"usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80""#]].assert_eq(&http("mcp --http example.com:80"));
-    expect![[r#"usage error: mcp: --max-sessions needs a whole number from 1 to 10000, not "0""#]]
-        .assert_eq(&http("mcp --http --max-sessions 0"));
-    expect!["usage error: mcp: --max-sessions is an option of --http; add --http [ADDR]"]
-        .assert_eq(&http("mcp --max-sessions 3"));
-    expect!["usage error: mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)"].assert_eq(&http("mcp --http --session work"));
+    expect![[r#"
+        usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80"
+        hint: chromate mcp --help"#]].assert_eq(&http("mcp --http example.com:80"));
+    expect![[r#"
+        usage error: mcp: --max-sessions needs a whole number from 1 to 10000, not "0"
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --http --max-sessions 0"));
+    expect![[r#"
+        usage error: mcp: --max-sessions is an option of --http; add --http [ADDR]
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --max-sessions 3"));
+    expect![[r#"
+        usage error: mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)
+        hint: chromate mcp --help"#]].assert_eq(&http("mcp --http --session work"));
+}
+
+#[test]
+fn global_flags_go_before_the_command_as_well_as_after_it() {
+    check(
+        "--session s1 --json status",
+        expect!["tool browser_status {} Common { session: Some(\"s1\"), json: true, idle: None }"],
+    );
+    check(
+        "--session=s1 navigate http://h/ --json",
+        expect![[
+            r#"tool browser_navigate {"url":"http://h/"} Common { session: Some("s1"), json: true, idle: None }"#
+        ]],
+    );
+    // After the command, the flag written last wins.
+    check(
+        "--session a status --session b",
+        expect!["tool browser_status {} Common { session: Some(\"b\"), json: false, idle: None }"],
+    );
+    check("--json sessions", expect!["sessions json=true"]);
+    check("--session s2 close", expect![[r#"close Some("s2")"#]]);
+    check(
+        "--json flows list",
+        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, json: true }"],
+    );
+    check(
+        "--session s1 audit http://h/",
+        expect![[
+            r#"audit {"url":"http://h/"} format=Text output=None fail_on=None quiet=false session=Some("s1")"#
+        ]],
+    );
+    check(
+        "--json --help",
+        expect!["help chromate — browser automation for AI agents"],
+    );
+    // A command that does not take the flag says so, as for any option.
+    check(
+        "--session s1 sessions",
+        expect!["usage error: sessions: unexpected arguments"],
+    );
+    check("--session", expect!["usage error: --session needs a name"]);
+    check("--json", expect!["usage error: missing command"]);
+    check(
+        "--session a/b status",
+        expect![[r#"usage error: session name "a/b": use 1 to 64 of A-Z a-z 0-9 - _"#]],
+    );
+}
+
+#[test]
+fn a_usage_error_is_one_line_and_a_hint_naming_the_help() {
+    let error = |line: &str| {
+        let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        match parse_args(&args) {
+            Err(UsageError(message)) => message,
+            Ok(command) => panic!("{line}: {command:?}"),
+        }
+    };
+    assert_eq!(
+        error("click #a --bogus"),
+        "click: unknown option --bogus\nhint: chromate click --help"
+    );
+    assert_eq!(
+        error("--session s1 navigate"),
+        "navigate: missing required argument URL\nhint: chromate navigate --help"
+    );
+    assert_eq!(
+        error("frobnicate"),
+        "unknown command \"frobnicate\"\nhint: chromate --help"
+    );
+    for line in [
+        "",
+        "sessions --all",
+        "close x",
+        "audit",
+        "capture",
+        "flows nope",
+        "mcp --nope",
+        "init",
+        "skill --dir d",
+        "bench-snapshot",
+        "errors --bogus",
+    ] {
+        let message = error(line);
+        let lines: Vec<&str> = message.lines().collect();
+        assert_eq!(lines.len(), 2, "{line:?}: {message}");
+        assert!(
+            lines[1].starts_with("hint: chromate "),
+            "{line:?}: {message}"
+        );
+        assert!(lines[1].ends_with("--help"), "{line:?}: {message}");
+    }
+}
+
+#[test]
+fn the_daemon_launches_at_once_only_when_asked() {
+    check(
+        "daemon --session s1 --idle-timeout 5 --launch",
+        expect!["daemon s1 5s launch=true"],
+    );
+    check(
+        "daemon --session s1 --idle-timeout 5",
+        expect!["daemon s1 5s launch=false"],
+    );
 }

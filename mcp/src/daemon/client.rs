@@ -5,7 +5,13 @@
 //! Owns: the start protocol — under the session's lock file (`flock`), connect again, else
 //! spawn `chromate daemon` in its own process group with stderr to the session's log and wait
 //! (bounded) for the `ready` line it prints once it listens — so two commands racing to start
-//! a session start one daemon. Does not own the daemon (`server.rs`) or printing (`cli/`).
+//! a session start one daemon. Every wait is bounded (`docs/cli.md#sessions`): the connect
+//! and the write, `info` and `close` answers by short bounds, a call's answer by the daemon's
+//! proof of life (an `info` asked on a second connection whenever the call's connection has
+//! been quiet a while), so a stopped daemon is reported, never waited for. Only this user's
+//! socket is connected to, never through a symlink; [`kill_unanswering`] ends a daemon that
+//! does not answer, by the pid it recorded, once `/proc` says it is that daemon. Does not own
+//! the daemon (`server.rs`) or printing (`cli/`).
 
 use std::io::{self, BufRead, BufReader, Write};
 use std::path::Path;
@@ -16,9 +22,20 @@ use std::os::unix::net::UnixStream;
 
 use super::{Request, Response, SessionPaths, MAX_RESPONSE_BYTES};
 
-/// How long a starting daemon may take to listen (it launches no browser before its first
-/// call, so this is process start and a bind).
+/// How long a starting daemon may take to listen (a browser it launches at once starts in
+/// the background, so this is process start and a bind).
 const START_TIMEOUT: Duration = Duration::from_secs(10);
+/// How long connecting and sending a request may take: the kernel queues both even for a
+/// daemon that is stopped, so only a full backlog or a full buffer waits.
+const SEND_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long `info` may take to be answered: the daemon answers it at once, running call or not.
+const INFO_TIMEOUT: Duration = Duration::from_secs(2);
+/// How long `close` may take to be answered: it cancels the running call (1.5 s at most) and
+/// ends the browser (2.5 s at most) before it answers.
+const CLOSE_TIMEOUT: Duration = Duration::from_secs(8);
+/// How long a call's connection may stay quiet before the client asks the daemon, on a
+/// second connection, whether it still answers.
+const QUIET_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// Why a request got no answer.
 #[derive(Debug)]
@@ -29,6 +46,8 @@ pub(crate) enum ClientError {
     Start(String),
     /// The connection failed or the answer was not one.
     Io(String),
+    /// A daemon listens but does not answer (stopped, or hung): the pid it recorded, if any.
+    NotAnswering { session: String, pid: Option<u32> },
 }
 
 impl std::fmt::Display for ClientError {
@@ -37,6 +56,14 @@ impl std::fmt::Display for ClientError {
             ClientError::NotRunning => f.write_str("no session daemon is running"),
             ClientError::Start(message) => write!(f, "cannot start the session daemon: {message}"),
             ClientError::Io(message) => write!(f, "session daemon: {message}"),
+            ClientError::NotAnswering { session, pid } => {
+                let pid = pid.map(|pid| format!(" (pid {pid})")).unwrap_or_default();
+                write!(
+                    f,
+                    "the daemon of session {session}{pid} does not answer (stopped or hung); \
+                     `chromate close --session {session}` ends it"
+                )
+            }
         }
     }
 }
@@ -45,6 +72,9 @@ impl std::fmt::Display for ClientError {
 #[derive(Debug, Clone)]
 pub(crate) struct Start {
     pub(crate) idle: Duration,
+    /// The command that starts the daemon needs a page: the daemon launches the browser as
+    /// soon as it starts, while the command connects and sends its call.
+    pub(crate) launch: bool,
 }
 
 /// Sends `request` to the session's daemon and returns its answer; with `start`, a daemon is
@@ -73,31 +103,153 @@ pub(crate) fn request_with_progress(
             Some(start) => start_daemon(paths, start)?,
         },
     };
+    let not_answering = || ClientError::NotAnswering {
+        session: paths.name.clone(),
+        pid: recorded_pid(paths),
+    };
     let mut line = serde_json::to_string(request)
         .map_err(|err| ClientError::Io(format!("cannot encode the request: {err}")))?;
     line.push('\n');
+    match stream.write_all(line.as_bytes()) {
+        Ok(()) => {}
+        Err(err) if is_timeout(&err) => return Err(not_answering()),
+        Err(err) => return Err(ClientError::Io(format!("cannot send the request: {err}"))),
+    }
+    // `info` and `close` have a bound of their own; a call is waited for as long as the
+    // daemon proves it is alive.
+    let (bound, probe) = match request {
+        Request::Info => (INFO_TIMEOUT, false),
+        Request::Close => (CLOSE_TIMEOUT, false),
+        Request::Call { .. } => (QUIET_TIMEOUT, true),
+    };
     stream
-        .write_all(line.as_bytes())
-        .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
+        .set_read_timeout(Some(bound))
+        .map_err(|err| ClientError::Io(format!("cannot bound the wait: {err}")))?;
     // The write side stays open: the daemon takes its end closing as "cancel the call".
     let mut reader = BufReader::new(io::Read::take(&stream, MAX_RESPONSE_BYTES));
     loop {
+        // A read that times out keeps what it read of the line: the next one goes on from there.
         let mut answer = String::new();
-        let response: Response = match reader.read_line(&mut answer) {
-            Ok(0) => {
-                return Err(ClientError::Io(
-                    "the daemon closed the connection without answering (see its log)".to_owned(),
-                ))
+        let response: Response = loop {
+            match reader.read_line(&mut answer) {
+                Ok(0) => {
+                    return Err(ClientError::Io(
+                        "the daemon closed the connection without answering (see its log)"
+                            .to_owned(),
+                    ))
+                }
+                Ok(_) => {
+                    break serde_json::from_str(&answer)
+                        .map_err(|err| ClientError::Io(format!("unreadable answer: {err}")))?
+                }
+                Err(err) if is_timeout(&err) => {
+                    if !(probe && answers_info(&paths.socket)) {
+                        return Err(not_answering());
+                    }
+                }
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                Err(err) => return Err(ClientError::Io(format!("cannot read the answer: {err}"))),
             }
-            Ok(_) => serde_json::from_str(&answer)
-                .map_err(|err| ClientError::Io(format!("unreadable answer: {err}")))?,
-            Err(err) => return Err(ClientError::Io(format!("cannot read the answer: {err}"))),
         };
         match response {
             Response::Progress(phase) => on_progress(&phase),
             other => return Ok(other),
         }
     }
+}
+
+/// Whether a read or write error is its timeout running out.
+fn is_timeout(err: &io::Error) -> bool {
+    matches!(
+        err.kind(),
+        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+    )
+}
+
+/// Whether the daemon on `socket` answers `info` within its bound: the proof of life a call's
+/// quiet connection asks for.
+#[cfg(unix)]
+fn answers_info(socket: &Path) -> bool {
+    let Ok(Some(mut stream)) = connect(socket) else {
+        return false;
+    };
+    let Ok(mut line) = serde_json::to_string(&Request::Info) else {
+        return false;
+    };
+    line.push('\n');
+    if stream.write_all(line.as_bytes()).is_err()
+        || stream.set_read_timeout(Some(INFO_TIMEOUT)).is_err()
+    {
+        return false;
+    }
+    let mut answer = String::new();
+    let mut reader = BufReader::new(io::Read::take(&stream, MAX_RESPONSE_BYTES));
+    matches!(reader.read_line(&mut answer), Ok(n) if n > 0)
+        && matches!(serde_json::from_str(&answer), Ok(Response::Info(_)))
+}
+
+/// The pid the session's daemon recorded in its pid file, if it is there and readable.
+pub(crate) fn recorded_pid(paths: &SessionPaths) -> Option<u32> {
+    let bytes = crate::private_fs::read_file(&paths.pid).ok()?;
+    String::from_utf8(bytes)
+        .ok()?
+        .trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|pid| *pid > 1)
+}
+
+/// Ends the daemon of a session that does not answer, by the pid it recorded, once `/proc`
+/// shows that pid is this user's `chromate daemon --session NAME`; then removes its socket and
+/// pid file, so the next command starts afresh. Returns the pid ended.
+#[cfg(target_os = "linux")]
+#[allow(unsafe_code)]
+pub(crate) fn kill_unanswering(paths: &SessionPaths) -> Result<u32, String> {
+    use std::os::unix::fs::MetadataExt;
+    let Some(pid) = recorded_pid(paths) else {
+        return Err(format!(
+            "it recorded no pid in {}; end it yourself",
+            paths.pid.display()
+        ));
+    };
+    let proc_dir = std::path::PathBuf::from(format!("/proc/{pid}"));
+    let owner = std::fs::metadata(&proc_dir).map(|meta| meta.uid());
+    let cmdline = std::fs::read(proc_dir.join("cmdline")).unwrap_or_default();
+    let words: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
+    let ours = owner.is_ok_and(|uid| uid == crate::private_fs::effective_uid())
+        && words.get(1) == Some(&&b"daemon"[..])
+        && words.get(2) == Some(&&b"--session"[..])
+        && words.get(3) == Some(&paths.name.as_bytes());
+    if !ours {
+        return Err(format!(
+            "pid {pid} of {} is not this session's daemon; not ending it",
+            paths.pid.display()
+        ));
+    }
+    let pid_t = libc::pid_t::try_from(pid).map_err(|_| format!("pid {pid} is out of range"))?;
+    // SAFETY: kill takes two integers and touches no memory. SIGKILL ends a stopped process
+    // too; its browser follows through its parent-death signal.
+    if unsafe { libc::kill(pid_t, libc::SIGKILL) } != 0 {
+        return Err(format!(
+            "cannot end pid {pid}: {}",
+            io::Error::last_os_error()
+        ));
+    }
+    let _ = std::fs::remove_file(&paths.pid);
+    let _ = std::fs::remove_file(&paths.socket);
+    Ok(pid)
+}
+
+/// Without `/proc` a recorded pid cannot be checked, so it is only named.
+#[cfg(all(unix, not(target_os = "linux")))]
+pub(crate) fn kill_unanswering(paths: &SessionPaths) -> Result<u32, String> {
+    Err(match recorded_pid(paths) {
+        Some(pid) => format!("check that pid {pid} is its daemon and end it (kill {pid})"),
+        None => format!(
+            "it recorded no pid in {}; end it yourself",
+            paths.pid.display()
+        ),
+    })
 }
 
 #[cfg(not(unix))]
@@ -132,7 +284,20 @@ pub(crate) async fn request_async(
     start: &Start,
 ) -> Result<Response, ClientError> {
     use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
-    let stream = match tokio::net::UnixStream::connect(&paths.socket).await {
+    let not_answering = || ClientError::NotAnswering {
+        session: paths.name.clone(),
+        pid: recorded_pid(paths),
+    };
+    let connected = match checked_socket(&paths.socket) {
+        Ok(true) => {
+            tokio::time::timeout(SEND_TIMEOUT, tokio::net::UnixStream::connect(&paths.socket))
+                .await
+                .map_err(|_| not_answering())?
+        }
+        Ok(false) => Err(io::Error::from(io::ErrorKind::NotFound)),
+        Err(message) => return Err(ClientError::Io(message)),
+    };
+    let stream = match connected {
         Ok(stream) => stream,
         Err(err)
             if matches!(
@@ -162,27 +327,80 @@ pub(crate) async fn request_async(
     let mut line = serde_json::to_string(request)
         .map_err(|err| ClientError::Io(format!("cannot encode the request: {err}")))?;
     line.push('\n');
-    write_half
-        .write_all(line.as_bytes())
+    tokio::time::timeout(SEND_TIMEOUT, write_half.write_all(line.as_bytes()))
         .await
+        .map_err(|_| not_answering())?
         .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
+    let (bound, probe) = match request {
+        Request::Info => (INFO_TIMEOUT, false),
+        Request::Close => (CLOSE_TIMEOUT, false),
+        Request::Call { .. } => (QUIET_TIMEOUT, true),
+    };
     let mut reader = tokio::io::BufReader::new(read_half.take(MAX_RESPONSE_BYTES));
-    let mut answer = String::new();
-    match reader.read_line(&mut answer).await {
-        Ok(0) => Err(ClientError::Io(
-            "the daemon closed the connection without answering (see its log)".to_owned(),
-        )),
-        Ok(_) => serde_json::from_str(&answer)
-            .map_err(|err| ClientError::Io(format!("unreadable answer: {err}"))),
-        Err(err) => Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+    let mut answer = Vec::new();
+    loop {
+        // `read_until` keeps what it read when its timeout cancels it (`read_line` may not),
+        // so the next read goes on from there.
+        let read = tokio::time::timeout(bound, reader.read_until(b'\n', &mut answer)).await;
+        match read {
+            Ok(Ok(0)) => {
+                return Err(ClientError::Io(
+                    "the daemon closed the connection without answering (see its log)".to_owned(),
+                ))
+            }
+            Ok(Ok(_)) => {
+                return serde_json::from_slice(&answer)
+                    .map_err(|err| ClientError::Io(format!("unreadable answer: {err}")))
+            }
+            Ok(Err(err)) => return Err(ClientError::Io(format!("cannot read the answer: {err}"))),
+            Err(_elapsed) => {
+                let socket = paths.socket.clone();
+                let alive = probe
+                    && tokio::task::spawn_blocking(move || answers_info(&socket))
+                        .await
+                        .unwrap_or(false);
+                if !alive {
+                    return Err(not_answering());
+                }
+            }
+        }
     }
 }
 
 /// Connects to the socket; `None` when nothing listens there (no file, or a dead daemon's).
+/// Only this user's socket is connected to: a symlink there, or anything else, is refused
+/// and never followed. Connecting waits [`SEND_TIMEOUT`] at most (a stopped daemon's full
+/// backlog would make it wait for ever); the stream's writes are bounded as long.
 #[cfg(unix)]
 fn connect(socket: &Path) -> Result<Option<UnixStream>, ClientError> {
-    match UnixStream::connect(socket) {
-        Ok(stream) => Ok(Some(stream)),
+    match checked_socket(socket) {
+        Ok(true) => {}
+        Ok(false) => return Ok(None),
+        Err(message) => return Err(ClientError::Io(message)),
+    }
+    let (sender, receiver) = std::sync::mpsc::channel();
+    let path = socket.to_path_buf();
+    // std has no connect timeout for Unix sockets: a thread connects, the command waits for it
+    // (bounded). A thread still blocked when the command exits ends with the process.
+    std::thread::spawn(move || {
+        let _ = sender.send(UnixStream::connect(path));
+    });
+    let connected = match receiver.recv_timeout(SEND_TIMEOUT) {
+        Ok(connected) => connected,
+        Err(_) => {
+            return Err(ClientError::Io(format!(
+                "{} does not accept connections (a stopped or hung daemon?)",
+                socket.display()
+            )))
+        }
+    };
+    match connected {
+        Ok(stream) => {
+            stream
+                .set_write_timeout(Some(SEND_TIMEOUT))
+                .map_err(|err| ClientError::Io(format!("cannot bound the write: {err}")))?;
+            Ok(Some(stream))
+        }
         Err(err)
             if matches!(
                 err.kind(),
@@ -195,6 +413,26 @@ fn connect(socket: &Path) -> Result<Option<UnixStream>, ClientError> {
             "cannot connect to {}: {err}",
             socket.display()
         ))),
+    }
+}
+
+/// Whether `socket` is this user's socket (`true`) or missing (`false`); anything else there
+/// — a symlink, a regular file, another user's socket — is an error, not followed.
+#[cfg(unix)]
+pub(crate) fn checked_socket(socket: &Path) -> Result<bool, String> {
+    use std::os::unix::fs::{FileTypeExt, MetadataExt};
+    match std::fs::symlink_metadata(socket) {
+        Ok(meta)
+            if meta.file_type().is_socket() && meta.uid() == crate::private_fs::effective_uid() =>
+        {
+            Ok(true)
+        }
+        Ok(_) => Err(format!(
+            "{} is not this user's socket (a symlink or another file); not following it",
+            socket.display()
+        )),
+        Err(err) if err.kind() == io::ErrorKind::NotFound => Ok(false),
+        Err(err) => Err(format!("{}: {err}", socket.display())),
     }
 }
 
@@ -232,6 +470,7 @@ fn spawn_daemon(paths: &SessionPaths, start: &Start) -> Result<(), ClientError> 
         .arg(&paths.name)
         .arg("--idle-timeout")
         .arg(start.idle.as_secs().to_string())
+        .args(start.launch.then_some("--launch"))
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(log)

@@ -4,7 +4,7 @@
 //!
 //! Owns: where sessions live ([`runtime_dir`]: `CHROMATE_RUNTIME_DIR`, else
 //! `$XDG_RUNTIME_DIR/chromate`, else `chromate-<uid>` under the temp dir, each 0700 and ours),
-//! the file names of one session (socket, start lock, log), and the wire between client and
+//! the file names of one session (socket, start lock, log, pid), and the wire between client and
 //! daemon: one JSON [`Request`] line, one JSON [`Response`] line (after progress lines, when the
 //! request asks for them); the client keeps its end open while the call runs, and closing it
 //! cancels the call. The daemon is `server.rs`, the
@@ -126,6 +126,8 @@ pub(crate) struct SessionPaths {
     pub(crate) lock: PathBuf,
     /// `<name>.log`: the daemon's stderr.
     pub(crate) log: PathBuf,
+    /// `<name>.pid`: the daemon's pid, so `close` can end a daemon that does not answer.
+    pub(crate) pid: PathBuf,
 }
 
 impl SessionPaths {
@@ -135,6 +137,7 @@ impl SessionPaths {
             socket: dir.join(format!("{name}.sock")),
             lock: dir.join(format!("{name}.lock")),
             log: dir.join(format!("{name}.log")),
+            pid: dir.join(format!("{name}.pid")),
         }
     }
 }

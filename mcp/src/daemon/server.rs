@@ -3,7 +3,9 @@
 //!
 //! Owns: taking the socket (a dead daemon's socket is replaced; anything else there is
 //! refused, never followed), the `ready` line, refusing a peer of another uid
-//! (`SO_PEERCRED`/`getpeereid` through tokio), one request per connection, cancelling a call
+//! (`SO_PEERCRED`/`getpeereid` through tokio), the pid file, launching the browser at once
+//! when the starting command needs one (`--launch`), one request per connection (a silent
+//! one dropped), cancelling a call
 //! whose client went away, the idle timeout, `close`, SIGTERM/SIGINT/SIGHUP, and ending the
 //! browser before it exits (bounded, as the MCP server's shutdown is). The browser never
 //! outlives the daemon: the engine gives it a parent-death signal, so even `kill -9` of the
@@ -32,15 +34,18 @@ use crate::dispatch::{self, Failed, Reply};
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
 /// How long a running call gets to stop once `close` or a signal cancels it.
 const CANCEL_GRACE: Duration = Duration::from_millis(1500);
+/// How long a connection may take to send its request line before it is dropped.
+const REQUEST_TIMEOUT: Duration = Duration::from_secs(5);
 
 /// What the connection tasks share with the accept loop.
 struct Shared {
     name: String,
+    paths: SessionPaths,
     session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
     session_dir: std::path::PathBuf,
     idle: Duration,
-    /// Connections being served; the idle clock runs only at zero, and only calls restart it.
+    /// Calls being served; the idle clock runs only at zero, and only calls restart it.
     active: AtomicUsize,
     last_activity: Mutex<Instant>,
     /// The running call's cancel switch.
@@ -65,7 +70,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Runs the daemon until `close`, the idle timeout or a signal; returns the exit status.
-pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
+pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Config) -> i32 {
     let dir = match super::runtime_dir() {
         Ok(dir) => dir,
         Err(err) => {
@@ -81,12 +86,18 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
             return 1;
         }
     };
+    if let Err(err) = record_pid(&paths.pid) {
+        eprintln!("chromate daemon: {}: {err}", paths.pid.display());
+        let _ = std::fs::remove_file(&paths.socket);
+        return 1;
+    }
     let defaults = Defaults {
         agent_timeout_ms: config.agent_timeout_ms,
     };
     let session = ToolSession::new(config);
     let shared = Arc::new(Shared {
         name,
+        paths: paths.clone(),
         session_dir: session.artifacts.dir().to_path_buf(),
         session: tokio::sync::Mutex::new(session),
         defaults,
@@ -97,8 +108,19 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
         closing: Notify::new(),
         ending: std::sync::atomic::AtomicBool::new(false),
     });
+    if launch {
+        // The browser starts now, while the client that started us connects and sends its
+        // call: the call queues behind the launch on the session's lock. A launch that fails
+        // is left to that call, which launches again and reports why.
+        let shared = shared.clone();
+        tokio::spawn(async move {
+            let mut session = shared.session.lock().await;
+            let _ = session.ensure_browser("launch").await;
+        });
+    }
     if let Err(err) = say_ready() {
         eprintln!("chromate daemon: cannot tell the client it is ready: {err}");
+        let _ = std::fs::remove_file(&paths.pid);
         let _ = std::fs::remove_file(&paths.socket);
         return 1;
     }
@@ -110,8 +132,8 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
             accepted = tokio::time::timeout_at(deadline.into(), listener.accept()) => match accepted {
                 Ok(Ok((stream, _))) => {
                     // Only a call is activity (`handle` says when): `chromate sessions` asking
-                    // who the daemon is must not keep an unused session alive.
-                    shared.active.fetch_add(1, Ordering::SeqCst);
+                    // who the daemon is, or a connection that says nothing, must not keep an
+                    // unused session alive.
                     tokio::spawn(serve_connection(shared.clone(), stream));
                 }
                 Ok(Err(err)) => eprintln!("chromate daemon: accept: {err}"),
@@ -130,11 +152,21 @@ pub(crate) async fn serve(name: String, idle: Duration, config: Config) -> i32 {
     };
     tracing::info!(reason = why, "session daemon ending");
     // No new connection is accepted from here: the socket goes first, so a command arriving
-    // now starts a new daemon instead of talking to this one.
+    // now starts a new daemon instead of talking to this one (the pid file before it, so a
+    // new daemon's is never the one removed).
+    if why != "close" {
+        // `close` removed them before answering; a new daemon's may be there now.
+        remove_files(&paths);
+    }
     drop(listener);
-    let _ = std::fs::remove_file(&paths.socket);
     end_session(&shared).await;
     0
+}
+
+/// Removes the session's pid file, then its socket: from here a command starts a new daemon.
+fn remove_files(paths: &SessionPaths) {
+    let _ = std::fs::remove_file(&paths.pid);
+    let _ = std::fs::remove_file(&paths.socket);
 }
 
 /// Cancels the running call and ends the browser, all bounded.
@@ -206,7 +238,33 @@ async fn serve_connection(shared: Arc<Shared>, stream: UnixStream) {
     if let Err(err) = served {
         tracing::debug!(error = %err, "connection ended early");
     }
-    shared.active.fetch_sub(1, Ordering::SeqCst);
+}
+
+/// A call being served: the idle clock does not run while one is (dropped when it ends,
+/// cancelled or not).
+struct Active<'a>(&'a Shared);
+
+impl<'a> Active<'a> {
+    fn enter(shared: &'a Shared) -> Active<'a> {
+        shared.active.fetch_add(1, Ordering::SeqCst);
+        Active(shared)
+    }
+}
+
+impl Drop for Active<'_> {
+    fn drop(&mut self) {
+        self.0.active.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// Writes the daemon's pid to `path` (0600, new: a file left by a dead daemon is removed
+/// first, a symlink there is removed, never followed).
+fn record_pid(path: &Path) -> io::Result<()> {
+    match std::fs::remove_file(path) {
+        Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
+        _ => {}
+    }
+    crate::private_fs::write_new_file(path, format!("{}\n", std::process::id()).as_bytes())
 }
 
 async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
@@ -222,8 +280,13 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
     }
     let mut reader = BufReader::new(read_half.take(MAX_REQUEST_BYTES));
     let mut line = String::new();
-    if reader.read_line(&mut line).await? == 0 {
-        return Ok(());
+    // A client sends its request as soon as it connects: a connection that says nothing is
+    // dropped, and never counted as activity.
+    match tokio::time::timeout(REQUEST_TIMEOUT, reader.read_line(&mut line)).await {
+        Ok(Ok(0)) | Err(_) => return Ok(()),
+        Ok(read) => {
+            read?;
+        }
     }
     let request = match serde_json::from_str::<Request>(&line) {
         Ok(request) => request,
@@ -236,6 +299,9 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
         Request::Info => Response::Info(info(shared)),
         Request::Close => {
             shared.ending.store(true, Ordering::SeqCst);
+            // The name is free before `close` answers: a command run right after it starts a
+            // new daemon instead of reaching this one as it goes.
+            remove_files(&shared.paths);
             end_session(shared).await;
             let answered = answer(&mut write_half, &Response::Closed).await;
             shared.closing.notify_one();
@@ -249,6 +315,7 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
             refuse_file_urls,
         } => {
             let mut rest = reader.into_inner().into_inner();
+            let _active = Active::enter(shared);
             // The idle clock counts from a call's arrival and again from its end.
             shared.touch();
             let cwd = cwd.filter(|dir| dir.is_absolute());

@@ -39,11 +39,12 @@ fn the_runtime_dir_prefers_the_override_then_xdg_then_the_temp_dir() {
 }
 
 #[test]
-fn a_session_has_a_socket_a_lock_and_a_log() {
+fn a_session_has_a_socket_a_lock_a_log_and_a_pid_file() {
     let paths = SessionPaths::new(Path::new("/r"), "work");
     assert_eq!(paths.socket, PathBuf::from("/r/work.sock"));
     assert_eq!(paths.lock, PathBuf::from("/r/work.lock"));
     assert_eq!(paths.log, PathBuf::from("/r/work.log"));
+    assert_eq!(paths.pid, PathBuf::from("/r/work.pid"));
 }
 
 #[test]

@@ -776,6 +776,7 @@ async fn attach_session(name: &str) -> Result<(Attached, crate::daemon::Info), S
         paths: SessionPaths::new(&dir, &name),
         start: client::Start {
             idle: crate::cli::commands::DEFAULT_IDLE,
+            launch: false,
         },
     };
     match client::request_async(&attached.paths, &Request::Info, &attached.start).await {

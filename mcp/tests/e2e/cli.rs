@@ -92,7 +92,12 @@ pub(crate) struct Running {
 impl Running {
     /// Waits (bounded) for the command to end.
     pub(crate) fn wait(self) -> Out {
-        match self.done.recv_timeout(DEADLINE) {
+        self.wait_within(DEADLINE)
+    }
+
+    /// Waits for the command to end; it must within `limit`.
+    pub(crate) fn wait_within(self, limit: Duration) -> Out {
+        match self.done.recv_timeout(limit) {
             Ok(Ok(output)) => Out {
                 code: output.status.code(),
                 stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
@@ -101,7 +106,7 @@ impl Running {
             Ok(Err(err)) => panic!("{}: cannot collect its output: {err}", self.label),
             Err(_) => {
                 procs::kill(self.pid);
-                panic!("{} did not end within {DEADLINE:?}", self.label);
+                panic!("{} did not end within {limit:?}", self.label);
             }
         }
     }
@@ -335,6 +340,11 @@ impl Cli {
         let out = self.run(&["close", "--session", session]);
         assert_ok(&out, &["close", session]);
         assert_eq!(out.stdout, format!("closed session {session}\n"));
+        // Gone before `close` returned, so the next command starts a new session.
+        assert!(
+            !self.socket(session).exists(),
+            "close answers once the socket of {session} is gone"
+        );
         assert_gone(&pids.tree, "after close");
         assert!(
             !self.socket(session).exists(),
@@ -433,104 +443,117 @@ fn write(path: &Path, text: &str) {
 }
 
 #[test]
-fn cli_usage_errors_exit_2_with_the_usage_and_never_start_a_session() {
+fn cli_usage_errors_exit_2_with_one_line_and_a_hint_and_never_start_a_session() {
     let cli = Cli::new();
     let not_json = cli.work.join("steps.txt");
     write(&not_json, "not json");
     let not_json = not_json.display().to_string();
     let missing = cli.work.join("missing.js").display().to_string();
-    // (argv, a part of the message, the usage line that follows it)
+    // (argv, a part of the message, the hint line that follows it)
     let cases: &[(&[&str], &str, &str)] = &[
         (
             &["click"],
             "click: missing required argument SELECTOR",
-            "usage: chromate click SELECTOR [--double]",
+            "hint: chromate click --help",
         ),
         (
             &["navigate"],
             "navigate: missing required argument URL",
-            "usage: chromate navigate URL",
+            "hint: chromate navigate --help",
         ),
         (
             &["navigate", "http://127.0.0.1/", "--timeout-ms", "soon"],
             "--timeout-ms needs a whole number, not \"soon\"",
-            "usage: chromate navigate URL",
+            "hint: chromate navigate --help",
         ),
         (
             &["click", "#a", "--bogus"],
             "click: unknown option --bogus",
-            "usage: chromate click",
+            "hint: chromate click --help",
         ),
         (
             &["status", "extra"],
             "status: unexpected argument \"extra\"",
-            "usage: chromate status [--session NAME] [--json]",
+            "hint: chromate status --help",
         ),
         (
             &["element", "explode", "#a"],
             "element: ",
-            "usage: chromate element ACTION SELECTOR",
+            "hint: chromate element --help",
         ),
         (
             &["status", "--idle-timeout", "0"],
             "--idle-timeout needs whole seconds from 1 to 604800",
-            "usage: chromate status",
+            "hint: chromate status --help",
         ),
         (
             &["status", "--session", "a/b"],
             "session name \"a/b\": use 1 to 64 of A-Z a-z 0-9 - _",
-            "",
+            "hint: chromate status --help",
         ),
         (
             &["eval"],
             "eval: missing required argument JS",
-            "usage: chromate eval JS",
+            "hint: chromate eval --help",
         ),
         (
             &["eval", "--file", &missing],
             "--file",
-            "usage: chromate eval JS",
+            "hint: chromate eval --help",
         ),
         (
             &["batch", &missing],
             "cannot read",
-            "usage: chromate batch FILE",
+            "hint: chromate batch --help",
         ),
         (
             &["batch", &not_json],
             "not JSON",
-            "usage: chromate batch FILE",
+            "hint: chromate batch --help",
+        ),
+        (
+            &["--session", "s1", "--json", "navigate"],
+            "navigate: missing required argument URL",
+            "hint: chromate navigate --help",
+        ),
+        (
+            &["--session", "s1", "sessions"],
+            "sessions: unexpected arguments",
+            "hint: chromate sessions --help",
         ),
         (
             &["frobnicate"],
             "unknown command \"frobnicate\"",
-            "usage:\n  chromate <command> [args]",
+            "hint: chromate --help",
         ),
         (
             &["close", "extra"],
             "close: unexpected argument \"extra\"",
-            "usage: chromate close [--session NAME]",
+            "hint: chromate close --help",
         ),
         (
             &["sessions", "--all"],
             "sessions: unexpected arguments",
-            "usage: chromate sessions [--json]",
+            "hint: chromate sessions --help",
         ),
     ];
-    for (args, message, usage) in cases {
+    for (args, message, hint) in cases {
         let out = cli.run(args);
         assert_eq!(out.code, Some(2), "chromate {}: {out:?}", args.join(" "));
         assert!(out.stdout.is_empty(), "{out:?}");
+        let lines: Vec<&str> = out.stderr.lines().collect();
+        assert_eq!(
+            lines.len(),
+            2,
+            "chromate {}: one line and a hint, not the usage: {out:?}",
+            args.join(" ")
+        );
         assert!(
-            out.stderr.starts_with("chromate: ") && out.stderr.contains(message),
+            lines[0].starts_with("chromate: ") && lines[0].contains(message),
             "chromate {}: {message:?} in {out:?}",
             args.join(" ")
         );
-        assert!(
-            out.stderr.contains(usage),
-            "chromate {}: {usage:?} in {out:?}",
-            args.join(" ")
-        );
+        assert_eq!(lines[1], *hint, "chromate {}: {out:?}", args.join(" "));
     }
     // Steps on standard input are read before anything runs, and checked too.
     let out = cli.run_stdin(&["batch", "-"], "[{\"tool\": ");
@@ -1551,6 +1574,56 @@ fn cli_close_ends_the_daemon_and_browser_and_removes_the_socket() {
 }
 
 #[test]
+fn cli_global_flags_before_the_command_reach_the_same_session_as_after_it() {
+    let server = fixtures();
+    let cli = Cli::new();
+    let url = server.url("nav.html");
+    let out = cli.run(&["--session", "g1", "navigate", &url]);
+    assert_ok(&out, &["--session", "g1", "navigate"]);
+    assert_eq!(out.result()["url"], json!(url), "{out:?}");
+    let before = cli.run(&["--json", "--session", "g1", "status"]);
+    assert_ok(&before, &["--json", "--session", "g1", "status"]);
+    let before = before.document();
+    let after = cli.json(&["status", "--session", "g1"]);
+    assert_eq!(before["serverPid"], after["serverPid"], "{before} {after}");
+    assert_eq!(before["activeUrl"], json!(url), "{before}");
+    // `--session=NAME` too, and only the named session exists.
+    let out = cli.run(&["--session=g1", "--json", "sessions"]);
+    assert_eq!(out.code, Some(2), "sessions takes no --session: {out:?}");
+    let sessions = cli.run(&["--json", "sessions"]);
+    assert_ok(&sessions, &["--json", "sessions"]);
+    let sessions = sessions.document()["sessions"].clone();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["session"], json!("g1"), "{sessions}");
+    let pids = cli.pids("g1");
+    let out = cli.run(&["--session=g1", "close"]);
+    assert_ok(&out, &["--session=g1", "close"]);
+    assert_eq!(out.stdout, "closed session g1\n");
+    assert_gone(&pids.tree, "after close");
+    cli.finish();
+}
+
+#[test]
+fn cli_a_command_right_after_close_starts_a_new_session() {
+    let cli = Cli::new();
+    let mut daemons = Vec::new();
+    for _ in 0..5 {
+        let status = cli.json(&["status"]);
+        daemons.push(pid_of(&status["serverPid"]));
+        let out = cli.run(&["close"]);
+        assert_ok(&out, &["close"]);
+        assert!(!cli.socket("default").exists(), "{out:?}");
+    }
+    daemons.dedup();
+    assert_eq!(
+        daemons.len(),
+        5,
+        "each status after close met a new daemon: {daemons:?}"
+    );
+    cli.finish();
+}
+
+#[test]
 fn cli_two_sessions_side_by_side_keep_their_cookies_and_tabs_apart() {
     let server = fixtures();
     let cli = Cli::new();
@@ -1832,6 +1905,130 @@ fn signal(signal: &str, target: &str) {
         sent.is_ok_and(|status| status.success()),
         "kill {signal} {target}"
     );
+}
+
+/// How long `sessions`, `close` or a call may take against a daemon that does not answer:
+/// generous, since what is checked is that they return at all.
+const UNANSWERED: Duration = Duration::from_secs(20);
+
+#[test]
+fn cli_a_stopped_daemon_is_listed_as_not_answering_and_close_ends_it_by_its_pid() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("nav.html"), "--session", "stuck"]);
+    cli.ok(&["status", "--session", "fine"]);
+    let pids = cli.pids("stuck");
+    let fine = cli.pids("fine");
+    signal("-STOP", &pids.daemon.to_string());
+
+    // `sessions` returns, lists the stopped daemon by the pid it recorded, and the live one.
+    let out = cli.spawn(&["sessions", "--json"]).wait_within(UNANSWERED);
+    assert_ok(&out, &["sessions", "--json"]);
+    let sessions = out.document()["sessions"].clone();
+    assert_eq!(sessions[0]["session"], json!("fine"), "{sessions}");
+    assert_eq!(sessions[0]["answering"], json!(true), "{sessions}");
+    assert_eq!(
+        sessions[1],
+        json!({ "session": "stuck", "pid": pids.daemon, "answering": false }),
+        "{sessions}"
+    );
+    let out = cli.spawn(&["sessions"]).wait_within(UNANSWERED);
+    assert!(
+        out.stdout
+            .contains(&format!("stuck\tpid {}\tnot answering\n", pids.daemon)),
+        "{out:?}"
+    );
+
+    // A call does not wait for ever either: it says the daemon does not answer.
+    let out = cli
+        .spawn(&["status", "--session", "stuck"])
+        .wait_within(UNANSWERED);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(
+        out.stderr.contains(&format!(
+            "the daemon of session stuck (pid {}) does not answer",
+            pids.daemon
+        )),
+        "{out:?}"
+    );
+
+    // `close` ends it by its pid, and its browser goes with it.
+    let out = cli
+        .spawn(&["close", "--session", "stuck"])
+        .wait_within(UNANSWERED);
+    assert_ok(&out, &["close", "--session", "stuck"]);
+    assert_eq!(
+        out.stdout,
+        format!(
+            "closed session stuck (its daemon, pid {}, did not answer and was killed)\n",
+            pids.daemon
+        )
+    );
+    assert_gone(&pids.tree, "after close of a stopped daemon");
+    assert!(!cli.socket("stuck").exists());
+    // The other session was not touched.
+    assert_eq!(cli.pids("fine").daemon, fine.daemon);
+    cli.finish();
+}
+
+#[test]
+fn cli_a_symlinked_socket_is_refused_and_never_followed() {
+    let cli = Cli::new();
+    cli.ok(&["status", "--session", "real"]);
+    let real = cli.pids("real");
+    std::os::unix::fs::symlink(cli.socket("real"), cli.socket("evil")).expect("symlink");
+    for args in [
+        &["status", "--session", "evil"][..],
+        &["close", "--session", "evil"][..],
+    ] {
+        let out = cli.run(args);
+        assert_eq!(out.code, Some(1), "chromate {}: {out:?}", args.join(" "));
+        assert!(
+            out.stderr.contains("evil.sock is not this user's socket"),
+            "chromate {}: {out:?}",
+            args.join(" ")
+        );
+    }
+    // Nothing reached the real daemon through the link: it still runs, alone, and `sessions`
+    // lists it once, not under the link's name.
+    assert_eq!(cli.daemons(), vec![real.daemon]);
+    let sessions = cli.json_sessions();
+    assert_eq!(sessions.as_array().map(Vec::len), Some(1), "{sessions}");
+    assert_eq!(sessions[0]["session"], json!("real"), "{sessions}");
+    assert!(std::fs::symlink_metadata(cli.socket("evil"))
+        .is_ok_and(|meta| meta.file_type().is_symlink()));
+    std::fs::remove_file(cli.socket("evil")).expect("remove the link");
+    cli.finish();
+}
+
+#[test]
+fn cli_a_silent_connection_neither_keeps_a_daemon_past_its_idle_timeout_nor_stays_open() {
+    let cli = Cli::new();
+    cli.ok(&["status", "--session", "quiet", "--idle-timeout", "1"]);
+    cli.ok(&["status", "--session", "long"]);
+    let quiet = cli.pids("quiet");
+    let long = cli.pids("long");
+    let _silent = std::os::unix::net::UnixStream::connect(cli.socket("quiet")).expect("connect");
+    // Open but saying nothing, the connection is no activity: the idle daemon ends.
+    assert_gone(
+        &quiet.tree,
+        "after the idle timeout, a silent connection open",
+    );
+
+    // The other daemon drops such a connection (end of file) and goes on.
+    let mut silent = std::os::unix::net::UnixStream::connect(cli.socket("long")).expect("connect");
+    silent
+        .set_read_timeout(Some(UNANSWERED))
+        .expect("read timeout");
+    let mut byte = [0u8; 1];
+    let read = std::io::Read::read(&mut silent, &mut byte);
+    assert!(
+        matches!(read, Ok(0)),
+        "the daemon closes a connection that sends no request: {read:?}"
+    );
+    assert!(procs::is_alive(long.daemon));
+    assert_eq!(cli.pids("long").daemon, long.daemon);
+    cli.finish();
 }
 
 #[test]
