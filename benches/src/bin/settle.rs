@@ -1,8 +1,9 @@
-//! The quiet period after `load` (issue 20, item 8): what [`chromate::Page::wait_for_settled`]
-//! costs on the benchmark pages and what it catches on a page that fills its results from
-//! script after `load` (`late-results.html`: two fetches answered 300 ms late, 75 links).
+//! The wait after `load` (issues 20 and 26): what [`chromate::Page::wait_for_settled`] costs
+//! on the benchmark pages and what it catches on pages that fill their content from script
+//! after `load` (`late-results.html`: two fetches answered 300 ms late, 75 links;
+//! `late-timer.html`: timers and an animation frame set during load, 3 links).
 //!
-//! For each page and quiet window: navigate (`load`), wait for the quiet period (cap 1.5 s),
+//! For each page and grace window: navigate (`load`), wait until the page settles (cap 1.5 s),
 //! then take the full snapshot; *load* is the navigation, *settle* the extra wait, *links* the
 //! links listed, against a snapshot taken right at `load`. With the Rust toolchain's HTML docs
 //! installed (`rustup component add rust-docs`), rustdoc's own search page
@@ -21,11 +22,14 @@ use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
 use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 
-const PAGES: [&str; 4] = [
+const PAGES: [&str; 7] = [
+    "login.html",
+    "console.html",
     "bench-50.html",
     "bench-2000.html",
     "bench-10000.html",
     "late-results.html",
+    "late-timer.html",
 ];
 const WINDOWS_MS: [u64; 3] = [50, 100, 200];
 const CAP: Duration = Duration::from_millis(1500);
