@@ -1566,13 +1566,15 @@ fn bad_cli_flags_exit_2_without_reading_stdin() {
         assert!(out.is_empty(), "{args:?}: stdout must stay clean: {out}");
         assert!(err.starts_with("chromate: "), "{args:?}: {err}");
     }
-    // The list of known agents, one host per line with its aliases, all thirteen.
+    // The list of known agents, one host per line with its aliases, all thirteen, then the
+    // hint naming the help.
     let (_, _, err) = run_with_open_stdin(&["init", "--mcp", "--agent", "vim"]);
     assert!(
         err.contains("\n  claude, claude-code ") && err.contains("\n  cline "),
         "{err}"
     );
-    assert_eq!(err.lines().count(), 14, "{err}");
+    assert_eq!(err.lines().count(), 15, "{err}");
+    assert_eq!(err.lines().last(), Some("hint: chromate init --help"), "{err}");
 }
 
 #[test]
