@@ -352,3 +352,64 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
     );
     assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
 }
+
+/// Opens hang-later.html and returns once its script stopped yielding (it told the fixture
+/// server so just before its endless loop).
+fn open_hung_page(mcp: &mut McpClient, server: &chromate_tests::FixtureServer) {
+    let before = server.request_count("spinning");
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/hang-later.html") }),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while server.request_count("spinning") == before {
+        assert!(
+            Instant::now() < deadline,
+            "hang-later.html never started its loop"
+        );
+        std::thread::yield_now();
+    }
+}
+
+/// Every input tool, browser_locators and browser_state save on a page whose script does not
+/// yield: each fails within its timeout (timeout_ms, or the agent default for the tools that
+/// take none) plus a margin, not the 30 s command timeout, says chromate stopped the script,
+/// and the tab works again afterwards (issue 25).
+#[test]
+fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_free_it() {
+    let server = fixtures();
+    let mut mcp = start_mcp_with(&[("CHROMATE_AGENT_TIMEOUT", "1000")]);
+    let calls = [
+        ("browser_press", json!({ "key": "a", "timeout_ms": 1000 })),
+        ("browser_type", json!({ "text": "abc" })),
+        (
+            "browser_key",
+            json!({ "action": "down", "key": "Shift", "timeout_ms": 1000 }),
+        ),
+        (
+            "browser_mouse",
+            json!({ "action": "move", "x": 10, "y": 10, "timeout_ms": 1000 }),
+        ),
+        ("browser_locators", json!({ "selector": "#answer" })),
+        ("browser_state", json!({ "action": "save", "name": "hung" })),
+    ];
+    for (tool, arguments) in calls {
+        open_hung_page(&mut mcp, &server);
+        let started = Instant::now();
+        let error = mcp.err(tool, arguments);
+        let took = started.elapsed();
+        assert!(
+            took < Duration::from_millis(1000 + 2000),
+            "{tool} took {took:?}: {error}"
+        );
+        assert!(
+            error["hint"]
+                .as_str()
+                .unwrap_or_default()
+                .starts_with(STOPPED),
+            "{tool}: {error}"
+        );
+        let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
+        assert_eq!(value["result"], json!(42), "after {tool}");
+    }
+}
