@@ -321,7 +321,7 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
     let (made, _) = mcp.ok(
         "browser_advanced_eval",
         json!({
-            "js": "document.body.insertAdjacentHTML('beforeend', '<div><span>x</span></div>'.repeat(100000)); document.getElementsByTagName('*').length",
+            "js": "document.body.insertAdjacentHTML('beforeend', '<section id=\"bulk\">' + '<div><span>x</span></div>'.repeat(100000) + '</section>'); document.getElementsByTagName('*').length",
             "timeout_ms": 60000,
         }),
     );
@@ -342,6 +342,18 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
         hint.starts_with("chromate stopped the audit after 1000 ms")
             || hint.contains("chromate replaced the tab with a new one on about:blank"),
         "{error}"
+    );
+    // The stopped audit does not hold axe in that document: with the bulk gone, the next
+    // audit of the same document runs to the end (issue 25 item 13).
+    let (gone, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "document.getElementById('bulk').remove(); document.getElementsByTagName('*').length" }),
+    );
+    assert!(gone["result"].as_u64().is_some_and(|n| n < 1000), "{gone}");
+    let (audit, _) = mcp.ok("browser_a11y", json!({}));
+    assert!(
+        audit["counts"]["passes"].as_u64().is_some_and(|n| n > 0),
+        "{audit}"
     );
     let started = Instant::now();
     let (shot, _) = mcp.ok("browser_screenshot", json!({}));
