@@ -425,3 +425,35 @@ fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_fre
         assert_eq!(value["result"], json!(42), "after {tool}");
     }
 }
+
+/// The observation after an action is bounded by what is left of the call's `timeout_ms`, not
+/// the 5 s agent default: an eval that starts an endless loop for later returns within its
+/// 1 s plus a margin, its observation says the snapshot was unavailable, and the tab works
+/// again (issue 25 item 12).
+#[test]
+fn mcp_the_observation_after_an_action_ends_with_the_calls_timeout() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    let started = Instant::now();
+    let (value, observation) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "setTimeout(() => { while (true) {} }, 0); 1", "timeout_ms": 1000 }),
+    );
+    let took = started.elapsed();
+    assert_eq!(value["result"], json!(1), "{value}");
+    let observation = observation.unwrap_or_default();
+    assert!(
+        observation.contains("post-action snapshot unavailable"),
+        "{observation}"
+    );
+    assert!(
+        took < Duration::from_millis(1000 + 2000),
+        "eval with its observation took {took:?}: {observation}"
+    );
+    let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
+    assert_eq!(value["result"], json!(42));
+}
