@@ -457,3 +457,57 @@ fn mcp_the_observation_after_an_action_ends_with_the_calls_timeout() {
     let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
     assert_eq!(value["result"], json!(42));
 }
+
+/// With the browser process stopped (SIGSTOP), browser_mouse at coordinates and browser_page
+/// open fail, and browser_mock add answers, within their timeout plus a margin instead of the
+/// 30 s command timeout, and once it runs again the session works (issue 25 item 10).
+#[test]
+fn mcp_mouse_page_open_and_mock_add_on_a_stopped_browser_end_at_their_timeout() {
+    let server = fixtures();
+    let mut mcp = start_mcp_with(&[("CHROMATE_AGENT_TIMEOUT", "1000")]);
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    let Some(pid) = mcp.browser_pid() else {
+        panic!("browser_status names no browser pid");
+    };
+    let signal = |name: &str| {
+        let status = Command::new("kill")
+            .args([&format!("-{name}"), &pid.to_string()])
+            .status();
+        assert!(status.is_ok_and(|s| s.success()), "kill -{name} {pid}");
+    };
+    let calls = [
+        (
+            "browser_mouse",
+            json!({ "action": "move", "x": 5, "y": 5, "timeout_ms": 1000 }),
+        ),
+        (
+            "browser_page",
+            json!({ "action": "open", "timeout_ms": 1000 }),
+        ),
+        (
+            "browser_mock",
+            json!({ "action": "add", "pattern": "*/api/user", "body": "{}" }),
+        ),
+    ];
+    for (tool, arguments) in calls {
+        signal("STOP");
+        let started = Instant::now();
+        let result = mcp.call_result(tool, arguments);
+        let took = started.elapsed();
+        signal("CONT");
+        // The rules may wait for the browser's next request, so browser_mock may succeed;
+        // whatever the outcome, it comes in time.
+        if tool != "browser_mock" {
+            assert_eq!(result["isError"], json!(true), "{tool}: {result}");
+        }
+        assert!(
+            took < Duration::from_millis(1000 + 2000),
+            "{tool} on a stopped browser took {took:?}: {result}"
+        );
+    }
+    let (exists, _) = mcp.ok("browser_exists", json!({ "selector": "#marker" }));
+    assert_eq!(exists["exists"], json!(true), "{exists}");
+}
