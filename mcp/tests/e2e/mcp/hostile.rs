@@ -344,7 +344,24 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
         "{error}"
     );
     // The stopped audit does not hold axe in that document: with the bulk gone, the next
-    // audit of the same document runs to the end (issue 25 item 13).
+    // audit of the same document runs to the end (issue 25 item 13). A replaced tab (a
+    // renderer too loaded to answer the termination) has no such document left.
+    if hint.starts_with("chromate stopped the audit") {
+        a11y_runs_again_in_the_same_document(&mut mcp);
+    }
+    let started = Instant::now();
+    let (shot, _) = mcp.ok("browser_screenshot", json!({}));
+    assert_eq!(shot["width"], json!(1280), "{shot}");
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
+}
+
+/// After browser_a11y stopped an audit of the big page: removes the bulk and audits the same
+/// document again, which must run to the end.
+fn a11y_runs_again_in_the_same_document(mcp: &mut McpClient) {
     let (gone, _) = mcp.ok(
         "browser_advanced_eval",
         json!({ "js": "document.getElementById('bulk').remove(); document.getElementsByTagName('*').length" }),
@@ -355,14 +372,6 @@ fn mcp_a11y_of_200000_elements_times_out_stops_axe_and_the_next_calls_work() {
         audit["counts"]["passes"].as_u64().is_some_and(|n| n > 0),
         "{audit}"
     );
-    let started = Instant::now();
-    let (shot, _) = mcp.ok("browser_screenshot", json!({}));
-    assert_eq!(shot["width"], json!(1280), "{shot}");
-    mcp.ok(
-        "browser_navigate",
-        json!({ "url": server.url("/nav2.html") }),
-    );
-    assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
 }
 
 /// Opens hang-later.html and returns once its script stopped yielding (it told the fixture
