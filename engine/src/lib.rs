@@ -81,7 +81,7 @@ pub use snapshot::{
 pub use storage::{Cookie, PageStorage};
 pub use transport::ConnectOptions;
 pub use transport::{EventMessage, EVENT_QUEUE};
-pub use wait::{DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};
+pub use wait::{bounded, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};
 
 /// Runs `task` in the background on the current tokio runtime.
 ///

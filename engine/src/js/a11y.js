@@ -8,9 +8,17 @@
   /** The elements of the last `run`, by node index. */
   let kept = [];
 
-  /** `ready()` → whether axe-core is loaded in this world. */
+  /** The number of the latest `run`. An audit whose call gave up (stopped past its deadline,
+   *  or still going between its slices) must not touch `kept` once a later run began. */
+  let latest = 0;
+
+  /** `ready()` → whether a usable axe-core is loaded in this world. One that an audit past its
+   *  deadline left marked running (a stopped script never clears axe's flag, and every later
+   *  `axe.run` would throw "Axe is already running") is not: Rust then evaluates a fresh copy,
+   *  which shares nothing with the abandoned run. */
   function ready() {
-    return typeof globalThis.axe === "object" && globalThis.axe !== null && typeof globalThis.axe.run === "function";
+    const axe = globalThis.axe;
+    return typeof axe === "object" && axe !== null && typeof axe.run === "function" && axe._running !== true;
   }
 
   /** Axe's target path as text: shadow parts joined ` >>> `, frames by ` | `. */
@@ -43,7 +51,9 @@
       options.rules = {};
       for (const id of a.disableRules) options.rules[id] = { enabled: false };
     }
+    const mine = ++latest;
     const results = await axe.run(context, options);
+    if (mine !== latest) return { ok: false, error: "superseded" };
     const floor = Math.max(0, IMPACTS.indexOf(a.minImpact || "minor"));
     const relevant = results.violations.filter((v) => IMPACTS.indexOf(v.impact || "minor") >= floor);
     kept = [];

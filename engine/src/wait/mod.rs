@@ -87,6 +87,21 @@ impl Deadline {
     }
 }
 
+/// Runs `fut` with every CDP command it sends bounded by one deadline of `timeout` (the
+/// earlier one when calls nest), for browser-level calls that have no page to free when they
+/// give up (opening a tab, installing request rules). Page calls use [`Page::within`], which
+/// also frees a page whose script does not yield.
+///
+/// ```no_run
+/// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
+/// use std::time::Duration;
+/// let page = chromate::bounded(Duration::from_secs(5), browser.new_page("about:blank")).await?;
+/// # Ok(()) }
+/// ```
+pub async fn bounded<F: std::future::Future>(timeout: Duration, fut: F) -> F::Output {
+    Deadline::new(timeout).bound(fut).await
+}
+
 /// The deadline of the call the current task runs, if any.
 pub(crate) fn current() -> Option<Deadline> {
     CALL_DEADLINE.try_with(|deadline| *deadline).ok()

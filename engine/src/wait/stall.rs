@@ -2,15 +2,16 @@
 //! deadline, and when such a call runs out of time [`Page::free_if_stuck`] finds out whether the
 //! page's script is what did not yield and, if so, stops it, so the tab works again.
 //!
-//! The check is two cheap round trips with short bounds: a probe (`Runtime.evaluate("0")` in
-//! the main world, which runs on the renderer's main thread) and, only when the probe gets no
-//! answer, `Runtime.terminateExecution` (which interrupts running script from the renderer's
-//! IO thread) and a second probe. A page that answers the probe is only slow (a promise that
-//! never settles, a load that takes long): nothing is stopped. Termination is never sent to an
-//! idle page, whose next script it would stop. When even termination gets no answer,
-//! `Browser.getVersion` tells a stuck renderer from a browser that does not answer at all
-//! (stopped with SIGSTOP, overloaded). A dialog blocks the main thread by design: it is
-//! reported by the calls themselves, never "freed" here.
+//! The check is cheap round trips with short bounds: a probe (`Runtime.evaluate("0")` in the main
+//! world, which runs on the renderer's main thread), sent together with `Browser.getVersion` so
+//! that a browser that does not answer at all is known at once, and, only when the probe gets no
+//! answer, `Runtime.terminateExecution` (which interrupts running script from the renderer's IO
+//! thread) and a second probe. A page that answers the probe is only slow (a promise that never
+//! settles, a load that takes long): nothing is stopped. Termination is never sent to an idle page,
+//! whose next script it would stop. When even termination gets no answer, `Browser.getVersion` is
+//! asked again to tell a stuck renderer from a browser that stopped answering meanwhile (stopped
+//! with SIGSTOP, overloaded). A dialog blocks the main thread by design: it is reported by the
+//! calls themselves, never "freed" here.
 //!
 //! This module does not map errors for MCP; it wraps the call's own timeout in
 //! [`Error::Stalled`] with the [`Recovery`] that says what happened.
@@ -81,8 +82,19 @@ impl Page {
         if self.is_closed() || self.dialog().is_some() {
             return None;
         }
-        if self.answers().await {
+        // The browser is asked at the same time as the page: one that does not answer either
+        // (stopped) is known after one probe, not after a termination that cannot arrive.
+        let browser = Session::new(self.session.conn.clone(), None);
+        let version = browser.send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE);
+        let (answers, version) = tokio::join!(self.answers(), version);
+        if answers {
             return None;
+        }
+        if matches!(
+            version,
+            Err(Error::CommandTimeout { .. } | Error::NoAnswer { .. })
+        ) {
+            return Some(Recovery::BrowserUnresponsive { waited });
         }
         Some(self.stop_script(waited).await)
     }

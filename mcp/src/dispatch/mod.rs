@@ -119,6 +119,14 @@ async fn execute(
     cancel: &Cancel,
     progress: &Progress,
 ) -> Result<ToolOutput, ToolError> {
+    let started = std::time::Instant::now();
+    // The observation gets what is left of the call's own timeout_ms, never more than the agent
+    // timeout that bounds it for tools without one.
+    let agent = session.agent_timeout();
+    let timeout = arguments
+        .get("timeout_ms")
+        .and_then(Value::as_u64)
+        .map_or(agent, |ms| std::time::Duration::from_millis(ms).min(agent));
     let tool_call = ToolCall::from_validated(decl, arguments)?;
     tool_call.check(session)?;
     let mut ctx = ToolContext {
@@ -132,7 +140,8 @@ async fn execute(
     // The observation hook (§8); browser_batch makes its own.
     if let Ok(output) = &mut outcome {
         if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
-            output.observation = ctx.session.observe(cancel).await;
+            let left = timeout.saturating_sub(started.elapsed());
+            output.observation = ctx.session.observe_within(cancel, left).await;
             if let Some(observation) = &output.observation {
                 output.links.extend(observation.links.iter().cloned());
             }

@@ -627,9 +627,18 @@ impl ToolSession {
     ) -> Result<chromate::Snapshot, chromate::Error> {
         // A snapshot never waits, but its round trips are bounded by the agent timeout: a page
         // that does not answer fails TIMEOUT (and is stopped) instead of at the 30 s bound.
-        let snapshot = page
-            .within(self.agent_timeout(), page.snapshot(options))
-            .await?;
+        let bound = self.agent_timeout();
+        self.take_snapshot_within(page, options, bound).await
+    }
+
+    /// [`ToolSession::take_snapshot`] with its round trips bounded by `bound`.
+    async fn take_snapshot_within(
+        &mut self,
+        page: &chromate::Page,
+        options: chromate::SnapshotOptions,
+        bound: std::time::Duration,
+    ) -> Result<chromate::Snapshot, chromate::Error> {
+        let snapshot = page.within(bound, page.snapshot(options)).await?;
         self.revision += 1;
         Ok(snapshot)
     }
@@ -857,6 +866,17 @@ impl ToolSession {
     /// events the action caused; the engine offers no animation-frame wait.
     /// The tripwire comes last (§8 step 4).
     pub(crate) async fn observe(&mut self, cancel: &Cancel) -> Option<Observation> {
+        let bound = self.agent_timeout();
+        self.observe_within(cancel, bound).await
+    }
+
+    /// [`ToolSession::observe`] with the snapshot's round trips bounded by `bound` (what is
+    /// left of the call's own timeout) instead of the agent timeout.
+    pub(crate) async fn observe_within(
+        &mut self,
+        cancel: &Cancel,
+        bound: std::time::Duration,
+    ) -> Option<Observation> {
         if cancel.is_cancelled() {
             return None;
         }
@@ -871,7 +891,7 @@ impl ToolSession {
             );
         }
         let body = match self
-            .take_snapshot(&page, chromate::SnapshotOptions::default())
+            .take_snapshot_within(&page, chromate::SnapshotOptions::default(), bound)
             .await
         {
             Ok(snapshot) => {

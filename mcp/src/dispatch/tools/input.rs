@@ -8,6 +8,8 @@
 //! call, the result shape. Key-name parsing (§9.6), waiting and fences
 //! belong to the engine.
 
+use std::time::Duration;
+
 use serde_json::json;
 
 use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
@@ -511,7 +513,9 @@ pub(crate) async fn type_text(
 ) -> Result<ToolOutput, ToolError> {
     let verb = TYPE.verb;
     let page = ctx.session.active_page(verb).await?;
-    let length = act(ctx, verb, &page, page.type_text(&args.text)).await?;
+    // browser_type takes no timeout_ms: its keystrokes are bounded by the agent default.
+    let typed = page.within(ctx.session.agent_timeout(), page.type_text(&args.text));
+    let length = act(ctx, verb, &page, typed).await?;
     Ok(ToolOutput::new(json!({ "ok": true, "length": length })))
 }
 
@@ -561,7 +565,14 @@ pub(crate) async fn press(
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
-            act(ctx, verb, &page, page.press(&args.key)).await?;
+            let timeout = Duration::from_millis(args.timeout_ms);
+            act(
+                ctx,
+                verb,
+                &page,
+                page.within(timeout, page.press(&args.key)),
+            )
+            .await?;
         }
     }
     Ok(ToolOutput::new(json!({ "ok": true, "key": args.key })))
@@ -582,11 +593,34 @@ pub(crate) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
         }
         None => {
             let page = ctx.session.active_page(verb).await?;
+            let timeout = Duration::from_millis(args.timeout_ms);
             match args.action {
-                KeyAction::Down => act(ctx, verb, &page, page.key_down(&args.key)).await?,
-                KeyAction::Up => act(ctx, verb, &page, page.key_up(&args.key)).await?,
+                KeyAction::Down => {
+                    act(
+                        ctx,
+                        verb,
+                        &page,
+                        page.within(timeout, page.key_down(&args.key)),
+                    )
+                    .await?;
+                }
+                KeyAction::Up => {
+                    act(
+                        ctx,
+                        verb,
+                        &page,
+                        page.within(timeout, page.key_up(&args.key)),
+                    )
+                    .await?;
+                }
                 KeyAction::Press => {
-                    act(ctx, verb, &page, page.press(&args.key)).await?;
+                    act(
+                        ctx,
+                        verb,
+                        &page,
+                        page.within(timeout, page.press(&args.key)),
+                    )
+                    .await?;
                 }
             }
         }
@@ -630,14 +664,32 @@ pub(crate) async fn mouse(
                 (Some(x), Some(y)) => (x, y),
                 _ => page.mouse_position(),
             };
+            let timeout = Duration::from_millis(args.timeout_ms);
             match args.action {
-                MouseAction::Move => act(ctx, verb, &page, page.mouse_move(x, y)).await?,
-                MouseAction::Click => act(ctx, verb, &page, page.mouse_click(x, y, button)).await?,
-                MouseAction::Down => act(ctx, verb, &page, page.mouse_down(x, y, button)).await?,
-                MouseAction::Up => act(ctx, verb, &page, page.mouse_up(x, y, button)).await?,
+                MouseAction::Move => {
+                    act(
+                        ctx,
+                        verb,
+                        &page,
+                        page.within(timeout, page.mouse_move(x, y)),
+                    )
+                    .await?;
+                }
+                MouseAction::Click => {
+                    let click = page.mouse_click(x, y, button);
+                    act(ctx, verb, &page, page.within(timeout, click)).await?;
+                }
+                MouseAction::Down => {
+                    let down = page.mouse_down(x, y, button);
+                    act(ctx, verb, &page, page.within(timeout, down)).await?;
+                }
+                MouseAction::Up => {
+                    let up = page.mouse_up(x, y, button);
+                    act(ctx, verb, &page, page.within(timeout, up)).await?;
+                }
                 MouseAction::Wheel => {
                     let wheel = page.mouse_wheel(x, y, args.delta_x, args.delta_y);
-                    act(ctx, verb, &page, wheel).await?;
+                    act(ctx, verb, &page, page.within(timeout, wheel)).await?;
                 }
             }
             page.mouse_position()

@@ -131,7 +131,12 @@ pub(crate) async fn mock(
     if changes && ctx.session.browser_running() {
         let rules = ctx.session.mocks.engine_rules();
         let installed = match &ctx.session.live {
-            Some(live) => live.set_intercept_rules(rules).await,
+            // Bounded by the agent timeout (browser_mock has no timeout_ms): a browser that
+            // does not answer fails the call in time, not at the 30 s command timeout.
+            Some(live) => {
+                chromate::bounded(ctx.session.agent_timeout(), live.set_intercept_rules(rules))
+                    .await
+            }
             None => Ok(()),
         };
         if let Err(err) = installed {

@@ -222,7 +222,13 @@ pub(crate) async fn locators(
         .check_ref_baseline(verb, &page, selector.element_ref())
         .await?;
     let limit = usize::try_from(args.limit).unwrap_or(20);
-    let found = match page.locators_for(&selector, limit).await {
+    // No timeout_ms: its round trips are bounded by the agent default (a page whose script
+    // does not yield is freed when it runs out).
+    let timeout = ctx.session.agent_timeout();
+    let found = match page
+        .within(timeout, page.locators_for(&selector, limit))
+        .await
+    {
         Ok(found) => found,
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     };

@@ -266,8 +266,11 @@ async fn save(
 ) -> Result<ToolOutput, ToolError> {
     let verb = "state save";
     let page = ctx.session.active_page(verb).await?;
+    // No timeout_ms: its round trips are bounded by the agent default, and a page whose
+    // script does not yield is freed when it runs out.
+    let timeout = ctx.session.agent_timeout();
     let read = match &ctx.session.live {
-        Some(live) => live.cookies().await,
+        Some(live) => page.within(timeout, live.cookies()).await,
         None => {
             return Err(ToolError::new(
                 ToolErrorCode::DriverError,
@@ -279,7 +282,7 @@ async fn save(
         Ok(cookies) => cookies,
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),
     };
-    let storage = match page.storage().await {
+    let storage = match page.within(timeout, page.storage()).await {
         Ok(storage) => storage,
         Err(err) => return Err(ctx.session.engine_error(verb, &err)),
     };
@@ -336,7 +339,10 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         .map(chromate::Cookie::from)
         .collect();
     let replaced = match &ctx.session.live {
-        Some(live) => live.replace_cookies(&cookies).await,
+        Some(live) => {
+            let timeout = ctx.session.agent_timeout();
+            page.within(timeout, live.replace_cookies(&cookies)).await
+        }
         None => {
             return Err(ToolError::new(
                 ToolErrorCode::DriverError,
@@ -362,7 +368,8 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
                 .cloned()
                 .unwrap_or_default(),
         };
-        if let Err(err) = page.seed_storage(&storage).await {
+        let timeout = ctx.session.agent_timeout();
+        if let Err(err) = page.within(timeout, page.seed_storage(&storage)).await {
             return Err(ctx.session.engine_error(verb, &err));
         }
     }

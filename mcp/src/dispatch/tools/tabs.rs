@@ -94,7 +94,10 @@ pub(crate) async fn page(
             let live = ctx.session.ensure_browser(&verb).await?;
             let browser = live.browser.clone();
             let previous = live.active_tab().map(|tab| tab.page.target_id().to_owned());
-            let page = match live.open_tab().await {
+            // Bounded by the call's timeout_ms: a browser that does not answer (stopped)
+            // fails the call in time instead of at the 30 s command timeout.
+            let bound = Duration::from_millis(args.timeout_ms);
+            let page = match chromate::bounded(bound, live.open_tab()).await {
                 Ok(page) => page,
                 Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
             };
