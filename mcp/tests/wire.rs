@@ -458,6 +458,73 @@ fn batch_arrays_are_invalid_requests_and_nothing_in_them_runs() {
 }
 
 #[test]
+fn a_2025_03_26_session_answers_a_batch_with_an_array_of_its_responses() {
+    let mut server = start_server("batch-2025-03-26");
+    let init = server.request("initialize", json!({ "protocolVersion": "2025-03-26" }));
+    assert_eq!(init["result"]["protocolVersion"], json!("2025-03-26"));
+    // Two requests, a notification (never answered) and an invalid item (its error in place).
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}]\n");
+    let response = server.recv();
+    let items = response
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {response}"));
+    assert_eq!(items.len(), 3, "{response}");
+    let by_id = |id: Value| {
+        items
+            .iter()
+            .find(|item| item["id"] == id)
+            .unwrap_or_else(|| panic!("no response for {id}: {response}"))
+    };
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(
+        by_id(json!(2))["result"]["tools"].as_array().map(Vec::len),
+        Some(28)
+    );
+    assert_eq!(error_of(by_id(json!(3))).0, -32600);
+    // A batch of notifications gets no answer at all; an empty batch is an invalid request.
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]\n");
+    server.send_raw(b"[]\n");
+    let empty = server.recv();
+    assert_eq!(empty["id"], Value::Null, "{empty}");
+    assert_eq!(error_of(&empty).0, -32600);
+    // A tool call inside a batch is answered in the array too.
+    server.send(&json!([
+        { "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "browser_click", "arguments": {} } },
+        { "jsonrpc": "2.0", "id": 8, "method": "ping" },
+    ]));
+    let response = server.recv();
+    let ids: Vec<Value> = response
+        .as_array()
+        .map(|items| items.iter().map(|item| item["id"].clone()).collect())
+        .unwrap_or_default();
+    assert!(
+        ids.contains(&json!(7)) && ids.contains(&json!(8)) && ids.len() == 2,
+        "{response}"
+    );
+}
+
+#[test]
+fn later_revisions_keep_refusing_batches() {
+    let mut server = start_server("batch-2025-06-18");
+    server.request("initialize", json!({ "protocolVersion": "2025-06-18" }));
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+    let response = server.recv();
+    assert_eq!(
+        error_of(&response),
+        (
+            -32600,
+            "invalid request: batch arrays are not supported".to_owned()
+        )
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" }));
+    assert_eq!(
+        server.recv()["id"],
+        json!(3),
+        "the batch's ping must not have run"
+    );
+}
+
+#[test]
 fn invalid_requests_carry_the_id_when_it_is_valid() {
     let mut server = start_server("invalid-request");
     let cases = [
