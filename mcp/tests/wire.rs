@@ -166,16 +166,19 @@ fn empty_lists_and_ping() {
         server.request("resources/templates/list", json!({}))["result"],
         json!({ "resourceTemplates": [] })
     );
-    assert_eq!(
-        server.request("prompts/list", json!({}))["result"],
-        json!({ "prompts": [] })
-    );
 }
 
 #[test]
 fn unknown_methods_are_method_not_found() {
     let mut server = start_server("unknown-method");
-    for method in ["tools/frobnicate", "subscriptions/listen", ""] {
+    // No prompts capability is declared, so the prompts methods are unknown too.
+    for method in [
+        "tools/frobnicate",
+        "subscriptions/listen",
+        "",
+        "prompts/list",
+        "prompts/get",
+    ] {
         let response = server.request(method, json!({}));
         assert_eq!(
             error_of(&response),
@@ -306,16 +309,19 @@ fn modern_tools_list_and_tools_call_are_served_without_initialize() {
 #[test]
 fn modern_requests_are_stateless_and_initialize_still_works_beside_them() {
     let mut server = start_server("modern-beside-legacy");
-    let modern = server.request("prompts/list", with_modern_meta(json!({})));
+    let modern = server.request("resources/templates/list", with_modern_meta(json!({})));
     assert_eq!(
         modern["result"],
-        json!({ "prompts": [], "resultType": "complete", "_meta": server_info(), "ttlMs": 3_600_000, "cacheScope": "public" })
+        json!({ "resourceTemplates": [], "resultType": "complete", "_meta": server_info(), "ttlMs": 3_600_000, "cacheScope": "public" })
     );
     // A legacy request right after a modern one gets the legacy shape.
     assert_eq!(
-        server.request("prompts/list", json!({}))["result"],
-        json!({ "prompts": [] })
+        server.request("resources/templates/list", json!({}))["result"],
+        json!({ "resourceTemplates": [] })
     );
+    // Neither era serves prompts: none are declared.
+    let modern = server.request("prompts/list", with_modern_meta(json!({})));
+    assert_eq!(error_of(&modern).0, -32601, "{modern}");
     let init = server.request("initialize", json!({ "protocolVersion": "2025-06-18" }));
     assert_eq!(init["result"]["protocolVersion"], json!("2025-06-18"));
     assert!(init["result"].get("resultType").is_none(), "{init}");

@@ -711,7 +711,6 @@ impl Dispatcher {
                 })
             }
             "resources/templates/list" => Ok(Some(json!({ "resourceTemplates": [] }))),
-            "prompts/list" => Ok(Some(json!({ "prompts": [] }))),
             "tools/call" => self.tools_call(id, &params),
             other => Err(RpcError::new(
                 id.clone(),
