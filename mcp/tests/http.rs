@@ -804,6 +804,56 @@ async fn a_loopback_server_refuses_a_host_that_is_not_loopback() {
     assert_eq!(answer.status, 200, "{answer:?}");
 }
 
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_2025_03_26_session_takes_batches_and_later_revisions_refuse_them() {
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
+    let port = server.port;
+    server.wait_for_stderr("--no-auth: any local process");
+    let init = json!({"jsonrpc":"2.0","id":0,"method":"initialize","params":{
+        "protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"t","version":"1"}}});
+    let answer = http(port, "POST", &[ACCEPT, JSON], &init.to_string()).await;
+    assert_eq!(answer.json()["result"]["protocolVersion"], "2025-03-26");
+    let session = answer.header("mcp-session-id").unwrap().to_owned();
+    let headers = [ACCEPT, JSON, ("MCP-Session-Id", session.as_str())];
+    let batch = json!([
+        {"jsonrpc":"2.0","id":1,"method":"ping"},
+        {"jsonrpc":"2.0","method":"notifications/initialized"},
+        {"jsonrpc":"2.0","id":"two","method":"tools/list"},
+        {"jsonrpc":"2.0","id":3,"method":7},
+    ]);
+    let answer = http(port, "POST", &headers, &batch.to_string()).await;
+    assert_eq!(answer.status, 200, "{answer:?}");
+    let response = answer.json();
+    let items = response.as_array().unwrap_or_else(|| panic!("{response}"));
+    assert_eq!(items.len(), 3, "{response}");
+    let by_id = |id: Value| items.iter().find(|item| item["id"] == id).unwrap().clone();
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(
+        by_id(json!("two"))["result"]["tools"]
+            .as_array()
+            .map(Vec::len),
+        Some(28)
+    );
+    assert_eq!(by_id(json!(3))["error"]["code"], json!(-32600));
+    // Only notifications: accepted, no body. An empty batch: an invalid request.
+    let notes = json!([{"jsonrpc":"2.0","method":"notifications/initialized"}]);
+    let answer = http(port, "POST", &headers, &notes.to_string()).await;
+    assert_eq!(answer.status, 202, "{answer:?}");
+    let answer = http(port, "POST", &headers, "[]").await;
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(answer.json()["error"]["code"], json!(-32600));
+    // A 2025-11-25 session refuses a batch whole, as before.
+    let client = Client::connect(port).await;
+    let answer = client
+        .post(&json!([{"jsonrpc":"2.0","id":1,"method":"ping"}]))
+        .await;
+    assert_eq!(answer.status, 400, "{answer:?}");
+    assert_eq!(
+        answer.json()["error"]["message"],
+        json!("invalid request: batch arrays are not supported")
+    );
+}
+
 /// Opens `count` connections to the server; all but every third send half a request head (the
 /// others send nothing). Returns them open.
 async fn half_open_connections(port: u16, count: usize) -> Vec<tokio::net::TcpStream> {

@@ -166,16 +166,19 @@ fn empty_lists_and_ping() {
         server.request("resources/templates/list", json!({}))["result"],
         json!({ "resourceTemplates": [] })
     );
-    assert_eq!(
-        server.request("prompts/list", json!({}))["result"],
-        json!({ "prompts": [] })
-    );
 }
 
 #[test]
 fn unknown_methods_are_method_not_found() {
     let mut server = start_server("unknown-method");
-    for method in ["tools/frobnicate", "subscriptions/listen", ""] {
+    // No prompts capability is declared, so the prompts methods are unknown too.
+    for method in [
+        "tools/frobnicate",
+        "subscriptions/listen",
+        "",
+        "prompts/list",
+        "prompts/get",
+    ] {
         let response = server.request(method, json!({}));
         assert_eq!(
             error_of(&response),
@@ -306,16 +309,19 @@ fn modern_tools_list_and_tools_call_are_served_without_initialize() {
 #[test]
 fn modern_requests_are_stateless_and_initialize_still_works_beside_them() {
     let mut server = start_server("modern-beside-legacy");
-    let modern = server.request("prompts/list", with_modern_meta(json!({})));
+    let modern = server.request("resources/templates/list", with_modern_meta(json!({})));
     assert_eq!(
         modern["result"],
-        json!({ "prompts": [], "resultType": "complete", "_meta": server_info(), "ttlMs": 3_600_000, "cacheScope": "public" })
+        json!({ "resourceTemplates": [], "resultType": "complete", "_meta": server_info(), "ttlMs": 3_600_000, "cacheScope": "public" })
     );
     // A legacy request right after a modern one gets the legacy shape.
     assert_eq!(
-        server.request("prompts/list", json!({}))["result"],
-        json!({ "prompts": [] })
+        server.request("resources/templates/list", json!({}))["result"],
+        json!({ "resourceTemplates": [] })
     );
+    // Neither era serves prompts: none are declared.
+    let modern = server.request("prompts/list", with_modern_meta(json!({})));
+    assert_eq!(error_of(&modern).0, -32601, "{modern}");
     let init = server.request("initialize", json!({ "protocolVersion": "2025-06-18" }));
     assert_eq!(init["result"]["protocolVersion"], json!("2025-06-18"));
     assert!(init["result"].get("resultType").is_none(), "{init}");
@@ -454,6 +460,73 @@ fn batch_arrays_are_invalid_requests_and_nothing_in_them_runs() {
         server.recv()["id"],
         json!(3),
         "the batch's pings must not have run"
+    );
+}
+
+#[test]
+fn a_2025_03_26_session_answers_a_batch_with_an_array_of_its_responses() {
+    let mut server = start_server("batch-2025-03-26");
+    let init = server.request("initialize", json!({ "protocolVersion": "2025-03-26" }));
+    assert_eq!(init["result"]["protocolVersion"], json!("2025-03-26"));
+    // Two requests, a notification (never answered) and an invalid item (its error in place).
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"},{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"},{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/list\"},{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":5}]\n");
+    let response = server.recv();
+    let items = response
+        .as_array()
+        .unwrap_or_else(|| panic!("not an array: {response}"));
+    assert_eq!(items.len(), 3, "{response}");
+    let by_id = |id: Value| {
+        items
+            .iter()
+            .find(|item| item["id"] == id)
+            .unwrap_or_else(|| panic!("no response for {id}: {response}"))
+    };
+    assert_eq!(by_id(json!(1))["result"], json!({}));
+    assert_eq!(
+        by_id(json!(2))["result"]["tools"].as_array().map(Vec::len),
+        Some(28)
+    );
+    assert_eq!(error_of(by_id(json!(3))).0, -32600);
+    // A batch of notifications gets no answer at all; an empty batch is an invalid request.
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}]\n");
+    server.send_raw(b"[]\n");
+    let empty = server.recv();
+    assert_eq!(empty["id"], Value::Null, "{empty}");
+    assert_eq!(error_of(&empty).0, -32600);
+    // A tool call inside a batch is answered in the array too.
+    server.send(&json!([
+        { "jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": { "name": "browser_click", "arguments": {} } },
+        { "jsonrpc": "2.0", "id": 8, "method": "ping" },
+    ]));
+    let response = server.recv();
+    let ids: Vec<Value> = response
+        .as_array()
+        .map(|items| items.iter().map(|item| item["id"].clone()).collect())
+        .unwrap_or_default();
+    assert!(
+        ids.contains(&json!(7)) && ids.contains(&json!(8)) && ids.len() == 2,
+        "{response}"
+    );
+}
+
+#[test]
+fn later_revisions_keep_refusing_batches() {
+    let mut server = start_server("batch-2025-06-18");
+    server.request("initialize", json!({ "protocolVersion": "2025-06-18" }));
+    server.send_raw(b"[{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"ping\"}]\n");
+    let response = server.recv();
+    assert_eq!(
+        error_of(&response),
+        (
+            -32600,
+            "invalid request: batch arrays are not supported".to_owned()
+        )
+    );
+    server.send(&json!({ "jsonrpc": "2.0", "id": 3, "method": "ping" }));
+    assert_eq!(
+        server.recv()["id"],
+        json!(3),
+        "the batch's ping must not have run"
     );
 }
 

@@ -190,7 +190,7 @@ pub(crate) fn discover_result() -> Value {
 
 /// The cache hints of the revision's cacheable results: `(ttlMs, cacheScope)`.
 ///
-/// Discovery, prompts and templates are fixed by the binary, so they are
+/// Discovery and templates are fixed by the binary, so they are
 /// fresh for an hour and public. The tool list is fixed for the process but
 /// its schema defaults come from this process's environment
 /// (`CHROMATE_AGENT_TIMEOUT`), so it is private. Resources are the session's
@@ -198,9 +198,7 @@ pub(crate) fn discover_result() -> Value {
 /// once, private.
 fn cache_hint(method: &str) -> Option<(u64, &'static str)> {
     match method {
-        "server/discover" | "prompts/list" | "resources/templates/list" => {
-            Some((STATIC_TTL_MS, "public"))
-        }
+        "server/discover" | "resources/templates/list" => Some((STATIC_TTL_MS, "public")),
         "tools/list" => Some((STATIC_TTL_MS, "private")),
         "resources/list" | "resources/read" => Some((0, "private")),
         _ => None,

@@ -495,8 +495,9 @@ async fn post(
             );
         }
     };
-    let incoming = match jsonrpc::parse_frame(&bytes) {
-        Ok(incoming) => incoming,
+    let incoming = match jsonrpc::parse_message(&bytes) {
+        Ok(jsonrpc::Message::One(incoming)) => incoming,
+        Ok(jsonrpc::Message::Batch(items)) => return batch(server, &headers, items).await,
         Err(error) => return rpc_status(StatusCode::BAD_REQUEST, &error),
     };
     let modern = is_modern(&incoming);
@@ -578,29 +579,9 @@ async fn post(
             let sse = method == "tools/call" && accepts_sse(&headers);
             answer(server, open, id, method, params, modern, sse).await
         }
-        Incoming::Notification { method, mut params } => {
-            let mut cancelled = None;
-            if method == "notifications/cancelled" {
-                // The client names its own id; the call runs under ours.
-                if let Some(params) = params.as_mut() {
-                    let theirs = params.get("requestId").cloned();
-                    let ours = theirs.and_then(|theirs| {
-                        lock(&session.inflight)
-                            .iter()
-                            .find(|(_, client)| **client == theirs)
-                            .map(|(ours, _)| ours.clone())
-                    });
-                    params["requestId"] = ours.clone().map_or(Value::Null, Value::String);
-                    cancelled = ours;
-                }
-            }
-            if !session.incoming(Incoming::Notification { method, params }) {
+        Incoming::Notification { method, params } => {
+            if !notify(&session, method, params) {
                 return plain(StatusCode::NOT_FOUND, "the session ended");
-            }
-            if let Some(ours) = cancelled {
-                // A cancelled request gets no response (2025-11-25, cancellation): its waiter
-                // goes, so the HTTP request that carried it ends now instead of staying open.
-                lock(&session.router.waiters).remove(&ours);
             }
             drop(open);
             empty(StatusCode::ACCEPTED)
@@ -617,6 +598,94 @@ async fn post(
         }
     }
     response
+}
+
+/// Hands a notification to its session; false once the session ended.
+fn notify(session: &Arc<HttpSession>, method: String, mut params: Option<Value>) -> bool {
+    let mut cancelled = None;
+    if method == "notifications/cancelled" {
+        // The client names its own id; the call runs under ours.
+        if let Some(params) = params.as_mut() {
+            let theirs = params.get("requestId").cloned();
+            let ours = theirs.and_then(|theirs| {
+                lock(&session.inflight)
+                    .iter()
+                    .find(|(_, client)| **client == theirs)
+                    .map(|(ours, _)| ours.clone())
+            });
+            params["requestId"] = ours.clone().map_or(Value::Null, Value::String);
+            cancelled = ours;
+        }
+    }
+    if !session.incoming(Incoming::Notification { method, params }) {
+        return false;
+    }
+    if let Some(ours) = cancelled {
+        // A cancelled request gets no response (2025-11-25, cancellation): its waiter
+        // goes, so the HTTP request that carried it ends now instead of staying open.
+        lock(&session.router.waiters).remove(&ours);
+    }
+    true
+}
+
+/// A JSON-RPC batch: only on a session that negotiated 2025-03-26 (named by its
+/// `MCP-Session-Id`), whose items run as single messages would and whose responses come back
+/// as one JSON array (202 and no body when it held only notifications); anywhere else the
+/// whole batch is refused and nothing in it runs.
+async fn batch(
+    server: &Server,
+    headers: &HeaderMap,
+    items: Vec<Result<Incoming, RpcError>>,
+) -> Response<HttpBody> {
+    let session =
+        header(headers, "mcp-session-id").and_then(|id| lock(&server.sessions).get(id).cloned());
+    let takes = session.as_ref().is_some_and(|session| {
+        lock(&session.core)
+            .as_ref()
+            .is_some_and(Core::takes_batches)
+    });
+    let Some(session) = session.filter(|_| takes) else {
+        return rpc_status(StatusCode::BAD_REQUEST, &jsonrpc::batch_refused());
+    };
+    let open = OpenRequest::new(&session);
+    let mut answers = Vec::new();
+    for item in items {
+        match item {
+            Ok(Incoming::Request { id, method, params }) => {
+                let open = OpenRequest::new(&session);
+                answers.push(futures::future::Either::Left(answer(
+                    server, open, id, method, params, false, false,
+                )));
+            }
+            Ok(Incoming::Notification { method, params }) => {
+                if !notify(&session, method, params) {
+                    return plain(StatusCode::NOT_FOUND, "the session ended");
+                }
+            }
+            Ok(Incoming::Response { .. }) => {}
+            Err(error) => {
+                let response = rpc_status(StatusCode::OK, &error);
+                answers.push(futures::future::Either::Right(std::future::ready(response)));
+            }
+        }
+    }
+    let mut responses = Vec::new();
+    for response in futures::future::join_all(answers).await {
+        if response.status() == StatusCode::ACCEPTED {
+            continue; // cancelled: no response
+        }
+        let Ok(body) = response.into_body().collect().await;
+        if let Ok(message) = serde_json::from_slice::<Value>(&body.to_bytes()) {
+            if message.is_object() {
+                responses.push(message);
+            }
+        }
+    }
+    drop(open);
+    if responses.is_empty() {
+        return empty(StatusCode::ACCEPTED);
+    }
+    json_response(StatusCode::OK, &Value::Array(responses))
 }
 
 /// Runs one request on its session and answers it as JSON or as an SSE stream.

@@ -2,14 +2,14 @@
 //!
 //! Owns: cutting the byte stream into frames ([`FrameDecoder`], including the
 //! 1 MiB limit detected before the newline arrives), parsing a frame with the
-//! nesting limit and overflow-literal handling ([`parse_frame`]), classifying
-//! it as request, notification or response, and the protocol error envelope
+//! nesting limit and overflow-literal handling ([`parse_message`]), classifying
+//! it as request, notification or response (a batch array item by item), and the protocol error envelope
 //! ([`RpcError`]). Does not own method dispatch or scheduling (`server.rs`).
 //!
 //! Overflow literals (`1e400`): serde_json (without `arbitrary_precision`,
 //! which would change number handling for the whole workspace through
 //! feature unification) refuses them outright, but the contract says they
-//! parse and are rejected where used. So [`parse_frame`] scans the frame
+//! parse and are rejected where used. So [`parse_json`] scans the frame
 //! first; each number literal whose value is not a finite double is rewritten
 //! into a string `"\u0000chromate-overflow-number:<literal>"` before serde
 //! parses it. [`overflow_literal`] recognises that marker, the validator
@@ -197,11 +197,47 @@ pub(crate) enum Incoming {
     Response { id: Value, result: Option<Value> },
 }
 
-/// Parses and classifies one frame.
+/// Parses and classifies one frame; a batch is refused ([`batch_refused`]).
+#[cfg(test)]
 pub(crate) fn parse_frame(frame: &[u8]) -> Result<Incoming, RpcError> {
+    match parse_message(frame)? {
+        Message::One(incoming) => Ok(incoming),
+        Message::Batch(_) => Err(batch_refused()),
+    }
+}
+
+/// One frame: a single message, or a JSON-RPC batch (2025-03-26 only; the caller decides).
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) enum Message {
+    One(Incoming),
+    /// The batch's items in order, each classified on its own (an invalid item is its error
+    /// response); never empty.
+    Batch(Vec<Result<Incoming, RpcError>>),
+}
+
+/// Parses one frame, a batch array included. An empty array is an invalid request.
+pub(crate) fn parse_message(frame: &[u8]) -> Result<Message, RpcError> {
     let value = parse_json(frame)
         .map_err(|why| RpcError::new(Value::Null, PARSE_ERROR, format!("parse error: {why}")))?;
-    classify(value)
+    match value {
+        Value::Array(items) if items.is_empty() => Err(RpcError::new(
+            Value::Null,
+            INVALID_REQUEST,
+            "invalid request: an empty batch",
+        )),
+        Value::Array(items) => Ok(Message::Batch(items.into_iter().map(classify).collect())),
+        value => classify(value).map(Message::One),
+    }
+}
+
+/// The answer to a batch from a session whose revision has none (every revision but
+/// 2025-03-26).
+pub(crate) fn batch_refused() -> RpcError {
+    RpcError::new(
+        Value::Null,
+        INVALID_REQUEST,
+        "invalid request: batch arrays are not supported",
+    )
 }
 
 /// Frame bytes → JSON value, enforcing UTF-8, the nesting limit and the
@@ -295,15 +331,13 @@ fn scan(text: &str) -> Result<Scan, String> {
 
 fn classify(value: Value) -> Result<Incoming, RpcError> {
     let Value::Object(mut map) = value else {
-        let why = if value.is_array() {
-            "batch arrays are not supported"
-        } else {
-            "not an object"
-        };
+        if value.is_array() {
+            return Err(batch_refused());
+        }
         return Err(RpcError::new(
             Value::Null,
             INVALID_REQUEST,
-            format!("invalid request: {why}"),
+            "invalid request: not an object",
         ));
     };
     if !map.contains_key("method") {

@@ -23,13 +23,15 @@ use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
 use crate::dispatch::{self, Reply};
 use crate::mcp::era::{self, Era};
-use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, RpcError};
+use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, Message, RpcError};
 use crate::mcp::resources::{self, ReadError};
 
 /// Protocol versions we speak; the last is the default (§1.3).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST_VERSION: &str = "2025-11-25";
+/// The one revision whose sessions send JSON-RPC batches.
+const BATCH_VERSION: &str = "2025-03-26";
 /// The legacy revisions' "Resource not found" error code.
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
@@ -53,6 +55,16 @@ const STDIN_CHUNK: usize = 64 * 1024;
 #[derive(Debug, Clone)]
 pub(crate) struct Outbox {
     sender: mpsc::UnboundedSender<String>,
+    /// The JSON-RPC batches (2025-03-26) whose responses are still being gathered.
+    batches: Arc<Mutex<Vec<PendingBatch>>>,
+}
+
+/// A batch being answered: the ids of its requests not yet answered, and the responses so far.
+/// Once every request is answered (or cancelled) the responses go out as one array.
+#[derive(Debug)]
+struct PendingBatch {
+    waiting: Vec<Value>,
+    responses: Vec<Value>,
 }
 
 /// What [`Outbox::close`] queues: never a message (every message is a JSON document), so the
@@ -63,18 +75,84 @@ impl Outbox {
     /// An outbox and the receiving end its messages arrive at, one serialised message each.
     pub(crate) fn channel() -> (Outbox, mpsc::UnboundedReceiver<String>) {
         let (sender, receiver) = mpsc::unbounded_channel();
-        (Outbox { sender }, receiver)
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        (Outbox { sender, batches }, receiver)
     }
 
     pub(crate) fn send(&self, message: &Value) {
+        let is_response = message.get("method").is_none();
+        let message = match message.get("id") {
+            Some(id) if is_response => match self.gather(id, Some(message)) {
+                Gathered::NotInBatch => message.clone(),
+                Gathered::Held => return,
+                Gathered::Complete(responses) => Value::Array(responses),
+            },
+            _ => message.clone(),
+        };
         // A closed writer means stdout is gone; there is no one left to tell.
         let _ = self.sender.send(message.to_string());
+    }
+
+    fn batches(&self) -> std::sync::MutexGuard<'_, Vec<PendingBatch>> {
+        match self.batches.lock() {
+            Ok(guard) => guard,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// Starts gathering the responses of a batch: `waiting` holds its requests' ids,
+    /// `responses` the answers already known (its invalid items'). With nothing to wait for,
+    /// the answers go out at once (none at all for a batch of notifications).
+    fn open_batch(&self, waiting: Vec<Value>, responses: Vec<Value>) {
+        if waiting.is_empty() {
+            if !responses.is_empty() {
+                let _ = self.sender.send(Value::Array(responses).to_string());
+            }
+            return;
+        }
+        self.batches().push(PendingBatch { waiting, responses });
+    }
+
+    /// A request of a batch that will get no response (it was cancelled): the batch stops
+    /// waiting for it.
+    fn forget(&self, id: &Value) {
+        if let Gathered::Complete(responses) = self.gather(id, None) {
+            if !responses.is_empty() {
+                let _ = self.sender.send(Value::Array(responses).to_string());
+            }
+        }
+    }
+
+    /// Files the response to `id` (or its absence) with the batch waiting for it.
+    fn gather(&self, id: &Value, response: Option<&Value>) -> Gathered {
+        let mut batches = self.batches();
+        let Some(index) = batches.iter().position(|batch| batch.waiting.contains(id)) else {
+            return Gathered::NotInBatch;
+        };
+        let batch = &mut batches[index];
+        if let Some(at) = batch.waiting.iter().position(|waiting| waiting == id) {
+            batch.waiting.remove(at);
+        }
+        if let Some(response) = response {
+            batch.responses.push(response.clone());
+        }
+        if !batch.waiting.is_empty() {
+            return Gathered::Held;
+        }
+        Gathered::Complete(batches.remove(index).responses)
     }
 
     /// Tells the writer to flush what is queued and stop.
     fn close(&self) {
         let _ = self.sender.send(CLOSE.to_owned());
     }
+}
+
+/// Where [`Outbox::gather`] put a response.
+enum Gathered {
+    NotInBatch,
+    Held,
+    Complete(Vec<Value>),
 }
 
 /// A tool call waiting for the worker.
@@ -275,6 +353,7 @@ impl Core {
             client_has_roots: false,
             ask_roots: options.ask_roots,
             roots_request: None,
+            version: None,
             requests_sent: 0,
         };
         Core {
@@ -291,9 +370,42 @@ impl Core {
 
     /// Handles one raw frame: parse errors are answered through the outbox.
     pub(crate) fn frame(&mut self, frame: &[u8]) {
-        match jsonrpc::parse_frame(frame) {
+        match jsonrpc::parse_message(frame) {
             Err(error) => self.shared.outbox.send(&error.to_json()),
-            Ok(incoming) => self.dispatcher.incoming(incoming),
+            Ok(Message::One(incoming)) => self.dispatcher.incoming(incoming),
+            Ok(Message::Batch(items)) => self.batch(items),
+        }
+    }
+
+    /// Whether this session negotiated 2025-03-26, the one revision with JSON-RPC batches.
+    pub(crate) fn takes_batches(&self) -> bool {
+        self.dispatcher.version == Some(BATCH_VERSION)
+    }
+
+    /// A JSON-RPC batch: on a 2025-03-26 session each item is handled in order and the
+    /// responses go out as one array once every request is answered (none for
+    /// notifications); any other session refuses it whole, running nothing.
+    fn batch(&mut self, items: Vec<Result<Incoming, RpcError>>) {
+        if !self.takes_batches() {
+            self.shared.outbox.send(&jsonrpc::batch_refused().to_json());
+            return;
+        }
+        let mut waiting = Vec::new();
+        let mut responses = Vec::new();
+        let mut valid = Vec::new();
+        for item in items {
+            match item {
+                Ok(Incoming::Request { id, method, params }) => {
+                    waiting.push(id.clone());
+                    valid.push(Incoming::Request { id, method, params });
+                }
+                Ok(other) => valid.push(other),
+                Err(error) => responses.push(error.to_json()),
+            }
+        }
+        self.shared.outbox.open_batch(waiting, responses);
+        for incoming in valid {
+            self.dispatcher.incoming(incoming);
         }
     }
 
@@ -420,6 +532,8 @@ struct Dispatcher {
     ask_roots: bool,
     /// The id of our `roots/list` request awaiting its answer.
     roots_request: Option<Value>,
+    /// The revision `initialize` negotiated.
+    version: Option<&'static str>,
     /// Requests this server sent the client (ids `chromate-<n>`).
     requests_sent: u64,
 }
@@ -505,10 +619,12 @@ impl Dispatcher {
         if let Some(pos) = queue.pending.iter().position(|call| &call.id == request_id) {
             if let Some(call) = queue.pending.remove(pos) {
                 call.progress.with_state(|state| state.finished = true);
+                self.shared.outbox.forget(request_id);
             }
         } else if let Some(running) = &queue.running {
             if &running.id == request_id {
                 let _ = running.cancel.send(true);
+                self.shared.outbox.forget(request_id);
             }
         }
     }
@@ -553,6 +669,7 @@ impl Dispatcher {
                     .and_then(|capabilities| capabilities.get("roots"))
                     .is_some_and(Value::is_object);
                 let requested = params.get("protocolVersion").and_then(Value::as_str);
+                self.version = Some(negotiated_version(requested));
                 Ok(Some(initialize_result(requested)))
             }
             "ping" => Ok(Some(json!({}))),
@@ -594,7 +711,6 @@ impl Dispatcher {
                 })
             }
             "resources/templates/list" => Ok(Some(json!({ "resourceTemplates": [] }))),
-            "prompts/list" => Ok(Some(json!({ "prompts": [] }))),
             "tools/call" => self.tools_call(id, &params),
             other => Err(RpcError::new(
                 id.clone(),
@@ -671,15 +787,22 @@ impl Dispatcher {
 
 /// The initialize result for the client's requested version.
 pub(crate) fn initialize_result(requested: Option<&str>) -> Value {
-    let version = requested
-        .filter(|version| PROTOCOL_VERSIONS.contains(version))
-        .unwrap_or(LATEST_VERSION);
+    let version = negotiated_version(requested);
     json!({
         "protocolVersion": version,
         "capabilities": era::server_capabilities(),
         "serverInfo": era::server_info(),
         "instructions": INSTRUCTIONS,
     })
+}
+
+/// The revision `initialize` answers for the client's requested one.
+fn negotiated_version(requested: Option<&str>) -> &'static str {
+    PROTOCOL_VERSIONS
+        .iter()
+        .copied()
+        .find(|version| Some(*version) == requested)
+        .unwrap_or(LATEST_VERSION)
 }
 
 /// Sends `notifications/progress` once the call is 1 s old, then about every
