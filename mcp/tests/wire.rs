@@ -1647,7 +1647,11 @@ fn bad_cli_flags_exit_2_without_reading_stdin() {
         "{err}"
     );
     assert_eq!(err.lines().count(), 15, "{err}");
-    assert_eq!(err.lines().last(), Some("hint: chromate init --help"), "{err}");
+    assert_eq!(
+        err.lines().last(),
+        Some("hint: chromate init --help"),
+        "{err}"
+    );
 }
 
 #[test]
