@@ -435,6 +435,8 @@ enum RunFailure {
     /// The browser rejected the scope selector (`reason`, `browserMessage`: from the raw answer).
     #[serde(rename = "invalid selector")]
     InvalidSelector,
+    /// A newer audit of the document began while this one ran (this one was abandoned).
+    Superseded,
 }
 
 /// The error for a `{ok:false}` answer of `a11y.run`; one the Rust side does not know is
@@ -471,6 +473,9 @@ fn run_error(answer: &Value, scope: &str) -> Error {
             message: "a11y: axe-core did not load in the page's isolated world".into(),
         },
         RunFailure::InvalidSelector => Error::invalid_selector("a11y", scope, answer),
+        RunFailure::Superseded => Error::StateInvalid {
+            message: "a11y: a newer audit of this document replaced this one".into(),
+        },
     }
 }
 

@@ -48,6 +48,7 @@ fn a_build_with_axe_core_installed_embeds_it() {
 fn recorded_failures() -> Vec<Value> {
     vec![
         json!({"ok": false, "error": "axe-missing"}),
+        json!({"ok": false, "error": "superseded"}),
         json!({"ok": false, "error": "unknown-rule", "ids": ["no-such-rule"]}),
         json!({"ok": false, "error": "no-match", "canonical": "css=#nope"}),
         json!({"ok": false, "error": "stale-ref", "ref": 4, "status": "detached", "canonical": "ref=e4"}),
