@@ -88,6 +88,7 @@ fn each_audit_failure_is_its_error() {
         codes,
         [
             StateInvalid,
+            StateInvalid,
             InvalidArgument,
             NoMatch,
             StaleRef,
