@@ -48,11 +48,11 @@ fn a_build_with_axe_core_installed_embeds_it() {
 fn recorded_failures() -> Vec<Value> {
     vec![
         json!({"ok": false, "error": "axe-missing"}),
-        json!({"ok": false, "error": "superseded"}),
         json!({"ok": false, "error": "unknown-rule", "ids": ["no-such-rule"]}),
         json!({"ok": false, "error": "no-match", "canonical": "css=#nope"}),
         json!({"ok": false, "error": "stale-ref", "ref": 4, "status": "detached", "canonical": "ref=e4"}),
         json!({"ok": false, "error": "invalid selector", "reason": "bad css", "browserMessage": "'[' is not valid"}),
+        json!({"ok": false, "error": "superseded"}),
     ]
 }
 
@@ -88,11 +88,11 @@ fn each_audit_failure_is_its_error() {
         codes,
         [
             StateInvalid,
-            StateInvalid,
             InvalidArgument,
             NoMatch,
             StaleRef,
-            InvalidArgument
+            InvalidArgument,
+            StateInvalid
         ]
     );
     assert_eq!(
