@@ -80,7 +80,7 @@ fn invalid_requests() {
     check(
         "[]",
         expect![[
-            r#"{"error":{"code":-32600,"message":"invalid request: batch arrays are not supported"},"id":null,"jsonrpc":"2.0"}"#
+            r#"{"error":{"code":-32600,"message":"invalid request: an empty batch"},"id":null,"jsonrpc":"2.0"}"#
         ]],
     );
     check(
