@@ -83,6 +83,7 @@ const ENGINE_METHODS: &[&str] = &[
     "Page.screencastFrameAck",
     "Page.setLifecycleEventsEnabled",
     "Page.startScreencast",
+    "Page.stopLoading",
     "Page.stopScreencast",
     "Runtime.callFunctionOn",
     "Runtime.compileScript",

@@ -1,6 +1,7 @@
 //! `fill`, `fill_and_submit` and `clear` (§4.3 browser_fill, browser_element clear): element
-//! action + editable; focus, select all, delete, then type per character. Date, time, colour
-//! and range inputs are set through the JS helper instead.
+//! action + editable; focus, select all, delete, then type per character (a value of more than
+//! 1,024 characters is inserted in one go, as a paste). Date, time, colour and range inputs are
+//! set through the JS helper instead.
 
 use serde_json::json;
 use tokio::time::Instant;
@@ -12,7 +13,8 @@ use crate::wait::{self, Deadline};
 use super::{states, status, Locator, Status};
 
 impl Locator {
-    /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill).
+    /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill); a
+    /// value longer than 1,024 characters is inserted as one text input instead.
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {

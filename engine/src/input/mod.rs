@@ -15,6 +15,11 @@ use crate::error::Result;
 use crate::page::Page;
 use crate::transport::lock;
 
+/// Above this many characters, a text is inserted in one go rather than typed key by key (a
+/// paste, as Playwright's `fill` does for every value): 1,024 characters are about 2,000 key
+/// events, which the browser works through in a fraction of a second.
+pub(crate) const LONG_TEXT: usize = 1024;
+
 pub use keys::{Key, KeyChord, Modifier};
 
 /// A mouse button.
@@ -169,7 +174,8 @@ impl<'a> Input<'a> {
 
     /// Types `text` character by character: characters with a key go in as keydown,
     /// keypress/input, keyup; the others as text input. With `newline_is_enter`, `\n` presses
-    /// Enter; otherwise it is inserted as text (fill never submits).
+    /// Enter; otherwise it is inserted as text (fill never submits). A text longer than
+    /// [`LONG_TEXT`] characters goes in as one text input, as a paste does (see there).
     pub(crate) async fn type_text(&self, text: &str, newline_is_enter: bool) -> Result<()> {
         self.keys_then_text(&[], text, newline_is_enter).await
     }
@@ -183,6 +189,10 @@ impl<'a> Input<'a> {
 
     /// Presses each of `keys` (no modifiers beyond those held), then types `text`.
     async fn keys_then_text(&self, keys: &[Key], text: &str, newline_is_enter: bool) -> Result<()> {
+        let long = text.chars().nth(LONG_TEXT).is_some();
+        if long && !(newline_is_enter && text.contains('\n')) {
+            return self.keys_then_insert(keys, text).await;
+        }
         // Every event is written at once and answered in order: the browser queues input per
         // session, so the page sees exactly the per-character sequence, without a round trip
         // between characters.
@@ -224,6 +234,27 @@ impl<'a> Input<'a> {
             for answer in futures::future::join_all(sends).await {
                 answer?;
             }
+            Ok(())
+        };
+        self.page.unless_dialog(all).await
+    }
+
+    /// Presses each of `keys`, then inserts `text` with one `Input.insertText` (one
+    /// `beforeinput`/`input` pair, no key events): a long value typed key by key would cost the
+    /// page tens of thousands of events and take seconds.
+    async fn keys_then_insert(&self, keys: &[Key], text: &str) -> Result<()> {
+        let session = &self.page.session;
+        let mut sends = Vec::with_capacity(keys.len() * 2);
+        for key in keys {
+            sends.push(session.send(&self.down_params(key, 0)));
+            sends.push(session.send(&self.up_params(key, 0)));
+        }
+        let insert = InsertTextParams::new(text.to_string());
+        let all = async {
+            for answer in futures::future::join_all(sends).await {
+                answer?;
+            }
+            session.send(&insert).await?;
             Ok(())
         };
         self.page.unless_dialog(all).await

@@ -19,6 +19,10 @@ use crate::error::{Error, Result};
 use crate::transport::lock;
 use crate::wait::changes::{self, Check, Waited};
 
+/// How long stopping a navigation the server has not answered may take (the browser answers at
+/// once: it cancels the request itself).
+const STOP_LOADING: Duration = Duration::from_millis(500);
+
 /// What a navigation waits for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum WaitUntil {
@@ -100,6 +104,7 @@ impl Page {
             url: url.into(),
             timeout,
         };
+        self.stop_script_if_busy().await;
         let params = cdp_page::NavigateParams::new(url);
         // The load deadline, not the command timeout, decides: give the command a second more.
         let navigate = self
@@ -107,7 +112,14 @@ impl Page {
             .send_with_timeout(&params, timeout + Duration::from_secs(1));
         let answer =
             match tokio::time::timeout_at(deadline.into(), self.unless_dialog(navigate)).await {
-                Ok(Err(Error::NoAnswer { .. })) | Err(_) => return Err(load_timeout()),
+                Ok(Err(Error::NoAnswer { .. })) | Err(_) => {
+                    // No answer yet: the server has not answered (or is slow to). The browser
+                    // holds every later command of this tab until the navigation commits, so it
+                    // is stopped: the tab keeps its document and answers again.
+                    let stop = cdp_page::StopLoadingParams::default();
+                    let _ = self.session.send_with_timeout(&stop, STOP_LOADING).await;
+                    return Err(load_timeout());
+                }
                 Ok(answer) => answer?,
             };
         if let Some(net_error) = answer.error_text.filter(|e| !e.is_empty()) {

@@ -100,6 +100,10 @@ struct Inner {
 
 struct Pending {
     waiting: HashMap<u64, (String, oneshot::Sender<Reply>)>,
+    /// Per page session, how many answers it has sent, the answers of commands whose caller
+    /// gave up included: a page still working through a queue of commands (a long run of key
+    /// events) answers them one by one, which tells it from a page that answers nothing.
+    answered: HashMap<Box<str>, u64>,
     /// Set once the connection is gone; new commands fail at once with this reason.
     closed: Option<String>,
 }
@@ -122,6 +126,7 @@ impl Connection {
             next_id: AtomicU64::new(1),
             pending: Mutex::new(Pending {
                 waiting: HashMap::new(),
+                answered: HashMap::new(),
                 closed: None,
             }),
             outgoing,
@@ -203,9 +208,19 @@ impl Connection {
         lock(&self.inner.handlers).insert(session_id, handler);
     }
 
-    /// Removes a session's state handler.
+    /// Removes a session's state handler (the session is gone) and its count of answers.
     pub(crate) fn remove_handler(&self, session_id: &str) {
         lock(&self.inner.handlers).remove(&Some(session_id.to_string()));
+        lock(&self.inner.pending).answered.remove(session_id);
+    }
+
+    /// How many answers the page session `session_id` has sent so far (see `Pending`).
+    pub(crate) fn answers(&self, session_id: &str) -> u64 {
+        lock(&self.inner.pending)
+            .answered
+            .get(session_id)
+            .copied()
+            .unwrap_or(0)
     }
 
     /// A new subscriber to every event of the connection.
@@ -267,7 +282,18 @@ impl Connection {
             }
         };
         if let Some(id) = incoming.id {
-            let waiter = lock(&self.inner.pending).waiting.remove(&id);
+            let waiter = {
+                let mut pending = lock(&self.inner.pending);
+                if let Some(session) = incoming.session_id.as_deref() {
+                    match pending.answered.get_mut(session) {
+                        Some(count) => *count += 1,
+                        None => {
+                            pending.answered.insert(session.into(), 1);
+                        }
+                    }
+                }
+                pending.waiting.remove(&id)
+            };
             if let Some((_, reply)) = waiter {
                 let outcome = match (incoming.error, incoming.result) {
                     (Some(body), _) => Err(body),

@@ -86,8 +86,11 @@ impl Page {
         // (stopped) is known after one probe, not after a termination that cannot arrive.
         let browser = Session::new(self.session.conn.clone(), None);
         let version = browser.send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE);
+        let answered = self.answered_so_far();
         let (answers, version) = tokio::join!(self.answers(), version);
-        if answers {
+        // A page still answering what was queued before the probe (a long run of key events)
+        // is working, only behind: slow, not stuck.
+        if answers || self.answered_so_far() > answered {
             return None;
         }
         if matches!(
@@ -106,8 +109,13 @@ impl Page {
     pub async fn stop_script(&self, waited: Duration) -> Recovery {
         let terminate = self
             .session
-            .send_with_timeout(&runtime::TerminateExecutionParams::default(), TERMINATE)
-            .await;
+            .send_with_timeout(&runtime::TerminateExecutionParams::default(), TERMINATE);
+        let terminate = tokio::time::timeout(TERMINATE, terminate)
+            .await
+            .unwrap_or(Err(Error::NoAnswer {
+                method: "Runtime.terminateExecution".into(),
+                timeout: TERMINATE,
+            }));
         match terminate {
             // A protocol error is an answer too (a termination already in progress).
             Ok(_) | Err(Error::Protocol { .. }) => {
@@ -119,10 +127,9 @@ impl Page {
             }
             Err(_) => {
                 let browser = Session::new(self.session.conn.clone(), None);
-                let version = browser
-                    .send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE)
-                    .await;
-                if version.is_ok() {
+                let version =
+                    browser.send_with_timeout(&cdp_browser::GetVersionParams::default(), PROBE);
+                if matches!(tokio::time::timeout(PROBE, version).await, Ok(Ok(_))) {
                     Recovery::RendererStuck { waited }
                 } else {
                     Recovery::BrowserUnresponsive { waited }
@@ -131,13 +138,35 @@ impl Page {
         }
     }
 
+    /// How many answers the page's session has sent so far.
+    fn answered_so_far(&self) -> u64 {
+        self.session
+            .id
+            .as_deref()
+            .map_or(0, |id| self.session.conn.answers(id))
+    }
+
+    /// Before leaving the page: a page whose script does not yield is stopped first, since a
+    /// new document of the same site needs the same busy renderer to commit. An idle page
+    /// answers the probe at once and is left alone (a termination would stop its next script).
+    pub(crate) async fn stop_script_if_busy(&self) {
+        if self.is_closed() || self.dialog().is_some() || self.answers().await {
+            return;
+        }
+        // Whatever the outcome, the navigation that follows is bounded by its own deadline.
+        self.stop_script(PROBE).await;
+    }
+
     /// Whether the page's main thread answers a trivial script within [`PROBE`] (any answer
     /// counts, an exception or an error too).
-    async fn answers(&self) -> bool {
+    pub(crate) async fn answers(&self) -> bool {
         let probe = runtime::EvaluateParams::new(crate::js::PROBE);
+        // Within a call, a command waits for what is left of the call's deadline: the probe's
+        // own bound is kept here.
+        let answer = tokio::time::timeout(PROBE, self.session.send_with_timeout(&probe, PROBE));
         !matches!(
-            self.session.send_with_timeout(&probe, PROBE).await,
-            Err(Error::CommandTimeout { .. } | Error::NoAnswer { .. })
+            answer.await,
+            Err(_) | Ok(Err(Error::CommandTimeout { .. } | Error::NoAnswer { .. }))
         )
     }
 }

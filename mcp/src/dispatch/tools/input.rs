@@ -83,7 +83,8 @@ pub(crate) const FILL: ToolDecl = ToolDecl {
     name: "browser_fill",
     title: "Fill field",
     verb: "fill",
-    description: "Replace an editable field's content, typed as key events.",
+    description:
+        "Replace an editable field's content, typed as key events (over 1024 chars: pasted).",
     hints: Hints::A,
     observes: true,
     cli: Cli::new("fill", &[Slot::arg("selector"), Slot::arg("value")]),

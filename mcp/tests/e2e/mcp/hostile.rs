@@ -520,3 +520,105 @@ fn mcp_mouse_page_open_and_mock_add_on_a_stopped_browser_end_at_their_timeout() 
     let (exists, _) = mcp.ok("browser_exists", json!({ "selector": "#marker" }));
     assert_eq!(exists["exists"], json!(true), "{exists}");
 }
+
+/// The ids of the open tabs, from browser_page list.
+fn tab_ids(mcp: &mut McpClient) -> Vec<String> {
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    list["tabs"]
+        .as_array()
+        .map(|tabs| {
+            tabs.iter()
+                .filter_map(|tab| tab["id"].as_str().map(str::to_owned))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// A server that is merely slow is not a hung page (issue 25 item 11): the navigate times out
+/// TIMEOUT_WAITING_LOAD, the tab is kept (same id, no "replaced" hint), and the next navigate
+/// in it works.
+#[test]
+fn mcp_a_navigate_to_a_slow_server_times_out_and_keeps_the_tab() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    let before = tab_ids(&mut mcp);
+    let error = err_promptly(
+        &mut mcp,
+        "browser_navigate",
+        json!({ "url": server.url("/delay/4000/nav2.html"), "timeout_ms": 1000 }),
+    );
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_LOAD"), "{error}");
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(!hint.contains("replaced"), "{error}");
+    assert_eq!(tab_ids(&mut mcp), before);
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html") }),
+    );
+    assert!(
+        nav["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/nav2.html"),
+        "{nav}"
+    );
+    assert_eq!(tab_ids(&mut mcp), before);
+}
+
+/// A fill of 8,192 characters, alone and in a batch of 25, is not mistaken for a hung page
+/// (issue 25 item 11).
+#[test]
+fn mcp_a_fill_of_8192_characters_works_alone_and_in_a_batch() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/controls.html") }),
+    );
+    let text = "x".repeat(8192);
+    mcp.ok(
+        "browser_fill",
+        json!({ "selector": "#text-input", "value": text }),
+    );
+    let (value, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "document.querySelector('#text-input').value.length" }),
+    );
+    assert_eq!(value["result"], json!(8192), "{value}");
+    let steps: Vec<Value> = (0..25)
+        .map(|_| json!({ "tool": "browser_fill", "arguments": { "selector": "#text-input", "value": text } }))
+        .collect();
+    let result = mcp.call_result("browser_batch", json!({ "steps": steps }));
+    assert_ne!(result["isError"], json!(true), "{result}");
+    // Without structured content, the batch is one line a step: "N ✓ tool  ms  result".
+    let steps = result["content"][0]["text"].as_str().unwrap_or_default();
+    let passed = steps
+        .lines()
+        .filter(|line| line.contains(" ✓ browser_fill "))
+        .count();
+    assert_eq!(passed, 25, "{result}");
+}
+
+/// A navigate away from a page whose script loops, to the same site, stops the loop and loads
+/// the new page (issue 25 item 11).
+#[test]
+fn mcp_a_navigate_away_from_a_looping_page_to_the_same_site_works() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    open_hung_page(&mut mcp, &server);
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav2.html"), "timeout_ms": 5000 }),
+    );
+    assert!(
+        nav["url"]
+            .as_str()
+            .unwrap_or_default()
+            .ends_with("/nav2.html"),
+        "{nav}"
+    );
+}
