@@ -335,16 +335,18 @@ async fn audit_error(
     let ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
     // axe may yield now and then, so a page that answers can still be running it: the audit
     // is known to run past its deadline, so it is stopped either way.
-    let recovery = match err.recovery() {
-        Some(recovery) => recovery,
-        None => page.stop_script(*timeout).await,
+    // A page that did not answer at all was stopped already (the probe after the deadline);
+    // its hint says so as every tool's does. One that answered was running the audit.
+    let (recovery, stopped_now) = match err.recovery() {
+        Some(recovery) => (recovery, false),
+        None => (page.stop_script(*timeout).await, true),
     };
     if let chromate::Recovery::RendererStuck { .. } = recovery {
         ctx.session.mark_stuck(page);
     }
     let narrow = "audit a part of the page with selector, or fewer rules with rules";
     let hint = match recovery {
-        chromate::Recovery::ScriptStopped { .. } => {
+        chromate::Recovery::ScriptStopped { .. } if stopped_now => {
             format!("chromate stopped the audit after {ms} ms and the tab answers again; {narrow}")
         }
         recovery => format!(

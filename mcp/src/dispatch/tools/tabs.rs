@@ -174,30 +174,39 @@ pub(crate) async fn page(
     }
 }
 
+/// How long `list` waits for a tab to tell its title before it shows the browser's last known
+/// one.
+const TITLE_READ: Duration = Duration::from_millis(250);
+
 /// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
-/// Titles come from the page itself (target infos lag behind), else, for a
-/// tab blocked by a dialog, from the target info.
+/// Titles come from the page itself (target infos lag behind), else, for a tab blocked by a
+/// dialog or not answering within [`TITLE_READ`], from the target info.
 async fn list(session: &mut ToolSession) -> serde_json::Value {
     session.current_page();
     let Some(live) = &session.live else {
         return json!({ "pages": [], "count": 0, "active": null });
     };
     let targets = live.browser.targets();
+    // Titles are read from the pages at once, each bounded: a tab whose script does not yield
+    // (or that shows a dialog) keeps the browser's last known title and holds nobody up.
+    let reads = live.tabs.iter().map(|tab| async {
+        if tab.page.dialog().is_some() {
+            return None;
+        }
+        match tokio::time::timeout(TITLE_READ, tab.page.title()).await {
+            Ok(Ok(title)) => Some(title),
+            _ => None,
+        }
+    });
+    let titles = futures::future::join_all(reads).await;
     let mut pages = Vec::with_capacity(live.tabs.len());
-    for (index, tab) in live.tabs.iter().enumerate() {
-        let info_title = targets
-            .iter()
-            .find(|target| target.id == tab.page.target_id())
-            .map_or(String::new(), |info| info.title.clone());
-        let title = if tab.page.dialog().is_some() {
-            info_title
-        } else {
-            let read = tokio::time::timeout(Duration::from_secs(2), tab.page.title()).await;
-            match read {
-                Ok(Ok(title)) => title,
-                _ => info_title,
-            }
-        };
+    for (index, (tab, title)) in live.tabs.iter().zip(titles).enumerate() {
+        let title = title.unwrap_or_else(|| {
+            targets
+                .iter()
+                .find(|target| target.id == tab.page.target_id())
+                .map_or(String::new(), |info| info.title.clone())
+        });
         pages.push(json!({
             "index": index,
             "id": tab.id,
