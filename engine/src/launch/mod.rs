@@ -249,6 +249,20 @@ mod tests {
         assert!(args.contains(&"--crash-dumps-dir=/tmp/p/crashes".to_owned()));
     }
 
+    /// The profile holds cookies and saved logins: no other user may even list it.
+    #[cfg(unix)]
+    #[test]
+    fn a_new_profile_is_private() {
+        use std::os::unix::fs::PermissionsExt;
+        let profile = process::new_profile();
+        let mode = profile
+            .as_ref()
+            .ok()
+            .and_then(|dir| std::fs::metadata(dir.path()).ok())
+            .map(|meta| meta.permissions().mode() & 0o777);
+        assert_eq!(mode, Some(0o700));
+    }
+
     #[test]
     fn args_are_offline_and_headless_by_default() {
         let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));

@@ -321,10 +321,18 @@ pub(crate) fn child_env(profile: &Path) -> Vec<(&'static str, std::path::PathBuf
     env
 }
 
-/// A fresh profile directory named after the owner's pid.
+/// A fresh profile directory named after the owner's pid, 0700: cookies, saved logins and
+/// the DevTools port file are the user's alone.
 pub(crate) fn new_profile() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix(&format!("{PROFILE_PREFIX}{}-", std::process::id()))
+    let prefix = format!("{PROFILE_PREFIX}{}-", std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(std::fs::Permissions::from_mode(0o700));
+    }
+    builder
         .tempdir()
         .map_err(|e| Error::io("creating a profile directory", e))
 }

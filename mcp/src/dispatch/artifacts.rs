@@ -250,12 +250,13 @@ impl ArtifactStore {
     }
 
     /// Creates the session directory on first use: exclusively (anything already at its
-    /// name, a symlink included, is refused), 0700, owned by this user. The root above it is
-    /// created as needed, with the mode the umask gives; it is the user's or the OS's.
+    /// name, a symlink included, is refused), 0700, owned by this user. A root above it that
+    /// does not exist yet is created 0700 too (other users cannot even list the sessions'
+    /// names); one that exists is the user's or the OS's and is left as it is.
     pub(crate) fn ensure_dir(&mut self) -> std::io::Result<&Path> {
         if !self.created {
             if let Some(parent) = self.dir.parent() {
-                fs::create_dir_all(parent).map_err(|err| {
+                ensure_root(parent).map_err(|err| {
                     std::io::Error::new(err.kind(), format!("{}: {err}", parent.display()))
                 })?;
             }
@@ -263,6 +264,28 @@ impl ArtifactStore {
             self.created = true;
         }
         Ok(&self.dir)
+    }
+}
+
+/// Makes the artifacts root `root` exist: its missing parents with the umask's mode, itself
+/// 0700 if chromate creates it.
+fn ensure_root(root: &Path) -> std::io::Result<()> {
+    if root.is_dir() {
+        return Ok(());
+    }
+    if let Some(parent) = root.parent() {
+        fs::create_dir_all(parent)?;
+    }
+    let mut builder = fs::DirBuilder::new();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        builder.mode(0o700);
+    }
+    match builder.create(root) {
+        // Another session made it meanwhile.
+        Err(err) if err.kind() == std::io::ErrorKind::AlreadyExists && root.is_dir() => Ok(()),
+        other => other,
     }
 }
 

@@ -78,9 +78,27 @@ fn spilled_text_goes_to_a_private_numbered_file() {
         };
         assert_eq!(mode(&path), 0o600);
         assert_eq!(mode(store.dir()), 0o700);
+        // The root did not exist: chromate made it, private too.
+        assert_eq!(mode(&root), 0o700);
     }
     let second = store.spill("batch.txt", "0123456789abcdef");
     assert!(second.path.unwrap_or_default().ends_with("0002-batch.txt"));
+    let _ = fs::remove_dir_all(&root);
+}
+
+/// A root that already exists is the user's: its mode stays as it was.
+#[cfg(unix)]
+#[test]
+fn an_existing_artifacts_root_keeps_its_mode() {
+    use std::os::unix::fs::PermissionsExt;
+    let root = scratch_dir("existing-root");
+    let made = fs::create_dir(&root)
+        .and_then(|()| fs::set_permissions(&root, fs::Permissions::from_mode(0o751)));
+    assert!(made.is_ok(), "{made:?}");
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", Limits::default());
+    assert!(store.ensure_dir().is_ok());
+    let mode = fs::metadata(&root).map(|m| m.permissions().mode() & 0o777);
+    assert_eq!(mode.ok(), Some(0o751));
     let _ = fs::remove_dir_all(&root);
 }
 
