@@ -19,8 +19,8 @@ use crate::error::{Error, Result};
 use crate::transport::lock;
 use crate::wait::changes::{self, Check, Waited};
 
-/// How long stopping a navigation the server has not answered may take (the browser answers at
-/// once: it cancels the request itself).
+/// How long the stop of a navigation the server has not answered may wait for its answer (the
+/// browser answers at once: it cancels the request itself).
 const STOP_LOADING: Duration = Duration::from_millis(500);
 
 /// What a navigation waits for.
@@ -104,7 +104,9 @@ impl Page {
             url: url.into(),
             timeout,
         };
-        self.stop_script_if_busy().await;
+        // Within the navigation's own deadline: a browser that answers nothing does not make
+        // the probe overshoot it.
+        let _ = tokio::time::timeout_at(deadline.into(), self.stop_script_if_busy()).await;
         let params = cdp_page::NavigateParams::new(url);
         // The load deadline, not the command timeout, decides: give the command a second more.
         let navigate = self
@@ -116,8 +118,17 @@ impl Page {
                     // No answer yet: the server has not answered (or is slow to). The browser
                     // holds every later command of this tab until the navigation commits, so it
                     // is stopped: the tab keeps its document and answers again.
-                    let stop = cdp_page::StopLoadingParams::default();
-                    let _ = self.session.send_with_timeout(&stop, STOP_LOADING).await;
+                    // Written now, before any later command of the tab, but not waited for:
+                    // the call ends at its deadline, and a browser that does not answer
+                    // (stopped) would only hold it up.
+                    let session = self.session.clone();
+                    let mut stop = Box::pin(async move {
+                        let stop = cdp_page::StopLoadingParams::default();
+                        let _ = session.send_with_timeout(&stop, STOP_LOADING).await;
+                    });
+                    if futures::future::poll_immediate(&mut stop).await.is_none() {
+                        tokio::spawn(stop);
+                    }
                     return Err(load_timeout());
                 }
                 Ok(answer) => answer?,

@@ -470,8 +470,8 @@ fn mcp_the_observation_after_an_action_ends_with_the_calls_timeout() {
     assert_eq!(value["result"], json!(42));
 }
 
-/// With the browser process stopped (SIGSTOP), browser_mouse at coordinates and browser_page
-/// open fail, and browser_mock add answers, within their timeout plus a margin instead of the
+/// With the browser process stopped (SIGSTOP), browser_navigate, browser_mouse at coordinates
+/// and browser_page open fail, and browser_mock add answers, within their timeout plus a margin instead of the
 /// 30 s command timeout, and once it runs again the session works (issue 25 item 10).
 #[test]
 fn mcp_mouse_page_open_and_mock_add_on_a_stopped_browser_end_at_their_timeout() {
@@ -491,6 +491,10 @@ fn mcp_mouse_page_open_and_mock_add_on_a_stopped_browser_end_at_their_timeout() 
         assert!(status.is_ok_and(|s| s.success()), "kill -{name} {pid}");
     };
     let calls = [
+        (
+            "browser_navigate",
+            json!({ "url": server.url("/nav2.html"), "timeout_ms": 1000 }),
+        ),
         (
             "browser_mouse",
             json!({ "action": "move", "x": 5, "y": 5, "timeout_ms": 1000 }),
