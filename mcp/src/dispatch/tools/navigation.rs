@@ -27,7 +27,7 @@ pub(crate) const NAVIGATE: ToolDecl = ToolDecl {
 tool_args! {
     /// The arguments of browser_navigate, in schema order.
     pub(crate) struct NavigateArgs {
-        url: String = Arg::string("url", "Absolute http(s), file or data URL, or about:blank")
+        url: String = Arg::string("url", "Absolute http(s) or data URL, or about:blank")
             .max_len(2048)
             .required(),
         timeout_ms: u64 = NAV_TIMEOUT,
