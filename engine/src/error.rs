@@ -89,16 +89,6 @@ error_codes! {
         when: "The browser lacks a protocol method the call needs.";
 }
 
-impl ErrorCode {
-    /// Whether an auto-waiting action should keep polling after this error.
-    pub fn is_retryable(self) -> bool {
-        matches!(
-            self,
-            ErrorCode::TimeoutWaitingVisible | ErrorCode::TimeoutWaitingState
-        )
-    }
-}
-
 impl std::fmt::Display for ErrorCode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -669,19 +659,6 @@ mod tests {
         assert_eq!(
             ErrorCode::TimeoutWaitingState.as_str(),
             "TIMEOUT_WAITING_STATE"
-        );
-    }
-
-    #[test]
-    fn only_waiting_codes_are_retryable() {
-        let retryable: Vec<_> = ErrorCode::ALL
-            .iter()
-            .filter(|c| c.is_retryable())
-            .map(|c| c.as_str())
-            .collect();
-        assert_eq!(
-            retryable,
-            ["TIMEOUT_WAITING_VISIBLE", "TIMEOUT_WAITING_STATE"]
         );
     }
 

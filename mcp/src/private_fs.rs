@@ -105,7 +105,7 @@ pub(crate) fn effective_uid() -> u32 {
 }
 
 #[cfg(unix)]
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "geteuid through libc")]
 pub(crate) fn effective_uid() -> u32 {
     // SAFETY: geteuid has no preconditions, touches no memory of ours and cannot fail.
     unsafe { libc::geteuid() }

@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::input::{Input, Modifier, MouseButton};
 use crate::wait::{self, Deadline, NAVIGATION_TIMEOUT};
 
-use super::{states, Locator};
+use super::{states, Aim, Locator};
 
 /// How to click.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,7 +56,7 @@ impl Locator {
             let modifiers: Vec<_> = options.modifiers.iter().map(|m| m.key()).collect();
             let deadline = Deadline::new(self.timeout);
             let target = self
-                .wait_actionable(verb, states::CLICK, true, deadline)
+                .wait_actionable(verb, states::CLICK, Aim::Pointer, deadline)
                 .await?;
             let input = Input::new(&self.page);
             let before = self.page.nav_mark();

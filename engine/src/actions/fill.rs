@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::input::{keys, Input};
 use crate::wait::{self, Deadline};
 
-use super::{states, status, Locator, Status};
+use super::{states, status, Aim, Locator, Status};
 
 impl Locator {
     /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill); a
@@ -79,7 +79,7 @@ impl Locator {
     pub async fn clear(&self) -> Result<()> {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);
-            self.wait_actionable("clear", states::FILL, false, deadline)
+            self.wait_actionable("clear", states::FILL, Aim::Focus, deadline)
                 .await?;
             let answer = self.call("actionability.clear", json!({})).await?;
             let status = status("actionability.clear", &answer)?;

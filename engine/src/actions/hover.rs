@@ -5,7 +5,7 @@ use crate::error::Result;
 use crate::input::Input;
 use crate::wait::Deadline;
 
-use super::{states, Locator};
+use super::{states, Aim, Locator};
 
 impl Locator {
     /// Moves the pointer over the element once it is visible and unobscured.
@@ -13,7 +13,7 @@ impl Locator {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);
             let target = self
-                .wait_actionable("hover", states::HOVER, true, deadline)
+                .wait_actionable("hover", states::HOVER, Aim::Pointer, deadline)
                 .await?;
             Input::new(&self.page)
                 .mouse_move(target.point.x, target.point.y)

@@ -117,6 +117,15 @@ pub(crate) mod states {
     pub(crate) const VISIBLE: &[&str] = &["visible"];
 }
 
+/// How an action reaches its element: a pointer action also needs it to hold still.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Aim {
+    /// At a point on the element (click, hover, mouse): it must hold still.
+    Pointer,
+    /// Through focus or a script (keys, fill, select, scroll).
+    Focus,
+}
+
 impl Locator {
     /// The same locator with another timeout for its actions (`Duration::ZERO` = one check).
     pub fn timeout(mut self, timeout: Duration) -> Self {
@@ -207,10 +216,10 @@ impl Locator {
         &self,
         verb: &str,
         states: &[&str],
-        pointer: bool,
+        aim: Aim,
         deadline: Deadline,
     ) -> Result<Actionable> {
-        self.poll_actionable(verb, states, pointer, None, deadline)
+        self.poll_actionable(verb, states, aim == Aim::Pointer, None, deadline)
             .await
     }
 

@@ -6,13 +6,13 @@ use crate::input::{Input, MouseButton};
 use crate::page::Page;
 use crate::wait::Deadline;
 
-use super::{states, Locator};
+use super::{states, Aim, Locator};
 
 /// Where a mouse action happens.
 async fn point_of(locator: &Locator) -> Result<(f64, f64)> {
     let deadline = Deadline::new(locator.timeout);
     let target = locator
-        .wait_actionable("mouse", states::VISIBLE, true, deadline)
+        .wait_actionable("mouse", states::VISIBLE, Aim::Pointer, deadline)
         .await?;
     Ok((target.point.x, target.point.y))
 }

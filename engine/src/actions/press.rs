@@ -11,14 +11,14 @@ use crate::page::Page;
 use crate::selector;
 use crate::wait::{self, Deadline};
 
-use super::{states, status, Locator, Status};
+use super::{states, status, Aim, Locator, Status};
 
 impl Locator {
     /// Focuses the element (no click), caret after its text.
     pub async fn focus(&self) -> Result<()> {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);
-            self.wait_actionable("focus", states::KEYBOARD, false, deadline)
+            self.wait_actionable("focus", states::KEYBOARD, Aim::Focus, deadline)
                 .await?;
             let answer = self.call("actionability.focusEnd", json!({})).await?;
             let status = status("actionability.focusEnd", &answer)?;
@@ -70,7 +70,7 @@ impl Locator {
 
     async fn focus_for(&self, verb: &str) -> Result<()> {
         let deadline = Deadline::new(self.timeout);
-        self.wait_actionable(verb, states::KEYBOARD, false, deadline)
+        self.wait_actionable(verb, states::KEYBOARD, Aim::Focus, deadline)
             .await?;
         // Plain focus(): an element that already has focus keeps its selection (so that
         // `Control+A` then `Backspace` on the same field deletes everything).

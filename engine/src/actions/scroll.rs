@@ -5,14 +5,14 @@ use serde_json::json;
 use crate::error::{Error, Result};
 use crate::wait::Deadline;
 
-use super::{states, status, Locator, Status};
+use super::{states, status, Aim, Locator, Status};
 
 impl Locator {
     /// Scrolls the element to the viewport centre once it is visible.
     pub async fn scroll_into_view(&self) -> Result<()> {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);
-            self.wait_actionable("scroll", states::VISIBLE, false, deadline)
+            self.wait_actionable("scroll", states::VISIBLE, Aim::Focus, deadline)
                 .await?;
             let answer = self.call("actionability.scrollToCenter", json!({})).await?;
             let status = status("actionability.scrollToCenter", &answer)?;

@@ -6,7 +6,7 @@ use serde_json::{json, Value};
 use crate::error::{Error, Result};
 use crate::wait::Deadline;
 
-use super::{states, status, Locator, Status};
+use super::{states, status, Aim, Locator, Status};
 
 /// The option that was selected.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -23,7 +23,7 @@ impl Locator {
         self.bounded(async {
             let verb = "select";
             let deadline = Deadline::new(self.timeout);
-            self.wait_actionable(verb, states::ENABLED, false, deadline)
+            self.wait_actionable(verb, states::ENABLED, Aim::Focus, deadline)
                 .await?;
             let answer = self
                 .call_with_value("actionability.selectOption", json!(value_or_label))

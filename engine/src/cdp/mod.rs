@@ -366,7 +366,8 @@ mod wire {
     rustdoc::broken_intra_doc_links,
     rustdoc::invalid_html_tags,
     rustdoc::bare_urls,
-    rustdoc::invalid_rust_codeblocks
+    rustdoc::invalid_rust_codeblocks,
+    reason = "generated code, documented with the protocol's own prose"
 )]
 mod generated {
     use super::{wire, Command, EmptyReturns, Event, RawEvent};

@@ -203,7 +203,7 @@ pub(crate) fn recorded_pid(paths: &SessionPaths) -> Option<u32> {
 /// shows that pid is this user's `chromate daemon --session NAME`; then removes its socket and
 /// pid file, so the next command starts afresh. Returns the pid ended.
 #[cfg(target_os = "linux")]
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "kill(2) and geteuid through libc")]
 pub(crate) fn kill_unanswering(paths: &SessionPaths) -> Result<u32, String> {
     use std::os::unix::fs::MetadataExt;
     let Some(pid) = recorded_pid(paths) else {
@@ -528,7 +528,7 @@ fn read_ready(stdout: std::process::ChildStdout, timeout: Duration) -> io::Resul
 
 /// Whether `fd` becomes readable (or hung up) within `timeout`.
 #[cfg(unix)]
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "poll(2) through libc")]
 fn poll_readable(fd: std::os::fd::RawFd, timeout: Duration) -> io::Result<bool> {
     let mut entry = libc::pollfd {
         fd,
@@ -587,7 +587,7 @@ struct StartLock {
 
 #[cfg(unix)]
 impl StartLock {
-    #[allow(unsafe_code)]
+    #[expect(unsafe_code, reason = "flock(2) through libc")]
     fn take(path: &Path) -> io::Result<StartLock> {
         use std::os::fd::AsRawFd;
         use std::os::unix::fs::OpenOptionsExt;

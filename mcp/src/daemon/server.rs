@@ -217,7 +217,7 @@ fn take_socket(path: &Path) -> io::Result<UnixListener> {
 
 /// Prints `ready` for the client that started us, then points stdout at /dev/null: the
 /// client stops reading once it has the line, and nothing may write into a closed pipe.
-#[allow(unsafe_code)]
+#[expect(unsafe_code, reason = "dup2(2) through libc")]
 fn say_ready() -> io::Result<()> {
     use std::io::Write;
     use std::os::fd::AsRawFd;

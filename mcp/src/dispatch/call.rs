@@ -25,15 +25,6 @@ impl Cancel {
         Cancel { receiver }
     }
 
-    /// A signal that never fires (one-shot subcommands).
-    #[allow(dead_code)] // For one-shot subcommands such as `chromate demo`.
-    pub(crate) fn never() -> Cancel {
-        let (sender, receiver) = watch::channel(false);
-        // Keeping the sender alive forever keeps `cancelled()` pending.
-        std::mem::forget(sender);
-        Cancel { receiver }
-    }
-
     pub(crate) fn is_cancelled(&self) -> bool {
         *self.receiver.borrow()
     }

@@ -298,18 +298,13 @@ async fn run_flow(
                 target: page.target_id().to_owned(),
                 video: video.as_mut(),
             };
-            run_steps(
-                &mut session,
-                flow,
-                &dir,
+            let run = Run {
+                dir: &dir,
                 viewport,
                 cancel,
-                &progress,
-                &mut result,
-                &mut on,
-                on_event,
-            )
-            .await;
+                progress: &progress,
+            };
+            run_steps(&mut session, flow, &run, &mut result, &mut on, on_event).await;
         }
         Err(error) => result.error = Some(error.to_json()),
     }
@@ -396,18 +391,29 @@ async fn prepare(
     Ok(page)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// What every step of one flow run shares: where its files go, its viewport, the signal that
+/// interrupts it and its progress.
+struct Run<'a> {
+    dir: &'a Path,
+    viewport: (u32, u32),
+    cancel: &'a Cancel,
+    progress: &'a Progress,
+}
+
 async fn run_steps(
     session: &mut ToolSession,
     flow: &Flow,
-    dir: &Path,
-    viewport: (u32, u32),
-    cancel: &Cancel,
-    progress: &Progress,
+    run: &Run<'_>,
     result: &mut FlowResult,
     on: &mut OnTab<'_>,
     on_event: &mut (dyn FnMut(Event<'_>) + Send),
 ) {
+    let Run {
+        dir,
+        viewport,
+        cancel,
+        progress,
+    } = *run;
     for (index, step) in flow.steps.iter().enumerate() {
         let label = step.label();
         on_event(Event::Step {

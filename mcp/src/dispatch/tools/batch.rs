@@ -58,7 +58,6 @@ tool_args! {
         .required(),
         #[serde(default)]
         continue_on_error: bool = Arg::boolean("continue_on_error", "Run later steps after a failure"),
-        #[allow(dead_code)] // `page` needs the engine's page identity.
         observe: BatchObserve = Arg::one_of(
             "observe",
             "Final observation: diff or page identity",

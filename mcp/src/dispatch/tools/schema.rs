@@ -25,7 +25,7 @@ macro_rules! arg_enum {
             $vis const VALUES: &'static [&'static str] = &[$($text),*];
 
             /// The argument's spelling (`dblclick`).
-            #[allow(dead_code)]
+            #[allow(dead_code, reason = "not every enum's spelling is read back")]
             $vis fn as_str(self) -> &'static str {
                 match self {
                     $($name::$variant => $text,)*
