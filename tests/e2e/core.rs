@@ -859,10 +859,26 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .await
         .expect("settle");
     assert!(settled.quiet, "{settled:?}");
-    let rendered = page.snapshot(full).await.expect("snapshot").render();
+    let rendered = page
+        .snapshot(full.clone())
+        .await
+        .expect("snapshot")
+        .render();
     for text in ["Early result", "Timer result", "Frame result"] {
         assert!(rendered.contains(text), "{text}: {rendered}");
     }
+    // Only the network at work after `load` (a 500 and a refused connection): the page is
+    // asked rather than waited out, and what the responses' handler wrote is there.
+    page.goto(&server.url("console.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let settled = page
+        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .await
+        .expect("settle");
+    assert!(settled.quiet, "{settled:?}");
+    let rendered = page.snapshot(full).await.expect("snapshot").render();
+    assert!(rendered.contains("status 500, failed"), "{rendered}");
     // A page with nothing pending at `load` costs one check; so does a clock whose text
     // changes every 10 ms (only elements added or removed count, and intervals are not work).
     for quiet_page in ["bench-50.html", "login.html", "clock.html"] {

@@ -35,7 +35,23 @@
     return { count, sinceMs: performance.now() - last };
   }
 
+  /** `turn()` → a promise of `watch()`'s answer once the page's event loop has run three more
+   *  tasks (timers of this world, which the page's own timer count does not see): what a
+   *  response handler does next (read the body, insert results, start the next request)
+   *  happens in those tasks. */
+  function turn() {
+    return new Promise((resolve) => {
+      let left = 3;
+      const next = () => {
+        left -= 1;
+        if (left > 0) setTimeout(next, 0);
+        else resolve(watch());
+      };
+      setTimeout(next, 0);
+    });
+  }
+
   watch();
 
-  return { watch };
+  return { watch, turn };
 })

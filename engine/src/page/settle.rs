@@ -8,9 +8,10 @@
 //! run (`js/pending.js`, in the main world), and elements added or removed (`js/settle.js`, in
 //! chromate's world). A page with none of these pending and none of them seen since the wait
 //! began is done at the first check; one that was at work is done once nothing is pending and
-//! nothing moved for the grace window, which covers the few tasks between a response arriving
-//! and the script acting on it. The cap bounds a page that never stops (polling, animating,
-//! streaming). This module decides when to stop waiting; it changes nothing on the page.
+//! nothing moved for the grace window. When only the network was at work, the page is asked
+//! instead of waited out: its event loop runs a few more tasks (`settle.turn`), which is where
+//! a response's handler acts, and if nothing moved meanwhile it is done. The cap bounds a page
+//! that never stops (polling, animating, streaming). This module decides when to stop waiting; it changes nothing on the page.
 
 use std::time::Duration;
 
@@ -74,7 +75,8 @@ impl Page {
     /// The wait after `load`: returns once the page has no request in flight, no short timer
     /// or animation frame pending (`setTimeout` of at most 500 ms, `requestAnimationFrame`,
     /// three generations deep) and, if any of these or an element added or removed was seen
-    /// since the wait began, nothing of the kind for `window`; or once `cap` has passed. A
+    /// since the wait began, nothing of the kind for `window` (when only requests were seen:
+    /// nothing of the kind while the page runs a few more tasks); or once `cap` has passed. A
     /// page with nothing pending at `load` costs one check (one round trip to its renderer).
     /// Text and attribute changes alone (a ticking clock) are not work; neither are intervals.
     /// A page whose script keeps the main thread busy is checked once it yields.
@@ -110,18 +112,22 @@ impl Page {
             }
             // How long each kind of work has been still: a kind that moved since the wait
             // began has been still for less than the wait so far.
-            let quiet = [
-                network_quiet.unwrap_or(Duration::ZERO),
-                millis(pending.since_ms).unwrap_or(Duration::MAX),
-                millis(watch.since_ms).unwrap_or(Duration::ZERO),
-            ]
-            .into_iter()
-            .min()
-            .unwrap_or(Duration::MAX);
+            let network = network_quiet.unwrap_or(Duration::ZERO);
+            let timers = millis(pending.since_ms).unwrap_or(Duration::MAX);
+            let dom = millis(watch.since_ms).unwrap_or(Duration::ZERO);
             let elapsed = deadline.start().elapsed();
-            if quiet >= elapsed || quiet >= window {
+            let still = |quiet: Duration| quiet >= elapsed || quiet >= window;
+            // Only the network was at work lately: whatever its responses start happens within
+            // a few tasks, so the page is asked instead of waited out. A page whose own script
+            // was at work (elements, timers) may go on without a request: it gets the window.
+            let done = if still(network) {
+                still(timers) && still(dom)
+            } else {
+                still(timers) && still(dom) && self.still_after_turns(&watch).await?
+            };
+            if done {
                 return Ok(Settled {
-                    waited: elapsed,
+                    waited: deadline.start().elapsed(),
                     quiet: true,
                     mutations,
                     checks,
@@ -134,6 +140,31 @@ impl Page {
             mutations,
             checks,
         })
+    }
+
+    /// With nothing pending but work seen moments ago (`before`, the last watch): whether the
+    /// page stays still while its event loop runs a few more tasks (`settle.turn`): no request
+    /// started or ended, no counted timer or frame ran or is pending, no element was added or
+    /// removed. A response's handler acts within those tasks, so a page that did not is done,
+    /// without waiting out the grace window.
+    async fn still_after_turns(&self, before: &Watch) -> Result<bool> {
+        let started = std::time::Instant::now();
+        let after = self
+            .call_isolated(None, "settle.turn", &Value::Null)
+            .await?;
+        let after: Watch =
+            serde_json::from_value(after).map_err(|source| crate::Error::Decode {
+                method: "settle.turn".to_string(),
+                source,
+            })?;
+        let pending = self.main_world_pending().await;
+        let turned = started.elapsed();
+        let network_still = self
+            .network_quiet_for()
+            .is_some_and(|quiet| quiet >= turned);
+        let timers_still =
+            pending.pending == 0 && millis(pending.since_ms).is_none_or(|since| since >= turned);
+        Ok(network_still && timers_still && after.count == before.count)
     }
 
     /// The main world's pending timers and frames (`js/pending.js`); none where it cannot
