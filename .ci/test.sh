@@ -43,7 +43,7 @@ echo "== the README's demo, as a user builds it (default features)"
 cargo run -q -p chromate --example demo
 echo "== cargo test (the engine as users install it), then the engine's end-to-end tests (every domain)"
 # Two invocations: in one, cargo would unify the engine end-to-end tests' all-domains into the
-# engine the binary is built with. The first runs the binary's tests (mcp/tests/wire.rs and
+# engine the binary is built with. The first runs the binary's tests (mcp/tests/wire/ and
 # the end-to-end mcp/tests/e2e/, on the binary cargo builds for them, which is never stale)
 # against the engine users install; the second the engine's own (tests/e2e/).
 mkdir -p target

@@ -5,7 +5,7 @@
 //!
 //! Every test starts its own `chromate` processes and proves by PID that none of them, and
 //! none of their browsers, is left. The engine itself is tested in `tests/e2e/` (crate
-//! `chromate-tests`); the browserless protocol tests are `tests/wire.rs`.
+//! `chromate-tests`); the browserless protocol tests are `tests/wire/`.
 //!
 //! Modules:
 

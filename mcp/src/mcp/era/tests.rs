@@ -1,5 +1,5 @@
 //! Unit tests for era classification and result decoration; the wire
-//! behaviour is tested in `mcp/tests/wire.rs`.
+//! behaviour is tested in `mcp/tests/wire/`.
 
 use serde_json::{json, Value};
 

@@ -1,4 +1,4 @@
-//! Unit tests for the initialize result; the wire behaviour is tested in `mcp/tests/wire.rs`.
+//! Unit tests for the initialize result; the wire behaviour is tested in `mcp/tests/wire/`.
 
 use serde_json::json;
 
