@@ -24,6 +24,7 @@ fi
 
 work=$(mktemp -d)
 stderr=$work/server.stderr
+: >"$stderr"
 # The defaults are what is measured: runtime dir /tmp/chromate-0 (no XDG_RUNTIME_DIR for
 # root here), artifacts root the OS temporary directory.
 env -u XDG_RUNTIME_DIR -u CHROMATE_RUNTIME_DIR -u CHROMATE_MCP_ARTIFACTS_DIR \
@@ -54,7 +55,7 @@ url=http://127.0.0.1:$port/mcp
 post() { # SESSION BODY -> the answer's body (JSON or SSE data lines)
   curl -s -m 60 -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
     -H 'Accept: application/json, text/event-stream' ${1:+-H "MCP-Session-Id: $1"} \
-    -d "$2" "$url" | sed -n 's/^data: //p; /^{/p'
+    -d "$2" "$url" | sed -n 's/^data: //p; t; /^{/p'
 }
 init='{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"two_users","version":"1"}}}'
 session=$(curl -s -D - -o /dev/null -H "Authorization: Bearer $token" -H 'Content-Type: application/json' \
@@ -65,7 +66,8 @@ post "$session" '{"jsonrpc":"2.0","method":"notifications/initialized"}' >/dev/n
 post "$session" '{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"browser_navigate","arguments":{"url":"data:text/html,<h1>owner</h1>"}}}' >/dev/null
 shot=$(post "$session" '{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"browser_screenshot","arguments":{}}}' |
   jq -r 'select(.id == 3) | .result.content[0].text | fromjson | .path' 2>/dev/null)
-[ -f "$shot" ] || { echo "the owner's screenshot was not written: $shot"; exit 1; }
+for _ in $(seq 50); do [ -f "$shot" ] && break; sleep 0.1; done
+[ -f "$shot" ] || { echo "the owner's screenshot was not written: $shot"; ls -la "$(dirname "$shot")"; exit 1; }
 session_dir=$(dirname "$shot")
 
 as_other() { runuser -u "$other" -- "$@"; }
@@ -95,7 +97,12 @@ attempt "list the runtime dir ($runtime_dir)" ls "$runtime_dir"
 attempt "list the session dir ($session_dir)" ls "$session_dir"
 attempt "read the screenshot ($shot)" head -c 16 "$shot"
 for profile in /tmp/chromate-profile-"$server"-*; do
-  [ -d "$profile" ] && attempt "list the browser profile ($profile)" ls "$profile"
+  [ -d "$profile" ] || continue
+  attempt "list the browser profile ($profile)" ls "$profile"
+  attempt "read its Local State" head -c 16 "$profile/Local State"
+  attempt "list its Default/ (cookies, history)" ls "$profile/Default"
+  readable=$(find "$profile" -perm -o+r ! -type l -printf '%P(%m) ' 2>/dev/null)
+  row "entries of the profile that others may read (find -perm -o+r; the root as \"(mode)\")" none "${readable:-none}"
 done
 paths=$(as_other bash -c 'CHROMATE_RUNTIME_DIR= XDG_RUNTIME_DIR= '"$bin"' init --mcp 2>&1' || true)
 if printf '%s' "$paths" | grep -q "$token"; then
@@ -108,7 +115,8 @@ echo
 echo "| path | mode | owner |"
 echo "|---|---|---|"
 artifacts_root=$(dirname "$session_dir")
-for path in "$artifacts_root" "$session_dir" "$shot" "$runtime_dir" "$token_file" /tmp/chromate-profile-"$server"-*; do
+for path in "$artifacts_root" "$session_dir" "$shot" "$runtime_dir" "$token_file" \
+  /tmp/chromate-profile-"$server"-* /tmp/chromate-profile-"$server"-*/Default "/tmp/chromate-profile-$server-"*/"Local State"; do
   [ -e "$path" ] && printf '| %s | %s | %s |\n' "$path" "$(stat -c '%a' "$path")" "$(stat -c '%U' "$path")"
 done
 echo

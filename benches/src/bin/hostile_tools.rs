@@ -103,6 +103,36 @@ struct Row {
     stopped: bool,
     recovered: Option<Duration>,
     attempts: usize,
+    /// The result's text blocks, for the details below the table.
+    text: String,
+}
+
+/// The text blocks of a tool result, joined.
+fn text_of(result: &Value) -> String {
+    result["content"]
+        .as_array()
+        .map(|blocks| {
+            blocks
+                .iter()
+                .filter_map(|block| block["text"].as_str())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// The first error code named in a text (`code:  X` or `"code":"X"`), for results whose
+/// error is not the top-level one (a batch's failed step).
+fn code_in(text: &str) -> Option<String> {
+    let rest = text
+        .split_once("\"code\":\"")
+        .or_else(|| text.split_once("code:  "))?
+        .1;
+    let code: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_uppercase() || *c == '_')
+        .collect();
+    (!code.is_empty()).then_some(code)
 }
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
@@ -157,6 +187,13 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         }
     }
     println!();
+    println!("What each call returned (its text, cut at 240 characters):");
+    println!();
+    for row in &rows {
+        let text: String = row.text.replace('\n', " / ").chars().take(240).collect();
+        println!("- {}: {text}", row.tool);
+    }
+    println!();
     if misses.is_empty() {
         println!("misses: none");
     } else {
@@ -199,13 +236,16 @@ fn measure(
         let (outcome, stopped) = if let Some(error) = message.get("error") {
             (format!("JSON-RPC error {}", error["code"]), false)
         } else if result["isError"] == json!(true) {
-            let error = &result["structuredContent"]["error"];
-            let code = error["code"].as_str().unwrap_or("?").to_owned();
-            let hint = error["hint"].as_str().unwrap_or_default();
-            (code, hint.contains(STOPPED))
+            let code = result["structuredContent"]["error"]["code"]
+                .as_str()
+                .map(str::to_owned)
+                .or_else(|| code_in(&text_of(result)))
+                .unwrap_or_else(|| "?".to_owned());
+            (code, text_of(result).contains(STOPPED))
         } else {
             ("ok".to_owned(), false)
         };
+        let text = text_of(result);
         // The follow-up: a plain page in the same tab, retried until it works.
         let started = Instant::now();
         let mut attempts = 0;
@@ -229,6 +269,7 @@ fn measure(
             stopped,
             recovered,
             attempts,
+            text,
         });
     }
     Ok(rows)
