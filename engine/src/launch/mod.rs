@@ -212,6 +212,21 @@ pub(crate) fn remove_stale_profiles() {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn a_new_profile_is_private_to_its_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let profile = match new_profile() {
+            Ok(profile) => profile,
+            Err(err) => panic!("no profile: {err}"),
+        };
+        let mode = match std::fs::metadata(profile.path()) {
+            Ok(meta) => meta.permissions().mode(),
+            Err(err) => panic!("no profile metadata: {err}"),
+        };
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    }
+
     #[test]
     fn a_running_process_exists_and_an_unused_pid_does_not() {
         assert!(process::process_exists(std::process::id()));

@@ -321,10 +321,21 @@ pub(crate) fn child_env(profile: &Path) -> Vec<(&'static str, std::path::PathBuf
     env
 }
 
-/// A fresh profile directory named after the owner's pid.
+/// A fresh profile directory named after the owner's pid, mode 0700: it lives in the shared
+/// temporary directory, and the browser writes some of its files there readable by all
+/// (`Variations`, `Last Version`), so only the owner may enter it.
 pub(crate) fn new_profile() -> Result<tempfile::TempDir> {
-    tempfile::Builder::new()
-        .prefix(&format!("{PROFILE_PREFIX}{}-", std::process::id()))
+    let prefix = format!("{PROFILE_PREFIX}{}-", std::process::id());
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix);
+    #[cfg(unix)]
+    let private = {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::Permissions::from_mode(0o700)
+    };
+    #[cfg(unix)]
+    builder.permissions(private);
+    builder
         .tempdir()
         .map_err(|e| Error::io("creating a profile directory", e))
 }
