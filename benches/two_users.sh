@@ -102,7 +102,7 @@ for profile in /tmp/chromate-profile-"$server"-*; do
   attempt "read its Local State" head -c 16 "$profile/Local State"
   attempt "list its Default/ (cookies, history)" ls "$profile/Default"
   readable=$(find "$profile" -perm -o+r ! -type l -printf '%P(%m) ' 2>/dev/null)
-  row "entries of the profile that others may read (find -perm -o+r; the root as \"(mode)\")" none "${readable:-none}"
+  row "entries inside the profile with the o+r bit (reachable only when the profile is; the profile itself as \"(mode)\")" "none reachable" "${readable:-none}"
 done
 paths=$(as_other bash -c 'CHROMATE_RUNTIME_DIR= XDG_RUNTIME_DIR= '"$bin"' init --mcp 2>&1' || true)
 if printf '%s' "$paths" | grep -q "$token"; then
