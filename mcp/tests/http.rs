@@ -949,6 +949,38 @@ async fn connections_that_never_send_their_headers_are_closed_and_the_cap_answer
     assert!(lines <= 4, "stderr: {}", server.stderr_text());
 }
 
+/// A request turned away before its token is checked (a foreign Host, no token) does not keep
+/// its connection: the server closes it after the answer, though the client asked for none of
+/// that (docs/mcp.md#streamable-http, "Connections").
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_without_the_token_or_with_a_foreign_host_is_answered_and_closed() {
+    let server = HttpServer::start_with(
+        &["--http", "127.0.0.1:0", "--auth-token", "close-test-token"],
+        &[],
+        |command| {
+            command.env("CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS", "600000");
+        },
+    );
+    for host in ["evil.example", "127.0.0.1"] {
+        let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", server.port))
+            .await
+            .unwrap();
+        let request = format!(
+            "POST /mcp HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n\
+             Content-Length: 2\r\n\r\n{{}}"
+        );
+        stream.write_all(request.as_bytes()).await.unwrap();
+        let mut raw = Vec::new();
+        tokio::time::timeout(DEADLINE, stream.read_to_end(&mut raw))
+            .await
+            .expect("the connection stayed open after the answer")
+            .unwrap();
+        let answer = parse_answer(&raw);
+        assert!([401, 403].contains(&answer.status), "{answer:?}");
+        assert_eq!(answer.header("connection"), Some("close"), "{answer:?}");
+    }
+}
+
 /// A flood of connections that never finish their headers, more than the cap, held open: an
 /// authorized client is still served, and the oldest of the flood were closed to make room
 /// (docs/mcp.md#streamable-http, "Connections").

@@ -318,15 +318,25 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
             accepted = listener.accept(), if paused_until.is_none() => match accepted {
                 Ok((stream, _)) => {
                     backoff.accepted();
-                    // Sockets first (the hard bound), then the place among the connections,
-                    // which may evict the oldest half-open one (`http/accept.rs`).
-                    let Some(socket) = sockets.take(limits.max_sockets()) else {
-                        accept::refuse(&stream);
-                        continue;
-                    };
+                    // The place among the connections first, which may evict the oldest
+                    // half-open one (`http/accept.rs`); then a socket under the hard bound,
+                    // waiting briefly for evicted connections to close when it is reached.
                     let Some(admission) = gate.admit() else {
                         accept::refuse(&stream);
                         continue;
+                    };
+                    let socket = match sockets.take(limits.max_sockets()) {
+                        Some(socket) => socket,
+                        None => match sockets
+                            .take_within(limits.max_sockets(), accept::SOCKET_WAIT)
+                            .await
+                        {
+                            Some(socket) => socket,
+                            None => {
+                                accept::refuse(&stream);
+                                continue;
+                            }
+                        },
                     };
                     let server = server.clone();
                     tokio::spawn(async move {
@@ -341,7 +351,21 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
                                 if !established {
                                     return Ok::<_, Infallible>(evicted_answer());
                                 }
-                                Ok::<_, Infallible>(handle(&server, request).await)
+                                let mut response = handle(&server, request).await;
+                                // A request turned away before its token or its session was
+                                // checked may not keep an established connection open.
+                                if matches!(
+                                    response.status(),
+                                    StatusCode::UNAUTHORIZED
+                                        | StatusCode::FORBIDDEN
+                                        | StatusCode::NOT_FOUND
+                                ) {
+                                    response.headers_mut().insert(
+                                        "connection",
+                                        HeaderValue::from_static("close"),
+                                    );
+                                }
+                                Ok::<_, Infallible>(response)
                             }
                         });
                         // A connection that has not sent a request's headers in time is closed,
@@ -456,10 +480,9 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
                     "unauthorized: send Authorization: Bearer <the server's token> (--auth-token, or the one it printed at start)",
                 ),
             );
-            let headers = response.headers_mut();
-            headers.insert("www-authenticate", HeaderValue::from_static("Bearer"));
-            // A client without the token may not keep an established connection open.
-            headers.insert("connection", HeaderValue::from_static("close"));
+            response
+                .headers_mut()
+                .insert("www-authenticate", HeaderValue::from_static("Bearer"));
             return response;
         };
         Some(index)

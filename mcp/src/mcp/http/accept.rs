@@ -32,6 +32,9 @@ const MAX_CONNECTIONS: usize = 512;
 /// The first pause after a failed accept; each failure in a row doubles it, up to the most.
 const FIRST_PAUSE: Duration = Duration::from_millis(10);
 const MOST_PAUSE: Duration = Duration::from_secs(1);
+/// How long a new connection may wait for an evicted one to close when sockets are at their
+/// bound.
+pub(crate) const SOCKET_WAIT: Duration = Duration::from_secs(1);
 /// At most one line about failed accepts this often.
 const LOG_EVERY: Duration = Duration::from_secs(10);
 
@@ -117,28 +120,55 @@ pub(crate) fn fd_limit() -> Option<u64> {
     None
 }
 
-/// The connections open now, each counted while its [`Slot`] lives.
+/// The sockets open now, each counted while its [`Slot`] lives.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Connections(Arc<AtomicUsize>);
+pub(crate) struct Connections(Arc<SocketCount>);
+
+#[derive(Debug, Default)]
+pub(crate) struct SocketCount {
+    open: AtomicUsize,
+    /// Told each time a slot is freed.
+    freed: tokio::sync::Notify,
+}
 
 impl Connections {
     /// A slot for one more connection, unless `max` are open.
     pub(crate) fn take(&self, max: usize) -> Option<Slot> {
         self.0
+            .open
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
                 (open < max).then_some(open + 1)
             })
             .ok()
             .map(|_| Slot(self.0.clone()))
     }
+
+    /// [`Connections::take`], waiting up to `within` for a slot to be freed when `max` are
+    /// open: connections just evicted still hold their sockets until their tasks run.
+    pub(crate) async fn take_within(&self, max: usize, within: Duration) -> Option<Slot> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let freed = self.0.freed.notified();
+            tokio::pin!(freed);
+            // Registered before the check, so a slot freed in between is not missed.
+            freed.as_mut().enable();
+            if let Some(slot) = self.take(max) {
+                return Some(slot);
+            }
+            if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                return None;
+            }
+        }
+    }
 }
 
-/// One open connection; dropping it frees its place.
-pub(crate) struct Slot(Arc<AtomicUsize>);
+/// One open socket; dropping it frees its place.
+pub(crate) struct Slot(Arc<SocketCount>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+        self.0.freed.notify_waiters();
     }
 }
 

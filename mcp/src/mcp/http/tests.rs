@@ -239,3 +239,21 @@ fn the_half_open_budget_is_half_the_cap_and_sockets_have_room_for_it() {
     assert_eq!(limits.max_half_open(), 256);
     assert_eq!(limits.max_sockets(), 768);
 }
+
+#[tokio::test]
+async fn a_socket_freed_while_waiting_is_taken_and_none_freed_means_none() {
+    use std::time::Duration;
+    let sockets = super::accept::Connections::default();
+    let held = sockets.take(1).unwrap();
+    assert!(sockets
+        .take_within(1, Duration::from_millis(1))
+        .await
+        .is_none());
+    let waiting = sockets.take_within(1, Duration::from_secs(60));
+    let freeing = async move {
+        tokio::task::yield_now().await;
+        drop(held);
+    };
+    let (taken, ()) = tokio::join!(waiting, freeing);
+    assert!(taken.is_some());
+}
