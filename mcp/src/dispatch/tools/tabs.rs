@@ -11,6 +11,9 @@ use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::{Tab, ToolSession};
 
+/// The longest `browser_page list` waits for the tabs' titles (less when the agent timeout is).
+const TITLE_BOUND: Duration = Duration::from_secs(2);
+
 pub(crate) const PAGE: ToolDecl = ToolDecl {
     name: "browser_page",
     title: "Tabs",
@@ -175,29 +178,34 @@ pub(crate) async fn page(
 }
 
 /// `{pages:[{index, id, url, title, active}], count, active}`; never launches.
-/// Titles come from the page itself (target infos lag behind), else, for a
-/// tab blocked by a dialog, from the target info.
+/// Titles come from the page itself (target infos lag behind), else, for a tab blocked by a
+/// dialog or one that does not answer within the agent timeout (2 s at most), from the target
+/// info. The tabs are read at once, so hung tabs cost one bound, not one each.
 async fn list(session: &mut ToolSession) -> serde_json::Value {
     session.current_page();
+    let bound = session.agent_timeout().min(TITLE_BOUND);
     let Some(live) = &session.live else {
         return json!({ "pages": [], "count": 0, "active": null });
     };
     let targets = live.browser.targets();
+    let read_titles = live.tabs.iter().map(|tab| async move {
+        if tab.page.dialog().is_some() {
+            return None;
+        }
+        tokio::time::timeout(bound, tab.page.title())
+            .await
+            .ok()
+            .and_then(Result::ok)
+    });
+    let titles = futures::future::join_all(read_titles).await;
     let mut pages = Vec::with_capacity(live.tabs.len());
-    for (index, tab) in live.tabs.iter().enumerate() {
-        let info_title = targets
-            .iter()
-            .find(|target| target.id == tab.page.target_id())
-            .map_or(String::new(), |info| info.title.clone());
-        let title = if tab.page.dialog().is_some() {
-            info_title
-        } else {
-            let read = tokio::time::timeout(Duration::from_secs(2), tab.page.title()).await;
-            match read {
-                Ok(Ok(title)) => title,
-                _ => info_title,
-            }
-        };
+    for (index, (tab, title)) in live.tabs.iter().zip(titles).enumerate() {
+        let title = title.unwrap_or_else(|| {
+            targets
+                .iter()
+                .find(|target| target.id == tab.page.target_id())
+                .map_or(String::new(), |info| info.title.clone())
+        });
         pages.push(json!({
             "index": index,
             "id": tab.id,
