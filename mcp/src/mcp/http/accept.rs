@@ -10,7 +10,8 @@
 //! half-open one instead of being refused. Only when established connections fill the cap is a
 //! new one answered 503. Sockets are bounded apart from that bookkeeping (the cap and the
 //! budget together, under the descriptor limit), so an evicted connection that has not closed
-//! yet still counts.
+//! yet still counts; at that bound a new connection waits up to [`SOCKET_WAIT`] for one to
+//! close before it is answered 503.
 //!
 //! Owns: the limits (defaults, the test knobs `CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS` and
 //! `CHROMATE_MCP_HTTP_MAX_CONNECTIONS`, the cap kept under half the descriptor limit), the count
