@@ -212,6 +212,21 @@ pub(crate) fn remove_stale_profiles() {
 mod tests {
     use super::*;
 
+    #[cfg(unix)]
+    #[test]
+    fn a_new_profile_is_private_to_its_owner() {
+        use std::os::unix::fs::PermissionsExt;
+        let profile = match new_profile() {
+            Ok(profile) => profile,
+            Err(err) => panic!("no profile: {err}"),
+        };
+        let mode = match std::fs::metadata(profile.path()) {
+            Ok(meta) => meta.permissions().mode(),
+            Err(err) => panic!("no profile metadata: {err}"),
+        };
+        assert_eq!(mode & 0o777, 0o700, "{mode:o}");
+    }
+
     #[test]
     fn a_running_process_exists_and_an_unused_pid_does_not() {
         assert!(process::process_exists(std::process::id()));
@@ -247,20 +262,6 @@ mod tests {
         assert_eq!(env, [("BREAKPAD_DUMP_LOCATION", long.join("crashes"))]);
         let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));
         assert!(args.contains(&"--crash-dumps-dir=/tmp/p/crashes".to_owned()));
-    }
-
-    /// The profile holds cookies and saved logins: no other user may even list it.
-    #[cfg(unix)]
-    #[test]
-    fn a_new_profile_is_private() {
-        use std::os::unix::fs::PermissionsExt;
-        let profile = process::new_profile();
-        let mode = profile
-            .as_ref()
-            .ok()
-            .and_then(|dir| std::fs::metadata(dir.path()).ok())
-            .map(|meta| meta.permissions().mode() & 0o777);
-        assert_eq!(mode, Some(0o700));
     }
 
     #[test]

@@ -321,8 +321,9 @@ pub(crate) fn child_env(profile: &Path) -> Vec<(&'static str, std::path::PathBuf
     env
 }
 
-/// A fresh profile directory named after the owner's pid, 0700: cookies, saved logins and
-/// the DevTools port file are the user's alone.
+/// A fresh profile directory named after the owner's pid, mode 0700: it lives in the shared
+/// temporary directory, and the browser writes some of its files there readable by all
+/// (`Variations`, `Last Version`), so only the owner may enter it.
 pub(crate) fn new_profile() -> Result<tempfile::TempDir> {
     let prefix = format!("{PROFILE_PREFIX}{}-", std::process::id());
     let mut builder = tempfile::Builder::new();

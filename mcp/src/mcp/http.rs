@@ -306,7 +306,8 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
     for warning in warnings {
         eprintln!("chromate: {warning}");
     }
-    let connections = accept::Connections::default();
+    let sockets = accept::Connections::default();
+    let gate = accept::Gate::new(&limits);
     let mut backoff = accept::Backoff::default();
     let mut paused_until: Option<tokio::time::Instant> = None;
     let mut reaper = tokio::time::interval(REAP_EVERY);
@@ -317,25 +318,67 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
             accepted = listener.accept(), if paused_until.is_none() => match accepted {
                 Ok((stream, _)) => {
                     backoff.accepted();
-                    let Some(slot) = connections.take(limits.max_connections) else {
+                    // The place among the connections first, which may evict the oldest
+                    // half-open one (`http/accept.rs`); then a socket under the hard bound,
+                    // waiting briefly for evicted connections to close when it is reached.
+                    let Some(admission) = gate.admit() else {
                         accept::refuse(&stream);
                         continue;
                     };
+                    let socket = match sockets.take(limits.max_sockets()) {
+                        Some(socket) => socket,
+                        None => match sockets
+                            .take_within(limits.max_sockets(), accept::SOCKET_WAIT)
+                            .await
+                        {
+                            Some(socket) => socket,
+                            None => {
+                                accept::refuse(&stream);
+                                continue;
+                            }
+                        },
+                    };
                     let server = server.clone();
                     tokio::spawn(async move {
-                        let _slot = slot;
+                        let _socket = socket;
+                        let admission = Arc::new(admission);
+                        let watched = admission.clone();
                         let io = hyper_util::rt::TokioIo::new(stream);
                         let service = hyper::service::service_fn(move |request| {
                             let server = server.clone();
-                            async move { Ok::<_, Infallible>(handle(&server, request).await) }
+                            let established = admission.headers_complete();
+                            async move {
+                                if !established {
+                                    return Ok::<_, Infallible>(evicted_answer());
+                                }
+                                let mut response = handle(&server, request).await;
+                                // A request turned away before its token or its session was
+                                // checked may not keep an established connection open.
+                                if matches!(
+                                    response.status(),
+                                    StatusCode::UNAUTHORIZED
+                                        | StatusCode::FORBIDDEN
+                                        | StatusCode::NOT_FOUND
+                                ) {
+                                    response.headers_mut().insert(
+                                        "connection",
+                                        HeaderValue::from_static("close"),
+                                    );
+                                }
+                                Ok::<_, Infallible>(response)
+                            }
                         });
                         // A connection that has not sent a request's headers in time is closed,
-                        // so connections that never finish cannot hold the server's descriptors.
-                        let _ = hyper::server::conn::http1::Builder::new()
+                        // so connections that never finish cannot hold the server's descriptors;
+                        // one still half-open is closed sooner when newer ones need its place.
+                        let connection = hyper::server::conn::http1::Builder::new()
                             .timer(hyper_util::rt::TokioTimer::new())
                             .header_read_timeout(limits.header_timeout)
-                            .serve_connection(io, service)
-                            .await;
+                            .serve_connection(io, service);
+                        tokio::select! {
+                            _ = connection => {}
+                            () = watched.evicted() => {}
+                        }
                     });
                 }
                 Err(err) => {
@@ -353,6 +396,19 @@ pub(crate) async fn serve(config: Config, mut flags: HttpFlags, flows: bool) -> 
     }
     shutdown(&server).await;
     0
+}
+
+/// The answer to a request whose headers completed just as its connection was evicted to make
+/// room for a newer one: try again, on a new connection.
+fn evicted_answer() -> Response<HttpBody> {
+    let mut response = plain(
+        StatusCode::SERVICE_UNAVAILABLE,
+        "too many connections still sending their headers; retry in a moment",
+    );
+    let headers = response.headers_mut();
+    headers.insert("retry-after", HeaderValue::from_static("1"));
+    headers.insert("connection", HeaderValue::from_static("close"));
+    response
 }
 
 /// Ends the sessions idle longer than the timeout.

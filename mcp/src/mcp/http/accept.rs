@@ -3,14 +3,27 @@
 //! once, and what happens when `accept` fails (no more file descriptors): a pause that grows,
 //! and one line on stderr, not one per error.
 //!
+//! A connection is *half-open* until the headers of its first request are complete, and
+//! *established* after. The two are kept apart so that connections which never finish their
+//! headers cannot lock real clients out: half-open ones have a budget of their own (half the
+//! cap), and a new connection that finds the budget (or the cap) full evicts the oldest
+//! half-open one instead of being refused. Only when established connections fill the cap is a
+//! new one answered 503. Sockets are bounded apart from that bookkeeping (the cap and the
+//! budget together, under the descriptor limit), so an evicted connection that has not closed
+//! yet still counts; at that bound a new connection waits up to [`SOCKET_WAIT`] for one to
+//! close before it is answered 503.
+//!
 //! Owns: the limits (defaults, the test knobs `CHROMATE_MCP_HTTP_HEADER_TIMEOUT_MS` and
 //! `CHROMATE_MCP_HTTP_MAX_CONNECTIONS`, the cap kept under half the descriptor limit), the count
-//! of open connections, the 503 written to a connection over the cap, and the backoff. Does not
-//! own HTTP itself (`http.rs`, hyper).
+//! of open sockets, the half-open and established connections ([`Gate`]), the 503 written to a
+//! connection over the cap, and the backoff. Does not own HTTP itself (`http.rs`, hyper).
 
+use std::collections::BTreeMap;
 use std::io;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+
+use super::lock;
 use std::time::{Duration, Instant};
 
 /// How long a connection may take to send a request's headers, by default.
@@ -20,6 +33,9 @@ const MAX_CONNECTIONS: usize = 512;
 /// The first pause after a failed accept; each failure in a row doubles it, up to the most.
 const FIRST_PAUSE: Duration = Duration::from_millis(10);
 const MOST_PAUSE: Duration = Duration::from_secs(1);
+/// How long a new connection may wait for an evicted one to close when sockets are at their
+/// bound.
+pub(crate) const SOCKET_WAIT: Duration = Duration::from_secs(1);
 /// At most one line about failed accepts this often.
 const LOG_EVERY: Duration = Duration::from_secs(10);
 
@@ -74,6 +90,17 @@ impl Limits {
             warnings,
         )
     }
+
+    /// How many connections may be half-open (headers not complete) at once: half the cap.
+    pub(crate) fn max_half_open(&self) -> usize {
+        (self.max_connections / 2).max(1)
+    }
+
+    /// How many sockets may be open at once: the cap, plus room for the evicted half-open
+    /// connections that have not closed yet (at most the half-open budget's worth).
+    pub(crate) fn max_sockets(&self) -> usize {
+        self.max_connections + self.max_half_open()
+    }
 }
 
 /// This process's soft limit of open files, when it has one.
@@ -94,28 +121,172 @@ pub(crate) fn fd_limit() -> Option<u64> {
     None
 }
 
-/// The connections open now, each counted while its [`Slot`] lives.
+/// The sockets open now, each counted while its [`Slot`] lives.
 #[derive(Debug, Default, Clone)]
-pub(crate) struct Connections(Arc<AtomicUsize>);
+pub(crate) struct Connections(Arc<SocketCount>);
+
+#[derive(Debug, Default)]
+pub(crate) struct SocketCount {
+    open: AtomicUsize,
+    /// Told each time a slot is freed.
+    freed: tokio::sync::Notify,
+}
 
 impl Connections {
     /// A slot for one more connection, unless `max` are open.
     pub(crate) fn take(&self, max: usize) -> Option<Slot> {
         self.0
+            .open
             .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |open| {
                 (open < max).then_some(open + 1)
             })
             .ok()
             .map(|_| Slot(self.0.clone()))
     }
+
+    /// [`Connections::take`], waiting up to `within` for a slot to be freed when `max` are
+    /// open: connections just evicted still hold their sockets until their tasks run.
+    pub(crate) async fn take_within(&self, max: usize, within: Duration) -> Option<Slot> {
+        let deadline = tokio::time::Instant::now() + within;
+        loop {
+            let freed = self.0.freed.notified();
+            tokio::pin!(freed);
+            // Registered before the check, so a slot freed in between is not missed.
+            freed.as_mut().enable();
+            if let Some(slot) = self.take(max) {
+                return Some(slot);
+            }
+            if tokio::time::timeout_at(deadline, freed).await.is_err() {
+                return None;
+            }
+        }
+    }
 }
 
-/// One open connection; dropping it frees its place.
-pub(crate) struct Slot(Arc<AtomicUsize>);
+/// One open socket; dropping it frees its place.
+pub(crate) struct Slot(Arc<SocketCount>);
 
 impl Drop for Slot {
     fn drop(&mut self) {
-        self.0.fetch_sub(1, Ordering::SeqCst);
+        self.0.open.fetch_sub(1, Ordering::SeqCst);
+        self.0.freed.notify_waiters();
+    }
+}
+
+/// The connections admitted now: the half-open ones in the order they came, and the count of
+/// established ones. Shared by the accept loop and every connection's task.
+#[derive(Debug)]
+pub(crate) struct Gate {
+    state: Mutex<GateState>,
+    max_connections: usize,
+    max_half_open: usize,
+}
+
+#[derive(Debug, Default)]
+struct GateState {
+    /// The half-open connections by admission number (oldest first), each with the signal that
+    /// evicts it.
+    half_open: BTreeMap<u64, Arc<tokio::sync::Notify>>,
+    established: usize,
+    next_id: u64,
+}
+
+impl Gate {
+    pub(crate) fn new(limits: &Limits) -> Arc<Gate> {
+        Arc::new(Gate {
+            state: Mutex::new(GateState::default()),
+            max_connections: limits.max_connections,
+            max_half_open: limits.max_half_open(),
+        })
+    }
+
+    /// Admits one new connection as half-open, evicting the oldest half-open connection when
+    /// the half-open budget or the cap is full; `None` when established connections alone fill
+    /// the cap (the caller answers 503).
+    pub(crate) fn admit(self: &Arc<Gate>) -> Option<Admission> {
+        let mut state = lock(&self.state);
+        if state.half_open.len() >= self.max_half_open {
+            state.evict_oldest();
+        }
+        if state.established + state.half_open.len() >= self.max_connections
+            && !state.evict_oldest()
+        {
+            return None;
+        }
+        let id = state.next_id;
+        state.next_id += 1;
+        let evicted = Arc::new(tokio::sync::Notify::new());
+        state.half_open.insert(id, evicted.clone());
+        Some(Admission {
+            gate: self.clone(),
+            id,
+            evicted,
+            established: AtomicBool::new(false),
+        })
+    }
+
+    /// The half-open and the established connections now.
+    #[cfg(test)]
+    pub(crate) fn counts(&self) -> (usize, usize) {
+        let state = lock(&self.state);
+        (state.half_open.len(), state.established)
+    }
+}
+
+impl GateState {
+    /// Signals the oldest half-open connection to close; false when there is none.
+    fn evict_oldest(&mut self) -> bool {
+        match self.half_open.pop_first() {
+            Some((_, evicted)) => {
+                // A permit is stored when its task is not waiting yet, so none is lost.
+                evicted.notify_one();
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// One admitted connection, half-open until [`Admission::headers_complete`]; dropping it
+/// frees its place.
+#[derive(Debug)]
+pub(crate) struct Admission {
+    gate: Arc<Gate>,
+    id: u64,
+    evicted: Arc<tokio::sync::Notify>,
+    established: AtomicBool,
+}
+
+impl Admission {
+    /// The connection's request headers are complete: it becomes established (once). False
+    /// when it was evicted first, and is closing.
+    pub(crate) fn headers_complete(&self) -> bool {
+        if self.established.load(Ordering::SeqCst) {
+            return true;
+        }
+        let mut state = lock(&self.gate.state);
+        if state.half_open.remove(&self.id).is_none() {
+            return false;
+        }
+        state.established += 1;
+        self.established.store(true, Ordering::SeqCst);
+        true
+    }
+
+    /// Returns when the connection has been evicted (never once it is established).
+    pub(crate) async fn evicted(&self) {
+        self.evicted.notified().await;
+    }
+}
+
+impl Drop for Admission {
+    fn drop(&mut self) {
+        let mut state = lock(&self.gate.state);
+        if self.established.load(Ordering::SeqCst) {
+            state.established -= 1;
+        } else {
+            state.half_open.remove(&self.id);
+        }
     }
 }
 

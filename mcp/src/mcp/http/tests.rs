@@ -194,3 +194,66 @@ fn a_connection_slot_is_freed_when_dropped() {
     drop(first);
     assert!(connections.take(2).is_some());
 }
+
+#[test]
+fn a_new_connection_evicts_the_oldest_half_open_one_and_only_established_ones_fill_the_cap() {
+    use super::accept::{Gate, Limits};
+    let limits = Limits {
+        header_timeout: std::time::Duration::from_secs(10),
+        max_connections: 4,
+    };
+    let gate = Gate::new(&limits);
+    // The half-open budget is 2: the third half-open connection evicts the first.
+    let first = gate.admit().unwrap();
+    let second = gate.admit().unwrap();
+    let third = gate.admit().unwrap();
+    assert_eq!(gate.counts(), (2, 0));
+    assert!(!first.headers_complete(), "the evicted one is not promoted");
+    assert!(second.headers_complete());
+    assert!(third.headers_complete());
+    assert_eq!(gate.counts(), (0, 2));
+    drop(first);
+    assert_eq!(gate.counts(), (0, 2));
+    // Two more established fill the cap: a fifth is refused (503), not admitted.
+    let fourth = gate.admit().unwrap();
+    let fifth = gate.admit().unwrap();
+    assert!(fourth.headers_complete() && fifth.headers_complete());
+    assert!(gate.admit().is_none());
+    // Closing an established connection frees its place.
+    drop(second);
+    assert_eq!(gate.counts(), (0, 3));
+    let sixth = gate.admit().unwrap();
+    assert_eq!(gate.counts(), (1, 3));
+    // At the cap with one half-open: the next evicts it rather than being refused.
+    let seventh = gate.admit().unwrap();
+    assert_eq!(gate.counts(), (1, 3));
+    assert!(!sixth.headers_complete());
+    assert!(seventh.headers_complete());
+    drop((third, fourth, fifth, sixth, seventh));
+    assert_eq!(gate.counts(), (0, 0));
+}
+
+#[test]
+fn the_half_open_budget_is_half_the_cap_and_sockets_have_room_for_it() {
+    let (limits, _) = super::accept::Limits::from_env(&|_| None, Some(1024));
+    assert_eq!(limits.max_half_open(), 256);
+    assert_eq!(limits.max_sockets(), 768);
+}
+
+#[tokio::test]
+async fn a_socket_freed_while_waiting_is_taken_and_none_freed_means_none() {
+    use std::time::Duration;
+    let sockets = super::accept::Connections::default();
+    let held = sockets.take(1).unwrap();
+    assert!(sockets
+        .take_within(1, Duration::from_millis(1))
+        .await
+        .is_none());
+    let waiting = sockets.take_within(1, Duration::from_secs(60));
+    let freeing = async move {
+        tokio::task::yield_now().await;
+        drop(held);
+    };
+    let (taken, ()) = tokio::join!(waiting, freeing);
+    assert!(taken.is_some());
+}
