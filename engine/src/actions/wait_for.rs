@@ -82,6 +82,7 @@ impl Locator {
             let deadline = Deadline::new(self.timeout);
             let mut poller = Poller::new(deadline, POLL_EVERY);
             let mut ever_matched = false;
+            let mut answered = false;
             let mut matched = 0usize;
             // `attached` and `visible` never time out as TIMEOUT_WAITING_STATE (below).
             let mut last_state = match state {
@@ -105,9 +106,13 @@ impl Locator {
                     None => json!({}),
                 };
                 let answer = match self.call(probe, extra).await {
+                    // A page that never answered a check was not seen to lack the element:
+                    // its own timeout says so (and the page is probed, its script stopped).
+                    Err(err @ Error::NoAnswer { .. }) if !answered => return Err(err),
                     Err(Error::NoAnswer { .. }) => break,
                     other => other?,
                 };
+                answered = true;
                 // Off-screen is still visible (§9.1: viewport position is irrelevant).
                 let st = match status(probe, &answer)? {
                     Status::OutsideViewport | Status::Unstable => Status::Ok,

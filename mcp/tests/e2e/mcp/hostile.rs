@@ -395,10 +395,10 @@ fn open_hung_page(mcp: &mut McpClient, server: &chromate_tests::FixtureServer) {
     }
 }
 
-/// Every input tool, browser_locators and browser_state save on a page whose script does not
-/// yield: each fails within its timeout (timeout_ms, or the agent default for the tools that
-/// take none) plus a margin, not the 30 s command timeout, says chromate stopped the script,
-/// and the tab works again afterwards (issue 25).
+/// Every input tool, browser_locators, browser_wait and browser_state save on a page whose
+/// script does not yield: each fails within its timeout (timeout_ms, or the agent default for
+/// the tools that take none) plus a margin, not the 30 s command timeout, says chromate
+/// stopped the script, never NO_MATCH, and the tab works again afterwards (issue 25).
 #[test]
 fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_free_it() {
     let server = fixtures();
@@ -415,6 +415,10 @@ fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_fre
             json!({ "action": "move", "x": 10, "y": 10, "timeout_ms": 1000 }),
         ),
         ("browser_locators", json!({ "selector": "#answer" })),
+        (
+            "browser_wait",
+            json!({ "selector": "#answer", "timeout_ms": 1000 }),
+        ),
         ("browser_state", json!({ "action": "save", "name": "hung" })),
     ];
     for (tool, arguments) in calls {
@@ -433,6 +437,8 @@ fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_fre
                 .starts_with(STOPPED),
             "{tool}: {error}"
         );
+        // A page that never answered was not seen to lack the element.
+        assert_ne!(error["code"], json!("NO_MATCH"), "{tool}: {error}");
         let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
         assert_eq!(value["result"], json!(42), "after {tool}");
     }
