@@ -378,6 +378,13 @@ pub enum Error {
     /// The target page or browser went away during the call.
     #[error("the page was closed")]
     PageClosed,
+    /// The tab's renderer process crashed (was killed, ran out of memory): its page is gone,
+    /// the browser and its other tabs are not.
+    #[error("the page crashed (its renderer process is gone) on {url}")]
+    PageCrashed {
+        /// The URL the tab showed when it crashed.
+        url: String,
+    },
     /// Nothing matched the selector at the first check (or a wait for it never matched).
     #[error("{verb}: no element matches {selector}")]
     NoMatch {
@@ -546,6 +553,7 @@ impl Error {
             | Error::Decode { .. }
             | Error::UnknownStatus { .. }
             | Error::PageClosed
+            | Error::PageCrashed { .. }
             | Error::Io { .. } => ErrorCode::DriverError,
             Error::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             Error::TimeoutWaitingLoad { .. } => ErrorCode::TimeoutWaitingLoad,

@@ -34,16 +34,16 @@ pub(super) fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawVal
             if let Some(event) = decode_event::<target::EventTargetDestroyed>(params) {
                 let target_id = event.target_id.0;
                 lock(&inner.targets).remove(&target_id);
-                let reason = if method == "Target.targetCrashed" {
-                    "the page crashed"
-                } else {
-                    "the page was closed"
-                };
+                let crashed = method == "Target.targetCrashed";
                 for page in lock(&inner.pages)
                     .iter()
                     .filter(|pg| pg.target_id() == target_id)
                 {
-                    page.shared.mark_closed(reason);
+                    if crashed {
+                        page.shared.mark_crashed();
+                    } else {
+                        page.shared.mark_closed("the page was closed");
+                    }
                 }
                 lock(&inner.pages).retain(|pg| pg.target_id() != target_id);
                 inner.changed.send_modify(|v| *v += 1);

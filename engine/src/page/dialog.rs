@@ -27,7 +27,8 @@ impl Page {
     }
 
     /// Runs `fut`, but fails with [`Error::DialogOpen`] as soon as a dialog blocks the page, and
-    /// with [`Error::ConnectionClosed`] as soon as the tab crashes or closes.
+    /// with [`Error::PageCrashed`] or [`Error::ConnectionClosed`] as soon as the tab crashes or
+    /// closes.
     pub(crate) async fn unless_dialog<T>(
         &self,
         fut: impl std::future::Future<Output = Result<T>>,
@@ -44,10 +45,8 @@ impl Page {
                 }
                 // A crashed or closed tab never answers: fail at once instead of at the
                 // command timeout.
-                if let Some(reason) = &state.closed {
-                    return Err(Error::ConnectionClosed {
-                        reason: reason.clone(),
-                    });
+                if let Some(gone) = state.gone_error() {
+                    return Err(gone);
                 }
             }
             tokio::select! {

@@ -93,6 +93,10 @@ impl Shared {
         self.update(|state| state.mark_closed(reason));
     }
 
+    pub(crate) fn mark_crashed(&self) {
+        self.update(PageState::mark_crashed);
+    }
+
     /// Applies one event of `session` (the page's own session or a child frame's) through the
     /// reducer, and wakes the waiters when it moved the state.
     pub(crate) fn handle_event(&self, session: Option<&Arc<str>>, method: &str, params: &RawValue) {
@@ -185,6 +189,12 @@ impl Page {
             .collect();
         res.sort_by_key(|f| (f.parent_id.is_some(), f.id.clone()));
         res
+    }
+
+    /// Whether the tab's renderer crashed (its process is gone): the page is closed for
+    /// chromate, though the browser and its other tabs run on.
+    pub fn is_crashed(&self) -> bool {
+        lock(&self.shared.state).crashed
     }
 
     /// Whether the tab has been closed or crashed.

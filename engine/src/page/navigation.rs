@@ -176,10 +176,8 @@ impl Page {
                 }
             }
             let loader_id = loader.as_str();
-            if let Some(reason) = &state.closed {
-                return Check::Done(Some(Err(Error::ConnectionClosed {
-                    reason: reason.clone(),
-                })));
+            if let Some(gone) = state.gone_error() {
+                return Check::Done(Some(Err(gone)));
             }
             if let Some((_, net_error)) = state.doc_failed.iter().find(|(l, _)| l == loader_id) {
                 return Check::Done(Some(Err(Error::NavigationFailed {

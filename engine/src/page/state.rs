@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::dialog::Dialog;
 use super::isolated::WORLD_NAME;
 use crate::cdp::{decode_event, network, page as cdp_page, runtime};
+use crate::error::Error;
 
 /// A lifecycle point a frame's document reached: `commit` (recorded at `Page.frameNavigated`,
 /// or a lifecycle event of that name) and the `Page.lifecycleEvent` names the waits read. Other
@@ -81,6 +82,9 @@ pub(crate) struct PageState {
     /// navigated itself while loading).
     pub(super) started: Vec<(String, String, String)>,
     pub(crate) closed: Option<String>,
+    /// The tab's renderer process is gone (`Inspector.targetCrashed`, `Target.targetCrashed`):
+    /// the page is closed for chromate, and calls on it fail [`Error::PageCrashed`].
+    pub(crate) crashed: bool,
     pub(super) title: String,
     /// Main-frame navigation marks for the click and Enter fences (`actions/`).
     pub(super) nav: NavMark,
@@ -493,10 +497,32 @@ impl PageState {
                     push_bounded(&mut self.doc_failed, (event.request_id.0, event.error_text))
                 }
             }
-            "Inspector.targetCrashed" => self.mark_closed("the page crashed"),
+            "Inspector.targetCrashed" => self.mark_crashed(),
             _ => return false,
         }
         true
+    }
+
+    /// Records that the tab's renderer crashed: the page is gone.
+    pub(crate) fn mark_crashed(&mut self) {
+        self.crashed = true;
+        self.mark_closed("the page crashed");
+    }
+
+    /// The error of a command on a page that is gone, if it is: [`Error::PageCrashed`] with the
+    /// URL it showed when its renderer crashed, else [`Error::ConnectionClosed`] with why it
+    /// closed.
+    pub(crate) fn gone_error(&self) -> Option<Error> {
+        if self.crashed {
+            let url = self
+                .main()
+                .map(|frame| frame.url.clone())
+                .unwrap_or_default();
+            return Some(Error::PageCrashed { url });
+        }
+        self.closed.as_ref().map(|reason| Error::ConnectionClosed {
+            reason: reason.clone(),
+        })
     }
 
     /// Records that the page is gone, keeping the first reason.

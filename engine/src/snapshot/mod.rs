@@ -405,7 +405,10 @@ enum Scope {
 fn is_fatal(err: &Error) -> bool {
     matches!(
         err,
-        Error::DialogOpen { .. } | Error::PageClosed | Error::ConnectionClosed { .. }
+        Error::DialogOpen { .. }
+            | Error::PageClosed
+            | Error::PageCrashed { .. }
+            | Error::ConnectionClosed { .. }
     )
 }
 

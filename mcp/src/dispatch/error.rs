@@ -120,8 +120,8 @@ error_codes! {
         when: "no executable, start failure/timeout, endpoint unreachable",
         detail: "`tried`, `endpoint?`, `reason`";
     DriverError => "DRIVER_ERROR",
-        when: "protocol/transport failure, browser lost, anything unexpected",
-        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason`";
+        when: "protocol/transport failure, browser lost, a tab's renderer crashed, anything unexpected",
+        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason` (`tab-crashed`: `tab`, `url`, `newTab`)";
     Unsupported => "UNSUPPORTED",
         when: "the connected browser lacks a protocol method the call needs",
         detail: "`cdpMethod`, `feature`";
@@ -325,6 +325,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             json!({ "cdpMethod": method, "status": status, "reason": "unknown-status" })
         }
         E::PageClosed => json!({ "reason": "page-closed" }),
+        E::PageCrashed { url } => json!({ "reason": "tab-crashed", "url": url }),
         E::Io { .. } => json!({ "reason": "io" }),
         E::NavigationFailed { url, net_error } => json!({ "netError": net_error, "url": url }),
         E::TimeoutWaitingLoad {
@@ -414,6 +415,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
+        }
+        E::PageCrashed { .. } => {
+            "the tab's renderer crashed; the next call opens a new tab in its place (the browser runs on)".to_owned()
         }
         E::NoSuchOption { .. } => {
             "pass one of detail.options (an option's value or its label)".to_owned()

@@ -294,6 +294,12 @@ fn events_that_do_not_decode_or_move_nothing_are_ignored() {
     assert!(state.apply(None, "Inspector.targetCrashed", &raw("{}"), now));
     state.mark_closed("the page was closed");
     assert_eq!(state.closed.as_deref(), Some("the page crashed"));
+    // Calls on it fail as a crash, naming the URL it showed, not as a lost browser.
+    assert!(state.crashed);
+    assert!(matches!(
+        state.gone_error(),
+        Some(crate::error::Error::PageCrashed { url }) if url == state.main().map(|f| f.url.clone()).unwrap_or_default()
+    ));
 }
 
 #[test]
