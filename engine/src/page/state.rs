@@ -72,6 +72,14 @@ pub(crate) struct PageState {
     pub(super) frames: HashMap<String, FrameState>,
     pub(super) contexts: HashMap<(Option<Arc<str>>, i64), ContextInfo>,
     pub(super) dialog: Option<Dialog>,
+    /// How many dialogs have opened: names the open one, so that an answer clears only the
+    /// dialog it answered, never one the page opened since.
+    pub(super) dialogs_opened: u64,
+    /// When the last dialog closed.
+    pub(super) dialog_closed_at: Option<Instant>,
+    /// How many dialogs in a row opened within [`DIALOG_REOPEN`] of the previous one's close:
+    /// a page that reopens its dialog as soon as it is answered traps the tab.
+    pub(super) dialog_reopens: u32,
     /// Main-document HTTP status by loader id (the last few only).
     pub(super) doc_status: Vec<(String, u16)>,
     /// A navigation's failure reported by `Page.frameRequestedNavigation`-less paths: loader id
@@ -100,6 +108,9 @@ fn content_length(headers: &Value) -> Option<u64> {
             .flatten()
     })
 }
+
+/// A dialog that opens this soon after the previous one closed counts as reopened.
+pub(crate) const DIALOG_REOPEN: Duration = Duration::from_secs(1);
 
 /// How long the network must be quiet, after `load`, for `networkidle` (§9.1).
 const NETWORK_QUIET: Duration = Duration::from_millis(500);
@@ -389,8 +400,16 @@ impl PageState {
                     message: event.message,
                     default_prompt: event.default_prompt,
                 });
+                self.dialogs_opened += 1;
+                let reopened = self
+                    .dialog_closed_at
+                    .is_some_and(|closed| now.saturating_duration_since(closed) <= DIALOG_REOPEN);
+                self.dialog_reopens = if reopened { self.dialog_reopens + 1 } else { 0 };
             }
-            "Page.javascriptDialogClosed" => self.dialog = None,
+            "Page.javascriptDialogClosed" => {
+                self.dialog = None;
+                self.dialog_closed_at = Some(now);
+            }
             "Runtime.executionContextCreated" => {
                 let Some(event) = decode_event::<runtime::EventExecutionContextCreated>(params)
                 else {
@@ -501,6 +520,17 @@ impl PageState {
             _ => return false,
         }
         true
+    }
+
+    /// Records the answer to the dialog that was the `serial`th to open, at `now`: it is
+    /// closed, unless the page opened a newer one meanwhile (its `Page.javascriptDialogClosed`
+    /// and the next `Page.javascriptDialogOpening` can arrive before the answer's reply is
+    /// read), which stays open.
+    pub(crate) fn dialog_answered(&mut self, serial: u64, now: Instant) {
+        if self.dialogs_opened == serial && self.dialog.is_some() {
+            self.dialog = None;
+            self.dialog_closed_at = Some(now);
+        }
     }
 
     /// Records that the tab's renderer crashed: the page is gone.

@@ -557,7 +557,7 @@ impl ToolSession {
     pub(crate) async fn active_page(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
         let page = self.active_page_any(verb).await?;
         if let Some(dialog) = page.dialog() {
-            return Err(dialog_blocks(verb, &dialog));
+            return Err(self.dialog_blocks(verb, &page, &dialog));
         }
         Ok(page)
     }
@@ -580,6 +580,15 @@ impl ToolSession {
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
+        if let chromate::Error::DialogOpen { .. } = err {
+            let active = self.live.as_ref().and_then(Live::active_tab);
+            let page_dialog = active.and_then(|tab| Some((tab.page.clone(), tab.page.dialog()?)));
+            if let Some((page, dialog)) = page_dialog {
+                let hint = self.dialog_blocks(verb, &page, &dialog);
+                error.hint = hint.hint;
+                error.detail = hint.detail.or(error.detail);
+            }
+        }
         if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
             self.stuck_tab = self
                 .live
@@ -611,6 +620,57 @@ impl ToolSession {
         }
         self.drop_lost_browser();
         error
+    }
+
+    /// The way out of a tab whose page reopens its dialog as soon as it is answered (the second
+    /// time in a row or more within a second), if `page` is such a tab: answering again will not
+    /// free it, a new tab and closing this one will.
+    pub(crate) fn dialog_trap(&self, page: &chromate::Page) -> Option<String> {
+        let reopens = page.dialog_reopens();
+        if reopens < 2 {
+            return None;
+        }
+        let id = self
+            .live
+            .as_ref()?
+            .tabs
+            .iter()
+            .find(|tab| tab.page.target_id() == page.target_id())?
+            .id
+            .clone();
+        Some(format!(
+            "the page reopened its dialog as soon as it was answered ({reopens} times in a row), so answering will not free this tab: leave it with browser_page action=open, then browser_page action=close target={id}"
+        ))
+    }
+
+    /// The observation of a tab whose dialog is open: the dialog, and the way out when the page
+    /// keeps reopening it.
+    pub(crate) fn dialog_notice(&self, page: &chromate::Page, dialog: &chromate::Dialog) -> String {
+        let mut notice = format!(
+            "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+            dialog.message
+        );
+        if let Some(trap) = self.dialog_trap(page) {
+            notice.push_str(&format!("\n({trap})"));
+        }
+        notice
+    }
+
+    /// STATE_INVALID `a dialog is open` for a call on `page`: the way out as its hint when the
+    /// page keeps reopening the dialog.
+    pub(crate) fn dialog_blocks(
+        &self,
+        verb: &str,
+        page: &chromate::Page,
+        dialog: &chromate::Dialog,
+    ) -> ToolError {
+        let error = dialog_blocks(verb, dialog);
+        match self.dialog_trap(page) {
+            Some(trap) => error
+                .with_hint(trap)
+                .with_detail_key("reopened", json!(page.dialog_reopens())),
+            None => error,
+        }
     }
 
     /// Marks `page` as stuck: the server replaces it once the failed call is answered.
@@ -952,13 +1012,7 @@ impl ToolSession {
         }
         let page = self.current_page()?;
         if let Some(dialog) = page.dialog() {
-            return Some(
-                self.observation(format!(
-                    "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                    dialog.message
-                ))
-                .await,
-            );
+            return Some(self.observation(self.dialog_notice(&page, &dialog)).await);
         }
         let body = match self
             .take_snapshot_within(&page, chromate::SnapshotOptions::default(), bound)
@@ -972,10 +1026,7 @@ impl ToolSession {
             Err(err) => {
                 self.baseline = None;
                 if let Some(dialog) = page.dialog() {
-                    format!(
-                        "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                        dialog.message
-                    )
+                    self.dialog_notice(&page, &dialog)
                 } else {
                     format!("post-action snapshot unavailable: {err}")
                 }
@@ -1085,10 +1136,7 @@ impl ToolSession {
                 "revision": self.revision,
                 "documentChange": "unknown",
             });
-            let body = format!(
-                "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                dialog.message
-            );
+            let body = self.dialog_notice(&page, &dialog);
             return Some((summary, self.observation(body).await));
         }
         let snapshot = match self

@@ -141,3 +141,63 @@ fn mcp_a_crashed_tab_is_reported_as_such_and_replaced_by_a_new_tab() {
     assert_eq!(tabs(&mut mcp), (vec![newer_tab.clone()], json!(newer_tab)));
     assert_eq!(mcp.browser_pid(), browser, "the browser was not relaunched");
 }
+
+/// A page whose alert reopens as soon as it is answered (issue 25 item 14): every answer
+/// works and shows the next dialog (an answer clears only the dialog it answered, not the one
+/// the page opened meanwhile); from the second reopening on, the observation and the error of
+/// any other call name the way out, which works: a new tab, then closing the trapped one.
+#[test]
+fn mcp_an_alert_loop_names_the_way_out_of_the_tab() {
+    let server = fixtures();
+    server.route("/alert-loop.html", |_| {
+        Response::html(
+            "<title>trap</title><p>trapped</p>\
+             <script>onload = () => { while (true) alert('again') }</script>",
+        )
+    });
+    let mut mcp = start_mcp();
+    let error = mcp.err(
+        "browser_navigate",
+        json!({ "url": server.url("/alert-loop.html") }),
+    );
+    assert_eq!(error["code"], json!("STATE_INVALID"), "{error}");
+    assert_eq!(error["detail"]["reason"], json!("dialog-open"), "{error}");
+    let way_out =
+        "leave it with browser_page action=open, then browser_page action=close target=p1";
+    let mut trapped = 0;
+    for answer in 1..=10 {
+        let (result, observation) = mcp.ok("browser_dialog", json!({ "action": "accept" }));
+        assert_eq!(result["ok"], json!(true), "answer {answer}: {result}");
+        let observation = observation.unwrap_or_default();
+        assert!(
+            observation.starts_with("dialog open: again\n"),
+            "answer {answer}: {observation}"
+        );
+        if observation.contains(way_out) {
+            trapped += 1;
+        }
+    }
+    // The first answer's dialog is the first reopening; from the second on, the way out.
+    assert_eq!(
+        trapped, 9,
+        "the way out is named from the second reopening on"
+    );
+    let error = mcp.err("browser_click", json!({ "selector": "p" }));
+    assert_eq!(error["code"], json!("STATE_INVALID"), "{error}");
+    assert_eq!(error["detail"]["reason"], json!("dialog-open"), "{error}");
+    let hint = error["hint"].as_str().unwrap_or_default();
+    assert!(
+        hint.contains("reopened its dialog as soon as it was answered") && hint.contains(way_out),
+        "{error}"
+    );
+
+    let (opened, _) = mcp.ok("browser_page", json!({ "action": "open" }));
+    assert_eq!(opened["id"], json!("p2"), "{opened}");
+    mcp.ok("browser_page", json!({ "action": "close", "target": "p1" }));
+    assert_eq!(tabs(&mut mcp), (vec!["p2".to_owned()], json!("p2")));
+    let (nav, _) = mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    assert_eq!(nav["title"], json!("Nav one"), "{nav}");
+}
