@@ -28,7 +28,7 @@ use crate::transport::lock;
 
 pub use dialog::Dialog;
 pub(crate) use evaluate::exception_error;
-pub(crate) use isolated::WORLD_NAME;
+pub(crate) use isolated::{DOCUMENT_CHANGES, WORLD_NAME};
 pub use navigation::{NavigationResult, WaitUntil};
 pub use settle::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub(crate) use state::NavMark;

@@ -271,6 +271,8 @@ pub(crate) struct NavMark {
     pub(crate) stopped: u64,
     /// Same-document navigations of the main frame.
     pub(crate) same_document: u64,
+    /// Documents the main frame committed.
+    pub(crate) documents: u64,
     /// The main frame's current loader id.
     pub(crate) loader_id: Option<String>,
 }
@@ -592,6 +594,9 @@ impl PageState {
             state.loader_id = Some(frame.loader_id.0);
             state.lifecycle.clear();
             state.loaded_at = None;
+            if state.parent_id.is_none() && session.is_none() {
+                self.nav.documents += 1;
+            }
         }
         state.lifecycle.insert(Lifecycle::Commit);
         if restored {

@@ -102,8 +102,8 @@ error_codes! {
         when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id",
         detail: "`argument?`, `allowed?`, `selector?`, `reason?`, `cdpMessage?`, `step?`";
     StateInvalid => "STATE_INVALID",
-        when: "dialog blocks the call or none to answer; mock limit; trace state or name clash; quota; no capture for no-errors",
-        detail: "`reason`";
+        when: "dialog blocks the call or none to answer; a page whose document keeps changing; mock limit; trace state or name clash; quota; no capture for no-errors",
+        detail: "`reason` (`dialog-open`: `dialog`, `reopened?`; `document-keeps-changing`: `changes`)";
     BareRef => "BARE_REF",
         when: "bare `eN` never issued",
         detail: "`ref`";
@@ -367,6 +367,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
+        E::DocumentKeepsChanging { changes } => {
+            json!({ "reason": "document-keeps-changing", "changes": changes })
+        }
         E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
         E::NoSuchOption {
             selector,
@@ -415,6 +418,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
+        }
+        E::DocumentKeepsChanging { .. } => {
+            "the page keeps navigating or reloading itself: go elsewhere with browser_navigate, or open a new tab with browser_page action=open".to_owned()
         }
         E::PageCrashed { .. } => {
             "the tab's renderer crashed; the next call opens a new tab in its place (the browser runs on)".to_owned()

@@ -201,3 +201,80 @@ fn mcp_an_alert_loop_names_the_way_out_of_the_tab() {
     );
     assert_eq!(nav["title"], json!("Nav one"), "{nav}");
 }
+
+/// Calls `tool` on a page that keeps navigating itself until it fails, 10 calls at most, and
+/// returns that error. A call may catch one document between two navigations (a snapshot of
+/// it, or NO_MATCH when it is still empty): that is the page as it was, not a failure to
+/// report. Every error must be the contract's: STATE_INVALID `document-keeps-changing`.
+fn loop_error(mcp: &mut McpClient, tool: &str, arguments: &Value) -> Value {
+    for _ in 0..10 {
+        let result = mcp.call_result(tool, arguments.clone());
+        if result["isError"] != json!(true) {
+            continue;
+        }
+        let error = result["structuredContent"]["error"].clone();
+        if error["code"] == json!("NO_MATCH") {
+            continue;
+        }
+        assert_eq!(error["code"], json!("STATE_INVALID"), "{tool}: {error}");
+        return error;
+    }
+    panic!("{tool} never reported the page's navigation loop in 10 calls");
+}
+
+/// Pages that navigate themselves as soon as they load, by reload and by a new URL (issue 25
+/// item 14): browser_snapshot and browser_click fail STATE_INVALID `document-keeps-changing`
+/// with a hint to go elsewhere, never a raw CDP message, and the next navigate works.
+#[test]
+fn mcp_a_page_that_keeps_navigating_itself_fails_snapshot_and_click_with_the_contracts_error() {
+    let server = fixtures();
+    server.route("/reload-loop.html", |_| {
+        Response::html(
+            "<title>loop</title><button id=b>go</button><script>location.reload()</script>",
+        )
+    });
+    server.route("/href-loop.html", |_| {
+        Response::html(
+            "<title>loop</title><button id=b>go</button>\
+             <script>location.href = location.href + '?'</script>",
+        )
+    });
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("/nav.html") }),
+    );
+    for page in ["/reload-loop.html", "/href-loop.html"] {
+        // Entered from the page's own script: a navigate that times out would stop the loop.
+        let (entered, _) = mcp.ok(
+            "browser_advanced_eval",
+            json!({ "js": format!("location.href = '{page}'; 1") }),
+        );
+        assert_eq!(entered["result"], json!(1), "{entered}");
+        for (tool, arguments) in [
+            ("browser_snapshot", json!({})),
+            (
+                "browser_click",
+                json!({ "selector": "#b", "timeout_ms": 5000 }),
+            ),
+        ] {
+            let error = loop_error(&mut mcp, tool, &arguments);
+            assert_eq!(
+                error["detail"]["reason"],
+                json!("document-keeps-changing"),
+                "{page} {tool}: {error}"
+            );
+            let hint = error["hint"].as_str().unwrap_or_default();
+            assert!(
+                hint.contains("browser_navigate") && hint.contains("browser_page action=open"),
+                "{page} {tool}: {error}"
+            );
+            assert!(!error.to_string().contains("cdp"), "{page} {tool}: {error}");
+        }
+        let (nav, _) = mcp.ok(
+            "browser_navigate",
+            json!({ "url": server.url("/nav.html") }),
+        );
+        assert_eq!(nav["title"], json!("Nav one"), "{nav}");
+    }
+}
