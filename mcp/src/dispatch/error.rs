@@ -420,7 +420,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             "the browser is gone; the next call relaunches it".to_owned()
         }
         E::DocumentKeepsChanging { .. } => {
-            "the page keeps navigating or reloading itself: go elsewhere with browser_navigate, or open a new tab with browser_page action=open".to_owned()
+            "the page keeps navigating or reloading itself: open a new tab with browser_page action=open (then close this one with browser_page action=close), or navigate elsewhere with browser_navigate, which the page's own navigations may overtake".to_owned()
         }
         E::PageCrashed { .. } => {
             "the tab's renderer crashed; the next call opens a new tab in its place (the browser runs on)".to_owned()

@@ -224,7 +224,8 @@ fn loop_error(mcp: &mut McpClient, tool: &str, arguments: &Value) -> Value {
 
 /// Pages that navigate themselves as soon as they load, by reload and by a new URL (issue 25
 /// item 14): browser_snapshot and browser_click fail STATE_INVALID `document-keeps-changing`
-/// with a hint to go elsewhere, never a raw CDP message, and the next navigate works.
+/// with a hint naming the way out (a new tab, or a navigation elsewhere), never a raw CDP
+/// message; the new tab works.
 #[test]
 fn mcp_a_page_that_keeps_navigating_itself_fails_snapshot_and_click_with_the_contracts_error() {
     let server = fixtures();
@@ -266,11 +267,24 @@ fn mcp_a_page_that_keeps_navigating_itself_fails_snapshot_and_click_with_the_con
             );
             let hint = error["hint"].as_str().unwrap_or_default();
             assert!(
-                hint.contains("browser_navigate") && hint.contains("browser_page action=open"),
+                hint.contains("browser_page action=open") && hint.contains("browser_navigate"),
                 "{page} {tool}: {error}"
             );
             assert!(!error.to_string().contains("cdp"), "{page} {tool}: {error}");
         }
+        let (_, looping) = tabs(&mut mcp);
+        let (opened, _) = mcp.ok("browser_page", json!({ "action": "open" }));
+        mcp.ok(
+            "browser_page",
+            json!({ "action": "close", "target": looping }),
+        );
+        assert_eq!(
+            tabs(&mut mcp),
+            (
+                vec![opened["id"].as_str().unwrap_or_default().to_owned()],
+                opened["id"].clone()
+            )
+        );
         let (nav, _) = mcp.ok(
             "browser_navigate",
             json!({ "url": server.url("/nav.html") }),
