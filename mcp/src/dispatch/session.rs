@@ -729,8 +729,21 @@ impl ToolSession {
         // The crashed target stays in the browser (a "sad tab") until it is closed.
         let close = live.browser.close_page(&crashed.page);
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), close).await;
-        let replaced = match live.open_tab().await {
-            Ok(page) => {
+        // A tab opened while the browser is still clearing up the dead renderer can land in
+        // it and never attach: each try is bounded, and a failed one is tried again.
+        let mut opened = None;
+        for _ in 0..CRASH_REPLACEMENT_TRIES {
+            if let Ok(Ok(page)) =
+                tokio::time::timeout(CRASH_REPLACEMENT_OPEN, live.open_tab()).await
+            {
+                if !page.is_closed() {
+                    opened = Some(page);
+                    break;
+                }
+            }
+        }
+        let replaced = match opened {
+            Some(page) => {
                 let target = page.target_id().to_owned();
                 self.activate_target(&target);
                 self.live
@@ -738,7 +751,7 @@ impl ToolSession {
                     .and_then(Live::active_tab)
                     .map(|tab| tab.id.clone())
             }
-            Err(_) => None,
+            None => None,
         };
         *outcome = Err(crash_error(verb, &crashed, replaced.as_deref()));
     }
@@ -1217,6 +1230,11 @@ impl ToolSession {
         }
     }
 }
+
+/// How long one try at opening the tab that replaces a crashed one may take, and how many tries
+/// are made.
+const CRASH_REPLACEMENT_OPEN: Duration = Duration::from_secs(5);
+const CRASH_REPLACEMENT_TRIES: usize = 3;
 
 /// How long an observation waits for downloads in flight to end (§11.7).
 const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
