@@ -580,13 +580,14 @@ impl ToolSession {
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
+        // A dialog the page keeps reopening: the hint names the way out of the tab.
         if let chromate::Error::DialogOpen { .. } = err {
             let active = self.live.as_ref().and_then(Live::active_tab);
-            let page_dialog = active.and_then(|tab| Some((tab.page.clone(), tab.page.dialog()?)));
-            if let Some((page, dialog)) = page_dialog {
-                let hint = self.dialog_blocks(verb, &page, &dialog);
-                error.hint = hint.hint;
-                error.detail = hint.detail.or(error.detail);
+            if let Some(trap) = active.and_then(|tab| self.dialog_trap(&tab.page)) {
+                let reopens = active.map_or(0, |tab| tab.page.dialog_reopens());
+                error = error
+                    .with_hint(trap)
+                    .with_detail_key("reopened", json!(reopens));
             }
         }
         if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
