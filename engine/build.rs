@@ -48,6 +48,7 @@ const ENGINE_METHODS: &[&str] = &[
     "Input.dispatchKeyEvent",
     "Input.dispatchMouseEvent",
     "Input.insertText",
+    "Inspector.enable",
     "Inspector.targetCrashed",
     "Log.enable",
     "Network.dataReceived",

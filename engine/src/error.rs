@@ -368,6 +368,20 @@ pub enum Error {
     /// The target page or browser went away during the call.
     #[error("the page was closed")]
     PageClosed,
+    /// The page kept replacing its document while a call worked on it (it navigates or
+    /// reloads itself without pause): the call followed `changes` new documents and gave up.
+    #[error("the page's document changed {changes} times during the call: it keeps navigating or reloading itself")]
+    DocumentKeepsChanging {
+        /// How many new documents the call followed.
+        changes: u32,
+    },
+    /// The tab's renderer process crashed (was killed, ran out of memory): its page is gone,
+    /// the browser and its other tabs are not.
+    #[error("the page crashed (its renderer process is gone) on {url}")]
+    PageCrashed {
+        /// The URL the tab showed when it crashed.
+        url: String,
+    },
     /// Nothing matched the selector at the first check (or a wait for it never matched).
     #[error("{verb}: no element matches {selector}")]
     NoMatch {
@@ -536,6 +550,7 @@ impl Error {
             | Error::Decode { .. }
             | Error::UnknownStatus { .. }
             | Error::PageClosed
+            | Error::PageCrashed { .. }
             | Error::Io { .. } => ErrorCode::DriverError,
             Error::NavigationFailed { .. } => ErrorCode::NavigationFailed,
             Error::TimeoutWaitingLoad { .. } => ErrorCode::TimeoutWaitingLoad,
@@ -546,7 +561,9 @@ impl Error {
             Error::InvalidArgument { .. } | Error::InvalidSelector { .. } => {
                 ErrorCode::InvalidArgument
             }
-            Error::DialogOpen { .. } | Error::StateInvalid { .. } => ErrorCode::StateInvalid,
+            Error::DialogOpen { .. }
+            | Error::StateInvalid { .. }
+            | Error::DocumentKeepsChanging { .. } => ErrorCode::StateInvalid,
             Error::NoMatch { .. } | Error::NoSuchOption { .. } => ErrorCode::NoMatch,
             Error::TimeoutWaitingVisible { .. } => ErrorCode::TimeoutWaitingVisible,
             Error::TimeoutWaitingState { .. } => ErrorCode::TimeoutWaitingState,

@@ -11,7 +11,9 @@ use serde_json::value::RawValue;
 
 use super::router::{Capture, Router};
 use super::{Inner, TargetInfo};
-use crate::cdp::{decode_event, emulation, log, network, page as cdp_page, runtime, target};
+use crate::cdp::{
+    decode_event, emulation, inspector, log, network, page as cdp_page, runtime, target,
+};
 use crate::error::Result;
 use crate::page::{Page, Shared};
 use crate::session::Session;
@@ -34,16 +36,16 @@ pub(super) fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawVal
             if let Some(event) = decode_event::<target::EventTargetDestroyed>(params) {
                 let target_id = event.target_id.0;
                 lock(&inner.targets).remove(&target_id);
-                let reason = if method == "Target.targetCrashed" {
-                    "the page crashed"
-                } else {
-                    "the page was closed"
-                };
+                let crashed = method == "Target.targetCrashed";
                 for page in lock(&inner.pages)
                     .iter()
                     .filter(|pg| pg.target_id() == target_id)
                 {
-                    page.shared.mark_closed(reason);
+                    if crashed {
+                        page.shared.mark_crashed();
+                    } else {
+                        page.shared.mark_closed("the page was closed");
+                    }
                 }
                 lock(&inner.pages).retain(|pg| pg.target_id() != target_id);
                 inner.changed.send_modify(|v| *v += 1);
@@ -291,9 +293,10 @@ fn seed_frames(page: &Page, tree: &cdp_page::FrameTree) {
 }
 
 /// The set-up every session of a document shares, a page's and an out-of-process frame's: the
-/// Page domain and its lifecycle events, Runtime, Network, chromate's world on every new
-/// document (the current one included) and the main-world timer count the wait after `load`
-/// reads; all in parallel, written in that order.
+/// Page domain and its lifecycle events, Runtime, Network, Inspector (whose
+/// `Inspector.targetCrashed` tells the page its renderer is gone while a command waits on it),
+/// chromate's world on every new document (the current one included) and the main-world timer
+/// count the wait after `load` reads; all in parallel, written in that order.
 async fn set_up_document_session(session: &Session) -> Result<()> {
     let script = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::install_source())
         .world_name(crate::page::WORLD_NAME)
@@ -301,11 +304,20 @@ async fn set_up_document_session(session: &Session) -> Result<()> {
     // The one main-world script (`js/pending.js`): the page's timers live there.
     let pending = cdp_page::AddScriptToEvaluateOnNewDocumentParams::new(crate::js::PENDING)
         .run_immediately(true);
-    let (page_enable, lifecycle, runtime_enable, network_enable, world, main_world) = tokio::join!(
+    let (
+        page_enable,
+        lifecycle,
+        runtime_enable,
+        network_enable,
+        inspector_enable,
+        world,
+        main_world,
+    ) = tokio::join!(
         session.send(&cdp_page::EnableParams::default()),
         session.send(&cdp_page::SetLifecycleEventsEnabledParams::new(true)),
         session.send(&runtime::EnableParams::default()),
         session.send(&network::EnableParams::default()),
+        session.send(&inspector::EnableParams::default()),
         session.send(&script),
         session.send(&pending),
     );
@@ -313,6 +325,7 @@ async fn set_up_document_session(session: &Session) -> Result<()> {
     lifecycle?;
     runtime_enable?;
     network_enable?;
+    inspector_enable?;
     world?;
     main_world?;
     Ok(())

@@ -27,7 +27,8 @@ impl Page {
     }
 
     /// Runs `fut`, but fails with [`Error::DialogOpen`] as soon as a dialog blocks the page, and
-    /// with [`Error::ConnectionClosed`] as soon as the tab crashes or closes.
+    /// with [`Error::PageCrashed`] or [`Error::ConnectionClosed`] as soon as the tab crashes or
+    /// closes.
     pub(crate) async fn unless_dialog<T>(
         &self,
         fut: impl std::future::Future<Output = Result<T>>,
@@ -44,10 +45,8 @@ impl Page {
                 }
                 // A crashed or closed tab never answers: fail at once instead of at the
                 // command timeout.
-                if let Some(reason) = &state.closed {
-                    return Err(Error::ConnectionClosed {
-                        reason: reason.clone(),
-                    });
+                if let Some(gone) = state.gone_error() {
+                    return Err(gone);
                 }
             }
             tokio::select! {
@@ -92,16 +91,32 @@ impl Page {
         self.answer_dialog(false, None).await
     }
 
+    /// How many times in a row the open dialog reopened within a second of the previous one's
+    /// answer (0 when none is open, or it opened later): at 2 or more, the page reopens it as
+    /// soon as it is answered, and answering will not free the tab.
+    pub fn dialog_reopens(&self) -> u32 {
+        let state = lock(&self.shared.state);
+        match state.dialog {
+            Some(_) => state.dialog_reopens,
+            None => 0,
+        }
+    }
+
     async fn answer_dialog(&self, accept: bool, prompt_text: Option<&str>) -> Result<Dialog> {
-        let dialog = self.dialog().ok_or_else(|| Error::StateInvalid {
-            message: "no dialog is open".into(),
-        })?;
+        let (dialog, serial) = {
+            let state = lock(&self.shared.state);
+            let dialog = state.dialog.clone().ok_or_else(|| Error::StateInvalid {
+                message: "no dialog is open".into(),
+            })?;
+            (dialog, state.dialogs_opened)
+        };
         let mut params = cdp_page::HandleJavaScriptDialogParams::new(accept);
         if let Some(text) = prompt_text {
             params = params.prompt_text(text);
         }
         self.session.send(&params).await?;
-        self.shared.update(|s| s.dialog = None);
+        self.shared
+            .update(|s| s.dialog_answered(serial, Instant::now()));
         Ok(dialog)
     }
 }

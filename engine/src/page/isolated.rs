@@ -12,9 +12,33 @@ use crate::cdp::{page as cdp_page, runtime};
 use crate::error::{Error, Result};
 use crate::session::Session;
 use crate::transport::lock;
+use crate::wait::changes::{self, Check};
 
 /// chromate's isolated world name.
 pub(crate) const WORLD_NAME: &str = "chromate";
+
+/// How many new documents one call into a frame follows before it fails
+/// [`Error::DocumentKeepsChanging`]: a page that navigates or reloads itself without pause
+/// would otherwise be chased until the call's deadline.
+pub(crate) const DOCUMENT_CHANGES: u32 = 10;
+
+/// How long a call whose document went away waits for the next one to commit before it tries
+/// again anyway.
+const NEXT_DOCUMENT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// Whether `err` is the browser saying the frame's document, or its execution context, went
+/// away under a command: the frame navigated (or is navigating) to another document.
+pub(crate) fn document_gone(err: &Error) -> bool {
+    const GONE: [&str; 5] = [
+        // "Cannot find context with specified id", "Execution context was destroyed."
+        "context",
+        "Inspected target navigated or closed",
+        "No frame for given id found",
+        "Frame with the given id was not found",
+        "Could not create isolated world",
+    ];
+    matches!(err, Error::Protocol { message, .. } if GONE.iter().any(|gone| message.contains(gone)))
+}
 
 impl Page {
     /// Calls one of chromate's page functions (`"snapshot.take"`) with `arg` in the isolated
@@ -50,38 +74,78 @@ impl Page {
         declaration: String,
         args: &[Value],
     ) -> Result<Value> {
-        let mut last_error = None;
-        for _ in 0..3 {
-            let (session, context_id) = self.isolated_context(frame_id).await?;
-            let params = runtime::CallFunctionOnParams::new(declaration.clone())
-                .execution_context_id(runtime::ExecutionContextId(context_id))
-                .arguments(args.iter().map(call_argument).collect())
-                .return_by_value(true)
-                .await_promise(true);
-            match self.unless_dialog(session.send(&params)).await {
+        // The document went away between lookup and call (the frame navigated): the call
+        // follows the frame to its next document, a bounded number of times.
+        let mut changes = 0;
+        loop {
+            let document = self.document_of(frame_id);
+            let attempt = async {
+                let (session, context_id) = self.isolated_context(frame_id).await?;
+                let params = runtime::CallFunctionOnParams::new(declaration.clone())
+                    .execution_context_id(runtime::ExecutionContextId(context_id))
+                    .arguments(args.iter().map(call_argument).collect())
+                    .return_by_value(true)
+                    .await_promise(true);
+                self.unless_dialog(session.send(&params)).await
+            };
+            match attempt.await {
                 Ok(answer) => {
                     if let Some(details) = answer.exception_details {
                         return Err(exception_error(&details));
                     }
                     return remote_value(answer.result);
                 }
-                // The document went away between lookup and call: find the new world.
-                Err(Error::Protocol { message, .. }) if message.contains("context") => {
-                    self.shared.update(|s| {
-                        s.contexts.retain(|_, c| {
-                            c.session.as_deref() != session.id()
-                                || !c.isolated
-                                || Some(c.frame_id.as_str()) != frame_id
-                        });
-                    });
-                    last_error = Some(Error::StateInvalid {
-                        message: format!("the frame's document changed during {function}"),
-                    });
+                Err(err) if document_gone(&err) => {
+                    self.forget_isolated_world(frame_id);
+                    changes += 1;
+                    if changes >= DOCUMENT_CHANGES {
+                        tracing::debug!("{function}: the document changed {changes} times");
+                        return Err(Error::DocumentKeepsChanging { changes });
+                    }
+                    self.wait_for_next_document(frame_id, document.as_deref())
+                        .await;
                 }
                 Err(other) => return Err(other),
             }
         }
-        Err(last_error.unwrap_or(Error::PageClosed))
+    }
+
+    /// The loader id of `frame_id`'s document (the main frame's if `None`).
+    fn document_of(&self, frame_id: Option<&str>) -> Option<String> {
+        let state = lock(&self.shared.state);
+        let frame_id = frame_id.map(str::to_owned).or(state.main_frame.clone())?;
+        state.frames.get(&frame_id)?.loader_id.clone()
+    }
+
+    /// Forgets chromate's world in `frame_id` (the main frame if `None`): its document went
+    /// away, and the next call makes the world again in the new one.
+    fn forget_isolated_world(&self, frame_id: Option<&str>) {
+        self.shared.update(|s| {
+            let Some(frame) = frame_id.map(str::to_owned).or(s.main_frame.clone()) else {
+                return;
+            };
+            let session = s.frames.get(&frame).and_then(|f| f.session.clone());
+            s.contexts
+                .retain(|_, c| !c.isolated || c.frame_id != frame || c.session != session);
+        });
+    }
+
+    /// Waits until `frame_id` shows another document than `document` (the navigation that
+    /// took it away committed), the page closes, or [`NEXT_DOCUMENT`] or the call's deadline
+    /// passes, whichever comes first.
+    async fn wait_for_next_document(&self, frame_id: Option<&str>, document: Option<&str>) {
+        let mut version = self.shared.version.subscribe();
+        let cap = tokio::time::Instant::now() + NEXT_DOCUMENT;
+        let deadline = crate::wait::current().map_or(cap, |call| call.at().min(cap));
+        let _ = changes::until(&mut version, deadline, || {
+            let moved = self.document_of(frame_id).as_deref() != document;
+            if moved || lock(&self.shared.state).closed.is_some() {
+                Check::Done(())
+            } else {
+                Check::Pending
+            }
+        })
+        .await;
     }
 
     /// Like [`Page::call_isolated`] but returns the result as a remote object: its object id

@@ -28,7 +28,7 @@ use crate::transport::lock;
 
 pub use dialog::Dialog;
 pub(crate) use evaluate::exception_error;
-pub(crate) use isolated::WORLD_NAME;
+pub(crate) use isolated::{DOCUMENT_CHANGES, WORLD_NAME};
 pub use navigation::{NavigationResult, WaitUntil};
 pub use settle::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub(crate) use state::NavMark;
@@ -91,6 +91,10 @@ impl Shared {
 
     pub(crate) fn mark_closed(&self, reason: &str) {
         self.update(|state| state.mark_closed(reason));
+    }
+
+    pub(crate) fn mark_crashed(&self) {
+        self.update(PageState::mark_crashed);
     }
 
     /// Applies one event of `session` (the page's own session or a child frame's) through the
@@ -185,6 +189,12 @@ impl Page {
             .collect();
         res.sort_by_key(|f| (f.parent_id.is_some(), f.id.clone()));
         res
+    }
+
+    /// Whether the tab's renderer crashed (its process is gone): the page is closed for
+    /// chromate, though the browser and its other tabs run on.
+    pub fn is_crashed(&self) -> bool {
+        lock(&self.shared.state).crashed
     }
 
     /// Whether the tab has been closed or crashed.

@@ -168,6 +168,9 @@ impl Page {
         let mut version = self.shared.version.subscribe();
         let mut loader = loader_id.to_owned();
         let mut url = url.to_owned();
+        // How many newer navigations the wait followed: a page that keeps navigating itself is
+        // not followed for ever.
+        let mut followed = 0;
         // `Done(None)`: the connection closed (its reason is read after the check).
         let waited = changes::until(&mut version, deadline.into(), || {
             let state = lock(&self.shared.state);
@@ -184,13 +187,17 @@ impl Page {
                 if let Some((next_loader, next_url)) = state.newer_navigation(frame_id, &loader) {
                     loader = next_loader;
                     url = next_url;
+                    followed += 1;
+                    if followed >= crate::page::DOCUMENT_CHANGES {
+                        return Check::Done(Some(Err(Error::DocumentKeepsChanging {
+                            changes: followed,
+                        })));
+                    }
                 }
             }
             let loader_id = loader.as_str();
-            if let Some(reason) = &state.closed {
-                return Check::Done(Some(Err(Error::ConnectionClosed {
-                    reason: reason.clone(),
-                })));
+            if let Some(gone) = state.gone_error() {
+                return Check::Done(Some(Err(gone)));
             }
             if let Some((_, net_error)) = state.doc_failed.iter().find(|(l, _)| l == loader_id) {
                 return Check::Done(Some(Err(Error::NavigationFailed {

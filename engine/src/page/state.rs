@@ -18,6 +18,7 @@ use serde_json::Value;
 use super::dialog::Dialog;
 use super::isolated::WORLD_NAME;
 use crate::cdp::{decode_event, network, page as cdp_page, runtime};
+use crate::error::Error;
 
 /// A lifecycle point a frame's document reached: `commit` (recorded at `Page.frameNavigated`,
 /// or a lifecycle event of that name) and the `Page.lifecycleEvent` names the waits read. Other
@@ -71,6 +72,14 @@ pub(crate) struct PageState {
     pub(super) frames: HashMap<String, FrameState>,
     pub(super) contexts: HashMap<(Option<Arc<str>>, i64), ContextInfo>,
     pub(super) dialog: Option<Dialog>,
+    /// How many dialogs have opened: names the open one, so that an answer clears only the
+    /// dialog it answered, never one the page opened since.
+    pub(super) dialogs_opened: u64,
+    /// When the last dialog closed.
+    pub(super) dialog_closed_at: Option<Instant>,
+    /// How many dialogs in a row opened within [`DIALOG_REOPEN`] of the previous one's close:
+    /// a page that reopens its dialog as soon as it is answered traps the tab.
+    pub(super) dialog_reopens: u32,
     /// Main-document HTTP status by loader id (the last few only).
     pub(super) doc_status: Vec<(String, u16)>,
     /// A navigation's failure reported by `Page.frameRequestedNavigation`-less paths: loader id
@@ -81,6 +90,9 @@ pub(crate) struct PageState {
     /// navigated itself while loading).
     pub(super) started: Vec<(String, String, String)>,
     pub(crate) closed: Option<String>,
+    /// The tab's renderer process is gone (`Inspector.targetCrashed`, `Target.targetCrashed`):
+    /// the page is closed for chromate, and calls on it fail [`Error::PageCrashed`].
+    pub(crate) crashed: bool,
     pub(super) title: String,
     /// Main-frame navigation marks for the click and Enter fences (`actions/`).
     pub(super) nav: NavMark,
@@ -96,6 +108,9 @@ fn content_length(headers: &Value) -> Option<u64> {
             .flatten()
     })
 }
+
+/// A dialog that opens this soon after the previous one closed counts as reopened.
+pub(crate) const DIALOG_REOPEN: Duration = Duration::from_secs(1);
 
 /// How long the network must be quiet, after `load`, for `networkidle` (§9.1).
 const NETWORK_QUIET: Duration = Duration::from_millis(500);
@@ -256,6 +271,8 @@ pub(crate) struct NavMark {
     pub(crate) stopped: u64,
     /// Same-document navigations of the main frame.
     pub(crate) same_document: u64,
+    /// Documents the main frame committed.
+    pub(crate) documents: u64,
     /// The main frame's current loader id.
     pub(crate) loader_id: Option<String>,
 }
@@ -385,8 +402,16 @@ impl PageState {
                     message: event.message,
                     default_prompt: event.default_prompt,
                 });
+                self.dialogs_opened += 1;
+                let reopened = self
+                    .dialog_closed_at
+                    .is_some_and(|closed| now.saturating_duration_since(closed) <= DIALOG_REOPEN);
+                self.dialog_reopens = if reopened { self.dialog_reopens + 1 } else { 0 };
             }
-            "Page.javascriptDialogClosed" => self.dialog = None,
+            "Page.javascriptDialogClosed" => {
+                self.dialog = None;
+                self.dialog_closed_at = Some(now);
+            }
             "Runtime.executionContextCreated" => {
                 let Some(event) = decode_event::<runtime::EventExecutionContextCreated>(params)
                 else {
@@ -493,10 +518,43 @@ impl PageState {
                     push_bounded(&mut self.doc_failed, (event.request_id.0, event.error_text))
                 }
             }
-            "Inspector.targetCrashed" => self.mark_closed("the page crashed"),
+            "Inspector.targetCrashed" => self.mark_crashed(),
             _ => return false,
         }
         true
+    }
+
+    /// Records the answer to the dialog that was the `serial`th to open, at `now`: it is
+    /// closed, unless the page opened a newer one meanwhile (its `Page.javascriptDialogClosed`
+    /// and the next `Page.javascriptDialogOpening` can arrive before the answer's reply is
+    /// read), which stays open.
+    pub(crate) fn dialog_answered(&mut self, serial: u64, now: Instant) {
+        if self.dialogs_opened == serial && self.dialog.is_some() {
+            self.dialog = None;
+            self.dialog_closed_at = Some(now);
+        }
+    }
+
+    /// Records that the tab's renderer crashed: the page is gone.
+    pub(crate) fn mark_crashed(&mut self) {
+        self.crashed = true;
+        self.mark_closed("the page crashed");
+    }
+
+    /// The error of a command on a page that is gone, if it is: [`Error::PageCrashed`] with the
+    /// URL it showed when its renderer crashed, else [`Error::ConnectionClosed`] with why it
+    /// closed.
+    pub(crate) fn gone_error(&self) -> Option<Error> {
+        if self.crashed {
+            let url = self
+                .main()
+                .map(|frame| frame.url.clone())
+                .unwrap_or_default();
+            return Some(Error::PageCrashed { url });
+        }
+        self.closed.as_ref().map(|reason| Error::ConnectionClosed {
+            reason: reason.clone(),
+        })
     }
 
     /// Records that the page is gone, keeping the first reason.
@@ -536,6 +594,9 @@ impl PageState {
             state.loader_id = Some(frame.loader_id.0);
             state.lifecycle.clear();
             state.loaded_at = None;
+            if state.parent_id.is_none() && session.is_none() {
+                self.nav.documents += 1;
+            }
         }
         state.lifecycle.insert(Lifecycle::Commit);
         if restored {

@@ -405,7 +405,10 @@ enum Scope {
 fn is_fatal(err: &Error) -> bool {
     matches!(
         err,
-        Error::DialogOpen { .. } | Error::PageClosed | Error::ConnectionClosed { .. }
+        Error::DialogOpen { .. }
+            | Error::PageClosed
+            | Error::PageCrashed { .. }
+            | Error::ConnectionClosed { .. }
     )
 }
 
@@ -433,9 +436,11 @@ impl Page {
             resolve::resolve_live_ref(self, after).await?;
         }
         let _minting = self.refs.minting.lock().await;
-        let mut last_error = None;
-        // A document that is replaced during the walk is walked again.
-        for _ in 0..3 {
+        // A document that is replaced during the walk is walked again, up to
+        // `DOCUMENT_CHANGES` times; a walk that fails for another reason, twice more.
+        let mut changes = 0;
+        let mut failures = 0;
+        loop {
             let frame_id = match &scope_frame {
                 Some(id) => id.clone(),
                 None => self.main_frame_id().ok_or(Error::PageClosed)?,
@@ -466,8 +471,8 @@ impl Page {
             self.record_refs(walk.minted.iter().cloned());
             if let Err(err) = walked {
                 match err {
-                    Error::StateInvalid { .. } => {
-                        last_error = Some(err);
+                    Error::StateInvalid { .. } if failures < 2 => {
+                        failures += 1;
                         continue;
                     }
                     other => return Err(other),
@@ -475,9 +480,10 @@ impl Page {
             }
             let document_after = self.frame_loader_id(&main_frame);
             if document_after != document_before {
-                last_error = Some(Error::StateInvalid {
-                    message: "the page's document changed during the snapshot".into(),
-                });
+                changes += 1;
+                if changes >= crate::page::DOCUMENT_CHANGES {
+                    return Err(Error::DocumentKeepsChanging { changes });
+                }
                 continue;
             }
             if let (Some(after), Some(_)) = (options.after, walk.after) {
@@ -497,7 +503,6 @@ impl Page {
                 page_ms: walk.page_ms,
             });
         }
-        Err(last_error.unwrap_or(Error::PageClosed))
     }
 
     /// The frame a cross-origin iframe element of a paused walk shows: `snapshot.pausedFrame`

@@ -189,6 +189,10 @@ impl Poller {
     }
 }
 
+/// How many documents a click's navigation wait follows without one reaching `load` before it
+/// fails [`Error::DocumentKeepsChanging`].
+const CLICK_NAVIGATIONS: u64 = 20;
+
 /// After a click's input events were acknowledged: if a cross-document main-frame navigation
 /// was requested or started since `before`, waits for the new document's `load` (§9.5).
 pub(crate) async fn wait_for_click_navigation(
@@ -206,20 +210,26 @@ pub(crate) async fn wait_for_click_navigation(
         let now = page.nav_mark();
         let new_document = now.loader_id != before.loader_id;
         if new_document && page.main_loaded() {
-            return Check::Done(true);
+            return Check::Done(Ok(true));
+        }
+        // A page that keeps navigating itself never loads: stop following it.
+        let documents = now.documents.saturating_sub(before.documents);
+        if documents >= CLICK_NAVIGATIONS {
+            let changes = u32::try_from(documents).unwrap_or(u32::MAX);
+            return Check::Done(Err(Error::DocumentKeepsChanging { changes }));
         }
         // Cancelled (204, download, blocked) navigations stop loading without a new document.
         if !new_document && now.stopped > before.stopped {
-            return Check::Done(false);
+            return Check::Done(Ok(false));
         }
         if page.dialog().is_some() || page.is_closed() {
-            return Check::Done(true);
+            return Check::Done(Ok(true));
         }
         Check::Pending
     })
     .await;
     match waited {
-        Waited::Done(navigated) => Ok(navigated),
+        Waited::Done(navigated) => navigated,
         Waited::Gone => Err(Error::PageClosed),
         Waited::TimedOut => Err(Error::TimeoutWaitingLoad {
             state: "load".into(),

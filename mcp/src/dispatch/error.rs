@@ -102,8 +102,8 @@ error_codes! {
         when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id",
         detail: "`argument?`, `allowed?`, `selector?`, `reason?`, `cdpMessage?`, `step?`";
     StateInvalid => "STATE_INVALID",
-        when: "dialog blocks the call or none to answer; mock limit; trace state or name clash; quota; no capture for no-errors",
-        detail: "`reason`";
+        when: "dialog blocks the call or none to answer; a page whose document keeps changing; mock limit; trace state or name clash; quota; no capture for no-errors",
+        detail: "`reason` (`dialog-open`: `dialog`, `reopened?`; `document-keeps-changing`: `changes`)";
     BareRef => "BARE_REF",
         when: "bare `eN` never issued",
         detail: "`ref`";
@@ -120,8 +120,8 @@ error_codes! {
         when: "no executable, start failure/timeout, endpoint unreachable",
         detail: "`tried`, `endpoint?`, `reason`";
     DriverError => "DRIVER_ERROR",
-        when: "protocol/transport failure, browser lost, anything unexpected",
-        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason`";
+        when: "protocol/transport failure, browser lost, a tab's renderer crashed, anything unexpected",
+        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason` (`tab-crashed`: `tab`, `url`, `newTab`)";
     Unsupported => "UNSUPPORTED",
         when: "the connected browser lacks a protocol method the call needs",
         detail: "`cdpMethod`, `feature`";
@@ -325,6 +325,7 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
             json!({ "cdpMethod": method, "status": status, "reason": "unknown-status" })
         }
         E::PageClosed => json!({ "reason": "page-closed" }),
+        E::PageCrashed { url } => json!({ "reason": "tab-crashed", "url": url }),
         E::Io { .. } => json!({ "reason": "io" }),
         E::NavigationFailed { url, net_error } => json!({ "netError": net_error, "url": url }),
         E::TimeoutWaitingLoad {
@@ -366,6 +367,9 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::DialogOpen { .. } => json!({ "reason": "dialog-open" }),
         E::StateInvalid { .. } => json!({ "reason": "state-invalid" }),
+        E::DocumentKeepsChanging { changes } => {
+            json!({ "reason": "document-keeps-changing", "changes": changes })
+        }
         E::NoMatch { selector, .. } => json!({ "selector": selector, "query": selector }),
         E::NoSuchOption {
             selector,
@@ -414,6 +418,12 @@ pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         }
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
+        }
+        E::DocumentKeepsChanging { .. } => {
+            "the page keeps navigating or reloading itself: open a new tab with browser_page action=open (then close this one with browser_page action=close), or navigate elsewhere with browser_navigate, which the page's own navigations may overtake".to_owned()
+        }
+        E::PageCrashed { .. } => {
+            "the tab's renderer crashed; the next call opens a new tab in its place (the browser runs on)".to_owned()
         }
         E::NoSuchOption { .. } => {
             "pass one of detail.options (an option's value or its label)".to_owned()

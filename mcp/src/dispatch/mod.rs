@@ -135,8 +135,12 @@ async fn execute(
         progress: progress.clone(),
     };
     let mut outcome = tool_call.run(&mut ctx).await;
-    // A tab the call found stuck is replaced before anything else runs.
+    // A tab the call found stuck is replaced before anything else runs; so is a tab whose
+    // renderer crashed, which the failed call then reports.
     ctx.session.replace_stuck_tab().await;
+    ctx.session
+        .report_crashed_tab(decl.verb, &mut outcome)
+        .await;
     // The observation hook (§8); browser_batch makes its own.
     if let Ok(output) = &mut outcome {
         if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {

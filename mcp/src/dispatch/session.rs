@@ -33,6 +33,17 @@ pub(crate) struct Tab {
     pub(crate) page: chromate::Page,
 }
 
+/// The active tab, once its renderer crashed, until the failed call that reports it replaces
+/// it with a new tab.
+#[derive(Debug, Clone)]
+pub(crate) struct CrashedTab {
+    /// Its `p<N>`.
+    pub(crate) id: String,
+    /// The URL it showed.
+    pub(crate) url: String,
+    pub(crate) page: chromate::Page,
+}
+
 /// The running browser and its tabs, in opening order.
 pub(crate) struct Live {
     pub(crate) browser: chromate::Browser,
@@ -228,6 +239,9 @@ pub(crate) struct ToolSession {
     /// The target of a tab whose renderer could not be freed from a script that does not
     /// yield; the server replaces it once the failed call is answered.
     stuck_tab: Option<String>,
+    /// The active tab whose renderer crashed, not reported yet: the next call that fails (a
+    /// call on the tab fails at once) reports it and replaces the tab.
+    crashed_tab: Option<CrashedTab>,
     /// A capture's or a flow's session: [`ToolSession::shutdown`] kills the browser (after
     /// the downloads in flight end) instead of closing it gracefully.
     pub(crate) one_shot: bool,
@@ -260,6 +274,7 @@ impl ToolSession {
             revision: 0,
             next_ref: None,
             stuck_tab: None,
+            crashed_tab: None,
             one_shot: false,
         }
     }
@@ -311,6 +326,7 @@ impl ToolSession {
                 self.next_ref = Some(live.browser.next_ref());
                 self.live = None;
                 self.baseline = None;
+                self.crashed_tab = None;
             }
         }
     }
@@ -318,11 +334,21 @@ impl ToolSession {
     /// Brings the tab list up to date with the browser: new pages (popups,
     /// `target=_blank`) get the next id, closed ones go; if the active tab
     /// went, the lowest-index remaining one becomes active and the baseline
-    /// is cleared.
+    /// is cleared. An active tab whose renderer crashed is kept as [`CrashedTab`] for the next
+    /// failed call to report, and no other tab becomes active meanwhile.
     pub(crate) fn sync_tabs(&mut self) {
         let Some(live) = self.live.as_mut() else {
             return;
         };
+        if let Some(tab) = live.active_tab().filter(|tab| tab.page.is_crashed()) {
+            self.crashed_tab = Some(CrashedTab {
+                id: tab.id.clone(),
+                url: tab.page.url(),
+                page: tab.page.clone(),
+            });
+            live.active = None;
+            self.baseline = None;
+        }
         live.tabs.retain(|tab| !tab.page.is_closed());
         for page in live.pages() {
             if !live
@@ -342,7 +368,7 @@ impl ToolSession {
             .active
             .as_deref()
             .is_some_and(|id| live.tabs.iter().any(|tab| tab.id == id));
-        if !active_alive {
+        if !active_alive && self.crashed_tab.is_none() {
             live.active = live.tabs.first().map(|tab| tab.id.clone());
             self.baseline = None;
         }
@@ -352,6 +378,9 @@ impl ToolSession {
     /// baseline: the next observation starts from a full snapshot.
     fn activate_target(&mut self, target: &str) {
         self.sync_tabs();
+        // A tab chosen now (a new one, one selected) is where the next calls go: a crash of the
+        // one before is no longer what they fail on.
+        self.crashed_tab = None;
         if let Some(live) = self.live.as_mut() {
             live.active = live
                 .tabs
@@ -506,10 +535,14 @@ impl ToolSession {
         &mut self,
         verb: &str,
     ) -> Result<chromate::Page, ToolError> {
-        let live = self.ensure_browser(verb).await?;
-        if let Some(tab) = live.active_tab() {
+        if let Some(tab) = self.ensure_browser(verb).await?.active_tab() {
             return Ok(tab.page.clone());
         }
+        if let Some(crashed) = &self.crashed_tab {
+            // Reported (and the tab replaced) by `report_crashed_tab` once the call fails.
+            return Err(crash_error(verb, crashed, None));
+        }
+        let live = self.ensure_browser(verb).await?;
         let page = live
             .open_tab()
             .await
@@ -524,7 +557,7 @@ impl ToolSession {
     pub(crate) async fn active_page(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
         let page = self.active_page_any(verb).await?;
         if let Some(dialog) = page.dialog() {
-            return Err(dialog_blocks(verb, &dialog));
+            return Err(self.dialog_blocks(verb, &page, &dialog));
         }
         Ok(page)
     }
@@ -547,6 +580,16 @@ impl ToolSession {
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
+        // A dialog the page keeps reopening: the hint names the way out of the tab.
+        if let chromate::Error::DialogOpen { .. } = err {
+            let active = self.live.as_ref().and_then(Live::active_tab);
+            if let Some(trap) = active.and_then(|tab| self.dialog_trap(&tab.page)) {
+                let reopens = active.map_or(0, |tab| tab.page.dialog_reopens());
+                error = error
+                    .with_hint(trap)
+                    .with_detail_key("reopened", json!(reopens));
+            }
+        }
         if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
             self.stuck_tab = self
                 .live
@@ -580,6 +623,57 @@ impl ToolSession {
         error
     }
 
+    /// The way out of a tab whose page reopens its dialog as soon as it is answered (the second
+    /// time in a row or more within a second), if `page` is such a tab: answering again will not
+    /// free it, a new tab and closing this one will.
+    pub(crate) fn dialog_trap(&self, page: &chromate::Page) -> Option<String> {
+        let reopens = page.dialog_reopens();
+        if reopens < 2 {
+            return None;
+        }
+        let id = self
+            .live
+            .as_ref()?
+            .tabs
+            .iter()
+            .find(|tab| tab.page.target_id() == page.target_id())?
+            .id
+            .clone();
+        Some(format!(
+            "the page reopened its dialog as soon as it was answered ({reopens} times in a row), so answering will not free this tab: leave it with browser_page action=open, then browser_page action=close target={id}"
+        ))
+    }
+
+    /// The observation of a tab whose dialog is open: the dialog, and the way out when the page
+    /// keeps reopening it.
+    pub(crate) fn dialog_notice(&self, page: &chromate::Page, dialog: &chromate::Dialog) -> String {
+        let mut notice = format!(
+            "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+            dialog.message
+        );
+        if let Some(trap) = self.dialog_trap(page) {
+            notice.push_str(&format!("\n({trap})"));
+        }
+        notice
+    }
+
+    /// STATE_INVALID `a dialog is open` for a call on `page`: the way out as its hint when the
+    /// page keeps reopening the dialog.
+    pub(crate) fn dialog_blocks(
+        &self,
+        verb: &str,
+        page: &chromate::Page,
+        dialog: &chromate::Dialog,
+    ) -> ToolError {
+        let error = dialog_blocks(verb, dialog);
+        match self.dialog_trap(page) {
+            Some(trap) => error
+                .with_hint(trap)
+                .with_detail_key("reopened", json!(page.dialog_reopens())),
+            None => error,
+        }
+    }
+
     /// Marks `page` as stuck: the server replaces it once the failed call is answered.
     pub(crate) fn mark_stuck(&mut self, page: &chromate::Page) {
         self.stuck_tab = Some(page.target_id().to_owned());
@@ -611,6 +705,56 @@ impl ToolSession {
         let _ = tokio::time::timeout(std::time::Duration::from_secs(2), close).await;
         let target = page.target_id().to_owned();
         self.activate_target(&target);
+    }
+
+    /// After a call: if the active tab's renderer crashed and the call failed, the error becomes
+    /// the crash's (DRIVER_ERROR `tab-crashed`, naming the tab, its URL and what was lost), and a
+    /// new tab on about:blank takes its place as the active one. The browser is not relaunched:
+    /// other tabs, cookies and storage are kept. A call that succeeded leaves the report to the
+    /// next call (which fails at once when it needs the tab).
+    pub(crate) async fn report_crashed_tab(
+        &mut self,
+        verb: &str,
+        outcome: &mut Result<crate::dispatch::error::ToolOutput, ToolError>,
+    ) {
+        self.sync_tabs();
+        if outcome.is_ok() {
+            return;
+        }
+        let Some(crashed) = self.crashed_tab.take() else {
+            return;
+        };
+        let Some(live) = self.live.as_mut() else {
+            return;
+        };
+        // The crashed target stays in the browser (a "sad tab") until it is closed.
+        let close = live.browser.close_page(&crashed.page);
+        let _ = tokio::time::timeout(std::time::Duration::from_secs(2), close).await;
+        // A tab opened while the browser is still clearing up the dead renderer can land in
+        // it and never attach: each try is bounded, and a failed one is tried again.
+        let mut opened = None;
+        for _ in 0..CRASH_REPLACEMENT_TRIES {
+            if let Ok(Ok(page)) =
+                tokio::time::timeout(CRASH_REPLACEMENT_OPEN, live.open_tab()).await
+            {
+                if !page.is_closed() {
+                    opened = Some(page);
+                    break;
+                }
+            }
+        }
+        let replaced = match opened {
+            Some(page) => {
+                let target = page.target_id().to_owned();
+                self.activate_target(&target);
+                self.live
+                    .as_ref()
+                    .and_then(Live::active_tab)
+                    .map(|tab| tab.id.clone())
+            }
+            None => None,
+        };
+        *outcome = Err(crash_error(verb, &crashed, replaced.as_deref()));
     }
 
     /// The agent default timeout (`CHROMATE_AGENT_TIMEOUT`): the bound of the round trips of
@@ -882,13 +1026,7 @@ impl ToolSession {
         }
         let page = self.current_page()?;
         if let Some(dialog) = page.dialog() {
-            return Some(
-                self.observation(format!(
-                    "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                    dialog.message
-                ))
-                .await,
-            );
+            return Some(self.observation(self.dialog_notice(&page, &dialog)).await);
         }
         let body = match self
             .take_snapshot_within(&page, chromate::SnapshotOptions::default(), bound)
@@ -902,10 +1040,7 @@ impl ToolSession {
             Err(err) => {
                 self.baseline = None;
                 if let Some(dialog) = page.dialog() {
-                    format!(
-                        "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                        dialog.message
-                    )
+                    self.dialog_notice(&page, &dialog)
                 } else {
                     format!("post-action snapshot unavailable: {err}")
                 }
@@ -1015,10 +1150,7 @@ impl ToolSession {
                 "revision": self.revision,
                 "documentChange": "unknown",
             });
-            let body = format!(
-                "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
-                dialog.message
-            );
+            let body = self.dialog_notice(&page, &dialog);
             return Some((summary, self.observation(body).await));
         }
         let snapshot = match self
@@ -1100,6 +1232,11 @@ impl ToolSession {
     }
 }
 
+/// How long one try at opening the tab that replaces a crashed one may take, and how many tries
+/// are made.
+const CRASH_REPLACEMENT_OPEN: Duration = Duration::from_secs(5);
+const CRASH_REPLACEMENT_TRIES: usize = 3;
+
 /// How long an observation waits for downloads in flight to end (§11.7).
 const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
 
@@ -1120,6 +1257,34 @@ pub(crate) fn download_line(
             None => format!("download: {name} {}", state.as_str()),
         },
     }
+}
+
+/// DRIVER_ERROR `tab-crashed`: the tab `crashed` showed is gone with its renderer; `replaced_by`
+/// is the tab opened in its place.
+pub(crate) fn crash_error(
+    verb: &str,
+    crashed: &CrashedTab,
+    replaced_by: Option<&str>,
+) -> ToolError {
+    let CrashedTab { id, url, .. } = crashed;
+    let hint = match replaced_by {
+        Some(new_id) => format!(
+            "chromate opened a new tab {new_id} in its place, on about:blank; the browser was not relaunched (other tabs and cookies are kept): navigate again"
+        ),
+        None => "open a new tab with browser_page action=open; the browser was not relaunched (other tabs and cookies are kept)".to_owned(),
+    };
+    let mut detail = json!({ "reason": "tab-crashed", "tab": id, "url": url });
+    if let Some(new_id) = replaced_by {
+        detail["newTab"] = json!(new_id);
+    }
+    ToolError::new(
+        ToolErrorCode::DriverError,
+        format!(
+            "{verb}: the tab {id} crashed (its renderer process is gone) on {url}; its page, refs and unsaved form input are lost"
+        ),
+    )
+    .with_hint(hint)
+    .with_detail(detail)
 }
 
 /// STATE_INVALID `a dialog is open: <message>` (§4.2).

@@ -192,6 +192,57 @@ fn a_load_replayed_in_steps_reaches_each_state_in_order() {
     );
 }
 
+/// `Page.javascriptDialogOpening` of an alert saying `message`.
+fn alert(message: &str) -> Box<RawValue> {
+    raw(&format!(
+        r#"{{"url":"http://a.test/","frameId":"F","message":"{message}","type":"alert","hasBrowserHandler":false,"defaultPrompt":""}}"#
+    ))
+}
+
+#[test]
+fn an_answer_clears_only_the_dialog_it_answered() {
+    let mut state = PageState::default();
+    let now = Instant::now();
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("first"), now));
+    let answered = state.dialogs_opened;
+    // The page opens the next one before the answer's reply is read.
+    assert!(state.apply(
+        None,
+        "Page.javascriptDialogClosed",
+        &raw(r#"{"result":true,"userInput":""}"#),
+        now
+    ));
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("second"), now));
+    state.dialog_answered(answered, now);
+    assert_eq!(
+        state.dialog.as_ref().map(|d| d.message.as_str()),
+        Some("second")
+    );
+    // Answering the open one closes it.
+    state.dialog_answered(state.dialogs_opened, now);
+    assert_eq!(state.dialog, None);
+}
+
+#[test]
+fn a_dialog_reopened_within_a_second_of_its_answer_is_counted() {
+    let mut state = PageState::default();
+    let start = Instant::now();
+    let closed = raw(r#"{"result":true,"userInput":""}"#);
+    let at = |ms: u64| start + Duration::from_millis(ms);
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("1"), at(0)));
+    assert_eq!(state.dialog_reopens, 0);
+    assert!(state.apply(None, "Page.javascriptDialogClosed", &closed, at(10)));
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("1"), at(20)));
+    assert_eq!(state.dialog_reopens, 1);
+    state.dialog_answered(state.dialogs_opened, at(30));
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("1"), at(1030)));
+    assert_eq!(state.dialog_reopens, 2);
+    // One that opens more than a second after the answer starts the count again.
+    assert!(state.apply(None, "Page.javascriptDialogClosed", &closed, at(1040)));
+    assert!(state.apply(None, "Page.javascriptDialogOpening", &alert("2"), at(2041)));
+    assert_eq!(state.dialog_reopens, 0);
+}
+
 #[test]
 fn networkidle_is_half_a_second_without_a_request_after_load() {
     let events = recorded();
@@ -294,6 +345,12 @@ fn events_that_do_not_decode_or_move_nothing_are_ignored() {
     assert!(state.apply(None, "Inspector.targetCrashed", &raw("{}"), now));
     state.mark_closed("the page was closed");
     assert_eq!(state.closed.as_deref(), Some("the page crashed"));
+    // Calls on it fail as a crash, naming the URL it showed, not as a lost browser.
+    assert!(state.crashed);
+    assert!(matches!(
+        state.gone_error(),
+        Some(crate::error::Error::PageCrashed { url }) if url == state.main().map(|f| f.url.clone()).unwrap_or_default()
+    ));
 }
 
 #[test]

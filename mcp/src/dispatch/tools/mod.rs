@@ -92,7 +92,7 @@ pub(crate) async fn locate(
     }
     let page = ctx.session.active_page_any(verb).await?;
     if let Some(dialog) = page.dialog() {
-        let mut error = crate::dispatch::session::dialog_blocks(verb, &dialog);
+        let mut error = ctx.session.dialog_blocks(verb, &page, &dialog);
         // §6.3 row 1: a ref is not even resolved while a dialog is open.
         if let Some(number) = ref_number {
             error.message = format!(

@@ -158,10 +158,14 @@ pub(crate) async fn snapshot(
             "lines": [],
             "dialog": { "type": dialog.kind, "message": dialog.message },
         }));
-        output.text = Some(format!(
+        let mut text = format!(
             "dialog open: {} — accept or dismiss it first",
             dialog.message
-        ));
+        );
+        if let Some(trap) = ctx.session.dialog_trap(&page) {
+            text.push_str(&format!("\n({trap})"));
+        }
+        output.text = Some(text);
         return Ok(output);
     }
     // The scope is parsed here, once (after the dialog check, which keeps its precedence as in
