@@ -15,6 +15,9 @@
 //!   start with `//` or `*` (inside a template literal, say).
 //! - The engine's `domain-*` features are exactly the protocol's domains, and `all-domains`
 //!   lists them all.
+//! - Citations resolve inside the repository: no file cites a numbered section sign (the
+//!   numbering of a specification the repository does not hold); code and docs link to
+//!   `docs/*.md#anchor` instead.
 //! - One command layer, thin front ends: `mcp/src/dispatch/` names no front end (`crate::mcp`,
 //!   `crate::cli`, `crate::daemon`), and the front ends call no engine API (`chromate::`):
 //!   browser semantics live in the dispatcher only.
@@ -357,4 +360,28 @@ fn the_domain_features_are_the_protocols_domains() {
         .collect();
     listed.sort();
     assert_eq!(listed, domains, "all-domains lists every domain");
+}
+
+#[test]
+fn no_file_cites_a_section_number_the_repository_does_not_hold() {
+    // The section sign, spelled as an escape so that this file passes its own check.
+    let sign = '\u{a7}';
+    let mut offenders = Vec::new();
+    for extension in [".rs", ".md", ".js", ".mjs", ".sh", ".toml", ".py", ".yml"] {
+        for path in files(&root(), extension) {
+            if path.components().any(|part| part.as_os_str() == ".git") {
+                continue;
+            }
+            for (number, line) in read(&path).lines().enumerate() {
+                if line.contains(sign) {
+                    offenders.push(format!("{}:{}: {line}", relative(&path), number + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "cite docs/*.md#anchor instead of a section number:\n{}",
+        offenders.join("\n")
+    );
 }

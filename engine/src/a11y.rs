@@ -71,7 +71,7 @@ impl Impact {
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct AuditOptions {
-    /// Only this element's subtree (the first match of a §5 selector or a ref), parsed by the
+    /// Only this element's subtree (the first match of a selector or a ref, docs/mcp.md#selectors), parsed by the
     /// caller, once.
     pub scope: Option<Selector>,
     /// Violations below this impact are dropped (and not counted).

@@ -151,7 +151,7 @@ impl PartialEq<&str> for UnmetState {
     }
 }
 
-/// Why a ref no longer resolves (contract §6.3).
+/// Why a ref no longer resolves (docs/mcp.md#refs).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum StaleReason {
     /// The element was removed from its document.

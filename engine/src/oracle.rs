@@ -68,7 +68,7 @@ fn ratio(part: usize, whole: usize) -> f64 {
 
 /// The role a scored entry counts as: Chrome's and the peers' spellings mapped onto the
 /// snapshot's (`searchbox` is a textbox; a details summary, Chrome's `DisclosureTriangle`, is
-/// the snapshot's button, §7.3).
+/// the snapshot's button, docs/mcp.md#snapshots).
 fn scored_role(role: &str) -> Option<&'static str> {
     let role = match role {
         "DisclosureTriangle" => "button",

@@ -1,4 +1,4 @@
-//! Secret fields (§7.7) for callers that record what was typed: [`Page::is_secret_field`] tells
+//! Secret fields (docs/mcp.md#secrets) for callers that record what was typed: [`Page::is_secret_field`] tells
 //! whether a field's value is one snapshots suppress, with the same rule (`js/redact.js` asks
 //! `js/snapshot.js`). It does not redact anything itself.
 

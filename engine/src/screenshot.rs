@@ -27,7 +27,7 @@ pub enum ScreenshotTarget {
     Viewport,
     /// The whole document, beyond the viewport.
     FullPage,
-    /// The box of the first visible element matching this selector (§5), parsed by the
+    /// The box of the first visible element matching this selector (docs/mcp.md#selectors), parsed by the
     /// caller, once.
     Element(Selector),
 }

@@ -1,5 +1,5 @@
-//! The parsed options of `chromate mcp`: flags (§1.1), the environment
-//! variables with fallback-and-warn, and the origin lists (§1.5).
+//! The parsed options of `chromate mcp`: flags (docs/mcp.md#run), the environment
+//! variables with fallback-and-warn, and the origin lists (docs/mcp.md#origin-policy).
 //!
 //! Owns: [`Config`], resolving the environment through an injectable lookup
 //! (so tests never touch the process environment), and splitting origin
@@ -13,7 +13,7 @@ use chromate::OriginPattern;
 
 use crate::dispatch::artifacts::{self, Limits};
 
-/// Default `timeout_ms` when `CHROMATE_AGENT_TIMEOUT` is unset (§4.2).
+/// Default `timeout_ms` when `CHROMATE_AGENT_TIMEOUT` is unset (docs/mcp.md#tools).
 pub(crate) const DEFAULT_AGENT_TIMEOUT_MS: u64 = 5000;
 /// Largest `timeout_ms` anywhere.
 pub(crate) const MAX_TIMEOUT_MS: u64 = 300_000;
@@ -84,13 +84,13 @@ impl Default for HttpFlags {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Config {
     pub(crate) headed: bool,
-    /// `--browser`, else `CHROMATE_BROWSER`; `None` = search (§1.5).
+    /// `--browser`, else `CHROMATE_BROWSER`; `None` = search (docs/mcp.md#browser-not-found).
     pub(crate) browser: Option<PathBuf>,
     /// `--cdp-endpoint`: connect instead of launching.
     pub(crate) cdp_endpoint: Option<String>,
     /// `--cdp-ca` and `--cdp-authorization` (else `CHROMATE_CDP_AUTHORIZATION`).
     pub(crate) cdp_options: chromate::ConnectOptions,
-    /// Root under which the session directory is made (§12).
+    /// Root under which the session directory is made (docs/mcp.md#session-directory).
     pub(crate) artifacts_root: PathBuf,
     /// `None` = allow all.
     pub(crate) allowed_origins: Option<Vec<OriginPattern>>,
@@ -102,7 +102,7 @@ pub(crate) struct Config {
     pub(crate) trace_dir: Option<PathBuf>,
     /// `CHROMATE_STATE_DIR`, else `./.chromate/state`.
     pub(crate) state_dir: PathBuf,
-    /// Success results carry `structuredContent {result, observation}` (§3):
+    /// Success results carry `structuredContent {result, observation}` (docs/mcp.md#structured-content):
     /// `--structured-content` or `CHROMATE_MCP_STRUCTURED_CONTENT=1`.
     pub(crate) structured_content: bool,
     /// `--allow-unrestricted-file-access`; else browser_upload reads only files under the

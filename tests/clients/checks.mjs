@@ -1,5 +1,5 @@
 // The checks both TypeScript clients run against `chromate mcp`, whatever their SDK and era:
-// tool results and errors are the same in both eras (the contract's §1.3 and §3).
+// tool results and errors are the same in both eras (docs/mcp.md#protocol-eras and docs/mcp.md#results).
 // A success result has no structuredContent: content[0].text is the compact JSON of the result
 // and content[1] the observation, so a host that shows the model only the text blocks (or only
 // structuredContent when present) still gives the model the observation. Errors keep

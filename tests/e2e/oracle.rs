@@ -42,7 +42,7 @@ const COMPARED: &[&str] = &[
     "img",
 ];
 
-/// Role differences the contract makes on purpose (§7.3, `docs/mcp.md#snapshots`): `summary` is
+/// Role differences the contract makes on purpose (`docs/mcp.md#snapshots`): `summary` is
 /// a button (Chrome: a disclosure triangle), a contenteditable host is a textbox (Chrome:
 /// generic), and a focusable `<a>` without `href` is a link (Chrome: a link only once it has a
 /// click listener, which chromate cannot see; else generic).
@@ -70,7 +70,7 @@ fn exposed_role(chrome: &str) -> bool {
 
 /// Pages on which every node Chrome exposes with a compared role must be listed too. On the
 /// other fixture pages the contract leaves out on purpose what Chrome keeps: controls of zero
-/// size or opacity 0 (not visible, §9.1), closed shadow roots, the parts of date and time
+/// size or opacity 0 (not visible, docs/mcp.md#selectors), closed shadow roots, the parts of date and time
 /// inputs, and images with an empty `alt`.
 const EXPOSED_ALL_LISTED: &[&str] = &["real-patterns.html"];
 

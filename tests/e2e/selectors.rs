@@ -1,4 +1,4 @@
-//! Every selector engine (§5) on fixture pages: what matches, what does not, open and closed
+//! Every selector engine (docs/mcp.md#selectors) on fixture pages: what matches, what does not, open and closed
 //! shadow roots, and selectors the parser or the browser rejects.
 
 use chromate::{Error, ErrorCode, FindOptions};
@@ -120,7 +120,7 @@ async fn every_selector_form_matches_what_the_grammar_says() {
         let err = locator.text().await.expect_err("no match");
         assert_eq!(err.code(), ErrorCode::NoMatch, "{selector}");
     }
-    // Option text is select content (§5): neither the <option> nor the <select> matches it.
+    // Option text is select content (docs/mcp.md#selectors): neither the <option> nor the <select> matches it.
     let option = locate(&page, "text=Option text");
     assert_eq!(option.exists().await.expect("exists"), (false, 0));
     fixture.finish().await;

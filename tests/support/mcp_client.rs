@@ -8,7 +8,7 @@
 //! instead of hanging it; nothing sleeps. Dropping the client kills and reaps the server by its
 //! own process handle.
 //!
-//! It knows the tools only as far as the result shape every tool shares (§3 of `docs/mcp.md`):
+//! It knows the tools only as far as the result shape every tool shares (`docs/mcp.md#results`):
 //! [`McpClient::ok`] and [`McpClient::err`] check a success or a tool error strictly, for the
 //! wire tests and the end-to-end tests alike. What each tool returns is each test's business.
 

@@ -1,5 +1,5 @@
 //! `click`, double click, other buttons and modifiers: element action + unobscured, press and
-//! release at the action point, then the §9.5 click navigation wait.
+//! release at the action point, then the click navigation wait (docs/mcp.md#observations).
 
 use crate::error::Result;
 use crate::input::{Input, Modifier, MouseButton};
@@ -30,7 +30,7 @@ impl Default for ClickOptions {
 
 impl Locator {
     /// Clicks the element once it is visible, enabled and unobscured; awaits a navigation the
-    /// click started (§9.5).
+    /// click started (docs/mcp.md#observations).
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {

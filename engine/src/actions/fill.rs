@@ -1,4 +1,4 @@
-//! `fill`, `fill_and_submit` and `clear` (§4.3 browser_fill, browser_element clear): element
+//! `fill`, `fill_and_submit` and `clear` (docs/tools.md#browser_fill--fill-field, docs/tools.md#browser_element--element-action `clear`): element
 //! action + editable; focus, select all, delete, then type per character (a value of more than
 //! 1,024 characters is inserted in one go, as a paste). Date, time, colour and range inputs are
 //! set through the JS helper instead.
@@ -13,7 +13,7 @@ use crate::wait::{self, Deadline};
 use super::{states, status, Aim, Locator, Status};
 
 impl Locator {
-    /// Replaces the field's content with `value`, typed as key events (§4.3 browser_fill); a
+    /// Replaces the field's content with `value`, typed as key events (docs/tools.md#browser_fill--fill-field); a
     /// value longer than 1,024 characters is inserted as one text input instead.
     ///
     /// ```no_run
@@ -26,7 +26,7 @@ impl Locator {
             .await
     }
 
-    /// Fills, then presses Enter on the same element under the Enter fence (§9.4). Returns
+    /// Fills, then presses Enter on the same element under the Enter fence (docs/mcp.md#observations). Returns
     /// whether a navigation was seen.
     pub async fn fill_and_submit(&self, value: &str) -> Result<bool> {
         self.bounded(async {

@@ -1,7 +1,7 @@
-//! Element actions (§9.2): a [`Locator`] names an element by selector, and every verb is
+//! Element actions (docs/mcp.md#selectors): a [`Locator`] names an element by selector, and every verb is
 //! resolve → actionability → act under one deadline. One verb per file; this file holds the
 //! shared loop ([`Locator::wait_actionable`]) that polls the one-round-trip JS
-//! `actionability.check` on the §9.2 schedule and turns its last failure into the timeout's
+//! `actionability.check` on the retry schedule (docs/mcp.md#selectors) and turns its last failure into the timeout's
 //! reason.
 //!
 //! Actions do not render results for MCP, take snapshots or observe the page afterwards: the
@@ -54,7 +54,7 @@ pub struct Locator {
 }
 
 impl Page {
-    /// A locator for `selector` (§5), parsed and validated once; a malformed selector is
+    /// A locator for `selector` (docs/mcp.md#selectors), parsed and validated once; a malformed selector is
     /// [`Error::InvalidArgument`] naming it. Actions wait up to 5 s unless
     /// [`Locator::timeout`] says otherwise. Parses, then [`Page::locator_for`].
     pub fn locator(&self, selector: &str) -> Result<Locator> {
@@ -209,7 +209,7 @@ impl Locator {
         Error::invalid_selector(verb, self.selector.canonical(), answer)
     }
 
-    /// Polls `actionability.check` until the element is in every state of `states` (§9.2), or
+    /// Polls `actionability.check` until the element is in every state of `states` (docs/mcp.md#selectors), or
     /// fails: NO_MATCH at the first check, NOT_EDITABLE at once for a non-fillable target,
     /// else the timeout naming what it waited for and the last reason.
     pub(crate) async fn wait_actionable(

@@ -1,5 +1,5 @@
 // actionability: one-call resolve → pick → state checks → scroll → action point → hit test
-// (§9.1–9.3), plus the small in-page helpers the element actions and read-only tools need.
+// (docs/mcp.md#selectors), plus the small in-page helpers the element actions and read-only tools need.
 // Every function takes a target `{selector?: string, ref?: number}` (a ref wins) and answers
 // `{status:"ok", …}` or a failure status:
 //   {status:"invalid-selector", reason, browserMessage?} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
@@ -29,10 +29,10 @@
   }
 
   /** `pick(target, need)` → `{status:"ok", element, matched}` | failure (`not-visible` with
-   *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (§9.1) or
+   *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (docs/mcp.md#selectors) or
    *  "reachable": visible, or a text field a person can type into although it is transparent or
    *  tiny (`dom.isTypeable`, a code editor's hidden textarea). The candidate is the first match
-   *  that is (§9.2); for a ref, its element. */
+   *  that is (docs/mcp.md#selectors); for a ref, its element. */
   function pick(t, need) {
     const r = resolveTarget(t);
     if (r.status !== "ok") return r;
@@ -109,7 +109,7 @@
     return hit;
   }
 
-  /** Whether a hit on `hit` counts as hitting `el` (§9.1 unobscured). */
+  /** Whether a hit on `hit` counts as hitting `el` (unobscured, docs/mcp.md#selectors). */
   function hitsTarget(el, hit) {
     if (!hit) return false;
     if (D.containsFlat(el, hit)) return true;

@@ -1,4 +1,4 @@
-// dom: flat-tree traversal, text, the §9.1 predicates, implicit ARIA roles and
+// dom: flat-tree traversal, text, the element-state predicates (docs/mcp.md#selectors), implicit ARIA roles and
 // accessible names. Shared by every other module, so `role=` selectors and
 // snapshots agree by construction.
 (function (C) {
@@ -8,13 +8,13 @@
   const TEXT = 3;
   const FRAGMENT = 11;
 
-  /** Options for `checkVisibility`: display, visibility and opacity all count (§9.1). */
+  /** Options for `checkVisibility`: display, visibility and opacity all count (docs/mcp.md#selectors). */
   const VIS_OPTS = { opacityProperty: true, visibilityProperty: true };
 
-  /** Tags whose content never counts as element text (§5). */
+  /** Tags whose content never counts as element text (docs/mcp.md#selectors). */
   const NO_TEXT = new Set(["script", "style", "template", "textarea", "select", "noscript"]);
 
-  /** Every concrete ARIA 1.2 role (plus graphics roles), for "first known token" (§7.3). */
+  /** Every concrete ARIA 1.2 role (plus graphics roles), for "first known token" (docs/mcp.md#snapshots). */
   const ARIA_ROLES = new Set(("alert alertdialog application article banner blockquote button caption cell " +
     "checkbox code columnheader combobox comment complementary contentinfo definition deletion dialog " +
     "directory document emphasis feed figure form generic grid gridcell group heading img image insertion " +
@@ -29,7 +29,7 @@
     "link", "menuitem", "menuitemcheckbox", "menuitemradio", "option", "radio", "rowheader", "switch",
     "tab", "tooltip", "treeitem"]);
 
-  /** Roles that print `(container)` and are named only from explicit labels (§7.6, §7.4). */
+  /** Roles that print `(container)` and are named only from explicit labels (docs/mcp.md#snapshots). */
   const CONTAINER_ROLES = new Set(["main", "navigation", "form", "search", "region", "article", "banner",
     "contentinfo", "complementary", "dialog", "alertdialog", "group", "list", "table", "row", "feed"]);
 
@@ -44,7 +44,7 @@
   /** Private-use characters: icon-font glyphs. Chrome leaves them out of accessible names. */
   const PRIVATE_USE = /[\ue000-\uf8ff]|[\udb80-\udbff][\udc00-\udfff]/g;
 
-  /** Input types a person can type into (§9.1 fillable). */
+  /** Input types a person can type into (fillable, docs/mcp.md#selectors). */
   const FILLABLE_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date",
     "time", "datetime-local", "month", "week", "color", "range"]);
 
@@ -69,19 +69,19 @@
     thead: "rowgroup", time: "time", tr: "row", ul: "list", address: "group",
   };
 
-  /** Normalise whitespace: runs (no-break space included) become one space; trimmed (§5). */
+  /** Normalise whitespace: runs (no-break space included) become one space; trimmed (docs/mcp.md#selectors). */
   function normalize(s) {
     return s ? s.replace(/[\s\u00a0]+/g, " ").trim() : "";
   }
 
-  /** Cut `s` to at most `n` code points: `n - 1` of them plus `…` when longer (§7.4). */
+  /** Cut `s` to at most `n` code points: `n - 1` of them plus `…` when longer (docs/mcp.md#snapshots). */
   function cut(s, n) {
     if (s.length <= n) return s;
     const cps = Array.from(s);
     return cps.length <= n ? s : cps.slice(0, n - 1).join("") + "\u2026";
   }
 
-  /** The flat-tree children of `node` (§7.2): open shadow roots replace the host's children; a
+  /** The flat-tree children of `node` (docs/mcp.md#snapshots): open shadow roots replace the host's children; a
    *  `<slot>` in a shadow tree yields its assigned nodes, nested slots flattened, else its fallback.
    *  Closed roots are never entered (`shadowRoot` is null for them). */
   function children(node) {
@@ -136,7 +136,7 @@
     return root.nodeType === FRAGMENT && !!root.host;
   }
 
-  /** Whether `el` carries `hidden`, `inert` or `aria-hidden="true"` itself (§7.5). */
+  /** Whether `el` carries `hidden`, `inert` or `aria-hidden="true"` itself (docs/mcp.md#snapshots). */
   function attrHidden(el) {
     return el.hasAttribute("hidden") || el.hasAttribute("inert") || el.getAttribute("aria-hidden") === "true";
   }
@@ -152,7 +152,7 @@
     return el.ownerDocument.defaultView.getComputedStyle(el);
   }
 
-  /** §9.1 visible: connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
+  /** Visible (docs/mcp.md#selectors): connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
    *  `visibility: visible`, no ancestor-or-self with opacity 0, non-zero border box;
    *  `display: contents` counts as visible when any child is. Viewport position is irrelevant. */
   function isVisible(el) {
@@ -177,7 +177,7 @@
     return false;
   }
 
-  /** §7.5 snapshot-visible: visible and no flat-tree ancestor-or-self with `hidden`, `inert` or
+  /** Snapshot-visible (docs/mcp.md#snapshots): visible and no flat-tree ancestor-or-self with `hidden`, `inert` or
    *  `aria-hidden="true"`. */
   function isSnapshotVisible(el) {
     return !underHidden(el) && isVisible(el);
@@ -189,7 +189,7 @@
    *  `content-visibility: hidden` ancestor, and is not inert; opacity and size do not matter.
    *  This is how code editors take keyboard input (Ace's `textarea.ace_text-input` at opacity 0
    *  and 1px, CodeMirror 5's textarea in a zero-height box, Monaco's `textarea.inputarea`), and
-   *  Chrome exposes such a field as a textbox: snapshots list it (§7.5) and actions take it as
+   *  Chrome exposes such a field as a textbox: snapshots list it (docs/mcp.md#snapshots) and actions take it as
    *  visible. */
   function isTypeable(el) {
     const tag = el.localName;
@@ -201,12 +201,12 @@
     return true;
   }
 
-  /** §9.1 enabled: not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
+  /** Enabled (docs/mcp.md#selectors): not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
   function isEnabled(el) {
     return !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
   }
 
-  /** §9.1 fillable: textarea, contenteditable, or an input of a typeable type. */
+  /** Fillable (docs/mcp.md#selectors): textarea, contenteditable, or an input of a typeable type. */
   function isFillable(el) {
     const tag = el.localName;
     if (tag === "textarea") return true;
@@ -214,7 +214,7 @@
     return !!el.isContentEditable;
   }
 
-  /** §9.1 editable: enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
+  /** Editable (docs/mcp.md#selectors): enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
   function isEditable(el) {
     if (!isFillable(el) || !isEnabled(el)) return false;
     if ((el.localName === "input" || el.localName === "textarea") && el.readOnly) return false;
@@ -229,7 +229,7 @@
     return !(p && p.nodeType === ELEMENT && p.isContentEditable);
   }
 
-  /** Element text (§5): descendant text nodes in flat-tree order, minus script, style, template,
+  /** Element text (docs/mcp.md#selectors): descendant text nodes in flat-tree order, minus script, style, template,
    *  textarea and select content; CSS-hidden text counts. Not normalised. */
   function text(el) {
     if (NO_TEXT.has(el.localName)) return "";
@@ -243,7 +243,7 @@
     return s;
   }
 
-  /** Snapshot-visible text of `el` (§7.4 for text-class elements): text of descendants that are
+  /** Snapshot-visible text of `el` (for text-class elements, docs/mcp.md#snapshots): text of descendants that are
    *  rendered, visible and not under `hidden`/`inert`/`aria-hidden`, with the text CSS generates
    *  in `::before`/`::after` (`pseudoText`); private-use characters (icon-font glyphs) are left
    *  out, as Chrome leaves them out of names. With `fromContent`, ARIA name-from-content extras
@@ -393,7 +393,7 @@
     return el.innerText !== undefined ? el.innerText : el.textContent || "";
   }
 
-  /** The first known ARIA token of the `role` attribute, or null (§7.3). */
+  /** The first known ARIA token of the `role` attribute, or null (docs/mcp.md#snapshots). */
   function explicitRole(el) {
     const attr = el.getAttribute("role");
     if (!attr) return null;
@@ -468,12 +468,12 @@
     return r === "grid" || r === "treegrid";
   }
 
-  /** Role of `el` (§7.3): the first known ARIA token of `role`, else the implicit role, else null. */
+  /** Role of `el` (docs/mcp.md#snapshots): the first known ARIA token of `role`, else the implicit role, else null. */
   function role(el) {
     return explicitRole(el) || implicitRole(el);
   }
 
-  /** Whether `role` (as returned by `role`) or the tag makes `el` a container (§7.6). */
+  /** Whether `role` (as returned by `role`) or the tag makes `el` a container (docs/mcp.md#snapshots). */
   function isContainer(el, r) {
     return CONTAINER_ROLES.has(r) || (r === null && el.localName === "section");
   }
@@ -536,7 +536,7 @@
     return out;
   }
 
-  /** Whether `el` is a text-class element by tag or id word (§7.2), i.e. prints `text` without role. */
+  /** Whether `el` is a text-class element by tag or id word (docs/mcp.md#snapshots), i.e. prints `text` without role. */
   function isTextLike(el) {
     const tag = el.localName;
     if (tag === "p" || tag === "dt" || tag === "dd" || tag === "output" || tag === "caption" || tag === "figcaption") return true;
@@ -556,7 +556,7 @@
     return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase();
   }
 
-  /** Whether the `id`, `data-testid` or `data-test-id` of `el` contains an evidence word (§7.2). */
+  /** Whether the `id`, `data-testid` or `data-test-id` of `el` contains an evidence word (docs/mcp.md#snapshots). */
   function hasEvidenceId(el) {
     for (const a of ["id", "data-testid", "data-test-id"]) {
       const v = el.getAttribute(a);
@@ -565,7 +565,7 @@
     return false;
   }
 
-  /** Accessible name of `el` (§7.4), normalised and untruncated. `r` is its role if known. */
+  /** Accessible name of `el` (docs/mcp.md#snapshots), normalised and untruncated. `r` is its role if known. */
   function accName(el, r) {
     if (r === undefined) r = role(el);
     if (isTextLike(el) || isLive(el)) return normalize(visibleText(el, false));
@@ -602,7 +602,7 @@
     return normalize(el.getAttribute("title"));
   }
 
-  /** Label texts `label=` compares against (§5): `<label>`s, `aria-label`, `aria-labelledby`. */
+  /** Label texts `label=` compares against (docs/mcp.md#selectors): `<label>`s, `aria-label`, `aria-labelledby`. */
   function labelCandidates(el) {
     const out = labelTexts(el).map(normalize);
     const al = el.getAttribute("aria-label");

@@ -1,4 +1,4 @@
-// json: converts an evaluation result to JSON text as JSON.stringify does (§11.5), so toJSON is
+// json: converts an evaluation result to JSON text as JSON.stringify does (docs/tools.md#browser_advanced_eval--evaluate-javascript), so toJSON is
 // honoured (a Date becomes its ISO string) where the protocol's returnByValue would give `{}`.
 // Not an installer module: it runs on its own, through Runtime.callFunctionOn on the result
 // object in the page's main world (the world the caller's script ran in), with the value as

@@ -1,4 +1,4 @@
-// locators: durable selector proposals for one element (§11.4). Never writes to the page and
+// locators: durable selector proposals for one element (docs/tools.md#browser_locators--durable-selectors). Never writes to the page and
 // never proposes a ref.
 (function (C) {
   "use strict";
@@ -14,7 +14,7 @@
     "slider", "spinbutton"]);
   const MAX_CHECKED = 8;
 
-  /** Whether an id looks machine-generated (§11.4) or unusable as a bare `#id`. */
+  /** Whether an id looks machine-generated (docs/tools.md#browser_locators--durable-selectors) or unusable as a bare `#id`. */
   function isGeneratedId(id) {
     return !ID_SHAPE.test(id) || GENERATED_ID.test(id);
   }
@@ -28,7 +28,7 @@
 
   /** `suggest({selector | ref, limit?=5})` → `{status:"ok", target:{tag, role, name, canonical},
    *  candidates:[{selector, kind, status:"unique"|"ambiguous"|"missing", matches}], best, note?}` |
-   *  `{status:"no-match"}` | stale/invalid. Candidates in §11.4 order (role, label, testid,
+   *  `{status:"no-match"}` | stale/invalid. Candidates in the order of docs/tools.md#browser_locators--durable-selectors (role, label, testid,
    *  placeholder, alt, text, id, name); a volatile-looking name (digit or currency sign) moves
    *  role and text last and sets `note`. At most 8 are checked; stops after `limit` uniques;
    *  returns at most `limit` + 2. `best` is the first unique selector or null. */

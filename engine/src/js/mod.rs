@@ -38,28 +38,28 @@
 //!
 //! No JS string literal lives anywhere else in Rust: callers reference these functions by name.
 
-/// `dom`: flat-tree traversal, element text (§5), the §9.1 predicates (visible, enabled,
-/// editable, fillable), snapshot visibility (§7.5), implicit ARIA roles (§7.3) and accessible
-/// names (§7.4). Shared by `role=` selectors and snapshots, so they agree by construction.
+/// `dom`: flat-tree traversal, element text (docs/mcp.md#selectors), the element-state predicates (docs/mcp.md#selectors: visible, enabled,
+/// editable, fillable), snapshot visibility (docs/mcp.md#snapshots), implicit ARIA roles (docs/mcp.md#snapshots) and accessible
+/// names (docs/mcp.md#snapshots). Shared by `role=` selectors and snapshots, so they agree by construction.
 pub(crate) const DOM: &str = include_str!("dom.js");
 
 /// `refs`: the ref table of a document (`assign`, `refOf`, `lookup`, `status`, `parse`), held in
-/// the isolated world only (§6.1). Rust owns the session-wide counter and passes `nextRef` in.
+/// the isolated world only (docs/mcp.md#refs). Rust owns the session-wide counter and passes `nextRef` in.
 pub(crate) const REFS: &str = include_str!("refs.js");
 
-/// `selector`: the §5 grammar (`parse` → canonical form or `invalid selector`) and every engine
+/// `selector`: the selector grammar (docs/mcp.md#selectors; `parse` → canonical form or `invalid selector`) and every engine
 /// (`resolve`, `queryAll`, `query`), matches in flat-tree order.
 pub(crate) const SELECTOR: &str = include_str!("selector.js");
 
-/// `snapshot`: the §7 walk (`take`), returning structured line records, plus `frameOwner` for
+/// `snapshot`: the snapshot walk (docs/mcp.md#snapshots; `take`), returning structured line records, plus `frameOwner` for
 /// cross-origin frames and a reference text renderer (`render`, `renderLine`).
 pub(crate) const SNAPSHOT: &str = include_str!("snapshot.js");
 
-/// `actionability`: one-call `check` (§9.1–9.3: pick, states, scroll, stability, action point,
+/// `actionability`: one-call `check` (docs/mcp.md#selectors: pick, states, scroll, stability, action point,
 /// hit test) and the element helpers behind fill, element, upload, find, read and exists.
 pub(crate) const ACTIONABILITY: &str = include_str!("actionability.js");
 
-/// `locators`: durable selector proposals for browser_locators (`suggest`, §11.4).
+/// `locators`: durable selector proposals for browser_locators (`suggest`, docs/tools.md#browser_locators--durable-selectors).
 pub(crate) const LOCATORS: &str = include_str!("locators.js");
 
 /// `screenshot`: the element box to clip to (`rect`), and `prepare`/`restore` around a capture
@@ -84,7 +84,7 @@ pub(crate) const AXE: Option<&str> = Some(include_str!(concat!(
 #[cfg(not(chromate_axe))]
 pub(crate) const AXE: Option<&str> = None;
 
-/// `redact`: whether text aimed at a field is a §7.7 secret (`secretTarget`), for traces.
+/// `redact`: whether text aimed at a field is a secret (docs/mcp.md#secrets; `secretTarget`), for traces.
 pub(crate) const REDACT: &str = include_str!("redact.js");
 
 /// `settle`: counts the document's DOM mutations (`watch`) for the quiet period after `load`.

@@ -1,5 +1,5 @@
 // pending: the work a page has scheduled for the next moments, for the wait after `load`
-// (docs/mcp.md#navigation). The one script chromate runs in a page's main world from the start
+// (docs/mcp.md#observations). The one script chromate runs in a page's main world from the start
 // of every document, since timers and animation frames live there and chromate's isolated world
 // cannot see them: `setTimeout`, `requestAnimationFrame`, `requestIdleCallback` and their
 // cancels are wrapped in proxies of the originals (so `toString`, `name` and `length` read as

@@ -1,4 +1,4 @@
-// redact: whether text aimed at a field would be a secret (§7.7), so a trace can show
+// redact: whether text aimed at a field would be a secret (docs/mcp.md#secrets), so a trace can show
 // "[redacted]" instead of it. Same rule as the snapshot's value suppression.
 (function (C) {
   "use strict";

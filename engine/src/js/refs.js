@@ -1,4 +1,4 @@
-// refs: the ref table of this document, held only in the isolated world (§6.1). Numbers come
+// refs: the ref table of this document, held only in the isolated world (docs/mcp.md#refs). Numbers come
 // from the session-wide counter that Rust owns: every minting call takes `nextRef` and hands
 // back the advanced counter.
 (function (C) {

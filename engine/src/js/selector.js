@@ -1,4 +1,4 @@
-// selector: the §5 grammar and its engines. The page side accepts the raw selector string and
+// selector: the selector grammar (docs/mcp.md#selectors) and its engines. The page side accepts the raw selector string and
 // validates it itself, so Rust may forward what the caller typed.
 (function (C) {
   "use strict";
@@ -68,7 +68,7 @@
   }
 
   /** chromate's reasons for selectors the browser rejects; the browser's own sentence (with its
-   *  final period) travels beside them as `browserMessage`, never in the message (§3). */
+   *  final period) travels beside them as `browserMessage`, never in the message (docs/mcp.md#errors). */
   const CSS_REASON = "not a valid CSS selector";
   const XPATH_REASON = "not a valid XPath expression";
 
@@ -182,7 +182,7 @@
     // pushes matches into `out` after their descendants' (none, for a match: innermost only), so
     // results stay in flat-tree order.
     function visit(el) {
-      // Their content is not text (§5): nothing in them matches, nor adds to an ancestor's text.
+      // Their content is not text (docs/mcp.md#selectors): nothing in them matches, nor adds to an ancestor's text.
       if (TEXT_SKIP.has(el.localName) || el.localName === "textarea" || el.localName === "select") return ["", false];
       let s = "";
       let below = false;
@@ -217,7 +217,7 @@
     return out;
   }
 
-  /** `role=`: role per §7.3 and, when given, normalised accessible name; never under a hidden,
+  /** `role=`: role per docs/mcp.md#snapshots and, when given, normalised accessible name; never under a hidden,
    *  inert or aria-hidden ancestor-or-self. */
   function roleMatches(root, wantRole, wantName) {
     const out = [];

@@ -1,4 +1,4 @@
-// snapshot: the §7 walk. Returns structured line records; Rust renders them (§7.6) and splices
+// snapshot: the snapshot walk (docs/mcp.md#snapshots). Returns structured line records; Rust renders them (docs/mcp.md#snapshots) and splices
 // in the lines of cross-origin frames, which it walks itself in their own isolated worlds.
 (function (C) {
   "use strict";
@@ -18,12 +18,12 @@
   const TRISTATE = new Set(["true", "false", "mixed"]);
   const MAX_TEXT = 120;
 
-  /** Whether `s` (camelCase split, lower-cased) holds a §7.7 secret term as a whole word. */
+  /** Whether `s` (camelCase split, lower-cased) holds a secret term (docs/mcp.md#secrets) as a whole word. */
   function isSecretWord(s) {
     return !!s && SECRET_WORD.test(D.words(s));
   }
 
-  /** Whether the value of field `el` (with accessible name `name`) is secret per §7.7. */
+  /** Whether the value of field `el` (with accessible name `name`) is secret per docs/mcp.md#secrets. */
   function isSecretField(el, name) {
     if (el.localName === "input" && NO_VALUE_TYPES.has(el.type)) return true;
     const ac = el.getAttribute("autocomplete");
@@ -36,7 +36,7 @@
     return isSecretWord(name);
   }
 
-  /** The printable value of `el` (§7.7): select/textarea/input/editing host, secrets omitted. */
+  /** The printable value of `el` (docs/mcp.md#secrets): select/textarea/input/editing host, secrets omitted. */
   function valueOf(el, name, editingHost) {
     const tag = el.localName;
     let v;
@@ -50,7 +50,7 @@
     return D.cut(v, 80);
   }
 
-  /** Destination of a link (§7.6), as short as it reads unambiguously against the document that
+  /** Destination of a link (docs/mcp.md#snapshots), as short as it reads unambiguously against the document that
    *  holds it: another origin → absolute; in the top document, the same document → `#fragment`
    *  (`?query` when only the query differs), a page under the document's directory → relative to
    *  that directory (`ch02.html`, `api/x.html`); else path+query+fragment; cut at 80. */
@@ -103,7 +103,7 @@
     return rest;
   }
 
-  /** Hint (§7.6): `#id`, else `[data-testid="v"]`/`[data-test-id="v"]`, else `tag[name="v"]`. */
+  /** Hint (docs/mcp.md#snapshots): `#id`, else `[data-testid="v"]`/`[data-test-id="v"]`, else `tag[name="v"]`. */
   function hintOf(el) {
     const id = el.getAttribute("id");
     if (id) return D.cut("#" + id, 80);
@@ -116,14 +116,14 @@
     return undefined;
   }
 
-  /** The snapshot class of `el` (§7.2): "evidence", "semantic", "text" or null; `r` its role. */
+  /** The snapshot class of `el` (docs/mcp.md#snapshots): "evidence", "semantic", "text" or null; `r` its role. */
   function classify(el, tag, r) {
     if (EVIDENCE_TAGS.has(tag) || D.isLive(el) || EVIDENCE_ROLES.has(r)) return "evidence";
     if ((TEXT_TAGS.has(tag) || ((tag === "div" || tag === "span") && el.firstElementChild === null)) &&
       D.hasEvidenceId(el)) return "evidence";
     if (SEMANTIC_TAGS.has(tag) || el.shadowRoot) return "semantic";
     if (el.hasAttribute("role") && el.getAttribute("role").trim()) return "semantic";
-    // A named section has the role region (§7.3), a container (§7.6), as an explicit
+    // A named section has the role region (docs/mcp.md#snapshots), a container (docs/mcp.md#snapshots), as an explicit
     // role="region" has; an unnamed one is generic and not listed.
     if (tag === "section" && r === "region") return "semantic";
     if (tag === "input") return el.type === "hidden" ? null : "semantic";
@@ -535,7 +535,7 @@
     return false;
   }
 
-  /** Sets the §7.6 flags on `line`. */
+  /** Sets the snapshot flags (docs/mcp.md#snapshots) on `line`. */
   function flags(el, tag, line) {
     if (el.hasAttribute("disabled") || el.getAttribute("aria-disabled") === "true" ||
       (FORM_CONTROLS.has(tag) && el.matches(":disabled"))) line.disabled = true;
@@ -552,7 +552,7 @@
     if (cur !== null && cur.toLowerCase() !== "false") line.current = cur;
   }
 
-  /** `render(result, urlOverride?)` → the §7.1/§7.6 text of a `take` result, for tests and
+  /** `render(result, urlOverride?)` → the snapshot text (docs/mcp.md#snapshots) of a `take` result, for tests and
    *  debugging (the engine renders in Rust; this is the reference rendering). */
   function render(res, url) {
     const out = ["page: " + (D.cut(res.title || "", 80) || "(untitled)") + " \u2014 " + (D.cut(url || res.url || "", 200) || "(no url)")];
@@ -566,7 +566,7 @@
     return out.join("\n");
   }
 
-  /** The §7.6 text of one line record (no trailing newline). */
+  /** The snapshot text (docs/mcp.md#snapshots) of one line record (no trailing newline). */
   function renderLine(l) {
     let s = "  ".repeat(l.depth);
     if (l.kind === "shadow") return s + "#shadow-root (open)";

@@ -1,5 +1,5 @@
 // storage: reads or seeds the document's localStorage and sessionStorage for saved state
-// (browser_state, §11.2). Not an installer module: it runs on its own, through
+// (browser_state, docs/mcp.md#saved-state). Not an installer module: it runs on its own, through
 // Runtime.callFunctionOn in chromate's world (read, seed now) or as a new-document script in
 // that world (seed before the page's own scripts run), so it takes its argument directly.
 // Isolated worlds share the document's storage, so the page never sees these calls.

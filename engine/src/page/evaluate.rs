@@ -58,7 +58,7 @@ impl Page {
         else {
             return remote_value(object);
         };
-        // Converted as JSON.stringify does (§11.5), in the world the script ran in: returned by
+        // Converted as JSON.stringify does (docs/tools.md#browser_advanced_eval--evaluate-javascript), in the world the script ran in: returned by
         // value, the protocol would give `{}` for a Date and ignore every `toJSON`.
         let as_json = runtime::CallFunctionOnParams::new(crate::js::JSON_VALUE)
             .object_id(object_id.clone())

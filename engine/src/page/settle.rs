@@ -1,4 +1,4 @@
-//! The wait after a navigation's `load` ([`Page::wait_for_settled`], `docs/mcp.md#navigation`):
+//! The wait after a navigation's `load` ([`Page::wait_for_settled`], `docs/mcp.md#observations`):
 //! until the page has nothing left that is about to change it, so that the observation an
 //! agent reads already holds what the page's script fills in right after `load` (a search
 //! showing its results), without a fixed quiet window on every page.

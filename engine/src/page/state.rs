@@ -112,7 +112,7 @@ fn content_length(headers: &Value) -> Option<u64> {
 /// A dialog that opens this soon after the previous one closed counts as reopened.
 pub(crate) const DIALOG_REOPEN: Duration = Duration::from_secs(1);
 
-/// How long the network must be quiet, after `load`, for `networkidle` (§9.1).
+/// How long the network must be quiet, after `load`, for `networkidle` (docs/tools.md#browser_wait--wait-for-condition).
 const NETWORK_QUIET: Duration = Duration::from_millis(500);
 
 /// At most this many requests are tracked as in flight; beyond it the oldest is forgotten, so

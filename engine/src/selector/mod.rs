@@ -1,4 +1,4 @@
-//! Selectors (§5): parsed and validated once in Rust, which gives the canonical form used in
+//! Selectors (docs/mcp.md#selectors): parsed and validated once in Rust, which gives the canonical form used in
 //! every message, then resolved in the page by `js/selector.js`.
 //!
 //! Rust checks the grammar it can (prefixes, `role=` and `ref=` shapes, bare refs); CSS and
@@ -41,7 +41,7 @@ pub struct Selector {
 }
 
 impl Selector {
-    /// Parses `text` per §5. A malformed selector is [`Error::InvalidArgument`] naming it.
+    /// Parses `text` per docs/mcp.md#selectors. A malformed selector is [`Error::InvalidArgument`] naming it.
     ///
     /// ```
     /// let sel = chromate::Selector::parse("#save").unwrap();
@@ -110,7 +110,7 @@ impl Selector {
     }
 
     /// The `ref=eN` selector of a ref, as [`Selector::parse`] reads `ref=eN` (what a bare `eN`
-    /// the session issued stands for, §6.2).
+    /// the session issued stands for, docs/mcp.md#refs).
     ///
     /// ```
     /// let e7 = chromate::ElementRef::new(7).unwrap();
@@ -141,7 +141,7 @@ impl Selector {
         self.element_ref
     }
 
-    /// Whether this is a bare `eN` (only valid if the session issued it, §6.2).
+    /// Whether this is a bare `eN` (only valid if the session issued it, docs/mcp.md#refs).
     pub fn is_bare_ref(&self) -> bool {
         self.bare
     }
@@ -238,7 +238,7 @@ pub(crate) struct RefTarget {
     pub(crate) element_ref: u64,
 }
 
-/// Turns `ref=eN` (or a bare `eN`) into the frame and number to resolve (§6): a bare ref must
+/// Turns `ref=eN` (or a bare `eN`) into the frame and number to resolve (docs/mcp.md#refs): a bare ref must
 /// have been issued by this browser ([`Error::BareRef`]); an issued ref must belong to this tab
 /// and to its frame's current document ([`Error::StaleRef`] with `unknown-ref` or
 /// `document-changed`). Detached and moved elements are found by the page side at act time.

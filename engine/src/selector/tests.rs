@@ -1,4 +1,4 @@
-//! Selector parsing and canonical forms (§5).
+//! Selector parsing and canonical forms (docs/mcp.md#selectors).
 
 use super::*;
 

@@ -1,4 +1,4 @@
-//! Snapshot diffs for post-action observations (§8 step 3).
+//! Snapshot diffs for post-action observations (docs/mcp.md#observations).
 //!
 //! A pure function of two snapshots. Lines compare without their `eN: ` prefix (indentation
 //! kept) as multisets, so removing one of three identical buttons shows. Among identical lines
@@ -31,7 +31,7 @@ impl Diff {
         matches!(self, Diff::Changes { removed, added, .. } if removed.is_empty() && added.is_empty())
     }
 
-    /// The §8 text: the full snapshot, or the header with `- line`s then `+ line`s, or the
+    /// The observation text (docs/mcp.md#observations): the full snapshot, or the header with `- line`s then `+ line`s, or the
     /// header and `(no a11y changes)`.
     pub fn render(&self) -> String {
         match self {
@@ -59,7 +59,7 @@ impl Diff {
     }
 }
 
-/// Compares `current` with `baseline` (§8 step 3): the full rendering when there is no
+/// Compares `current` with `baseline` (docs/mcp.md#observations): the full rendering when there is no
 /// baseline or the document id or full URL differs, else the removed and added lines.
 ///
 /// ```no_run

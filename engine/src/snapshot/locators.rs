@@ -1,4 +1,4 @@
-//! Durable selector proposals for one element (§11.4), from the page's `locators.suggest`.
+//! Durable selector proposals for one element (docs/tools.md#browser_locators--durable-selectors), from the page's `locators.suggest`.
 //!
 //! Resolves without waiting and never writes to the page or proposes a ref. This module only
 //! types the page's answer and maps its failures to engine errors; the ranking lives in
@@ -51,7 +51,7 @@ pub struct LocatorTarget {
     pub canonical: String,
 }
 
-/// Proposals for the first element a selector matches (§11.4).
+/// Proposals for the first element a selector matches (docs/tools.md#browser_locators--durable-selectors).
 #[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
 #[non_exhaustive]
 pub struct LocatorSuggestions {

@@ -1,4 +1,4 @@
-//! Snapshots (§7): what a person can see and use on the page, as numbered lines.
+//! Snapshots (docs/mcp.md#snapshots): what a person can see and use on the page, as numbered lines.
 //!
 //! The walk runs in the page (`js/snapshot.js`) and returns line records; this module drives it
 //! frame by frame (a cross-origin iframe is walked in its own frame's isolated world with the
@@ -32,9 +32,9 @@ pub use refs::ElementRef;
 /// What to snapshot and how much.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SnapshotOptions {
-    /// The semantic line budget (§7.8); evidence (10) and ordinary text (7) keep theirs.
+    /// The semantic line budget (docs/mcp.md#snapshots); evidence (10) and ordinary text (7) keep theirs.
     pub max_lines: usize,
-    /// Only this element's subtree: any §5 selector (top document), or a ref (`ref=e7`, or a
+    /// Only this element's subtree: any selector (docs/mcp.md#selectors; top document), or a ref (`ref=e7`, or a
     /// bare `e7` this browser issued) in whichever frame holds it; parsed by the caller, once.
     pub scope: Option<Selector>,
     /// Pages a snapshot too long for its budget: lists only what comes after this element in
@@ -77,7 +77,7 @@ pub struct Snapshot {
     pub page_ms: f64,
 }
 
-/// What kind of candidate a line lists (§7.2).
+/// What kind of candidate a line lists (docs/mcp.md#snapshots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LineKind {
     /// Controls, landmarks, headings, images, shadow hosts, elements with a role.
@@ -92,7 +92,7 @@ pub enum LineKind {
     ShadowRoot,
 }
 
-/// A `checked` flag (§7.6).
+/// A `checked` flag (docs/mcp.md#snapshots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Checked {
     /// `(checked)`.
@@ -101,7 +101,7 @@ pub enum Checked {
     Mixed,
 }
 
-/// One listed element (§7.6).
+/// One listed element (docs/mcp.md#snapshots).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct Line {
@@ -119,7 +119,7 @@ pub struct Line {
     pub name: Option<String>,
     /// Heading level.
     pub level: Option<u32>,
-    /// Link destination, as short as it reads against the document (§7.6): `#fragment`,
+    /// Link destination, as short as it reads against the document (docs/mcp.md#snapshots): `#fragment`,
     /// relative under the document's directory, the path from the site's root, or absolute for
     /// another origin.
     pub href: Option<String>,
@@ -413,7 +413,7 @@ fn is_fatal(err: &Error) -> bool {
 }
 
 impl Page {
-    /// Snapshots the tab (§7): every listed element with its ref, iframes included.
+    /// Snapshots the tab (docs/mcp.md#snapshots): every listed element with its ref, iframes included.
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {

@@ -1,4 +1,4 @@
-//! The ref table (§6): one session-wide counter shared by every page of a [`crate::Browser`], and for
+//! The ref table (docs/mcp.md#refs): one session-wide counter shared by every page of a [`crate::Browser`], and for
 //! each issued ref the page, frame and document it was issued in.
 //!
 //! The elements themselves live only in the page: each isolated world keeps its own

@@ -1,4 +1,4 @@
-//! Snapshot text (§7.1, §7.6): the header, one line per record, the empty and truncation notes.
+//! Snapshot text (docs/mcp.md#snapshots): the header, one line per record, the empty and truncation notes.
 //!
 //! Pure functions of [`Snapshot`] and [`Line`]; nothing here talks to the browser. The page's
 //! `snapshot.render` is the reference rendering these mirror, line for line.
@@ -14,7 +14,7 @@ pub(crate) const EMPTY: &str = "(no interactive elements detected)";
 /// (before which a snapshot the semantic budget cut says where the next page starts).
 pub(crate) const TRUNCATED: &str = "\u{2026} (more elements not shown: snapshot limits reached";
 
-/// The shadow-root marker (§7.6); it has no ref.
+/// The shadow-root marker (docs/mcp.md#snapshots); it has no ref.
 pub(crate) const SHADOW_ROOT: &str = "#shadow-root (open)";
 
 /// `s` cut to at most `n` characters: `n - 1` of them plus `…` when longer.
@@ -79,7 +79,7 @@ impl Snapshot {
 }
 
 impl Line {
-    /// The line without its `eN: ` prefix (indentation kept): what diffs compare (§8).
+    /// The line without its `eN: ` prefix (indentation kept): what diffs compare (docs/mcp.md#observations).
     pub fn render_without_ref(&self) -> String {
         let mut res = String::new();
         self.write_to(&mut res, false);
@@ -142,7 +142,7 @@ impl Line {
 }
 
 impl std::fmt::Display for Line {
-    /// The §7.6 line, with its ref and indentation.
+    /// The snapshot line (docs/mcp.md#snapshots), with its ref and indentation.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         let mut res = String::new();
         self.write_to(&mut res, true);

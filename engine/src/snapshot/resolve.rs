@@ -1,4 +1,4 @@
-//! Resolving a snapshot ref on a page (§6.3): what the browser-wide table (`refs.rs`) can say
+//! Resolving a snapshot ref on a page (docs/mcp.md#refs): what the browser-wide table (`refs.rs`) can say
 //! without the page (`unknown-ref`, `document-changed`), then what the page's own `refs.js`
 //! table answers (`detached`, `ambiguous`); a bare `eN` selector checked against the table; the
 //! refs a walk minted recorded in the documents their frames show. The table itself knows
@@ -10,7 +10,7 @@ use super::refs::{stale, ElementRef, Issued, RefRecord, RefStatus, RefTarget};
 use crate::error::{Error, Result, StaleReason};
 use crate::{Browser, Page};
 
-/// Resolves `element_ref` on `page` without touching the page (§6.3 rows 3 and 4): which frame
+/// Resolves `element_ref` on `page` without touching the page (docs/mcp.md#refs: `unknown-ref`, `document-changed`): which frame
 /// to ask, or `StaleRef` with `unknown-ref` (never issued) or `document-changed` (issued in
 /// another tab, or its frame has since navigated, reloaded or gone). The element may still be
 /// detached; [`check_ref`] asks the page.
@@ -32,7 +32,7 @@ pub(crate) fn resolve_ref(page: &Page, element_ref: ElementRef) -> Result<RefTar
     }
 }
 
-/// Asks the page whether `target`'s element is still there (§6.3 rows 5 and 6): `Ok` or
+/// Asks the page whether `target`'s element is still there (docs/mcp.md#refs: `detached`, `ambiguous`): `Ok` or
 /// `StaleRef` with `detached`, `ambiguous`, or `document-changed` when the frame's world no
 /// longer knows the number (its document was replaced after [`resolve_ref`] looked).
 pub(crate) async fn check_ref(
@@ -53,14 +53,14 @@ pub(crate) async fn check_ref(
     }
 }
 
-/// [`resolve_ref`] then [`check_ref`]: the frame of a live ref, or the §6.3 `StaleRef`.
+/// [`resolve_ref`] then [`check_ref`]: the frame of a live ref, or the `StaleRef` of docs/mcp.md#refs.
 pub(crate) async fn resolve_live_ref(page: &Page, element_ref: ElementRef) -> Result<RefTarget> {
     let target = resolve_ref(page, element_ref)?;
     check_ref(page, element_ref, &target).await?;
     Ok(target)
 }
 
-/// For a bare `eN` selector (§6.2): the ref if this browser issued it, else `BareRef` before
+/// For a bare `eN` selector (docs/mcp.md#refs): the ref if this browser issued it, else `BareRef` before
 /// any browser work.
 pub(crate) fn bare_ref(page: &Page, text: &str) -> Result<ElementRef> {
     match ElementRef::parse(text.trim()) {
@@ -72,7 +72,7 @@ pub(crate) fn bare_ref(page: &Page, text: &str) -> Result<ElementRef> {
 }
 
 impl Browser {
-    /// Whether this browser issued `element_ref` in any snapshot of any of its pages (§6.2).
+    /// Whether this browser issued `element_ref` in any snapshot of any of its pages (docs/mcp.md#refs).
     pub fn has_issued_ref(&self, element_ref: ElementRef) -> bool {
         self.ref_table().has_issued(element_ref.number())
     }

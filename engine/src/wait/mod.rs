@@ -1,5 +1,5 @@
-//! Deadlines and the retry schedule of §9.2, and the navigation waits that follow input: the
-//! click navigation wait (§9.5) and the Enter fence (§9.4).
+//! Deadlines and the retry schedule of element actions (docs/mcp.md#selectors), and the navigation waits that follow input: the
+//! click navigation wait (docs/mcp.md#observations) and the Enter fence (docs/mcp.md#observations).
 //!
 //! One [`Deadline`] covers a whole action; [`Poller`] yields check times on the contract's
 //! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
@@ -194,7 +194,7 @@ impl Poller {
 const CLICK_NAVIGATIONS: u64 = 20;
 
 /// After a click's input events were acknowledged: if a cross-document main-frame navigation
-/// was requested or started since `before`, waits for the new document's `load` (§9.5).
+/// was requested or started since `before`, waits for the new document's `load` (docs/mcp.md#observations).
 pub(crate) async fn wait_for_click_navigation(
     page: &Page,
     before: &NavMark,
@@ -239,7 +239,7 @@ pub(crate) async fn wait_for_click_navigation(
     }
 }
 
-/// The §9.4 Enter fence: `pressed_at` is when the key went down, `before` the mark taken just
+/// The Enter navigation fence (docs/mcp.md#observations): `pressed_at` is when the key went down, `before` the mark taken just
 /// before. Waits up to 140 ms for a main-frame navigation to start; if one does, waits for its
 /// `load` plus 25 ms of quiet, never past 500 ms after the press. Returns whether a navigation
 /// was seen.

@@ -1,4 +1,4 @@
-//! The retry schedule of §9.2.
+//! The retry schedule of element actions (docs/mcp.md#selectors).
 
 use super::*;
 

@@ -1,5 +1,5 @@
 //! The command line front end: argv of the `chromate` binary, the session commands, and
-//! the text of `chromate init --mcp` (§14; the user's side is `docs/mcp.md#configure-a-host`).
+//! the text of `chromate init --mcp` (`docs/mcp.md#configure-a-host`).
 //!
 //! Owns: turning argv into a [`Command`], the top-level help text and the client
 //! configuration snippets; `commands.rs` reads every tool's command from its declaration,

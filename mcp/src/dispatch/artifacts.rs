@@ -1,5 +1,5 @@
 //! The session artifact directory, spilling of large text blocks and the
-//! response cap (§12).
+//! response cap (docs/mcp.md#artifacts-and-resources).
 //!
 //! Owns: naming and lazily creating `<root>/chromate-mcp-<pid>-<stamp>-<random>/`
 //! (the name decided at construction, so `resources.rs` can serve it before it exists; created
@@ -9,15 +9,15 @@
 //! `CHROMATE_MCP_MAX_RESPONSE_BYTES`. The size rules are pure functions so
 //! they are unit-tested without a filesystem.
 //!
-//! Downloads (§11.7) live in `<session dir>/downloads/` and count against
+//! Downloads (docs/mcp.md#downloads) live in `<session dir>/downloads/` and count against
 //! the quota: the store keeps the engine's shared [`chromate::DownloadLimit`]
 //! at what the quota has left (at most 256 MiB; 0 once the files are used
 //! up), so the engine cancels a download that would not fit, and each
 //! finished download is added to the totals when an observation reports it.
 //!
 //! Deleting the directory is [`remove_if_untold`]'s, which an HTTP session calls when it ends.
-//! Does not own: deciding *which* blocks spill (the server does, per §12) or trace files
-//! (outside the quota, §11.6).
+//! Does not own: deciding *which* blocks spill (the server does, per docs/mcp.md#spilling) or trace files
+//! (outside the quota, docs/mcp.md#traces).
 //!
 //! Test knobs: `CHROMATE_MCP_MAX_ARTIFACT_FILES` and
 //! `CHROMATE_MCP_MAX_ARTIFACT_BYTES` override the quota (500 files, 256 MiB)
@@ -106,7 +106,7 @@ impl Default for Limits {
 /// Why an artifact was not written.
 #[derive(Debug)]
 pub(crate) enum WriteError {
-    /// The session directory is full (§12 quota).
+    /// The session directory is full (quota: docs/mcp.md#session-directory).
     Quota,
     /// The filesystem refused; the message names the path.
     Io(String),
@@ -166,7 +166,7 @@ impl ArtifactStore {
         store
     }
 
-    /// `<session dir>/downloads` (§11.7); the engine creates it at the first download.
+    /// `<session dir>/downloads` (docs/mcp.md#downloads); the engine creates it at the first download.
     pub(crate) fn downloads_dir(&self) -> PathBuf {
         self.dir.join("downloads")
     }
@@ -221,7 +221,7 @@ impl ArtifactStore {
         Ok(path)
     }
 
-    /// Spills `text` if it is over the spill size (§12) and returns what goes inline.
+    /// Spills `text` if it is over the spill size (docs/mcp.md#spilling) and returns what goes inline.
     pub(crate) fn spill(&mut self, label: &str, text: &str) -> Spilled {
         if text.len() <= self.limits.spill_bytes {
             return Spilled {
@@ -333,7 +333,7 @@ pub(crate) fn spill_preview(text: &str, path: &str) -> String {
 }
 
 /// Shrinks a `tools/call` response envelope (`{jsonrpc, id, result}`) to at
-/// most `cap` serialised bytes (§12). First the result JSON — `content[0]` when it is the
+/// most `cap` serialised bytes (docs/mcp.md#sizes). First the result JSON — `content[0]` when it is the
 /// result's compact JSON, and `structuredContent.result` when present — is replaced by
 /// `{truncated, totalBytes, previewBytes, preview, fullOutput}` (`full_output` is asked once
 /// to save the whole result JSON and return its path); then a full `structuredContent`

@@ -1,4 +1,4 @@
-//! Tool errors and the MCP result shapes of the contract (§3, §13).
+//! Tool errors and the MCP result shapes (docs/mcp.md#results, docs/error-codes.md).
 //!
 //! Owns: the public error-code table ([`ToolErrorCode`], with the text that
 //! `docs/error-codes.md` is generated from), the tool error value
@@ -7,23 +7,23 @@
 //! result. It does not own protocol errors (-326xx, see `jsonrpc.rs`),
 //! spilling or the response cap (see `artifacts.rs`). [`from_engine`] is
 //! the one place a `chromate::Error` becomes a tool error: the code one to
-//! one by its string, the message prefixed with the tool's verb, the §13
-//! `detail` keys from the variant's fields, and a hint per code.
+//! one by its string, the message prefixed with the tool's verb, the
+//! `detail` keys (docs/error-codes.md) from the variant's fields, and a hint per code.
 
 use serde_json::{json, Map, Value};
 
-/// Longest error message kept, in bytes (§3).
+/// Longest error message kept, in bytes (docs/mcp.md#errors).
 pub(crate) const MAX_MESSAGE_BYTES: usize = 16 * 1024;
-/// Longest hint kept, in bytes (§3).
+/// Longest hint kept, in bytes (docs/mcp.md#errors).
 pub(crate) const MAX_HINT_BYTES: usize = 4 * 1024;
-/// Largest serialised `detail` kept as is, in bytes (§3).
+/// Largest serialised `detail` kept as is, in bytes (docs/mcp.md#errors).
 pub(crate) const MAX_DETAIL_BYTES: usize = 8 * 1024;
-/// Largest recovery snapshot kept, in bytes (§3, §6.4).
+/// Largest recovery snapshot kept, in bytes (docs/mcp.md#errors, docs/mcp.md#refs).
 pub(crate) const MAX_RECOVERY_BYTES: usize = 12 * 1024;
 
 macro_rules! error_codes {
     ($($variant:ident => $text:literal, when: $when:literal, detail: $detail:literal;)*) => {
-        /// The public, stable error codes of §13. Append-only: never rename one.
+        /// The public, stable error codes of docs/error-codes.md. Append-only: never rename one.
         #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
         #[non_exhaustive]
         pub(crate) enum ToolErrorCode {
@@ -54,7 +54,7 @@ macro_rules! error_codes {
                 }
             }
 
-            /// When the code is used (the "When" column of §13).
+            /// When the code is used (the "When" column of docs/error-codes.md).
             #[cfg_attr(not(test), allow(dead_code))]
             pub(crate) fn when(self) -> &'static str {
                 match self {
@@ -62,7 +62,7 @@ macro_rules! error_codes {
                 }
             }
 
-            /// The `detail` keys the code carries (the "detail" column of §13).
+            /// The `detail` keys the code carries (the "detail" column of docs/error-codes.md).
             #[cfg_attr(not(test), allow(dead_code))]
             pub(crate) fn detail_keys(self) -> &'static str {
                 match self {
@@ -130,7 +130,7 @@ error_codes! {
         detail: "`url`, `class`, `reason`";
 }
 
-/// A tool failure after argument validation (§3): `{code, message, hint?, detail?, recoverySnapshot?}`.
+/// A tool failure after argument validation (docs/mcp.md#errors): `{code, message, hint?, detail?, recoverySnapshot?}`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ToolError {
     pub(crate) code: ToolErrorCode,
@@ -138,9 +138,9 @@ pub(crate) struct ToolError {
     pub(crate) message: String,
     /// The next useful step; every error should have one.
     pub(crate) hint: Option<String>,
-    /// Structured facts per §13; never stack traces.
+    /// Structured facts per docs/error-codes.md; never stack traces.
     pub(crate) detail: Option<Value>,
-    /// A rendered snapshot attached to STALE_REF (§6.4).
+    /// A rendered snapshot attached to STALE_REF (docs/mcp.md#refs).
     pub(crate) recovery_snapshot: Option<String>,
 }
 
@@ -187,7 +187,7 @@ impl ToolError {
         self
     }
 
-    /// The bounded `structuredContent.error` object (§3 bounds applied).
+    /// The bounded `structuredContent.error` object (bounds applied, docs/mcp.md#errors).
     pub(crate) fn to_json(&self) -> Value {
         let mut map = Map::new();
         map.insert("code".into(), json!(self.code.as_str()));
@@ -207,7 +207,7 @@ impl ToolError {
         Value::Object(map)
     }
 
-    /// The text block of §3: `error:`, `code:`, `hint:` lines, then the recovery snapshot.
+    /// The text block of docs/mcp.md#errors: `error:`, `code:`, `hint:` lines, then the recovery snapshot.
     /// `recovery_text` replaces the snapshot text (it may have been spilled).
     pub(crate) fn to_text(&self, recovery_text: Option<&str>) -> String {
         let mut text = format!(
@@ -239,7 +239,7 @@ impl ToolError {
     }
 }
 
-/// A successful tool result (§3) before spilling and the response cap.
+/// A successful tool result (docs/mcp.md#success) before spilling and the response cap.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ToolOutput {
     /// `structuredContent.result`.
@@ -252,7 +252,7 @@ pub(crate) struct ToolOutput {
     /// Set by the tool when it already made its own observation (browser_batch);
     /// otherwise the server asks the observation hook after observation-bearing tools.
     pub(crate) observation: Option<Observation>,
-    /// Files the result hands back as `resource_link` blocks (§12): a screenshot, a trace
+    /// Files the result hands back as `resource_link` blocks (docs/mcp.md#resources): a screenshot, a trace
     /// zip, the downloads its observation reports.
     pub(crate) links: Vec<std::path::PathBuf>,
 }
@@ -269,14 +269,14 @@ impl ToolOutput {
         }
     }
 
-    /// Adds a `resource_link` to `path` (§12).
+    /// Adds a `resource_link` to `path` (docs/mcp.md#resources).
     pub(crate) fn with_link(mut self, path: std::path::PathBuf) -> ToolOutput {
         self.links.push(path);
         self
     }
 }
 
-/// Maps an engine error onto the tool error of the contract (§13), one to
+/// Maps an engine error onto the tool error (docs/error-codes.md), one to
 /// one by `err.code().as_str()`. `verb` starts the message unless the engine
 /// already put it there (element actions name their verb themselves).
 pub(crate) fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
@@ -456,7 +456,7 @@ pub(crate) fn recovery_hint(recovery: chromate::Recovery) -> String {
     format!("{recovery}; {next}")
 }
 
-/// The default hint of a code: the next useful step (§13).
+/// The default hint of a code: the next useful step (docs/error-codes.md).
 pub(crate) fn hint_for(code: ToolErrorCode) -> &'static str {
     match code {
         ToolErrorCode::NoMatch => "check the selector against a fresh browser_snapshot, or probe with browser_exists",
@@ -480,14 +480,14 @@ pub(crate) fn hint_for(code: ToolErrorCode) -> &'static str {
     }
 }
 
-/// The post-action observation (§8) as two parts, because spilling (§12)
+/// The post-action observation (docs/mcp.md#observations) as two parts, because spilling (docs/mcp.md#spilling)
 /// applies to the snapshot/diff part only and the tripwire stays after it.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Observation {
-    /// The dialog notice, full rendering, or diff (§8 steps 2–3).
+    /// The dialog notice, full rendering, or diff (docs/mcp.md#observations).
     pub(crate) body: String,
     /// `download: <name> (<bytes> bytes) <state>` (or `… not saved: <reason>`) per download
-    /// that ended since the previous observation (§11.7), printed before the tripwire.
+    /// that ended since the previous observation (docs/mcp.md#downloads), printed before the tripwire.
     pub(crate) downloads: Vec<String>,
     /// The saved files of those downloads, for the call's `resource_link` blocks.
     pub(crate) links: Vec<std::path::PathBuf>,

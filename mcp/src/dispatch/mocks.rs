@@ -1,8 +1,8 @@
-//! The session's mock table (§11.1) and URL glob matching, shared by browser_mock and the
+//! The session's mock table (docs/mcp.md#mocks) and URL glob matching, shared by browser_mock and the
 //! navigation tools.
 //!
 //! Owns: the table (ids `m<N>` never reused, at most 20 active, creation order), the default
-//! content type, handing the table and the origin policy (§1.5) to the engine ([`install`], at
+//! content type, handing the table and the origin policy (docs/mcp.md#origin-policy) to the engine ([`install`], at
 //! launch and relaunch and after every change), and naming what blocked a navigation
 //! ([`blocked_by`]). Does not intercept requests itself: the engine's interceptor
 //! (`chromate::Browser::set_intercept_rules`) matches each request with the same glob
@@ -13,13 +13,13 @@ use serde_json::{json, Value};
 use crate::config::Config;
 use crate::dispatch::error::{ToolError, ToolErrorCode};
 
-/// Most active mocks (§11.1).
+/// Most active mocks (docs/mcp.md#mocks).
 pub(crate) const MAX_MOCKS: usize = 20;
 
 /// What a matching request gets.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum MockKind {
-    /// Answered with this response (plus CORS headers, §11.1).
+    /// Answered with this response (plus CORS headers, docs/mcp.md#mocks).
     Respond {
         status: u16,
         body: String,
@@ -100,7 +100,7 @@ impl MockTable {
     }
 }
 
-/// §11.1: a glob over the full URL; `*` and `**` match any characters
+/// A glob over the full URL (docs/mcp.md#mocks); `*` and `**` match any characters
 /// (including `/`), everything else is literal; a pattern without `?`
 /// ignores the URL's query. The engine's matcher, so the table and the
 /// browser always agree.
@@ -132,7 +132,7 @@ impl MockTable {
     }
 }
 
-/// The origin lists of the configuration as the engine's policy (§1.5).
+/// The origin lists of the configuration as the engine's policy (docs/mcp.md#origin-policy).
 pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
     chromate::OriginPolicy {
         allowed: config.allowed_origins.clone(),
@@ -142,7 +142,7 @@ pub(crate) fn origin_policy(config: &Config) -> chromate::OriginPolicy {
 
 impl MockTable {
     /// Installs the table and the origin policy into a browser that just
-    /// started, before its first tab loads anything (§1.5, §11.1).
+    /// started, before its first tab loads anything (docs/mcp.md#origin-policy, docs/mcp.md#mocks).
     pub(crate) async fn install(
         &self,
         browser: &chromate::Browser,
@@ -154,7 +154,7 @@ impl MockTable {
     }
 
     /// What blocked a failed navigation to `url`, for NAVIGATION_FAILED
-    /// `detail.blockedBy` (§1.5, §13): `origin-policy`, `mock` or `file-access`; `None`
+    /// `detail.blockedBy` (docs/mcp.md#origin-policy, docs/error-codes.md): `origin-policy`, `mock` or `file-access`; `None`
     /// when chromate did not block it.
     pub(crate) fn blocked_by(
         &self,

@@ -2,8 +2,8 @@
 //!
 //! Owns: running a call against a [`ToolSession`] (typing the validated arguments, the
 //! cross-argument check, the handler, replacing a tab the call found stuck, the observation
-//! hook of §8, the trace's action event) and turning its outcome into a [`Reply`] with
-//! spilling (§12) applied — the text the model or the terminal sees, the result object, the
+//! hook of docs/mcp.md#observations, the trace's action event) and turning its outcome into a [`Reply`] with
+//! spilling (docs/mcp.md#spilling) applied — the text the model or the terminal sees, the result object, the
 //! files it hands back. Does not own any wire format: MCP (`crate::mcp`) turns a reply into a
 //! `tools/call` result, the CLI (`crate::cli`) into stdout, stderr and an exit status, and the
 //! session daemon (`crate::daemon`) carries it over its socket as JSON.
@@ -42,7 +42,7 @@ use tools::{ToolCall, ToolContext, ToolDecl};
 pub(crate) enum Reply {
     /// The tool ran (a failed browser_batch too: its `is_error` is set).
     Done(Done),
-    /// A tool error (§3).
+    /// A tool error (docs/mcp.md#errors).
     Failed(Failed),
 }
 
@@ -85,7 +85,7 @@ pub(crate) async fn run(
     cancel: &Cancel,
     progress: &Progress,
 ) -> Reply {
-    // Kept for the trace's action event (§11.6); browser_batch records its steps itself.
+    // Kept for the trace's action event (docs/mcp.md#traces); browser_batch records its steps itself.
     let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
         (
             arguments.clone(),
@@ -141,7 +141,7 @@ async fn execute(
     ctx.session
         .report_crashed_tab(decl.verb, &mut outcome)
         .await;
-    // The observation hook (§8); browser_batch makes its own.
+    // The observation hook (docs/mcp.md#observations); browser_batch makes its own.
     if let Ok(output) = &mut outcome {
         if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
             let left = timeout.saturating_sub(started.elapsed());
@@ -154,7 +154,7 @@ async fn execute(
     outcome
 }
 
-/// A tool outcome → its [`Reply`], spilling applied (§12).
+/// A tool outcome → its [`Reply`], spilling applied (docs/mcp.md#spilling).
 fn render(
     session: &mut ToolSession,
     decl: &ToolDecl,

@@ -2,17 +2,17 @@
 //!
 //! Owns: the configuration, the artifact store, the mock table, the log
 //! journal's cursor, the trace state, the browser (launched lazily by the
-//! first call that needs a page, §1.5), the tabs and their `p<N>` ids
-//! (§11.3), the snapshot baseline (§6.3), the downloads directory handed to
-//! every browser and the `download:` lines of observations (§11.7), and the
+//! first call that needs a page, docs/mcp.md#run), the tabs and their `p<N>` ids
+//! (docs/tools.md#browser_page--tabs), the snapshot baseline (docs/mcp.md#refs), the downloads directory handed to
+//! every browser and the `download:` lines of observations (docs/mcp.md#downloads), and the
 //! two hooks the server calls
 //! around tools: [`ToolSession::observe`] after a successful observation-bearing
-//! call (§8) and [`ToolSession::shutdown`] at exit (§1.5).
+//! call (docs/mcp.md#observations) and [`ToolSession::shutdown`] at exit (docs/mcp.md#run).
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
 //! (`tools/`). The log journal itself is the engine's (`chromate::Journal`);
 //! the session keeps one and hands it to every browser it launches, so `seq`
-//! never restarts and entries survive a relaunch (§1.5, §10).
+//! never restarts and entries survive a relaunch (docs/mcp.md#run, docs/mcp.md#logs).
 
 use std::path::PathBuf;
 use std::time::{Duration, SystemTime};
@@ -141,15 +141,15 @@ impl Live {
     }
 }
 
-/// The log journal as the MCP layer sees it (§10): the engine's journal,
-/// shared by every browser of the session, and the tripwire's cursor (§8).
+/// The log journal as the MCP layer sees it (docs/mcp.md#logs): the engine's journal,
+/// shared by every browser of the session, and the tripwire's cursor (docs/mcp.md#observations).
 #[derive(Debug, Default)]
 pub(crate) struct SessionJournal {
     /// The entries; capture belongs to the engine.
     pub(crate) log: chromate::Journal,
     /// The journal cursor at the previous observation (0 at first).
     pub(crate) observed: u64,
-    /// The journal cursor up to which observations reported downloads (§11.7).
+    /// The journal cursor up to which observations reported downloads (docs/mcp.md#downloads).
     pub(crate) downloads_observed: u64,
     /// The tripwire of the latest observation (browser_batch reports it).
     pub(crate) last_tripwire: Option<Tripwire>,
@@ -177,7 +177,7 @@ impl SessionJournal {
     }
 }
 
-/// The observation tripwire (§8 step 4).
+/// The observation tripwire (docs/mcp.md#observations).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Tripwire {
     /// Error entries with `seq > cursor` still buffered.
@@ -202,7 +202,7 @@ impl Tripwire {
     }
 }
 
-/// An active trace recording (§11.6), owned by `trace.rs`.
+/// An active trace recording (docs/mcp.md#traces), owned by `trace.rs`.
 pub(crate) use crate::dispatch::trace::TraceRecording;
 
 /// Server-held state for one session.
@@ -230,11 +230,11 @@ pub(crate) struct ToolSession {
     pub(crate) namespace: Option<String>,
     /// The next `p<N>` number.
     next_tab: u64,
-    /// The baseline of §6.3: the latest full snapshot shown.
+    /// The baseline of docs/mcp.md#refs: the latest full snapshot shown.
     pub(crate) baseline: Option<chromate::Snapshot>,
-    /// How many snapshots this session took (`revision`, §7.8).
+    /// How many snapshots this session took (`revision`, docs/mcp.md#snapshots).
     pub(crate) revision: u64,
-    /// The first ref number a relaunched browser may mint (§6.1: never reused).
+    /// The first ref number a relaunched browser may mint (docs/mcp.md#refs: never reused).
     next_ref: Option<chromate::ElementRef>,
     /// The target of a tab whose renderer could not be freed from a script that does not
     /// yield; the server replaces it once the failed call is answered.
@@ -312,13 +312,13 @@ impl ToolSession {
 
     /// Whether ref number `number` was issued by an earlier browser of this
     /// session (one that was lost or closed): refs are never reused, so it
-    /// is stale, never unknown (§6.1, §6.2).
+    /// is stale, never unknown (docs/mcp.md#refs).
     pub(crate) fn issued_by_earlier_browser(&self, number: u64) -> bool {
         self.next_ref
             .is_some_and(|next| number > 0 && number < next.number())
     }
 
-    /// Forgets a browser that went away (§1.5 browser loss): tabs, dialogs
+    /// Forgets a browser that went away (browser loss, docs/mcp.md#run): tabs, dialogs
     /// and baseline are gone; ref numbering continues on the next launch.
     fn drop_lost_browser(&mut self) {
         if let Some(live) = &self.live {
@@ -391,7 +391,7 @@ impl ToolSession {
         self.baseline = None;
     }
 
-    /// Launches or connects (§1.5), without opening a tab.
+    /// Launches or connects (docs/mcp.md#run), without opening a tab.
     async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
         if let Some(shared) = self.shared.clone() {
             return self.start_context(verb, &shared).await;
@@ -411,7 +411,7 @@ impl ToolSession {
             }
         };
         let browser = browser.map_err(|err| from_engine(verb, &err))?;
-        // Downloads go to the session directory, within the quota (§11.7). A browser that
+        // Downloads go to the session directory, within the quota (docs/mcp.md#downloads). A browser that
         // refuses the directory (`--cdp-endpoint`) still reports them, journalled as not
         // saved with its answer as the reason, so the launch goes on.
         match self.download_options() {
@@ -422,7 +422,7 @@ impl ToolSession {
             }
             Err(err) => eprintln!("chromate: downloads will not be saved: {err}"),
         }
-        // Mocks and the origin policy are in before the first tab loads (§1.5).
+        // Mocks and the origin policy are in before the first tab loads (docs/mcp.md#origin-policy).
         self.mocks
             .install(&browser, &self.config)
             .await
@@ -453,7 +453,7 @@ impl ToolSession {
         Ok(())
     }
 
-    /// Where this session's downloads go (§11.7): `<session dir>/downloads/`, within the
+    /// Where this session's downloads go (docs/mcp.md#downloads): `<session dir>/downloads/`, within the
     /// quota. The session directory and `downloads/` are made here, privately (exclusive,
     /// 0700, ours), before the browser is told about them: the engine would otherwise create
     /// missing parents itself, following whatever was planted at their names.
@@ -515,7 +515,7 @@ impl ToolSession {
         Ok(())
     }
 
-    /// The running browser, launching it first if needed (§1.5 lazy launch;
+    /// The running browser, launching it first if needed (lazy launch, docs/mcp.md#run;
     /// a lost browser is relaunched).
     pub(crate) async fn ensure_browser(&mut self, verb: &str) -> Result<&mut Live, ToolError> {
         self.drop_lost_browser();
@@ -553,7 +553,7 @@ impl ToolSession {
     }
 
     /// The active tab's page for a tool that touches it: STATE_INVALID while
-    /// a dialog is open (§4.2).
+    /// a dialog is open (docs/error-codes.md).
     pub(crate) async fn active_page(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
         let page = self.active_page_any(verb).await?;
         if let Some(dialog) = page.dialog() {
@@ -787,7 +787,7 @@ impl ToolSession {
         Ok(snapshot)
     }
 
-    /// Handles a failed element call (§6.3, §6.4): a STALE_REF on a ref
+    /// Handles a failed element call (docs/mcp.md#refs): a STALE_REF on a ref
     /// selector gets a recovery snapshot that becomes the baseline.
     pub(crate) async fn element_error(
         &mut self,
@@ -797,8 +797,8 @@ impl ToolSession {
     ) -> ToolError {
         let mut error = self.engine_error(verb, err);
         // The page's ref table forgets a ref when its document is replaced;
-        // a ref this session did issue is then `document-changed` (§6.3 row
-        // 4), not `unknown-ref` (row 3).
+        // a ref this session did issue is then `document-changed` (docs/mcp.md#refs),
+        // not `unknown-ref`.
         if let chromate::Error::StaleRef {
             element_ref,
             reason: chromate::StaleReason::UnknownRef,
@@ -818,7 +818,7 @@ impl ToolSession {
         error
     }
 
-    /// Attaches a recovery snapshot (§6.4) to a STALE_REF error, when the
+    /// Attaches a recovery snapshot (docs/mcp.md#refs) to a STALE_REF error, when the
     /// browser runs without a dialog.
     pub(crate) async fn attach_recovery(
         &mut self,
@@ -852,7 +852,7 @@ impl ToolSession {
         }
     }
 
-    /// §6.5: fill/clear on a ref whose baseline line is a `(container)`
+    /// NOT_EDITABLE (docs/error-codes.md): fill/clear on a ref whose baseline line is a `(container)`
     /// fails at once, pointing at the first editable field inside it (or a
     /// button or link that may reveal one).
     pub(crate) fn container_not_editable(
@@ -923,9 +923,9 @@ impl ToolSession {
         )
     }
 
-    /// §6.3 row 2: a ref selector with no baseline is STALE_REF `no-snapshot`, whether or
+    /// docs/mcp.md#refs: a ref selector with no baseline is STALE_REF `no-snapshot`, whether or
     /// not the session issued it (row 3 comes after); a ref it issued gets a recovery
-    /// snapshot (§6.4), whose refs work on the next call.
+    /// snapshot (docs/mcp.md#refs), whose refs work on the next call.
     pub(crate) async fn check_ref_baseline(
         &mut self,
         verb: &str,
@@ -949,7 +949,7 @@ impl ToolSession {
     }
 
     /// `CHROMATE_TRACE_DIR` (in it, the session's [`ToolSession::namespace`] directory), else
-    /// `<session dir>/traces` (§11.6).
+    /// `<session dir>/traces` (docs/mcp.md#traces).
     pub(crate) fn trace_root(&self) -> PathBuf {
         match &self.config.trace_dir {
             Some(dir) => {
@@ -982,7 +982,7 @@ impl ToolSession {
         Ok(root)
     }
 
-    /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (§11.2), made absolute; in it, the
+    /// `CHROMATE_STATE_DIR`, else `./.chromate/state` (docs/mcp.md#saved-state), made absolute; in it, the
     /// session's [`ToolSession::namespace`] directory when it has one.
     pub(crate) fn state_root(&self) -> PathBuf {
         let root = self.working_dir().join(&self.config.state_dir);
@@ -1002,13 +1002,13 @@ impl ToolSession {
         }
     }
 
-    /// The observation hook (§8): called by the server after a successful
+    /// The observation hook (docs/mcp.md#observations): called by the server after a successful
     /// call of an observation-bearing tool that did not attach its own.
     /// Returns `None` when there is nothing to observe (no browser).
     ///
     /// Settle: the snapshot's own round trip through the renderer orders the
     /// events the action caused; the engine offers no animation-frame wait.
-    /// The tripwire comes last (§8 step 4).
+    /// The tripwire comes last (docs/mcp.md#observations).
     pub(crate) async fn observe(&mut self, cancel: &Cancel) -> Option<Observation> {
         let bound = self.agent_timeout();
         self.observe_within(cancel, bound).await
@@ -1050,7 +1050,7 @@ impl ToolSession {
     }
 
     /// An observation of `body`: the downloads that ended since the previous observation, then
-    /// the tripwire (§8, §11.7).
+    /// the tripwire (docs/mcp.md#observations, docs/mcp.md#downloads).
     async fn observation(&mut self, body: String) -> Observation {
         // A download that began during the call (an attachment navigation the click waited
         // for) is usually done by now: wait a little for it, so this call reports it. A longer
@@ -1079,7 +1079,7 @@ impl ToolSession {
     }
 
     /// The `download:` lines and saved files of the downloads journalled since the previous
-    /// observation; saved ones are counted against the quota (§12).
+    /// observation; saved ones are counted against the quota (docs/mcp.md#session-directory).
     fn ended_downloads(&mut self) -> (Vec<String>, Vec<PathBuf>) {
         let log = &self.journal.log;
         let now = log.cursor();
@@ -1108,7 +1108,7 @@ impl ToolSession {
         (lines, links)
     }
 
-    /// The tripwire (§8 step 4): error entries since the previous
+    /// The tripwire (docs/mcp.md#observations): error entries since the previous
     /// observation, exactly what `browser_logs kind=error since=<c>` lists;
     /// the stored cursor then moves to the current one. Always present: the
     /// journal captures in every browser this session starts.
@@ -1131,7 +1131,7 @@ impl ToolSession {
         Some(tripwire)
     }
 
-    /// browser_batch `observe:page` (§4.3): the page's identity instead of a
+    /// browser_batch `observe:page` (docs/tools.md#browser_batch--batch): the page's identity instead of a
     /// diff — `{url, title, documentId, revision, documentChange}` — while
     /// the baseline still advances. `None` when there is no page.
     pub(crate) async fn observe_page(
@@ -1188,11 +1188,11 @@ impl ToolSession {
         Some((summary, self.observation(body).await))
     }
 
-    /// The shutdown hook (§1.5): end any trace, close the browser (kill after
+    /// The shutdown hook (docs/mcp.md#run): end any trace, close the browser (kill after
     /// 2 s; a one-shot session's at once), delete the profile. The server bounds the whole
     /// shutdown to 5 s.
     pub(crate) async fn shutdown(&mut self) {
-        // A recording ends with `trace-end` reason shutdown, without zip (§11.6).
+        // A recording ends with `trace-end` reason shutdown, without zip (docs/mcp.md#traces).
         if let Some(mut recording) = self.trace.take() {
             if let Err(err) = recording.end("shutdown") {
                 eprintln!("chromate: trace not ended cleanly: {err}");
@@ -1223,7 +1223,7 @@ impl ToolSession {
         let Live { browser, tabs, .. } = live;
         drop(tabs);
         if self.one_shot {
-            // A download still in flight gets an observation's grace before the kill (§11.7).
+            // A download still in flight gets an observation's grace before the kill (docs/mcp.md#downloads).
             browser.wait_for_downloads(DOWNLOAD_SETTLE).await;
             browser.kill().await;
         } else {
@@ -1237,7 +1237,7 @@ impl ToolSession {
 const CRASH_REPLACEMENT_OPEN: Duration = Duration::from_secs(5);
 const CRASH_REPLACEMENT_TRIES: usize = 3;
 
-/// How long an observation waits for downloads in flight to end (§11.7).
+/// How long an observation waits for downloads in flight to end (docs/mcp.md#downloads).
 const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
 
 /// `download: <name> (<bytes> bytes) <state>`; `download: <name> not saved: <reason>` when the
@@ -1287,8 +1287,8 @@ pub(crate) fn crash_error(
     .with_detail(detail)
 }
 
-/// STATE_INVALID `a dialog is open: <message>` (§4.2).
-/// STALE_REF `no-snapshot` for `ref=e<number>` (§6.3 row 2).
+/// STATE_INVALID `a dialog is open: <message>` (docs/error-codes.md).
+/// STALE_REF `no-snapshot` for `ref=e<number>` (docs/mcp.md#refs).
 pub(crate) fn no_snapshot(verb: &str, number: u64) -> ToolError {
     ToolError::new(
         ToolErrorCode::StaleRef,

@@ -1,11 +1,11 @@
-//! Trace recording (§11.6): `trace.ndjson`, screenshots, the offline viewer and the zip.
+//! Trace recording (docs/mcp.md#traces): `trace.ndjson`, screenshots, the offline viewer and the zip.
 //!
 //! Owns: the recording's files under `<root>/<name>/`, each event written whole and flushed
 //! at once (a killed server leaves valid NDJSON), the `action` event of one tool call or batch
 //! step (screenshot after observation-bearing calls), `trace-end`, the self-contained
 //! `index.html` and `<root>/<name>.zip`. Everything is private like the artifacts: directories
 //! created exclusively at 0700, files at 0600, never through a symlink (`private_fs.rs`).
-//! Secrets are kept out like snapshots keep them out (§7.7): text typed into a field whose
+//! Secrets are kept out like snapshots keep them out (docs/mcp.md#secrets): text typed into a field whose
 //! value snapshots suppress, and a value read from one (browser_read `value`, in a batch step
 //! too), show as `"[redacted]"` in every event, arguments and results alike. The server calls [`record_action`]
 //! after each tool call, browser_batch after each step, and the session ends a recording at
@@ -224,7 +224,7 @@ fn observed(output: &ToolOutput) -> Option<String> {
     })
 }
 
-/// The arguments as the trace shows them: text aimed at secret fields (§7.7) as
+/// The arguments as the trace shows them: text aimed at secret fields (docs/mcp.md#secrets) as
 /// `"[redacted]"`, upload `files` as a count.
 async fn redact(
     tool: &str,
@@ -266,7 +266,7 @@ fn reads_a_value(tool: &str, arguments: &Map<String, Value>) -> bool {
                 && arguments.get("name").and_then(Value::as_str) == Some("value")))
 }
 
-/// The result as the trace shows it: a value read from a secret field (§7.7) as
+/// The result as the trace shows it: a value read from a secret field (docs/mcp.md#secrets) as
 /// `"[redacted]"`. With no page to ask (`page` `None`), every value read is redacted.
 async fn redact_result(
     tool: &str,

@@ -1,4 +1,4 @@
-//! The two MCP eras served by one process (§1.3; `docs/mcp-eras.md`).
+//! The two MCP eras served by one process (`docs/mcp.md#protocol-eras`, `docs/mcp-eras.md`).
 //!
 //! A *legacy* client opens with `initialize` and sends requests without
 //! protocol metadata; a *modern* client (revision `2026-07-28`) sends no
@@ -13,7 +13,7 @@
 //! Modern requests are served statelessly: nothing here remembers an earlier
 //! request, so the era, version and capabilities of one request never leak
 //! into the next. Browser state is another matter: one process is one
-//! browser session in both eras (§1.5).
+//! browser session in both eras (docs/mcp.md#run).
 //!
 //! Does not own: the method table and tool results (`server.rs`), JSON-RPC
 //! shapes (`jsonrpc.rs`). Tool behaviour, tool results and tool errors are

@@ -1,4 +1,4 @@
-//! JSON-RPC 2.0 over newline-delimited stdio (§1.2), written by hand.
+//! JSON-RPC 2.0 over newline-delimited stdio (docs/mcp.md#run), written by hand.
 //!
 //! Owns: cutting the byte stream into frames ([`FrameDecoder`], including the
 //! 1 MiB limit detected before the newline arrives), parsing a frame with the
@@ -23,9 +23,9 @@
 
 use serde_json::{json, Map, Value};
 
-/// Frame size limit in bytes, terminator excluded (§1.2).
+/// Frame size limit in bytes, terminator excluded (docs/mcp.md#sizes).
 pub(crate) const MAX_FRAME_BYTES: usize = 1_048_576;
-/// Deepest nesting of arrays/objects accepted (§1.2).
+/// Deepest nesting of arrays/objects accepted (docs/mcp.md#sizes).
 pub(crate) const MAX_DEPTH: usize = 128;
 
 pub(crate) const PARSE_ERROR: i64 = -32700;
@@ -148,7 +148,7 @@ impl RpcError {
         self
     }
 
-    /// The frame-limit error of §1.2.
+    /// The frame-limit error of docs/mcp.md#sizes.
     pub(crate) fn frame_too_large() -> RpcError {
         RpcError::new(
             Value::Null,

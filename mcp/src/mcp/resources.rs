@@ -1,4 +1,4 @@
-//! Artifacts as MCP resources (§1.3, §12): `resources/list`, `resources/read` and the
+//! Artifacts as MCP resources (docs/mcp.md#resources): `resources/list`, `resources/read` and the
 //! `resource_link` blocks results hand back.
 //!
 //! Owns: the directories a client may read through the server ([`Roots`]: the session
@@ -28,16 +28,16 @@ const MAX_DEPTH: usize = 3;
 /// The directories whose files are resources.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Roots {
-    /// The session directory (§12); the others usually sit inside it.
+    /// The session directory (docs/mcp.md#session-directory); the others usually sit inside it.
     pub(crate) session: PathBuf,
-    /// `CHROMATE_TRACE_DIR`, else `<session dir>/traces` (§11.6).
+    /// `CHROMATE_TRACE_DIR`, else `<session dir>/traces` (docs/mcp.md#traces).
     pub(crate) traces: PathBuf,
-    /// `<session dir>/downloads` (§11.7).
+    /// `<session dir>/downloads` (docs/mcp.md#downloads).
     pub(crate) downloads: PathBuf,
 }
 
 impl Roots {
-    /// The directories of `session` whose files `resources/read` serves (§1.3).
+    /// The directories of `session` whose files `resources/read` serves (docs/mcp.md#resources).
     pub(crate) fn of(session: &crate::dispatch::session::ToolSession) -> Roots {
         Roots {
             session: session.artifacts.dir().to_path_buf(),
@@ -180,7 +180,7 @@ fn collect(dir: &Path, depth: usize, found: &mut dyn FnMut(&Path, &fs::Metadata)
     }
 }
 
-/// The `resource_link` block for a file a result hands back (§12), or `None` if it is gone.
+/// The `resource_link` block for a file a result hands back (docs/mcp.md#resources), or `None` if it is gone.
 pub(crate) fn link(path: &Path) -> Option<Value> {
     let metadata = fs::metadata(path).ok()?;
     Some(json!({

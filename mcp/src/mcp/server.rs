@@ -1,8 +1,8 @@
 //! The MCP server loop over stdio: reading frames, dispatching methods,
-//! scheduling tool calls, progress, cancellation and shutdown (§1.2–§1.4).
+//! scheduling tool calls, progress, cancellation and shutdown (docs/mcp.md#protocol-eras).
 //!
 //! Owns: the stdin reader thread, the stdout writer thread, the method
-//! table of §1.3, the one-at-a-time tool-call worker with its queue,
+//! table of docs/mcp.md#protocol-eras, the one-at-a-time tool-call worker with its queue,
 //! `notifications/cancelled`, `notifications/progress`, turning tool results
 //! into MCP results (spilling and the response cap applied), and the
 //! shutdown sequence. Does not own argument rules (`tools/`), framing and
@@ -26,7 +26,7 @@ use crate::mcp::era::{self, Era};
 use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, Message, RpcError};
 use crate::mcp::resources::{self, ReadError};
 
-/// Protocol versions we speak; the last is the default (§1.3).
+/// Protocol versions we speak; the last is the default (docs/mcp.md#protocol-eras).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
     ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
 const LATEST_VERSION: &str = "2025-11-25";
@@ -35,7 +35,7 @@ const BATCH_VERSION: &str = "2025-03-26";
 /// The legacy revisions' "Resource not found" error code.
 const RESOURCE_NOT_FOUND: i64 = -32002;
 
-/// The `instructions` of the initialize result (§1.3), verbatim.
+/// The `instructions` of the initialize result (docs/mcp.md#protocol-eras), verbatim.
 pub(crate) const INSTRUCTIONS: &str = "One browser per session. Page-changing tools add a text block: the page as numbered lines (`e7: button \"Save\" #save`), later only +/- changes. Pass `ref=e7` (or `e7`) as the next selector. Refs are session state: never put them in tests; browser_locators gives durable selectors. A removed element or a navigation makes a ref STALE_REF; the error carries a recovery snapshot with current refs. Probe guesses with browser_exists; branch on structuredContent.error.code.";
 
 /// How long a running call gets to stop after shutdown cancels it; then its
@@ -720,7 +720,7 @@ impl Dispatcher {
         }
     }
 
-    /// Validates at arrival (§2: validation never waits for the browser),
+    /// Validates at arrival (docs/mcp.md#errors: validation never waits for the browser),
     /// then queues the call for the worker (`Ok(None)`: answered later).
     fn tools_call(&mut self, id: &Value, params: &Value) -> Result<Option<Value>, RpcError> {
         let arrived = Instant::now();
@@ -747,7 +747,7 @@ impl Dispatcher {
             return Err(invalid_params(format!("unknown tool \"{name}\""))
                 .with_data(json!({ "tool": name })));
         };
-        // A rejected argument is a tool error the model reads (§2), answered at once: it
+        // A rejected argument is a tool error the model reads (docs/mcp.md#errors), answered at once: it
         // never waits for the browser or for the calls queued before it.
         let validated = if flow_tools::is_flow_tool(decl) {
             flow_tools::validate(decl, params.get("arguments"), &self.shared.defaults)
@@ -1000,7 +1000,7 @@ async fn execute(
     envelope
 }
 
-/// A [`Reply`] → the `tools/call` result of §3.
+/// A [`Reply`] → the `tools/call` result of docs/mcp.md#results.
 ///
 /// Success: `content[0]` is the result's compact JSON (or the tool's own text), `content[1]`
 /// the observation, then one `resource_link` per file the result hands back. No

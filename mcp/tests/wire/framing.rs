@@ -252,7 +252,7 @@ fn tools_call_protocol_errors() {
     let response = server.request("tools/list", json!({ "cursor": "abc" }));
     assert_eq!(error_of(&response).0, -32602);
     // Arguments that are not an object are the tool's argument error, which the model reads
-    // (§2); only a missing or unknown name stays a protocol error.
+    // (docs/mcp.md#errors); only a missing or unknown name stays a protocol error.
     let response = server.request(
         "tools/call",
         json!({ "name": "browser_status", "arguments": [1] }),

@@ -66,7 +66,7 @@ fn result_json(result: &Value) -> Value {
     }
 }
 
-/// An argument validation failure (§2): a tool error the model reads, INVALID_ARGUMENT with
+/// An argument validation failure (docs/mcp.md#errors): a tool error the model reads, INVALID_ARGUMENT with
 /// `detail.{tool, argument}`, its text block saying the same. Returns (message, detail).
 fn validation_error(response: &Value) -> (String, Value) {
     assert!(
@@ -143,4 +143,4 @@ mod refs;
 mod resources; // Resources
 mod scheduling; // Scheduling, cancellation, progress, shutdown
 mod schema; // tools/list and the schema walk
-mod spilling; // Spilling and the response cap // Refs before any browser work (§6.2, §6.3)
+mod spilling; // Spilling and the response cap // Refs before any browser work (docs/mcp.md#refs)

@@ -359,13 +359,13 @@ fn batch_runs_steps_in_order_and_stops_at_the_first_failure() {
     let text = result["content"][0]["text"].as_str().unwrap_or_default();
     assert!(text.starts_with("1 ✓ browser_mock  "), "{text}");
     assert!(text.contains("\n2 ✗ browser_trace  "), "{text}");
-    // The tripwire (§8) follows the summary.
+    // The tripwire (docs/mcp.md#observations) follows the summary.
     assert!(
         text.contains("\nstopped at step 2 of 3; 1 later step(s) not run\n"),
         "{text}"
     );
 
-    // A successful batch follows §3: its result JSON is structured only when asked for, since
+    // A successful batch follows docs/mcp.md#results: its result JSON is structured only when asked for, since
     // content[0] is the step summary.
     let response = server.call("browser_batch", json!({ "continue_on_error": true, "steps": [{ "tool": "browser_mock" }, { "tool": "browser_status" }] }));
     assert!(

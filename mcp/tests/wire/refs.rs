@@ -1,4 +1,4 @@
-//! Wire tests: refs before any browser work (§6.2, §6.3).
+//! Wire tests: refs before any browser work (docs/mcp.md#refs).
 
 use super::*;
 

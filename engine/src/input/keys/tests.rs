@@ -1,4 +1,4 @@
-//! The key table and chord grammar of §9.6.
+//! The key table and chord grammar of docs/tools.md#browser_press--press-key.
 
 use super::*;
 

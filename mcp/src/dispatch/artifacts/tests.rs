@@ -177,7 +177,7 @@ fn response_over_the_cap_truncates_structured_content_then_text() {
 
 #[test]
 fn response_over_the_cap_truncates_the_inline_result_json_first() {
-    // The default shape (§3): the result JSON is content[0], no structuredContent.
+    // The default shape (docs/mcp.md#no-structured-content-by-default): the result JSON is content[0], no structuredContent.
     let result = json!({ "value": "é".repeat(3000) });
     let observation = "page: x\n".to_owned() + &"y".repeat(500) + "\nerrors: 0 (logCursor 0)";
     let mut envelope = json!({

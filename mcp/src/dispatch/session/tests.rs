@@ -1,4 +1,4 @@
-//! Unit tests of the session's pure pieces: the observation's download lines (§11.7).
+//! Unit tests of the session's pure pieces: the observation's download lines (docs/mcp.md#downloads).
 
 use chromate::DownloadState;
 

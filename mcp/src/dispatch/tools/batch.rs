@@ -1,4 +1,4 @@
-//! browser_batch (§4.3): several tool calls in one queue slot.
+//! browser_batch (docs/tools.md#browser_batch--batch): several tool calls in one queue slot.
 //!
 //! Owns: the steps' cross-argument rules (all run before any step, failing
 //! INVALID_ARGUMENT with `detail.step`), running steps in order with
@@ -138,7 +138,7 @@ pub(crate) async fn batch(
         let observes = call.decl().observes;
         let outcome = call.run(ctx).await;
         let duration_ms = started.elapsed().as_millis() as u64;
-        // Each step is its own trace event (§11.6).
+        // Each step is its own trace event (docs/mcp.md#traces).
         if let Some((started_at, log_cursor)) = step_started_at {
             let record = crate::dispatch::trace::CallRecord {
                 tool: &step.tool,
@@ -233,7 +233,7 @@ pub(crate) async fn batch(
         }
         observation
     };
-    // The tripwire is always evaluated (§4.3): the observation's, else its own.
+    // The tripwire is always evaluated (docs/tools.md#browser_batch--batch): the observation's, else its own.
     let tripwire = match &observation {
         Some(observation) if observation.tripwire.is_some() => ctx.session.journal.last_tripwire,
         _ => ctx.session.evaluate_tripwire(),

@@ -1,4 +1,4 @@
-//! browser_advanced_eval (§4.3, §11.5): declaration and arguments.
+//! browser_advanced_eval (docs/tools.md#browser_advanced_eval--evaluate-javascript): declaration and arguments.
 //!
 //! Owns the expression-or-function-body rule (decided by compiling, never by
 //! running twice), the promise timeout and the 32 KiB result bound. No tool
@@ -34,7 +34,7 @@ tool_args! {
     }
 }
 
-/// Results beyond this many bytes of JSON are returned as a preview (§11.5).
+/// Results beyond this many bytes of JSON are returned as a preview (docs/tools.md#browser_advanced_eval--evaluate-javascript).
 const MAX_RESULT_BYTES: usize = 32 * 1024;
 
 pub(crate) async fn eval(
@@ -43,7 +43,7 @@ pub(crate) async fn eval(
 ) -> Result<ToolOutput, ToolError> {
     let verb = EVAL.verb;
     let page = ctx.session.active_page(verb).await?;
-    // An expression, or a function body such as `const a = 1; return a` (§11.5).
+    // An expression, or a function body such as `const a = 1; return a` (docs/tools.md#browser_advanced_eval--evaluate-javascript).
     let run = page.evaluate_expression_or_body(&args.js);
     // Every round trip is bounded by timeout_ms; a script that does not yield is stopped then.
     let timeout = Duration::from_millis(args.timeout_ms);
@@ -81,7 +81,7 @@ pub(crate) async fn eval(
 }
 
 /// The value, or beyond 32 KiB `{value, truncated, totalBytes, retainedBytes}`
-/// with a JSON-text preview (§11.5).
+/// with a JSON-text preview (docs/tools.md#browser_advanced_eval--evaluate-javascript).
 fn bound_result(value: Value) -> Value {
     let text = value.to_string();
     if text.len() <= MAX_RESULT_BYTES {

@@ -1,11 +1,11 @@
-//! The input tools (§4.3): click, fill, type, element, press, key, mouse,
+//! The input tools (docs/tools.md): click, fill, type, element, press, key, mouse,
 //! hover, upload, dialog — declarations, arguments, cross-argument rules.
 //!
 //! Owns the rules that need no browser (mouse target shapes, dialog `text`,
 //! element `select` value, single-key `browser_key`, upload files existing and
 //! inside the directories uploads may read: [`upload_paths`]).
 //! Handlers are thin: locate (dialog, ref and selector checks), one engine
-//! call, the result shape. Key-name parsing (§9.6), waiting and fences
+//! call, the result shape. Key-name parsing (docs/tools.md#browser_press--press-key), waiting and fences
 //! belong to the engine.
 
 use std::time::Duration;
@@ -360,7 +360,7 @@ pub(crate) fn check_mouse(args: &MouseArgs, _session: &ToolSession) -> Result<()
 }
 
 /// Each file must be inside the directories uploads may read and be an existing regular file;
-/// the message names the index only, never the path (§4.3).
+/// the message names the index only, never the path (docs/tools.md#browser_upload--upload-files).
 pub(crate) fn check_upload(args: &UploadArgs, session: &ToolSession) -> Result<(), ToolError> {
     upload_paths(
         &args.files,
@@ -479,7 +479,7 @@ pub(crate) async fn click(
     } else {
         act(ctx, verb, &page, locator.click()).await
     };
-    // A navigation the click started that never loads (§9.5).
+    // A navigation the click started that never loads (docs/mcp.md#observations).
     clicked.map_err(|error| match error.code {
         ToolErrorCode::TimeoutWaitingLoad => error.with_detail_key("clicked", json!(true)),
         _ => error,
@@ -768,7 +768,7 @@ pub(crate) async fn dialog(
         .with_detail(json!({ "reason": "no-dialog" })));
     };
     let answered = if args.action == DialogAction::Accept {
-        // The prompt text goes to prompts only (§4.3: ignored otherwise).
+        // The prompt text goes to prompts only (docs/tools.md#browser_dialog--dialog: ignored otherwise).
         let text = args.text.as_deref().filter(|_| dialog.kind == "prompt");
         page.accept_dialog(text).await
     } else {

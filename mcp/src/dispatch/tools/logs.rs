@@ -1,4 +1,4 @@
-//! browser_logs (§4.3, §10): declaration, arguments, the `kind` filter rule,
+//! browser_logs (docs/tools.md#browser_logs--console-and-network, docs/mcp.md#logs): declaration, arguments, the `kind` filter rule,
 //! and list/wait/clear over the session's journal.
 //!
 //! Owns: filter parsing and the MCP shape of journal entries (`p<N>` page
@@ -17,7 +17,7 @@ use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::dispatch::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::dispatch::session::ToolSession;
 
-/// The journal's entry kinds (§10).
+/// The journal's entry kinds (docs/mcp.md#logs).
 pub(crate) const KINDS: [&str; 6] = [
     "console",
     "error",
@@ -136,7 +136,7 @@ pub(crate) fn filter_of(
     })
 }
 
-/// One entry as §10 shows it.
+/// One journal entry (docs/mcp.md#logs).
 pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> Value {
     let mut res = json!({
         "seq": entry.seq,
@@ -182,7 +182,7 @@ pub(crate) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> V
             failure,
             blocked_by,
         } => json!({ "url": url, "method": method, "failure": failure, "blockedBy": blocked_by }),
-        // `reason` stays out: §10 lists the fields; the observation line says it (§11.7).
+        // `reason` stays out of the entry (docs/mcp.md#logs); the observation line says it (docs/mcp.md#downloads).
         chromate::LogData::Download {
             url,
             name,

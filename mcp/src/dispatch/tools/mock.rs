@@ -1,4 +1,4 @@
-//! browser_mock (§11.1): add, block, list, remove and clear over the session's mock table
+//! browser_mock (docs/mcp.md#mocks): add, block, list, remove and clear over the session's mock table
 //! (`dispatch/mocks.rs`, which owns the table, glob matching and installing it).
 
 use serde_json::{json, Value};
@@ -127,7 +127,7 @@ pub(crate) async fn mock(
         }
     };
     // A running browser gets the new table at once; otherwise it is installed
-    // at launch (browser_mock never launches one, §1.5).
+    // at launch (browser_mock never launches one, docs/mcp.md#run).
     if changes && ctx.session.browser_running() {
         let rules = ctx.session.mocks.engine_rules();
         let installed = match &ctx.session.live {

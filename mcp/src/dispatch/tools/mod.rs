@@ -1,4 +1,4 @@
-//! The single registry of the 28 tools (§4.1), in tools/list order, and the
+//! The single registry of the 28 tools (docs/tools.md), in tools/list order, and the
 //! context a tool handler runs with.
 //!
 //! Owns: [`TOOLS`] (each tool's declaration, declared once in its group
@@ -72,7 +72,7 @@ pub(crate) async fn locate(
         .ok()
         .and_then(chromate::Selector::element_ref);
     let bare = parsed.as_ref().is_ok_and(chromate::Selector::is_bare_ref);
-    // §6.2: a bare ref this session never issued fails before any browser work. With no
+    // docs/mcp.md#refs: a bare ref this session never issued fails before any browser work. With no
     // browser running, the only refs issued are those of earlier browsers.
     if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
         if !ctx.session.issued_by_earlier_browser(number) {
@@ -82,7 +82,7 @@ pub(crate) async fn locate(
             return Err(crate::dispatch::error::from_engine(verb, &err));
         }
     }
-    // §6.3 row 2 with no browser: there is no baseline and nothing to snapshot, so the ref
+    // `no-snapshot` (docs/mcp.md#refs) with no browser: there is no baseline and nothing to snapshot, so the ref
     // is `no-snapshot` without launching one (row 1, a dialog, needs a browser).
     if let (Some(number), false) = (ref_number, ctx.session.browser_running()) {
         return Err(crate::dispatch::session::no_snapshot(verb, number));
@@ -93,7 +93,7 @@ pub(crate) async fn locate(
     let page = ctx.session.active_page_any(verb).await?;
     if let Some(dialog) = page.dialog() {
         let mut error = ctx.session.dialog_blocks(verb, &page, &dialog);
-        // §6.3 row 1: a ref is not even resolved while a dialog is open.
+        // docs/mcp.md#refs: a ref is not even resolved while a dialog is open.
         if let Some(number) = ref_number {
             error.message = format!(
                 "{verb}: cannot resolve ref=e{number} while a dialog is open: {}",
@@ -102,7 +102,7 @@ pub(crate) async fn locate(
         }
         return Err(error);
     }
-    // A bare `e7` this session issued means `ref=e7` (§6.2); one it never issued stays bare
+    // A bare `e7` this session issued means `ref=e7` (docs/mcp.md#refs); one it never issued stays bare
     // and fails BARE_REF in the engine.
     let issued_bare = ref_number
         .filter(|_| bare)
@@ -152,7 +152,7 @@ pub(crate) fn no_wait(ctx: &ToolContext<'_>) -> u64 {
     ctx.session.config.agent_timeout_ms
 }
 
-/// The selector as results echo it (§4.2): the caller's text, a bare `e7` as `ref=e7`; of a
+/// The selector as results echo it (docs/mcp.md#selectors): the caller's text, a bare `e7` as `ref=e7`; of a
 /// parsed selector (a locator's, from [`locate`]).
 pub(crate) fn echo_of(selector: &chromate::Selector) -> String {
     if selector.is_bare_ref() {
@@ -180,7 +180,7 @@ pub(crate) async fn engine<T>(
 /// [`engine`] for input actions. A dialog that opens while the action runs
 /// was opened by the page in answer to it (tools refuse to start while one
 /// is open), so the action counts as done and its observation reports the
-/// dialog (§8 step 2); the value is then the type's default.
+/// dialog (docs/mcp.md#observations); the value is then the type's default.
 pub(crate) async fn act<T: Default>(
     ctx: &mut ToolContext<'_>,
     verb: &str,
@@ -197,7 +197,7 @@ pub(crate) async fn act<T: Default>(
     }
 }
 
-/// `timeout_ms` with the agent default (§4.2).
+/// `timeout_ms` with the agent default (docs/mcp.md#tools).
 pub(crate) const TIMEOUT: Arg = Arg::int(
     "timeout_ms",
     "ms; 0 = check once",
@@ -215,7 +215,7 @@ pub(crate) const NAV_TIMEOUT: Arg = Arg::int(
 )
 .default_int(IntDefault::Value(30_000));
 
-/// A required selector (§5).
+/// A required selector (docs/mcp.md#selectors).
 pub(crate) const SELECTOR: Arg =
     Arg::string("selector", "e7, css, text=, role=, label=, testid=, xpath=")
         .min_len(1)
@@ -302,7 +302,7 @@ macro_rules! registry {
                 }
             }
 
-            /// Cross-argument rules (§2): run before any browser work. A tool that declares
+            /// Cross-argument rules (docs/mcp.md#errors): run before any browser work. A tool that declares
             /// none has nothing to check.
             pub(crate) fn check(&self, session: &ToolSession) -> Result<(), ToolError> {
                 match self {
@@ -377,7 +377,7 @@ pub(crate) fn step_tool_names() -> Vec<&'static str> {
         .collect()
 }
 
-/// Validates `arguments` for `decl` (§2), including browser_batch steps.
+/// Validates `arguments` for `decl` (docs/mcp.md#errors), including browser_batch steps.
 pub(crate) fn validate(
     decl: &'static ToolDecl,
     arguments: Option<&Value>,

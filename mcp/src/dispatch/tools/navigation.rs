@@ -1,4 +1,4 @@
-//! browser_navigate (§4.3): its declaration, arguments, URL rule and handler.
+//! browser_navigate (docs/tools.md#browser_navigate--navigate): its declaration, arguments, URL rule and handler.
 //!
 //! Owns the URL-shape cross-argument rule (with a hint fitting the mistake,
 //! shared with browser_page open) and the `{url, title, status}`
@@ -101,7 +101,7 @@ fn scheme_of(url: &str) -> Option<String> {
     (starts_with_letter && scheme_chars && !port_follows).then(|| scheme.to_ascii_lowercase())
 }
 
-/// Absolute `http`, `https`, `file`, `data` URLs and `about:blank` (§4.3).
+/// Absolute `http`, `https`, `file`, `data` URLs and `about:blank` (docs/tools.md#browser_navigate--navigate).
 pub(crate) fn url_is_navigable(url: &str) -> bool {
     let lower = url.to_ascii_lowercase();
     let has_host = |rest: &str| {
@@ -171,7 +171,7 @@ pub(crate) async fn navigate(
             ))
         }
     };
-    // The quiet period after `load` (docs/mcp.md#navigation): work a page's script does right
+    // The quiet period after `load` (docs/mcp.md#observations): work a page's script does right
     // after it (a search filling its results) shows in the observation. Bounded by the cap and
     // by what is left of the navigation's own timeout; a wait that fails leaves the page to the
     // observation, which reports it.

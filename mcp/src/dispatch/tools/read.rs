@@ -1,10 +1,10 @@
-//! The read-only page tools (§4.3): find, exists, wait, read, expect —
+//! The read-only page tools (docs/tools.md): find, exists, wait, read, expect —
 //! declarations, arguments and the cross-argument rules between `state`,
 //! `field`, `what`, `selector`, `expected` and `contains`.
 //!
 //! Handlers are thin over the engine's reads and waits. `expect no-errors`
 //! reads the session's log journal after an ordering round trip; before any
-//! browser has captured it fails STATE_INVALID (§13: no capture for
+//! browser has captured it fails STATE_INVALID (docs/error-codes.md: no capture for
 //! no-errors).
 
 use std::time::Duration;
@@ -431,7 +431,7 @@ pub(crate) async fn expect(
                 engine(ctx, verb, &page, locator.expect_text(&want)).await
             };
             if let Err(error) = outcome {
-                // `actual` is null when nothing matched a text check (§4.3): the engine says
+                // `actual` is null when nothing matched a text check (docs/tools.md#browser_expect--assert-page-state): the engine says
                 // so with `None`.
                 if error.code == ToolErrorCode::ExpectMismatch {
                     return Err(with_matcher(error));
@@ -484,8 +484,8 @@ pub(crate) async fn expect(
     }
 }
 
-/// `expect what=no-errors` (§4.3): after an ordering round trip, error
-/// entries (§10) with `seq > since`; evicted ones count too.
+/// `expect what=no-errors` (docs/tools.md#browser_expect--assert-page-state): after an ordering round trip, error
+/// entries (docs/mcp.md#logs) with `seq > since`; evicted ones count too.
 async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolOutput, ToolError> {
     if !ctx.session.journal.capturing() {
         return Err(ToolError::new(
@@ -499,7 +499,7 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
         page.sync_events(Duration::from_secs(1)).await;
     }
     let journal = ctx.session.journal.log.clone();
-    // The first three in journal order (§4.3): `list` keeps the newest, so ask for them all.
+    // The first three in journal order (docs/tools.md#browser_expect--assert-page-state): `list` keeps the newest, so ask for them all.
     let list = journal.list(&chromate::LogFilter::errors(), since, usize::MAX);
     let (count, dropped) = journal.errors_since(since);
     let cursor = list.cursor;

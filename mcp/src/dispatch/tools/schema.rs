@@ -1,5 +1,5 @@
 //! The declaration model of a tool's arguments, and the two things made from
-//! one declaration: the `inputSchema` JSON and the runtime validator (§2).
+//! one declaration: the `inputSchema` JSON and the runtime validator (docs/mcp.md#errors).
 //!
 //! Owns: [`ToolDecl`]/[`Arg`]/[`Kind`], schema generation, validation in the
 //! contract's order with its exact messages, default filling, and the nested
@@ -63,12 +63,12 @@ macro_rules! tool_args {
 }
 pub(crate) use tool_args;
 
-/// Default `maxLength` of a string argument (§2).
+/// Default `maxLength` of a string argument (docs/tools.md).
 pub(crate) const DEFAULT_MAX_LEN: u32 = 8192;
 /// Largest integer a declaration may allow (2^53 - 1: exact in a double).
 pub(crate) const MAX_SAFE_INT: i64 = 9_007_199_254_740_991;
 
-/// The hint combinations of §4.1 (readOnly/destructive/idempotent/openWorld).
+/// The hint combinations of docs/tools.md (readOnly/destructive/idempotent/openWorld).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Hints {
     /// Acts on the page: F/F/F/T.
@@ -109,7 +109,7 @@ pub(crate) struct ToolDecl {
     /// One line; the first sentence is the purpose.
     pub(crate) description: &'static str,
     pub(crate) hints: Hints,
-    /// Returns a post-action observation (§8) on success.
+    /// Returns a post-action observation (docs/mcp.md#observations) on success.
     pub(crate) observes: bool,
     /// The command line's name and positional arguments for this tool.
     pub(crate) cli: Cli,
@@ -558,7 +558,7 @@ fn arg_schema(arg: &Arg, defaults: &Defaults, batch_tools: &[&str]) -> Value {
 // Validation
 // ---------------------------------------------------------------------------
 
-/// A failed check (§2). Becomes -32602 `<tool>: <message>` with
+/// A failed check (docs/mcp.md#errors). Becomes -32602 `<tool>: <message>` with
 /// `data {tool, argument, ...extra}`.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ArgError {
@@ -577,7 +577,7 @@ impl ArgError {
         format!("{}: {}", self.tool, self.message)
     }
 
-    /// The INVALID_ARGUMENT tool error the model reads and corrects its call from (§2):
+    /// The INVALID_ARGUMENT tool error the model reads and corrects its call from (docs/mcp.md#errors):
     /// the same message, [`ArgError::data`] as `detail`.
     pub(crate) fn to_tool_error(&self) -> crate::dispatch::error::ToolError {
         let hint = if self.extra.contains_key("unknown") {

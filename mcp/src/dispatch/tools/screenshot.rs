@@ -1,4 +1,4 @@
-//! browser_screenshot (§4.3): declaration, arguments, the
+//! browser_screenshot (docs/tools.md#browser_screenshot--screenshot): declaration, arguments, the
 //! `full_page`-with-`selector` rule, and the handler.
 //!
 //! Captures through `Page::screenshot` and writes `NNNN-screenshot.png` to

@@ -1,10 +1,10 @@
-//! The page-model tools (§4.3): browser_snapshot, browser_locators,
+//! The page-model tools (docs/tools.md): browser_snapshot, browser_locators,
 //! browser_a11y — declarations, arguments and the a11y rule-list rules.
 //!
 //! Owns the snapshot result (`{url, title, documentId, revision, lines}`) and
 //! the baseline rule (a full snapshot replaces it, a scoped one does not).
 //! browser_a11y runs the engine's axe-core audit, then snapshots (the new
-//! baseline) and cuts the report to the §4.3 bounds.
+//! baseline) and cuts the report to the bounds of docs/tools.md#browser_a11y--accessibility-audit.
 
 use serde_json::json;
 
@@ -264,7 +264,7 @@ pub(crate) async fn locators(
     Ok(ToolOutput::new(result))
 }
 
-/// Most nodes reported over all violations (§4.3).
+/// Most nodes reported over all violations (docs/tools.md#browser_a11y--accessibility-audit).
 const MAX_TOTAL_NODES: usize = 50;
 
 pub(crate) async fn a11y(
@@ -312,7 +312,7 @@ pub(crate) async fn a11y(
         Some(Ok(report)) => report,
         Some(Err(err)) => return Err(audit_error(ctx, &page, &err).await),
     };
-    // The audit's snapshot is the new baseline (§6.3); refs of reported nodes are already in
+    // The audit's snapshot is the new baseline (docs/mcp.md#refs); refs of reported nodes are already in
     // the table, so the snapshot shows the same numbers.
     match ctx
         .session
@@ -366,7 +366,7 @@ async fn audit_error(
     .with_detail(json!({ "timeout": ms, "what": "the audit" }))
 }
 
-/// The §4.3 result of an audit.
+/// The result of an audit (docs/tools.md#browser_a11y--accessibility-audit).
 fn a11y_result(
     args: &A11yArgs,
     scope: Option<String>,

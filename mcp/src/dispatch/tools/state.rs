@@ -1,4 +1,4 @@
-//! browser_state (§11.2): saved login state — save, load and list.
+//! browser_state (docs/mcp.md#saved-state): saved login state — save, load and list.
 //!
 //! Owns: the state root (`CHROMATE_STATE_DIR`, else `./.chromate/state`,
 //! with `.chromate/.gitignore` = `*` when chromate creates `.chromate/`),
@@ -93,7 +93,7 @@ pub(crate) fn saved_names(root: &Path) -> Vec<String> {
     names
 }
 
-/// The saved file (§11.2), `version` 1.
+/// The saved file (docs/mcp.md#saved-state), `version` 1.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct StateFile {

@@ -1,4 +1,4 @@
-//! browser_status (§4.3): what the session knows, without launching.
+//! browser_status (docs/tools.md#browser_status--status): what the session knows, without launching.
 //!
 //! Owns the status result: the before-launch shape (`ready:false`, browser
 //! fields null) until a browser runs, then what the engine reports.

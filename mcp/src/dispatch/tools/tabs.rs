@@ -1,4 +1,4 @@
-//! browser_page (§4.3, §11.3): tabs — declaration, arguments, rules and
+//! browser_page (docs/tools.md#browser_page--tabs): tabs — declaration, arguments, rules and
 //! the four actions. `list` never launches (before a browser has run it is
 //! an empty list); the tab ids themselves live in the session.
 
@@ -154,7 +154,7 @@ pub(crate) async fn page(
                 .as_ref()
                 .map_or(0, |live| live.tabs.len().saturating_sub(1));
             if remaining == 0 {
-                // Closing the last tab closes the browser (§11.3).
+                // Closing the last tab closes the browser (docs/tools.md#browser_page--tabs).
                 ctx.session.shutdown().await;
                 ctx.session.baseline = None;
             } else {

@@ -1,4 +1,4 @@
-//! browser_trace (§11.6): declaration, arguments, `start`, `stop` and
+//! browser_trace (docs/mcp.md#traces): declaration, arguments, `start`, `stop` and
 //! `status`.
 //!
 //! Owns: the trace root, default names (`trace-<n>`), the name-clash,

@@ -239,7 +239,7 @@ fn mcp_trace_records_each_call_and_writes_an_offline_viewer_and_zip() {
         json!({ "selector": "#who", "value": "ann" }),
     );
     mcp.ok("browser_click", json!({ "selector": "text=Go" }));
-    // The model reads the password's value; the trace never does (§7.7).
+    // The model reads the password's value; the trace never does (docs/mcp.md#secrets).
     let (read, _) = mcp.ok(
         "browser_read",
         json!({ "field": "value", "selector": "#pw" }),

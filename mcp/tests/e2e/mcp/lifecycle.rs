@@ -37,7 +37,7 @@ fn mcp_a_lost_browser_is_relaunched_by_the_next_page_call() {
         panic!("the browser survived SIGKILL: {alive:?}");
     }
     // A call that meets the dead browser before its loss is noticed fails DRIVER_ERROR
-    // browser-closed; the next page call relaunches (§1.5).
+    // browser-closed; the next page call relaunches (docs/mcp.md#run).
     let back = data_url("<title>back</title>");
     let first_try = mcp.call_result("browser_navigate", json!({ "url": back }));
     if first_try["isError"] == json!(true) {
@@ -136,7 +136,7 @@ fn mcp_a_killed_server_takes_its_browser_along() {
     procs::kill(mcp.pid());
     let status = mcp.wait_exit(Duration::from_secs(5));
     assert_eq!(status.code(), None, "killed by a signal");
-    // §1.5: the launched browser is gone within 2 s (parent-death signal).
+    // docs/mcp.md#run: the launched browser is gone within 2 s (parent-death signal).
     if let Err(alive) =
         procs::wait_until_gone_blocking(&pids, Instant::now() + Duration::from_secs(2))
     {

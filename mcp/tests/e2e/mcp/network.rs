@@ -27,7 +27,7 @@ fn fetch_in_page(mcp: &mut McpClient, name: &str) -> Value {
 fn mcp_mocks_install_at_launch_change_live_and_block_navigations() {
     let server = fixtures();
     let mut mcp = start_mcp();
-    // Added before any browser runs: installed at launch (§1.5, §11.1).
+    // Added before any browser runs: installed at launch (docs/mcp.md#run, docs/mcp.md#mocks).
     let (added, _) = mcp.ok(
         "browser_mock",
         json!({ "action": "add", "pattern": "*/api/user", "body": "{\"name\":\"ann\"}" }),

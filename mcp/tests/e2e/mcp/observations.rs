@@ -313,7 +313,7 @@ fn seen_by(family: HostFamily, result: &Value) -> String {
 }
 
 /// Every page-changing tool's observation, and an error's code and message, reach the model
-/// in both host families, by default and with `--structured-content` (§3, §8).
+/// in both host families, by default and with `--structured-content` (docs/mcp.md#structured-content, docs/mcp.md#observations).
 #[test]
 fn mcp_the_observation_and_its_tripwire_reach_the_model_in_every_host() {
     let dir = match tempfile::tempdir() {

@@ -197,7 +197,7 @@ fn mcp_click_and_fill_observe_diffs_and_refs_go_stale_with_a_recovery_snapshot()
     assert_eq!(error["code"], json!("STALE_REF"));
     assert_eq!(error["detail"]["reason"], json!("document-changed"));
 
-    // A container ref fails at once and points at the field inside it (§6.5).
+    // A container ref fails at once and points at the field inside it (docs/error-codes.md).
     let (_, observation) = mcp.ok(
         "browser_navigate",
         json!({ "url": data_url("<form aria-label=Login><input aria-label=User></form>") }),
@@ -854,7 +854,7 @@ fn bench_snapshot_measures_any_file_and_exits_cleanly() {
     );
 }
 
-/// What an assertion or a select failure says was there (§4.3): `actual` is null when a text
+/// What an assertion or a select failure says was there (docs/tools.md#browser_expect--assert-page-state): `actual` is null when a text
 /// check matched nothing, no-errors lists the first three errors in journal order, and a
 /// missing option lists the options there are.
 #[test]
