@@ -851,33 +851,13 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
     );
     // Content added by timers and an animation frame the page set during load, with no
     // request at all, is there once the wait ends.
-    page.goto(&server.url("late-timer.html"), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
-    let settled = page
-        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
-        .await
-        .expect("settle");
-    assert!(settled.quiet, "{settled:?}");
-    let rendered = page
-        .snapshot(full.clone())
-        .await
-        .expect("snapshot")
-        .render();
+    let rendered = settled_view(&page, &server.url("late-timer.html"), &full).await;
     for text in ["Early result", "Timer result", "Frame result"] {
         assert!(rendered.contains(text), "{text}: {rendered}");
     }
     // Only the network at work after `load` (a 500 and a refused connection): the page is
     // asked rather than waited out, and what the responses' handler wrote is there.
-    page.goto(&server.url("console.html"), WaitUntil::Load, NAV)
-        .await
-        .expect("navigate");
-    let settled = page
-        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
-        .await
-        .expect("settle");
-    assert!(settled.quiet, "{settled:?}");
-    let rendered = page.snapshot(full).await.expect("snapshot").render();
+    let rendered = settled_view(&page, &server.url("console.html"), &full).await;
     assert!(rendered.contains("status 500, failed"), "{rendered}");
     // A page with nothing pending at `load` costs one check; so does a clock whose text
     // changes every 10 ms (only elements added or removed count, and intervals are not work).
@@ -904,6 +884,23 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .expect("settle");
     assert!(!settled.quiet, "{settled:?}");
     close_and_check(browser).await;
+}
+
+/// Navigates to `url`, waits until the page settles (asserting it came to rest before the cap)
+/// and renders the snapshot taken then.
+async fn settled_view(page: &chromate::Page, url: &str, options: &SnapshotOptions) -> String {
+    page.goto(url, WaitUntil::Load, NAV)
+        .await
+        .expect("navigate");
+    let settled = page
+        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .await
+        .expect("settle");
+    assert!(settled.quiet, "{url}: {settled:?}");
+    page.snapshot(options.clone())
+        .await
+        .expect("snapshot")
+        .render()
 }
 
 /// Every path under `dir` (not following symlinks), relative to it.

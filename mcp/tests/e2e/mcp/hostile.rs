@@ -241,13 +241,7 @@ fn mcp_a_hanging_click_handler_or_load_times_out_and_the_next_navigate_works() {
         json!({ "url": server.url("/nav2.html") }),
     );
     assert!(started.elapsed() < PROMPTLY, "{:?}", started.elapsed());
-    assert!(
-        nav["url"]
-            .as_str()
-            .unwrap_or_default()
-            .ends_with("/nav2.html"),
-        "{nav}"
-    );
+    assert_shows(&nav, "/nav2.html");
 }
 
 #[test]
@@ -572,13 +566,7 @@ fn mcp_a_navigate_to_a_slow_server_times_out_and_keeps_the_tab() {
         "browser_navigate",
         json!({ "url": server.url("/nav2.html") }),
     );
-    assert!(
-        nav["url"]
-            .as_str()
-            .unwrap_or_default()
-            .ends_with("/nav2.html"),
-        "{nav}"
-    );
+    assert_shows(&nav, "/nav2.html");
     assert_eq!(tab_ids(&mut mcp), before);
 }
 
@@ -627,13 +615,7 @@ fn mcp_a_navigate_away_from_a_looping_page_to_the_same_site_works() {
         "browser_navigate",
         json!({ "url": server.url("/nav2.html"), "timeout_ms": 5000 }),
     );
-    assert!(
-        nav["url"]
-            .as_str()
-            .unwrap_or_default()
-            .ends_with("/nav2.html"),
-        "{nav}"
-    );
+    assert_shows(&nav, "/nav2.html");
 }
 
 /// browser_a11y on a page whose own script does not yield says, as every tool does, that the
@@ -680,4 +662,10 @@ fn mcp_page_list_with_a_hung_tab_lists_every_tab() {
     // The browser's last known title: the page never answers the read.
     assert!(hung["title"].is_string(), "{list}");
     assert_eq!(tab_ids(&mut mcp).len(), 2);
+}
+
+/// Asserts that a browser_navigate result shows a URL ending with `path`.
+fn assert_shows(nav: &Value, path: &str) {
+    let url = nav["url"].as_str().unwrap_or_default();
+    assert!(url.ends_with(path), "{nav}");
 }
