@@ -18,6 +18,7 @@ mod log;
 mod mcp;
 mod private_fs;
 mod signals;
+mod sync;
 
 use std::process::ExitCode;
 

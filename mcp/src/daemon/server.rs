@@ -29,6 +29,7 @@ use crate::dispatch::error::{ToolError, ToolErrorCode};
 use crate::dispatch::session::ToolSession;
 use crate::dispatch::tools::{self, Defaults};
 use crate::dispatch::{self, Failed, Reply};
+use crate::sync::lock;
 
 /// How long ending the browser may take at exit (it is killed after 2 s).
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
@@ -59,13 +60,6 @@ struct Shared {
 impl Shared {
     fn touch(&self) {
         *lock(&self.last_activity) = Instant::now();
-    }
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match mutex.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
     }
 }
 

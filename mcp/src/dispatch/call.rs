@@ -124,10 +124,7 @@ impl Progress {
     /// Runs `f` with the state locked; the server sends notifications and the
     /// final response under this lock so none follows the response.
     pub(crate) fn with_state<R>(&self, f: impl FnOnce(&mut ProgressState) -> R) -> R {
-        let mut guard = match self.state.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut guard = crate::sync::lock(&self.state);
         f(&mut guard)
     }
 }

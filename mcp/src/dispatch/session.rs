@@ -292,10 +292,7 @@ impl ToolSession {
     /// The directories the MCP client declared as its roots (`roots/list`), where uploads may
     /// read besides the working directory; kept current by the MCP front end.
     pub(crate) fn upload_roots(&self) -> Vec<PathBuf> {
-        match self.client_roots.lock() {
-            Ok(roots) => roots.clone(),
-            Err(poisoned) => poisoned.into_inner().clone(),
-        }
+        crate::sync::lock(&self.client_roots).clone()
     }
 
     /// The browser's process id, when chromate launched the running browser.

@@ -47,6 +47,7 @@ use crate::dispatch::shared::SharedBrowser;
 use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
 use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
 use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
+use crate::sync::lock;
 
 mod accept;
 mod auth;
@@ -1078,13 +1079,6 @@ fn empty(status: StatusCode) -> Response<HttpBody> {
     let mut response = Response::new(Full::new(Bytes::new()).boxed());
     *response.status_mut() = status;
     response
-}
-
-fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    match mutex.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
-    }
 }
 
 #[cfg(test)]

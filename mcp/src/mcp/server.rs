@@ -94,10 +94,7 @@ impl Outbox {
     }
 
     fn batches(&self) -> std::sync::MutexGuard<'_, Vec<PendingBatch>> {
-        match self.batches.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::sync::lock(&self.batches)
     }
 
     /// Starts gathering the responses of a batch: `waiting` holds its requests' ids,
@@ -210,10 +207,7 @@ struct Attached {
 
 impl Shared {
     fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
-        match self.queue.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::sync::lock(&self.queue)
     }
 }
 
@@ -596,10 +590,7 @@ impl Dispatcher {
             .filter_map(|root| root.get("uri").and_then(Value::as_str))
             .filter_map(resources::parse_file_uri)
             .collect();
-        let mut shared = match self.shared.client_roots.lock() {
-            Ok(guard) => guard,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut shared = crate::sync::lock(&self.shared.client_roots);
         *shared = dirs;
     }
 

@@ -21,6 +21,7 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Value};
 
 use crate::dispatch::error::{from_engine, ToolError, ToolErrorCode};
+use crate::sync::lock;
 use findings::{
     AuditResult, AuditedPage, Category, ExternalLink, Finding, Metrics, Severity, Status,
 };
@@ -87,13 +88,6 @@ struct Gathered {
     shots: Vec<(String, Vec<u8>, u32, u32)>,
     /// The entry page could not be audited.
     entry_failed: bool,
-}
-
-fn lock(state: &Mutex<Gathered>) -> std::sync::MutexGuard<'_, Gathered> {
-    match state.lock() {
-        Ok(guard) => guard,
-        Err(poisoned) => poisoned.into_inner(),
-    }
 }
 
 /// Runs the audit on `browser` and returns its result; `Err` only when the audit could not run

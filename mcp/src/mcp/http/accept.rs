@@ -23,7 +23,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::lock;
+use crate::sync::lock;
 use std::time::{Duration, Instant};
 
 /// How long a connection may take to send a request's headers, by default.
