@@ -70,7 +70,7 @@ fn exposed_role(chrome: &str) -> bool {
 
 /// Pages on which every node Chrome exposes with a compared role must be listed too. On the
 /// other fixture pages the contract leaves out on purpose what Chrome keeps: controls of zero
-/// size or opacity 0 (not visible, docs/mcp.md#selectors), closed shadow roots, the parts of date and time
+/// size or opacity 0 (not visible, docs/mcp.md#actionability), closed shadow roots, the parts of date and time
 /// inputs, and images with an empty `alt`.
 const EXPOSED_ALL_LISTED: &[&str] = &["real-patterns.html"];
 

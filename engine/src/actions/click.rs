@@ -1,5 +1,5 @@
 //! `click`, double click, other buttons and modifiers: element action + unobscured, press and
-//! release at the action point, then the click navigation wait (docs/mcp.md#observations).
+//! release at the action point, then the click navigation wait (docs/mcp.md#navigation-waits).
 
 use crate::error::Result;
 use crate::input::{Input, Modifier, MouseButton};

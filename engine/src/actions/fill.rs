@@ -26,7 +26,7 @@ impl Locator {
             .await
     }
 
-    /// Fills, then presses Enter on the same element under the Enter fence (docs/mcp.md#observations). Returns
+    /// Fills, then presses Enter on the same element under the Enter fence (docs/mcp.md#navigation-waits). Returns
     /// whether a navigation was seen.
     pub async fn fill_and_submit(&self, value: &str) -> Result<bool> {
         self.bounded(async {

@@ -1,7 +1,7 @@
-//! Element actions (docs/mcp.md#selectors): a [`Locator`] names an element by selector, and every verb is
+//! Element actions (docs/mcp.md#actionability): a [`Locator`] names an element by selector, and every verb is
 //! resolve → actionability → act under one deadline. One verb per file; this file holds the
 //! shared loop ([`Locator::wait_actionable`]) that polls the one-round-trip JS
-//! `actionability.check` on the retry schedule (docs/mcp.md#selectors) and turns its last failure into the timeout's
+//! `actionability.check` on the retry schedule (docs/mcp.md#actionability) and turns its last failure into the timeout's
 //! reason.
 //!
 //! Actions do not render results for MCP, take snapshots or observe the page afterwards: the
@@ -209,7 +209,7 @@ impl Locator {
         Error::invalid_selector(verb, self.selector.canonical(), answer)
     }
 
-    /// Polls `actionability.check` until the element is in every state of `states` (docs/mcp.md#selectors), or
+    /// Polls `actionability.check` until the element is in every state of `states` (docs/mcp.md#actionability), or
     /// fails: NO_MATCH at the first check, NOT_EDITABLE at once for a non-fillable target,
     /// else the timeout naming what it waited for and the last reason.
     pub(crate) async fn wait_actionable(

@@ -1,6 +1,6 @@
-//! Keyboard verbs: `press` (a key or chord, docs/tools.md#browser_press--press-key), `key_down`/`key_up`, `type_text` and
+//! Keyboard verbs: `press` (a key or chord, docs/mcp.md#keys), `key_down`/`key_up`, `type_text` and
 //! `focus`. With a locator the element is waited for (visible + enabled) and focused, never
-//! clicked; Enter runs under the Enter navigation fence (docs/mcp.md#observations).
+//! clicked; Enter runs under the Enter navigation fence (docs/mcp.md#navigation-waits).
 
 use serde_json::json;
 use tokio::time::Instant;
@@ -111,7 +111,7 @@ async fn press_chord(page: &Page, chord: &keys::KeyChord) -> Result<bool> {
 }
 
 impl Page {
-    /// Presses `key` (a key or chord, docs/tools.md#browser_press--press-key) in whatever has focus. Enter runs under the Enter navigation fence (docs/mcp.md#observations)
+    /// Presses `key` (a key or chord, docs/mcp.md#keys) in whatever has focus. Enter runs under the Enter navigation fence (docs/mcp.md#observations)
     /// fence; returns whether it saw a navigation.
     ///
     /// ```no_run

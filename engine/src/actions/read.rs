@@ -38,7 +38,7 @@ pub struct FoundElement {
     pub tag: String,
     /// Collapsed rendered text, at most 60 characters.
     pub text: String,
-    /// Visibility (docs/mcp.md#selectors).
+    /// Visibility (docs/mcp.md#actionability).
     pub visible: bool,
 }
 
@@ -148,12 +148,12 @@ impl Locator {
         Ok(answer.get("result").and_then(Value::as_bool) == Some(true))
     }
 
-    /// Whether the first match is visible (docs/mcp.md#selectors); no match is `false`.
+    /// Whether the first match is visible (docs/mcp.md#actionability); no match is `false`.
     pub async fn is_visible(&self) -> Result<bool> {
         self.is("visible").await
     }
 
-    /// Whether the first match is enabled (docs/mcp.md#selectors).
+    /// Whether the first match is enabled (docs/mcp.md#actionability).
     pub async fn is_enabled(&self) -> Result<bool> {
         self.is("enabled").await
     }

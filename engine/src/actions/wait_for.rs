@@ -113,7 +113,7 @@ impl Locator {
                     other => other?,
                 };
                 answered = true;
-                // Off-screen is still visible (docs/mcp.md#selectors: viewport position is irrelevant).
+                // Off-screen is still visible (docs/mcp.md#actionability: viewport position is irrelevant).
                 let st = match status(probe, &answer)? {
                     Status::OutsideViewport | Status::Unstable => Status::Ok,
                     other => other,

@@ -1,4 +1,4 @@
-//! The key table (US layout; docs/tools.md#browser_press--press-key) and the chord grammar: one character, or a name matched
+//! The key table (US layout; docs/mcp.md#keys) and the chord grammar: one character, or a name matched
 //! case-insensitively ignoring `_`, `-` and spaces, joined into chords with `+` (`++` ends in
 //! `+`). Pure data and parsing; sending the events is `input/mod.rs`.
 
@@ -46,7 +46,7 @@ pub enum Modifier {
 }
 
 impl Modifier {
-    /// The key name (docs/tools.md#browser_press--press-key) of a modifier (any case; `Ctrl`, `Option`, `Cmd`, `ControlOrMeta` too);
+    /// The key name (docs/mcp.md#keys) of a modifier (any case; `Ctrl`, `Option`, `Cmd`, `ControlOrMeta` too);
     /// anything else is INVALID_ARGUMENT naming it, with `verb` first.
     pub fn parse(verb: &str, name: &str) -> Result<Modifier> {
         let key = parse_key(verb, name)?;
@@ -101,7 +101,7 @@ pub struct KeyChord {
 }
 
 impl KeyChord {
-    /// Whether the final key is Enter (the Enter navigation fence applies, docs/mcp.md#observations).
+    /// Whether the final key is Enter (the Enter navigation fence applies, docs/mcp.md#navigation-waits).
     pub fn is_enter(&self) -> bool {
         self.key.key == "Enter"
     }
@@ -243,7 +243,7 @@ pub(crate) fn normalize_name(name: &str) -> String {
 /// Every accepted key name, for error messages.
 pub(crate) const NAMES: &str = "Enter, Return, Tab, Backspace, Delete, Escape, Esc, Space, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, Up, Down, Left, Right, Home, End, PageUp, PageDown, Insert, F1-F12, Numpad0-Numpad9, Shift, Control, Ctrl, Alt, Option, Meta, Command, Cmd, ControlOrMeta";
 
-/// The key for a key name (docs/tools.md#browser_press--press-key; any case, `_`/`-`/spaces ignored), or `None`.
+/// The key for a key name (docs/mcp.md#keys; any case, `_`/`-`/spaces ignored), or `None`.
 pub(crate) fn named(name: &str) -> Option<Key> {
     let n = normalize_name(name);
     let modifier = |key: &str, code: &str, vk: i64| {
@@ -313,7 +313,7 @@ pub(crate) fn parse_key(verb: &str, text: &str) -> Result<Key> {
     })
 }
 
-/// A chord (docs/tools.md#browser_press--press-key: `Control+A`, `Shift+Tab`, `Control++`); a lone key is a chord without
+/// A chord (docs/mcp.md#keys: `Control+A`, `Shift+Tab`, `Control++`); a lone key is a chord without
 /// modifiers.
 pub(crate) fn parse_chord(verb: &str, text: &str) -> Result<KeyChord> {
     let (head, last) = if text == "+" {

@@ -1,4 +1,4 @@
-//! Trusted input through the CDP `Input` domain: the key table and chord parser (docs/tools.md#browser_press--press-key)
+//! Trusted input through the CDP `Input` domain: the key table and chord parser (docs/mcp.md#keys)
 //! ([`keys`]), the keyboard (modifiers held across calls, per-character typing) and the mouse
 //! (pointer position, buttons).
 //!
@@ -114,7 +114,7 @@ impl<'a> Input<'a> {
         if key.is_keypad() {
             params = params.is_keypad(true);
         }
-        // Control+A / Meta+A select all on every platform (docs/tools.md#browser_press--press-key): ask the editor directly.
+        // Control+A / Meta+A select all on every platform (docs/mcp.md#keys): ask the editor directly.
         if key.code == "KeyA" && modifiers & (keys::CONTROL | keys::META) != 0 {
             params = params.commands(vec!["selectAll".into()]);
         }

@@ -1,5 +1,5 @@
 // actionability: one-call resolve → pick → state checks → scroll → action point → hit test
-// (docs/mcp.md#selectors), plus the small in-page helpers the element actions and read-only tools need.
+// (docs/mcp.md#actionability), plus the small in-page helpers the element actions and read-only tools need.
 // Every function takes a target `{selector?: string, ref?: number}` (a ref wins) and answers
 // `{status:"ok", …}` or a failure status:
 //   {status:"invalid-selector", reason, browserMessage?} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
@@ -29,7 +29,7 @@
   }
 
   /** `pick(target, need)` → `{status:"ok", element, matched}` | failure (`not-visible` with
-   *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (docs/mcp.md#selectors) or
+   *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (docs/mcp.md#actionability) or
    *  "reachable": visible, or a text field a person can type into although it is transparent or
    *  tiny (`dom.isTypeable`, a code editor's hidden textarea). The candidate is the first match
    *  that is (docs/mcp.md#selectors); for a ref, its element. */
@@ -109,7 +109,7 @@
     return hit;
   }
 
-  /** Whether a hit on `hit` counts as hitting `el` (unobscured, docs/mcp.md#selectors). */
+  /** Whether a hit on `hit` counts as hitting `el` (unobscured, docs/mcp.md#actionability). */
   function hitsTarget(el, hit) {
     if (!hit) return false;
     if (D.containsFlat(el, hit)) return true;

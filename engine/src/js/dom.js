@@ -8,7 +8,7 @@
   const TEXT = 3;
   const FRAGMENT = 11;
 
-  /** Options for `checkVisibility`: display, visibility and opacity all count (docs/mcp.md#selectors). */
+  /** Options for `checkVisibility`: display, visibility and opacity all count (docs/mcp.md#actionability). */
   const VIS_OPTS = { opacityProperty: true, visibilityProperty: true };
 
   /** Tags whose content never counts as element text (docs/mcp.md#selectors). */
@@ -152,7 +152,7 @@
     return el.ownerDocument.defaultView.getComputedStyle(el);
   }
 
-  /** Visible (docs/mcp.md#selectors): connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
+  /** Visible (docs/mcp.md#actionability): connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
    *  `visibility: visible`, no ancestor-or-self with opacity 0, non-zero border box;
    *  `display: contents` counts as visible when any child is. Viewport position is irrelevant. */
   function isVisible(el) {
@@ -201,12 +201,12 @@
     return true;
   }
 
-  /** Enabled (docs/mcp.md#selectors): not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
+  /** Enabled (docs/mcp.md#actionability): not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
   function isEnabled(el) {
     return !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
   }
 
-  /** Fillable (docs/mcp.md#selectors): textarea, contenteditable, or an input of a typeable type. */
+  /** Fillable (docs/mcp.md#actionability): textarea, contenteditable, or an input of a typeable type. */
   function isFillable(el) {
     const tag = el.localName;
     if (tag === "textarea") return true;
@@ -214,7 +214,7 @@
     return !!el.isContentEditable;
   }
 
-  /** Editable (docs/mcp.md#selectors): enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
+  /** Editable (docs/mcp.md#actionability): enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
   function isEditable(el) {
     if (!isFillable(el) || !isEnabled(el)) return false;
     if ((el.localName === "input" || el.localName === "textarea") && el.readOnly) return false;

@@ -38,7 +38,7 @@
 //!
 //! No JS string literal lives anywhere else in Rust: callers reference these functions by name.
 
-/// `dom`: flat-tree traversal, element text (docs/mcp.md#selectors), the element-state predicates (docs/mcp.md#selectors: visible, enabled,
+/// `dom`: flat-tree traversal, element text (docs/mcp.md#selectors), the element-state predicates (docs/mcp.md#actionability: visible, enabled,
 /// editable, fillable), snapshot visibility (docs/mcp.md#snapshots), implicit ARIA roles (docs/mcp.md#snapshots) and accessible
 /// names (docs/mcp.md#snapshots). Shared by `role=` selectors and snapshots, so they agree by construction.
 pub(crate) const DOM: &str = include_str!("dom.js");
@@ -55,7 +55,7 @@ pub(crate) const SELECTOR: &str = include_str!("selector.js");
 /// cross-origin frames and a reference text renderer (`render`, `renderLine`).
 pub(crate) const SNAPSHOT: &str = include_str!("snapshot.js");
 
-/// `actionability`: one-call `check` (docs/mcp.md#selectors: pick, states, scroll, stability, action point,
+/// `actionability`: one-call `check` (docs/mcp.md#actionability: pick, states, scroll, stability, action point,
 /// hit test) and the element helpers behind fill, element, upload, find, read and exists.
 pub(crate) const ACTIONABILITY: &str = include_str!("actionability.js");
 

@@ -1,5 +1,5 @@
-//! Deadlines and the retry schedule of element actions (docs/mcp.md#selectors), and the navigation waits that follow input: the
-//! click navigation wait (docs/mcp.md#observations) and the Enter fence (docs/mcp.md#observations).
+//! Deadlines and the retry schedule of element actions (docs/mcp.md#actionability), and the navigation waits that follow input: the
+//! click navigation wait (docs/mcp.md#navigation-waits) and the Enter fence (docs/mcp.md#navigation-waits).
 //!
 //! One [`Deadline`] covers a whole action; [`Poller`] yields check times on the contract's
 //! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
@@ -239,7 +239,7 @@ pub(crate) async fn wait_for_click_navigation(
     }
 }
 
-/// The Enter navigation fence (docs/mcp.md#observations): `pressed_at` is when the key went down, `before` the mark taken just
+/// The Enter navigation fence (docs/mcp.md#navigation-waits): `pressed_at` is when the key went down, `before` the mark taken just
 /// before. Waits up to 140 ms for a main-frame navigation to start; if one does, waits for its
 /// `load` plus 25 ms of quiet, never past 500 ms after the press. Returns whether a navigation
 /// was seen.

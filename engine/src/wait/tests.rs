@@ -1,4 +1,4 @@
-//! The retry schedule of element actions (docs/mcp.md#selectors).
+//! The retry schedule of element actions (docs/mcp.md#actionability).
 
 use super::*;
 

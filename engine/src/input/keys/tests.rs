@@ -1,4 +1,4 @@
-//! The key table and chord grammar of docs/tools.md#browser_press--press-key.
+//! The key table and chord grammar of docs/mcp.md#keys.
 
 use super::*;
 

@@ -5,7 +5,7 @@
 //! element `select` value, single-key `browser_key`, upload files existing and
 //! inside the directories uploads may read: [`upload_paths`]).
 //! Handlers are thin: locate (dialog, ref and selector checks), one engine
-//! call, the result shape. Key-name parsing (docs/tools.md#browser_press--press-key), waiting and fences
+//! call, the result shape. Key-name parsing (docs/mcp.md#keys), waiting and fences
 //! belong to the engine.
 
 use std::time::Duration;
