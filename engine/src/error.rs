@@ -405,7 +405,7 @@ pub enum Error {
         count: usize,
     },
     /// Elements matched but none became visible in time.
-    #[error("{verb}: timed out after {}ms waiting for {selector} to become visible ({matched} elements match, none visible)", timeout.as_millis())]
+    #[error("{verb}: timed out after {}ms waiting for {selector} to become visible ({})", timeout.as_millis(), matched_suffix(*matched))]
     TimeoutWaitingVisible {
         /// The action's verb.
         verb: String,
@@ -413,8 +413,9 @@ pub enum Error {
         selector: String,
         /// The time it was given.
         timeout: Duration,
-        /// How many elements matched at the last check.
-        matched: usize,
+        /// How many elements matched at the last check; `None` when the page answered no
+        /// check at all (its script did not yield), so nothing is known of its elements.
+        matched: Option<usize>,
     },
     /// The element never reached a required state.
     #[error("{verb}: timed out after {}ms waiting for {selector} to become {state}{}", timeout.as_millis(), obscured_suffix(obscured_by.as_deref()))]
@@ -518,6 +519,13 @@ impl std::fmt::Display for Recovery {
                 waited.as_millis()
             ),
         }
+    }
+}
+
+fn matched_suffix(matched: Option<usize>) -> String {
+    match matched {
+        Some(matched) => format!("{matched} elements match, none visible"),
+        None => "the page answered no check".to_owned(),
     }
 }
 

@@ -328,7 +328,7 @@ impl Page {
             verb: verb.into(),
             selector: parsed.canonical().into(),
             timeout: deadline.timeout(),
-            matched,
+            matched: Some(matched),
         })
     }
 }

@@ -100,6 +100,8 @@ pub(crate) struct Point {
 /// What the last check said, for the timeout message.
 #[derive(Debug, Clone)]
 enum LastReason {
+    /// No check got an answer (the page's script did not yield).
+    NoAnswer,
     NotVisible(usize),
     State(UnmetState, Option<String>),
 }
@@ -251,7 +253,7 @@ impl Locator {
             }
         }
         let mut poller = Poller::new(deadline, POLL_EVERY);
-        let mut last = LastReason::NotVisible(0);
+        let mut last = LastReason::NoAnswer;
         while poller.next().await {
             let first = poller.is_first();
             let call = self
@@ -306,11 +308,17 @@ impl Locator {
     fn timed_out(&self, verb: &str, timeout: Duration, last: LastReason) -> Error {
         let selector = self.selector.canonical().to_string();
         match last {
+            LastReason::NoAnswer => Error::TimeoutWaitingVisible {
+                verb: verb.into(),
+                selector,
+                timeout,
+                matched: None,
+            },
             LastReason::NotVisible(matched) => Error::TimeoutWaitingVisible {
                 verb: verb.into(),
                 selector,
                 timeout,
-                matched,
+                matched: Some(matched),
             },
             LastReason::State(state, obscured_by) => Error::TimeoutWaitingState {
                 verb: verb.into(),

@@ -160,7 +160,7 @@ impl Locator {
                     verb: verb.into(),
                     selector,
                     timeout,
-                    matched,
+                    matched: Some(matched),
                 },
                 _ => Error::TimeoutWaitingState {
                     verb: verb.into(),

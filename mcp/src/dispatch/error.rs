@@ -78,7 +78,7 @@ error_codes! {
         when: "zero matches at an element action's or read's first check; wait `visible`/`attached` never matched; no such option or tab",
         detail: "`selector`, `query`, `options?`";
     TimeoutWaitingVisible => "TIMEOUT_WAITING_VISIBLE",
-        when: "matched, never visible",
+        when: "matched, never visible; or the page answered no check (its script did not yield: `matched` null)",
         detail: "`selector`, `timeout`, `matched`";
     TimeoutWaitingState => "TIMEOUT_WAITING_STATE",
         when: "visible, never enabled/editable/unobscured; never hidden/detached",

@@ -392,7 +392,8 @@ fn open_hung_page(mcp: &mut McpClient, server: &chromate_tests::FixtureServer) {
 /// Every input tool, browser_locators, browser_wait and browser_state save on a page whose
 /// script does not yield: each fails within its timeout (timeout_ms, or the agent default for
 /// the tools that take none) plus a margin, not the 30 s command timeout, says chromate
-/// stopped the script, never NO_MATCH, and the tab works again afterwards (issue 25).
+/// stopped the script, never NO_MATCH nor "0 elements match", and the tab works again
+/// afterwards (issue 25).
 #[test]
 fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_free_it() {
     let server = fixtures();
@@ -411,6 +412,10 @@ fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_fre
         ("browser_locators", json!({ "selector": "#answer" })),
         (
             "browser_wait",
+            json!({ "selector": "#answer", "timeout_ms": 1000 }),
+        ),
+        (
+            "browser_hover",
             json!({ "selector": "#answer", "timeout_ms": 1000 }),
         ),
         ("browser_state", json!({ "action": "save", "name": "hung" })),
@@ -433,6 +438,8 @@ fn mcp_input_locators_and_state_save_on_a_hung_page_end_at_their_timeout_and_fre
         );
         // A page that never answered was not seen to lack the element.
         assert_ne!(error["code"], json!("NO_MATCH"), "{tool}: {error}");
+        let message = error["message"].as_str().unwrap_or_default();
+        assert!(!message.contains("0 elements match"), "{tool}: {error}");
         let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "6 * 7" }));
         assert_eq!(value["result"], json!(42), "after {tool}");
     }
