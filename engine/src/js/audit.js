@@ -1,3 +1,4 @@
+// @ts-check
 // audit: the page probes of an audit (`probe.rs`). Not an installer module: a function
 // expression `(C, a)` called in chromate's isolated world with the `__chromate` namespace and
 // one argument, `{op: "inspect", …}` or `{op: "checkLinks", …}`. Every element it reports comes
@@ -37,8 +38,8 @@
 
   function vitals() {
     const v = globalThis.__chromateVitals || null;
-    const nav = performance.getEntriesByType("navigation")[0];
-    const resources = performance.getEntriesByType("resource");
+    const nav = /** @type {PerformanceNavigationTiming | undefined} */ (performance.getEntriesByType("navigation")[0]);
+    const resources = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource"));
     let bytes = nav ? nav.transferSize || 0 : 0;
     const sized = [];
     for (const r of resources) {
@@ -201,7 +202,7 @@
     const candidates = [];
     for (const el of document.querySelectorAll(CONTROLS)) {
       if (checked++ >= MAX_CONTROLS) break;
-      if (el.disabled || el.closest("[aria-hidden=\"true\"], [inert]") || !rendered(el)) continue;
+      if (/** @type {HTMLInputElement} */ (el).disabled || el.closest("[aria-hidden=\"true\"], [inert]") || !rendered(el)) continue;
       candidates.push(el);
     }
     // Every target's box in document coordinates, for the spacing exception.
@@ -255,7 +256,8 @@
       }
       const hit = document.elementFromPoint(cx - scrollX, cy - scrollY);
       if (!hit || hit === el || contains(el, hit) || contains(hit, el)) continue;
-      if (el.labels && Array.from(el.labels).some((label) => contains(label, hit))) continue;
+      const labels = /** @type {HTMLInputElement} */ (el).labels;
+      if (labels && Array.from(labels).some((label) => contains(label, hit))) continue;
       add("covered", el, el.getBoundingClientRect(), { coveredBy: L.durable(hit) });
     }
     scrollTo(startX, startY);

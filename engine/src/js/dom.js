@@ -1,3 +1,4 @@
+// @ts-check
 // dom: flat-tree traversal, text, the element-state predicates (docs/mcp.md#selectors), implicit ARIA roles and
 // accessible names. Shared by every other module, so `role=` selectors and
 // snapshots agree by construction.

@@ -1,3 +1,4 @@
+// @ts-check
 // json: converts an evaluation result to JSON text as JSON.stringify does (docs/tools.md#browser_advanced_eval--evaluate-javascript), so toJSON is
 // honoured (a Date becomes its ISO string) where the protocol's returnByValue would give `{}`.
 // Not an installer module: it runs on its own, through Runtime.callFunctionOn on the result

@@ -1,3 +1,4 @@
+// @ts-check
 // locators: durable selector proposals for one element (docs/tools.md#browser_locators--durable-selectors). Never writes to the page and
 // never proposes a ref.
 (function (C) {

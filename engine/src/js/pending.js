@@ -1,3 +1,4 @@
+// @ts-check
 // pending: the work a page has scheduled for the next moments, for the wait after `load`
 // (docs/mcp.md#observations). The one script chromate runs in a page's main world from the start
 // of every document, since timers and animation frames live there and chromate's isolated world

@@ -1,3 +1,4 @@
+// @ts-check
 // redact: whether text aimed at a field would be a secret (docs/mcp.md#secrets), so a trace can show
 // "[redacted]" instead of it. Same rule as the snapshot's value suppression.
 (function (C) {

@@ -1,3 +1,4 @@
+// @ts-check
 // refs: the ref table of this document, held only in the isolated world (docs/mcp.md#refs). Numbers come
 // from the session-wide counter that Rust owns: every minting call takes `nextRef` and hands
 // back the advanced counter.

@@ -1,3 +1,4 @@
+// @ts-check
 // screenshot: what a capture needs from the page. `rect` finds the element box to clip to;
 // `prepare` hides what must not vary between two captures (masks, animations, transitions,
 // the caret) and `restore` undoes it. The page sees the temporary style element and mask boxes

@@ -1,3 +1,4 @@
+// @ts-check
 // selector: the selector grammar (docs/mcp.md#selectors) and its engines. The page side accepts the raw selector string and
 // validates it itself, so Rust may forward what the caller typed.
 (function (C) {

@@ -1,3 +1,4 @@
+// @ts-check
 // settle: DOM mutations of this document since chromate started watching, for the quiet period
 // after `load` (the navigate wait). Rust pairs them with the network activity it tracks itself.
 (function (C) {

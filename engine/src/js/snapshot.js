@@ -1,3 +1,4 @@
+// @ts-check
 // snapshot: the snapshot walk (docs/mcp.md#snapshots). Returns structured line records; Rust renders them (docs/mcp.md#snapshots) and splices
 // in the lines of cross-origin frames, which it walks itself in their own isolated worlds.
 (function (C) {

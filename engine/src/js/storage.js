@@ -1,3 +1,4 @@
+// @ts-check
 // storage: reads or seeds the document's localStorage and sessionStorage for saved state
 // (browser_state, docs/mcp.md#saved-state). Not an installer module: it runs on its own, through
 // Runtime.callFunctionOn in chromate's world (read, seed now) or as a new-document script in

@@ -1,3 +1,4 @@
+// @ts-check
 // vitals: the Web Vitals recorder of an audited page. Registered as a new-document script in
 // chromate's isolated world before the page loads, so it observes from the first paint: the
 // largest contentful paint (and its element), layout shifts (grouped into CLS session windows),
