@@ -6,7 +6,7 @@
 //! `notifications/cancelled`, `notifications/progress`, turning tool results
 //! into MCP results (spilling and the response cap applied), and the
 //! shutdown sequence. Does not own argument rules (`tools/`), framing and
-//! JSON-RPC shapes (`jsonrpc.rs`) or browser state (`session.rs`).
+//! JSON-RPC shapes (`jsonrpc.rs`) or browser state (`dispatch/session/`).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};

@@ -2,7 +2,7 @@
 
 use chromate::DownloadState;
 
-use super::download_line;
+use super::observe::download_line;
 
 #[test]
 fn download_lines_name_bytes_and_state_or_why_nothing_was_saved() {
