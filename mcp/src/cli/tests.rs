@@ -2,6 +2,7 @@
 
 use expect_test::{expect, expect_file, Expect};
 
+use super::init::{parse_agent, SnippetFormat, INIT_HELP};
 use super::*;
 
 fn check(args: &str, expect: Expect) {
