@@ -8,7 +8,8 @@ use hyper::header::HeaderMap;
 use super::auth::{
     bearer_index, constant_time_eq, generate_token, host_allowed, running_servers, TokenFile,
 };
-use super::{decode_header_value, origin_allowed};
+use super::modern::decode_header_value;
+use super::origin_allowed;
 
 #[test]
 fn loopback_origins_pass_and_others_need_allowed_hosts() {
