@@ -198,13 +198,6 @@ struct Shared {
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
 }
 
-/// The CLI session an attached server sends its tool calls to.
-#[derive(Debug, Clone)]
-struct Attached {
-    paths: crate::daemon::SessionPaths,
-    start: crate::daemon::client::Start,
-}
-
 impl Shared {
     fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
         crate::sync::lock(&self.queue)
@@ -880,77 +873,6 @@ async fn run_worker(shared: Arc<Shared>) {
     }
 }
 
-/// Starts (or finds) the CLI session `name` and asks who it is.
-#[cfg(unix)]
-async fn attach_session(name: &str) -> Result<(Attached, crate::daemon::Info), String> {
-    use crate::daemon::{self, client, Request, Response, SessionPaths};
-    let name = daemon::session_name(Some(name))?;
-    let dir = daemon::runtime_dir().map_err(|err| format!("the runtime directory: {err}"))?;
-    let attached = Attached {
-        paths: SessionPaths::new(&dir, &name),
-        start: client::Start {
-            idle: crate::cli::commands::DEFAULT_IDLE,
-            launch: false,
-        },
-    };
-    match client::request_async(&attached.paths, &Request::Info, &attached.start).await {
-        Ok(Response::Info(info)) => Ok((attached, info)),
-        Ok(_) => Err("the session daemon answered something else".to_owned()),
-        Err(err) => Err(err.to_string()),
-    }
-}
-
-#[cfg(not(unix))]
-async fn attach_session(_name: &str) -> Result<(Attached, crate::daemon::Info), String> {
-    Err("sessions need Linux or macOS".to_owned())
-}
-
-/// One call in the attached session's daemon. Cancelling drops the connection, which
-/// cancels the call there.
-async fn remote(attached: &Attached, call: &QueuedCall, cancel: &Cancel, file_urls: bool) -> Reply {
-    use crate::daemon::{client, Request, Response};
-    use crate::dispatch::error::{ToolError, ToolErrorCode};
-    let request = Request::Call {
-        tool: call.decl.name.to_owned(),
-        arguments: call.arguments.clone(),
-        cwd: std::env::current_dir().ok(),
-        progress: false,
-        refuse_file_urls: !file_urls,
-    };
-    let failure = |message: String| {
-        let error = ToolError::new(
-            ToolErrorCode::BrowserUnavailable,
-            format!(
-                "{}: session {}: {message}",
-                call.decl.verb, attached.paths.name
-            ),
-        )
-        .with_hint("run `chromate status --session NAME` to see the session; the call was not run");
-        Reply::Failed(dispatch::Failed {
-            error: error.to_json(),
-            text: error.to_text(None),
-        })
-    };
-    #[cfg(unix)]
-    let sent = cancel
-        .run(client::request_async(
-            &attached.paths,
-            &request,
-            &attached.start,
-        ))
-        .await;
-    #[cfg(not(unix))]
-    let sent = cancel
-        .run(async { client::request(&attached.paths, &request, Some(&attached.start)) })
-        .await;
-    match sent {
-        None => failure("cancelled".to_owned()),
-        Some(Ok(Response::Reply(reply))) => reply,
-        Some(Ok(_)) => failure("the session daemon answered something else".to_owned()),
-        Some(Err(err)) => failure(err.to_string()),
-    }
-}
-
 /// Runs one validated call against the session (or the attached one); returns the response
 /// envelope.
 async fn execute(
@@ -1029,6 +951,10 @@ pub(crate) fn call_result(reply: &Reply, structured_content: bool) -> Value {
     }
     result
 }
+
+mod attach;
+
+use attach::{attach_session, remote, Attached};
 
 #[cfg(test)]
 mod tests;
