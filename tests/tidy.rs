@@ -15,6 +15,7 @@
 //!   start with `//` or `*` (inside a template literal, say).
 //! - The engine's `domain-*` features are exactly the protocol's domains, and `all-domains`
 //!   lists them all.
+//! - No product source file is over 40 KiB: a file that grows past it holds more than one job.
 //! - Citations resolve inside the repository: no file cites a numbered section sign (the
 //!   numbering of a specification the repository does not hold); code and docs link to
 //!   `docs/*.md#anchor` instead.
@@ -382,6 +383,28 @@ fn no_file_cites_a_section_number_the_repository_does_not_hold() {
     assert!(
         offenders.is_empty(),
         "cite docs/*.md#anchor instead of a section number:\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn no_product_source_file_is_over_40_kib() {
+    const LIMIT: u64 = 40 * 1024;
+    let root = root();
+    let mut offenders = Vec::new();
+    for dir in ["engine/src", "mcp/src", "cdp-gen/src"] {
+        for extension in [".rs", ".js"] {
+            for path in files(&root.join(dir), extension) {
+                let size = fs::metadata(&path).map_or(0, |meta| meta.len());
+                if size > LIMIT {
+                    offenders.push(format!("{}: {size} bytes", relative(&path)));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "split these by job (40 KiB at most):\n{}",
         offenders.join("\n")
     );
 }
