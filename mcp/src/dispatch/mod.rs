@@ -120,13 +120,11 @@ async fn execute(
     progress: &Progress,
 ) -> Result<ToolOutput, ToolError> {
     let started = std::time::Instant::now();
-    // The observation gets what is left of the call's own timeout_ms, never more than the agent
-    // timeout that bounds it for tools without one.
+    // The observation gets what is left of the call's own timeout_ms (the tool's default when
+    // the call gave none: 30 s for a navigation), never more than the agent timeout that bounds
+    // it for tools without one.
     let agent = session.agent_timeout();
-    let timeout = arguments
-        .get("timeout_ms")
-        .and_then(Value::as_u64)
-        .map_or(agent, |ms| std::time::Duration::from_millis(ms).min(agent));
+    let timeout = call_timeout(decl, &arguments, agent).min(agent);
     let tool_call = ToolCall::from_validated(decl, arguments)?;
     tool_call.check(session)?;
     let mut ctx = ToolContext {
@@ -152,6 +150,33 @@ async fn execute(
         }
     }
     outcome
+}
+
+/// The call's `timeout_ms`: as given, else the tool's default for it (the agent timeout for
+/// most tools, 30 s for navigations), else the agent timeout (a tool without one).
+fn call_timeout(
+    decl: &ToolDecl,
+    arguments: &Map<String, Value>,
+    agent: std::time::Duration,
+) -> std::time::Duration {
+    use tools::schema::{IntDefault, Kind};
+    if let Some(ms) = arguments.get("timeout_ms").and_then(Value::as_u64) {
+        return std::time::Duration::from_millis(ms);
+    }
+    let default = decl
+        .args
+        .iter()
+        .find(|arg| arg.name == "timeout_ms")
+        .and_then(|arg| match arg.kind {
+            Kind::Int { default, .. } => default,
+            _ => None,
+        });
+    match default {
+        Some(IntDefault::Value(ms)) => {
+            std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+        }
+        Some(IntDefault::AgentTimeout) | None => agent,
+    }
 }
 
 /// A tool outcome → its [`Reply`], spilling applied (docs/mcp.md#spilling).
@@ -217,5 +242,33 @@ fn negative(decl: &ToolDecl, result: &Value) -> bool {
         "browser_exists" => result.get("exists") == Some(&json!(false)),
         "browser_a11y" => result.get("passed") == Some(&json!(false)),
         _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A navigation without `timeout_ms` has its 30 s, not the agent's 5 s: its observation is
+    /// not starved when the load itself took longer than 5 s (issue 25, twenty sessions at once).
+    #[test]
+    fn a_calls_timeout_is_its_own_or_its_tools_default() {
+        let agent = Duration::from_secs(5);
+        let none = Map::new();
+        let decl = |name: &str| tools::find(name).expect("a declared tool");
+        let navigate = decl("browser_navigate");
+        assert_eq!(
+            call_timeout(navigate, &none, agent),
+            Duration::from_secs(30)
+        );
+        let mut given = Map::new();
+        given.insert("timeout_ms".into(), json!(1000));
+        assert_eq!(
+            call_timeout(navigate, &given, agent),
+            Duration::from_secs(1)
+        );
+        assert_eq!(call_timeout(decl("browser_click"), &none, agent), agent);
+        assert_eq!(call_timeout(decl("browser_snapshot"), &none, agent), agent);
     }
 }
