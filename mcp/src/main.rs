@@ -1,29 +1,25 @@
-//! The `chromate` binary: argv dispatch to `mcp` (the MCP server over
-//! stdio), `init --mcp` (client configuration snippets) and, later, one-shot
-//! subcommands such as `demo` and `bench-snapshot`.
+//! The `chromate` binary: its front ends on top of the command layer (`chromate-command`) and
+//! the flows (`chromate-flows`) — the MCP server over stdio and HTTP (`mcp/`), the command line
+//! and its session daemons (`cli/`, `daemon/`) and `bench-snapshot` (`bench/`).
 //!
-//! Owns: process exit statuses (2 for usage errors, before stdin is ever
-//! read), printing environment warnings to stderr, and building the tokio
-//! runtime. Does not own argv grammar (`cli.rs`), configuration (`config.rs`)
-//! or the protocol (`server.rs`).
+//! Owns: argv dispatch to them, process exit statuses (2 for usage errors, before stdin is
+//! ever read), printing environment warnings to stderr, and building the tokio runtime. Does
+//! not own argv grammar (`cli/`), configuration (`chromate_command::config`) or the protocol
+//! (`mcp/server.rs`).
 
 mod bench;
 mod cli;
-mod config;
 mod daemon;
-mod dispatch;
 #[cfg(test)]
 mod docs;
 mod log;
 mod mcp;
-mod private_fs;
 mod signals;
-mod sync;
 
 use std::process::ExitCode;
 
+use chromate_command::config::Config;
 use cli::Command;
-use config::Config;
 
 fn main() -> ExitCode {
     log::install();
@@ -85,7 +81,7 @@ fn main() -> ExitCode {
             // Read, never created: the servers that generated a token keep it there.
             let runtime = daemon::runtime_dir_from(
                 &|name| std::env::var_os(name),
-                private_fs::effective_uid(),
+                chromate_command::private_fs::effective_uid(),
             );
             print!(
                 "{}",
@@ -129,9 +125,10 @@ fn main() -> ExitCode {
 /// command that started it ran in.
 #[cfg(unix)]
 fn daemon_main(session: String, idle: std::time::Duration, launch: bool) -> ExitCode {
-    let (config, warnings) = Config::resolve(config::McpFlags::default(), &|name| {
-        std::env::var(name).ok()
-    });
+    let (config, warnings) =
+        Config::resolve(chromate_command::config::McpFlags::default(), &|name| {
+            std::env::var(name).ok()
+        });
     let config = config.for_command_line();
     for warning in warnings {
         eprintln!("chromate: {warning}");

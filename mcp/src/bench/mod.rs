@@ -9,7 +9,7 @@
 //! `detail` is the single-page report of chromate alone (first snapshot, spread, the snapshot
 //! and diff after small changes).
 //!
-//! It sits beside the dispatcher, not in a front end: it reads Chrome's tree through the engine.
+//! It sits beside the front ends, not in one: it reads Chrome's tree through the engine.
 
 mod detail;
 mod peers;

@@ -218,7 +218,7 @@ fn is_executable(path: &Path) -> bool {
 }
 
 fn running_as_root() -> bool {
-    crate::private_fs::effective_uid() == 0
+    chromate_command::private_fs::effective_uid() == 0
 }
 
 /// A program named with a directory part, made absolute (the tool runs in a directory of its

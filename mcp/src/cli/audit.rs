@@ -7,7 +7,7 @@
 //! call's phase), writing the report to stdout or `--output`, and the exit status: 0,
 //! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
 //! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
-//! dispatcher; the reports are its writers (`dispatch::audit::report`).
+//! command layer; the reports are its writers (`chromate_command::audit::report`).
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -20,10 +20,10 @@ use super::words::{Dashes, Words};
 use super::UsageError;
 use crate::daemon::client::{self, Start};
 use crate::daemon::{self, Request, Response, SessionPaths};
-use crate::dispatch::audit::findings::{AuditResult, Severity, Status};
-use crate::dispatch::audit::report::{self, Format};
-use crate::dispatch::tools::{self, qa, Defaults};
-use crate::dispatch::Reply;
+use chromate_command::audit::findings::{AuditResult, Severity, Status};
+use chromate_command::audit::report::{self, Format};
+use chromate_command::tools::{self, qa, Defaults};
+use chromate_command::Reply;
 
 pub(crate) const HELP: &str = "\
 usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]
@@ -193,7 +193,7 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
     };
     arguments.insert("url".into(), json!(url));
     let defaults = Defaults {
-        agent_timeout_ms: crate::config::DEFAULT_AGENT_TIMEOUT_MS,
+        agent_timeout_ms: chromate_command::config::DEFAULT_AGENT_TIMEOUT_MS,
     };
     if let Err(error) = tools::validate(
         &qa::AUDIT_URL,

@@ -4,7 +4,7 @@
 //! Owns: their argv (the capture flags read from the capture declaration, `--viewport WxH` as
 //! its two numbers), their help, the runtime and signal watch they run under, and what reaches
 //! stdout, stderr and the exit status. Does not own what a capture or a flow does
-//! (`crate::dispatch::flows`): a bad argument is a usage error (exit status 2) before any
+//! (`chromate_flows`): a bad argument is a usage error (exit status 2) before any
 //! browser starts, a failed capture exit status 1.
 
 use std::fmt::Write as _;
@@ -16,11 +16,11 @@ use serde_json::{json, Map, Value};
 use super::commands::{self, describe, flag_with_value, metavar};
 use super::words::{Dashes, Words};
 use super::UsageError;
-use crate::config::{Config, McpFlags};
-use crate::dispatch::call::Cancel;
-use crate::dispatch::flows::run::{Event, FlowResult, RunOptions};
-use crate::dispatch::flows::{self, capture::CAPTURE, file, output, report};
-use crate::dispatch::tools::schema::Kind;
+use chromate_command::call::Cancel;
+use chromate_command::config::{Config, McpFlags};
+use chromate_command::tools::schema::Kind;
+use chromate_flows::run::{Event, FlowResult, RunOptions};
+use chromate_flows::{capture::CAPTURE, file, output, report};
 
 /// `chromate capture ...`, parsed.
 #[derive(Debug, Clone, PartialEq)]
@@ -116,7 +116,7 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
         [] => return Err(usage_error("missing URL".to_owned())),
         [_, extra, ..] => return Err(usage_error(format!("unexpected argument {extra:?}"))),
     }
-    if let Err(error) = flows::capture_args(&arguments) {
+    if let Err(error) = chromate_flows::capture_args(&arguments) {
         let message = cli_words(&error.message);
         let mut message = message
             .strip_prefix("capture_url: ")
@@ -176,7 +176,7 @@ pub(crate) fn run_capture(command: &CaptureCommand) -> ExitCode {
     };
     let reply = runtime.block_on(async {
         let cancel = watch_signals();
-        flows::capture_once(config, command.arguments.clone(), &cancel).await
+        chromate_flows::capture_once(config, command.arguments.clone(), &cancel).await
     });
     super::run::print_reply(&reply, command.json)
 }
@@ -351,7 +351,7 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
         ));
     }
     for name in &positional {
-        if !flows::capture::name_is_valid(name) {
+        if !chromate_flows::capture::name_is_valid(name) {
             return Err(usage_error(format!(
                 "{name:?} is not a flow name (^[A-Za-z0-9._-]+$, not . or ..)"
             )));
@@ -382,14 +382,14 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
     let loaded = file::load(&path, &config);
     match &command.action {
         FlowsAction::List => match loaded {
-            Ok(flow_file) => print_list(&flows::list(&flow_file), command.json),
+            Ok(flow_file) => print_list(&chromate_flows::list(&flow_file), command.json),
             Err(err) => file_error(&err),
         },
         FlowsAction::Describe { name } => {
             // The flow file, where there is one, says whether the name is a flow at all.
             if let Ok(flow_file) = &loaded {
                 if flow_file.flow(name).is_none() {
-                    let error = flows::run::missing_flow(name, flow_file);
+                    let error = chromate_flows::run::missing_flow(name, flow_file);
                     eprintln!("{}", error.to_text(None));
                     return ExitCode::from(USAGE);
                 }
@@ -408,7 +408,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                 Ok(flow_file) => flow_file,
                 Err(err) => return file_error(&err),
             };
-            if let Err(error) = flows::run::select(&flow_file, names) {
+            if let Err(error) = chromate_flows::run::select(&flow_file, names) {
                 eprintln!("{}", error.to_text(None));
                 return ExitCode::from(USAGE);
             }
@@ -416,15 +416,14 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                 names: names.clone(),
                 output_dir: command.output_dir.clone(),
                 junit: command.junit.as_ref().map(std::path::PathBuf::from),
-                baseline: command
-                    .baseline
-                    .as_ref()
-                    .map(|dir| flows::baseline::BaselineOptions {
+                baseline: command.baseline.as_ref().map(|dir| {
+                    chromate_flows::baseline::BaselineOptions {
                         dir: std::path::absolute(dir)
                             .unwrap_or_else(|_| std::path::PathBuf::from(dir)),
                         threshold: command.threshold.unwrap_or(0.0),
                         update: command.update_baseline,
-                    }),
+                    }
+                }),
                 video: command.video,
                 ffmpeg: std::env::var_os("CHROMATE_FFMPEG")
                     .filter(|value| !value.is_empty())
@@ -433,7 +432,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
             let mut progress = ProgressLine::new(command.quiet);
             let outcome = runtime.block_on(async {
                 let cancel = watch_signals();
-                flows::run::run(&config, &flow_file, &options, &cancel, &mut |event| {
+                chromate_flows::run::run(&config, &flow_file, &options, &cancel, &mut |event| {
                     progress.show(&event)
                 })
                 .await

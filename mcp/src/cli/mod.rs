@@ -4,8 +4,8 @@
 //! Owns: turning argv into a [`Command`], the top-level help text and the client
 //! configuration snippets; `commands.rs` reads every tool's command from its declaration,
 //! `run.rs` runs it on a session and prints its reply, `skill.rs` is the agent skill. Does
-//! not own the environment (`config.rs`), sessions (`crate::daemon`) or what a tool does
-//! (`crate::dispatch`): `main.rs` dispatches.
+//! not own the environment (`chromate_command::config`), sessions (`crate::daemon`) or what a tool does
+//! (`chromate_command`): `main.rs` dispatches.
 
 pub(crate) mod audit;
 pub(crate) mod commands;
@@ -18,7 +18,7 @@ mod words;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use crate::config::{parse_origin_list, McpFlags};
+use chromate_command::config::{parse_origin_list, McpFlags};
 use init::parse_init;
 pub(crate) use init::{init_http_text, init_text, Agent};
 use words::{Dashes, Words};
@@ -299,7 +299,7 @@ fn parse_command(args: &[String]) -> Result<Command, UsageError> {
                 })
                 .collect();
             match commands::parse(
-                &crate::dispatch::tools::qa::RUNTIME_ERRORS,
+                &chromate_command::tools::qa::RUNTIME_ERRORS,
                 &words,
                 &read_input,
             )? {
@@ -479,7 +479,7 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
 fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
     let mut flags = McpFlags::default();
     // The HTTP options, kept aside until `--http` says HTTP is served at all.
-    let mut http_options = crate::config::HttpFlags::default();
+    let mut http_options = chromate_command::config::HttpFlags::default();
     let mut http_option: Option<&str> = None;
     let mut serve_http = false;
     let mut words = Words::new(args, Dashes::Any);

@@ -16,7 +16,7 @@ use serde_json::{json, Value};
 use super::commands::{ToolCommand, DEFAULT_IDLE};
 use crate::daemon::client::{self, ClientError, Start};
 use crate::daemon::{self, Request, Response, SessionPaths};
-use crate::dispatch::Reply;
+use chromate_command::Reply;
 
 /// Exit status of a tool error or a negative answer.
 const FAILED: u8 = 1;

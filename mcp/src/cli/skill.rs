@@ -15,8 +15,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use super::{commands, Command, UsageError};
-use crate::dispatch::tools::schema::Kind;
-use crate::dispatch::tools::{ToolDecl, TOOLS};
+use chromate_command::tools::schema::Kind;
+use chromate_command::tools::{ToolDecl, TOOLS};
 
 /// The skill as written, with [`COMMANDS_MARKER`] where the command list goes.
 const TEMPLATE: &str = include_str!("SKILL.md");
@@ -256,7 +256,7 @@ pub(crate) fn install_text(install: &Install, text: &str) -> io::Result<Outcome>
         Ok(meta) if meta.file_type().is_symlink() => return Err(refuse("is a symlink")),
         Ok(meta) if !meta.is_file() => return Err(refuse("is not a regular file")),
         // `read_file` opens with O_NOFOLLOW: a symlink swapped in since is not read through.
-        Ok(_) => match crate::private_fs::read_file(&target) {
+        Ok(_) => match chromate_command::private_fs::read_file(&target) {
             Ok(existing) if existing == text.as_bytes() => return Ok(Outcome::Unchanged),
             Ok(_) => Outcome::Updated,
             Err(_) if is_symlink(&target) => return Err(refuse("is a symlink")),
@@ -265,7 +265,7 @@ pub(crate) fn install_text(install: &Install, text: &str) -> io::Result<Outcome>
     };
     let temporary = parent.join(format!(
         ".SKILL.md.{}.tmp",
-        crate::private_fs::random_suffix()
+        chromate_command::private_fs::random_suffix()
     ));
     let written = write_new(&temporary, text.as_bytes()).and_then(|()| {
         // rename replaces whatever is at the target now, a symlink planted since included,

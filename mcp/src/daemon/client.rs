@@ -190,7 +190,7 @@ fn answers_info(socket: &Path) -> bool {
 
 /// The pid the session's daemon recorded in its pid file, if it is there and readable.
 pub(crate) fn recorded_pid(paths: &SessionPaths) -> Option<u32> {
-    let bytes = crate::private_fs::read_file(&paths.pid).ok()?;
+    let bytes = chromate_command::private_fs::read_file(&paths.pid).ok()?;
     String::from_utf8(bytes)
         .ok()?
         .trim()
@@ -216,7 +216,7 @@ pub(crate) fn kill_unanswering(paths: &SessionPaths) -> Result<u32, String> {
     let owner = std::fs::metadata(&proc_dir).map(|meta| meta.uid());
     let cmdline = std::fs::read(proc_dir.join("cmdline")).unwrap_or_default();
     let words: Vec<&[u8]> = cmdline.split(|byte| *byte == 0).collect();
-    let ours = owner.is_ok_and(|uid| uid == crate::private_fs::effective_uid())
+    let ours = owner.is_ok_and(|uid| uid == chromate_command::private_fs::effective_uid())
         && words.get(1) == Some(&&b"daemon"[..])
         && words.get(2) == Some(&&b"--session"[..])
         && words.get(3) == Some(&paths.name.as_bytes());
@@ -423,7 +423,8 @@ pub(crate) fn checked_socket(socket: &Path) -> Result<bool, String> {
     use std::os::unix::fs::{FileTypeExt, MetadataExt};
     match std::fs::symlink_metadata(socket) {
         Ok(meta)
-            if meta.file_type().is_socket() && meta.uid() == crate::private_fs::effective_uid() =>
+            if meta.file_type().is_socket()
+                && meta.uid() == chromate_command::private_fs::effective_uid() =>
         {
             Ok(true)
         }
@@ -567,7 +568,7 @@ fn open_log(path: &Path) -> io::Result<std::fs::File> {
 
 /// The last lines of the daemon's log, for an error message.
 fn log_tail(path: &Path) -> String {
-    let text = crate::private_fs::read_file(path)
+    let text = chromate_command::private_fs::read_file(path)
         .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
         .unwrap_or_default();
     let lines: Vec<&str> = text.lines().rev().take(5).collect();

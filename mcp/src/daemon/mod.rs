@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::dispatch::Reply;
+use chromate_command::Reply;
 
 /// The most a request line may hold (a batch of 25 steps is far below it).
 pub(crate) const MAX_REQUEST_BYTES: u64 = 4 * 1024 * 1024;
@@ -90,9 +90,9 @@ pub(crate) struct Info {
 pub(crate) fn runtime_dir() -> io::Result<PathBuf> {
     let dir = runtime_dir_from(
         &|name| std::env::var_os(name),
-        crate::private_fs::effective_uid(),
+        chromate_command::private_fs::effective_uid(),
     );
-    crate::private_fs::ensure_dir(&dir)?;
+    chromate_command::private_fs::ensure_dir(&dir)?;
     Ok(dir)
 }
 

@@ -1,5 +1,5 @@
 //! The session daemon (`chromate daemon --session NAME`, started by the client): one
-//! dispatcher session behind a Unix socket, calls run one at a time in arrival order.
+//! command-layer session behind a Unix socket, calls run one at a time in arrival order.
 //!
 //! Owns: taking the socket (a dead daemon's socket is replaced; anything else there is
 //! refused, never followed), the `ready` line, refusing a peer of another uid
@@ -9,7 +9,7 @@
 //! whose client went away, the idle timeout, `close`, SIGTERM/SIGINT/SIGHUP, and ending the
 //! browser before it exits (bounded, as the MCP server's shutdown is). The browser never
 //! outlives the daemon: the engine gives it a parent-death signal, so even `kill -9` of the
-//! daemon ends it. Does not own any tool (`crate::dispatch`).
+//! daemon ends it. Does not own any tool (`chromate_command`).
 
 use std::io;
 use std::path::Path;
@@ -23,13 +23,13 @@ use tokio::net::{UnixListener, UnixStream};
 use tokio::sync::{watch, Notify};
 
 use super::{Info, Request, Response, SessionPaths, MAX_REQUEST_BYTES};
-use crate::config::Config;
-use crate::dispatch::call::{Cancel, Progress};
-use crate::dispatch::error::{ToolError, ToolErrorCode};
-use crate::dispatch::session::ToolSession;
-use crate::dispatch::tools::{self, Defaults};
-use crate::dispatch::{self, Failed, Reply};
-use crate::sync::lock;
+use chromate_command::call::{Cancel, Progress};
+use chromate_command::config::Config;
+use chromate_command::error::{ToolError, ToolErrorCode};
+use chromate_command::session::ToolSession;
+use chromate_command::sync::lock;
+use chromate_command::tools::{self, Defaults};
+use chromate_command::{Failed, Reply};
 
 /// How long ending the browser may take at exit (it is killed after 2 s).
 const SHUTDOWN_GRACE: Duration = Duration::from_millis(2500);
@@ -183,7 +183,9 @@ fn take_socket(path: &Path) -> io::Result<UnixListener> {
         Err(err) if err.kind() == io::ErrorKind::NotFound => {}
         Err(err) => return Err(err),
         Ok(meta) => {
-            if !meta.file_type().is_socket() || meta.uid() != crate::private_fs::effective_uid() {
+            if !meta.file_type().is_socket()
+                || meta.uid() != chromate_command::private_fs::effective_uid()
+            {
                 return Err(io::Error::new(
                     io::ErrorKind::AlreadyExists,
                     "something other than this user's socket is there; not touching it",
@@ -258,16 +260,19 @@ fn record_pid(path: &Path) -> io::Result<()> {
         Err(err) if err.kind() != io::ErrorKind::NotFound => return Err(err),
         _ => {}
     }
-    crate::private_fs::write_new_file(path, format!("{}\n", std::process::id()).as_bytes())
+    chromate_command::private_fs::write_new_file(
+        path,
+        format!("{}\n", std::process::id()).as_bytes(),
+    )
 }
 
 async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
     let peer = stream.peer_cred()?;
     let (read_half, mut write_half) = stream.into_split();
-    if peer.uid() != crate::private_fs::effective_uid() {
+    if peer.uid() != chromate_command::private_fs::effective_uid() {
         let refused = Response::Refused(format!(
             "this session belongs to uid {}; uid {} may not use it",
-            crate::private_fs::effective_uid(),
+            chromate_command::private_fs::effective_uid(),
             peer.uid()
         ));
         return answer(&mut write_half, &refused).await;
@@ -404,7 +409,7 @@ async fn call(
         session.call_dir = options.cwd;
         let file_urls = session.config.file_urls;
         session.config.file_urls = file_urls && !options.refuse_file_urls;
-        let reply = dispatch::run(&mut session, decl, arguments, &cancel, &progress).await;
+        let reply = chromate_command::run(&mut session, decl, arguments, &cancel, &progress).await;
         session.config.file_urls = file_urls;
         session.call_dir = None;
         *lock(&shared.running) = None;

@@ -41,13 +41,13 @@ use hyper::{Method, Request, Response, StatusCode};
 use serde_json::{json, Value};
 use tokio::sync::mpsc;
 
-use crate::config::{Config, HttpFlags};
-use crate::dispatch::session::ToolSession;
-use crate::dispatch::shared::SharedBrowser;
 use crate::mcp::era::{self, MODERN_VERSIONS, PROTOCOL_VERSION_KEY};
 use crate::mcp::jsonrpc::{self, Incoming, RpcError, MAX_FRAME_BYTES};
 use crate::mcp::server::{Core, CoreOptions, Outbox, PROTOCOL_VERSIONS};
-use crate::sync::lock;
+use chromate_command::config::{Config, HttpFlags};
+use chromate_command::session::ToolSession;
+use chromate_command::shared::SharedBrowser;
+use chromate_command::sync::lock;
 
 mod accept;
 mod auth;
@@ -177,7 +177,7 @@ impl HttpSession {
         let core = lock(&self.core).take();
         if let Some(core) = core {
             let _ = tokio::time::timeout(STOP_GRACE, core.stop()).await;
-            if !crate::dispatch::artifacts::remove_if_untold(&self.dir) {
+            if !chromate_command::artifacts::remove_if_untold(&self.dir) {
                 eprintln!(
                     "chromate: a session ended; its files stay in {}",
                     self.dir.display()
@@ -600,8 +600,8 @@ async fn post(
         }
         let id = format!(
             "{}{}",
-            crate::private_fs::random_suffix(),
-            crate::private_fs::random_suffix()
+            chromate_command::private_fs::random_suffix(),
+            chromate_command::private_fs::random_suffix()
         );
         let session = server.new_session();
         sessions.insert(id.clone(), session.clone());

@@ -34,7 +34,7 @@ pub(crate) const METHOD_NOT_FOUND: i64 = -32601;
 pub(crate) const INVALID_PARAMS: i64 = -32602;
 pub(crate) const INTERNAL_ERROR: i64 = -32603;
 
-pub(crate) use crate::dispatch::tools::schema::{overflow_literal, OVERFLOW_MARKER};
+pub(crate) use chromate_command::tools::schema::{overflow_literal, OVERFLOW_MARKER};
 
 /// What the decoder produced from the byte stream.
 #[derive(Debug, Clone, PartialEq, Eq)]

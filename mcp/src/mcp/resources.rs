@@ -38,7 +38,7 @@ pub(crate) struct Roots {
 
 impl Roots {
     /// The directories of `session` whose files `resources/read` serves (docs/mcp.md#resources).
-    pub(crate) fn of(session: &crate::dispatch::session::ToolSession) -> Roots {
+    pub(crate) fn of(session: &chromate_command::session::ToolSession) -> Roots {
         Roots {
             session: session.artifacts.dir().to_path_buf(),
             traces: session.trace_root(),

@@ -6,7 +6,7 @@
 //! `notifications/cancelled`, `notifications/progress`, turning tool results
 //! into MCP results (spilling and the response cap applied), and the
 //! shutdown sequence. Does not own argument rules (`tools/`), framing and
-//! JSON-RPC shapes (`jsonrpc.rs`) or browser state (`dispatch/session/`).
+//! JSON-RPC shapes (`jsonrpc.rs`) or browser state (`chromate-command`'s `session/`).
 
 use std::collections::VecDeque;
 use std::io::{Read, Write};
@@ -16,15 +16,15 @@ use std::time::{Duration, Instant};
 use serde_json::{json, Map, Value};
 use tokio::sync::{mpsc, watch, Notify};
 
-use crate::config::Config;
-use crate::dispatch::artifacts::{cap_response, WriteError};
-use crate::dispatch::flows::tools as flow_tools;
-use crate::dispatch::session::ToolSession;
-use crate::dispatch::tools::{self, Cancel, Defaults, Progress, ToolDecl};
-use crate::dispatch::{self, Reply};
 use crate::mcp::era::{self, Era};
 use crate::mcp::jsonrpc::{self, FrameDecoder, FrameEvent, Incoming, Message, RpcError};
 use crate::mcp::resources::{self, ReadError};
+use chromate_command::artifacts::{cap_response, WriteError};
+use chromate_command::config::Config;
+use chromate_command::session::ToolSession;
+use chromate_command::tools::{self, Cancel, Defaults, Progress, ToolDecl};
+use chromate_command::Reply;
+use chromate_flows::tools as flow_tools;
 
 /// Protocol versions we speak; the last is the default (docs/mcp.md#protocol-eras).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
@@ -94,7 +94,7 @@ impl Outbox {
     }
 
     fn batches(&self) -> std::sync::MutexGuard<'_, Vec<PendingBatch>> {
-        crate::sync::lock(&self.batches)
+        chromate_command::sync::lock(&self.batches)
     }
 
     /// Starts gathering the responses of a batch: `waiting` holds its requests' ids,
@@ -200,7 +200,7 @@ struct Shared {
 
 impl Shared {
     fn queue(&self) -> std::sync::MutexGuard<'_, Queue> {
-        crate::sync::lock(&self.queue)
+        chromate_command::sync::lock(&self.queue)
     }
 }
 
@@ -221,7 +221,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -
     };
     let mut session = ToolSession::new(config);
     let shared_browser = if session.config.isolated {
-        let shared = crate::dispatch::shared::SharedBrowser::default();
+        let shared = chromate_command::shared::SharedBrowser::default();
         session.shared = Some(shared.clone());
         Some(shared)
     } else {
@@ -583,7 +583,7 @@ impl Dispatcher {
             .filter_map(|root| root.get("uri").and_then(Value::as_str))
             .filter_map(resources::parse_file_uri)
             .collect();
-        let mut shared = crate::sync::lock(&self.shared.client_roots);
+        let mut shared = chromate_command::sync::lock(&self.shared.client_roots);
         *shared = dirs;
     }
 
@@ -895,7 +895,7 @@ async fn execute(
             .await
         }
         Some(attached) => remote(attached, &call, &cancel, session.config.file_urls).await,
-        None => dispatch::run(session, decl, call.arguments, &cancel, &call.progress).await,
+        None => chromate_command::run(session, decl, call.arguments, &cancel, &call.progress).await,
     };
     let result = call.era.decorate(
         "tools/call",

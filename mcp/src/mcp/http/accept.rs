@@ -23,7 +23,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use crate::sync::lock;
+use chromate_command::sync::lock;
 use std::time::{Duration, Instant};
 
 /// How long a connection may take to send a request's headers, by default.

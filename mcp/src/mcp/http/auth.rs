@@ -116,7 +116,7 @@ impl TokenFile {
             _ => {}
         }
         let entry = json!({ "url": url, "token": token, "pid": std::process::id() });
-        crate::private_fs::write_new_file(&path, entry.to_string().as_bytes())
+        chromate_command::private_fs::write_new_file(&path, entry.to_string().as_bytes())
             .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
         Ok(TokenFile { path })
     }
@@ -154,7 +154,7 @@ pub(crate) fn running_servers(dir: &Path) -> Vec<RunningServer> {
                 .to_str()
                 .is_some_and(|name| name.starts_with(FILE_PREFIX) && name.ends_with(".json"))
         })
-        .filter_map(|entry| crate::private_fs::read_file(&entry.path()).ok())
+        .filter_map(|entry| chromate_command::private_fs::read_file(&entry.path()).ok())
         .filter_map(|data| serde_json::from_slice::<Value>(&data).ok())
         .filter_map(|entry| {
             Some(RunningServer {

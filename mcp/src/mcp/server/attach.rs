@@ -45,7 +45,7 @@ pub(super) async fn remote(
     file_urls: bool,
 ) -> Reply {
     use crate::daemon::{client, Request, Response};
-    use crate::dispatch::error::{ToolError, ToolErrorCode};
+    use chromate_command::error::{ToolError, ToolErrorCode};
     let request = Request::Call {
         tool: call.decl.name.to_owned(),
         arguments: call.arguments.clone(),
@@ -62,7 +62,7 @@ pub(super) async fn remote(
             ),
         )
         .with_hint("run `chromate status --session NAME` to see the session; the call was not run");
-        Reply::Failed(dispatch::Failed {
+        Reply::Failed(chromate_command::Failed {
             error: error.to_json(),
             text: error.to_text(None),
         })

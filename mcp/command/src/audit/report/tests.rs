@@ -1,0 +1,220 @@
+//! Unit tests of the report writers on a typical result: the text report's size and order,
+//! SARIF's shape, JUnit's counts, Markdown's escaping. SARIF is validated against its schema
+//! and the HTML report loaded in Chromium in `mcp/tests/e2e/audit.rs`.
+
+use serde_json::{json, Value};
+
+use super::*;
+use crate::audit::findings::{
+    AuditResult, AuditedPage, Category, Finding, Metrics, Severity, Status,
+};
+
+fn typical() -> AuditResult {
+    let page = "http://127.0.0.1:4000/index.html";
+    let mut findings = vec![
+        Finding::new(
+            "a11y.image-alt",
+            Severity::Critical,
+            Category::Accessibility,
+            page,
+            "Images must have alternate text",
+        )
+        .at(Some("css=main > img".into()))
+        .evidence(json!({ "help_url": "https://dequeuniversity.com/rules/axe/4.10/image-alt" }))
+        .keyed(""),
+        Finding::new(
+            "runtime.exception",
+            Severity::High,
+            Category::Functional,
+            page,
+            "TypeError: x is undefined",
+        )
+        .describe("an uncaught exception during load and settle")
+        .keyed("x"),
+        Finding::new(
+            "layout.covered",
+            Severity::High,
+            Category::Visual,
+            page,
+            "Control is covered by another element",
+        )
+        .at(Some("role=button[name=\"Buy | now\"]".into()))
+        .evidence(json!({ "rect": { "x": 10, "y": 20, "width": 100, "height": 30 } }))
+        .keyed("b"),
+        Finding::new(
+            "links.broken",
+            Severity::High,
+            Category::Functional,
+            page,
+            "Broken link: /gone.html answers 404",
+        )
+        .keyed("gone"),
+        Finding::new(
+            "speed.lcp",
+            Severity::Medium,
+            Category::Performance,
+            page,
+            "Largest contentful paint is 3100 ms (needs-improvement)",
+        )
+        .keyed(""),
+        Finding::new(
+            "runtime.console-warn",
+            Severity::Low,
+            Category::Functional,
+            page,
+            "deprecated <api> & stuff",
+        )
+        .keyed("w"),
+    ];
+    crate::audit::findings::rank(&mut findings, None);
+    AuditResult {
+        status: Status::Completed,
+        url: page.to_owned(),
+        duration_ms: 1834,
+        findings,
+        metrics: Metrics {
+            pages_audited: 1,
+            lcp_ms: Some(3100),
+            cls: Some(0.0),
+            ..Metrics::default()
+        },
+        screenshots: Vec::new(),
+        pages: vec![AuditedPage {
+            url: page.to_owned(),
+            depth: 0,
+            status: Some(200),
+            findings: 6,
+            vitals: None,
+            settled: None,
+        }],
+        external_links: Vec::new(),
+        focus: None,
+    }
+}
+
+#[test]
+fn the_text_report_is_ranked_one_line_per_finding_and_small() {
+    let result = typical();
+    let text = render(Format::Text, &result, &Vec::new());
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 1 + 6 + 1, "{text}");
+    assert!(lines[0].starts_with("audit http://127.0.0.1:4000/index.html completed in 1.8 s: 1 page, 6 findings (1 critical, 3 high, 1 medium, 1 low)"), "{text}");
+    assert!(lines[1].starts_with("critical accessibility"), "{text}");
+    assert!(lines[1].ends_with("css=main > img"), "{text}");
+    assert!(lines[6].starts_with("low "), "{text}");
+    assert!(
+        lines[7].starts_with("metrics: LCP 3100 ms, CLS 0.000"),
+        "{text}"
+    );
+}
+
+#[test]
+fn many_findings_are_cut_with_a_count() {
+    let mut result = typical();
+    let template = result.findings[5].clone();
+    for n in 0..60 {
+        let mut finding = template.clone();
+        finding.id = format!("x{n}");
+        result.findings.push(finding);
+    }
+    let text = render(Format::Text, &result, &Vec::new());
+    assert!(text.len() < 4096, "{} bytes", text.len());
+    assert!(
+        text.contains("… 41 more (--format json lists them all)"),
+        "{text}"
+    );
+}
+
+#[test]
+fn sarif_has_one_rule_per_rule_and_one_result_per_finding() {
+    let result = typical();
+    let sarif: Value =
+        serde_json::from_str(&render(Format::Sarif, &result, &Vec::new())).expect("json");
+    assert_eq!(sarif["version"], json!("2.1.0"));
+    let run = &sarif["runs"][0];
+    assert_eq!(run["tool"]["driver"]["name"], json!("chromate"));
+    assert_eq!(
+        run["tool"]["driver"]["rules"].as_array().map(Vec::len),
+        Some(6)
+    );
+    let results = run["results"].as_array().expect("results");
+    assert_eq!(results.len(), 6);
+    assert_eq!(results[0]["level"], json!("error"));
+    assert_eq!(results[0]["ruleId"], json!("a11y.image-alt"));
+    assert_eq!(
+        results[0]["locations"][0]["logicalLocations"][0]["name"],
+        json!("css=main > img")
+    );
+    assert_eq!(
+        run["tool"]["driver"]["rules"][0]["helpUri"],
+        json!("https://dequeuniversity.com/rules/axe/4.10/image-alt")
+    );
+    assert_eq!(results[5]["level"], json!("note"));
+    assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
+}
+
+#[test]
+fn junit_counts_failures_per_page_and_escapes() {
+    let result = typical();
+    let xml = render(Format::Junit, &result, &Vec::new());
+    assert!(
+        xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"),
+        "{xml}"
+    );
+    assert!(xml.contains("tests=\"6\" failures=\"6\""), "{xml}");
+    assert!(xml.contains("deprecated &lt;api&gt; &amp; stuff"), "{xml}");
+    assert_eq!(xml.matches("<testcase ").count(), 6);
+    assert_eq!(xml.matches("<failure ").count(), 6);
+}
+
+#[test]
+fn markdown_escapes_table_cells() {
+    let result = typical();
+    let md = render(Format::Markdown, &result, &Vec::new());
+    assert!(
+        md.starts_with("# Audit of http://127.0.0.1:4000/index.html\n"),
+        "{md}"
+    );
+    assert!(md.contains("`role=button[name=\"Buy \\| now\"]`"), "{md}");
+    assert_eq!(
+        md.lines().filter(|line| line.starts_with("| ")).count(),
+        1 + 6
+    );
+}
+
+#[test]
+fn fail_on_compares_with_the_worst_finding() {
+    let result = typical();
+    assert!(fails(&result, Severity::Critical));
+    let mut mild = typical();
+    mild.findings.retain(|f| f.severity <= Severity::Medium);
+    assert!(!fails(&mild, Severity::High));
+    assert!(fails(&mild, Severity::Medium));
+    assert!(fails(&mild, Severity::Low));
+}
+
+#[test]
+fn the_html_report_marks_boxed_findings_without_script() {
+    let mut result = typical();
+    result.screenshots.push(crate::audit::findings::Shot {
+        name: "full-page".into(),
+        path: "/tmp/shot.png".into(),
+        width: 1280,
+        height: 800,
+    });
+    let shots = vec![("/tmp/shot.png".to_owned(), vec![0x89, b'P', b'N', b'G'])];
+    let html = render(Format::Html, &result, &shots);
+    assert!(html.starts_with("<!doctype html>"));
+    assert!(!html.contains("<script"), "no script in the report");
+    assert!(
+        html.contains("src=\"data:image/png;base64,iVBORw==\""),
+        "embedded screenshot"
+    );
+    assert_eq!(
+        html.matches("class=\"mark\"").count(),
+        1,
+        "one boxed finding"
+    );
+    assert_eq!(html.matches("<tr id=\"f").count(), 6);
+}

@@ -1,0 +1,285 @@
+//! The command layer every front end of the `chromate` binary calls: one validated tool call
+//! in, one [`Reply`] out.
+//!
+//! Owns: the tools (their declarations, registry, validation and handlers, `tools/`), the
+//! session a front end runs them against (`session/`: the browser and its tabs, the guard that
+//! resolves a target, the observation), its files (`artifacts`), mocks and traces, the audit
+//! capability (`audit/`), and running one call (typing the validated arguments, the
+//! cross-argument check, the handler, replacing a tab the call found stuck, the observation
+//! hook of docs/mcp.md#observations, the trace's action event), turning its outcome into a
+//! [`Reply`] with spilling (docs/mcp.md#spilling) applied — the text the model or the
+//! terminal sees, the result object, the files it hands back. Also the configuration every
+//! front end resolves (`config`) and the private files and locks they share (`private_fs`,
+//! `sync`).
+//!
+//! Does not own any wire format: the binary's MCP server turns a reply into a `tools/call`
+//! result, its command line into stdout, stderr and an exit status, and its session daemon
+//! carries a reply over a socket as JSON. Flows and captures for CI (`chromate-flows`) run
+//! their steps through [`run`] like any front end would. Cargo keeps it so: this crate depends
+//! on the engine only.
+//!
+//! Module order is the dependency order: `call`, `error`, `sync`, `private_fs` and `time` are
+//! leaves, `config` and `artifacts` sit under `session` with `mocks` and `trace`, and `tools`
+//! uses them all; nothing below `tools` names it.
+
+pub mod artifacts;
+pub mod audit;
+pub mod call;
+pub mod config;
+pub mod error;
+pub mod markup;
+pub mod mocks;
+pub mod private_fs;
+pub mod session;
+pub mod shared;
+pub mod sync;
+pub mod time;
+pub mod tools;
+pub mod trace;
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Map, Value};
+
+use call::{Cancel, Progress};
+use error::{ToolError, ToolOutput};
+use session::ToolSession;
+use tools::{ToolCall, ToolContext, ToolDecl};
+
+/// What one call produced, in the form every front end renders from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Reply {
+    /// The tool ran (a failed browser_batch too: its `is_error` is set).
+    Done(Done),
+    /// A tool error (docs/mcp.md#errors).
+    Failed(Failed),
+}
+
+/// A successful call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Done {
+    /// The result object (`structuredContent.result`, what `--json` prints).
+    pub result: Value,
+    /// The first text the model sees: the result's compact JSON or the tool's own text
+    /// (a snapshot, a batch summary), spilled past the limit.
+    pub text: String,
+    /// The observation as the model sees it: its body spilled past the limit, then the
+    /// download lines and the `errors:` tripwire.
+    pub observation: Option<String>,
+    /// The same observation never spilled.
+    pub observation_full: Option<String>,
+    /// Files the result hands back (MCP `resource_link` blocks).
+    pub links: Vec<PathBuf>,
+    /// A browser_batch whose `ok` is false.
+    pub is_error: bool,
+    /// An answer a script treats as a failed assertion though it is a success over MCP:
+    /// `exists` that found nothing, `a11y check:true` that did not pass.
+    pub negative: bool,
+}
+
+/// A failed call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failed {
+    /// The bounded error object (`structuredContent.error`): code, message, hint, detail.
+    pub error: Value,
+    /// Its `error:`/`code:`/`hint:` lines and the (spilled) recovery snapshot.
+    pub text: String,
+}
+
+/// Runs one validated call against the session and renders its outcome.
+pub async fn run(
+    session: &mut ToolSession,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Reply {
+    // Kept for the trace's action event (docs/mcp.md#traces); browser_batch records its steps itself.
+    let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
+        (
+            arguments.clone(),
+            trace::iso_now(),
+            std::time::Instant::now(),
+            session.journal.log.cursor(),
+        )
+    });
+    let outcome = execute(session, decl, arguments, cancel, progress).await;
+    if let Some((arguments, started_at, started, log_cursor)) = &traced {
+        if !cancel.is_cancelled() {
+            let record = trace::CallRecord {
+                tool: decl.name,
+                observes: decl.observes,
+                arguments,
+                started_at: started_at.clone(),
+                duration_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+                outcome: outcome.as_ref(),
+                log_cursor: *log_cursor,
+            };
+            trace::record_action(session, record).await;
+        }
+    }
+    render(session, decl, outcome)
+}
+
+async fn execute(
+    session: &mut ToolSession,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<ToolOutput, ToolError> {
+    let started = std::time::Instant::now();
+    // The observation gets what is left of the call's own timeout_ms (the tool's default when
+    // the call gave none: 30 s for a navigation), never more than the agent timeout that bounds
+    // it for tools without one.
+    let agent = session.agent_timeout();
+    let timeout = call_timeout(decl, &arguments, agent).min(agent);
+    let tool_call = ToolCall::from_validated(decl, arguments)?;
+    tool_call.check(session)?;
+    let mut ctx = ToolContext {
+        session: &mut *session,
+        cancel: cancel.clone(),
+        progress: progress.clone(),
+    };
+    let mut outcome = tool_call.run(&mut ctx).await;
+    // A tab the call found stuck is replaced before anything else runs; so is a tab whose
+    // renderer crashed, which the failed call then reports.
+    ctx.session.replace_stuck_tab().await;
+    ctx.session
+        .report_crashed_tab(decl.verb, &mut outcome)
+        .await;
+    // The observation hook (docs/mcp.md#observations); browser_batch makes its own.
+    if let Ok(output) = &mut outcome {
+        if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
+            let left = timeout.saturating_sub(started.elapsed());
+            output.observation = ctx.session.observe_within(cancel, left).await;
+            if let Some(observation) = &output.observation {
+                output.links.extend(observation.links.iter().cloned());
+            }
+        }
+    }
+    outcome
+}
+
+/// The call's `timeout_ms`: as given, else the tool's default for it (the agent timeout for
+/// most tools, 30 s for navigations), else the agent timeout (a tool without one).
+fn call_timeout(
+    decl: &ToolDecl,
+    arguments: &Map<String, Value>,
+    agent: std::time::Duration,
+) -> std::time::Duration {
+    use tools::schema::{IntDefault, Kind};
+    if let Some(ms) = arguments.get("timeout_ms").and_then(Value::as_u64) {
+        return std::time::Duration::from_millis(ms);
+    }
+    let default = decl
+        .args
+        .iter()
+        .find(|arg| arg.name == "timeout_ms")
+        .and_then(|arg| match arg.kind {
+            Kind::Int { default, .. } => default,
+            _ => None,
+        });
+    match default {
+        Some(IntDefault::Value(ms)) => {
+            std::time::Duration::from_millis(u64::try_from(ms).unwrap_or(0))
+        }
+        Some(IntDefault::AgentTimeout) | None => agent,
+    }
+}
+
+/// A tool outcome → its [`Reply`], spilling applied (docs/mcp.md#spilling).
+fn render(
+    session: &mut ToolSession,
+    decl: &ToolDecl,
+    outcome: Result<ToolOutput, ToolError>,
+) -> Reply {
+    let output = match outcome {
+        Err(error) => {
+            let recovery = error
+                .recovery_snapshot
+                .as_deref()
+                .map(|snapshot| session.artifacts.spill("recovery.txt", snapshot).inline);
+            return Reply::Failed(Failed {
+                error: error.to_json(),
+                text: error.to_text(recovery.as_deref()),
+            });
+        }
+        Ok(output) => output,
+    };
+    let label = match decl.name {
+        "browser_snapshot" => "snapshot.txt".to_owned(),
+        "browser_batch" => "batch.txt".to_owned(),
+        name => format!("{name}.json"),
+    };
+    let text = output
+        .text
+        .clone()
+        .unwrap_or_else(|| output.result.to_string());
+    let text = session.artifacts.spill(&label, &text).inline;
+    let (observation, observation_full) = match &output.observation {
+        None => (None, None),
+        Some(observation) => {
+            let mut inline = session
+                .artifacts
+                .spill("snapshot.txt", &observation.body)
+                .inline;
+            let mut full = observation.body.clone();
+            for line in observation.footer() {
+                for text in [&mut inline, &mut full] {
+                    text.push('\n');
+                    text.push_str(line);
+                }
+            }
+            (Some(inline), Some(full))
+        }
+    };
+    Reply::Done(Done {
+        negative: negative(decl, &output.result),
+        result: output.result,
+        text,
+        observation,
+        observation_full,
+        links: output.links,
+        is_error: output.is_error,
+    })
+}
+
+/// Whether a successful answer is one a script treats as a failed assertion.
+fn negative(decl: &ToolDecl, result: &Value) -> bool {
+    match decl.name {
+        "browser_exists" => result.get("exists") == Some(&json!(false)),
+        "browser_a11y" => result.get("passed") == Some(&json!(false)),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    /// A navigation without `timeout_ms` has its 30 s, not the agent's 5 s: its observation is
+    /// not starved when the load itself took longer than 5 s (issue 25, twenty sessions at once).
+    #[test]
+    fn a_calls_timeout_is_its_own_or_its_tools_default() {
+        let agent = Duration::from_secs(5);
+        let none = Map::new();
+        let decl = |name: &str| tools::find(name).expect("a declared tool");
+        let navigate = decl("browser_navigate");
+        assert_eq!(
+            call_timeout(navigate, &none, agent),
+            Duration::from_secs(30)
+        );
+        let mut given = Map::new();
+        given.insert("timeout_ms".into(), json!(1000));
+        assert_eq!(
+            call_timeout(navigate, &given, agent),
+            Duration::from_secs(1)
+        );
+        assert_eq!(call_timeout(decl("browser_click"), &none, agent), agent);
+        assert_eq!(call_timeout(decl("browser_snapshot"), &none, agent), agent);
+    }
+}

@@ -1,0 +1,287 @@
+//! Engine errors and refusals as the tool errors the model reads: dialogs, stale and bare refs, a
+//! container that is not editable, the recovery attached to a timeout.
+
+use super::*;
+
+/// STATE_INVALID `a dialog is open: <message>` (docs/error-codes.md).
+/// STALE_REF `no-snapshot` for `ref=e<number>` (docs/mcp.md#refs).
+pub fn no_snapshot(verb: &str, number: u64) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::StaleRef,
+        format!(
+            "{verb}: ref=e{number} is stale: no snapshot since the session started or the baseline was reset"
+        ),
+    )
+    .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
+    .with_detail(json!({ "ref": format!("e{number}"), "reason": "no-snapshot" }))
+}
+
+pub(super) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
+    ToolError::new(
+        ToolErrorCode::StateInvalid,
+        format!("{verb}: a dialog is open: {}", dialog.message),
+    )
+    .with_hint("answer it with browser_dialog accept or dismiss (browser_dialog inspect shows it)")
+    .with_detail(json!({ "reason": "dialog-open", "dialog": { "type": dialog.kind, "message": dialog.message } }))
+}
+
+impl ToolSession {
+    /// An engine error as a tool error; a lost browser becomes DRIVER_ERROR
+    /// `reason:"browser-closed"` and is forgotten, so the next call relaunches.
+    pub fn engine_error(&mut self, verb: &str, err: &chromate::Error) -> ToolError {
+        let lost = self
+            .live
+            .as_ref()
+            .is_some_and(|live| live.browser.is_closed());
+        let mut error = from_engine(verb, err);
+        // A dialog the page keeps reopening: the hint names the way out of the tab.
+        if let chromate::Error::DialogOpen { .. } = err {
+            let active = self.live.as_ref().and_then(Live::active_tab);
+            if let Some(trap) = active.and_then(|tab| self.dialog_trap(&tab.page)) {
+                let reopens = active.map_or(0, |tab| tab.page.dialog_reopens());
+                error = error
+                    .with_hint(trap)
+                    .with_detail_key("reopened", json!(reopens));
+            }
+        }
+        if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
+            self.stuck_tab = self
+                .live
+                .as_ref()
+                .and_then(Live::active_tab)
+                .map(|tab| tab.page.target_id().to_owned());
+        }
+        if let (chromate::Error::NavigationFailed { url, net_error }, Some(live)) =
+            (err, &self.live)
+        {
+            if let Some(by) = self.mocks.blocked_by(&live.browser, url, net_error) {
+                let hint = match by {
+                    "file-access" => crate::tools::FILE_URL_HINT,
+                    "origin-policy" => "the URL's origin is outside --allowed-origins or inside --blocked-origins; navigate elsewhere or restart with other origin lists",
+                    _ => "a browser_mock block rule matches this URL; browser_mock action=list shows it, action=remove lifts it",
+                };
+                error = error
+                    .with_detail_key("blockedBy", json!(by))
+                    .with_hint(hint);
+            }
+        }
+        if lost && error.code == ToolErrorCode::DriverError {
+            error = ToolError::new(
+                ToolErrorCode::DriverError,
+                format!("{verb}: the browser closed during the call"),
+            )
+            .with_hint("the next call relaunches the browser; refs and tabs from before are gone")
+            .with_detail(json!({ "reason": "browser-closed" }));
+        }
+        self.drop_lost_browser();
+        error
+    }
+
+    /// The way out of a tab whose page reopens its dialog as soon as it is answered (the second
+    /// time in a row or more within a second), if `page` is such a tab: answering again will not
+    /// free it, a new tab and closing this one will.
+    pub fn dialog_trap(&self, page: &chromate::Page) -> Option<String> {
+        let reopens = page.dialog_reopens();
+        if reopens < 2 {
+            return None;
+        }
+        let id = self
+            .live
+            .as_ref()?
+            .tabs
+            .iter()
+            .find(|tab| tab.page.target_id() == page.target_id())?
+            .id
+            .clone();
+        Some(format!(
+            "the page reopened its dialog as soon as it was answered ({reopens} times in a row), so answering will not free this tab: leave it with browser_page action=open, then browser_page action=close target={id}"
+        ))
+    }
+
+    /// The observation of a tab whose dialog is open: the dialog, and the way out when the page
+    /// keeps reopening it.
+    pub fn dialog_notice(&self, page: &chromate::Page, dialog: &chromate::Dialog) -> String {
+        let mut notice = format!(
+            "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
+            dialog.message
+        );
+        if let Some(trap) = self.dialog_trap(page) {
+            notice.push_str(&format!("\n({trap})"));
+        }
+        notice
+    }
+
+    /// STATE_INVALID `a dialog is open` for a call on `page`: the way out as its hint when the
+    /// page keeps reopening the dialog.
+    pub fn dialog_blocks(
+        &self,
+        verb: &str,
+        page: &chromate::Page,
+        dialog: &chromate::Dialog,
+    ) -> ToolError {
+        let error = dialog_blocks(verb, dialog);
+        match self.dialog_trap(page) {
+            Some(trap) => error
+                .with_hint(trap)
+                .with_detail_key("reopened", json!(page.dialog_reopens())),
+            None => error,
+        }
+    }
+
+    /// Handles a failed element call (docs/mcp.md#refs): a STALE_REF on a ref
+    /// selector gets a recovery snapshot that becomes the baseline.
+    pub async fn element_error(
+        &mut self,
+        verb: &str,
+        page: &chromate::Page,
+        err: &chromate::Error,
+    ) -> ToolError {
+        let mut error = self.engine_error(verb, err);
+        // The page's ref table forgets a ref when its document is replaced;
+        // a ref this session did issue is then `document-changed` (docs/mcp.md#refs),
+        // not `unknown-ref`.
+        if let chromate::Error::StaleRef {
+            element_ref,
+            reason: chromate::StaleReason::UnknownRef,
+        } = err
+        {
+            let issued = chromate::ElementRef::parse(element_ref)
+                .is_some_and(|element_ref| page.has_issued_ref(element_ref));
+            if issued {
+                let reason = chromate::StaleReason::DocumentChanged;
+                error.message = format!("{verb}: ref={element_ref} is stale: {}", reason.explain());
+                error = error.with_detail_key("reason", json!(reason.as_str()));
+            }
+        }
+        if error.code == ToolErrorCode::StaleRef {
+            error = self.attach_recovery(page, error).await;
+        }
+        error
+    }
+
+    /// Attaches a recovery snapshot (docs/mcp.md#refs) to a STALE_REF error, when the
+    /// browser runs without a dialog.
+    pub async fn attach_recovery(&mut self, page: &chromate::Page, error: ToolError) -> ToolError {
+        let reason = error
+            .detail
+            .as_ref()
+            .and_then(|detail| detail.get("reason"))
+            .and_then(|reason| reason.as_str())
+            .unwrap_or("");
+        if reason == "unknown-ref" || page.is_closed() || page.dialog().is_some() {
+            return error;
+        }
+        match self
+            .take_snapshot(page, chromate::SnapshotOptions::default())
+            .await
+        {
+            Ok(snapshot) => {
+                let mut error = error;
+                error.recovery_snapshot = Some(snapshot.render());
+                error.hint = Some(
+                    "pick a current ref from recoverySnapshot; the failed call was not retried"
+                        .to_owned(),
+                );
+                self.baseline = Some(snapshot);
+                error
+            }
+            Err(_) => error,
+        }
+    }
+
+    /// NOT_EDITABLE (docs/error-codes.md): fill/clear on a ref whose baseline line is a `(container)`
+    /// fails at once, pointing at the first editable field inside it (or a
+    /// button or link that may reveal one).
+    pub fn container_not_editable(
+        &self,
+        verb: &str,
+        selector: &chromate::Selector,
+    ) -> Option<ToolError> {
+        let number = selector.element_ref()?;
+        let lines = &self.baseline.as_ref()?.lines;
+        let position = lines
+            .iter()
+            .position(|line| line.element_ref.map(chromate::ElementRef::number) == Some(number))?;
+        let container = &lines[position];
+        if !container.container {
+            return None;
+        }
+        let inside: Vec<&chromate::Line> = lines[position + 1..]
+            .iter()
+            .take_while(|line| line.depth > container.depth)
+            .collect();
+        let named = |line: &chromate::Line| {
+            let element_ref = line.element_ref.map(|r| r.to_string()).unwrap_or_default();
+            (element_ref, line.name.clone().unwrap_or_default())
+        };
+        let field = inside.iter().find(|line| {
+            matches!(
+                line.role.as_str(),
+                "textbox" | "searchbox" | "combobox" | "spinbutton"
+            )
+        });
+        let reveal = inside
+            .iter()
+            .find(|line| matches!(line.role.as_str(), "button" | "link"));
+        let (hint, alternative) = match (field, reveal) {
+            (Some(line), _) => {
+                let (element_ref, name) = named(line);
+                (
+                    format!("fill ref={element_ref} ({name:?})"),
+                    Some(element_ref),
+                )
+            }
+            (None, Some(line)) => {
+                let (element_ref, name) = named(line);
+                (
+                    format!("click ref={element_ref} ({name:?}) to reveal an editable field"),
+                    Some(element_ref),
+                )
+            }
+            (None, None) => (
+                "choose an editable field inside this container from a fresh snapshot".to_owned(),
+                None,
+            ),
+        };
+        let mut detail = json!({ "target": format!("ref=e{number}"), "role": container.role });
+        if let Some(alternative) = alternative {
+            detail["alternative"] = json!(alternative);
+        }
+        Some(
+            ToolError::new(
+                ToolErrorCode::NotEditable,
+                format!(
+                    "{verb}: ref=e{number} is a {} container, not an editable field",
+                    container.role
+                ),
+            )
+            .with_hint(hint)
+            .with_detail(detail),
+        )
+    }
+
+    /// docs/mcp.md#refs: a ref selector with no baseline is STALE_REF `no-snapshot`, whether or
+    /// not the session issued it (row 3 comes after); a ref it issued gets a recovery
+    /// snapshot (docs/mcp.md#refs), whose refs work on the next call.
+    pub async fn check_ref_baseline(
+        &mut self,
+        verb: &str,
+        page: &chromate::Page,
+        ref_number: Option<u64>,
+    ) -> Result<(), ToolError> {
+        let Some(number) = ref_number else {
+            return Ok(());
+        };
+        if self.baseline.is_some() {
+            return Ok(());
+        }
+        let error = no_snapshot(verb, number);
+        let issued = chromate::ElementRef::new(number)
+            .is_some_and(|element_ref| page.has_issued_ref(element_ref))
+            || self.issued_by_earlier_browser(number);
+        if !issued {
+            return Err(error);
+        }
+        Err(self.attach_recovery(page, error).await)
+    }
+}

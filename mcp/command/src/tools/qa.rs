@@ -1,0 +1,359 @@
+//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit` and
+//! `chromate errors` on the command line): qa_audit_url and qa_get_runtime_errors, their
+//! declarations, arguments, cross-argument rules and handlers.
+//!
+//! Owns turning the arguments into an [`AuditRequest`], storing the entry page's screenshots
+//! as session files, and the audit's reply (the stable result object and the ranked text
+//! report); the runtime-errors channel: its selection of the session journal (console
+//! warnings and errors, uncaught errors, HTTP responses ≥ 400), severities, and its own drain
+//! record, so `browser_logs` and the observations' tripwire never take an entry from it. What
+//! an audit does is `audit/`. Not in the default tools/list: the 28 tools stay 28
+//! unless the capability is asked for.
+
+use std::time::Duration;
+
+use serde::Deserialize;
+use serde_json::json;
+
+use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Slot, ToolDecl};
+use super::{cancelled_error, ToolContext};
+use crate::audit::findings::Shot;
+use crate::audit::{self, report, AuditRequest};
+use crate::error::{ToolError, ToolErrorCode, ToolOutput};
+use crate::session::ToolSession;
+
+pub const AUDIT_URL: ToolDecl = ToolDecl {
+    name: "qa_audit_url",
+    title: "Audit a URL",
+    verb: "audit",
+    description: "Audit a page or small site in an isolated browser context: runtime errors, failed requests, broken links, accessibility (axe), layout and speed, as ranked findings with durable selectors.",
+    hints: Hints::S,
+    observes: false,
+    cli: Cli::new("audit", &[Slot::arg("url")]),
+    args: AuditArgs::ARGS,
+};
+
+arg_enum! {
+    /// qa_audit_url `wait_until`.
+    pub enum AuditWaitUntil {
+        Load = "load",
+        DomContentLoaded = "domcontentloaded",
+        NetworkIdle = "networkidle",
+    }
+}
+
+tool_args! {
+    /// The arguments of qa_audit_url, in schema order.
+    pub struct AuditArgs {
+        url: String = Arg::string("url", "Absolute http(s) URL of the entry page")
+            .max_len(2048)
+            .required(),
+        max_depth: u32 = Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
+            .default_int(IntDefault::Value(0)),
+        max_pages: u32 = Arg::int("max_pages", "Audit at most this many pages", 1, 200)
+            .default_int(IntDefault::Value(20)),
+        viewport: Option<Size> = Arg::kind(
+            "viewport",
+            "{width, height} in CSS px (else the browser's 1280x800); the command line's --viewport WxH",
+            Kind::Size { min: 1, max: 9999 },
+        ),
+        wait_until: AuditWaitUntil = Arg::one_of(
+            "wait_until",
+            "When a page counts as loaded (then it settles until the network is quiet)",
+            AuditWaitUntil::VALUES,
+        )
+        .default_str("load"),
+        timeout_ms: u64 = Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
+            .default_int(IntDefault::Value(120_000)),
+        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        #[serde(default)]
+        include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
+        #[serde(default)]
+        block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        #[serde(default)]
+        allow_private: Vec<String> = Arg::kind(
+            "allow_private",
+            "Origins (scheme://host[:port]) block_private_network lets through",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+    }
+}
+
+/// A validated `{width, height}` ([`Kind::Size`]).
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Size {
+    pub width: u32,
+    pub height: u32,
+}
+
+fn is_http(url: &str) -> bool {
+    let lower = url.trim().to_ascii_lowercase();
+    ["http://", "https://"].iter().any(|scheme| {
+        lower
+            .strip_prefix(scheme)
+            .is_some_and(|rest| !rest.is_empty() && !rest.starts_with('/'))
+    })
+}
+
+/// Whether the audit refuses private-network targets: when the call asks, and always on a
+/// server other machines reach (`--http` on an address that is not loopback), whose callers
+/// must not reach the server's own network through it.
+fn blocks_private_network(args: &AuditArgs, session: &ToolSession) -> bool {
+    args.block_private_network || session.config.remote
+}
+
+pub fn check_audit(args: &AuditArgs, session: &ToolSession) -> Result<(), ToolError> {
+    if !is_http(&args.url) {
+        return Err(ToolError::invalid_argument(
+            format!("audit: {:?} is not an absolute http or https URL", args.url),
+            "url",
+            "audit a page a browser would load over the network, e.g. http://127.0.0.1:8080/",
+        ));
+    }
+    if !args.allow_private.is_empty() && !blocks_private_network(args, session) {
+        return Err(ToolError::invalid_argument(
+            "audit: allow_private only matters with block_private_network",
+            "allow_private",
+            "add block_private_network (--block-private-network), or drop allow_private",
+        ));
+    }
+    for origin in &args.allow_private {
+        if let Err(err) = crate::config::parse_origin_list(origin) {
+            return Err(ToolError::invalid_argument(
+                format!("audit: allow_private: {err}"),
+                "allow_private",
+                "name origins as scheme://host[:port], e.g. http://127.0.0.1:3000",
+            ));
+        }
+    }
+    Ok(())
+}
+
+pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOutput, ToolError> {
+    let verb = AUDIT_URL.verb;
+    let block_private_network = blocks_private_network(&args, ctx.session);
+    let allow_private = args
+        .allow_private
+        .iter()
+        .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
+        .collect();
+    let wait_until = match args.wait_until {
+        AuditWaitUntil::Load => chromate::WaitUntil::Load,
+        AuditWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
+        AuditWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
+    };
+    let request = AuditRequest {
+        url: args.url.trim().to_owned(),
+        max_depth: args.max_depth,
+        max_pages: args.max_pages,
+        viewport: args.viewport.map(|size| (size.width, size.height)),
+        wait_until,
+        timeout: Duration::from_millis(args.timeout_ms),
+        focus: args.focus.filter(|focus| !focus.trim().is_empty()),
+        screenshots: args.include_screenshots,
+        block_private_network,
+        allow_private,
+    };
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase("launching browser");
+    }
+    let browser = ctx.session.ensure_browser(verb).await?.browser.clone();
+    ctx.progress.set_phase(format!("audit {}", request.url));
+    let run = audit::run(&browser, &request, &ctx.progress);
+    let (mut result, shots) = match ctx.cancel.run(run).await {
+        None => return Err(cancelled_error(verb)),
+        Some(outcome) => outcome?,
+    };
+    let mut links = Vec::new();
+    for (name, png, width, height) in shots {
+        match ctx
+            .session
+            .artifacts
+            .write(&format!("audit-{name}.png"), &png)
+        {
+            Ok(path) => {
+                result.screenshots.push(Shot {
+                    name,
+                    path: path.display().to_string(),
+                    width,
+                    height,
+                });
+                links.push(path);
+            }
+            Err(err) => eprintln!("chromate: audit: the {name} screenshot was not saved: {err:?}"),
+        }
+    }
+    let text = report::render(report::Format::Text, &result, &Vec::new());
+    let value = serde_json::to_value(&result).map_err(|err| {
+        ToolError::new(
+            ToolErrorCode::DriverError,
+            format!("audit: the result did not serialise: {err}"),
+        )
+        .with_hint("report this chromate bug")
+        .with_detail(json!({ "reason": "internal" }))
+    })?;
+    let mut output = ToolOutput::new(value);
+    output.text = Some(text);
+    output.links = links;
+    Ok(output)
+}
+
+pub const RUNTIME_ERRORS: ToolDecl = ToolDecl {
+    name: "qa_get_runtime_errors",
+    title: "Runtime errors",
+    verb: "errors",
+    description: "Drain the session's runtime errors not drained before (console warnings and errors, uncaught exceptions, HTTP responses >= 400): id, severity, source, message, stack, URL, time. It keeps its own record: browser_logs never takes an entry from it.",
+    hints: Hints::T,
+    observes: false,
+    cli: Cli::new("errors", &[]),
+    args: ErrorsArgs::ARGS,
+};
+
+arg_enum! {
+    /// qa_get_runtime_errors `source`.
+    pub enum ErrorsSource {
+        Console = "console",
+        PageError = "pageerror",
+        Http = "http",
+        All = "all",
+    }
+}
+
+arg_enum! {
+    /// qa_get_runtime_errors `min_severity`.
+    pub enum MinSeverity {
+        Info = "info",
+        Warning = "warning",
+        Error = "error",
+    }
+}
+
+tool_args! {
+    /// The arguments of qa_get_runtime_errors, in schema order.
+    pub struct ErrorsArgs {
+        clear: Option<bool> = Arg::boolean("clear", "Drain what is returned (default true; false = peek)"),
+        source: ErrorsSource = Arg::one_of(
+            "source",
+            "console (warnings and errors), pageerror (uncaught), http (responses >= 400), or all",
+            ErrorsSource::VALUES,
+        )
+        .default_str("all"),
+        min_severity: MinSeverity = Arg::one_of(
+            "min_severity",
+            "info (console.log and info too), warning, or error",
+            MinSeverity::VALUES,
+        )
+        .default_str("warning"),
+    }
+}
+
+/// A severity of the channel, least first.
+fn rank(severity: &str) -> u8 {
+    match severity {
+        "error" => 2,
+        "warning" => 1,
+        _ => 0,
+    }
+}
+
+/// An entry's source and severity, if it belongs to the channel.
+fn classify(entry: &chromate::LogEntry) -> Option<(&'static str, &'static str)> {
+    match &entry.data {
+        chromate::LogData::Error { .. } => Some(("pageerror", "error")),
+        chromate::LogData::Console { level, .. } => Some((
+            "console",
+            match level {
+                chromate::LogLevel::Error => "error",
+                chromate::LogLevel::Warn => "warning",
+                _ => "info",
+            },
+        )),
+        // The favicon the browser asks for by itself is nobody's error.
+        chromate::LogData::Response { status, url, .. }
+            if *status >= 400 && !crate::audit::findings::incidental(url) =>
+        {
+            Some(("http", if *status >= 500 { "error" } else { "warning" }))
+        }
+        _ => None,
+    }
+}
+
+pub async fn errors(ctx: &mut ToolContext<'_>, args: ErrorsArgs) -> Result<ToolOutput, ToolError> {
+    let clear = args.clear.unwrap_or(true);
+    let floor = rank(args.min_severity.as_str());
+    let journal = &ctx.session.journal;
+    let filter = chromate::LogFilter {
+        kinds: vec![
+            chromate::LogKind::Console,
+            chromate::LogKind::Error,
+            chromate::LogKind::Response,
+        ],
+        ..chromate::LogFilter::default()
+    };
+    // Every buffered console, error and network entry (500 + 1000 at most).
+    let list = journal.log.list(&filter, 0, 2000);
+    let mut errors = Vec::new();
+    let mut returned = Vec::new();
+    for entry in &list.entries {
+        let Some((source, severity)) = classify(entry) else {
+            continue;
+        };
+        if journal.errors_drained.contains(&entry.seq)
+            || rank(severity) < floor
+            || (args.source != ErrorsSource::All && args.source.as_str() != source)
+        {
+            continue;
+        }
+        let (message, stack, url) = match &entry.data {
+            chromate::LogData::Error {
+                text,
+                origin,
+                stack,
+                ..
+            } => (text.clone(), stack.clone(), origin.clone()),
+            chromate::LogData::Console { text, origin, .. } => (text.clone(), None, origin.clone()),
+            chromate::LogData::Response {
+                url,
+                method,
+                status,
+                ..
+            } => (
+                format!("{method} {url} answered {status}"),
+                None,
+                Some(url.clone()),
+            ),
+            _ => continue,
+        };
+        returned.push(entry.seq);
+        errors.push(json!({
+            "id": entry.seq,
+            "severity": severity,
+            "source": source,
+            "message": message,
+            "stack": stack,
+            "url": url,
+            "page": journal.page_id(&entry.page),
+            "timestamp": crate::time::iso_time(entry.time),
+        }));
+    }
+    if clear {
+        let journal = &mut ctx.session.journal;
+        journal.errors_drained.extend(returned);
+        // Entries no longer buffered can never be returned again: forget them.
+        if let Some(oldest) = list.entries.first().map(|entry| entry.seq) {
+            journal.errors_drained = journal.errors_drained.split_off(&oldest);
+        }
+    }
+    Ok(ToolOutput::new(json!({
+        "count": errors.len(),
+        "errors": errors,
+        "cleared": clear,
+        "capturing": ctx.session.journal.capturing(),
+    })))
+}

@@ -1,0 +1,684 @@
+//! The flow file: `[[flow]]` tables of named flows, each a list of `[[flow.step]]` tables that
+//! are either an ordinary tool call (`tool = "browser_fill"` and that tool's own arguments as
+//! keys) or a capture (`capture = "after-fill"` and the capture options).
+//!
+//! Owns: finding the file (`--config`, else `CHROMATE_FLOWS`, else `./chromate.toml`), reading
+//! it with spans (the `toml` crate's spanned tables), and checking all of it before anything
+//! runs: each tool step against that tool's declaration with the tools' own validator and
+//! cross-argument rule (no second language, as browser_batch), each capture step against the
+//! capture declaration, relative URLs resolved against the flow's `base_url`. Every error names
+//! the file, the line and the key. Does not own running the steps (`mod.rs`).
+//!
+//! ```toml
+//! [[flow]]
+//! name = "login"                              # ^[A-Za-z0-9._-]+$
+//! base_url = "http://127.0.0.1:8080"          # optional; relative URLs resolve against it
+//! viewport = { width = 1280, height = 720 }   # optional, per flow
+//! video = false                               # optional
+//! [[flow.step]]
+//! tool = "browser_navigate"
+//! url = "/login.html"
+//! [[flow.step]]
+//! capture = "after-fill"
+//! selector = "#login-form"
+//! mask = ["#clock"]
+//! ```
+
+use std::fmt;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Map, Value};
+use toml::de::{DeTable, DeValue};
+use toml::Spanned;
+
+use super::capture::{name_is_valid, CaptureArgs};
+use chromate_command::config::Config;
+use chromate_command::session::ToolSession;
+use chromate_command::tools::{self, ToolCall, ToolDecl};
+
+/// The file used when neither `--config` nor `CHROMATE_FLOWS` names one.
+pub const DEFAULT_FILE: &str = "chromate.toml";
+
+/// Names a flow may not have: the files a run writes beside the flow directories.
+const RESERVED_FLOW_NAMES: &[&str] = &["report.html", "junit.xml"];
+
+/// A checked flow file.
+#[derive(Debug)]
+pub struct FlowFile {
+    pub path: PathBuf,
+    pub flows: Vec<Flow>,
+}
+
+impl FlowFile {
+    /// The flow called `name`.
+    pub fn flow(&self, name: &str) -> Option<&Flow> {
+        self.flows.iter().find(|flow| flow.name == name)
+    }
+
+    /// The names, in file order.
+    pub fn names(&self) -> Vec<&str> {
+        self.flows.iter().map(|flow| flow.name.as_str()).collect()
+    }
+}
+
+/// One flow.
+#[derive(Debug)]
+pub struct Flow {
+    pub name: String,
+    pub base_url: Option<String>,
+    pub viewport: Option<(u32, u32)>,
+    pub video: bool,
+    pub steps: Vec<Step>,
+    /// The line of its `[[flow]]`.
+    pub line: usize,
+}
+
+/// One step, checked.
+#[derive(Debug)]
+pub struct Step {
+    pub line: usize,
+    pub kind: StepKind,
+}
+
+#[derive(Debug)]
+pub enum StepKind {
+    /// A tool call: its arguments as the validator returned them (defaults filled).
+    Tool {
+        decl: &'static ToolDecl,
+        arguments: Map<String, Value>,
+    },
+    Capture(Box<CaptureArgs>),
+}
+
+impl Step {
+    /// How reports name the step: `browser_fill`, `capture after-fill`.
+    pub fn label(&self) -> String {
+        match &self.kind {
+            StepKind::Tool { decl, .. } => decl.name.to_owned(),
+            StepKind::Capture(args) => format!("capture {}", args.name),
+        }
+    }
+}
+
+/// What is wrong with a flow file, and where.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FileError {
+    pub path: PathBuf,
+    /// 1-based; 0 when the file could not be read at all.
+    pub line: usize,
+    /// The key at fault, if one is.
+    pub key: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for FileError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            write!(f, "{}: {}", self.path.display(), self.message)
+        } else {
+            write!(f, "{}:{}: {}", self.path.display(), self.line, self.message)
+        }
+    }
+}
+
+/// `--config FILE`, else `CHROMATE_FLOWS`, else `./chromate.toml`.
+pub fn locate(config: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> PathBuf {
+    let chosen = config
+        .map(str::to_owned)
+        .or_else(|| env("CHROMATE_FLOWS").filter(|value| !value.is_empty()))
+        .unwrap_or_else(|| DEFAULT_FILE.to_owned());
+    PathBuf::from(chosen)
+}
+
+/// Reads and checks the file at `path`.
+pub fn load(path: &Path, config: &Config) -> Result<FlowFile, FileError> {
+    let text = std::fs::read_to_string(path).map_err(|err| FileError {
+        path: path.to_path_buf(),
+        line: 0,
+        key: None,
+        message: if err.kind() == std::io::ErrorKind::NotFound {
+            "no such flow file (give --config FILE or set CHROMATE_FLOWS)".to_owned()
+        } else {
+            format!("cannot read the flow file: {err}")
+        },
+    })?;
+    parse(path, &text, config)
+}
+
+/// Checks the text of a flow file.
+pub fn parse(path: &Path, text: &str, config: &Config) -> Result<FlowFile, FileError> {
+    let reader = Reader {
+        path,
+        text,
+        config,
+        checker: ToolSession::new(config.clone()),
+    };
+    reader.file()
+}
+
+struct Reader<'a> {
+    path: &'a Path,
+    text: &'a str,
+    config: &'a Config,
+    /// The session the tools' cross-argument rules look at (none of them needs a browser).
+    checker: ToolSession,
+}
+
+type Table<'i> = DeTable<'i>;
+
+impl Reader<'_> {
+    fn line(&self, span: &Range<usize>) -> usize {
+        let end = span.start.min(self.text.len());
+        self.text.as_bytes()[..end]
+            .iter()
+            .filter(|b| **b == b'\n')
+            .count()
+            + 1
+    }
+
+    fn error(&self, span: &Range<usize>, key: Option<&str>, message: String) -> FileError {
+        FileError {
+            path: self.path.to_path_buf(),
+            line: self.line(span),
+            key: key.map(str::to_owned),
+            message,
+        }
+    }
+
+    fn file(&self) -> Result<FlowFile, FileError> {
+        let root = DeTable::parse(self.text).map_err(|err| {
+            let span = err.span().unwrap_or(0..0);
+            self.error(
+                &span,
+                None,
+                format!("not valid TOML: {}", err.message().trim()),
+            )
+        })?;
+        let mut flows = Vec::new();
+        let mut found = false;
+        for (key, value) in root.get_ref().iter() {
+            if key.get_ref() != "flow" {
+                return Err(self.error(
+                    &key.span(),
+                    Some(key.get_ref()),
+                    format!(
+                        "unknown key {:?}: a flow file holds [[flow]] tables only",
+                        key.get_ref()
+                    ),
+                ));
+            }
+            found = true;
+            let Some(items) = value.get_ref().as_array() else {
+                return Err(self.error(
+                    &value.span(),
+                    Some("flow"),
+                    "\"flow\" must be [[flow]] tables".to_owned(),
+                ));
+            };
+            for item in items.iter() {
+                let Some(table) = item.get_ref().as_table() else {
+                    return Err(self.error(
+                        &item.span(),
+                        Some("flow"),
+                        "each \"flow\" must be a [[flow]] table".to_owned(),
+                    ));
+                };
+                let flow = self.flow(table, &item.span())?;
+                if flows.iter().any(|known: &Flow| known.name == flow.name) {
+                    return Err(self.error(
+                        &item.span(),
+                        Some("name"),
+                        format!("a second flow named {:?}", flow.name),
+                    ));
+                }
+                flows.push(flow);
+            }
+        }
+        if !found || flows.is_empty() {
+            return Err(self.error(&(0..0), None, "no [[flow]] in the file".to_owned()));
+        }
+        Ok(FlowFile {
+            path: self.path.to_path_buf(),
+            flows,
+        })
+    }
+
+    fn flow(&self, table: &Table<'_>, span: &Range<usize>) -> Result<Flow, FileError> {
+        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "step"];
+        for (key, _) in table.iter() {
+            if !KEYS.contains(&key.get_ref().as_ref()) {
+                return Err(self.error(
+                    &key.span(),
+                    Some(key.get_ref()),
+                    format!(
+                        "unknown key {:?} in [[flow]] (allowed: {})",
+                        key.get_ref(),
+                        KEYS.join(", ")
+                    ),
+                ));
+            }
+        }
+        let name = match table.get("name") {
+            None => {
+                return Err(self.error(span, Some("name"), "a [[flow]] needs a name".to_owned()))
+            }
+            Some(value) => match value.get_ref().as_str() {
+                Some(name) if name_is_valid(name) && name.len() <= 128 => name.to_owned(),
+                _ => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("name"),
+                        "\"name\" must be a string matching ^[A-Za-z0-9._-]+$ (not . or .., at most 128 characters)"
+                            .to_owned(),
+                    ))
+                }
+            },
+        };
+        if RESERVED_FLOW_NAMES.contains(&name.as_str()) {
+            return Err(self.error(
+                span,
+                Some("name"),
+                format!(
+                    "{name:?} is the name of a file every run writes; call the flow something else"
+                ),
+            ));
+        }
+        let context = format!("flow {name:?}");
+        let base_url = match table.get("base_url") {
+            None => None,
+            Some(value) => match value.get_ref().as_str() {
+                Some(url) if tools::url_is_navigable(url) => Some(url.to_owned()),
+                _ => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("base_url"),
+                        format!(
+                            "{context}: \"base_url\" must be an absolute http, https or file URL"
+                        ),
+                    ))
+                }
+            },
+        };
+        let viewport = match table.get("viewport") {
+            None => None,
+            Some(value) => Some(self.viewport(value, &context)?),
+        };
+        let video = match table.get("video") {
+            None => false,
+            Some(value) => value.get_ref().as_bool().ok_or_else(|| {
+                self.error(
+                    &value.span(),
+                    Some("video"),
+                    format!("{context}: \"video\" must be true or false"),
+                )
+            })?,
+        };
+        let items = match table.get("step") {
+            None => {
+                return Err(self.error(
+                    span,
+                    Some("step"),
+                    format!("{context} has no [[flow.step]]"),
+                ))
+            }
+            Some(value) => value.get_ref().as_array().ok_or_else(|| {
+                self.error(
+                    &value.span(),
+                    Some("step"),
+                    format!("{context}: \"step\" must be [[flow.step]] tables"),
+                )
+            })?,
+        };
+        let mut steps = Vec::new();
+        for (index, item) in items.iter().enumerate() {
+            let step_context = format!("{context} step {}", index + 1);
+            let Some(table) = item.get_ref().as_table() else {
+                return Err(self.error(
+                    &item.span(),
+                    Some("step"),
+                    format!("{step_context} must be a [[flow.step]] table"),
+                ));
+            };
+            steps.push(self.step(table, &item.span(), &step_context, base_url.as_deref())?);
+        }
+        let mut captures: Vec<&str> = Vec::new();
+        for step in &steps {
+            if let StepKind::Capture(args) = &step.kind {
+                if captures.contains(&args.name.as_str()) {
+                    return Err(FileError {
+                        path: self.path.to_path_buf(),
+                        line: step.line,
+                        key: Some("capture".to_owned()),
+                        message: format!("{context}: a second capture named {:?}", args.name),
+                    });
+                }
+                captures.push(&args.name);
+            }
+        }
+        Ok(Flow {
+            name,
+            base_url,
+            viewport,
+            video,
+            steps,
+            line: self.line(span),
+        })
+    }
+
+    fn viewport(
+        &self,
+        value: &Spanned<DeValue<'_>>,
+        context: &str,
+    ) -> Result<(u32, u32), FileError> {
+        let bad = || {
+            self.error(
+                &value.span(),
+                Some("viewport"),
+                format!(
+                    "{context}: \"viewport\" must be {{ width = W, height = H }} in CSS px, 1 to 16384"
+                ),
+            )
+        };
+        let table = value.get_ref().as_table().ok_or_else(bad)?;
+        for (key, _) in table.iter() {
+            if key.get_ref() != "width" && key.get_ref() != "height" {
+                return Err(self.error(
+                    &key.span(),
+                    Some(key.get_ref()),
+                    format!(
+                        "{context}: unknown key {:?} in \"viewport\" (allowed: width, height)",
+                        key.get_ref()
+                    ),
+                ));
+            }
+        }
+        let side = |key: &str| -> Option<u32> {
+            let number = table.get(key)?.get_ref().as_integer()?;
+            i64::from_str_radix(number.as_str(), number.radix())
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| (1..=16_384).contains(n))
+        };
+        match (side("width"), side("height")) {
+            (Some(width), Some(height)) => Ok((width, height)),
+            _ => Err(bad()),
+        }
+    }
+
+    fn step(
+        &self,
+        table: &Table<'_>,
+        span: &Range<usize>,
+        context: &str,
+        base_url: Option<&str>,
+    ) -> Result<Step, FileError> {
+        let line = self.line(span);
+        match (table.get("tool"), table.get("capture")) {
+            (Some(_), Some(capture)) => Err(self.error(
+                &capture.span(),
+                Some("capture"),
+                format!("{context}: a step is either a tool or a capture, not both"),
+            )),
+            (None, None) => Err(self.error(
+                span,
+                None,
+                format!("{context}: a step needs tool = \"<tool name>\" or capture = \"<name>\""),
+            )),
+            (Some(tool), None) => {
+                let name = tool.get_ref().as_str().unwrap_or_default();
+                let decl = tools::find(name).ok_or_else(|| {
+                    self.error(
+                        &tool.span(),
+                        Some("tool"),
+                        format!(
+                            "{context}: unknown tool {name:?} (tools: {})",
+                            tools::TOOLS
+                                .iter()
+                                .map(|decl| decl.name)
+                                .collect::<Vec<_>>()
+                                .join(", ")
+                        ),
+                    )
+                })?;
+                let context = format!("{context} ({name})");
+                let mut arguments = self.arguments(table, &["tool"], &context)?;
+                resolve_url(&mut arguments, base_url);
+                let defaults = tools::Defaults {
+                    agent_timeout_ms: self.config.agent_timeout_ms,
+                };
+                let validated =
+                    tools::validate(decl, Some(&Value::Object(arguments.clone())), &defaults)
+                        .map_err(|error| {
+                            self.argument_error(
+                                table,
+                                span,
+                                &context,
+                                &error.argument,
+                                &error.message,
+                            )
+                        })?;
+                let call = ToolCall::from_validated(decl, validated.clone()).map_err(|error| {
+                    self.error(span, None, format!("{context}: {}", error.message))
+                })?;
+                call.check(&self.checker).map_err(|error| {
+                    let argument = error
+                        .detail
+                        .as_ref()
+                        .and_then(|detail| detail.get("argument"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    self.argument_error(table, span, &context, &argument, &error.message)
+                })?;
+                Ok(Step {
+                    line,
+                    kind: StepKind::Tool {
+                        decl,
+                        arguments: validated,
+                    },
+                })
+            }
+            (None, Some(capture)) => {
+                let Some(name) = capture.get_ref().as_str() else {
+                    return Err(self.error(
+                        &capture.span(),
+                        Some("capture"),
+                        format!("{context}: \"capture\" is the capture's name, a string"),
+                    ));
+                };
+                let context = format!("{context} (capture {name:?})");
+                for forbidden in ["name", "output_dir"] {
+                    if let Some((key, _)) = table.get_key_value(forbidden) {
+                        let why = if forbidden == "name" {
+                            "the capture's name is the value of \"capture\""
+                        } else {
+                            "a flow's captures go to its directory in the run's --output-dir"
+                        };
+                        return Err(self.error(
+                            &key.span(),
+                            Some(forbidden),
+                            format!("{context}: {forbidden:?} is not a capture step key: {why}"),
+                        ));
+                    }
+                }
+                let mut arguments = self.arguments(table, &["capture", "viewport"], &context)?;
+                arguments.insert("name".to_owned(), json!(name));
+                if let Some(value) = table.get("viewport") {
+                    let (width, height) = self.viewport(value, &context)?;
+                    arguments.insert("viewport_width".to_owned(), json!(width));
+                    arguments.insert("viewport_height".to_owned(), json!(height));
+                }
+                resolve_url(&mut arguments, base_url);
+                let args = super::capture_args(&arguments).map_err(|error| {
+                    let argument = error
+                        .detail
+                        .as_ref()
+                        .and_then(|detail| detail.get("argument"))
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let argument = if argument == "name" {
+                        "capture".to_owned()
+                    } else {
+                        argument
+                    };
+                    let message = error
+                        .message
+                        .replace("argument \"name\"", "\"capture\"")
+                        .replace("\"name\"", "\"capture\"");
+                    self.argument_error(table, span, &context, &argument, &message)
+                })?;
+                Ok(Step {
+                    line,
+                    kind: StepKind::Capture(Box::new(args)),
+                })
+            }
+        }
+    }
+
+    /// The step's keys (but `skip`) as a JSON argument map.
+    fn arguments(
+        &self,
+        table: &Table<'_>,
+        skip: &[&str],
+        context: &str,
+    ) -> Result<Map<String, Value>, FileError> {
+        let mut arguments = Map::new();
+        for (key, value) in table.iter() {
+            let name = key.get_ref().as_ref();
+            if skip.contains(&name) {
+                continue;
+            }
+            let json = self.json(value).map_err(|(span, why)| {
+                self.error(&span, Some(name), format!("{context}: {name:?}: {why}"))
+            })?;
+            arguments.insert(name.to_owned(), json);
+        }
+        Ok(arguments)
+    }
+
+    /// A TOML value as JSON; a datetime or a non-finite float is refused with its span.
+    fn json(&self, value: &Spanned<DeValue<'_>>) -> Result<Value, (Range<usize>, String)> {
+        Ok(match value.get_ref() {
+            DeValue::String(text) => json!(text.as_ref()),
+            DeValue::Boolean(flag) => json!(flag),
+            DeValue::Integer(number) => {
+                match i64::from_str_radix(number.as_str(), number.radix()) {
+                    Ok(number) => json!(number),
+                    Err(_) => return Err((value.span(), "the integer is out of range".to_owned())),
+                }
+            }
+            DeValue::Float(number) => match number.as_str().replace('_', "").parse::<f64>() {
+                Ok(number) if number.is_finite() => json!(number),
+                _ => return Err((value.span(), "a float must be finite".to_owned())),
+            },
+            DeValue::Datetime(_) => {
+                return Err((
+                    value.span(),
+                    "a date or time is no argument value".to_owned(),
+                ))
+            }
+            DeValue::Array(items) => {
+                let mut list = Vec::new();
+                for item in items.iter() {
+                    list.push(self.json(item)?);
+                }
+                Value::Array(list)
+            }
+            DeValue::Table(table) => {
+                let mut map = Map::new();
+                for (key, item) in table.iter() {
+                    map.insert(key.get_ref().to_string(), self.json(item)?);
+                }
+                Value::Object(map)
+            }
+        })
+    }
+
+    /// A validator's complaint about `argument` (a path like `steps[2].arguments.value`), at
+    /// the line of its top-level key, or the step's line when the key is missing.
+    fn argument_error(
+        &self,
+        table: &Table<'_>,
+        step_span: &Range<usize>,
+        context: &str,
+        argument: &str,
+        message: &str,
+    ) -> FileError {
+        let key = argument
+            .split(['.', '['])
+            .next()
+            .filter(|key| !key.is_empty());
+        let span = key
+            .and_then(|key| {
+                let key = match key {
+                    "viewport_width" | "viewport_height" if table.get("viewport").is_some() => {
+                        "viewport"
+                    }
+                    other => other,
+                };
+                table.get_key_value(key).map(|(key, _)| key.span())
+            })
+            .unwrap_or_else(|| step_span.clone());
+        let message = message
+            .split_once(": ")
+            .filter(|(prefix, _)| {
+                tools::TOOLS
+                    .iter()
+                    .any(|decl| decl.name == *prefix || decl.verb == *prefix)
+                    || *prefix == "capture_url"
+                    || *prefix == "capture"
+            })
+            .map_or(message, |(_, rest)| rest);
+        self.error(&span, key, format!("{context}: {message}"))
+    }
+}
+
+/// A relative `url` argument resolved against `base_url` (`/login.html` against
+/// `http://127.0.0.1:8080/app/` is `http://127.0.0.1:8080/login.html`; `next.html`, its
+/// sibling).
+fn resolve_url(arguments: &mut Map<String, Value>, base_url: Option<&str>) {
+    let (Some(base), Some(Value::String(url))) = (base_url, arguments.get("url")) else {
+        return;
+    };
+    if let Some(resolved) = join_url(base, url) {
+        arguments.insert("url".to_owned(), json!(resolved));
+    }
+}
+
+/// `relative` against `base`, if `relative` has no scheme of its own.
+pub fn join_url(base: &str, relative: &str) -> Option<String> {
+    let has_scheme = relative.split_once(':').is_some_and(|(scheme, _)| {
+        !scheme.is_empty()
+            && scheme
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '+' | '-' | '.'))
+    });
+    if has_scheme {
+        return None;
+    }
+    let (scheme, rest) = base.split_once("://")?;
+    let authority_end = rest.find(['/', '?', '#']).unwrap_or(rest.len());
+    let origin = format!("{scheme}://{}", &rest[..authority_end]);
+    let path = &rest[authority_end..];
+    if let Some(rest) = relative.strip_prefix("//") {
+        return Some(format!("{scheme}://{rest}"));
+    }
+    if relative.starts_with('/') {
+        return Some(format!("{origin}{relative}"));
+    }
+    let path = path.split(['?', '#']).next().unwrap_or("");
+    if relative.starts_with('?') || relative.starts_with('#') || relative.is_empty() {
+        let path = if path.is_empty() { "/" } else { path };
+        return Some(format!("{origin}{path}{relative}"));
+    }
+    let directory = match path.rfind('/') {
+        Some(at) => &path[..=at],
+        None => "/",
+    };
+    Some(format!("{origin}{directory}{relative}"))
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,191 @@
+//! Unit tests of the flow file: the issue's shape, and each kind of mistake named by file,
+//! line and key before anything runs.
+
+use std::path::Path;
+
+use expect_test::{expect, Expect};
+
+use super::*;
+
+const LOGIN: &str = r##"
+[[flow]]
+name = "login"                              # ^[A-Za-z0-9._-]+$
+base_url = "http://127.0.0.1:8080"          # optional; relative URLs resolve against it
+viewport = { width = 1280, height = 720 }   # optional, per flow
+video = false                               # optional
+[[flow.step]]
+tool = "browser_navigate"                   # an ordinary tool, with its ordinary arguments as keys
+url = "/login.html"
+[[flow.step]]
+tool = "browser_fill"
+selector = "label=Username"
+value = "ann"
+[[flow.step]]
+capture = "after-fill"                      # a capture step: its name, then capture options
+selector = "#login-form"
+mask = ["#clock"]
+"##;
+
+fn parsed(text: &str) -> FlowFile {
+    match parse(Path::new("chromate.toml"), text, &Config::default()) {
+        Ok(file) => file,
+        Err(err) => panic!("{err}"),
+    }
+}
+
+fn check_error(text: &str, expect: Expect) {
+    match parse(Path::new("chromate.toml"), text, &Config::default()) {
+        Ok(file) => panic!("accepted: {file:?}"),
+        Err(err) => expect.assert_eq(&format!("{err} [key {:?}]", err.key)),
+    }
+}
+
+#[test]
+fn the_issue_example_parses_with_defaults_filled_and_urls_resolved() {
+    let file = parsed(LOGIN);
+    let flow = file.flow("login").expect("login");
+    assert_eq!(flow.viewport, Some((1280, 720)));
+    assert_eq!(flow.base_url.as_deref(), Some("http://127.0.0.1:8080"));
+    assert!(!flow.video);
+    assert_eq!(flow.line, 2);
+    let labels: Vec<String> = flow.steps.iter().map(Step::label).collect();
+    assert_eq!(
+        labels,
+        ["browser_navigate", "browser_fill", "capture after-fill"]
+    );
+    let lines: Vec<usize> = flow.steps.iter().map(|step| step.line).collect();
+    assert_eq!(lines, [7, 10, 14]);
+    let StepKind::Tool { arguments, .. } = &flow.steps[0].kind else {
+        panic!("a tool step");
+    };
+    assert_eq!(
+        Value::Object(arguments.clone()),
+        json!({ "url": "http://127.0.0.1:8080/login.html", "timeout_ms": 30000 })
+    );
+    let StepKind::Capture(capture) = &flow.steps[2].kind else {
+        panic!("a capture step");
+    };
+    assert_eq!(capture.name, "after-fill");
+    assert_eq!(capture.mask, ["#clock"]);
+    assert_eq!(
+        capture.url, None,
+        "a capture without url takes the current page"
+    );
+    assert_eq!(capture.wait_until, crate::capture::CaptureWaitUntil::Load);
+}
+
+#[test]
+fn unknown_keys_and_bad_values_name_the_file_line_and_key() {
+    check_error(
+        &LOGIN.replace("value = \"ann\"", "valeu = \"ann\""),
+        expect![[
+            r#"chromate.toml:13: flow "login" step 2 (browser_fill): unknown argument "valeu" [key Some("valeu")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("mask = [\"#clock\"]", "mask = \"#clock\""),
+        expect![[
+            r#"chromate.toml:17: flow "login" step 3 (capture "after-fill"): argument "mask" must be array, got string [key Some("mask")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("video = false", "video = \"no\""),
+        expect![[
+            r#"chromate.toml:6: flow "login": "video" must be true or false [key Some("video")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("video = false", "colour = \"red\""),
+        expect![[
+            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, step) [key Some("colour")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("browser_fill", "browser_fil"),
+        expect![[
+            r#"chromate.toml:11: flow "login" step 2: unknown tool "browser_fil" (tools: browser_navigate, browser_click, browser_fill, browser_type, browser_element, browser_press, browser_key, browser_mouse, browser_hover, browser_upload, browser_dialog, browser_find, browser_exists, browser_wait, browser_read, browser_expect, browser_snapshot, browser_locators, browser_a11y, browser_page, browser_logs, browser_mock, browser_state, browser_trace, browser_screenshot, browser_status, browser_batch, browser_advanced_eval) [key Some("tool")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("selector = \"label=Username\"\n", ""),
+        expect![[
+            r#"chromate.toml:10: flow "login" step 2 (browser_fill): missing required argument "selector" [key Some("selector")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("width = 1280", "width = 0"),
+        expect![[
+            r#"chromate.toml:5: flow "login": "viewport" must be { width = W, height = H } in CSS px, 1 to 16384 [key Some("viewport")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("name = \"login\"", "name = \"../up\""),
+        expect![[
+            r#"chromate.toml:3: "name" must be a string matching ^[A-Za-z0-9._-]+$ (not . or .., at most 128 characters) [key Some("name")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("capture = \"after-fill\"", "capture = \"a/b\""),
+        expect![[
+            r#"chromate.toml:15: flow "login" step 3 (capture "a/b"): "capture" must match ^[A-Za-z0-9._-]+$ [key Some("capture")]"#
+        ]],
+    );
+    check_error(
+        &LOGIN.replace("mask = [\"#clock\"]", "output_dir = \"/tmp\""),
+        expect![[
+            r#"chromate.toml:17: flow "login" step 3 (capture "after-fill"): "output_dir" is not a capture step key: a flow's captures go to its directory in the run's --output-dir [key Some("output_dir")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"x\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"ftp://host/\"\n",
+        expect![[r#"chromate.toml:5: flow "x" step 1 (browser_navigate): "ftp://host/" is not an absolute http, https, file or data URL, or about:blank [key Some("url")]"#]],
+    );
+    check_error(
+        "[[flow]]\nname = \"x\"\n[[flow.step]]\nurl = \"/a\"\n",
+        expect![[
+            r#"chromate.toml:3: flow "x" step 1: a step needs tool = "<tool name>" or capture = "<name>" [key None]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"x\"\n[[flow.step]]\ncapture = \"a\"\n[[flow.step]]\ncapture = \"a\"\n",
+        expect![[r#"chromate.toml:5: flow "x": a second capture named "a" [key Some("capture")]"#]],
+    );
+    check_error(
+        "title = \"mine\"\n",
+        expect![[
+            r#"chromate.toml:1: unknown key "title": a flow file holds [[flow]] tables only [key Some("title")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"x\"\nstep = [\n",
+        expect![[r#"chromate.toml:3: not valid TOML: unclosed array, expected `]` [key None]"#]],
+    );
+}
+
+#[test]
+fn relative_urls_join_the_base_like_a_browser() {
+    let base = "http://127.0.0.1:8080/app/index.html?x=1";
+    assert_eq!(
+        join_url(base, "/login.html").as_deref(),
+        Some("http://127.0.0.1:8080/login.html")
+    );
+    assert_eq!(
+        join_url(base, "next.html").as_deref(),
+        Some("http://127.0.0.1:8080/app/next.html")
+    );
+    assert_eq!(
+        join_url("http://127.0.0.1:8080", "next.html").as_deref(),
+        Some("http://127.0.0.1:8080/next.html")
+    );
+    assert_eq!(join_url(base, "https://other/").as_deref(), None);
+    assert_eq!(join_url(base, "about:blank").as_deref(), None);
+}
+
+#[test]
+fn the_file_is_the_flag_then_the_environment_then_the_default() {
+    let none = |_: &str| None;
+    let set = |name: &str| (name == "CHROMATE_FLOWS").then(|| "ci/flows.toml".to_owned());
+    assert_eq!(locate(Some("a.toml"), &set), PathBuf::from("a.toml"));
+    assert_eq!(locate(None, &set), PathBuf::from("ci/flows.toml"));
+    assert_eq!(locate(None, &none), PathBuf::from("chromate.toml"));
+}

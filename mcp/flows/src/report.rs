@@ -1,0 +1,633 @@
+//! What a flow run leaves on disk for people, for CI and for the next command, and reading it
+//! back: one writer per format.
+//!
+//! Owns: each capture's sidecar `<capture>.json` (its record: url, viewport, selector, time,
+//! size, sha256, masked selectors, console errors), each flow's `index.md` (steps, outcome,
+//! captures) and `run.json` (the flow's result as `flows run` printed it), the run's
+//! `report.html` (self-contained: styles inline, captures as `data:` images, no script, opens
+//! offline), JUnit XML (one test case per flow), and [`describe`], which reads a flow's files
+//! back without a browser. Does not own running flows (`run.rs`) or where the directories are
+//! (`output.rs`).
+
+use std::fmt::Write as _;
+use std::io;
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+
+use super::capture::{name_is_valid, CaptureRecord};
+use super::output;
+use super::run::{FlowResult, RunReport};
+use chromate_command::error::ToolError;
+use chromate_command::markup::escape;
+
+/// The machine-readable result a run leaves in each flow directory.
+pub const RUN_JSON: &str = "run.json";
+/// The human-readable one.
+pub const INDEX_MD: &str = "index.md";
+
+/// The run's HTML report, beside the flow directories.
+pub const REPORT_HTML: &str = "report.html";
+
+/// Writes `<dir>/<capture>.json`.
+pub fn write_sidecar(dir: &Path, record: &CaptureRecord) -> io::Result<()> {
+    let text = pretty(&record.to_json());
+    output::replace_file(dir, &format!("{}.json", record.name), text.as_bytes())
+}
+
+/// Writes the flow's `index.md` and `run.json`.
+pub fn write_flow(result: &FlowResult) -> io::Result<()> {
+    output::replace_file(&result.dir, INDEX_MD, index_md(result).as_bytes())?;
+    output::replace_file(&result.dir, RUN_JSON, pretty(&result.to_json()).as_bytes())
+}
+
+fn pretty(value: &Value) -> String {
+    let mut text = serde_json::to_string_pretty(value).unwrap_or_else(|_| value.to_string());
+    text.push('\n');
+    text
+}
+
+/// The flow's `index.md`.
+pub fn index_md(result: &FlowResult) -> String {
+    let mut text = format!("# Flow `{}`\n\n", result.name);
+    match (&result.error, result.failed_step_index) {
+        (None, _) => {
+            let _ = writeln!(text, "**Passed**: {} steps.", result.steps_total);
+        }
+        (Some(error), Some(index)) => {
+            let label = result
+                .steps
+                .get(index)
+                .map_or(String::new(), |step| format!(" ({})", step.label));
+            let _ = writeln!(
+                text,
+                "**Failed** at step {} of {}{label}: `{}` {}",
+                index + 1,
+                result.steps_total,
+                error["code"].as_str().unwrap_or(""),
+                error["message"].as_str().unwrap_or("")
+            );
+            if let Some(hint) = error["hint"].as_str() {
+                let _ = writeln!(text, "\nHint: {hint}");
+            }
+        }
+        (Some(error), None) => {
+            let _ = writeln!(
+                text,
+                "**Failed** before its first step: `{}` {}",
+                error["code"].as_str().unwrap_or(""),
+                error["message"].as_str().unwrap_or("")
+            );
+        }
+    }
+    let _ = writeln!(
+        text,
+        "\nStarted {}, took {} ms.",
+        result.started_at, result.duration_ms
+    );
+    if let Some(video) = &result.video_path {
+        let _ = writeln!(
+            text,
+            "\nVideo: [{}]({})",
+            file_name(video),
+            file_name(video)
+        );
+    }
+    if let Some(video) = &result.video_mp4_path {
+        let _ = writeln!(
+            text,
+            "Video (MP4): [{}]({})",
+            file_name(video),
+            file_name(video)
+        );
+    }
+    if let Some(note) = &result.video_note {
+        let _ = writeln!(text, "\nNo video: {note}");
+    }
+    text.push_str("\n## Steps\n\n| # | step | line | result | ms | console errors |\n|---|---|---|---|---|---|\n");
+    for (index, step) in result.steps.iter().enumerate() {
+        let outcome = match &step.error {
+            None => "ok".to_owned(),
+            Some(error) => format!("failed: `{}`", error["code"].as_str().unwrap_or("")),
+        };
+        let _ = writeln!(
+            text,
+            "| {} | {} | {} | {outcome} | {} | {} |",
+            index + 1,
+            step.label,
+            step.line,
+            step.duration_ms,
+            step.console_errors.len()
+        );
+    }
+    for index in result.steps.len()..result.steps_total {
+        let _ = writeln!(text, "| {} | | | not run | | |", index + 1);
+    }
+    if let Some(comparisons) = &result.comparisons {
+        text.push_str("\n## Baseline\n\n");
+        if result.baseline_updated {
+            text.push_str("The baseline was updated with these captures.\n\n");
+        }
+        if comparisons.is_empty() {
+            text.push_str("No PNG captures to compare.\n");
+        }
+        for comparison in comparisons {
+            let _ = write!(
+                text,
+                "- {}: {}",
+                comparison.name,
+                comparison.verdict.as_str()
+            );
+            if comparison.different_pixels > 0 {
+                let _ = write!(
+                    text,
+                    " ({} of {} pixels differ)",
+                    comparison.different_pixels, comparison.total_pixels
+                );
+            }
+            if let Some(diff) = &comparison.diff {
+                let _ = write!(text, ", difference: [{0}]({0})", file_name(diff));
+            }
+            if let Some(note) = &comparison.note {
+                let _ = write!(text, "; {note}");
+            }
+            text.push('\n');
+        }
+    }
+    text.push_str("\n## Captures\n");
+    if result.captures.is_empty() {
+        text.push_str("\nNone.\n");
+    }
+    for record in &result.captures {
+        let file = file_name(&record.path);
+        let _ = write!(text, "\n### {}\n\n", record.name);
+        if record.format == "png" {
+            let _ = writeln!(text, "![{}]({file})\n", record.name);
+        } else {
+            let _ = writeln!(text, "[{file}]({file})\n");
+        }
+        let _ = writeln!(text, "- url: {}", record.url);
+        let _ = writeln!(
+            text,
+            "- viewport: {}×{}",
+            record.viewport.0, record.viewport.1
+        );
+        if let (Some(width), Some(height)) = (record.width, record.height) {
+            let _ = writeln!(text, "- size: {width}×{height} px, {} bytes", record.bytes);
+        } else {
+            let _ = writeln!(text, "- size: {} bytes", record.bytes);
+        }
+        let _ = writeln!(text, "- sha256: `{}`", record.sha256);
+        if let Some(selector) = &record.selector {
+            let _ = writeln!(text, "- selector: `{selector}`");
+        }
+        if !record.masked.is_empty() {
+            let masked: Vec<String> = record.masked.iter().map(|m| format!("`{m}`")).collect();
+            let _ = writeln!(text, "- masked: {}", masked.join(", "));
+        }
+        let _ = writeln!(text, "- console errors: {}", record.console_errors.len());
+        for error in &record.console_errors {
+            let _ = writeln!(text, "  - {}", error["text"].as_str().unwrap_or(""));
+        }
+    }
+    text
+}
+
+fn file_name(path: &Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// `flows describe NAME`: what the last run of the flow left in `<output>/<name>/`, read from
+/// disk only: `{flow_name, index_md, captures: [{name, path, metadata}]}`, with `index_md` null
+/// and `captures` empty when the flow has not run, and `metadata` null for a capture without
+/// its sidecar.
+pub fn describe(output_dir: &Path, name: &str) -> Result<Value, ToolError> {
+    if !name_is_valid(name) {
+        return Err(ToolError::invalid_argument(
+            format!("flows: {name:?} is not a flow name (^[A-Za-z0-9._-]+$, not . or ..)"),
+            "flow_name",
+            "chromate flows list shows the names",
+        ));
+    }
+    let dir = output_dir.join(name);
+    let ours = dir.join(output::FLOW_MARKER).is_file();
+    let index_md = if ours {
+        read_text(&dir.join(INDEX_MD))
+    } else {
+        None
+    };
+    let mut captures = Vec::new();
+    if ours {
+        for (capture, path) in capture_files(&dir) {
+            let metadata = read_text(&dir.join(format!("{capture}.json")))
+                .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+            captures.push(json!({
+                "name": capture,
+                "path": path.display().to_string(),
+                "metadata": metadata,
+            }));
+        }
+    }
+    Ok(json!({
+        "flow_name": name,
+        "output_dir": dir.display().to_string(),
+        "index_md": index_md,
+        "captures": captures,
+    }))
+}
+
+/// The captures in a flow directory: in run order when `run.json` says it, then any other
+/// `<name>.png`/`<name>.pdf` there, by name.
+fn capture_files(dir: &Path) -> Vec<(String, PathBuf)> {
+    let mut found: Vec<(String, PathBuf)> = Vec::new();
+    let recorded = read_text(&dir.join(RUN_JSON))
+        .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+        .and_then(|run| run.get("captures").and_then(Value::as_array).cloned())
+        .unwrap_or_default();
+    for record in recorded {
+        let (Some(name), Some(format)) = (record["name"].as_str(), record["format"].as_str())
+        else {
+            continue;
+        };
+        let path = dir.join(format!("{name}.{format}"));
+        if name_is_valid(name) && path.is_file() {
+            found.push((name.to_owned(), path));
+        }
+    }
+    let mut others: Vec<(String, PathBuf)> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(Result::ok)
+        .filter_map(|entry| {
+            let file_name = entry.file_name().to_string_lossy().into_owned();
+            let (stem, extension) = file_name.rsplit_once('.')?;
+            let is_capture = (extension == "png" || extension == "pdf")
+                && !file_name.starts_with('.')
+                && !stem.ends_with(".diff")
+                && entry.file_type().is_ok_and(|kind| kind.is_file());
+            (is_capture && !found.iter().any(|(name, _)| name == stem))
+                .then(|| (stem.to_owned(), entry.path()))
+        })
+        .collect();
+    others.sort();
+    found.extend(others);
+    found
+}
+
+fn read_text(path: &Path) -> Option<String> {
+    chromate_command::private_fs::read_file(path)
+        .ok()
+        .and_then(|bytes| String::from_utf8(bytes).ok())
+}
+
+fn seconds(ms: u64) -> String {
+    format!("{:.3}", ms as f64 / 1000.0)
+}
+
+/// One line saying where and how a flow failed.
+fn failure_line(flow: &FlowResult) -> Option<String> {
+    let error = flow.error.as_ref()?;
+    let at = match flow.failed_step_index {
+        Some(index) => format!(
+            "step {} of {} ({})",
+            index + 1,
+            flow.steps_total,
+            flow.steps.get(index).map_or("", |step| step.label.as_str())
+        ),
+        None => "before its first step".to_owned(),
+    };
+    Some(format!(
+        "{at}: {} {}",
+        error["code"].as_str().unwrap_or(""),
+        error["message"].as_str().unwrap_or("")
+    ))
+}
+
+/// JUnit XML: one `<testsuite>`, one `<testcase>` per flow, a `<failure>` for a failed flow
+/// (its type the error code), the captures in `<system-out>`.
+pub fn junit_xml(report: &RunReport) -> String {
+    let tests = report.flows.len();
+    let failures = report.flows.iter().filter(|flow| !flow.ok()).count();
+    let total_ms: u64 = report.flows.iter().map(|flow| flow.duration_ms).sum();
+    let timestamp = report
+        .flows
+        .first()
+        .map(|flow| flow.started_at.trim_end_matches('Z').to_owned())
+        .unwrap_or_default();
+    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
+    let _ = writeln!(
+        xml,
+        "<testsuites name=\"chromate flows\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{}\">",
+        seconds(total_ms)
+    );
+    let _ = writeln!(
+        xml,
+        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{}\" timestamp=\"{}\">",
+        escape(&report.config_path.display().to_string()),
+        seconds(total_ms),
+        escape(&timestamp)
+    );
+    for flow in &report.flows {
+        let _ = writeln!(
+            xml,
+            "    <testcase name=\"{}\" classname=\"chromate.flows\" time=\"{}\">",
+            escape(&flow.name),
+            seconds(flow.duration_ms)
+        );
+        if let (Some(line), Some(error)) = (failure_line(flow), &flow.error) {
+            let mut body = line.clone();
+            if let Some(hint) = error["hint"].as_str() {
+                body.push_str(&format!("\nhint: {hint}"));
+            }
+            let _ = writeln!(
+                xml,
+                "      <failure message=\"{}\" type=\"{}\">{}</failure>",
+                escape(&line),
+                escape(error["code"].as_str().unwrap_or("")),
+                escape(&body)
+            );
+        }
+        let mut out = format!("output: {}\n", flow.dir.display());
+        for capture in &flow.captures {
+            out.push_str(&format!(
+                "capture {}: {}\n",
+                capture.name,
+                capture.path.display()
+            ));
+        }
+        if let Some(video) = &flow.video_path {
+            out.push_str(&format!("video: {}\n", video.display()));
+        }
+        let _ = writeln!(xml, "      <system-out>{}</system-out>", escape(&out));
+        xml.push_str("    </testcase>\n");
+    }
+    xml.push_str("  </testsuite>\n</testsuites>\n");
+    xml
+}
+
+const REPORT_STYLE: &str = "\
+body{font:14px/1.45 system-ui,sans-serif;margin:24px;color:#222;background:#fafafa}\
+h1{font-size:22px;margin:0 0 4px}h2{font-size:18px;margin:0}\
+.summary{margin:0 0 20px;color:#555}\
+.flow{background:#fff;border:1px solid #ddd;border-left:6px solid #2a7;border-radius:4px;padding:14px 18px;margin:0 0 18px}\
+.flow.failed{border-left-color:#c33}\
+.status{display:inline-block;font-weight:600;padding:1px 8px;border-radius:3px;margin-left:8px;font-size:12px;vertical-align:middle}\
+.passed .status{background:#dfd;color:#161}.failed .status{background:#fdd;color:#911}\
+.error{background:#fff4f4;border:1px solid #f0c8c8;padding:8px 10px;margin:10px 0;white-space:pre-wrap}\
+table{border-collapse:collapse;margin:10px 0}td,th{border:1px solid #e3e3e3;padding:3px 8px;text-align:left;font-size:13px}\
+tr.step-failed td{background:#fff0f0}tr.step-skipped td{color:#999}\
+.captures{display:flex;flex-wrap:wrap;gap:14px}\
+figure{margin:0;width:330px}figure img{max-width:320px;max-height:240px;border:1px solid #ccc;background:#fff}\
+figcaption{font-size:12px;color:#555;word-break:break-all}\
+.diff{border:1px solid #e5b; padding:6px}.changed{color:#a0a}.new{color:#07a}.missing{color:#a60}\
+code{font-size:12px}";
+
+/// A `data:` URL of a file, or `None` when it cannot be read.
+fn data_url(path: &Path, mime: &str) -> Option<String> {
+    use base64::Engine as _;
+    let bytes = chromate_command::private_fs::read_file(path).ok()?;
+    Some(format!(
+        "data:{mime};base64,{}",
+        base64::engine::general_purpose::STANDARD.encode(bytes)
+    ))
+}
+
+/// The run's `report.html`: every flow with its status, steps and error, every capture as an
+/// embedded thumbnail linking to its file. No script and nothing fetched: it opens offline.
+pub fn html(report: &RunReport) -> String {
+    let failed = report.flows.iter().filter(|flow| !flow.ok()).count();
+    let mut page =
+        String::from("<!doctype html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n");
+    let _ = writeln!(
+        page,
+        "<title>chromate flows: {} run, {failed} failed</title>",
+        report.flows.len()
+    );
+    let _ = writeln!(page, "<style>{REPORT_STYLE}</style>\n</head>\n<body>");
+    let _ = writeln!(page, "<h1>chromate flows</h1>");
+    let _ = writeln!(
+        page,
+        "<p class=\"summary\" id=\"summary\" data-flows=\"{}\" data-failed=\"{failed}\">{} flows, {} passed, {failed} failed — {}</p>",
+        report.flows.len(),
+        report.flows.len(),
+        report.flows.len() - failed,
+        escape(&report.config_path.display().to_string())
+    );
+    for flow in &report.flows {
+        let class = if flow.ok() { "passed" } else { "failed" };
+        let _ = writeln!(
+            page,
+            "<section class=\"flow {class}\" id=\"flow-{}\" data-flow=\"{}\">",
+            escape(&flow.name),
+            escape(&flow.name)
+        );
+        let _ = writeln!(
+            page,
+            "<h2>{}<span class=\"status\">{}</span></h2>",
+            escape(&flow.name),
+            if flow.ok() { "passed" } else { "failed" }
+        );
+        let _ = writeln!(
+            page,
+            "<p>{} steps, {} captures, {} ms — <code>{}</code></p>",
+            flow.steps_total,
+            flow.captures.len(),
+            flow.duration_ms,
+            escape(&flow.dir.display().to_string())
+        );
+        if let (Some(line), Some(error)) = (failure_line(flow), &flow.error) {
+            let hint = error["hint"]
+                .as_str()
+                .map(|hint| format!("\nhint: {}", escape(hint)))
+                .unwrap_or_default();
+            let _ = writeln!(page, "<div class=\"error\">{}{hint}</div>", escape(&line));
+        }
+        if let Some(note) = &flow.video_note {
+            let _ = writeln!(page, "<p>No video: {}</p>", escape(note));
+        }
+        for (label, video) in [("WebM", &flow.video_path), ("MP4", &flow.video_mp4_path)] {
+            if let Some(video) = video {
+                let _ = writeln!(
+                    page,
+                    "<p>Video ({label}): <a href=\"{}/{1}\">{1}</a></p>",
+                    escape(&flow.name),
+                    escape(&file_name(video))
+                );
+            }
+        }
+        page.push_str("<table><tr><th>#</th><th>step</th><th>line</th><th>result</th><th>ms</th><th>console errors</th></tr>\n");
+        for (index, step) in flow.steps.iter().enumerate() {
+            let (class, outcome) = match &step.error {
+                None => ("step-ok", "ok".to_owned()),
+                Some(error) => (
+                    "step-failed",
+                    format!("failed: {}", error["code"].as_str().unwrap_or("")),
+                ),
+            };
+            let _ = writeln!(
+                page,
+                "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                index + 1,
+                escape(&step.label),
+                step.line,
+                escape(&outcome),
+                step.duration_ms,
+                step.console_errors.len()
+            );
+        }
+        for index in flow.steps.len()..flow.steps_total {
+            let _ = writeln!(
+                page,
+                "<tr class=\"step-skipped\"><td>{}</td><td colspan=\"5\">not run</td></tr>",
+                index + 1
+            );
+        }
+        page.push_str("</table>\n<div class=\"captures\">\n");
+        for capture in &flow.captures {
+            // Relative to report.html, so the report still links its files when the output
+            // directory is moved or uploaded.
+            let href = escape(&format!("{}/{}", flow.name, file_name(&capture.path)));
+            let image = if capture.format == "png" {
+                data_url(&capture.path, "image/png")
+                    .map(|src| {
+                        format!(
+                            "<a href=\"{href}\"><img class=\"thumb\" alt=\"{}\" src=\"{src}\"></a>",
+                            escape(&capture.name)
+                        )
+                    })
+                    .unwrap_or_else(|| "<p>(file missing)</p>".to_owned())
+            } else {
+                format!(
+                    "<a href=\"{href}\">{}</a>",
+                    escape(&file_name(&capture.path))
+                )
+            };
+            let size = match (capture.width, capture.height) {
+                (Some(width), Some(height)) => format!("{width}×{height} px, "),
+                _ => String::new(),
+            };
+            let _ = writeln!(
+                page,
+                "<figure class=\"capture\" data-capture=\"{}\">{image}<figcaption><b>{}</b> — {size}{} bytes<br>{}<br>sha256 {}</figcaption></figure>",
+                escape(&capture.name),
+                escape(&capture.name),
+                capture.bytes,
+                escape(&capture.url),
+                &capture.sha256[..capture.sha256.len().min(16)]
+            );
+        }
+        page.push_str("</div>\n");
+        if let Some(comparisons) = &flow.comparisons {
+            page.push_str(&baseline_html(flow, comparisons));
+        }
+        page.push_str("</section>\n");
+    }
+    page.push_str("</body>\n</html>\n");
+    page
+}
+
+/// A flow's comparisons with the baseline: each changed capture as baseline, capture and
+/// difference image side by side; new, missing and unchanged ones by name.
+fn baseline_html(flow: &FlowResult, comparisons: &[super::baseline::Comparison]) -> String {
+    use super::baseline::Verdict;
+    let mut html = String::from("<div class=\"baseline\"><h3>Visual baseline</h3>\n");
+    if flow.baseline_updated {
+        html.push_str("<p>The baseline was updated with these captures.</p>\n");
+    }
+    let names = |verdict: Verdict| -> String {
+        let names = flow.compared(verdict);
+        if names.is_empty() {
+            "none".to_owned()
+        } else {
+            escape(&names.join(", "))
+        }
+    };
+    let _ = writeln!(
+        html,
+        "<p><span class=\"changed\">changed: {}</span> · <span class=\"new\">new: {}</span> · <span class=\"missing\">missing: {}</span> · same: {}</p>",
+        names(Verdict::Changed),
+        names(Verdict::New),
+        names(Verdict::Missing),
+        names(Verdict::Same)
+    );
+    for comparison in comparisons {
+        let _ = write!(
+            html,
+            "<div class=\"comparison {0}\" data-comparison=\"{0}\" data-capture=\"{1}\">",
+            comparison.verdict.as_str(),
+            escape(&comparison.name)
+        );
+        if comparison.verdict == Verdict::Changed {
+            let actual = flow
+                .captures
+                .iter()
+                .find(|capture| capture.name == comparison.name)
+                .map(|capture| capture.path.clone());
+            html.push_str("<div class=\"captures\">");
+            for (label, path) in [
+                ("baseline", Some(comparison.baseline.clone())),
+                ("this run", actual),
+                ("difference", comparison.diff.clone()),
+            ] {
+                let image = path
+                    .as_deref()
+                    .and_then(|path| data_url(path, "image/png"))
+                    .map(|src| {
+                        format!(
+                            "<img class=\"{}\" alt=\"{label}\" src=\"{src}\">",
+                            label.replace(' ', "-")
+                        )
+                    })
+                    .unwrap_or_else(|| "(no image)".to_owned());
+                let _ = write!(
+                    html,
+                    "<figure>{image}<figcaption>{label}</figcaption></figure>"
+                );
+            }
+            html.push_str("</div>");
+            let _ = write!(
+                html,
+                "<p>{}: {} of {} pixels differ</p>",
+                escape(&comparison.name),
+                comparison.different_pixels,
+                comparison.total_pixels
+            );
+        } else {
+            let _ = write!(
+                html,
+                "<p>{}: {}</p>",
+                escape(&comparison.name),
+                comparison.verdict.as_str()
+            );
+        }
+        if let Some(note) = &comparison.note {
+            let _ = write!(html, "<p>{}</p>", escape(note));
+        }
+        html.push_str("</div>\n");
+    }
+    html.push_str("</div>\n");
+    html
+}
+
+/// Writes `report.html` into the run's output directory and, when asked, the JUnit XML.
+pub fn write_run(
+    report: &RunReport,
+    junit: Option<&Path>,
+) -> io::Result<(PathBuf, Option<PathBuf>)> {
+    output::replace_file(&report.output_dir, REPORT_HTML, html(report).as_bytes())?;
+    let junit = match junit {
+        Some(path) => {
+            let path = std::path::absolute(path)?;
+            if let Some(parent) = path.parent() {
+                std::fs::create_dir_all(parent)?;
+            }
+            std::fs::write(&path, junit_xml(report))
+                .map_err(|err| io::Error::new(err.kind(), format!("{}: {err}", path.display())))?;
+            Some(path)
+        }
+        None => None,
+    };
+    Ok((report.output_dir.join(REPORT_HTML), junit))
+}

@@ -1,0 +1,635 @@
+//! Running flows: each flow in a headless browser of its own, its steps one after the other
+//! through [`chromate_command::run`] exactly as the tools run them, its captures into
+//! `<output>/<flow>/`.
+//!
+//! Owns: the order of a run (flow directory made afresh, browser launched with the flow's
+//! viewport, its screencast started when the flow asks for video, steps — the viewport and
+//! the screencast following the flow to any tab a step moves it to —, the screencast
+//! stopped, browser killed, video encoded, baseline compared, `index.md` and `run.json`
+//! written), what counts as a
+//! failed step (a tool error, a failed browser_batch, a negative answer such as `exists`
+//! finding nothing), stopping at the first failure while keeping every capture taken before
+//! it, cancellation (a signal: the current step stops, the flow is finalized), and the events
+//! the front end shows as progress. Does not own the file format (`file.rs`), one capture
+//! (`capture.rs`) or what reports look like (`report.rs`).
+
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+use serde_json::{json, Value};
+
+use super::baseline::{self, BaselineOptions, Comparison, Verdict};
+use super::capture::{self, CaptureRecord, DEFAULT_VIEWPORT};
+use super::file::{Flow, FlowFile, StepKind};
+use super::{output, report, video};
+use chromate_command::call::{Cancel, Progress};
+use chromate_command::config::Config;
+use chromate_command::error::{ToolError, ToolErrorCode};
+use chromate_command::session::ToolSession;
+use chromate_command::Reply;
+
+/// What a run was asked for.
+#[derive(Debug, Clone, Default)]
+pub struct RunOptions {
+    /// The flows to run, in this order; empty: all of them, in file order.
+    pub names: Vec<String>,
+    /// `--output-dir`; `None`: the private per-user directory.
+    pub output_dir: Option<String>,
+    /// `--junit FILE`: JUnit XML written there too.
+    pub junit: Option<PathBuf>,
+    /// `--baseline DIR [--threshold F] [--update-baseline]`.
+    pub baseline: Option<BaselineOptions>,
+    /// `--video`: record every flow, not only those with `video = true`.
+    pub video: bool,
+    /// `CHROMATE_FFMPEG`: the ffmpeg to encode with (else `ffmpeg` on PATH).
+    pub ffmpeg: Option<PathBuf>,
+}
+
+/// What the front end hears while a run goes on.
+#[derive(Debug)]
+pub enum Event<'a> {
+    /// A step is about to run (`index` 0-based of `total`).
+    Step {
+        flow: &'a str,
+        index: usize,
+        total: usize,
+        label: &'a str,
+        captures: usize,
+    },
+    /// A flow has finished and its files are written.
+    Finished(&'a FlowResult),
+}
+
+/// One step as it ran.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StepRecord {
+    pub label: String,
+    /// Its line in the flow file.
+    pub line: usize,
+    pub ok: bool,
+    pub duration_ms: u64,
+    /// The error object of a failed step.
+    pub error: Option<Value>,
+    /// Page and console errors journalled while it ran.
+    pub console_errors: Vec<Value>,
+}
+
+/// One flow's outcome.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FlowResult {
+    pub name: String,
+    /// `<output>/<flow>/`.
+    pub dir: PathBuf,
+    pub steps_total: usize,
+    pub steps: Vec<StepRecord>,
+    pub captures: Vec<CaptureRecord>,
+    pub error: Option<Value>,
+    /// 0-based index of the step that failed.
+    pub failed_step_index: Option<usize>,
+    pub video_path: Option<PathBuf>,
+    pub video_mp4_path: Option<PathBuf>,
+    /// Why there is no video although one was asked for (how to install ffmpeg).
+    pub video_note: Option<String>,
+    pub started_at: String,
+    pub duration_ms: u64,
+    /// Each PNG capture against the baseline, when `--baseline` was given.
+    pub comparisons: Option<Vec<Comparison>>,
+    /// `--update-baseline` wrote this flow's captures there.
+    pub baseline_updated: bool,
+}
+
+impl FlowResult {
+    /// The names of the comparisons with `verdict`.
+    pub fn compared(&self, verdict: Verdict) -> Vec<&str> {
+        self.comparisons
+            .iter()
+            .flatten()
+            .filter(|comparison| comparison.verdict == verdict)
+            .map(|comparison| comparison.name.as_str())
+            .collect()
+    }
+
+    pub fn ok(&self) -> bool {
+        self.error.is_none()
+    }
+
+    /// The result of `flows run` for this flow: `{flow_name, ok, captures, video_path,
+    /// video_mp4_path, error, failed_step_index, ...}`.
+    pub fn to_json(&self) -> Value {
+        let path = |path: &Option<PathBuf>| path.as_ref().map(|path| path.display().to_string());
+        json!({
+            "flow_name": self.name,
+            "ok": self.ok(),
+            "output_dir": self.dir.display().to_string(),
+            "captures": self.captures.iter().map(CaptureRecord::to_json).collect::<Vec<_>>(),
+            "video_path": path(&self.video_path),
+            "video_mp4_path": path(&self.video_mp4_path),
+            "video_note": self.video_note,
+            "error": self.error,
+            "failed_step_index": self.failed_step_index,
+            "steps_total": self.steps_total,
+            "steps": self.steps.iter().map(|step| json!({
+                "label": step.label,
+                "line": step.line,
+                "ok": step.ok,
+                "duration_ms": step.duration_ms,
+                "error": step.error,
+                "console_errors": step.console_errors,
+            })).collect::<Vec<_>>(),
+            "started_at": self.started_at,
+            "duration_ms": self.duration_ms,
+            "baseline": self.comparisons.as_ref().map(|comparisons| json!({
+                "changed": self.compared(Verdict::Changed),
+                "new": self.compared(Verdict::New),
+                "missing": self.compared(Verdict::Missing),
+                "same": self.compared(Verdict::Same),
+                "updated": self.baseline_updated,
+                "comparisons": comparisons.iter().map(Comparison::to_json).collect::<Vec<_>>(),
+            })),
+        })
+    }
+}
+
+/// A whole run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunReport {
+    pub output_dir: PathBuf,
+    pub config_path: PathBuf,
+    pub flows: Vec<FlowResult>,
+    /// `<output>/report.html`, once written.
+    pub report_html: Option<PathBuf>,
+    /// The JUnit XML, when asked for and written.
+    pub junit: Option<PathBuf>,
+}
+
+impl RunReport {
+    pub fn ok(&self) -> bool {
+        self.flows.iter().all(FlowResult::ok)
+    }
+
+    pub fn to_json(&self) -> Value {
+        json!({
+            "ok": self.ok(),
+            "config_path": self.config_path.display().to_string(),
+            "output_dir": self.output_dir.display().to_string(),
+            "report_html": self.report_html.as_ref().map(|path| path.display().to_string()),
+            "junit": self.junit.as_ref().map(|path| path.display().to_string()),
+            "flows": self.flows.iter().map(FlowResult::to_json).collect::<Vec<_>>(),
+        })
+    }
+}
+
+/// The flows `names` asks for (all when empty), or INVALID_ARGUMENT listing the names there are.
+pub fn select<'a>(file: &'a FlowFile, names: &[String]) -> Result<Vec<&'a Flow>, ToolError> {
+    if names.is_empty() {
+        return Ok(file.flows.iter().collect());
+    }
+    names
+        .iter()
+        .map(|name| file.flow(name).ok_or_else(|| missing_flow(name, file)))
+        .collect()
+}
+
+/// A flow name the file does not have.
+pub fn missing_flow(name: &str, file: &FlowFile) -> ToolError {
+    let names = file.names();
+    ToolError::new(
+        ToolErrorCode::InvalidArgument,
+        format!(
+            "flows: no flow named {name:?} in {}; its flows: {}",
+            file.path.display(),
+            names.join(", ")
+        ),
+    )
+    .with_hint("use one of the names listed (chromate flows list shows them)")
+    .with_detail(json!({ "argument": "flow_name", "available": names }))
+}
+
+/// Runs the flows of `file` that `options` names, one after the other.
+pub async fn run(
+    config: &Config,
+    file: &FlowFile,
+    options: &RunOptions,
+    cancel: &Cancel,
+    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+) -> Result<RunReport, ToolError> {
+    let flows = select(file, &options.names)?;
+    let output_dir =
+        output::resolve_dir(options.output_dir.as_deref()).map_err(|err| super::io_error(&err))?;
+    let mut results = Vec::new();
+    for flow in flows {
+        let result = run_flow(config, flow, &output_dir, options, cancel, on_event).await;
+        on_event(Event::Finished(&result));
+        results.push(result);
+    }
+    let mut report = RunReport {
+        output_dir,
+        config_path: std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone()),
+        flows: results,
+        report_html: None,
+        junit: None,
+    };
+    let written = report::write_run(&report, options.junit.as_deref()).map_err(|err| {
+        ToolError::new(
+            ToolErrorCode::DriverError,
+            format!("flows: cannot write the reports: {err}"),
+        )
+        .with_hint("check that the output directory and the --junit path are writable")
+        .with_detail(json!({ "reason": "io" }))
+    })?;
+    report.report_html = Some(written.0);
+    report.junit = written.1;
+    Ok(report)
+}
+
+async fn run_flow(
+    config: &Config,
+    flow: &Flow,
+    output_dir: &Path,
+    options: &RunOptions,
+    cancel: &Cancel,
+    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+) -> FlowResult {
+    let started = Instant::now();
+    let mut result = FlowResult {
+        name: flow.name.clone(),
+        dir: output_dir.join(&flow.name),
+        steps_total: flow.steps.len(),
+        steps: Vec::new(),
+        captures: Vec::new(),
+        error: None,
+        failed_step_index: None,
+        video_path: None,
+        video_mp4_path: None,
+        video_note: None,
+        started_at: chromate_command::trace::iso_now(),
+        duration_ms: 0,
+        comparisons: None,
+        baseline_updated: false,
+    };
+    let dir = match output::fresh_flow_dir(output_dir, &flow.name) {
+        Ok(dir) => dir,
+        Err(err) => {
+            result.error = Some(super::io_error(&err).to_json());
+            return result;
+        }
+    };
+    let files_dir = dir.join("files");
+    let mut session = ToolSession::with_artifacts_dir(config.clone(), files_dir.clone());
+    let viewport = flow.viewport.unwrap_or(DEFAULT_VIEWPORT);
+    let progress = Progress::new("flow", Instant::now());
+    let wants_video = flow.video || options.video;
+    let ffmpeg = video::find_ffmpeg(options.ffmpeg.as_deref());
+    if wants_video && ffmpeg.is_none() {
+        result.video_note = Some(video::INSTALL_HINT.to_owned());
+    }
+    let mut video = None;
+    match prepare(&mut session, viewport).await {
+        Ok(page) => {
+            if wants_video && ffmpeg.is_some() {
+                match Video::start(&page, viewport).await {
+                    Ok(started) => video = Some(started),
+                    Err(err) => {
+                        result.video_note = Some(format!("the screencast did not start: {err}"));
+                    }
+                }
+            }
+            let mut on = OnTab {
+                target: page.target_id().to_owned(),
+                video: video.as_mut(),
+            };
+            let run = Run {
+                dir: &dir,
+                viewport,
+                cancel,
+                progress: &progress,
+            };
+            run_steps(&mut session, flow, &run, &mut result, &mut on, on_event).await;
+        }
+        Err(error) => result.error = Some(error.to_json()),
+    }
+    // The recording ends before the browser does; it is encoded once the browser is gone, so a
+    // failed or interrupted flow still gets its video.
+    let recording = match video {
+        Some(video) => Some(video.stop().await),
+        None => None,
+    };
+    session.shutdown().await;
+    output::remove_if_empty(&files_dir);
+    if let (Some(recording), Some(ffmpeg)) = (recording, &ffmpeg) {
+        let files = video::encode(&recording, viewport, &dir, ffmpeg).await;
+        result.video_path = files.webm;
+        result.video_mp4_path = files.mp4;
+        result.video_note = files.note;
+    }
+    if let Some(baseline) = &options.baseline {
+        check_baseline(baseline, &dir, &mut result);
+    }
+    result.duration_ms = millis(started);
+    if let Err(err) = report::write_flow(&result) {
+        eprintln!("chromate: flow {}: {err}", flow.name);
+    }
+    result
+}
+
+/// Compares the flow's captures with the baseline; a changed or missing capture fails a flow
+/// that had not failed already, unless `--update-baseline` accepts them.
+fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResult) {
+    let comparisons = baseline::compare_flow(baseline, &result.name, &result.captures, dir);
+    result.comparisons = Some(comparisons);
+    if baseline.update {
+        match baseline::update(baseline, &result.name, &result.captures) {
+            Ok(()) => result.baseline_updated = true,
+            Err(err) => {
+                if result.error.is_none() {
+                    result.error = Some(
+                        ToolError::new(
+                            ToolErrorCode::DriverError,
+                            format!("flows: cannot update the baseline: {err}"),
+                        )
+                        .with_hint("check that the --baseline directory is writable")
+                        .with_detail(json!({ "reason": "io" }))
+                        .to_json(),
+                    );
+                }
+            }
+        }
+        return;
+    }
+    let changed = result.compared(Verdict::Changed);
+    let missing = result.compared(Verdict::Missing);
+    if result.error.is_some() || (changed.is_empty() && missing.is_empty()) {
+        return;
+    }
+    let mut parts = Vec::new();
+    if !changed.is_empty() {
+        parts.push(format!("changed: {}", changed.join(", ")));
+    }
+    if !missing.is_empty() {
+        parts.push(format!("missing: {}", missing.join(", ")));
+    }
+    let message = format!(
+        "flows: the captures differ from the baseline ({})",
+        parts.join("; ")
+    );
+    let detail = json!({ "changed": changed, "missing": missing, "baseline": baseline.dir.join(&result.name).display().to_string() });
+    result.error = Some(
+        ToolError::new(ToolErrorCode::ExpectMismatch, message)
+            .with_hint("look at the <capture>.diff.png images (report.html shows them); if the change is right, run again with --update-baseline")
+            .with_detail(detail)
+            .to_json(),
+    );
+}
+
+/// Launches the flow's browser and gives its page the flow's viewport.
+async fn prepare(
+    session: &mut ToolSession,
+    viewport: (u32, u32),
+) -> Result<chromate::Page, ToolError> {
+    let page = session.active_page("flow").await?;
+    capture::set_viewport(session, &page, viewport.0, viewport.1).await?;
+    Ok(page)
+}
+
+/// What every step of one flow run shares: where its files go, its viewport, the signal that
+/// interrupts it and its progress.
+struct Run<'a> {
+    dir: &'a Path,
+    viewport: (u32, u32),
+    cancel: &'a Cancel,
+    progress: &'a Progress,
+}
+
+async fn run_steps(
+    session: &mut ToolSession,
+    flow: &Flow,
+    run: &Run<'_>,
+    result: &mut FlowResult,
+    on: &mut OnTab<'_>,
+    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+) {
+    let Run {
+        dir,
+        viewport,
+        cancel,
+        progress,
+    } = *run;
+    for (index, step) in flow.steps.iter().enumerate() {
+        let label = step.label();
+        on_event(Event::Step {
+            flow: &flow.name,
+            index,
+            total: flow.steps.len(),
+            label: &label,
+            captures: result.captures.len(),
+        });
+        let started = Instant::now();
+        let cursor = session.journal.log.cursor();
+        let outcome = if cancel.is_cancelled() {
+            Err(cancelled())
+        } else {
+            match &step.kind {
+                StepKind::Tool { decl, arguments } => {
+                    let reply =
+                        chromate_command::run(session, decl, arguments.clone(), cancel, progress)
+                            .await;
+                    if cancel.is_cancelled() {
+                        Err(cancelled())
+                    } else {
+                        step_outcome(decl.name, &reply)
+                    }
+                }
+                StepKind::Capture(args) => {
+                    let captured = capture::capture(session, args, dir, cancel).await;
+                    // A capture's own viewport lasts for that capture only.
+                    if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
+                        if let Some(page) = session.current_page() {
+                            let _ =
+                                capture::set_viewport(session, &page, viewport.0, viewport.1).await;
+                        }
+                    }
+                    match captured {
+                        Ok(record) => {
+                            if let Err(err) = report::write_sidecar(dir, &record) {
+                                eprintln!("chromate: capture {}: {err}", record.name);
+                            }
+                            result.captures.push(record);
+                            Ok(())
+                        }
+                        Err(error) if cancel.is_cancelled() => {
+                            Err(cancelled().with_detail_key("during", json!(error.message)))
+                        }
+                        Err(error) => Err(error.to_json()),
+                    }
+                }
+            }
+        };
+        // A step that moved the flow to another tab (browser_tabs, a popup) takes the flow's
+        // viewport and the video along.
+        on.follow(session, viewport).await;
+        let console_errors = capture::console_errors_since(session, cursor);
+        let failed = outcome.as_ref().err().cloned();
+        result.steps.push(StepRecord {
+            label,
+            line: step.line,
+            ok: failed.is_none(),
+            duration_ms: millis(started),
+            error: failed.clone(),
+            console_errors,
+        });
+        if let Some(error) = failed {
+            result.error = Some(error);
+            result.failed_step_index = Some(index);
+            return;
+        }
+    }
+}
+
+/// The tab the flow is on (the session's active tab), and its video.
+struct OnTab<'a> {
+    target: String,
+    video: Option<&'a mut Video>,
+}
+
+impl OnTab<'_> {
+    /// After a step: if the active tab is another one, gives it the flow's viewport and moves
+    /// the recording there.
+    async fn follow(&mut self, session: &mut ToolSession, viewport: (u32, u32)) {
+        let Some(page) = session.current_page() else {
+            return;
+        };
+        if page.target_id() == self.target {
+            return;
+        }
+        self.target = page.target_id().to_owned();
+        let _ = capture::set_viewport(session, &page, viewport.0, viewport.1).await;
+        if let Some(video) = self.video.as_deref_mut() {
+            video.switch_to(&page, viewport).await;
+        }
+    }
+}
+
+/// A flow's recording: the screencast of the tab the flow is on, one part per tab it was on,
+/// joined end to end when it stops.
+struct Video {
+    started: Instant,
+    /// The part being recorded and when it started.
+    current: Option<(Instant, chromate::Screencast)>,
+    /// The finished parts, each with its start in seconds since the video started.
+    parts: Vec<(f64, chromate::Recording)>,
+}
+
+impl Video {
+    async fn start(page: &chromate::Page, viewport: (u32, u32)) -> chromate::Result<Video> {
+        let started = Instant::now();
+        let screencast = page.start_screencast(screencast_options(viewport)).await?;
+        Ok(Video {
+            started,
+            current: Some((started, screencast)),
+            parts: Vec::new(),
+        })
+    }
+
+    /// Ends the current part and records `page` from now on (a tab that cannot be recorded
+    /// leaves a gap: the last frame before it lasts until the next part's first).
+    async fn switch_to(&mut self, page: &chromate::Page, viewport: (u32, u32)) {
+        self.end_part().await;
+        let begun = Instant::now();
+        if let Ok(screencast) = page.start_screencast(screencast_options(viewport)).await {
+            self.current = Some((begun, screencast));
+        }
+    }
+
+    async fn end_part(&mut self) {
+        if let Some((begun, screencast)) = self.current.take() {
+            let offset = begun.duration_since(self.started).as_secs_f64();
+            self.parts.push((offset, screencast.stop().await));
+        }
+    }
+
+    /// Stops recording: the parts as one recording, on one clock.
+    async fn stop(mut self) -> chromate::Recording {
+        self.end_part().await;
+        let mut joined = chromate::Recording::default();
+        for (offset, part) in self.parts {
+            joined.frames.extend(
+                part.frames
+                    .into_iter()
+                    .map(|frame| chromate::ScreencastFrame {
+                        at: frame.at + offset,
+                        ..frame
+                    }),
+            );
+            joined.ended_at = offset + part.ended_at;
+            joined.dropped += part.dropped;
+        }
+        joined
+    }
+}
+
+fn screencast_options(viewport: (u32, u32)) -> chromate::ScreencastOptions {
+    chromate::ScreencastOptions {
+        max_width: viewport.0,
+        max_height: viewport.1,
+        ..chromate::ScreencastOptions::default()
+    }
+}
+
+/// A tool step's reply as a step outcome: a tool error, a failed browser_batch or a negative
+/// answer fails the step.
+fn step_outcome(tool: &str, reply: &Reply) -> Result<(), Value> {
+    match reply {
+        Reply::Failed(failed) => Err(failed.error.clone()),
+        Reply::Done(done) if done.is_error => {
+            let failed_step = done.result.get("failedStep").cloned();
+            let inner = failed_step
+                .as_ref()
+                .and_then(Value::as_u64)
+                .and_then(|at| done.result["steps"].get(at as usize))
+                .and_then(|step| step.get("error"))
+                .cloned();
+            Err(inner.unwrap_or_else(|| {
+                json!({
+                    "code": "DRIVER_ERROR",
+                    "message": format!("{tool}: the batch failed at step {}", failed_step.unwrap_or(Value::Null)),
+                    "detail": done.result,
+                })
+            }))
+        }
+        Reply::Done(done) if done.negative => Err(json!({
+            "code": "EXPECT_MISMATCH",
+            "message": format!("{tool}: the answer is negative: {}", done.text),
+            "hint": "a flow treats a negative answer (exists false, a failed a11y check) as a failed step",
+            "detail": done.result,
+        })),
+        Reply::Done(_) => Ok(()),
+    }
+}
+
+/// The error of a step stopped by a signal.
+fn cancelled() -> Value {
+    ToolError::new(
+        ToolErrorCode::DriverError,
+        "flow: cancelled by a signal; the captures taken so far are kept",
+    )
+    .with_hint("run the flow again")
+    .with_detail(json!({ "reason": "cancelled" }))
+    .to_json()
+}
+
+trait WithDetailKey {
+    fn with_detail_key(self, key: &str, value: Value) -> Value;
+}
+
+impl WithDetailKey for Value {
+    fn with_detail_key(mut self, key: &str, value: Value) -> Value {
+        if let Some(detail) = self.get_mut("detail").and_then(Value::as_object_mut) {
+            detail.insert(key.to_owned(), value);
+        }
+        self
+    }
+}
+
+fn millis(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
