@@ -30,6 +30,7 @@ pub mod error;
 pub mod markup;
 pub mod mocks;
 pub mod private_fs;
+pub mod reply;
 pub mod session;
 pub mod shared;
 pub mod sync;
@@ -37,56 +38,14 @@ pub mod time;
 pub mod tools;
 pub mod trace;
 
-use std::path::PathBuf;
-
-use serde::{Deserialize, Serialize};
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use call::{Cancel, Progress};
 use error::{ToolError, ToolOutput};
 use session::ToolSession;
-use tools::{ToolCall, ToolContext, ToolDecl};
+use tools::{Runs, ToolCall, ToolContext, ToolDecl};
 
-/// What one call produced, in the form every front end renders from.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(tag = "outcome", rename_all = "snake_case")]
-pub enum Reply {
-    /// The tool ran (a failed browser_batch too: its `is_error` is set).
-    Done(Done),
-    /// A tool error (docs/mcp.md#errors).
-    Failed(Failed),
-}
-
-/// A successful call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Done {
-    /// The result object (`structuredContent.result`, what `--json` prints).
-    pub result: Value,
-    /// The first text the model sees: the result's compact JSON or the tool's own text
-    /// (a snapshot, a batch summary), spilled past the limit.
-    pub text: String,
-    /// The observation as the model sees it: its body spilled past the limit, then the
-    /// download lines and the `errors:` tripwire.
-    pub observation: Option<String>,
-    /// The same observation never spilled.
-    pub observation_full: Option<String>,
-    /// Files the result hands back (MCP `resource_link` blocks).
-    pub links: Vec<PathBuf>,
-    /// A browser_batch whose `ok` is false.
-    pub is_error: bool,
-    /// An answer a script treats as a failed assertion though it is a success over MCP:
-    /// `exists` that found nothing, `a11y check:true` that did not pass.
-    pub negative: bool,
-}
-
-/// A failed call.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Failed {
-    /// The bounded error object (`structuredContent.error`): code, message, hint, detail.
-    pub error: Value,
-    /// Its `error:`/`code:`/`hint:` lines and the (spilled) recovery snapshot.
-    pub text: String,
-}
+pub use reply::{Done, Failed, Reply};
 
 /// Runs one validated call against the session and renders its outcome.
 pub async fn run(
@@ -96,8 +55,13 @@ pub async fn run(
     cancel: &Cancel,
     progress: &Progress,
 ) -> Reply {
-    // Kept for the trace's action event (docs/mcp.md#traces); browser_batch records its steps itself.
-    let traced = (session.trace.is_some() && decl.name != "browser_batch").then(|| {
+    // A tool that runs in browsers of its own never touches the session.
+    if let Runs::Detached(detached) = decl.runs {
+        return detached(&session.config, arguments, cancel, progress).await;
+    }
+    // Kept for the trace's action event (docs/mcp.md#traces); a tool that runs steps records
+    // its steps itself.
+    let traced = (session.trace.is_some() && matches!(decl.runs, Runs::Session)).then(|| {
         (
             arguments.clone(),
             trace::iso_now(),
@@ -150,9 +114,10 @@ async fn execute(
     ctx.session
         .report_crashed_tab(decl.verb, &mut outcome)
         .await;
-    // The observation hook (docs/mcp.md#observations); browser_batch makes its own.
+    // The observation hook (docs/mcp.md#observations); a tool that runs steps makes its own.
     if let Ok(output) = &mut outcome {
-        if decl.observes && decl.name != "browser_batch" && output.observation.is_none() {
+        let hooked = decl.observes && matches!(decl.runs, Runs::Session);
+        if hooked && output.observation.is_none() {
             let left = timeout.saturating_sub(started.elapsed());
             output.observation = ctx.session.observe_within(cancel, left).await;
             if let Some(observation) = &output.observation {
@@ -209,11 +174,7 @@ fn render(
         }
         Ok(output) => output,
     };
-    let label = match decl.name {
-        "browser_snapshot" => "snapshot.txt".to_owned(),
-        "browser_batch" => "batch.txt".to_owned(),
-        name => format!("{name}.json"),
-    };
+    let label = decl.spill_label();
     let text = output
         .text
         .clone()
@@ -237,7 +198,9 @@ fn render(
         }
     };
     Reply::Done(Done {
-        negative: negative(decl, &output.result),
+        negative: decl
+            .negative
+            .is_some_and(|negative| negative(&output.result)),
         result: output.result,
         text,
         observation,
@@ -247,18 +210,10 @@ fn render(
     })
 }
 
-/// Whether a successful answer is one a script treats as a failed assertion.
-fn negative(decl: &ToolDecl, result: &Value) -> bool {
-    match decl.name {
-        "browser_exists" => result.get("exists") == Some(&json!(false)),
-        "browser_a11y" => result.get("passed") == Some(&json!(false)),
-        _ => false,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::json;
     use std::time::Duration;
 
     /// A navigation without `timeout_ms` has its 30 s, not the agent's 5 s: its observation is

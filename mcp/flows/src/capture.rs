@@ -19,7 +19,7 @@ use chromate_command::call::{cancelled_error, Cancel};
 use chromate_command::error::{from_engine, hint_for, ToolError, ToolErrorCode};
 use chromate_command::session::ToolSession;
 use chromate_command::tools::schema::{
-    arg_enum, Arg, Cli, Hints, IntDefault, Kind, Pattern, Slot, ToolDecl,
+    arg_enum, Arg, Capability, Cli, Hints, IntDefault, Kind, Pattern, Runs, Slot, ToolDecl,
 };
 
 /// The default viewport of a capture (and of a flow without `viewport`).
@@ -185,6 +185,10 @@ pub const CAPTURE: ToolDecl = ToolDecl {
         MARGIN_IN,
         LANDSCAPE,
     ],
+    capability: Capability::Flows,
+    runs: Runs::Detached(crate::capture_call),
+    spill: None,
+    negative: None,
 };
 
 /// A validated capture.

@@ -45,6 +45,16 @@ pub fn capture_args(arguments: &Map<String, Value>) -> Result<CaptureArgs, ToolE
     CaptureArgs::from_validated(validated)
 }
 
+/// [`capture_once`] as the detached call its declaration ([`CAPTURE`]) names.
+pub fn capture_call<'a>(
+    config: &'a Config,
+    arguments: Map<String, Value>,
+    cancel: &'a Cancel,
+    _progress: &'a chromate_command::call::Progress,
+) -> std::pin::Pin<Box<dyn std::future::Future<Output = Reply> + Send + 'a>> {
+    Box::pin(capture_once(config.clone(), arguments, cancel))
+}
+
 /// `chromate capture URL --name NAME ...`: launches a headless browser of its own, captures,
 /// and closes it before returning. The reply's text is the file's absolute path; its result
 /// the capture's record.

@@ -10,7 +10,9 @@
 //! flow runs in a headless browser of its own (as `chromate capture` and `chromate flows run`
 //! do), never in the session's tabs. Does not own any wire format.
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
 
 use serde_json::{json, Map, Value};
 
@@ -23,7 +25,7 @@ use super::{file, output, report};
 use chromate_command::call::{Cancel, Progress};
 use chromate_command::config::Config;
 use chromate_command::error::{ToolError, ToolErrorCode};
-use chromate_command::tools::schema::{self, Arg, ArgError, Cli, Defaults, Hints, ToolDecl};
+use chromate_command::tools::schema::{Arg, Capability, Cli, Hints, Runs, ToolDecl};
 use chromate_command::{Done, Failed, Reply};
 
 const FLOW_NAME: Arg = Arg::string("flow_name", "The flow's name in the flow file")
@@ -60,6 +62,10 @@ pub const CAPTURE_URL: ToolDecl = ToolDecl {
         MASK,
         MASK_COLOR,
     ],
+    capability: Capability::Flows,
+    runs: Runs::Detached(capture),
+    spill: None,
+    negative: None,
 };
 
 /// `capture_element`.
@@ -84,6 +90,10 @@ pub const CAPTURE_ELEMENT: ToolDecl = ToolDecl {
         MASK,
         MASK_COLOR,
     ],
+    capability: Capability::Flows,
+    runs: Runs::Detached(capture),
+    spill: None,
+    negative: None,
 };
 
 /// `run_flow`.
@@ -96,6 +106,10 @@ pub const RUN_FLOW: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("flows", &[]),
     args: &[FLOW_NAME, CONFIG_PATH, OUTPUT_DIR],
+    capability: Capability::Flows,
+    runs: Runs::Detached(run_flow),
+    spill: None,
+    negative: None,
 };
 
 /// `list_flows`.
@@ -108,6 +122,10 @@ pub const LIST_FLOWS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("flows", &[]),
     args: &[CONFIG_PATH],
+    capability: Capability::Flows,
+    runs: Runs::Detached(list_flows),
+    spill: None,
+    negative: None,
 };
 
 /// `describe_flow`.
@@ -120,9 +138,14 @@ pub const DESCRIBE_FLOW: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("flows", &[]),
     args: &[FLOW_NAME, CONFIG_PATH, OUTPUT_DIR],
+    capability: Capability::Flows,
+    runs: Runs::Detached(describe_flow),
+    spill: None,
+    negative: None,
 };
 
-/// The five, in tools/list order.
+/// The five, in tools/list order: a front end adds them to its registry
+/// (`chromate_command::tools::Registry::new`).
 pub const FLOW_TOOLS: &[&ToolDecl] = &[
     &CAPTURE_URL,
     &CAPTURE_ELEMENT,
@@ -131,59 +154,62 @@ pub const FLOW_TOOLS: &[&ToolDecl] = &[
     &DESCRIBE_FLOW,
 ];
 
-/// The flows tool called `name`.
-pub fn find(name: &str) -> Option<&'static ToolDecl> {
-    FLOW_TOOLS.iter().copied().find(|decl| decl.name == name)
-}
+/// The future a flows tool's call is.
+type Call<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
 
-/// Whether `decl` is one of the five.
-pub fn is_flow_tool(decl: &ToolDecl) -> bool {
-    FLOW_TOOLS
-        .iter()
-        .any(|flow_tool| flow_tool.name == decl.name)
-}
-
-/// Validates a call's arguments with the tools' validator.
-pub fn validate(
-    decl: &'static ToolDecl,
-    arguments: Option<&Value>,
-    defaults: &Defaults,
-) -> Result<Map<String, Value>, ArgError> {
-    schema::validate(decl, arguments, defaults, &|_| None)
-}
-
-/// The tools/list entries of the five.
-pub fn tools_json(defaults: &Defaults) -> Vec<Value> {
-    FLOW_TOOLS
-        .iter()
-        .map(|decl| chromate_command::tools::tool_json(decl, defaults))
-        .collect()
-}
-
-/// Runs one validated call of a flows tool.
-pub async fn call(
-    config: &Config,
-    decl: &'static ToolDecl,
+/// `capture_url` and `capture_element`: the model reads the record's compact JSON, as for
+/// every tool; the command line prints the path.
+fn capture<'a>(
+    config: &'a Config,
     arguments: Map<String, Value>,
-    cancel: &Cancel,
-    progress: &Progress,
-) -> Reply {
-    let outcome = match decl.name {
-        "capture_url" | "capture_element" => {
-            // The model reads the record's compact JSON, as for every tool; the command line
-            // prints the path.
-            return match super::capture_once(config.clone(), arguments, cancel).await {
-                Reply::Done(mut done) => {
-                    done.text = done.result.to_string();
-                    Reply::Done(done)
-                }
-                failed => failed,
-            };
+    cancel: &'a Cancel,
+    _progress: &'a Progress,
+) -> Call<'a> {
+    Box::pin(async move {
+        match super::capture_once(config.clone(), arguments, cancel).await {
+            Reply::Done(mut done) => {
+                done.text = done.result.to_string();
+                Reply::Done(done)
+            }
+            failed => failed,
         }
-        "run_flow" => run_flow(config, &arguments, cancel, progress).await,
-        "list_flows" => load(config, &arguments).map(|flow_file| super::list(&flow_file)),
-        _ => describe_flow(config, &arguments),
-    };
+    })
+}
+
+/// `run_flow`.
+fn run_flow<'a>(
+    config: &'a Config,
+    arguments: Map<String, Value>,
+    cancel: &'a Cancel,
+    progress: &'a Progress,
+) -> Call<'a> {
+    Box::pin(async move { reply(run_one_flow(config, &arguments, cancel, progress).await) })
+}
+
+/// `list_flows`.
+fn list_flows<'a>(
+    config: &'a Config,
+    arguments: Map<String, Value>,
+    _cancel: &'a Cancel,
+    _progress: &'a Progress,
+) -> Call<'a> {
+    Box::pin(
+        async move { reply(load(config, &arguments).map(|flow_file| super::list(&flow_file))) },
+    )
+}
+
+/// `describe_flow`.
+fn describe_flow<'a>(
+    config: &'a Config,
+    arguments: Map<String, Value>,
+    _cancel: &'a Cancel,
+    _progress: &'a Progress,
+) -> Call<'a> {
+    Box::pin(async move { reply(describe(config, &arguments)) })
+}
+
+/// A flows tool's outcome as its reply: the result's compact JSON and the files it names.
+fn reply(outcome: Result<Value, ToolError>) -> Reply {
     match outcome {
         Ok(result) => Reply::Done(Done {
             text: result.to_string(),
@@ -223,7 +249,7 @@ fn load(config: &Config, arguments: &Map<String, Value>) -> Result<file::FlowFil
     })
 }
 
-async fn run_flow(
+async fn run_one_flow(
     config: &Config,
     arguments: &Map<String, Value>,
     cancel: &Cancel,
@@ -271,7 +297,7 @@ async fn run_flow(
     Ok(result)
 }
 
-fn describe_flow(config: &Config, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
+fn describe(config: &Config, arguments: &Map<String, Value>) -> Result<Value, ToolError> {
     let name = text_argument(arguments, "flow_name").unwrap_or_default();
     // The flow file, where there is one, says whether the name is a flow at all.
     if let Ok(flow_file) = load(config, arguments) {

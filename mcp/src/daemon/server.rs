@@ -28,7 +28,7 @@ use chromate_command::config::Config;
 use chromate_command::error::{ToolError, ToolErrorCode};
 use chromate_command::session::ToolSession;
 use chromate_command::sync::lock;
-use chromate_command::tools::{self, Defaults};
+use chromate_command::tools::{Caps, Defaults, Prepared, Registry, Unprepared};
 use chromate_command::{Failed, Reply};
 
 /// How long ending the browser may take at exit (it is killed after 2 s).
@@ -44,6 +44,8 @@ struct Shared {
     paths: SessionPaths,
     session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
+    /// What a session runs: the 28 and the audit tools (`chromate audit`, `chromate errors`).
+    registry: Registry,
     session_dir: std::path::PathBuf,
     idle: Duration,
     /// Calls being served; the idle clock runs only at zero, and only calls restart it.
@@ -95,6 +97,13 @@ pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Co
         session_dir: session.artifacts.dir().to_path_buf(),
         session: tokio::sync::Mutex::new(session),
         defaults,
+        registry: Registry::new(
+            &[],
+            Caps {
+                audit: true,
+                flows: false,
+            },
+        ),
         idle,
         active: AtomicUsize::new(0),
         last_activity: Mutex::new(Instant::now()),
@@ -379,17 +388,21 @@ async fn call(
     client: &mut tokio::net::unix::OwnedReadHalf,
     mut stream: Option<&mut tokio::net::unix::OwnedWriteHalf>,
 ) -> Option<Reply> {
-    let Some(decl) = tools::find_any(tool) else {
-        return Some(failed(&ToolError::new(
-            ToolErrorCode::InvalidArgument,
-            format!("unknown tool {tool:?}"),
-        )));
-    };
     let arguments = Value::Object(arguments);
-    let arguments = match tools::validate(decl, Some(&arguments), &shared.defaults) {
-        Ok(arguments) => arguments,
-        Err(error) => return Some(failed(&error.to_tool_error())),
-    };
+    let Prepared { decl, arguments } =
+        match shared
+            .registry
+            .prepare(tool, Some(&arguments), &shared.defaults)
+        {
+            Ok(prepared) => prepared,
+            Err(Unprepared::Unknown) => {
+                return Some(failed(&ToolError::new(
+                    ToolErrorCode::InvalidArgument,
+                    format!("unknown tool {tool:?}"),
+                )))
+            }
+            Err(Unprepared::Invalid(error)) => return Some(failed(&error.to_tool_error())),
+        };
     let (cancel_tx, cancel_rx) = watch::channel(false);
     let cancel = Cancel::new(cancel_rx);
     let progress = Progress::new("queued behind another call", Instant::now());

@@ -22,9 +22,10 @@ use crate::mcp::resources::{self, ReadError};
 use chromate_command::artifacts::{cap_response, WriteError};
 use chromate_command::config::Config;
 use chromate_command::session::ToolSession;
-use chromate_command::tools::{self, Cancel, Defaults, Progress, ToolDecl};
+use chromate_command::tools::{
+    Cancel, Caps, Defaults, Progress, Registry, Runs, ToolDecl, Unprepared,
+};
 use chromate_command::Reply;
-use chromate_flows::tools as flow_tools;
 
 /// Protocol versions we speak; the last is the default (docs/mcp.md#protocol-eras).
 pub(crate) const PROTOCOL_VERSIONS: [&str; 4] =
@@ -184,15 +185,14 @@ struct Shared {
     outbox: Outbox,
     session: tokio::sync::Mutex<ToolSession>,
     defaults: Defaults,
-    /// `--caps audit`: the audit capability's tools are listed and callable.
-    caps_audit: bool,
+    /// The tools this session offers: the 28 and those of the capabilities asked for
+    /// (`--caps audit,flows`).
+    registry: Registry,
     /// Where resources/list and resources/read look; fixed at start, so they never wait
     /// for the session lock.
     roots: resources::Roots,
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
-    /// `--caps flows`: the flows tools are offered beside the 28.
-    flows: bool,
     /// The client's roots as directories (uploads may read there); the session holds the
     /// same list.
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
@@ -317,7 +317,10 @@ impl Core {
         let defaults = Defaults {
             agent_timeout_ms: session.config.agent_timeout_ms,
         };
-        let caps_audit = session.config.caps_audit;
+        let caps = Caps {
+            audit: session.config.caps_audit,
+            flows: options.flows,
+        };
         let client_roots = session.client_roots.clone();
         let roots = roots.unwrap_or_else(|| resources::Roots::of(&session));
         let shared = Arc::new(Shared {
@@ -326,11 +329,10 @@ impl Core {
             outbox,
             roots,
             attached,
-            flows: options.flows,
             client_roots,
             session: tokio::sync::Mutex::new(session),
             defaults,
-            caps_audit,
+            registry: Registry::new(chromate_flows::tools::FLOW_TOOLS, caps),
         });
         let worker = tokio::spawn(run_worker(shared.clone()));
         let dispatcher = Dispatcher {
@@ -663,14 +665,7 @@ impl Dispatcher {
                         "invalid params: tools/list has a single page; no cursor".to_owned(),
                     ));
                 }
-                let mut list =
-                    tools::tools_list_with(&self.shared.defaults, self.shared.caps_audit);
-                if self.shared.flows {
-                    if let Some(listed) = list["tools"].as_array_mut() {
-                        listed.extend(flow_tools::tools_json(&self.shared.defaults));
-                    }
-                }
-                Ok(Some(list))
+                Ok(Some(self.shared.registry.list(&self.shared.defaults)))
             }
             "resources/list" => Ok(Some(self.shared.roots.list())),
             "resources/read" => {
@@ -721,27 +716,24 @@ impl Dispatcher {
                 ))
             }
         };
-        let found = if self.shared.caps_audit {
-            tools::find_any(name)
-        } else {
-            tools::find(name)
-        };
-        let flows_tool = || flow_tools::find(name).filter(|_| self.shared.flows);
-        let Some(decl) = found.or_else(flows_tool) else {
-            return Err(invalid_params(format!("unknown tool \"{name}\""))
-                .with_data(json!({ "tool": name })));
-        };
-        // A rejected argument is a tool error the model reads (docs/mcp.md#errors), answered at once: it
-        // never waits for the browser or for the calls queued before it.
-        let validated = if flow_tools::is_flow_tool(decl) {
-            flow_tools::validate(decl, params.get("arguments"), &self.shared.defaults)
-        } else {
-            tools::validate(decl, params.get("arguments"), &self.shared.defaults)
-        };
-        let arguments = match validated {
-            Ok(arguments) => arguments,
-            Err(error) => return Ok(Some(error.to_tool_error().to_call_result(None))),
-        };
+        // A rejected argument is a tool error the model reads (docs/mcp.md#errors), answered at
+        // once: it never waits for the browser or for the calls queued before it.
+        let prepared =
+            match self
+                .shared
+                .registry
+                .prepare(name, params.get("arguments"), &self.shared.defaults)
+            {
+                Ok(prepared) => prepared,
+                Err(Unprepared::Unknown) => {
+                    return Err(invalid_params(format!("unknown tool \"{name}\""))
+                        .with_data(json!({ "tool": name })))
+                }
+                Err(Unprepared::Invalid(error)) => {
+                    return Ok(Some(error.to_tool_error().to_call_result(None)))
+                }
+            };
+        let (decl, arguments) = (prepared.decl, prepared.arguments);
         let progress = Progress::new("queued behind another tool call", arrived);
         let token = params
             .get("_meta")
@@ -882,20 +874,12 @@ async fn execute(
     cancel: Cancel,
 ) -> Value {
     let decl = call.decl;
-    // The flows tools run in browsers of their own, attached or not.
+    // A tool that runs in browsers of its own (the flows) runs here, attached or not.
     let reply = match attached {
-        _ if flow_tools::is_flow_tool(decl) => {
-            flow_tools::call(
-                &session.config,
-                decl,
-                call.arguments,
-                &cancel,
-                &call.progress,
-            )
-            .await
+        Some(attached) if !matches!(decl.runs, Runs::Detached(_)) => {
+            remote(attached, &call, &cancel, session.config.file_urls).await
         }
-        Some(attached) => remote(attached, &call, &cancel, session.config.file_urls).await,
-        None => chromate_command::run(session, decl, call.arguments, &cancel, &call.progress).await,
+        _ => chromate_command::run(session, decl, call.arguments, &cancel, &call.progress).await,
     };
     let result = call.era.decorate(
         "tools/call",

@@ -13,7 +13,7 @@ use std::time::Instant;
 use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Capability, Cli, Hints, Kind, Runs, Slot, ToolDecl};
 use super::{cancelled_error, ToolCall, ToolContext};
 use crate::error::{cut_bytes, ToolError, ToolOutput};
 use crate::session::ToolSession;
@@ -34,6 +34,10 @@ pub(super) const BATCH: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("batch", &[Slot::arg("steps")]),
     args: BatchArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Steps,
+    spill: Some("batch.txt"),
+    negative: None,
 };
 
 arg_enum! {

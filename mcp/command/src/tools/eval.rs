@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Capability, Cli, Hints, Runs, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::error::{cut_bytes, ToolError, ToolErrorCode, ToolOutput};
 
@@ -21,6 +21,10 @@ pub(super) const EVAL: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("eval", &[Slot::arg("js")]).file("js"),
     args: EvalArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

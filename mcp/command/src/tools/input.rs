@@ -12,7 +12,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Kind, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Capability, Cli, Hints, Kind, Runs, Slot, ToolDecl};
 use super::{act, echo_of, engine, locate, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT};
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::session::ToolSession;
@@ -77,6 +77,10 @@ pub(super) const CLICK: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("click", &[Slot::arg("selector")]),
     args: ClickArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const FILL: ToolDecl = ToolDecl {
@@ -89,6 +93,10 @@ pub(super) const FILL: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("fill", &[Slot::arg("selector"), Slot::arg("value")]),
     args: FillArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const TYPE: ToolDecl = ToolDecl {
@@ -100,6 +108,10 @@ pub(super) const TYPE: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("type", &[Slot::arg("text")]),
     args: TypeArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const ELEMENT: ToolDecl = ToolDecl {
@@ -118,6 +130,10 @@ pub(super) const ELEMENT: ToolDecl = ToolDecl {
         ],
     ),
     args: ElementArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const PRESS: ToolDecl = ToolDecl {
@@ -129,6 +145,10 @@ pub(super) const PRESS: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("press", &[Slot::arg("key")]),
     args: PressArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const KEY: ToolDecl = ToolDecl {
@@ -140,6 +160,10 @@ pub(super) const KEY: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("key", &[Slot::arg("action"), Slot::arg("key")]),
     args: KeyArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 const COORDINATE_MAX: f64 = 100_000.0;
@@ -156,6 +180,10 @@ pub(super) const MOUSE: ToolDecl = ToolDecl {
         &[Slot::arg("action"), Slot::arg("x"), Slot::arg("y")],
     ),
     args: MouseArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const HOVER: ToolDecl = ToolDecl {
@@ -167,6 +195,10 @@ pub(super) const HOVER: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("hover", &[Slot::arg("selector")]),
     args: HoverArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const UPLOAD: ToolDecl = ToolDecl {
@@ -178,6 +210,10 @@ pub(super) const UPLOAD: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("upload", &[Slot::arg("selector"), Slot::arg("files")]),
     args: UploadArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const DIALOG: ToolDecl = ToolDecl {
@@ -189,6 +225,10 @@ pub(super) const DIALOG: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("dialog", &[Slot::arg("action"), Slot::arg("text")]),
     args: DialogArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

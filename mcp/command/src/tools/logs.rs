@@ -11,7 +11,8 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::schema::{
-    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, IntDefault, Runs, Slot, ToolDecl,
+    MAX_SAFE_INT,
 };
 use super::{cancelled_error, ToolContext, TIMEOUT};
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
@@ -36,6 +37,10 @@ pub(super) const LOGS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("logs", &[Slot::arg("action")]),
     args: LogsArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {

@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, IntDefault, Runs, Slot, ToolDecl,
+};
 use super::ToolContext;
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::mocks::{default_content_type, MockKind, MockRule};
@@ -26,6 +28,10 @@ pub(super) const MOCK: ToolDecl = ToolDecl {
         ],
     ),
     args: MockArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {

@@ -1,18 +1,19 @@
-//! The single registry of the 28 tools (docs/tools.md), in tools/list order, and the
-//! context a tool handler runs with.
+//! The tools: the 28 (docs/tools.md) and the audit capability's, in tools/list order, the
+//! registry a front end offers, and the context a tool handler runs with.
 //!
-//! Owns: [`TOOLS`] (each tool's declaration, declared once in its group
-//! file), the typed call ([`ToolCall`]) a validated argument map turns into,
-//! dispatch to each tool's cross-argument `check` and async handler, the
-//! tools/list result, and [`ToolContext`] (session, cancellation, progress).
-//! Does not own: validation itself (`schema.rs`), scheduling (`server.rs`)
-//! or result rendering (`error.rs`, `artifacts.rs`).
+//! Owns: [`TOOLS`] and [`AUDIT_TOOLS`] (each tool's declaration, declared once in its group
+//! file), [`Registry`] (those and the tools of the crates above, such as the flows, filtered
+//! by the capabilities a front end offers; [`Registry::prepare`] finds and validates a
+//! call), the typed call ([`ToolCall`]) a validated argument map turns into, dispatch to each
+//! tool's cross-argument `check` and async handler, tools/list entries, and [`ToolContext`]
+//! (session, cancellation, progress). Does not own: validation itself (`schema.rs`),
+//! scheduling (the front ends) or result rendering (`error.rs`, `artifacts.rs`).
 //!
 //! Adding a tool: in a group file, declare its arguments once with
 //! `tool_args!` (each field of the args struct beside its `Arg`), then
-//! `pub const DECL: ToolDecl` with `args: TheArgs::ARGS`, the handler
-//! (and a `check` if the tool has cross-argument rules); then add one line to
-//! `registry!` below.
+//! `pub const DECL: ToolDecl` with `args: TheArgs::ARGS` and what else the declaration says
+//! (capability, where it runs, spill label), the handler (and a `check` if the tool has
+//! cross-argument rules); then add one line to `registry!` below.
 
 use serde_json::{json, Map, Value};
 
@@ -38,7 +39,7 @@ mod trace;
 
 pub use crate::call::{cancelled_error, Cancel, Progress};
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
-pub use schema::{Defaults, ToolDecl};
+pub use schema::{ArgError, Capability, Defaults, Runs, ToolDecl};
 
 use schema::{Arg, IntDefault};
 
@@ -361,19 +362,19 @@ pub fn find(name: &str) -> Option<&'static ToolDecl> {
     TOOLS.iter().copied().find(|decl| decl.name == name)
 }
 
-/// The declaration of any tool by name, the capabilities' included (a session daemon runs
-/// `chromate audit` too).
-pub fn find_any(name: &str) -> Option<&'static ToolDecl> {
-    find(name).or_else(|| AUDIT_TOOLS.iter().copied().find(|decl| decl.name == name))
-}
-
-/// The tools a browser_batch step may name (all but the batch itself).
+/// The tools a browser_batch step may name: the 28 but the batch itself.
 pub fn step_tool_names() -> Vec<&'static str> {
     TOOLS
         .iter()
-        .filter(|decl| decl.name != batch::BATCH.name)
+        .filter(|decl| is_step_tool(decl))
         .map(|decl| decl.name)
         .collect()
+}
+
+/// Whether a browser_batch step may name `decl`: a tool of the 28 that runs on the session
+/// and does not run steps itself.
+fn is_step_tool(decl: &ToolDecl) -> bool {
+    matches!(decl.runs, Runs::Session)
 }
 
 /// Validates `arguments` for `decl` (docs/mcp.md#errors), including browser_batch steps.
@@ -382,7 +383,7 @@ pub fn validate(
     arguments: Option<&Value>,
     defaults: &Defaults,
 ) -> Result<Map<String, Value>, schema::ArgError> {
-    let lookup = |name: &str| find(name).filter(|decl| decl.name != batch::BATCH.name);
+    let lookup = |name: &str| find(name).filter(|decl| is_step_tool(decl));
     schema::validate(decl, arguments, defaults, &lookup)
 }
 
@@ -404,21 +405,91 @@ pub fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
     })
 }
 
-/// The whole default tools/list result.
-#[cfg(test)]
-pub fn tools_list(defaults: &Defaults) -> Value {
-    tools_list_with(defaults, false)
+/// The capabilities a front end offers beside the 28 (`chromate mcp --caps audit,flows`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Caps {
+    pub audit: bool,
+    pub flows: bool,
 }
 
-/// The tools/list result, with the audit capability's tools after the 28 when `audit`.
-pub fn tools_list_with(defaults: &Defaults, audit: bool) -> Value {
-    let extra: &[&ToolDecl] = if audit { AUDIT_TOOLS } else { &[] };
-    let tools: Vec<Value> = TOOLS
-        .iter()
-        .chain(extra)
-        .map(|decl| tool_json(decl, defaults))
-        .collect();
-    json!({ "tools": tools })
+impl Caps {
+    /// Whether a tool of `capability` is offered.
+    pub fn offers(self, capability: Capability) -> bool {
+        match capability {
+            Capability::Core => true,
+            Capability::Audit => self.audit,
+            Capability::Flows => self.flows,
+        }
+    }
+}
+
+/// The one list of tools a front end offers: the 28, the audit tools and the tools of the
+/// crates above this one (the flows), each declaration saying its capability, where it runs,
+/// whether it observes and how its text spills. Every front end finds and validates a call
+/// through [`Registry::prepare`].
+#[derive(Debug)]
+pub struct Registry {
+    tools: Vec<&'static ToolDecl>,
+}
+
+/// A call [`Registry::prepare`] found and validated.
+#[derive(Debug)]
+pub struct Prepared {
+    pub decl: &'static ToolDecl,
+    /// The arguments, defaults filled and integers normalised.
+    pub arguments: Map<String, Value>,
+}
+
+/// Why [`Registry::prepare`] refused a call.
+#[derive(Debug)]
+pub enum Unprepared {
+    /// No tool of that name is offered.
+    Unknown,
+    /// The arguments do not validate (docs/mcp.md#errors): a tool error the model reads.
+    Invalid(ArgError),
+}
+
+impl Registry {
+    /// The tools of the 28 and of the offered capabilities, `above` (the flows tools) after
+    /// the audit tools, in tools/list order.
+    pub fn new(above: &[&'static ToolDecl], caps: Caps) -> Registry {
+        let tools = TOOLS
+            .iter()
+            .chain(AUDIT_TOOLS)
+            .chain(above)
+            .copied()
+            .filter(|decl| caps.offers(decl.capability))
+            .collect();
+        Registry { tools }
+    }
+
+    /// The offered tool called `name`.
+    pub fn find(&self, name: &str) -> Option<&'static ToolDecl> {
+        self.tools.iter().copied().find(|decl| decl.name == name)
+    }
+
+    /// Finds the tool `name` and validates `arguments` for it (browser_batch's steps
+    /// included), as every front end does before anything runs.
+    pub fn prepare(
+        &self,
+        name: &str,
+        arguments: Option<&Value>,
+        defaults: &Defaults,
+    ) -> Result<Prepared, Unprepared> {
+        let decl = self.find(name).ok_or(Unprepared::Unknown)?;
+        let arguments = validate(decl, arguments, defaults).map_err(Unprepared::Invalid)?;
+        Ok(Prepared { decl, arguments })
+    }
+
+    /// The tools/list result.
+    pub fn list(&self, defaults: &Defaults) -> Value {
+        let tools: Vec<Value> = self
+            .tools
+            .iter()
+            .map(|decl| tool_json(decl, defaults))
+            .collect();
+        json!({ "tools": tools })
+    }
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Capability, Cli, Hints, Runs, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::error::{hint_for, ToolError, ToolErrorCode, ToolOutput};
 use crate::session::ToolSession;
@@ -22,6 +22,10 @@ pub(super) const NAVIGATE: ToolDecl = ToolDecl {
     observes: true,
     cli: Cli::new("navigate", &[Slot::arg("url")]),
     args: NavigateArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

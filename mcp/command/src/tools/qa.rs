@@ -15,7 +15,9 @@ use std::time::Duration;
 use serde::Deserialize;
 use serde_json::json;
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Kind, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, IntDefault, Kind, Runs, Slot, ToolDecl,
+};
 use super::{cancelled_error, ToolContext};
 use crate::audit::findings::Shot;
 use crate::audit::{self, report, AuditRequest};
@@ -31,6 +33,10 @@ pub const AUDIT_URL: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("audit", &[Slot::arg("url")]),
     args: AuditArgs::ARGS,
+    capability: Capability::Audit,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {
@@ -213,6 +219,10 @@ pub const RUNTIME_ERRORS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("errors", &[]),
     args: ErrorsArgs::ARGS,
+    capability: Capability::Audit,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {

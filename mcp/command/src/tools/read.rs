@@ -9,10 +9,11 @@
 
 use std::time::Duration;
 
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::schema::{
-    arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Slot, ToolDecl, MAX_SAFE_INT,
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, IntDefault, Runs, Slot, ToolDecl,
+    MAX_SAFE_INT,
 };
 use super::{
     cancelled_error, echo_of, engine, locate, no_wait, ToolContext, SELECTOR, SELECTOR_OPT, TIMEOUT,
@@ -29,6 +30,10 @@ pub(super) const FIND: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("find", &[Slot::arg("selector")]),
     args: FindArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const EXISTS: ToolDecl = ToolDecl {
@@ -40,7 +45,16 @@ pub(super) const EXISTS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("exists", &[Slot::arg("selector")]),
     args: ExistsArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: Some(exists_found_nothing),
 };
+
+/// `exists` that found nothing: a success over MCP, a failed assertion to a script.
+fn exists_found_nothing(result: &Value) -> bool {
+    result.get("exists") == Some(&Value::Bool(false))
+}
 
 arg_enum! {
     /// browser_wait `state`: four element states, then three load states.
@@ -118,6 +132,10 @@ pub(super) const WAIT: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("wait", &[Slot::arg("selector")]),
     args: WaitArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const READ: ToolDecl = ToolDecl {
@@ -129,6 +147,10 @@ pub(super) const READ: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("read", &[Slot::arg("selector")]),
     args: ReadArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 pub(super) const EXPECT: ToolDecl = ToolDecl {
@@ -140,6 +162,10 @@ pub(super) const EXPECT: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("expect", &[Slot::arg("what"), Slot::arg("selector")]),
     args: ExpectArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

@@ -7,7 +7,14 @@
 //! (`tools/mod.rs`), cross-argument rules (each tool's `check`), or the
 //! JSON-RPC error envelope (`jsonrpc.rs` turns [`ArgError`] into -32602).
 
+use std::future::Future;
+use std::pin::Pin;
+
 use serde_json::{json, Map, Value};
+
+use crate::call::{Cancel, Progress};
+use crate::config::Config;
+use crate::reply::Reply;
 
 /// Declares the Rust enum of an enum argument and, from the same list, the values its
 /// schema advertises (`VALUES`, passed to [`Arg::one_of`]): the schema's `enum` and the
@@ -101,6 +108,50 @@ impl Hints {
     }
 }
 
+/// The capability a tool belongs to: the 28 are always offered, the others when a front end
+/// asks for them (`chromate mcp --caps audit,flows`; the command line offers every one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Capability {
+    /// The 28 tools of docs/tools.md.
+    Core,
+    /// `--caps audit`: qa_audit_url and qa_get_runtime_errors.
+    Audit,
+    /// `--caps flows`: captures and flows, each in a browser of its own.
+    Flows,
+}
+
+/// A call of a tool that runs in browsers of its own, from the configuration alone.
+pub type DetachedRun = for<'a> fn(
+    &'a Config,
+    Map<String, Value>,
+    &'a Cancel,
+    &'a Progress,
+) -> Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
+
+/// Where a tool's handler runs.
+#[derive(Clone, Copy)]
+pub enum Runs {
+    /// On the caller's session, typed and checked through the registry's `ToolCall`; a tool
+    /// that `observes` gets the page's observation added after it.
+    Session,
+    /// On the caller's session, running other tools as its steps (browser_batch): it makes
+    /// its own observation, and a trace records its steps rather than it.
+    Steps,
+    /// In browsers of its own, from the configuration alone (the flows tools): never on the
+    /// caller's session, nor forwarded to the session daemon a server is attached to.
+    Detached(DetachedRun),
+}
+
+impl std::fmt::Debug for Runs {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Runs::Session => "Session",
+            Runs::Steps => "Steps",
+            Runs::Detached(_) => "Detached",
+        })
+    }
+}
+
 /// One tool, declared once.
 #[derive(Debug)]
 pub struct ToolDecl {
@@ -116,6 +167,26 @@ pub struct ToolDecl {
     /// The command line's name and positional arguments for this tool.
     pub cli: Cli,
     pub args: &'static [Arg],
+    /// The capability that offers it.
+    pub capability: Capability,
+    /// Where its handler runs.
+    pub runs: Runs,
+    /// The name its text is spilled under past the limit (docs/mcp.md#spilling); `None`:
+    /// `<name>.json`, its result object.
+    pub spill: Option<&'static str>,
+    /// Whether a successful answer is one a script treats as a failed assertion, though it is
+    /// a success over MCP (`exists` that found nothing, `a11y check:true` that did not pass).
+    pub negative: Option<fn(&Value) -> bool>,
+}
+
+impl ToolDecl {
+    /// The name its text is spilled under past the limit.
+    pub fn spill_label(&self) -> String {
+        match self.spill {
+            Some(label) => label.to_owned(),
+            None => format!("{}.json", self.name),
+        }
+    }
 }
 
 /// How `chromate <command>` spells a tool: its main arguments by position, the rest as

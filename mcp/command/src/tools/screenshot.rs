@@ -9,7 +9,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::schema::{tool_args, Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{tool_args, Arg, Capability, Cli, Hints, Runs, Slot, ToolDecl};
 use super::{ToolContext, SELECTOR_OPT, TIMEOUT};
 use crate::artifacts::WriteError;
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
@@ -24,6 +24,10 @@ pub(super) const SCREENSHOT: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("screenshot", &[Slot::arg("selector")]),
     args: ScreenshotArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

@@ -6,9 +6,11 @@
 //! browser_a11y runs the engine's axe-core audit, then snapshots (the new
 //! baseline) and cuts the report to the bounds of docs/tools.md#browser_a11y--accessibility-audit.
 
-use serde_json::json;
+use serde_json::{json, Value};
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, IntDefault, Pattern, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, IntDefault, Pattern, Runs, Slot, ToolDecl,
+};
 use super::{ToolContext, SELECTOR, SELECTOR_OPT};
 use crate::error::{ToolError, ToolOutput};
 use crate::session::ToolSession;
@@ -22,6 +24,10 @@ pub(super) const SNAPSHOT: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("snapshot", &[]),
     args: SnapshotArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: Some("snapshot.txt"),
+    negative: None,
 };
 
 /// A ref as snapshots print it: `e7`.
@@ -41,6 +47,10 @@ pub(super) const LOCATORS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("locators", &[Slot::arg("selector")]),
     args: LocatorsArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 /// Most rule ids in `rules`/`disable_rules`.
@@ -55,7 +65,16 @@ pub(super) const A11Y: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("a11y", &[]),
     args: A11yArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: Some(a11y_did_not_pass),
 };
+
+/// `a11y` whose check did not pass: a success over MCP, a failed assertion to a script.
+fn a11y_did_not_pass(result: &Value) -> bool {
+    result.get("passed") == Some(&Value::Bool(false))
+}
 
 tool_args! {
     /// The arguments of browser_snapshot, in schema order.

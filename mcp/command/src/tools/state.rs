@@ -15,7 +15,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, Pattern, Runs, Slot, ToolDecl,
+};
 use super::ToolContext;
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::private_fs;
@@ -41,6 +43,10 @@ pub(super) const STATE: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("state", &[Slot::arg("action"), Slot::arg("name")]),
     args: StateArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use super::schema::{tool_args, Arg, Cli, Hints, ToolDecl};
+use super::schema::{tool_args, Arg, Capability, Cli, Hints, Runs, ToolDecl};
 use super::ToolContext;
 use crate::error::{ToolError, ToolOutput};
 use crate::session::ToolSession;
@@ -19,6 +19,10 @@ pub(super) const STATUS: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("status", &[]),
     args: StatusArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 tool_args! {

@@ -6,7 +6,7 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Slot, ToolDecl};
+use super::schema::{arg_enum, tool_args, Arg, Capability, Cli, Hints, Runs, Slot, ToolDecl};
 use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::session::{Tab, ToolSession};
@@ -27,6 +27,10 @@ pub(super) const PAGE: ToolDecl = ToolDecl {
         ],
     ),
     args: PageArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {

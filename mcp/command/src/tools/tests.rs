@@ -49,7 +49,10 @@ fn registry_holds_28_tools_in_catalogue_order() {
 
 #[test]
 fn tools_list_fits_the_size_budget() {
-    let size = tools_list(&DEFAULTS).to_string().len();
+    let size = Registry::new(&[], Caps::default())
+        .list(&DEFAULTS)
+        .to_string()
+        .len();
     assert!(size <= 24_576, "tools/list is {size} bytes");
 }
 
@@ -433,7 +436,9 @@ fn enum_arguments_advertise_their_rust_enums_values() {
         ),
     ];
     for (tool, argument, values) in cases {
-        let decl = find_any(tool).unwrap_or_else(|| panic!("no tool {tool}"));
+        let decl = every_tool()
+            .find(tool)
+            .unwrap_or_else(|| panic!("no tool {tool}"));
         let listed =
             tool_json(decl, &DEFAULTS)["inputSchema"]["properties"][argument]["enum"].clone();
         assert_eq!(listed, json!(values), "{tool} {argument}");
@@ -489,7 +494,9 @@ fn a_located_selector_echoes_as_the_caller_wrote_it_and_a_bare_ref_as_ref() {
 fn every_args_struct_field_is_named_as_its_declared_argument() {
     assert_eq!(FIELDS.len(), TOOLS.len() + AUDIT_TOOLS.len());
     for (name, fields) in FIELDS {
-        let decl = find_any(name).unwrap_or_else(|| panic!("no tool {name}"));
+        let decl = every_tool()
+            .find(name)
+            .unwrap_or_else(|| panic!("no tool {name}"));
         let args: Vec<&str> = decl.args.iter().map(|arg| arg.name).collect();
         assert_eq!(args, *fields, "{name}");
     }
@@ -555,4 +562,15 @@ fn the_audit_viewport_is_a_width_and_height_object() {
     ] {
         assert_eq!(schema::parse_size(bad), None, "{bad:?}");
     }
+}
+
+/// The registry of every tool this crate declares, the audit capability's included.
+fn every_tool() -> Registry {
+    Registry::new(
+        &[],
+        Caps {
+            audit: true,
+            flows: false,
+        },
+    )
 }

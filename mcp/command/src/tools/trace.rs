@@ -10,7 +10,9 @@ use std::path::Path;
 
 use serde_json::json;
 
-use super::schema::{arg_enum, tool_args, Arg, Cli, Hints, Pattern, Slot, ToolDecl};
+use super::schema::{
+    arg_enum, tool_args, Arg, Capability, Cli, Hints, Pattern, Runs, Slot, ToolDecl,
+};
 use super::ToolContext;
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 
@@ -37,6 +39,10 @@ pub(super) const TRACE: ToolDecl = ToolDecl {
     observes: false,
     cli: Cli::new("trace", &[Slot::arg("action"), Slot::arg("name")]),
     args: TraceArgs::ARGS,
+    capability: Capability::Core,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
 };
 
 arg_enum! {
