@@ -855,6 +855,10 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
     for text in ["Early result", "Timer result", "Frame result"] {
         assert!(rendered.contains(text), "{text}: {rendered}");
     }
+    // Only the network at work after `load` (a 500 and a refused connection): the page is
+    // asked rather than waited out, and what the responses' handler wrote is there.
+    let rendered = settled_view(&page, &server.url("console.html"), &full).await;
+    assert!(rendered.contains("status 500, failed"), "{rendered}");
     // A page with nothing pending at `load` costs one check; so does a clock whose text
     // changes every 10 ms (only elements added or removed count, and intervals are not work).
     for quiet_page in ["bench-50.html", "login.html", "clock.html"] {
@@ -870,11 +874,6 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
             "{quiet_page}: {settled:?}"
         );
     }
-    // Only the network at work after `load` (a 500 and a refused connection): the page is
-    // asked rather than waited out, and what the responses' handler wrote is there. (After the
-    // quiet pages: its refused fetch can still be reported once the next page has started.)
-    let rendered = settled_view(&page, &server.url("console.html"), &full).await;
-    assert!(rendered.contains("status 500, failed"), "{rendered}");
     // A page that keeps adding elements is left at the cap, not waited for longer.
     page.goto(&server.url("late-timer.html?poll=1"), WaitUntil::Load, NAV)
         .await
@@ -884,6 +883,33 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .await
         .expect("settle");
     assert!(!settled.quiet, "{settled:?}");
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
+async fn a_quiet_page_right_after_a_busy_one_settles_in_one_check() {
+    // Right after console.html (a 500, a refused fetch, a missing image, logs, errors), a quiet
+    // page still costs one check, round after round: nothing of the page it replaced counts as
+    // its work.
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser.new_page("about:blank").await.expect("page");
+    for round in 0..5 {
+        page.goto(&server.url("console.html"), WaitUntil::Load, NAV)
+            .await
+            .expect("navigate");
+        page.goto(&server.url("bench-50.html"), WaitUntil::Load, NAV)
+            .await
+            .expect("navigate");
+        let settled = page
+            .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+            .await
+            .expect("settle");
+        assert!(
+            settled.quiet && settled.checks == 1,
+            "round {round}: {settled:?}"
+        );
+    }
     close_and_check(browser).await;
 }
 

@@ -64,6 +64,15 @@ struct Pending {
     since_ms: f64,
 }
 
+/// Whether work last seen `quiet` ago has been still since the wait began, the wait being `age`
+/// old when `quiet` was read, or for the whole `window`. A page reads its own clock somewhere
+/// between a call's sending and its reply, so its answers go with the wait's age when the call
+/// was sent: taken at the reply, the reply's way back (tens of milliseconds on a busy machine)
+/// would make a document last changed just before `load` look changed during the wait.
+fn still(quiet: Duration, age: Duration, window: Duration) -> bool {
+    quiet >= age || quiet >= window
+}
+
 /// Milliseconds from a page script as a duration (`None` for a negative or absurd value).
 fn millis(ms: f64) -> Option<Duration> {
     (ms >= 0.0)
@@ -96,6 +105,9 @@ impl Page {
         let mut checks = 0;
         while poller.next().await {
             checks += 1;
+            // The page reads its own clock while these calls run, between `asked` and their
+            // replies: what it reports as still is compared with the wait's age at `asked`.
+            let asked = deadline.start().elapsed();
             let (watch, pending) = tokio::join!(
                 self.call_isolated(None, "settle.watch", &Value::Null),
                 self.main_world_pending(),
@@ -106,24 +118,26 @@ impl Page {
                     source,
                 })?;
             mutations = watch.count;
+            // The network is read on chromate's clock: the wait's age is taken first, so that
+            // what was quiet when the wait began reads as quiet for at least that long.
+            let elapsed = deadline.start().elapsed();
             let network_quiet = self.network_quiet_for();
             if network_quiet.is_none() || pending.pending > 0 {
                 continue;
             }
             // How long each kind of work has been still: a kind that moved since the wait
-            // began has been still for less than the wait so far.
+            // began has been still for less than the wait's age when it was read.
             let network = network_quiet.unwrap_or(Duration::ZERO);
             let timers = millis(pending.since_ms).unwrap_or(Duration::MAX);
             let dom = millis(watch.since_ms).unwrap_or(Duration::ZERO);
-            let elapsed = deadline.start().elapsed();
-            let still = |quiet: Duration| quiet >= elapsed || quiet >= window;
+            let page_still = still(timers, asked, window) && still(dom, asked, window);
             // Only the network was at work lately: whatever its responses start happens within
             // a few tasks, so the page is asked instead of waited out. A page whose own script
             // was at work (elements, timers) may go on without a request: it gets the window.
-            let done = if still(network) {
-                still(timers) && still(dom)
+            let done = if still(network, elapsed, window) {
+                page_still
             } else {
-                still(timers) && still(dom) && self.still_after_turns(&watch).await?
+                page_still && self.still_after_turns(&watch).await?
             };
             if done {
                 return Ok(Settled {

@@ -122,13 +122,30 @@ const MAX_IN_FLIGHT: usize = 1024;
 /// A request in a page: `(session, request id)`.
 type RequestKey = (Option<Arc<str>>, String);
 
+/// A request in flight: when it started and the document it was made for (its loader id;
+/// empty for a worker's).
+#[derive(Debug)]
+struct Flight {
+    at: Instant,
+    loader: String,
+}
+
 /// Requests in flight in a page and its frames' sessions, and when that last changed. Chrome's
 /// own `networkIdle` lifecycle event fires once per document, so it says nothing about a fetch
 /// a script starts later; this does.
+///
+/// Only the documents the page shows count: a request is attributed to its document by the
+/// loader id of its `Network.requestWillBeSent` (its other events carry only the request id),
+/// and once a frame shows another document, or is gone, the requests of the one it showed
+/// before are no longer in flight here, whether Chromium reports their end (a fetch cut off by
+/// the navigation fails late, a `pagehide` beacon starts after the commit) or not.
 #[derive(Debug, Default)]
 pub(super) struct NetworkActivity {
-    /// `(session, request id)` → when the request started.
-    in_flight: HashMap<RequestKey, Instant>,
+    /// `(session, request id)` → the request.
+    in_flight: HashMap<RequestKey, Flight>,
+    /// Loader ids of documents replaced in their frame (the last few): their requests are not
+    /// the page's activity any more.
+    replaced: Vec<String>,
     /// When a request last started or ended (`None`: none seen yet).
     changed_at: Option<Instant>,
     /// Fetches in flight whose response said how long its body is: `(expected, received)`
@@ -138,12 +155,23 @@ pub(super) struct NetworkActivity {
 }
 
 impl NetworkActivity {
-    fn started(&mut self, session: Option<&Arc<str>>, request_id: String, now: Instant) {
+    /// A request of the document `loader` started; returns whether it counts (its document is
+    /// not one already replaced).
+    fn started(
+        &mut self,
+        session: Option<&Arc<str>>,
+        request_id: String,
+        loader: String,
+        now: Instant,
+    ) -> bool {
+        if self.replaced.contains(&loader) {
+            return false;
+        }
         if self.in_flight.len() >= MAX_IN_FLIGHT {
             let oldest = self
                 .in_flight
                 .iter()
-                .min_by_key(|(_, at)| **at)
+                .min_by_key(|(_, flight)| flight.at)
                 .map(|(key, _)| key.clone());
             if let Some(oldest) = oldest {
                 self.in_flight.remove(&oldest);
@@ -152,8 +180,33 @@ impl NetworkActivity {
         // A redirect reuses the request id: it stays one request in flight.
         self.in_flight
             .entry((session.cloned(), request_id))
-            .or_insert(now);
+            .or_insert(Flight { at: now, loader });
         self.changed_at = Some(now);
+        true
+    }
+
+    /// A frame's document `loader` was replaced by another, or its frame is gone: its requests
+    /// in flight are dropped, and those it is reported to start later are not counted.
+    fn document_replaced(&mut self, loader: &str, now: Instant) {
+        if loader.is_empty() {
+            return;
+        }
+        if !self.replaced.iter().any(|l| l == loader) {
+            push_bounded(&mut self.replaced, loader.to_owned());
+        }
+        let before = self.in_flight.len();
+        self.in_flight.retain(|_, flight| flight.loader != loader);
+        self.bodies
+            .retain(|key, _| self.in_flight.contains_key(key));
+        if self.in_flight.len() != before {
+            self.changed_at = Some(now);
+        }
+    }
+
+    /// A frame shows the document `loader` (again: one restored from the back/forward cache
+    /// was replaced before): its requests count.
+    fn document_shown(&mut self, loader: &str) {
+        self.replaced.retain(|l| l != loader);
     }
 
     /// A new main document committed: requests that started before its own request (its id is
@@ -164,12 +217,14 @@ impl NetworkActivity {
             .in_flight
             .iter()
             .find(|((_, id), _)| id == loader_id)
-            .map(|(_, at)| *at);
+            .map(|(_, flight)| flight.at);
         let before = self.in_flight.len();
         match since {
-            Some(since) => self.in_flight.retain(|_, at| *at >= since),
+            Some(since) => self.in_flight.retain(|_, flight| flight.at >= since),
             None => self.in_flight.clear(),
         }
+        self.bodies
+            .retain(|key, _| self.in_flight.contains_key(key));
         if self.in_flight.len() != before {
             self.changed_at = Some(now);
         }
@@ -372,7 +427,11 @@ impl PageState {
                 if event.reason == Some(cdp_page::EventFrameDetachedReason::Swap) {
                     return false;
                 }
-                self.frames.remove(event.frame_id.as_str());
+                if let Some(gone) = self.frames.remove(event.frame_id.as_str()) {
+                    if let Some(loader) = gone.loader_id {
+                        self.network.document_replaced(&loader, now);
+                    }
+                }
             }
             "Page.lifecycleEvent" => {
                 let Some(event) = decode_event::<cdp_page::EventLifecycleEvent>(params) else {
@@ -384,6 +443,11 @@ impl PageState {
                     if frame.loader_id.as_deref() != Some(&loader_id) {
                         frame.lifecycle.clear();
                         frame.loaded_at = None;
+                        // The new document's `init` comes before its `Page.frameNavigated`.
+                        if let Some(old) = &frame.loader_id {
+                            self.network.document_replaced(old, now);
+                        }
+                        self.network.document_shown(&loader_id);
                     }
                     frame.loader_id = Some(loader_id);
                 }
@@ -485,7 +549,11 @@ impl PageState {
                 if favicon {
                     return false;
                 }
-                self.network.started(session, event.request_id.0, now);
+                // A request of a document already replaced (reported late) is not counted.
+                let loader = event.loader_id.0;
+                return self
+                    .network
+                    .started(session, event.request_id.0, loader, now);
             }
             "Network.loadingFinished" => {
                 let Some(event) = decode_event::<network::EventLoadingFinished>(params) else {
@@ -591,6 +659,10 @@ impl PageState {
         state.name = frame.name.unwrap_or_default();
         state.session = session.cloned();
         if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
+            if let Some(old) = &state.loader_id {
+                self.network.document_replaced(old, now);
+            }
+            self.network.document_shown(&frame.loader_id.0);
             state.loader_id = Some(frame.loader_id.0);
             state.lifecycle.clear();
             state.loaded_at = None;

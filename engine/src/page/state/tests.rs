@@ -401,3 +401,139 @@ fn a_main_frame_known_from_attach_counts_its_navigation() {
         Some(committed.frame.loader_id.0)
     );
 }
+
+/// The recorded fetch's `Network.requestWillBeSent`, as request `id` of the document `loader`.
+fn request(events: &[(String, Box<RawValue>)], id: &str, loader: &str) -> Box<RawValue> {
+    let (_, params) = &events[until(events, "Network.requestWillBeSent", "/data\"") - 1];
+    let mut request: Value = serde_json::from_str(params.get()).expect("JSON");
+    request["requestId"] = Value::from(id);
+    request["loaderId"] = Value::from(loader);
+    serde_json::value::to_raw_value(&request).expect("raw")
+}
+
+/// The recorded main-frame commit, of the document `loader` (`restored`: from the back/forward
+/// cache).
+fn commit(events: &[(String, Box<RawValue>)], loader: &str, restored: bool) -> Box<RawValue> {
+    let (_, params) = &events[until(events, "Page.frameNavigated", "\"Navigation\"") - 1];
+    let mut commit: Value = serde_json::from_str(params.get()).expect("JSON");
+    commit["frame"]["loaderId"] = Value::from(loader);
+    if restored {
+        commit["type"] = Value::from("BackForwardCacheRestore");
+    }
+    serde_json::value::to_raw_value(&commit).expect("raw")
+}
+
+#[test]
+fn a_replaced_documents_requests_are_not_the_next_documents_activity() {
+    let events = recorded();
+    let start = Instant::now();
+    let at = |ms: u64| start + Duration::from_millis(ms);
+    let (mut state, _) = replay(&events, start);
+    let main_id = state.main_frame.clone().expect("main frame id");
+    let old = state
+        .main()
+        .and_then(|f| f.loader_id.clone())
+        .expect("a loader id");
+    assert_eq!(state.network.in_flight(), 0);
+    // The next navigation's request starts; the old document, still shown, starts a fetch
+    // after it (a script still running, a `pagehide` beacon).
+    state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "NEXT", "NEXT"),
+        at(10),
+    );
+    state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "OLD.1", &old),
+        at(20),
+    );
+    assert_eq!(state.network.in_flight(), 2);
+    // The next document commits (its `init` comes first, as recorded): only its own request is
+    // left in flight.
+    let init = raw(&format!(
+        r#"{{"frameId":"{main_id}","loaderId":"NEXT","name":"init","timestamp":1.0}}"#
+    ));
+    state.apply(None, "Page.lifecycleEvent", &init, at(30));
+    assert_eq!(state.network.in_flight(), 1);
+    assert!(state.apply(
+        None,
+        "Page.frameNavigated",
+        &commit(&events, "NEXT", false),
+        at(30)
+    ));
+    assert_eq!(state.network.in_flight(), 1);
+    let finished = raw(r#"{"requestId":"NEXT","timestamp":1.0,"encodedDataLength":100}"#);
+    state.apply(None, "Network.loadingFinished", &finished, at(40));
+    assert_eq!(
+        state.network.quiet_for(at(50)),
+        Some(Duration::from_millis(10))
+    );
+    // Late reports of the old document: a request it started, its cut-off fetch failing. Neither
+    // is the new document's activity: the network has been quiet since its own request ended.
+    assert!(!state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "OLD.2", &old),
+        at(60)
+    ));
+    let failed = raw(
+        r#"{"requestId":"OLD.1","timestamp":1.0,"type":"Fetch","errorText":"net::ERR_ABORTED","canceled":true}"#,
+    );
+    state.apply(None, "Network.loadingFailed", &failed, at(70));
+    assert_eq!(state.network.in_flight(), 0);
+    assert_eq!(
+        state.network.quiet_for(at(80)),
+        Some(Duration::from_millis(40))
+    );
+    // The new document's own requests count.
+    assert!(state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "NEXT.1", "NEXT"),
+        at(90)
+    ));
+    assert_eq!(state.network.in_flight(), 1);
+    // Back to the old document from the back/forward cache: its requests count again, and the
+    // one it replaced no longer does.
+    assert!(state.apply(
+        None,
+        "Page.frameNavigated",
+        &commit(&events, &old, true),
+        at(100)
+    ));
+    assert_eq!(state.network.in_flight(), 0);
+    assert!(state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "OLD.3", &old),
+        at(110)
+    ));
+    assert_eq!(state.network.in_flight(), 1);
+}
+
+#[test]
+fn a_removed_frames_requests_are_not_the_pages_activity() {
+    let events = recorded();
+    let now = Instant::now();
+    let (mut state, _) = replay(&events, now);
+    let main_id = state.main_frame.clone().expect("main frame id");
+    let (child_id, child_loader) = state
+        .frames
+        .iter()
+        .find(|(id, _)| **id != main_id)
+        .and_then(|(id, f)| Some((id.clone(), f.loader_id.clone()?)))
+        .expect("the iframe and its document");
+    state.apply(
+        None,
+        "Network.requestWillBeSent",
+        &request(&events, "CHILD.1", &child_loader),
+        now,
+    );
+    assert_eq!(state.network.in_flight(), 1);
+    // The iframe is removed: its fetch's end may never be reported.
+    let detached = raw(&format!(r#"{{"frameId":"{child_id}","reason":"remove"}}"#));
+    assert!(state.apply(None, "Page.frameDetached", &detached, now));
+    assert_eq!(state.network.in_flight(), 0);
+}
