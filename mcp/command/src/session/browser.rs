@@ -401,7 +401,11 @@ impl ToolSession {
     pub async fn active_page(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
         let page = self.active_page_any(verb).await?;
         if let Some(dialog) = page.dialog() {
-            return Err(self.dialog_blocks(verb, &page, &dialog));
+            let refusal = Refusal::DialogOpen {
+                dialog,
+                resolving: None,
+            };
+            return Err(self.refuse(verb, Some(&page), refusal).await);
         }
         Ok(page)
     }

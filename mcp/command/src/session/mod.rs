@@ -276,7 +276,7 @@ mod refusals;
 
 pub use browser::{CrashedTab, Live, Tab};
 pub use observe::Tripwire;
-pub use refusals::no_snapshot;
+pub use refusals::Refusal;
 
 #[cfg(test)]
 mod tests;

@@ -1,11 +1,98 @@
 //! Engine errors and refusals as the tool errors the model reads: dialogs, stale and bare refs, a
 //! container that is not editable, the recovery attached to a timeout.
+//!
+//! Owns [`Refusal`], every reason the session refuses a call before the page acts, and
+//! [`ToolSession::refuse`], the one place a refusal becomes a tool error (its code, message,
+//! hint and detail, and the recovery snapshot a stale ref of this session's gets).
 
 use super::*;
 
-/// STATE_INVALID `a dialog is open: <message>` (docs/error-codes.md).
+/// Why a call is refused before its page acts (docs/mcp.md#refs, docs/error-codes.md).
+#[derive(Debug, Clone)]
+pub enum Refusal {
+    /// BARE_REF: `eN` without `ref=`, a ref this session never issued.
+    BareRef { number: u64 },
+    /// STALE_REF `no-snapshot`: a ref with no snapshot since the session started or the
+    /// baseline was reset.
+    NoSnapshot { number: u64 },
+    /// STALE_REF with its reason: a ref this session issued that no longer resolves.
+    StaleRef {
+        number: u64,
+        reason: chromate::StaleReason,
+    },
+    /// STATE_INVALID `dialog-open`: the page has a dialog open; `resolving` is the ref the
+    /// call named, which is not even resolved then.
+    DialogOpen {
+        dialog: chromate::Dialog,
+        resolving: Option<u64>,
+    },
+}
+
+impl ToolSession {
+    /// `refusal` as the tool error the model reads: the one place a refusal becomes one. On a
+    /// page (`Some`), a stale ref the session issued gets a recovery snapshot that becomes
+    /// the baseline, and a dialog the page keeps reopening names the way out of the tab.
+    pub async fn refuse(
+        &mut self,
+        verb: &str,
+        page: Option<&chromate::Page>,
+        refusal: Refusal,
+    ) -> ToolError {
+        match refusal {
+            Refusal::BareRef { number } => {
+                let err = chromate::Error::BareRef {
+                    element_ref: format!("e{number}"),
+                };
+                from_engine(verb, &err)
+            }
+            Refusal::NoSnapshot { number } => {
+                let error = no_snapshot(verb, number);
+                let Some(page) = page else {
+                    return error;
+                };
+                let issued = chromate::ElementRef::new(number)
+                    .is_some_and(|element_ref| page.has_issued_ref(element_ref))
+                    || self.issued_by_earlier_browser(number);
+                if issued {
+                    self.attach_recovery(page, error).await
+                } else {
+                    error
+                }
+            }
+            Refusal::StaleRef { number, reason } => {
+                let error = ToolError::new(
+                    ToolErrorCode::StaleRef,
+                    format!("{verb}: ref=e{number} is stale: {}", reason.explain()),
+                )
+                .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
+                .with_detail(json!({ "ref": format!("e{number}"), "reason": reason.as_str() }));
+                match page {
+                    Some(page) => self.attach_recovery(page, error).await,
+                    None => error,
+                }
+            }
+            Refusal::DialogOpen { dialog, resolving } => {
+                let mut error = dialog_blocks(verb, &dialog);
+                if let Some(trap) = page.and_then(|page| self.dialog_trap(page)) {
+                    let reopens = page.map_or(0, chromate::Page::dialog_reopens);
+                    error = error
+                        .with_hint(trap)
+                        .with_detail_key("reopened", json!(reopens));
+                }
+                if let Some(number) = resolving {
+                    error.message = format!(
+                        "{verb}: cannot resolve ref=e{number} while a dialog is open: {}",
+                        dialog.message
+                    );
+                }
+                error
+            }
+        }
+    }
+}
+
 /// STALE_REF `no-snapshot` for `ref=e<number>` (docs/mcp.md#refs).
-pub fn no_snapshot(verb: &str, number: u64) -> ToolError {
+fn no_snapshot(verb: &str, number: u64) -> ToolError {
     ToolError::new(
         ToolErrorCode::StaleRef,
         format!(
@@ -16,7 +103,8 @@ pub fn no_snapshot(verb: &str, number: u64) -> ToolError {
     .with_detail(json!({ "ref": format!("e{number}"), "reason": "no-snapshot" }))
 }
 
-pub(super) fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
+/// STATE_INVALID `a dialog is open: <message>` (docs/error-codes.md).
+fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
     ToolError::new(
         ToolErrorCode::StateInvalid,
         format!("{verb}: a dialog is open: {}", dialog.message),
@@ -109,23 +197,6 @@ impl ToolSession {
             notice.push_str(&format!("\n({trap})"));
         }
         notice
-    }
-
-    /// STATE_INVALID `a dialog is open` for a call on `page`: the way out as its hint when the
-    /// page keeps reopening the dialog.
-    pub fn dialog_blocks(
-        &self,
-        verb: &str,
-        page: &chromate::Page,
-        dialog: &chromate::Dialog,
-    ) -> ToolError {
-        let error = dialog_blocks(verb, dialog);
-        match self.dialog_trap(page) {
-            Some(trap) => error
-                .with_hint(trap)
-                .with_detail_key("reopened", json!(page.dialog_reopens())),
-            None => error,
-        }
     }
 
     /// Handles a failed element call (docs/mcp.md#refs): a STALE_REF on a ref
@@ -269,19 +340,11 @@ impl ToolSession {
         page: &chromate::Page,
         ref_number: Option<u64>,
     ) -> Result<(), ToolError> {
-        let Some(number) = ref_number else {
-            return Ok(());
-        };
-        if self.baseline.is_some() {
-            return Ok(());
+        match ref_number {
+            Some(number) if self.baseline.is_none() => Err(self
+                .refuse(verb, Some(page), Refusal::NoSnapshot { number })
+                .await),
+            _ => Ok(()),
         }
-        let error = no_snapshot(verb, number);
-        let issued = chromate::ElementRef::new(number)
-            .is_some_and(|element_ref| page.has_issued_ref(element_ref))
-            || self.issued_by_earlier_browser(number);
-        if !issued {
-            return Err(error);
-        }
-        Err(self.attach_recovery(page, error).await)
     }
 }

@@ -18,7 +18,7 @@
 use serde_json::{json, Map, Value};
 
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
-use crate::session::ToolSession;
+use crate::session::{Refusal, ToolSession};
 
 pub mod schema;
 
@@ -77,31 +77,25 @@ pub async fn locate(
     // browser running, the only refs issued are those of earlier browsers.
     if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
         if !ctx.session.issued_by_earlier_browser(number) {
-            let err = chromate::Error::BareRef {
-                element_ref: format!("e{number}"),
-            };
-            return Err(crate::error::from_engine(verb, &err));
+            return Err(refuse(ctx, verb, None, Refusal::BareRef { number }).await);
         }
     }
     // `no-snapshot` (docs/mcp.md#refs) with no browser: there is no baseline and nothing to snapshot, so the ref
     // is `no-snapshot` without launching one (row 1, a dialog, needs a browser).
     if let (Some(number), false) = (ref_number, ctx.session.browser_running()) {
-        return Err(crate::session::no_snapshot(verb, number));
+        return Err(refuse(ctx, verb, None, Refusal::NoSnapshot { number }).await);
     }
     if !ctx.session.browser_running() {
         ctx.progress.set_phase("launching browser");
     }
     let page = ctx.session.active_page_any(verb).await?;
+    // docs/mcp.md#refs: a ref is not even resolved while a dialog is open.
     if let Some(dialog) = page.dialog() {
-        let mut error = ctx.session.dialog_blocks(verb, &page, &dialog);
-        // docs/mcp.md#refs: a ref is not even resolved while a dialog is open.
-        if let Some(number) = ref_number {
-            error.message = format!(
-                "{verb}: cannot resolve ref=e{number} while a dialog is open: {}",
-                dialog.message
-            );
-        }
-        return Err(error);
+        let refusal = Refusal::DialogOpen {
+            dialog,
+            resolving: ref_number,
+        };
+        return Err(refuse(ctx, verb, Some(&page), refusal).await);
     }
     // A bare `e7` this session issued means `ref=e7` (docs/mcp.md#refs); one it never issued stays bare
     // and fails BARE_REF in the engine.
@@ -111,10 +105,7 @@ pub async fn locate(
         .filter(|element_ref| page.has_issued_ref(*element_ref));
     if let (true, Some(number), None) = (bare, ref_number, issued_bare) {
         if !ctx.session.issued_by_earlier_browser(number) {
-            let err = chromate::Error::BareRef {
-                element_ref: format!("e{number}"),
-            };
-            return Err(crate::error::from_engine(verb, &err));
+            return Err(refuse(ctx, verb, Some(&page), Refusal::BareRef { number }).await);
         }
     }
     ctx.session
@@ -124,14 +115,11 @@ pub async fn locate(
         let current = chromate::ElementRef::new(number)
             .is_some_and(|element_ref| page.has_issued_ref(element_ref));
         if !current && ctx.session.issued_by_earlier_browser(number) {
-            let reason = chromate::StaleReason::DocumentChanged;
-            let error = ToolError::new(
-                ToolErrorCode::StaleRef,
-                format!("{verb}: ref=e{number} is stale: {}", reason.explain()),
-            )
-            .with_hint("take a fresh snapshot and use the new ref; refs are never reassigned")
-            .with_detail(json!({ "ref": format!("e{number}"), "reason": reason.as_str() }));
-            return Err(ctx.session.attach_recovery(&page, error).await);
+            let refusal = Refusal::StaleRef {
+                number,
+                reason: chromate::StaleReason::DocumentChanged,
+            };
+            return Err(refuse(ctx, verb, Some(&page), refusal).await);
         }
     }
     let selector = match issued_bare {
@@ -144,6 +132,16 @@ pub async fn locate(
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
     Ok((page, locator))
+}
+
+/// `refusal` as the call's tool error ([`ToolSession::refuse`]).
+async fn refuse(
+    ctx: &mut ToolContext<'_>,
+    verb: &str,
+    page: Option<&chromate::Page>,
+    refusal: Refusal,
+) -> ToolError {
+    ctx.session.refuse(verb, page, refusal).await
 }
 
 /// The `timeout_ms` of a tool that never waits (find, exists, read, a11y): no poll, but its
