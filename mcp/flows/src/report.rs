@@ -74,7 +74,8 @@ pub fn index_md(result: &FlowResult) -> String {
         (Some(error), None) => {
             let _ = writeln!(
                 text,
-                "**Failed** before its first step: `{}` {}",
+                "**Failed** {}: `{}` {}",
+                result.failed_at().unwrap_or_default(),
                 error["code"].as_str().unwrap_or(""),
                 error["message"].as_str().unwrap_or("")
             );
@@ -289,15 +290,7 @@ fn seconds(ms: u64) -> String {
 /// One line saying where and how a flow failed.
 fn failure_line(flow: &FlowResult) -> Option<String> {
     let error = flow.error.as_ref()?;
-    let at = match flow.failed_step_index {
-        Some(index) => format!(
-            "step {} of {} ({})",
-            index + 1,
-            flow.steps_total,
-            flow.steps.get(index).map_or("", |step| step.label.as_str())
-        ),
-        None => "before its first step".to_owned(),
-    };
+    let at = flow.failed_at()?;
     Some(format!(
         "{at}: {} {}",
         error["code"].as_str().unwrap_or(""),

@@ -86,6 +86,8 @@ pub struct FlowResult {
     pub error: Option<Value>,
     /// 0-based index of the step that failed.
     pub failed_step_index: Option<usize>,
+    /// The flow failed after its steps had all passed: against the baseline, or updating it.
+    pub failed_at_baseline: bool,
     pub video_path: Option<PathBuf>,
     pub video_mp4_path: Option<PathBuf>,
     /// Why there is no video although one was asked for (how to install ffmpeg).
@@ -113,6 +115,27 @@ impl FlowResult {
         self.error.is_none()
     }
 
+    /// Where the flow failed, in words every report uses: `step 2 of 5 (click #send)`, `at the
+    /// baseline, after its 5 steps`, or `before its first step` (its browser did not start, its
+    /// file could not be read).
+    pub fn failed_at(&self) -> Option<String> {
+        self.error.as_ref()?;
+        Some(match self.failed_step_index {
+            Some(index) => format!(
+                "step {} of {} ({})",
+                index + 1,
+                self.steps_total,
+                self.steps.get(index).map_or("", |step| step.label.as_str())
+            ),
+            None if self.failed_at_baseline => format!(
+                "at the baseline, after its {} step{}",
+                self.steps_total,
+                if self.steps_total == 1 { "" } else { "s" }
+            ),
+            None => "before its first step".to_owned(),
+        })
+    }
+
     /// The result of `flows run` for this flow: `{flow_name, ok, captures, video_path,
     /// video_mp4_path, error, failed_step_index, ...}`.
     pub fn to_json(&self) -> Value {
@@ -127,6 +150,7 @@ impl FlowResult {
             "video_note": self.video_note,
             "error": self.error,
             "failed_step_index": self.failed_step_index,
+            "failed_at": self.failed_at(),
             "steps_total": self.steps_total,
             "steps": self.steps.iter().map(|step| json!({
                 "label": step.label,
@@ -259,6 +283,7 @@ async fn run_flow(
         captures: Vec::new(),
         error: None,
         failed_step_index: None,
+        failed_at_baseline: false,
         video_path: None,
         video_mp4_path: None,
         video_note: None,
@@ -342,6 +367,7 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
             Ok(()) => result.baseline_updated = true,
             Err(err) => {
                 if result.error.is_none() {
+                    result.failed_at_baseline = true;
                     result.error = Some(
                         ToolError::new(
                             ToolErrorCode::DriverError,
@@ -373,6 +399,7 @@ fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResul
         parts.join("; ")
     );
     let detail = json!({ "changed": changed, "missing": missing, "baseline": baseline.dir.join(&result.name).display().to_string() });
+    result.failed_at_baseline = true;
     result.error = Some(
         ToolError::new(ToolErrorCode::ExpectMismatch, message)
             .with_hint("look at the <capture>.diff.png images (report.html shows them); if the change is right, run again with --update-baseline")

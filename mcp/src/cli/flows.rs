@@ -412,6 +412,17 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                 eprintln!("{}", error.to_text(None));
                 return ExitCode::from(USAGE);
             }
+            // A baseline that is not there would make every capture new and the run pass: the
+            // visual check would be off without a word (docs/cli.md#chromate-flows).
+            if let Some(dir) = command.baseline.as_deref() {
+                if !command.update_baseline && !std::path::Path::new(dir).is_dir() {
+                    eprintln!(
+                        "chromate: flows run: --baseline {dir}: no such directory; to create the \
+                         baseline from this run's captures, add --update-baseline"
+                    );
+                    return ExitCode::from(USAGE);
+                }
+            }
             let options = RunOptions {
                 names: names.clone(),
                 output_dir: command.output_dir.clone(),
@@ -545,17 +556,7 @@ fn flow_line(flow: &Value) -> String {
         )
     } else {
         let error = &flow["error"];
-        let at = match flow["failed_step_index"].as_u64() {
-            Some(index) => format!(
-                "step {} of {} ({})",
-                index + 1,
-                flow["steps_total"],
-                flow["steps"][index as usize]["label"]
-                    .as_str()
-                    .unwrap_or("")
-            ),
-            None => "before its first step".to_owned(),
-        };
+        let at = flow["failed_at"].as_str().unwrap_or("");
         format!(
             "FAIL  {name}  {at}: {} {}; {captures} capture{plural} kept",
             error["code"].as_str().unwrap_or(""),

@@ -1036,6 +1036,18 @@ fn a_baseline_reports_a_changed_region_with_a_difference_image_and_passes_when_u
         visual_flow(&server.origin(), "", &["card", "page"]),
     )
     .expect("write");
+    // No baseline yet and no --update-baseline: a usage error, not a run whose every capture
+    // is new (the visual check would be off without a word).
+    let ran = run(&[]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(
+        ran.stderr.contains("no such directory") && ran.stderr.contains("--update-baseline"),
+        "{ran:?}"
+    );
+    assert!(
+        !baseline.exists() && !out.join("visual").exists(),
+        "nothing ran"
+    );
     // The first run writes the baseline.
     let ran = run(&["--update-baseline"]);
     ran.assert_ok();
@@ -1078,6 +1090,16 @@ fn a_baseline_reports_a_changed_region_with_a_difference_image_and_passes_when_u
         flow["failed_step_index"],
         Value::Null,
         "no step failed: {flow}"
+    );
+    // Every report says where: after the steps, at the baseline (not "before its first step").
+    assert_eq!(
+        flow["failed_at"], "at the baseline, after its 3 steps",
+        "{flow}"
+    );
+    let index = std::fs::read_to_string(out.join("visual/index.md")).expect("index.md");
+    assert!(
+        index.contains("**Failed** at the baseline, after its 3 steps: `EXPECT_MISMATCH`"),
+        "{index}"
     );
     let card = &flow["baseline"]["comparisons"][0];
     assert_eq!(card["different_pixels"], 1600, "{card}");
