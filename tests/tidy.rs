@@ -22,7 +22,13 @@
 //! - Thin front ends: the binary's MCP server, command line and session daemon call no engine
 //!   API (`chromate::`): browser semantics live in the command layer (`mcp/command/`). That
 //!   the command layer names no front end, Cargo checks: it is a crate the binary depends on.
+//! - The engine has floors (in the style of Playwright's `DEPS.list`): each top-level engine
+//!   module imports (`crate::module`) only the modules [`ENGINE_FLOORS`] allows it, a new
+//!   module must be given its line there, and the modules form no import cycle but the one
+//!   [`KNOWN_ENGINE_CYCLES`] lists (a known debt, asserted to still exist so that whoever
+//!   breaks it takes it off the list). See ARCHITECTURE.md#floors.
 
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -410,4 +416,384 @@ fn no_product_source_file_is_over_40_kib() {
         "split these by job (40 KiB at most):\n{}",
         offenders.join("\n")
     );
+}
+
+/// The engine's floors: each top-level module of `engine/src/` (a `module.rs` or a `module/`
+/// folder) and the other top-level modules it may import, bottom floor first. An import is a
+/// `crate::module` path or a `use crate::{module, …}` group outside comment lines and unit tests.
+/// Names the crate root re-exports (`crate::Page`, `crate::Result`) are not module paths and
+/// are not counted: inside the engine, prefer the module path (`crate::page::Page`), which this
+/// check sees.
+///
+/// Widening a module's line is a design decision, not a formality: it must not close a cycle.
+const ENGINE_FLOORS: &[(&str, &[&str])] = &[
+    // Leaves: they import no other engine module.
+    ("cdp", &[]),
+    ("error", &[]),
+    ("js", &[]),
+    ("rt", &[]),
+    // The connection, and the process that owns the browser at its other end.
+    ("transport", &["error", "rt"]),
+    ("launch", &["error", "rt", "transport"]),
+    ("oracle", &["cdp"]),
+    // The page floor: one import cycle today (KNOWN_ENGINE_CYCLES).
+    ("session", &["cdp", "error", "transport", "wait"]),
+    ("wait", &["cdp", "error", "js", "page", "session"]),
+    (
+        "page",
+        &["cdp", "error", "js", "rt", "session", "snapshot", "wait"],
+    ),
+    (
+        "snapshot",
+        &["actions", "cdp", "error", "js", "page", "rt", "transport"],
+    ),
+    ("selector", &["error", "page", "snapshot"]),
+    ("input", &["cdp", "error", "page", "rt"]),
+    (
+        "actions",
+        &["cdp", "error", "input", "page", "selector", "wait"],
+    ),
+    // Above the page floor: journals, downloads, interception and what reads pages.
+    ("capture", &["cdp", "rt", "wait"]),
+    ("downloads", &["capture", "cdp", "error", "rt", "session"]),
+    ("intercept", &["capture", "cdp", "error", "rt", "session"]),
+    ("storage", &["cdp", "error", "js", "page", "rt"]),
+    ("probe", &["cdp", "error", "js", "page"]),
+    (
+        "a11y",
+        &["cdp", "error", "js", "page", "selector", "snapshot"],
+    ),
+    ("redact", &["error", "selector"]),
+    (
+        "screenshot",
+        &["actions", "cdp", "error", "selector", "wait"],
+    ),
+    ("pdf", &["cdp", "error", "screenshot", "wait"]),
+    ("screencast", &["cdp", "error", "rt", "screenshot"]),
+    // The browser, and the contexts made from it.
+    (
+        "browser",
+        &[
+            "capture",
+            "cdp",
+            "downloads",
+            "error",
+            "intercept",
+            "js",
+            "launch",
+            "page",
+            "rt",
+            "session",
+            "snapshot",
+            "transport",
+            "wait",
+        ],
+    ),
+    (
+        "context",
+        &[
+            "browser",
+            "capture",
+            "cdp",
+            "error",
+            "intercept",
+            "page",
+            "rt",
+            "storage",
+        ],
+    ),
+];
+
+/// Import cycles among the engine's top-level modules that are known and tolerated, each by
+/// its exact members.
+///
+/// FIXME(issue 32): the page floor is one cycle — a known debt of issue 32. Breaking it is its
+/// own task; `the_known_engine_cycles_still_exist` fails once it is broken or changes, so that
+/// this list only ever shrinks.
+const KNOWN_ENGINE_CYCLES: &[&[&str]] = &[&[
+    "actions", "input", "page", "selector", "session", "snapshot", "wait",
+]];
+
+/// The top-level modules of `engine/src/`: its `*.rs` files but `lib.rs`, and its folders.
+fn engine_modules() -> BTreeSet<String> {
+    let dir = root().join("engine/src");
+    let entries = fs::read_dir(&dir).unwrap_or_else(|err| panic!("{}: {err}", dir.display()));
+    entries
+        .flatten()
+        .filter_map(|entry| {
+            let path = entry.path();
+            let name = path.file_name()?.to_str()?.to_owned();
+            if path.is_dir() {
+                Some(name)
+            } else {
+                name.strip_suffix(".rs")
+                    .filter(|stem| *stem != "lib")
+                    .map(str::to_owned)
+            }
+        })
+        .collect()
+}
+
+/// The first path segment of each item of a `use` group's text (`a::b, c::{d, e}, f as g`),
+/// split at the commas outside nested braces.
+fn group_heads(group: &str) -> Vec<String> {
+    let mut heads = Vec::new();
+    let mut depth = 0usize;
+    let mut item = String::new();
+    for ch in group.chars().chain(std::iter::once(',')) {
+        match ch {
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            ',' if depth == 0 => {
+                let head: String = item
+                    .trim()
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                if !head.is_empty() {
+                    heads.push(head);
+                }
+                item.clear();
+                continue;
+            }
+            _ => {}
+        }
+        item.push(ch);
+    }
+    heads
+}
+
+/// Every `crate::…` head in `code` (one file, unit tests already cut) with its 1-based line:
+/// the segment after `crate::`, or each item's first segment of a `crate::{…}` group (which
+/// may span lines). Whole-line `//` comments are skipped.
+fn crate_paths(code: &str) -> Vec<(usize, String)> {
+    let lines: Vec<&str> = code
+        .lines()
+        .map(|line| {
+            if line.trim_start().starts_with("//") {
+                ""
+            } else {
+                line
+            }
+        })
+        .collect();
+    let text = lines.join("\n");
+    let mut found = Vec::new();
+    let mut rest = text.as_str();
+    let mut offset = 0;
+    while let Some(at) = rest.find("crate::") {
+        let start = offset + at;
+        let line = text[..start].matches('\n').count() + 1;
+        let after = &text[start + "crate::".len()..];
+        if let Some(group) = after.strip_prefix('{') {
+            let mut depth = 1usize;
+            let end = group
+                .char_indices()
+                .find(|(_, ch)| {
+                    match ch {
+                        '{' => depth += 1,
+                        '}' => depth -= 1,
+                        _ => {}
+                    }
+                    depth == 0
+                })
+                .map_or(group.len(), |(index, _)| index);
+            found.extend(
+                group_heads(&group[..end])
+                    .into_iter()
+                    .map(|head| (line, head)),
+            );
+        } else {
+            let head: String = after
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
+            found.push((line, head));
+        }
+        offset = start + "crate::".len();
+        rest = &text[offset..];
+    }
+    found
+}
+
+/// The engine's import graph: module -> imported module -> the `file:line`s that import it.
+fn engine_imports() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
+    let modules = engine_modules();
+    let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = modules
+        .iter()
+        .map(|module| (module.clone(), BTreeMap::new()))
+        .collect();
+    for (path, code) in product_sources() {
+        let name = relative(&path);
+        let Some(inside) = name.strip_prefix("engine/src/") else {
+            continue;
+        };
+        let first = inside.split('/').next().unwrap_or(inside);
+        let module = first.strip_suffix(".rs").unwrap_or(first);
+        let Some(imports) = graph.get_mut(module) else {
+            continue; // lib.rs: the crate root declares and re-exports the modules.
+        };
+        for (line, head) in crate_paths(&code) {
+            if head != module && modules.contains(&head) {
+                imports
+                    .entry(head)
+                    .or_default()
+                    .push(format!("{name}:{line}"));
+            }
+        }
+    }
+    graph
+}
+
+/// The strongly connected components of more than one module (Tarjan), each sorted.
+fn cycles(graph: &BTreeMap<String, BTreeMap<String, Vec<String>>>) -> Vec<Vec<String>> {
+    struct Tarjan<'a> {
+        graph: &'a BTreeMap<String, BTreeMap<String, Vec<String>>>,
+        index: BTreeMap<&'a str, usize>,
+        low: BTreeMap<&'a str, usize>,
+        stack: Vec<&'a str>,
+        found: Vec<Vec<String>>,
+    }
+    impl<'a> Tarjan<'a> {
+        fn visit(&mut self, node: &'a str) {
+            let index = self.index.len();
+            self.index.insert(node, index);
+            self.low.insert(node, index);
+            self.stack.push(node);
+            let graph = self.graph;
+            for next in graph.get(node).into_iter().flat_map(BTreeMap::keys) {
+                let next = next.as_str();
+                if !self.index.contains_key(next) {
+                    self.visit(next);
+                    let low = self.low[node].min(self.low[next]);
+                    self.low.insert(node, low);
+                } else if self.stack.contains(&next) {
+                    let low = self.low[node].min(self.index[next]);
+                    self.low.insert(node, low);
+                }
+            }
+            if self.low[node] == self.index[node] {
+                let mut component = Vec::new();
+                while let Some(member) = self.stack.pop() {
+                    component.push(member.to_owned());
+                    if member == node {
+                        break;
+                    }
+                }
+                if component.len() > 1 {
+                    component.sort();
+                    self.found.push(component);
+                }
+            }
+        }
+    }
+    let mut tarjan = Tarjan {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        found: Vec::new(),
+    };
+    for node in graph.keys() {
+        if !tarjan.index.contains_key(node.as_str()) {
+            tarjan.visit(node);
+        }
+    }
+    tarjan.found.sort();
+    tarjan.found
+}
+
+#[test]
+fn engine_modules_import_only_from_their_floors() {
+    let floors: BTreeMap<&str, &[&str]> = ENGINE_FLOORS.iter().copied().collect();
+    assert_eq!(
+        floors.len(),
+        ENGINE_FLOORS.len(),
+        "ENGINE_FLOORS lists a module twice"
+    );
+    let modules = engine_modules();
+    let mut offenders = Vec::new();
+    for module in &modules {
+        if !floors.contains_key(module.as_str()) {
+            offenders.push(format!(
+                "engine/src/{module}: a new engine module has no line in ENGINE_FLOORS \
+                 (tests/tidy.rs): say which modules it may import, and so which floor it is on"
+            ));
+        }
+    }
+    for (module, allowed) in &floors {
+        if !modules.contains(*module) {
+            offenders.push(format!(
+                "ENGINE_FLOORS lists `{module}`, which engine/src/ no longer has"
+            ));
+        }
+        for import in *allowed {
+            if !modules.contains(*import) {
+                offenders.push(format!(
+                    "ENGINE_FLOORS lets `{module}` import `{import}`, which engine/src/ does not have"
+                ));
+            }
+        }
+    }
+    for (module, imports) in engine_imports() {
+        let allowed = floors.get(module.as_str()).copied().unwrap_or_default();
+        for (import, places) in imports {
+            if !allowed.contains(&import.as_str()) {
+                for place in places {
+                    offenders.push(format!(
+                        "{place}: `{module}` imports `crate::{import}`, which its floor does not allow"
+                    ));
+                }
+            }
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "the engine's floors (ENGINE_FLOORS in tests/tidy.rs, ARCHITECTURE.md#floors):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn engine_modules_form_no_cycles_but_the_known_ones() {
+    let graph = engine_imports();
+    let mut offenders = Vec::new();
+    for cycle in cycles(&graph) {
+        if KNOWN_ENGINE_CYCLES.iter().any(|known| *known == cycle) {
+            continue;
+        }
+        let mut edges = Vec::new();
+        for module in &cycle {
+            for (import, places) in &graph[module] {
+                if cycle.contains(import) {
+                    edges.push(format!("  {module} -> {import} ({})", places[0]));
+                }
+            }
+        }
+        offenders.push(format!(
+            "cycle among {}:\n{}",
+            cycle.join(", "),
+            edges.join("\n")
+        ));
+    }
+    assert!(
+        offenders.is_empty(),
+        "engine modules that import each other (move the shared piece down a floor, or into a \
+         leaf such as engine/src/rt.rs; see ARCHITECTURE.md#floors):\n{}",
+        offenders.join("\n")
+    );
+}
+
+#[test]
+fn the_known_engine_cycles_still_exist() {
+    let found = cycles(&engine_imports());
+    for known in KNOWN_ENGINE_CYCLES {
+        assert!(
+            found.iter().any(|cycle| cycle == known),
+            "the known cycle among {} is gone or has changed (cycles now: {found:?}): take it \
+             off KNOWN_ENGINE_CYCLES in tests/tidy.rs (or list its new members) and update \
+             ARCHITECTURE.md#floors",
+            known.join(", ")
+        );
+    }
 }

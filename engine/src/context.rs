@@ -10,13 +10,14 @@
 //! Does not own the pages' set-up (`browser/attach.rs` does it as for any page) or what a job
 //! does with them.
 
+use crate::browser::ContextState;
 use crate::capture::Journal;
 use crate::cdp::{browser as cdp_browser, storage, target};
 use crate::error::Result;
 use crate::intercept::NetworkGuard;
 use crate::page::Page;
+use crate::rt::lock;
 use crate::storage::Cookie;
-use crate::transport::lock;
 use crate::Browser;
 
 /// How a [`BrowserContext`] is made.
@@ -27,13 +28,6 @@ pub struct ContextOptions {
     /// Refuse requests to private networks (redirect hops included), but for the guard's exempt
     /// origins.
     pub guard: Option<NetworkGuard>,
-}
-
-/// What the browser's page set-up needs to know about a context chromate made.
-#[derive(Debug, Clone)]
-pub(crate) struct ContextState {
-    pub(crate) journal: Journal,
-    pub(crate) viewport: Option<(u32, u32)>,
 }
 
 /// An isolated browser context. Its pages close and its cookies go when it is disposed of (or

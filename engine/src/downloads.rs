@@ -40,8 +40,8 @@ use crate::cdp::browser::{
 };
 use crate::cdp::decode_event;
 use crate::error::Result;
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::lock;
 
 /// The default size limit of one download: 256 MiB.
 pub const DEFAULT_DOWNLOAD_LIMIT: u64 = 256 * 1024 * 1024;
@@ -279,7 +279,7 @@ impl Downloads {
                 download.canceling = Some(over_limit(limit));
                 drop(state);
                 let session = session.clone();
-                crate::spawn(async move {
+                crate::rt::spawn(async move {
                     let _ = session.send(&CancelDownloadParams::new(event.guid)).await;
                 });
             }
@@ -319,7 +319,7 @@ impl Downloads {
                     .unwrap_or_else(|| options.dir.join(INCOMING).join(&event.guid));
                 // Moving the file touches the disk: off the reader task.
                 let downloads = Arc::clone(self);
-                crate::spawn(async move {
+                crate::rt::spawn(async move {
                     let data = finish(&options, &source, download, received);
                     journal.push(&data.0, data.1);
                     downloads.finished(&context);

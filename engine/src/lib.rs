@@ -35,6 +35,7 @@ mod page;
 mod pdf;
 mod probe;
 mod redact;
+mod rt;
 mod screencast;
 mod screenshot;
 mod selector;
@@ -82,13 +83,3 @@ pub use storage::{Cookie, PageStorage};
 pub use transport::ConnectOptions;
 pub use transport::{EventMessage, EVENT_QUEUE};
 pub use wait::{bounded, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};
-
-/// Runs `task` in the background on the current tokio runtime.
-///
-/// Every background task goes through here as one boxed future type, so tokio's task machinery
-/// is compiled once for the crate instead of once per spawned future (it was a sixth of the
-/// crate's generated code).
-pub(crate) fn spawn(task: impl std::future::Future<Output = ()> + Send + 'static) {
-    let task: std::pin::Pin<Box<dyn std::future::Future<Output = ()> + Send>> = Box::pin(task);
-    tokio::spawn(task);
-}

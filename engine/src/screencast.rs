@@ -94,7 +94,7 @@ impl Page {
             .duration_since(UNIX_EPOCH)
             .map_or(0.0, |since| since.as_secs_f64());
         let session = self.session.clone();
-        crate::spawn(async move {
+        crate::rt::spawn(async move {
             let mut recording = Recording::default();
             let mut bytes = 0usize;
             loop {
@@ -105,7 +105,7 @@ impl Page {
                         let Ok(frame) = event else { continue };
                         let ack = cdp_page::ScreencastFrameAckParams::new(frame.session_id);
                         let session = session.clone();
-                        crate::spawn(async move {
+                        crate::rt::spawn(async move {
                             let _ = session.send(&ack).await;
                         });
                         let Some(jpeg) = frame.data.as_str().and_then(crate::screenshot::decode_base64) else {

@@ -208,7 +208,7 @@ impl Page {
         .world_name(WORLD_NAME);
         let added = self.session().send(&script).await?;
         let page = self.clone();
-        crate::spawn(async move {
+        crate::rt::spawn(async move {
             page.remove_seed_when_used(&origin, added.identifier).await;
         });
         Ok(false)

@@ -16,8 +16,9 @@ use crate::cdp::{
 };
 use crate::error::Result;
 use crate::page::{Page, Shared};
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::{lock, Connection};
+use crate::transport::Connection;
 
 /// The browser session's state handler (runs on the reader task; must not block).
 pub(super) fn on_browser_event(weak: &Weak<Inner>, method: &str, params: &RawValue) {
@@ -117,7 +118,7 @@ fn attach_target(
     let session = Session::new(inner.conn.clone(), Some(session_id));
     if target_info.r#type != "page" {
         // Not ours to drive (service workers, shared workers...): let it run.
-        crate::spawn(async move {
+        crate::rt::spawn(async move {
             let _ = session
                 .send(&runtime::RunIfWaitingForDebuggerParams::default())
                 .await;
@@ -161,7 +162,7 @@ fn attach_target(
         .or(inner.viewport);
     let weak = weak.clone();
     let intercept = Arc::clone(&inner.intercept);
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         // Interception is on (when rules exist) before the page runs its first request.
         let _ = intercept
             .attach(page.session(), page.context.as_deref())
@@ -210,7 +211,7 @@ pub(super) fn on_child_attached(
         Router::worker(capture.clone()).install(&session);
     }
     let context = capture.context.clone();
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session, context.as_deref()).await;

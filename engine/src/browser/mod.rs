@@ -20,8 +20,9 @@ use crate::cdp::{browser as cdp_browser, target};
 use crate::error::{Error, Result};
 use crate::launch::{self, BrowserProcess, LaunchOptions};
 use crate::page::Page;
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::{connect_websocket, lock, redact_userinfo, Connection, Wire};
+use crate::transport::{connect_websocket, redact_userinfo, Connection, Wire};
 use crate::wait::changes::{self, Check, Waited};
 
 /// The oldest protocol version chromate speaks.
@@ -79,7 +80,16 @@ struct Inner {
     downloads: Arc<crate::downloads::Downloads>,
     /// The browser contexts chromate created (`context.rs`), by id: their pages journal there
     /// and are not the browser's [`Browser::pages`].
-    contexts: Mutex<HashMap<String, crate::context::ContextState>>,
+    contexts: Mutex<HashMap<String, ContextState>>,
+}
+
+/// What the browser's page set-up needs to know about a context chromate made
+/// (`context.rs` fills it in). Here, not in `context.rs`, because `context.rs` sits above the
+/// browser: a context is made from a browser, and the browser only keeps this record of it.
+#[derive(Debug, Clone)]
+pub(crate) struct ContextState {
+    pub(crate) journal: crate::capture::Journal,
+    pub(crate) viewport: Option<(u32, u32)>,
 }
 
 /// What `Browser.getVersion` reports.
@@ -246,7 +256,7 @@ impl Browser {
         if let Some(process) = &inner.process {
             let exit = process.exited_watch();
             let conn = conn.clone();
-            crate::spawn(async move {
+            crate::rt::spawn(async move {
                 let status = BrowserProcess::wait_on(exit).await;
                 conn.close(&format!("the browser process exited ({status})"));
             });
@@ -282,7 +292,7 @@ impl Browser {
     }
 
     /// The browser contexts chromate created, by id (`context.rs`).
-    pub(crate) fn contexts(&self) -> &Mutex<HashMap<String, crate::context::ContextState>> {
+    pub(crate) fn contexts(&self) -> &Mutex<HashMap<String, ContextState>> {
         &self.inner.contexts
     }
 

@@ -34,7 +34,7 @@ use std::time::{Duration, SystemTime};
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use crate::transport::lock;
+use crate::rt::lock;
 
 /// Console and error entries kept at most.
 pub(crate) const CONSOLE_CAPACITY: usize = 500;

@@ -13,7 +13,7 @@ use crate::cdp::input::{
 };
 use crate::error::Result;
 use crate::page::Page;
-use crate::transport::lock;
+use crate::rt::lock;
 
 /// Above this many characters, a text is inserted in one go rather than typed key by key (a
 /// paste, as Playwright's `fill` does for every value): 1,024 characters are about 2,000 key

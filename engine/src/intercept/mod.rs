@@ -32,8 +32,8 @@ use serde_json::value::RawValue;
 
 use crate::cdp::{decode_event, fetch, network};
 use crate::error::Result;
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::lock;
 
 use guard::GuardCheck;
 pub use guard::{classify_ip, AddressClass, NetworkGuard};
@@ -292,7 +292,7 @@ impl Interceptor {
                 let continued = session.send(&fetch::ContinueRequestParams::new(fetch::RequestId(
                     request_id,
                 )));
-                crate::spawn(async move {
+                crate::rt::spawn(async move {
                     let _ = continued.await;
                 });
             }
@@ -302,7 +302,7 @@ impl Interceptor {
         // Only the request stage is asked for; anything else goes on unchanged.
         if paused.response_status_code.is_some() || paused.response_error_reason.is_some() {
             let request_id = paused.request_id.clone();
-            crate::spawn(async move {
+            crate::rt::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueResponseParams::new(request_id))
                     .await;
@@ -344,7 +344,7 @@ impl Interceptor {
             GuardCheck::Resolve(host, port) => {
                 let interceptor = Arc::clone(self);
                 let journal = journal.clone();
-                crate::spawn(async move {
+                crate::rt::spawn(async move {
                     let decision = match guard::resolve_blocks(&host, port).await {
                         Some(_) => Some((private_block(), None)),
                         None => interceptor.decide(context.as_deref(), &paused.url),
@@ -381,7 +381,7 @@ impl Interceptor {
         let session = session.clone();
         let request_id = paused.request_id;
         let Some((what, response)) = decision else {
-            crate::spawn(async move {
+            crate::rt::spawn(async move {
                 let _ = session
                     .send(&fetch::ContinueRequestParams::new(request_id))
                     .await;
@@ -414,7 +414,7 @@ impl Interceptor {
         };
         self.remember(&paused.network_id, &paused.url, &what);
         journal.note_interception(&paused.network_id, what);
-        crate::spawn(async move {
+        crate::rt::spawn(async move {
             let _ = match answer {
                 Answer::Fail => session
                     .send(&fetch::FailRequestParams::new(

@@ -9,6 +9,7 @@ mod process;
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::transport::{DEFAULT_VIEWPORT, STARTUP_TIMEOUT};
 
 pub(crate) use process::{new_profile, BrowserProcess};
 
@@ -47,12 +48,6 @@ pub struct LaunchOptions {
     /// How long the browser may take to answer its first command.
     pub startup_timeout: std::time::Duration,
 }
-
-/// The viewport (CSS px) of a browser's pages unless its options say otherwise, launched or
-/// connected.
-pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
-/// How long a browser has to answer its first command, launched or connected.
-pub(crate) const STARTUP_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
 
 impl Default for LaunchOptions {
     fn default() -> Self {

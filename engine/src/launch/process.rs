@@ -27,7 +27,8 @@ use std::sync::{Arc, Mutex};
 use tokio::sync::watch;
 
 use crate::error::{Error, Result};
-use crate::transport::{lock, PipeEnds};
+use crate::rt::lock;
+use crate::transport::PipeEnds;
 
 /// Profile directories are `<tmp>/chromate-profile-<owner pid>-<random>`.
 pub(crate) const PROFILE_PREFIX: &str = "chromate-profile-";

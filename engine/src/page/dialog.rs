@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use super::Page;
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, Result};
-use crate::transport::lock;
+use crate::rt::lock;
 use crate::wait::changes::{self, Check, Waited};
 
 /// A JavaScript dialog that is open.

@@ -7,7 +7,7 @@ use serde_json::Value;
 use super::Page;
 use crate::cdp::runtime;
 use crate::error::{Error, Result};
-use crate::transport::lock;
+use crate::rt::lock;
 
 impl Page {
     /// Evaluates a caller's script as browser_advanced_eval does: compiled as an expression
@@ -74,7 +74,7 @@ impl Page {
         let release = self
             .session
             .send(&runtime::ReleaseObjectParams::new(object_id));
-        crate::spawn(async move {
+        crate::rt::spawn(async move {
             let _ = release.await;
         });
         res

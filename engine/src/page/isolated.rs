@@ -10,8 +10,8 @@ use super::evaluate::{exception_error, remote_value};
 use super::Page;
 use crate::cdp::{page as cdp_page, runtime};
 use crate::error::{Error, Result};
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::lock;
 use crate::wait::changes::{self, Check};
 
 /// chromate's isolated world name.

@@ -23,8 +23,8 @@ use serde_json::value::RawValue;
 use tokio::sync::watch;
 
 use crate::cdp::page as cdp_page;
+use crate::rt::lock;
 use crate::session::Session;
-use crate::transport::lock;
 
 pub use dialog::Dialog;
 pub(crate) use evaluate::exception_error;

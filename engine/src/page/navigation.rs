@@ -16,7 +16,7 @@ use super::state::{strip_fragment, Lifecycle, NavMark};
 use super::Page;
 use crate::cdp::page as cdp_page;
 use crate::error::{Error, Result};
-use crate::transport::lock;
+use crate::rt::lock;
 use crate::wait::changes::{self, Check, Waited};
 
 /// How long the stop of a navigation the server has not answered may wait for its answer (the

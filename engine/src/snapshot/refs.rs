@@ -13,7 +13,7 @@ use std::sync::{Arc, Mutex};
 use serde_json::Value;
 
 use crate::error::{Error, Result, StaleReason};
-use crate::transport::lock;
+use crate::rt::lock;
 
 /// A snapshot ref: a session-wide element number, printed as `e12`.
 ///

@@ -29,9 +29,17 @@ use serde_json::value::RawValue;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use crate::error::{Error, Result};
+use crate::rt::lock;
 
 pub(crate) use pipe::PipeEnds;
 pub(crate) use surrogates::replace_lone_surrogates_str;
+
+/// The viewport (CSS px) of a browser's pages unless its options say otherwise, launched
+/// (`launch/`) or connected ([`ConnectOptions`]). Here, below `launch/`, so that both ways of
+/// reaching a browser share it without the transport importing the launcher.
+pub(crate) const DEFAULT_VIEWPORT: (u32, u32) = (1280, 800);
+/// How long a browser has to answer its first command, launched or connected.
+pub(crate) const STARTUP_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// How many events a subscriber may fall behind before it loses the oldest.
 pub const EVENT_QUEUE: usize = 4096;
@@ -333,14 +341,6 @@ fn empty_object() -> Box<RawValue> {
 fn empty_object_ref() -> &'static RawValue {
     static EMPTY: std::sync::OnceLock<Box<RawValue>> = std::sync::OnceLock::new();
     EMPTY.get_or_init(|| RawValue::from_string("{}".to_string()).unwrap_or_else(|_| unreachable!()))
-}
-
-/// Locks a mutex, recovering the data if a panicking thread poisoned it: every critical
-/// section here leaves the data consistent.
-pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    mutex
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 pub use ws::ConnectOptions;

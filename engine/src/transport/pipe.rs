@@ -30,7 +30,7 @@ pub(super) fn spawn(
         }
     };
     let write_conn = conn.clone();
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         while let Some(mut frame) = outgoing.recv().await {
             frame.push(0);
             if let Err(err) = writer.write_all(&frame).await {
@@ -39,7 +39,7 @@ pub(super) fn spawn(
             }
         }
     });
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         let mut buf: Vec<u8> = Vec::with_capacity(64 * 1024);
         let mut chunk = vec![0u8; 64 * 1024];
         let mut scanned = 0;

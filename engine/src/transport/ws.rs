@@ -41,8 +41,8 @@ impl Default for ConnectOptions {
         Self {
             ca_file: None,
             authorization: None,
-            viewport: Some(crate::launch::DEFAULT_VIEWPORT),
-            startup_timeout: crate::launch::STARTUP_TIMEOUT,
+            viewport: Some(super::DEFAULT_VIEWPORT),
+            startup_timeout: super::STARTUP_TIMEOUT,
         }
     }
 }
@@ -308,7 +308,7 @@ pub(super) fn spawn(
 ) {
     let (mut sink, mut stream) = socket.split();
     let write_conn = conn.clone();
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         while let Some(frame) = outgoing.recv().await {
             let text = match String::from_utf8(frame) {
                 Ok(text) => text,
@@ -321,7 +321,7 @@ pub(super) fn spawn(
         }
         let _ = sink.close().await;
     });
-    crate::spawn(async move {
+    crate::rt::spawn(async move {
         while let Some(message) = stream.next().await {
             match message {
                 Ok(Message::Text(text)) => conn.dispatch(text.as_bytes()),
