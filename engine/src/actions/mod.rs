@@ -51,6 +51,9 @@ pub struct Locator {
     page: Page,
     selector: Selector,
     timeout: Duration,
+    /// Whether an action waits for a selector that matches nothing yet (else NO_MATCH at the
+    /// first check).
+    wait_for_match: bool,
 }
 
 impl Page {
@@ -75,6 +78,7 @@ impl Page {
             page: self.clone(),
             selector,
             timeout: DEFAULT_TIMEOUT,
+            wait_for_match: false,
         }
     }
 }
@@ -102,6 +106,8 @@ pub(crate) struct Point {
 enum LastReason {
     /// No check got an answer (the page's script did not yield).
     NoAnswer,
+    /// Nothing matched, waited for ([`Locator::wait_for_match`]): NO_MATCH at the deadline.
+    NoMatch,
     NotVisible(usize),
     State(UnmetState, Option<String>),
 }
@@ -133,6 +139,20 @@ impl Locator {
     pub fn timeout(mut self, timeout: Duration) -> Self {
         self.timeout = timeout;
         self
+    }
+
+    /// The same locator, whose actions wait up to their timeout for a selector that matches
+    /// nothing yet, as for an element not yet visible, instead of failing NO_MATCH at the first
+    /// check. A script wants this (its element may not be there yet, as in Playwright); an
+    /// agent, which sees the page and may have mistyped, wants the fast failure, the default.
+    pub fn wait_for_match(mut self) -> Self {
+        self.wait_for_match = true;
+        self
+    }
+
+    /// Whether a first check that matches nothing fails at once (NO_MATCH).
+    pub(crate) fn fails_fast(&self, first: bool) -> bool {
+        first && !self.wait_for_match
     }
 
     /// The parsed selector.
@@ -212,7 +232,7 @@ impl Locator {
     }
 
     /// Polls `actionability.check` until the element is in every state of `states` (docs/mcp.md#actionability), or
-    /// fails: NO_MATCH at the first check, NOT_EDITABLE at once for a non-fillable target,
+    /// fails: NO_MATCH at the first check (unless [`Locator::wait_for_match`]), NOT_EDITABLE at once for a non-fillable target,
     /// else the timeout naming what it waited for and the last reason.
     pub(crate) async fn wait_actionable(
         &self,
@@ -283,7 +303,8 @@ impl Locator {
                         source,
                     })
                 }
-                Status::NoMatch if first => return Err(self.no_match(verb)),
+                Status::NoMatch if self.fails_fast(first) => return Err(self.no_match(verb)),
+                Status::NoMatch if self.wait_for_match => last = LastReason::NoMatch,
                 Status::NoMatch => last = LastReason::NotVisible(0),
                 Status::NotVisible => last = LastReason::NotVisible(matched(&answer)),
                 Status::NotEnabled => last = LastReason::State(UnmetState::Enabled, None),
@@ -308,6 +329,7 @@ impl Locator {
     fn timed_out(&self, verb: &str, timeout: Duration, last: LastReason) -> Error {
         let selector = self.selector.canonical().to_string();
         match last {
+            LastReason::NoMatch => self.no_match(verb),
             LastReason::NoAnswer => Error::TimeoutWaitingVisible {
                 verb: verb.into(),
                 selector,

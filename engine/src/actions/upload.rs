@@ -74,7 +74,9 @@ impl Locator {
                             ),
                         ))
                     }
-                    Status::NoMatch if poller.is_first() => return Err(self.no_match(verb)),
+                    Status::NoMatch if self.fails_fast(poller.is_first()) => {
+                        return Err(self.no_match(verb))
+                    }
                     Status::NoMatch => {}
                     _ => self.target_status(verb, status, &info)?,
                 }

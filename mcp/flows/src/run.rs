@@ -301,6 +301,9 @@ async fn run_flow(
     };
     let files_dir = dir.join("files");
     let mut session = ToolSession::with_artifacts_dir(config.clone(), files_dir.clone());
+    // A step's selector waits up to its timeout_ms for a match, as in Playwright: a flow
+    // cannot look at the page before it acts.
+    session.wait_for_match = true;
     let viewport = flow.viewport.unwrap_or(DEFAULT_VIEWPORT);
     let progress = Progress::new("flow", Instant::now());
     let wants_video = flow.video || options.video;

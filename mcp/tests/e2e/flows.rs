@@ -545,6 +545,46 @@ fn networkidle_times_out_naming_the_state_and_commit_returns_at_the_response() {
     assert_eq!(decode(&png).0, 1280);
 }
 
+/// A flow's element step waits up to its timeout for an element that is not there yet (as in
+/// Playwright), where an agent's call fails NO_MATCH at once: delayed.html inserts its button
+/// 800 ms after load, beyond what the navigation's settle waits for.
+#[test]
+fn a_flow_step_waits_for_an_element_that_appears_after_the_page_loaded() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let origin = server.origin();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        format!(
+            r##"
+[[flow]]
+name = "late"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/delayed.html"
+[[flow.step]]
+tool = "browser_click"
+selector = "#late-button"
+timeout_ms = 5000
+[[flow.step]]
+tool = "browser_expect"
+what = "text"
+selector = "#status"
+expected = "clicked"
+"##
+        ),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    ran.assert_ok();
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["ok"], true, "{flow}");
+    assert_eq!(flow["steps"][1]["ok"], true, "{flow}");
+}
+
 /// A flow file for the fixture server at `origin`: `checkout` fails at its third step.
 fn flow_file(origin: &str) -> String {
     format!(
@@ -583,6 +623,7 @@ selector = "#card"
 [[flow.step]]
 tool = "browser_click"
 selector = "#no-such-button"
+timeout_ms = 300
 [[flow.step]]
 capture = "three"
 "##
@@ -616,7 +657,12 @@ fn a_flow_whose_third_step_fails_keeps_the_captures_before_it_and_reports_index_
     let checkout = &report["flows"][1];
     assert_eq!(checkout["ok"], false, "{checkout}");
     assert_eq!(checkout["failed_step_index"], 2, "{checkout}");
+    // Waited for up to its 300 ms (a flow's selector waits for a match), then NO_MATCH.
     assert_eq!(checkout["error"]["code"], "NO_MATCH", "{checkout}");
+    assert!(
+        checkout["steps"][2]["duration_ms"].as_u64() >= Some(300),
+        "the step waited for a match: {checkout}"
+    );
     let names: Vec<&str> = checkout["captures"]
         .as_array()
         .expect("captures")

@@ -108,6 +108,11 @@ pub struct ToolSession {
     /// A capture's or a flow's session: [`ToolSession::shutdown`] kills the browser (after
     /// the downloads in flight end) instead of closing it gracefully.
     pub one_shot: bool,
+    /// Element actions wait up to their `timeout_ms` for a selector that matches nothing yet,
+    /// instead of failing NO_MATCH at once: a flow's session, since a flow is a script that
+    /// cannot look at the page first (docs/cli.md#chromate-flows). An agent's session fails
+    /// fast: it sees the page, and a mistyped selector should not cost it the timeout.
+    pub wait_for_match: bool,
 }
 
 impl ToolSession {
@@ -139,6 +144,7 @@ impl ToolSession {
             stuck_tab: None,
             crashed_tab: None,
             one_shot: false,
+            wait_for_match: false,
         }
     }
 

@@ -126,9 +126,12 @@ pub async fn locate(
         Some(element_ref) => chromate::Selector::from_element_ref(element_ref),
         None => parsed.map_err(|err| crate::error::from_engine(verb, &err))?,
     };
-    let locator = page
+    let mut locator = page
         .locator_for(selector)
         .timeout(std::time::Duration::from_millis(timeout_ms));
+    if ctx.session.wait_for_match {
+        locator = locator.wait_for_match();
+    }
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
     Ok((page, locator))
