@@ -7,12 +7,10 @@
 //! cargo build --release -p chromate-mcp && cargo run --release -p chromate-benches --bin mcp_stdio
 //! ```
 
-use chromate_benches::median_ms;
-use std::io::{BufRead, BufReader, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
+use chromate_benches::median_ms;
+use chromate_tests::{McpClient, McpCommand};
 use serde_json::{json, Value};
 
 const REPEAT: usize = 15;
@@ -24,84 +22,14 @@ fn main() {
     }
 }
 
-struct Server {
-    child: Child,
-    stdin: ChildStdin,
-    lines: Receiver<Value>,
-    next_id: i64,
-}
-
-impl Server {
-    fn spawn() -> Result<Server, String> {
-        let binary = chromate_benches::chromate_binary()?;
-        let artifacts =
-            std::env::temp_dir().join(format!("chromate-bench-mcp-{}", std::process::id()));
-        let mut child = Command::new(binary)
-            .arg("mcp")
-            .env("CHROMATE_MCP_ARTIFACTS_DIR", &artifacts)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .map_err(|e| e.to_string())?;
-        let stdin = child.stdin.take().ok_or("no stdin")?;
-        let stdout = child.stdout.take().ok_or("no stdout")?;
-        let (tx, lines) = mpsc::channel();
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let Ok(line) = line else { break };
-                if let Ok(value) = serde_json::from_str::<Value>(&line) {
-                    if tx.send(value).is_err() {
-                        break;
-                    }
-                }
-            }
-        });
-        Ok(Server {
-            child,
-            stdin,
-            lines,
-            next_id: 0,
-        })
+/// `tools/call` of `tool` through the tests' stdio client (the one MCP client the tests and
+/// the benches share); a tool error is an error of the bench.
+fn call(server: &mut McpClient, tool: &str, arguments: Value) -> Result<Value, String> {
+    let result = server.call_result(tool, arguments);
+    if result["isError"] == json!(true) {
+        return Err(format!("{tool} failed: {}", result["content"][0]["text"]));
     }
-
-    /// Sends a request and returns its response and the raw bytes of the response line.
-    fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        self.next_id += 1;
-        let id = self.next_id;
-        let line = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        writeln!(self.stdin, "{line}").map_err(|e| e.to_string())?;
-        loop {
-            let value = self
-                .lines
-                .recv_timeout(Duration::from_secs(60))
-                .map_err(|_| format!("no answer to {method}"))?;
-            if value["id"] == json!(id) {
-                if value.get("error").is_some() {
-                    return Err(format!("{method} failed: {value}"));
-                }
-                return Ok(value["result"].clone());
-            }
-        }
-    }
-
-    fn call(&mut self, tool: &str, arguments: Value) -> Result<Value, String> {
-        let result = self.request("tools/call", json!({"name": tool, "arguments": arguments}))?;
-        if result["isError"] == json!(true) {
-            return Err(format!("{tool} failed: {}", result["content"][0]["text"]));
-        }
-        Ok(result)
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        // SIGTERM: the server closes its browser and removes its profile, then exits.
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let _ = self.child.wait();
-    }
+    Ok(result)
 }
 
 /// The ref on the snapshot line that carries `hint` (`#to-nav2`).
@@ -115,14 +43,23 @@ fn ref_with_hint(snapshot_text: &str, hint: &str) -> Option<String> {
 
 fn run() -> Result<(), Box<dyn std::error::Error>> {
     let server_pages = chromate_tests::FixtureServer::start_detached()?;
+    let binary = chromate_benches::chromate_binary()?;
     let spawned = Instant::now();
-    let mut server = Server::spawn()?;
+    let mut server = McpCommand::new(binary)
+        .keep_env("CHROMATE_BROWSER")
+        .deadline(Duration::from_secs(60))
+        .label("bench")
+        .spawn();
     let started = Instant::now();
-    server.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}))?;
+    let initialized = server.request("initialize", json!({"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "bench", "version": "0"}}));
     let initialize_ms = started.elapsed().as_secs_f64() * 1e3;
-    let tools = server.request("tools/list", json!({}))?;
+    if initialized.get("result").is_none() {
+        return Err(format!("initialize failed: {initialized}").into());
+    }
+    let tools = server.request("tools/list", json!({}))["result"].clone();
     let tools_bytes = serde_json::to_string(&tools)?.len();
-    server.call(
+    call(
+        &mut server,
         "browser_navigate",
         json!({"url": server_pages.url("nav.html")}),
     )?;
@@ -130,26 +67,32 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
 
     let mut clicks = Vec::with_capacity(REPEAT);
     for _ in 0..REPEAT {
-        server.call(
+        call(
+            &mut server,
             "browser_navigate",
             json!({"url": server_pages.url("nav.html")}),
         )?;
-        let snapshot = server.call("browser_snapshot", json!({}))?;
+        let snapshot = call(&mut server, "browser_snapshot", json!({}))?;
         let text = snapshot["content"][0]["text"]
             .as_str()
             .unwrap_or_default()
             .to_string();
         let element_ref = ref_with_hint(&text, "#to-nav2").ok_or("no #to-nav2 line")?;
         let started = Instant::now();
-        server.call("browser_click", json!({"selector": element_ref}))?;
+        call(
+            &mut server,
+            "browser_click",
+            json!({"selector": element_ref}),
+        )?;
         clicks.push(started.elapsed());
     }
 
-    server.call(
+    call(
+        &mut server,
         "browser_navigate",
         json!({"url": server_pages.url("controls.html")}),
     )?;
-    let snapshot = server.call("browser_snapshot", json!({}))?;
+    let snapshot = call(&mut server, "browser_snapshot", json!({}))?;
     let text = snapshot["content"][0]["text"]
         .as_str()
         .unwrap_or_default()
@@ -158,7 +101,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut fills = Vec::with_capacity(REPEAT);
     for i in 0..REPEAT {
         let started = Instant::now();
-        server.call(
+        call(
+            &mut server,
             "browser_fill",
             json!({"selector": field, "value": format!("hello world {i}")}),
         )?;
@@ -168,9 +112,14 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
     let mut big = Vec::with_capacity(5);
     let mut big_bytes = 0;
     for _ in 0..5 {
-        server.call("browser_navigate", json!({"url": "about:blank"}))?;
+        call(
+            &mut server,
+            "browser_navigate",
+            json!({"url": "about:blank"}),
+        )?;
         let started = Instant::now();
-        let result = server.call(
+        let result = call(
+            &mut server,
             "browser_navigate",
             json!({"url": server_pages.url("bench-10000.html")}),
         )?;
@@ -178,7 +127,7 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         big_bytes = serde_json::to_string(&result)?.len();
     }
 
-    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", server.child.id()))?
+    let rss_kib = std::fs::read_to_string(format!("/proc/{}/status", server.pid()))?
         .lines()
         .find(|l| l.starts_with("VmRSS:"))
         .and_then(|l| l.split_whitespace().nth(1))
@@ -204,5 +153,8 @@ fn run() -> Result<(), Box<dyn std::error::Error>> {
         "server resident memory (Chrome aside): {:.1} MB",
         rss_kib as f64 / 1024.0
     );
+    // End of input: the server closes its browser and removes its profile, then exits.
+    server.close_stdin();
+    server.wait_exit(Duration::from_secs(30));
     Ok(())
 }
