@@ -420,10 +420,9 @@ fn no_product_source_file_is_over_40_kib() {
 
 /// The engine's floors: each top-level module of `engine/src/` (a `module.rs` or a `module/`
 /// folder) and the other top-level modules it may import, bottom floor first. An import is a
-/// `crate::module` path or a `use crate::{module, …}` group outside comment lines and unit tests.
-/// Names the crate root re-exports (`crate::Page`, `crate::Result`) are not module paths and
-/// are not counted: inside the engine, prefer the module path (`crate::page::Page`), which this
-/// check sees.
+/// `crate::module` path or a `use crate::{module, …}` group outside comment lines and unit tests;
+/// a name the crate root re-exports (`crate::Page`, `use crate::{Error, Result}`) counts as an
+/// import of the module it comes from (`page`, `error`), since it is one.
 ///
 /// Widening a module's line is a design decision, not a formality: it must not close a cycle.
 const ENGINE_FLOORS: &[(&str, &[&str])] = &[
@@ -435,8 +434,8 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     // The connection, and the process that owns the browser at its other end.
     ("transport", &["error", "rt"]),
     ("launch", &["error", "rt", "transport"]),
-    ("oracle", &["cdp"]),
-    // The page floor: one import cycle today (KNOWN_ENGINE_CYCLES).
+    // The page floor: one import cycle today (KNOWN_ENGINE_CYCLES), from the page and its
+    // sessions up to the browser and its contexts.
     ("session", &["cdp", "error", "transport", "wait"]),
     ("wait", &["cdp", "error", "js", "page", "session"]),
     (
@@ -445,7 +444,17 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     ),
     (
         "snapshot",
-        &["actions", "cdp", "error", "js", "page", "rt", "transport"],
+        &[
+            "actions",
+            "browser",
+            "cdp",
+            "error",
+            "js",
+            "page",
+            "rt",
+            "selector",
+            "transport",
+        ],
     ),
     ("selector", &["error", "page", "snapshot"]),
     ("input", &["cdp", "error", "page", "rt"]),
@@ -453,24 +462,21 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
         "actions",
         &["cdp", "error", "input", "page", "selector", "wait"],
     ),
-    // Above the page floor: journals, downloads, interception and what reads pages.
-    ("capture", &["cdp", "rt", "wait"]),
-    ("downloads", &["capture", "cdp", "error", "rt", "session"]),
-    ("intercept", &["capture", "cdp", "error", "rt", "session"]),
-    ("storage", &["cdp", "error", "js", "page", "rt"]),
-    ("probe", &["cdp", "error", "js", "page"]),
     (
-        "a11y",
-        &["cdp", "error", "js", "page", "selector", "snapshot"],
+        "capture",
+        &["cdp", "downloads", "intercept", "page", "rt", "wait"],
     ),
-    ("redact", &["error", "selector"]),
     (
-        "screenshot",
-        &["actions", "cdp", "error", "selector", "wait"],
+        "downloads",
+        &[
+            "browser", "capture", "cdp", "context", "error", "rt", "session",
+        ],
     ),
-    ("pdf", &["cdp", "error", "screenshot", "wait"]),
-    ("screencast", &["cdp", "error", "rt", "screenshot"]),
-    // The browser, and the contexts made from it.
+    (
+        "intercept",
+        &["browser", "capture", "cdp", "error", "rt", "session"],
+    ),
+    ("storage", &["browser", "cdp", "error", "js", "page", "rt"]),
     (
         "browser",
         &[
@@ -502,16 +508,48 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
             "storage",
         ],
     ),
+    // Above the page floor: what reads pages.
+    ("oracle", &["actions", "cdp", "error", "page", "snapshot"]),
+    ("probe", &["cdp", "error", "js", "page"]),
+    (
+        "a11y",
+        &["cdp", "error", "js", "page", "selector", "snapshot"],
+    ),
+    ("redact", &["error", "page", "selector"]),
+    (
+        "screenshot",
+        &["actions", "cdp", "error", "page", "selector", "wait"],
+    ),
+    (
+        "pdf",
+        &["cdp", "error", "page", "screenshot", "selector", "wait"],
+    ),
+    ("screencast", &["cdp", "error", "page", "rt", "screenshot"]),
 ];
 
 /// Import cycles among the engine's top-level modules that are known and tolerated, each by
 /// its exact members.
 ///
-/// FIXME(issue 32): the page floor is one cycle — a known debt of issue 32. Breaking it is its
+/// FIXME(issue 32): the page floor is one cycle — a known debt of issue 32. Most of its upward
+/// edges are methods a lower module adds to `Browser` or `BrowserContext` (`impl Browser` in
+/// `downloads.rs`, `intercept/`, `storage.rs`, `snapshot/resolve.rs`) and the journal's use of
+/// the interception and download types it records. Breaking it is its
 /// own task; `the_known_engine_cycles_still_exist` fails once it is broken or changes, so that
 /// this list only ever shrinks.
 const KNOWN_ENGINE_CYCLES: &[&[&str]] = &[&[
-    "actions", "input", "page", "selector", "session", "snapshot", "wait",
+    "actions",
+    "browser",
+    "capture",
+    "context",
+    "downloads",
+    "input",
+    "intercept",
+    "page",
+    "selector",
+    "session",
+    "snapshot",
+    "storage",
+    "wait",
 ]];
 
 /// The top-level modules of `engine/src/`: its `*.rs` files but `lib.rs`, and its folders.
@@ -616,9 +654,33 @@ fn crate_paths(code: &str) -> Vec<(usize, String)> {
     found
 }
 
+/// The names `engine/src/lib.rs` re-exports (`pub use page::{Page, WaitUntil};`), each with
+/// the top-level module it comes from.
+fn root_reexports() -> BTreeMap<String, String> {
+    let lib = read(&root().join("engine/src/lib.rs"));
+    let mut names = BTreeMap::new();
+    let mut rest = lib.as_str();
+    while let Some(at) = rest.find("pub use ") {
+        let after = &rest[at + "pub use ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        let item = &after[..end];
+        if let Some((module, path)) = item.split_once("::") {
+            let words = path
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .filter(|word| !word.is_empty());
+            for name in words {
+                names.insert(name.to_owned(), module.trim().to_owned());
+            }
+        }
+        rest = &after[end..];
+    }
+    names
+}
+
 /// The engine's import graph: module -> imported module -> the `file:line`s that import it.
 fn engine_imports() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
     let modules = engine_modules();
+    let reexports = root_reexports();
     let mut graph: BTreeMap<String, BTreeMap<String, Vec<String>>> = modules
         .iter()
         .map(|module| (module.clone(), BTreeMap::new()))
@@ -634,9 +696,16 @@ fn engine_imports() -> BTreeMap<String, BTreeMap<String, Vec<String>>> {
             continue; // lib.rs: the crate root declares and re-exports the modules.
         };
         for (line, head) in crate_paths(&code) {
-            if head != module && modules.contains(&head) {
+            let target = if modules.contains(&head) {
+                head
+            } else if let Some(from) = reexports.get(&head) {
+                from.clone()
+            } else {
+                continue;
+            };
+            if target != module && modules.contains(&target) {
                 imports
-                    .entry(head)
+                    .entry(target)
                     .or_default()
                     .push(format!("{name}:{line}"));
             }
