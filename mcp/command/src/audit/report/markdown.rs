@@ -11,11 +11,20 @@ fn cell(text: &str) -> String {
     text.replace('\n', " ").replace('|', "\\|")
 }
 
+/// Text outside a code span: `&`, `<` and `>` as entities, since Markdown passes HTML through
+/// and GitHub's renderer drops what it takes for a tag (`<html>` in a finding's title would
+/// vanish). Inside backticks entities are shown as typed, so code spans are left alone.
+fn prose(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 impl Report for Markdown {
     fn render(&self, result: &AuditResult) -> String {
         let mut out = format!(
             "# Audit of {}\n\n**{}** in {:.1} s — {} pages, {} findings ({})\n\n",
-            result.url,
+            prose(&result.url),
             result.status.as_str(),
             result.duration_ms as f64 / 1000.0,
             result.metrics.pages_audited,
@@ -31,8 +40,8 @@ impl Report for Markdown {
                     "| {} | {} | {} | {} | {} |\n",
                     finding.severity.as_str(),
                     finding.category.as_str(),
-                    cell(&finding.title),
-                    cell(&short_url(&finding.page)),
+                    cell(&prose(&finding.title)),
+                    cell(&prose(&short_url(&finding.page))),
                     finding
                         .selector_hint
                         .as_deref()

@@ -177,6 +177,12 @@ fn markdown_escapes_table_cells() {
         "{md}"
     );
     assert!(md.contains("`role=button[name=\"Buy \\| now\"]`"), "{md}");
+    // HTML in prose is shown, not taken for a tag (GitHub drops unknown tags).
+    assert!(
+        md.contains("| deprecated &lt;api&gt; &amp; stuff |"),
+        "{md}"
+    );
+    assert!(!md.contains("<api>"), "{md}");
     assert_eq!(
         md.lines().filter(|line| line.starts_with("| ")).count(),
         1 + 6
