@@ -498,7 +498,7 @@ fn global_flags_go_before_the_command_as_well_as_after_it() {
     check("--session s2 close", expect![[r#"close Some("s2")"#]]);
     check(
         "--json flows list",
-        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, json: true }"],
+        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, json: true }"],
     );
     check(
         "--session s1 audit http://h/",
@@ -577,5 +577,43 @@ fn the_daemon_launches_at_once_only_when_asked() {
     check(
         "daemon --session s1 --idle-timeout 5",
         expect!["daemon s1 5s launch=false"],
+    );
+}
+
+#[test]
+fn flows_base_url_is_an_absolute_http_url_for_list_and_run() {
+    let base_url = |line: &str| {
+        let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        match parse_args(&args) {
+            Ok(Command::Flows(command)) => Ok(command.base_url),
+            Ok(other) => panic!("{line}: {other:?}"),
+            Err(UsageError(message)) => Err(message.lines().next().unwrap_or("").to_owned()),
+        }
+    };
+    assert_eq!(
+        base_url("flows run --base-url https://staging.example/app/"),
+        Ok(Some("https://staging.example/app/".to_owned()))
+    );
+    assert_eq!(
+        base_url("flows list --base-url=http://127.0.0.1:8080"),
+        Ok(Some("http://127.0.0.1:8080".to_owned()))
+    );
+    for bad in [
+        "staging.example",
+        "/app",
+        "file:///tmp/x",
+        "ftp://h/",
+        "http://",
+    ] {
+        assert_eq!(
+            base_url(&format!("flows run --base-url {bad}")),
+            Err(format!(
+                "flows: --base-url is an absolute http or https URL, not {bad:?}"
+            )),
+        );
+    }
+    assert_eq!(
+        base_url("flows describe x --base-url http://h/"),
+        Err("flows: unknown option --base-url for flows describe".to_owned())
     );
 }
