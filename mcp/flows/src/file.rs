@@ -6,8 +6,15 @@
 //! it with spans (the `toml` crate's spanned tables), and checking all of it before anything
 //! runs: each tool step against that tool's declaration with the tools' own validator and
 //! cross-argument rule (no second language, as browser_batch), each capture step against the
-//! capture declaration, relative URLs resolved against the flow's `base_url`. Every error names
-//! the file, the line and the key. Does not own running the steps (`mod.rs`).
+//! capture declaration, relative URLs resolved against the flow's `base_url` (or the run's
+//! `--base-url`, which replaces every flow's). Every error names the file, the line and the key.
+//! Does not own running the steps (`mod.rs`).
+//!
+//! Environment variables: after the TOML is parsed (quoting stays TOML's) and before a step is
+//! validated, `${VAR}` and `${VAR:-default}` are replaced in `base_url` and in every string of a
+//! step's arguments, nested ones included ([`interpolate`]). Names (the flow's `name`, `tool`,
+//! `capture`) are not: they name directories and baselines, which must not move with the
+//! environment. `$${` is a literal `${`; a `$` not followed by `{` is itself.
 //!
 //! ```toml
 //! [[flow]]
@@ -131,8 +138,35 @@ pub fn locate(config: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> Pat
     PathBuf::from(chosen)
 }
 
-/// Reads and checks the file at `path`.
+/// What a flow file is read against besides its text: where `${VAR}` looks variables up, and a
+/// `base_url` that replaces every flow's (`chromate flows run --base-url URL`).
+#[derive(Clone, Copy)]
+pub struct Inputs<'a> {
+    pub env: &'a dyn Fn(&str) -> Option<String>,
+    pub base_url: Option<&'a str>,
+}
+
+impl Inputs<'_> {
+    /// This process's environment, and no `base_url` override.
+    pub fn process() -> Inputs<'static> {
+        Inputs {
+            env: &process_env,
+            base_url: None,
+        }
+    }
+}
+
+fn process_env(name: &str) -> Option<String> {
+    std::env::var(name).ok()
+}
+
+/// Reads and checks the file at `path`, against this process's environment.
 pub fn load(path: &Path, config: &Config) -> Result<FlowFile, FileError> {
+    load_with(path, config, Inputs::process())
+}
+
+/// Reads and checks the file at `path` against `inputs`.
+pub fn load_with(path: &Path, config: &Config, inputs: Inputs<'_>) -> Result<FlowFile, FileError> {
     let text = std::fs::read_to_string(path).map_err(|err| FileError {
         path: path.to_path_buf(),
         line: 0,
@@ -143,24 +177,104 @@ pub fn load(path: &Path, config: &Config) -> Result<FlowFile, FileError> {
             format!("cannot read the flow file: {err}")
         },
     })?;
-    parse(path, &text, config)
+    parse_with(path, &text, config, inputs)
 }
 
-/// Checks the text of a flow file.
+/// Checks the text of a flow file, against this process's environment.
 pub fn parse(path: &Path, text: &str, config: &Config) -> Result<FlowFile, FileError> {
+    parse_with(path, text, config, Inputs::process())
+}
+
+/// Checks the text of a flow file against `inputs`.
+pub fn parse_with(
+    path: &Path,
+    text: &str,
+    config: &Config,
+    inputs: Inputs<'_>,
+) -> Result<FlowFile, FileError> {
+    if let Some(url) = inputs.base_url {
+        if !tools::url_is_navigable(url) {
+            return Err(FileError {
+                path: path.to_path_buf(),
+                line: 0,
+                key: Some("base_url".to_owned()),
+                message: format!(
+                    "the base URL {url:?} given for every flow is not an absolute http, https or file URL"
+                ),
+            });
+        }
+    }
     let reader = Reader {
         path,
         text,
         config,
+        inputs,
         checker: ToolSession::new(config.clone()),
     };
     reader.file()
+}
+
+/// `text` with `${VAR}` replaced by the variable's value and `${VAR:-default}` by its value, or
+/// `default` when it is unset or empty; `$${` is a literal `${`. A replacement is not scanned
+/// again. An unset variable without a default, or a `${` that is no reference, is an error (the
+/// message, for the caller to place).
+pub fn interpolate(text: &str, env: &dyn Fn(&str) -> Option<String>) -> Result<String, String> {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('$') {
+        out.push_str(&rest[..at]);
+        let tail = &rest[at..];
+        if let Some(after) = tail.strip_prefix("$${") {
+            out.push_str("${");
+            rest = after;
+            continue;
+        }
+        let Some(after) = tail.strip_prefix("${") else {
+            out.push('$');
+            rest = &tail[1..];
+            continue;
+        };
+        let Some(end) = after.find('}') else {
+            return Err("\"${\" without its closing \"}\" (write $${ for a literal ${)".to_owned());
+        };
+        let inner = &after[..end];
+        let (name, default) = match inner.split_once(":-") {
+            Some((name, default)) => (name, Some(default)),
+            None => (inner, None),
+        };
+        let valid = name
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+            && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+        if !valid {
+            return Err(format!(
+                "\"${{{inner}}}\" is not ${{NAME}} or ${{NAME:-default}} (NAME is letters, digits \
+                 and _; write $${{ for a literal ${{)"
+            ));
+        }
+        match (env(name), default) {
+            (Some(value), Some(default)) if value.is_empty() => out.push_str(default),
+            (Some(value), _) => out.push_str(&value),
+            (None, Some(default)) => out.push_str(default),
+            (None, None) => {
+                return Err(format!(
+                    "environment variable {name} is not set (set it, or give a default: \
+                     ${{{name}:-VALUE}})"
+                ))
+            }
+        }
+        rest = &after[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
 }
 
 struct Reader<'a> {
     path: &'a Path,
     text: &'a str,
     config: &'a Config,
+    inputs: Inputs<'a>,
     /// The session the tools' cross-argument rules look at (none of them needs a browser).
     checker: ToolSession,
 }
@@ -285,20 +399,33 @@ impl Reader<'_> {
             ));
         }
         let context = format!("flow {name:?}");
-        let base_url = match table.get("base_url") {
-            None => None,
-            Some(value) => match value.get_ref().as_str() {
-                Some(url) if tools::url_is_navigable(url) => Some(url.to_owned()),
-                _ => {
+        // --base-url replaces the file's, which is then not read at all (an unset variable
+        // in it is no error).
+        let base_url = match (self.inputs.base_url, table.get("base_url")) {
+            (Some(url), _) => Some(url.to_owned()),
+            (None, None) => None,
+            (None, Some(value)) => {
+                let url = match value.get_ref().as_str() {
+                    Some(url) => interpolate(url, self.inputs.env).map_err(|why| {
+                        self.error(
+                            &value.span(),
+                            Some("base_url"),
+                            format!("{context}: \"base_url\": {why}"),
+                        )
+                    })?,
+                    None => String::new(),
+                };
+                if !tools::url_is_navigable(&url) {
                     return Err(self.error(
                         &value.span(),
                         Some("base_url"),
                         format!(
                             "{context}: \"base_url\" must be an absolute http, https or file URL"
                         ),
-                    ))
+                    ));
                 }
-            },
+                Some(url)
+            }
         };
         let viewport = match table.get("viewport") {
             None => None,
@@ -558,10 +685,13 @@ impl Reader<'_> {
         Ok(arguments)
     }
 
-    /// A TOML value as JSON; a datetime or a non-finite float is refused with its span.
+    /// A TOML value as JSON, its strings interpolated ([`interpolate`]); a datetime, a
+    /// non-finite float or a string that does not interpolate is refused with its span.
     fn json(&self, value: &Spanned<DeValue<'_>>) -> Result<Value, (Range<usize>, String)> {
         Ok(match value.get_ref() {
-            DeValue::String(text) => json!(text.as_ref()),
+            DeValue::String(text) => {
+                json!(interpolate(text, self.inputs.env).map_err(|why| (value.span(), why))?)
+            }
             DeValue::Boolean(flag) => json!(flag),
             DeValue::Integer(number) => {
                 match i64::from_str_radix(number.as_str(), number.radix()) {

@@ -4,7 +4,8 @@
 //! Owns the command's flags (the audit's arguments by their command-line names: `--depth` is
 //! `max_depth`, `--screenshots` is `include_screenshots`; and its own: `--format`, `--output`,
 //! `--fail-on`, `--quiet`), the progress line on a terminal's stderr (the daemon streams the
-//! call's phase), writing the report to stdout or `--output`, and the exit status: 0,
+//! call's phase), writing the report to stdout or `--output` and each `--format NAME=PATH`
+//! report to its file (all from the one audit), and the exit status: 0,
 //! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
 //! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
 //! command layer; the reports are its writers (`chromate_command::audit::report`).
@@ -29,6 +30,7 @@ pub(crate) const HELP: &str = "\
 usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]
                           [--wait-until load|domcontentloaded|networkidle] [--timeout-ms N]
                           [--focus TEXT] [--format text|json|md|html|sarif|junit] [--output FILE]
+                          [--format NAME=PATH]...
                           [--fail-on critical|high|medium|low] [--screenshots]
                           [--block-private-network [--allow-private ORIGIN]...] [--quiet]
                           [--session NAME] [--idle-timeout SECONDS]
@@ -48,8 +50,12 @@ options:
                            says timeout and lists what was found
   --focus TEXT             rank findings mentioning TEXT (text, URL, selector) first
   --format FORMAT          text (default: ranked, one line per finding), json (the result),
-                           md, html (self-contained, with screenshots), sarif (2.1.0), junit
+                           md, html (self-contained, with screenshots), sarif (2.1.0), junit;
+                           one such --format at most
   --output FILE            write the report to FILE; stdout then gets the text report
+  --format NAME=PATH       also write the report in format NAME to PATH, from the same audit
+                           (repeat for more: --format sarif=a.sarif --format junit=a.xml);
+                           two reports to one file are a usage error
   --fail-on SEVERITY       exit 1 when a finding at SEVERITY or worse exists
   --screenshots            save the entry page's viewport and full-page screenshots
   --block-private-network  refuse requests and redirect hops to loopback, private, link-local
@@ -64,7 +70,8 @@ options:
   -h, --help               this help
 
 exit status: 0; 1 when the audit failed (the entry page did not load), timed out, or found
-something at --fail-on or worse, or on a tool error; 2 for a usage error.
+something at --fail-on or worse, on a tool error, or when a report file cannot be written; 2
+for a usage error.
 ";
 
 /// `chromate audit`, parsed.
@@ -72,8 +79,11 @@ something at --fail-on or worse, or on a tool error; 2 for a usage error.
 pub(crate) struct AuditCommand {
     /// `qa_audit_url`'s arguments as given (the daemon fills its defaults).
     pub(crate) arguments: Map<String, Value>,
+    /// The report for stdout, or `--output` (`--format NAME`, `--json`; default text).
     pub(crate) format: Format,
     pub(crate) output: Option<std::path::PathBuf>,
+    /// `--format NAME=PATH`, in the order given.
+    pub(crate) reports: Vec<(Format, std::path::PathBuf)>,
     pub(crate) fail_on: Option<Severity>,
     pub(crate) quiet: bool,
     pub(crate) session: Option<String>,
@@ -95,10 +105,24 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         arguments: Map::new(),
         format: Format::Text,
         output: None,
+        reports: Vec::new(),
         fail_on: None,
         quiet: false,
         session: None,
         idle: None,
+    };
+    // The plain report asked for, and how (`--format NAME` or `--json`): a second, different
+    // one is a usage error, not "the last one wins".
+    let mut plain: Option<(Format, String)> = None;
+    let mut choose = |format: Format, spelled: String| match &plain {
+        Some((chosen, first)) if *chosen != format => Err(usage(format!(
+            "{first} and {spelled}: one report goes to stdout (or --output); write the \
+             others to files with --format NAME=PATH"
+        ))),
+        _ => {
+            plain = Some((format, spelled));
+            Ok(format)
+        }
     };
     let mut words = Words::new(words, Dashes::Any);
     let mut positional = Vec::new();
@@ -156,15 +180,33 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                 arguments.insert("block_private_network".into(), json!(true));
             }
             "--format" => {
-                let name = value("a format")?;
-                command.format = Format::parse(&name).ok_or_else(|| {
+                let text = value("a format")?;
+                let (name, path) = match text.split_once('=') {
+                    Some((name, path)) => (name, Some(path)),
+                    None => (text.as_str(), None),
+                };
+                let format = Format::parse(name).ok_or_else(|| {
                     usage(format!(
-                        "--format is one of {}, not {name:?}",
+                        "--format is one of {}, not {name:?} (NAME or NAME=PATH)",
                         Format::NAMES.join(", ")
                     ))
                 })?;
+                match path {
+                    None => command.format = choose(format, format!("--format {name}"))?,
+                    Some("") => {
+                        return Err(usage(format!(
+                            "--format {name}= needs a file after the =, e.g. {name}=report.{}",
+                            extension(format)
+                        )))
+                    }
+                    Some(path) => command
+                        .reports
+                        .push((format, std::path::PathBuf::from(path))),
+                }
             }
-            "--json" if flag.is_bare() => command.format = Format::Json,
+            "--json" if flag.is_bare() => {
+                command.format = choose(Format::Json, "--json".to_owned())?;
+            }
             "--output" => command.output = Some(std::path::PathBuf::from(value("a file")?)),
             "--fail-on" => {
                 let name = value("a severity")?;
@@ -202,8 +244,47 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
     ) {
         return Err(usage(cli_names(&error.message)));
     }
+    check_report_files(&command).map_err(usage)?;
     command.arguments = arguments;
     Ok(Parsed::Run(command))
+}
+
+/// The usual file extension of `format`, for hints.
+fn extension(format: Format) -> &'static str {
+    match format {
+        Format::Text => "txt",
+        Format::Json => "json",
+        Format::Markdown => "md",
+        Format::Html => "html",
+        Format::Sarif => "sarif",
+        Format::Junit => "xml",
+    }
+}
+
+/// No two reports (`--output`, each `--format NAME=PATH`) go to one file: the second would
+/// silently replace the first.
+fn check_report_files(command: &AuditCommand) -> Result<(), String> {
+    let mut seen: Vec<(std::path::PathBuf, String)> = Vec::new();
+    let output = command
+        .output
+        .iter()
+        .map(|path| (path, format!("--output {}", path.display())));
+    let reports = command.reports.iter().map(|(format, path)| {
+        (
+            path,
+            format!("--format {}={}", format.name(), path.display()),
+        )
+    });
+    for (path, spelled) in output.chain(reports) {
+        let same = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        if let Some((_, first)) = seen.iter().find(|(known, _)| *known == same) {
+            return Err(format!(
+                "{first} and {spelled} write the same file; give each report a file of its own"
+            ));
+        }
+        seen.push((same, spelled));
+    }
+    Ok(())
 }
 
 /// The validator's argument names as the command line spells them.
@@ -278,7 +359,12 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         Ok(result) => result,
         Err(err) => return fail(&format!("the audit's result did not decode: {err}")),
     };
-    let shots: report::ShotBytes = if command.format == Format::Html {
+    let wants_html = command.format == Format::Html
+        || command
+            .reports
+            .iter()
+            .any(|(format, _)| *format == Format::Html);
+    let shots: report::ShotBytes = if wants_html {
         result
             .screenshots
             .iter()
@@ -287,6 +373,16 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     } else {
         Vec::new()
     };
+    for (format, path) in &command.reports {
+        let rendered = report::render(*format, &result, &shots);
+        if let Err(err) = std::fs::write(path, rendered) {
+            return fail(&format!(
+                "--format {}={}: {err}",
+                format.name(),
+                path.display()
+            ));
+        }
+    }
     let rendered = report::render(command.format, &result, &shots);
     let printed = match &command.output {
         Some(path) => {

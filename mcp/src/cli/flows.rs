@@ -224,6 +224,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) config: Option<String>,
     /// `--output-dir DIR`.
     pub(crate) output_dir: Option<String>,
+    /// `--base-url URL` (list, run): replaces every flow's `base_url`.
+    pub(crate) base_url: Option<String>,
     /// `--junit FILE` (run).
     pub(crate) junit: Option<String>,
     /// `--baseline DIR` (run).
@@ -254,10 +256,10 @@ pub(crate) enum FlowsAction {
 }
 
 pub(crate) const FLOWS_HELP: &str = "\
-usage: chromate flows list [--config FILE] [--json]
-       chromate flows run [NAME...] [--config FILE] [--output-dir DIR] [--junit FILE]
-                          [--baseline DIR [--threshold F] [--update-baseline]] [--video]
-                          [--quiet] [--json]
+usage: chromate flows list [--config FILE] [--base-url URL] [--json]
+       chromate flows run [NAME...] [--config FILE] [--base-url URL] [--output-dir DIR]
+                          [--junit FILE] [--baseline DIR [--threshold F] [--update-baseline]]
+                          [--video] [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -265,8 +267,11 @@ Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromat
 { width, height } (default 1280x720) and video; each [[flow.step]] is either a tool call
 (tool = \"browser_fill\" and that tool's arguments as keys, checked by the tool's own
 validator) or a capture (capture = \"NAME\" and the options of `chromate capture`; without
-url, the current page). The whole file is checked before anything runs: a mistake is reported
-with its file, line and key (exit status 2).
+url, the current page). In base_url and every string of a step's arguments, ${VAR} is the
+environment variable VAR and ${VAR:-default} its value or, when unset or empty, default; an
+unset VAR without a default is an error; $${ is a literal ${ (names are not interpolated).
+The whole file is checked before anything runs: a mistake is reported with its file, line and
+key (exit status 2).
 
 list       the flows, their steps and captures
 run        each flow (all, or the NAMEs) in a headless browser of its own; captures go to
@@ -280,6 +285,8 @@ describe   what the last run of NAME left on disk (no browser): index.md and the
 
 options:
   --config FILE       the flow file
+  --base-url URL      replaces every flow's base_url (an absolute http or https URL); the
+                      file's base_url is then not read
   --output-dir DIR    where runs go (default: a private per-user directory in the temp dir)
   --junit FILE        also write JUnit XML there, one test case per flow (run)
   --baseline DIR      compare each PNG capture with DIR/<flow>/<capture>.png (a previous
@@ -320,6 +327,18 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--quiet", "run") if flag.is_bare() => command.quiet = true,
             ("--video", "run") if flag.is_bare() => command.video = true,
             ("--config", _) => command.config = Some(value()?),
+            ("--base-url", "list" | "run") => {
+                let url = value()?;
+                let lower = url.to_ascii_lowercase();
+                if !(lower.starts_with("http://") || lower.starts_with("https://"))
+                    || !chromate_command::tools::url_is_navigable(&url)
+                {
+                    return Err(usage_error(format!(
+                        "--base-url is an absolute http or https URL, not {url:?}"
+                    )));
+                }
+                command.base_url = Some(url);
+            }
             ("--output-dir", "run" | "describe") => command.output_dir = Some(value()?),
             ("--junit", "run") => command.junit = Some(value()?),
             ("--baseline", "run") => command.baseline = Some(value()?),
@@ -379,7 +398,12 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
         return ExitCode::FAILURE;
     };
     let path = file::locate(command.config.as_deref(), &|name| std::env::var(name).ok());
-    let loaded = file::load(&path, &config);
+    let env = |name: &str| std::env::var(name).ok();
+    let inputs = file::Inputs {
+        env: &env,
+        base_url: command.base_url.as_deref(),
+    };
+    let loaded = file::load_with(&path, &config, inputs);
     match &command.action {
         FlowsAction::List => match loaded {
             Ok(flow_file) => print_list(&chromate_flows::list(&flow_file), command.json),

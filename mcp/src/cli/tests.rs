@@ -134,7 +134,7 @@ fn audit_flags_parse_into_the_tools_arguments() {
     check(
         "audit http://h/ --format pdf",
         expect![[
-            r#"usage error: audit: --format is one of text, json, md, html, sarif, junit, not "pdf""#
+            r#"usage error: audit: --format is one of text, json, md, html, sarif, junit, not "pdf" (NAME or NAME=PATH)"#
         ]],
     );
     check(
@@ -498,7 +498,7 @@ fn global_flags_go_before_the_command_as_well_as_after_it() {
     check("--session s2 close", expect![[r#"close Some("s2")"#]]);
     check(
         "--json flows list",
-        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, json: true }"],
+        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, json: true }"],
     );
     check(
         "--session s1 audit http://h/",
@@ -577,5 +577,95 @@ fn the_daemon_launches_at_once_only_when_asked() {
     check(
         "daemon --session s1 --idle-timeout 5",
         expect!["daemon s1 5s launch=false"],
+    );
+}
+
+#[test]
+fn flows_base_url_is_an_absolute_http_url_for_list_and_run() {
+    let base_url = |line: &str| {
+        let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        match parse_args(&args) {
+            Ok(Command::Flows(command)) => Ok(command.base_url),
+            Ok(other) => panic!("{line}: {other:?}"),
+            Err(UsageError(message)) => Err(message.lines().next().unwrap_or("").to_owned()),
+        }
+    };
+    assert_eq!(
+        base_url("flows run --base-url https://staging.example/app/"),
+        Ok(Some("https://staging.example/app/".to_owned()))
+    );
+    assert_eq!(
+        base_url("flows list --base-url=http://127.0.0.1:8080"),
+        Ok(Some("http://127.0.0.1:8080".to_owned()))
+    );
+    for bad in [
+        "staging.example",
+        "/app",
+        "file:///tmp/x",
+        "ftp://h/",
+        "http://",
+    ] {
+        assert_eq!(
+            base_url(&format!("flows run --base-url {bad}")),
+            Err(format!(
+                "flows: --base-url is an absolute http or https URL, not {bad:?}"
+            )),
+        );
+    }
+    assert_eq!(
+        base_url("flows describe x --base-url http://h/"),
+        Err("flows: unknown option --base-url for flows describe".to_owned())
+    );
+}
+
+#[test]
+fn audit_writes_several_formats_from_one_run_and_refuses_ambiguous_ones() {
+    let parsed = |line: &str| {
+        let args: Vec<String> = line.split_whitespace().map(str::to_owned).collect();
+        match parse_args(&args) {
+            Ok(Command::Audit(command)) => Ok(format!(
+                "format={:?} output={:?} reports={:?}",
+                command.format, command.output, command.reports
+            )),
+            Ok(other) => panic!("{line}: {other:?}"),
+            Err(UsageError(message)) => Err(message.lines().next().unwrap_or("").to_owned()),
+        }
+    };
+    assert_eq!(
+        parsed("audit http://h/ --format sarif=out.sarif --format junit=out.xml --format=html=r.html"),
+        Ok(r#"format=Text output=None reports=[(Sarif, "out.sarif"), (Junit, "out.xml"), (Html, "r.html")]"#.to_owned())
+    );
+    assert_eq!(
+        parsed("audit http://h/ --format md --output a.md --format sarif=a.sarif"),
+        Ok(r#"format=Markdown output=Some("a.md") reports=[(Sarif, "a.sarif")]"#.to_owned())
+    );
+    assert_eq!(
+        parsed("--json audit http://h/ --format json --format junit=a.xml"),
+        Ok(r#"format=Json output=None reports=[(Junit, "a.xml")]"#.to_owned()),
+        "--json and --format json ask for the same report"
+    );
+    assert_eq!(
+        parsed("audit http://h/ --format sarif --format junit"),
+        Err("audit: --format sarif and --format junit: one report goes to stdout (or --output); write the others to files with --format NAME=PATH".to_owned())
+    );
+    assert_eq!(
+        parsed("--json audit http://h/ --format sarif"),
+        Err("audit: --json and --format sarif: one report goes to stdout (or --output); write the others to files with --format NAME=PATH".to_owned())
+    );
+    assert_eq!(
+        parsed("audit http://h/ --format sarif=a.out --format junit=./a.out"),
+        Err("audit: --format sarif=a.out and --format junit=./a.out write the same file; give each report a file of its own".to_owned())
+    );
+    assert_eq!(
+        parsed("audit http://h/ --output r.txt --format html=r.txt"),
+        Err("audit: --output r.txt and --format html=r.txt write the same file; give each report a file of its own".to_owned())
+    );
+    assert_eq!(
+        parsed("audit http://h/ --format sarif="),
+        Err("audit: --format sarif= needs a file after the =, e.g. sarif=report.sarif".to_owned())
+    );
+    assert_eq!(
+        parsed("audit http://h/ --format pdf=a.pdf"),
+        Err(r#"audit: --format is one of text, json, md, html, sarif, junit, not "pdf" (NAME or NAME=PATH)"#.to_owned())
     );
 }

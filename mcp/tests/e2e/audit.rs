@@ -667,6 +667,102 @@ fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
 }
 
 #[test]
+fn one_audit_writes_sarif_junit_and_html_files_that_each_parse() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let url = server.url("controls.html");
+    let sarif_path = cli.path("ci.sarif");
+    let junit_path = cli.path("ci.xml");
+    let html_path = cli.path("ci.html");
+    let sarif_arg = format!("sarif={}", sarif_path.display());
+    let junit_arg = format!("junit={}", junit_path.display());
+    let html_arg = format!("html={}", html_path.display());
+    // Two plain formats, or two reports to one file: usage errors, nothing audited or written.
+    for args in [
+        vec!["audit", &url, "--format", "sarif", "--format", "junit"],
+        vec![
+            "audit",
+            &url,
+            "--format",
+            &sarif_arg,
+            "--output",
+            sarif_path.to_str().expect("path"),
+        ],
+    ] {
+        let out = cli.run(&args);
+        assert_eq!(out.code, Some(2), "{args:?}: {out:?}");
+        assert!(out.stderr.starts_with("chromate: audit: "), "{out:?}");
+        assert!(!sarif_path.exists(), "{args:?} wrote a file");
+    }
+    let args = [
+        "audit",
+        &url,
+        "--format",
+        &sarif_arg,
+        "--format",
+        &junit_arg,
+        "--format",
+        &html_arg,
+        "--screenshots",
+        "--fail-on",
+        "critical",
+    ];
+    let out = cli.run(&args);
+    assert_ok(&out, &args);
+    assert!(
+        out.stdout.starts_with("audit "),
+        "stdout has the text report: {out:?}"
+    );
+
+    validate_sarif(&sarif_path);
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).expect("sarif")).expect("json");
+    let results = sarif["runs"][0]["results"].as_array().expect("results");
+    assert!(results.len() >= 5, "{results:#?}");
+
+    let xml = std::fs::read_to_string(&junit_path).expect("junit");
+    assert!(
+        xml.starts_with("<?xml") && xml.trim_end().ends_with("</testsuites>"),
+        "{xml}"
+    );
+    assert_eq!(
+        xml.matches("<testcase ").count(),
+        results.len(),
+        "the JUnit and SARIF reports are of the same audit"
+    );
+
+    let report_url = format!("file://{}", html_path.display());
+    let checked = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async move {
+            let browser = crate::util::launch().await;
+            let page = crate::util::new_page_at(&browser, &report_url).await;
+            let seen = page
+                .evaluate(
+                    "({ title: document.title, rows: document.querySelectorAll('tr.finding').length, \
+                       shot: document.querySelector('#screenshot img').naturalWidth })",
+                )
+                .await
+                .expect("the report's contents");
+            crate::util::close_and_check(browser).await;
+            seen
+        });
+    assert_eq!(checked["title"], json!(format!("Audit of {url}")));
+    assert_eq!(
+        checked["rows"],
+        json!(results.len()),
+        "the HTML report is of the same audit: {checked}"
+    );
+    assert!(
+        checked["shot"].as_u64().is_some_and(|w| w >= 1000),
+        "the HTML report has its screenshot: {checked}"
+    );
+    cli.finish();
+}
+
+#[test]
 fn fail_on_and_the_text_report() {
     let (server, _) = site();
     let cli = Cli::new();

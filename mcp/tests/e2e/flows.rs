@@ -860,6 +860,95 @@ fn a_bad_flow_file_or_flow_name_is_reported_with_file_line_and_key_before_anythi
     );
 }
 
+/// One flow file for every environment: its base URL and a query value from environment
+/// variables (the second with a default).
+const ENVIRONMENT_FLOW: &str = r##"
+[[flow]]
+name = "env"
+base_url = "${CHROMATE_E2E_APP_URL}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/login.html?who=${CHROMATE_E2E_WHO:-nobody}"
+[[flow.step]]
+tool = "browser_expect"
+what = "url"
+contains = "who=${CHROMATE_E2E_WHO:-nobody}"
+[[flow.step]]
+capture = "page"
+"##;
+
+#[test]
+fn one_flow_file_runs_against_the_environments_urls_or_the_base_url_given() {
+    let staging = FixtureServer::start_detached().expect("fixture server");
+    let review = FixtureServer::start_detached().expect("second fixture server");
+    let sandbox = Sandbox::new();
+    std::fs::write(sandbox.path().join("chromate.toml"), ENVIRONMENT_FLOW).expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let captured_url = || {
+        let sidecar: Value = serde_json::from_slice(
+            &std::fs::read(out.join("env").join("page.json")).expect("page.json"),
+        )
+        .expect("sidecar json");
+        sidecar["url"].clone()
+    };
+    // Unset, without a default: file, line, key and variable, before any browser starts.
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(
+        ran.stderr.contains(
+            "chromate.toml:4: flow \"env\": \"base_url\": environment variable \
+             CHROMATE_E2E_APP_URL is not set"
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.browsers.is_empty(), "nothing ran");
+    // Set: the flow runs at that origin with the value given.
+    let origin = staging.origin();
+    let ran = sandbox.run_with(
+        &["flows", "run", "--output-dir", out_arg, "--json"],
+        &[
+            ("CHROMATE_E2E_APP_URL", origin.as_str()),
+            ("CHROMATE_E2E_WHO", "ci-bot"),
+        ],
+    );
+    ran.assert_ok();
+    assert_eq!(ran.json()["flows"][0]["ok"], true, "{}", ran.stdout);
+    assert_eq!(captured_url(), staging.url("login.html?who=ci-bot"));
+    // --base-url replaces the file's (whose variable may then be unset); the default fills in.
+    let other = review.origin();
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--base-url",
+        &other,
+        "--output-dir",
+        out_arg,
+        "--json",
+    ]);
+    ran.assert_ok();
+    assert_eq!(captured_url(), review.url("login.html?who=nobody"));
+    let ran = sandbox.run(&["flows", "list", "--json", "--base-url", &other]);
+    ran.assert_ok();
+    assert_eq!(
+        ran.json()["flows"][0]["base_url"],
+        Value::from(other.clone())
+    );
+    // A --base-url that is no absolute http(s) URL is a usage error.
+    let ran = sandbox.run(&["flows", "run", "--base-url", "staging.example"]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert_eq!(
+        ran.stderr.lines().next(),
+        Some(
+            "chromate: flows: --base-url is an absolute http or https URL, not \"staging.example\""
+        ),
+        "{}",
+        ran.stderr
+    );
+    assert!(ran.browsers.is_empty(), "nothing ran");
+}
+
 /// `target/venv/bin/python`, where `.ci/setup.sh all` installs junitparser.
 fn venv_python() -> PathBuf {
     let python = Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python");

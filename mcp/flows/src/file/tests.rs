@@ -189,3 +189,156 @@ fn the_file_is_the_flag_then_the_environment_then_the_default() {
     assert_eq!(locate(None, &set), PathBuf::from("ci/flows.toml"));
     assert_eq!(locate(None, &none), PathBuf::from("chromate.toml"));
 }
+
+/// The environment of the interpolation tests: `HOST`, `USER_NAME`, and `EMPTY` set to "".
+fn env(name: &str) -> Option<String> {
+    match name {
+        "HOST" => Some("http://127.0.0.1:9090".to_owned()),
+        "USER_NAME" => Some("bea".to_owned()),
+        "EMPTY" => Some(String::new()),
+        _ => None,
+    }
+}
+
+fn parsed_with(text: &str, base_url: Option<&str>) -> Result<FlowFile, FileError> {
+    let inputs = Inputs {
+        env: &env,
+        base_url,
+    };
+    parse_with(Path::new("ci.toml"), text, &Config::default(), inputs)
+}
+
+fn arguments_of(step: &Step) -> Value {
+    match &step.kind {
+        StepKind::Tool { arguments, .. } => Value::Object(arguments.clone()),
+        StepKind::Capture(args) => json!({
+            "name": args.name,
+            "url": args.url,
+            "mask": args.mask,
+        }),
+    }
+}
+
+const ENVIRONMENT_FLOW: &str = r##"
+[[flow]]
+name = "login"
+base_url = "${HOST}/app/"
+[[flow.step]]
+tool = "browser_navigate"
+url = "login.html"
+[[flow.step]]
+tool = "browser_fill"
+selector = "label=Username"
+value = "${USER_NAME} and ${PASSWORD:-s3cret} and ${EMPTY:-fallback}${EMPTY}"
+[[flow.step]]
+tool = "browser_advanced_eval"
+js = "`$${document.title}` + '$' + '$$x'"
+[[flow.step]]
+capture = "done"
+url = "${HOST}/done.html"
+mask = ["#${USER_NAME}", "${MASK:-.ad}"]
+"##;
+
+#[test]
+fn variables_fill_the_base_url_and_every_step_argument_string() {
+    let file = parsed_with(ENVIRONMENT_FLOW, None).expect("parses");
+    let flow = file.flow("login").expect("login");
+    assert_eq!(flow.base_url.as_deref(), Some("http://127.0.0.1:9090/app/"));
+    assert_eq!(
+        arguments_of(&flow.steps[0])["url"],
+        json!("http://127.0.0.1:9090/app/login.html"),
+        "the base URL is interpolated before relative URLs resolve against it"
+    );
+    assert_eq!(
+        arguments_of(&flow.steps[1])["value"],
+        json!("bea and s3cret and fallback"),
+        "a default replaces an unset or empty variable; an empty one without a default is empty"
+    );
+    assert_eq!(
+        arguments_of(&flow.steps[2])["js"],
+        json!("`${document.title}` + '$' + '$$x'"),
+        "$${{ is a literal ${{, any other $ is itself"
+    );
+    assert_eq!(
+        arguments_of(&flow.steps[3]),
+        json!({
+            "name": "done",
+            "url": "http://127.0.0.1:9090/done.html",
+            "mask": ["#bea", ".ad"],
+        }),
+        "the capture's options are interpolated"
+    );
+}
+
+#[test]
+fn an_unset_variable_or_a_broken_reference_names_the_file_line_key_and_variable() {
+    let error = |text: &str| match parsed_with(text, None) {
+        Ok(file) => panic!("accepted: {file:?}"),
+        Err(err) => format!("{err} [key {:?}]", err.key),
+    };
+    expect![[r#"ci.toml:11: flow "login" step 2 (browser_fill): "value": environment variable NOPE is not set (set it, or give a default: ${NOPE:-VALUE}) [key Some("value")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${USER_NAME} and", "${NOPE} and")));
+    expect![[r#"ci.toml:4: flow "login": "base_url": environment variable STAGING is not set (set it, or give a default: ${STAGING:-VALUE}) [key Some("base_url")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${HOST}/app/", "${STAGING}")));
+    expect![[r#"ci.toml:18: flow "login" step 4 (capture "done"): "mask": environment variable MISSING is not set (set it, or give a default: ${MISSING:-VALUE}) [key Some("mask")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${MASK:-.ad}", "${MISSING}")));
+    expect![[r#"ci.toml:11: flow "login" step 2 (browser_fill): "value": "${1X}" is not ${NAME} or ${NAME:-default} (NAME is letters, digits and _; write $${ for a literal ${) [key Some("value")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${USER_NAME} and", "${1X} and")));
+    expect![[r#"ci.toml:11: flow "login" step 2 (browser_fill): "value": "${" without its closing "}" (write $${ for a literal ${) [key Some("value")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${EMPTY}\"", "${EMPTY\"")));
+    expect![[r#"ci.toml:16: flow "login" step 4 (capture "${USER_NAME}"): "capture" must match ^[A-Za-z0-9._-]+$ [key Some("capture")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("capture = \"done\"", "capture = \"${USER_NAME}\"")));
+    expect![[r#"ci.toml:4: flow "login": "base_url" must be an absolute http, https or file URL [key Some("base_url")]"#]]
+    .assert_eq(&error(&ENVIRONMENT_FLOW.replace("${HOST}/app/", "${EMPTY:-}")));
+}
+
+#[test]
+fn a_base_url_given_for_the_run_replaces_every_flows_and_is_checked() {
+    let file = parsed_with(
+        &ENVIRONMENT_FLOW.replace("${HOST}/app/", "${UNSET_BUT_REPLACED}"),
+        Some("https://staging.example/"),
+    )
+    .expect("the file's base_url is not read when one is given");
+    let flow = file.flow("login").expect("login");
+    assert_eq!(flow.base_url.as_deref(), Some("https://staging.example/"));
+    assert_eq!(
+        arguments_of(&flow.steps[0])["url"],
+        json!("https://staging.example/login.html")
+    );
+    let without = parsed_with(
+        "[[flow]]\nname = \"x\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/a\"\n",
+        Some("http://127.0.0.1:1/"),
+    )
+    .expect("a flow without base_url gets it too");
+    assert_eq!(
+        arguments_of(&without.flows[0].steps[0])["url"],
+        json!("http://127.0.0.1:1/a")
+    );
+    let err = parsed_with(ENVIRONMENT_FLOW, Some("staging.example")).expect_err("refused");
+    assert_eq!(
+        err.to_string(),
+        "ci.toml: the base URL \"staging.example\" given for every flow is not an absolute http, https or file URL"
+    );
+}
+
+#[test]
+fn interpolate_leaves_text_without_references_alone() {
+    for text in ["", "plain", "$", "a $ b", "$$", "$x", "}{", "price: $5"] {
+        assert_eq!(interpolate(text, &env).as_deref(), Ok(text), "{text:?}");
+    }
+    assert_eq!(
+        interpolate("${HOST}${HOST}", &env).as_deref(),
+        Ok("http://127.0.0.1:9090http://127.0.0.1:9090")
+    );
+    assert_eq!(
+        interpolate("${X:-a:-b}", &env).as_deref(),
+        Ok("a:-b"),
+        "the default runs to the first }}"
+    );
+    let recursive = |name: &str| (name == "A").then(|| "${B}".to_owned());
+    assert_eq!(
+        interpolate("${A}", &recursive).as_deref(),
+        Ok("${B}"),
+        "a value is not scanned again"
+    );
+}

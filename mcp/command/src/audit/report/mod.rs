@@ -4,7 +4,8 @@
 //!
 //! Owns the formats (`text.rs`, `markdown.rs`, `html.rs`, `sarif.rs`, `junit.rs`; JSON is the
 //! result itself) and the escaping they need. Does not own where a report goes (the front
-//! end writes stdout or `--output`) or what a finding says (`findings.rs`).
+//! end writes stdout, `--output` and each `--format NAME=PATH`) or what a finding says
+//! (`findings.rs`).
 
 mod html;
 mod junit;
@@ -38,6 +39,18 @@ impl Format {
             "junit" => Format::Junit,
             _ => return None,
         })
+    }
+
+    /// The name [`Format::parse`] reads (`md` for Markdown).
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Text => "text",
+            Format::Json => "json",
+            Format::Markdown => "md",
+            Format::Html => "html",
+            Format::Sarif => "sarif",
+            Format::Junit => "junit",
+        }
     }
 }
 
