@@ -136,7 +136,17 @@ fn daemon_main(session: String, idle: std::time::Duration, launch: bool) -> Exit
     let Some(runtime) = runtime() else {
         return ExitCode::FAILURE;
     };
-    let status = runtime.block_on(daemon::server::serve(session, idle, launch, config));
+    // On a worker, not on this thread: a worker that sees a connection ready accepts it and
+    // runs its request itself, where `block_on` would hand each one from a worker to this
+    // thread and back (two wake-ups per command, slow when the machine is loaded).
+    let serving = runtime.spawn(daemon::server::serve(session, idle, launch, config));
+    let status = match runtime.block_on(serving) {
+        Ok(status) => status,
+        Err(err) => {
+            eprintln!("chromate daemon: {err}");
+            1
+        }
+    };
     std::process::exit(status);
 }
 
