@@ -373,8 +373,12 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     } else {
         Vec::new()
     };
+    let options = report::Options {
+        shots: &shots,
+        fail_on: command.fail_on,
+    };
     for (format, path) in &command.reports {
-        let rendered = report::render(*format, &result, &shots);
+        let rendered = report::render(*format, &result, options);
         if let Err(err) = std::fs::write(path, rendered) {
             return fail(&format!(
                 "--format {}={}: {err}",
@@ -383,13 +387,13 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
             ));
         }
     }
-    let rendered = report::render(command.format, &result, &shots);
+    let rendered = report::render(command.format, &result, options);
     let printed = match &command.output {
         Some(path) => {
             if let Err(err) = std::fs::write(path, &rendered) {
                 return fail(&format!("--output {}: {err}", path.display()));
             }
-            report::render(Format::Text, &result, &Vec::new())
+            report::render(Format::Text, &result, report::Options::default())
         }
         None => rendered,
     };

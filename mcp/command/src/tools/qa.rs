@@ -195,7 +195,7 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
             Err(err) => eprintln!("chromate: audit: the {name} screenshot was not saved: {err:?}"),
         }
     }
-    let text = report::render(report::Format::Text, &result, &Vec::new());
+    let text = report::render(report::Format::Text, &result, report::Options::default());
     let value = serde_json::to_value(&result).map_err(|err| {
         ToolError::new(
             ToolErrorCode::DriverError,

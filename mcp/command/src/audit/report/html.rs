@@ -5,12 +5,12 @@
 use base64::Engine as _;
 use serde_json::Value;
 
-use super::{summary, Report, ShotBytes};
+use super::{summary, Report};
 use crate::audit::findings::{short_url, AuditResult, Severity};
 use crate::markup::escape;
 
 pub(super) struct Html<'a> {
-    pub shots: &'a ShotBytes,
+    pub shots: &'a [(String, Vec<u8>)],
 }
 
 const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:2em;color:#222}\

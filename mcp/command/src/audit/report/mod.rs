@@ -63,15 +63,31 @@ pub trait Report {
 /// The screenshot files' bytes, by path, for the HTML report.
 pub type ShotBytes = Vec<(String, Vec<u8>)>;
 
+/// What a report reads besides the result.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Options<'a> {
+    /// The screenshot files' bytes, for the HTML report.
+    pub shots: &'a [(String, Vec<u8>)],
+    /// `--fail-on`: the JUnit report fails a test case at this severity or worse only (without
+    /// it, at any severity above info), as the exit status does.
+    pub fail_on: Option<Severity>,
+}
+
 /// `result` in `format`.
-pub fn render(format: Format, result: &AuditResult, shots: &ShotBytes) -> String {
+pub fn render(format: Format, result: &AuditResult, options: Options<'_>) -> String {
     match format {
         Format::Text => text::Text.render(result),
         Format::Json => json(result),
         Format::Markdown => markdown::Markdown.render(result),
-        Format::Html => html::Html { shots }.render(result),
+        Format::Html => html::Html {
+            shots: options.shots,
+        }
+        .render(result),
         Format::Sarif => sarif::Sarif.render(result),
-        Format::Junit => junit::Junit.render(result),
+        Format::Junit => junit::Junit {
+            fail_on: options.fail_on.unwrap_or(Severity::Low),
+        }
+        .render(result),
     }
 }
 

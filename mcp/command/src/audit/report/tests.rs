@@ -95,7 +95,7 @@ fn typical() -> AuditResult {
 #[test]
 fn the_text_report_is_ranked_one_line_per_finding_and_small() {
     let result = typical();
-    let text = render(Format::Text, &result, &Vec::new());
+    let text = render(Format::Text, &result, Options::default());
     assert!(text.len() < 4096, "{} bytes", text.len());
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(lines.len(), 1 + 6 + 1, "{text}");
@@ -118,7 +118,7 @@ fn many_findings_are_cut_with_a_count() {
         finding.id = format!("x{n}");
         result.findings.push(finding);
     }
-    let text = render(Format::Text, &result, &Vec::new());
+    let text = render(Format::Text, &result, Options::default());
     assert!(text.len() < 4096, "{} bytes", text.len());
     assert!(
         text.contains("… 41 more (--format json lists them all)"),
@@ -130,7 +130,7 @@ fn many_findings_are_cut_with_a_count() {
 fn sarif_has_one_rule_per_rule_and_one_result_per_finding() {
     let result = typical();
     let sarif: Value =
-        serde_json::from_str(&render(Format::Sarif, &result, &Vec::new())).expect("json");
+        serde_json::from_str(&render(Format::Sarif, &result, Options::default())).expect("json");
     assert_eq!(sarif["version"], json!("2.1.0"));
     let run = &sarif["runs"][0];
     assert_eq!(run["tool"]["driver"]["name"], json!("chromate"));
@@ -155,23 +155,45 @@ fn sarif_has_one_rule_per_rule_and_one_result_per_finding() {
 }
 
 #[test]
-fn junit_counts_failures_per_page_and_escapes() {
+fn junit_has_a_case_per_rule_and_page_named_by_rule_failing_at_the_threshold() {
     let result = typical();
-    let xml = render(Format::Junit, &result, &Vec::new());
+    let xml = render(Format::Junit, &result, Options::default());
     assert!(
         xml.starts_with("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites"),
         "{xml}"
     );
+    // Six rules on the one page; without --fail-on every one above info fails.
+    assert_eq!(xml.matches("<testcase ").count(), 6, "{xml}");
     assert!(xml.contains("tests=\"6\" failures=\"6\""), "{xml}");
+    // Names are rule ids: no measured value (the LCP's 3100 ms) in a name, so a CI system's
+    // history follows a case from run to run.
+    assert!(
+        xml.contains("<testcase classname=\"chromate.audit.performance\" name=\"speed.lcp\">"),
+        "{xml}"
+    );
+    for name in xml.split(" name=\"").skip(1) {
+        let name = name.split('"').next().unwrap_or_default();
+        assert!(!name.contains("3100"), "a measured value in {name}");
+    }
     assert!(xml.contains("deprecated &lt;api&gt; &amp; stuff"), "{xml}");
-    assert_eq!(xml.matches("<testcase ").count(), 6);
-    assert_eq!(xml.matches("<failure ").count(), 6);
+    // --fail-on high: the medium and low rules pass, their findings kept as output.
+    let xml = render(
+        Format::Junit,
+        &result,
+        Options {
+            shots: &[],
+            fail_on: Some(Severity::High),
+        },
+    );
+    assert_eq!(xml.matches("<failure ").count(), 4, "{xml}");
+    assert_eq!(xml.matches("<system-out>").count(), 2, "{xml}");
+    assert!(xml.contains("tests=\"6\" failures=\"4\""), "{xml}");
 }
 
 #[test]
 fn markdown_escapes_table_cells() {
     let result = typical();
-    let md = render(Format::Markdown, &result, &Vec::new());
+    let md = render(Format::Markdown, &result, Options::default());
     assert!(
         md.starts_with("# Audit of http://127.0.0.1:4000/index.html\n"),
         "{md}"
@@ -210,7 +232,14 @@ fn the_html_report_marks_boxed_findings_without_script() {
         height: 800,
     });
     let shots = vec![("/tmp/shot.png".to_owned(), vec![0x89, b'P', b'N', b'G'])];
-    let html = render(Format::Html, &result, &shots);
+    let html = render(
+        Format::Html,
+        &result,
+        Options {
+            shots: &shots,
+            fail_on: None,
+        },
+    );
     assert!(html.starts_with("<!doctype html>"));
     assert!(!html.contains("<script"), "no script in the report");
     assert!(
