@@ -15,6 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
+use super::baseline::Verdict;
 use super::capture::{name_is_valid, CaptureRecord};
 use super::output;
 use super::run::{FlowResult, RunReport};
@@ -298,49 +299,106 @@ fn failure_line(flow: &FlowResult) -> Option<String> {
     ))
 }
 
-/// JUnit XML: one `<testsuite>`, one `<testcase>` per flow, a `<failure>` for a failed flow
-/// (its type the error code), the captures in `<system-out>`.
+/// The JUnit XML of a run, for CI test views: one `<testsuite>` per flow and one `<testcase>`
+/// per step (`step 2: browser_fill`), a failed step's case failing with its code and message and
+/// the steps after it skipped, plus one case per capture compared with a baseline (`baseline
+/// card`), failing when it changed or is missing, and a `setup` case for a flow that failed
+/// before its first step. Cases are named within the flow file (`chromate.login`, the file's
+/// name and the flow's), never by an absolute path, so a CI system's history follows them from
+/// run to run and machine to machine.
 pub fn junit_xml(report: &RunReport) -> String {
-    let tests = report.flows.len();
-    let failures = report.flows.iter().filter(|flow| !flow.ok()).count();
+    let file = report.config_path.file_stem().map_or_else(
+        || "flows".to_owned(),
+        |stem| stem.to_string_lossy().into_owned(),
+    );
+    let mut suites = String::new();
+    let (mut all_tests, mut all_failures) = (0, 0);
     let total_ms: u64 = report.flows.iter().map(|flow| flow.duration_ms).sum();
-    let timestamp = report
-        .flows
-        .first()
-        .map(|flow| flow.started_at.trim_end_matches('Z').to_owned())
-        .unwrap_or_default();
-    let mut xml = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n");
-    let _ = writeln!(
-        xml,
-        "<testsuites name=\"chromate flows\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" time=\"{}\">",
-        seconds(total_ms)
-    );
-    let _ = writeln!(
-        xml,
-        "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"0\" time=\"{}\" timestamp=\"{}\">",
-        escape(&report.config_path.display().to_string()),
-        seconds(total_ms),
-        escape(&timestamp)
-    );
     for flow in &report.flows {
-        let _ = writeln!(
-            xml,
-            "    <testcase name=\"{}\" classname=\"chromate.flows\" time=\"{}\">",
-            escape(&flow.name),
-            seconds(flow.duration_ms)
-        );
-        if let (Some(line), Some(error)) = (failure_line(flow), &flow.error) {
-            let mut body = line.clone();
+        let classname = escape(&format!("{file}.{}", flow.name));
+        let mut cases = String::new();
+        let (mut tests, mut failures, mut skipped) = (0, 0, 0);
+        let mut case = |name: &str, ms: u64, verdict: &str| {
+            let _ = writeln!(
+                cases,
+                "    <testcase classname=\"{classname}\" name=\"{}\" time=\"{}\">{verdict}</testcase>",
+                escape(name),
+                seconds(ms)
+            );
+        };
+        let failure = |error: &Value, line: &str| {
+            let mut body = line.to_owned();
             if let Some(hint) = error["hint"].as_str() {
                 body.push_str(&format!("\nhint: {hint}"));
             }
-            let _ = writeln!(
-                xml,
-                "      <failure message=\"{}\" type=\"{}\">{}</failure>",
-                escape(&line),
+            format!(
+                "<failure message=\"{}\" type=\"{}\">{}</failure>",
+                escape(line),
                 escape(error["code"].as_str().unwrap_or("")),
                 escape(&body)
+            )
+        };
+        if let (Some(error), None, false) =
+            (&flow.error, flow.failed_step_index, flow.failed_at_baseline)
+        {
+            tests += 1;
+            failures += 1;
+            let line = failure_line(flow).unwrap_or_default();
+            case("setup", flow.duration_ms, &failure(error, &line));
+        }
+        for (index, step) in flow.steps.iter().enumerate() {
+            tests += 1;
+            let name = format!("step {}: {}", index + 1, step.label);
+            let error = step.error.as_ref().or_else(|| {
+                flow.error
+                    .as_ref()
+                    .filter(|_| flow.failed_step_index == Some(index))
+            });
+            let verdict = match error {
+                Some(error) => {
+                    failures += 1;
+                    failure(error, &failure_line(flow).unwrap_or_default())
+                }
+                None => String::new(),
+            };
+            // A capture step's case names its file.
+            let captured = step
+                .label
+                .strip_prefix("capture ")
+                .and_then(|name| flow.captures.iter().find(|capture| capture.name == name));
+            let verdict = match captured {
+                Some(capture) => format!(
+                    "{verdict}<system-out>{}</system-out>",
+                    escape(&capture.path.display().to_string())
+                ),
+                None => verdict,
+            };
+            case(&name, step.duration_ms, &verdict);
+        }
+        for index in flow.steps.len()..flow.steps_total {
+            tests += 1;
+            skipped += 1;
+            case(
+                &format!("step {}", index + 1),
+                0,
+                "<skipped message=\"not run: an earlier step failed\"/>",
             );
+        }
+        for comparison in flow.comparisons.iter().flatten() {
+            tests += 1;
+            let verdict = match comparison.verdict {
+                Verdict::Changed | Verdict::Missing => {
+                    failures += 1;
+                    let message = format!("{}: {}", comparison.name, comparison.verdict.as_str());
+                    format!(
+                        "<failure message=\"{}\" type=\"EXPECT_MISMATCH\">{}</failure>",
+                        escape(&message),
+                        escape(&message)
+                    )
+                }
+                _ => String::new(),
+            };
+            case(&format!("baseline {}", comparison.name), 0, &verdict);
         }
         let mut out = format!("output: {}\n", flow.dir.display());
         for capture in &flow.captures {
@@ -353,11 +411,21 @@ pub fn junit_xml(report: &RunReport) -> String {
         if let Some(video) = &flow.video_path {
             out.push_str(&format!("video: {}\n", video.display()));
         }
-        let _ = writeln!(xml, "      <system-out>{}</system-out>", escape(&out));
-        xml.push_str("    </testcase>\n");
+        all_tests += tests;
+        all_failures += failures;
+        let _ = writeln!(
+            suites,
+            "  <testsuite name=\"{}\" tests=\"{tests}\" failures=\"{failures}\" errors=\"0\" skipped=\"{skipped}\" time=\"{}\" timestamp=\"{}\">\n{cases}    <system-out>{}</system-out>\n  </testsuite>",
+            escape(&flow.name),
+            seconds(flow.duration_ms),
+            escape(flow.started_at.trim_end_matches('Z')),
+            escape(&out)
+        );
     }
-    xml.push_str("  </testsuite>\n</testsuites>\n");
-    xml
+    format!(
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"chromate flows\" tests=\"{all_tests}\" failures=\"{all_failures}\" errors=\"0\" time=\"{}\">\n{suites}</testsuites>\n",
+        seconds(total_ms)
+    )
 }
 
 const REPORT_STYLE: &str = "\

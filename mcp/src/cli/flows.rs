@@ -288,7 +288,7 @@ options:
   --base-url URL      replaces every flow's base_url (an absolute http or https URL); the
                       file's base_url is then not read
   --output-dir DIR    where runs go (default: a private per-user directory in the temp dir)
-  --junit FILE        also write JUnit XML there, one test case per flow (run)
+  --junit FILE        also write JUnit XML there: a suite per flow, a case per step (run)
   --baseline DIR      compare each PNG capture with DIR/<flow>/<capture>.png (a previous
                       run's output directory will do): a changed or missing one fails its
                       flow, a new one is reported; <capture>.diff.png shows the difference

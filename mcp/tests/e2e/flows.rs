@@ -1039,23 +1039,54 @@ fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() 
         String::from_utf8_lossy(&parsed.stderr)
     );
     let parsed: Value = serde_json::from_slice(&parsed.stdout).expect("reader json");
-    assert_eq!(parsed["suites"][0]["tests"], 2, "{parsed}");
-    assert_eq!(parsed["suites"][0]["failures"], 1, "{parsed}");
+    // A suite per flow, a case per step, named within the flow file (never an absolute path).
+    assert_eq!(parsed["suites"][0]["name"], "login", "{parsed}");
+    assert_eq!(parsed["suites"][0]["tests"], 5, "{parsed}");
+    assert_eq!(parsed["suites"][0]["failures"], 0, "{parsed}");
+    assert_eq!(parsed["suites"][1]["name"], "checkout", "{parsed}");
+    assert_eq!(parsed["suites"][1]["tests"], 4, "{parsed}");
+    assert_eq!(parsed["suites"][1]["failures"], 1, "{parsed}");
     let cases = parsed["cases"].as_array().expect("cases");
-    assert_eq!(cases.len(), 2);
-    assert_eq!(cases[0]["name"], "login");
-    assert_eq!(cases[0]["classname"], "chromate.flows");
+    assert_eq!(cases.len(), 9, "{parsed}");
+    let names: Vec<&str> = cases
+        .iter()
+        .filter_map(|case| case["name"].as_str())
+        .collect();
     assert_eq!(
-        cases[0]["results"],
-        serde_json::json!([]),
-        "login passed: {parsed}"
+        names,
+        [
+            "step 1: browser_navigate",
+            "step 2: browser_fill",
+            "step 3: browser_expect",
+            "step 4: capture form",
+            "step 5: capture page",
+            "step 1: capture one",
+            "step 2: capture two",
+            "step 3: browser_click",
+            "step 4",
+        ],
+        "{parsed}"
     );
+    assert_eq!(cases[0]["classname"], "chromate.login");
+    assert_eq!(cases[7]["classname"], "chromate.checkout");
+    assert!(
+        cases
+            .iter()
+            .all(|case| !case["classname"].as_str().unwrap_or("/").contains('/')),
+        "{parsed}"
+    );
+    for case in &cases[..5] {
+        assert_eq!(
+            case["results"],
+            serde_json::json!([]),
+            "login passed: {parsed}"
+        );
+    }
     assert!(
         cases[0]["time"].as_f64().is_some_and(|time| time > 0.0),
         "{parsed}"
     );
-    assert_eq!(cases[1]["name"], "checkout");
-    let failure = &cases[1]["results"][0];
+    let failure = &cases[7]["results"][0];
     assert_eq!(failure["kind"], "Failure", "{parsed}");
     assert_eq!(failure["type"], "NO_MATCH", "{parsed}");
     assert!(
@@ -1064,8 +1095,9 @@ fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() 
             .is_some_and(|message| message.starts_with("step 3 of 4 (browser_click): NO_MATCH")),
         "{parsed}"
     );
+    assert_eq!(cases[8]["results"][0]["kind"], "Skipped", "{parsed}");
     assert!(
-        cases[1]["system_out"]
+        cases[6]["system_out"]
             .as_str()
             .is_some_and(|text| text.contains("checkout/two.png")),
         "{parsed}"
