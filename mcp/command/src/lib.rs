@@ -95,11 +95,8 @@ async fn execute(
     progress: &Progress,
 ) -> Result<ToolOutput, ToolError> {
     let started = std::time::Instant::now();
-    // The observation gets what is left of the call's own timeout_ms (the tool's default when
-    // the call gave none: 30 s for a navigation), never more than the agent timeout that bounds
-    // it for tools without one.
     let agent = session.agent_timeout();
-    let timeout = call_timeout(decl, &arguments, agent).min(agent);
+    let timeout = call_timeout(decl, &arguments, agent);
     let tool_call = ToolCall::from_validated(decl, arguments)?;
     tool_call.check(session)?;
     let mut ctx = ToolContext {
@@ -118,7 +115,7 @@ async fn execute(
     if let Ok(output) = &mut outcome {
         let hooked = decl.observes && matches!(decl.runs, Runs::Session);
         if hooked && output.observation.is_none() {
-            let left = timeout.saturating_sub(started.elapsed());
+            let left = observation_bound(timeout, agent, started.elapsed());
             output.observation = ctx.session.observe_within(cancel, left).await;
             if let Some(observation) = &output.observation {
                 output.links.extend(observation.links.iter().cloned());
@@ -153,6 +150,25 @@ fn call_timeout(
         }
         Some(IntDefault::AgentTimeout) | None => agent,
     }
+}
+
+/// The smallest bound an observation gets, like a single check's (docs/mcp.md#pages-that-hang): an
+/// action that succeeded just before its timeout still gets its snapshot from a page that
+/// answers.
+const OBSERVATION_FLOOR: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// The observation's bound: what is left of the call's own `timeout` (the tool's default when
+/// the call gave none: 30 s for a navigation) after `elapsed`, at most the agent timeout, at
+/// least [`OBSERVATION_FLOOR`] (never more than the agent timeout).
+fn observation_bound(
+    timeout: std::time::Duration,
+    agent: std::time::Duration,
+    elapsed: std::time::Duration,
+) -> std::time::Duration {
+    timeout
+        .saturating_sub(elapsed)
+        .min(agent)
+        .max(OBSERVATION_FLOOR.min(agent))
 }
 
 /// A tool outcome → its [`Reply`], spilling applied (docs/mcp.md#spilling).
@@ -236,5 +252,21 @@ mod tests {
         );
         assert_eq!(call_timeout(decl("browser_click"), &none, agent), agent);
         assert_eq!(call_timeout(decl("browser_snapshot"), &none, agent), agent);
+    }
+
+    /// The agent timeout caps what is left, not the call's whole timeout: a navigation that
+    /// took 6 s of its 30 s still gets 5 s for its observation, where capping first left it
+    /// 0 ms (`timed out after 0ms`, twenty sessions at once in CI).
+    #[test]
+    fn an_observation_gets_what_is_left_capped_by_the_agent_timeout_with_a_floor() {
+        let s = Duration::from_secs;
+        let ms = Duration::from_millis;
+        assert_eq!(observation_bound(s(30), s(5), s(6)), s(5));
+        assert_eq!(observation_bound(s(30), s(5), s(27)), s(3));
+        assert_eq!(observation_bound(s(1), s(5), ms(400)), ms(600));
+        // Past its timeout (an action that answered late), a page that answers still shows.
+        assert_eq!(observation_bound(s(1), s(5), s(2)), OBSERVATION_FLOOR);
+        // An agent timeout below the floor is the bound.
+        assert_eq!(observation_bound(s(30), ms(200), s(1)), ms(200));
     }
 }
