@@ -36,9 +36,7 @@ pub(crate) fn tool(command: &ToolCommand) -> ExitCode {
     };
     let start = Start {
         idle: command.common.idle.unwrap_or(DEFAULT_IDLE),
-        // A first `navigate` needs the browser at once; other tools leave the launch to the
-        // call (`status`, `page list`, `mock add`, `logs` never launch one).
-        launch: command.decl.name == "browser_navigate",
+        launch: command.decl.cli.launches,
     };
     match client::request(&paths, &request, Some(&start)) {
         Ok(Response::Reply(reply)) => print_reply(&reply, command.common.json),

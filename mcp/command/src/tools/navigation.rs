@@ -20,7 +20,7 @@ pub(super) const NAVIGATE: ToolDecl = ToolDecl {
     description: "Load a URL in the active tab; wait for load, then for it to settle (≤ 1.5 s).",
     hints: Hints::A,
     observes: true,
-    cli: Cli::new("navigate", &[Slot::arg("url")]),
+    cli: Cli::new("navigate", &[Slot::arg("url")]).launching(),
     args: NavigateArgs::ARGS,
     capability: Capability::Core,
     runs: Runs::Session,

@@ -200,6 +200,10 @@ pub struct Cli {
     /// The argument `--file PATH` fills from a file (`-`: standard input): eval's `js`. An
     /// argument of kind [`Kind::Steps`] always reads its JSON from a file or standard input.
     pub file: Option<&'static str>,
+    /// The command starts the browser together with the session daemon that runs it: the call
+    /// needs one at once (a navigation). Commands that may never need one (`status`, `page
+    /// list`, `mock add`, `logs`) leave the launch to the call.
+    pub launches: bool,
 }
 
 impl Cli {
@@ -208,7 +212,13 @@ impl Cli {
             command,
             positional,
             file: None,
+            launches: false,
         }
+    }
+
+    pub const fn launching(mut self) -> Cli {
+        self.launches = true;
+        self
     }
 
     pub const fn file(mut self, argument: &'static str) -> Cli {
