@@ -437,7 +437,7 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     // The page floor: one import cycle today (KNOWN_ENGINE_CYCLES), from the page and its
     // sessions up to the browser and its contexts.
     ("session", &["cdp", "error", "transport", "wait"]),
-    ("wait", &["cdp", "error", "js", "page", "session"]),
+    ("wait", &["cdp", "error", "js", "page", "rt", "session"]),
     (
         "page",
         &["cdp", "error", "js", "rt", "session", "snapshot", "wait"],
@@ -515,7 +515,7 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
         "a11y",
         &["cdp", "error", "js", "page", "selector", "snapshot"],
     ),
-    ("redact", &["error", "page", "selector"]),
+    ("redact", &["error", "page", "rt", "selector"]),
     (
         "screenshot",
         &["actions", "cdp", "error", "page", "selector", "wait"],

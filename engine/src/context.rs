@@ -193,7 +193,11 @@ impl BrowserContext {
 
     /// Disposes of the context: its pages close, its cookies and storage are gone, its guard
     /// is lifted.
-    pub async fn dispose(self) -> Result<()> {
+    pub fn dispose<'a>(self) -> crate::rt::Boxed<'a, Result<()>> {
+        Box::pin(self.dispose_unboxed())
+    }
+
+    async fn dispose_unboxed(self) -> Result<()> {
         let pages = self.pages();
         lock(self.browser.contexts()).remove(&self.id);
         self.browser.downloads().forget(&self.id);

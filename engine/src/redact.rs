@@ -21,7 +21,14 @@ impl Page {
     /// }
     /// # Ok(()) }
     /// ```
-    pub async fn is_secret_field(&self, selector: Option<&Selector>) -> Result<bool> {
+    pub fn is_secret_field<'a>(
+        &'a self,
+        selector: Option<&'a Selector>,
+    ) -> crate::rt::Boxed<'a, Result<bool>> {
+        Box::pin(self.is_secret_field_unboxed(selector))
+    }
+
+    async fn is_secret_field_unboxed(&self, selector: Option<&Selector>) -> Result<bool> {
         let (frame_id, target) = match selector {
             Some(parsed) => selector::js_target(self, parsed)?,
             None => (None, json!({})),

@@ -1,6 +1,7 @@
-//! Runtime helpers every floor of the engine uses: spawning a background task and locking a
-//! mutex. A leaf: it imports no other engine module, so any module may import it without
-//! climbing the engine's floors (see ARCHITECTURE.md#floors).
+//! Runtime helpers every floor of the engine uses: spawning a background task, locking a
+//! mutex, and the type of a future boxed where it is made. A leaf: it imports no other engine
+//! module, so any module may import it without climbing the engine's floors (see
+//! ARCHITECTURE.md#floors).
 
 use std::sync::Mutex;
 
@@ -21,3 +22,9 @@ pub(crate) fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
+
+/// A future boxed where it is made. rustc compiles an `async fn`'s state machine into every
+/// codegen unit, in every crate, that awaits it; the few large ones that many callers await
+/// return this instead, so their code exists once (ARCHITECTURE.md, "Futures boxed where they
+/// are made").
+pub(crate) type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;

@@ -130,7 +130,14 @@ impl Browser {
 
     /// [`Browser::launch`], capturing into `journal` (an MCP session keeps one journal across
     /// browsers, so `seq` never restarts).
-    pub async fn launch_with_journal(
+    pub fn launch_with_journal(
+        options: LaunchOptions,
+        journal: crate::capture::Journal,
+    ) -> crate::rt::Boxed<'static, Result<Self>> {
+        Box::pin(Self::launch_with_journal_unboxed(options, journal))
+    }
+
+    async fn launch_with_journal_unboxed(
         options: LaunchOptions,
         journal: crate::capture::Journal,
     ) -> Result<Self> {
@@ -195,7 +202,15 @@ impl Browser {
 
     /// [`Browser::connect_with_journal`] with [`crate::ConnectOptions`]: a `wss://` endpoint's
     /// private CA, an `Authorization` header.
-    pub async fn connect_with(
+    pub fn connect_with<'a>(
+        endpoint: &'a str,
+        options: &'a crate::ConnectOptions,
+        journal: crate::capture::Journal,
+    ) -> crate::rt::Boxed<'a, Result<Self>> {
+        Box::pin(Self::connect_with_unboxed(endpoint, options, journal))
+    }
+
+    async fn connect_with_unboxed(
         endpoint: &str,
         options: &crate::ConnectOptions,
         journal: crate::capture::Journal,
@@ -216,7 +231,20 @@ impl Browser {
         Self::start(conn, session, None, version, options.viewport, journal).await
     }
 
-    async fn start(
+    fn start(
+        conn: Connection,
+        session: Session,
+        process: Option<BrowserProcess>,
+        version: cdp_browser::GetVersionReturns,
+        viewport: Option<(u32, u32)>,
+        journal: crate::capture::Journal,
+    ) -> crate::rt::Boxed<'static, Result<Self>> {
+        Box::pin(Self::start_unboxed(
+            conn, session, process, version, viewport, journal,
+        ))
+    }
+
+    async fn start_unboxed(
         conn: Connection,
         session: Session,
         process: Option<BrowserProcess>,
@@ -373,7 +401,15 @@ impl Browser {
     }
 
     /// Waits until the page with `target_id` is attached and set up.
-    pub async fn wait_for_page(&self, target_id: &str, timeout: Duration) -> Result<Page> {
+    pub fn wait_for_page<'a>(
+        &'a self,
+        target_id: &'a str,
+        timeout: Duration,
+    ) -> crate::rt::Boxed<'a, Result<Page>> {
+        Box::pin(self.wait_for_page_unboxed(target_id, timeout))
+    }
+
+    async fn wait_for_page_unboxed(&self, target_id: &str, timeout: Duration) -> Result<Page> {
         let mut changed = self.inner.changed.subscribe();
         let deadline = tokio::time::Instant::now() + timeout;
         // `Done(None)`: the connection closed (its reason is read after the check).

@@ -171,7 +171,11 @@ impl Interceptor {
 
     /// Brings every session's Fetch state in line with the configuration. Sessions that are
     /// gone (their command fails) are forgotten.
-    async fn sync(&self) -> Result<()> {
+    fn sync<'a>(&'a self) -> crate::rt::Boxed<'a, Result<()>> {
+        Box::pin(self.sync_unboxed())
+    }
+
+    async fn sync_unboxed(&self) -> Result<()> {
         let mut sessions = self.sessions.lock().await;
         let wanted: Vec<Want> = {
             let config = lock(&self.config);

@@ -55,7 +55,16 @@ impl Page {
 
     /// [`Page::call_isolated`] for page functions taking several arguments
     /// (`actionability.setValue(target, value)`).
-    pub(crate) async fn call_isolated_with(
+    pub(crate) fn call_isolated_with<'a>(
+        &'a self,
+        frame_id: Option<&'a str>,
+        function: &'a str,
+        args: &'a [Value],
+    ) -> crate::rt::Boxed<'a, Result<Value>> {
+        Box::pin(self.call_isolated_with_unboxed(frame_id, function, args))
+    }
+
+    async fn call_isolated_with_unboxed(
         &self,
         frame_id: Option<&str>,
         function: &str,
@@ -169,7 +178,14 @@ impl Page {
     }
 
     /// The session and execution context of chromate's world in a frame, created if missing.
-    pub(crate) async fn isolated_context(&self, frame_id: Option<&str>) -> Result<(Session, i64)> {
+    pub(crate) fn isolated_context<'a>(
+        &'a self,
+        frame_id: Option<&'a str>,
+    ) -> crate::rt::Boxed<'a, Result<(Session, i64)>> {
+        Box::pin(self.isolated_context_unboxed(frame_id))
+    }
+
+    async fn isolated_context_unboxed(&self, frame_id: Option<&str>) -> Result<(Session, i64)> {
         let (frame_id, frame_session) = {
             let state = lock(&self.shared.state);
             let frame_id = match frame_id {

@@ -81,7 +81,16 @@ impl Page {
     /// println!("{} answered {:?}", nav.url, nav.status);
     /// # Ok(()) }
     /// ```
-    pub async fn goto(
+    pub fn goto<'a>(
+        &'a self,
+        url: &'a str,
+        wait_until: WaitUntil,
+        timeout: Duration,
+    ) -> crate::rt::Boxed<'a, Result<NavigationResult>> {
+        Box::pin(self.goto_unboxed(url, wait_until, timeout))
+    }
+
+    async fn goto_unboxed(
         &self,
         url: &str,
         wait_until: WaitUntil,

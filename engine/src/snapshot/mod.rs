@@ -421,7 +421,14 @@ impl Page {
     /// println!("{}", snapshot.render());
     /// # Ok(()) }
     /// ```
-    pub async fn snapshot(&self, options: SnapshotOptions) -> Result<Snapshot> {
+    pub fn snapshot<'a>(
+        &'a self,
+        options: SnapshotOptions,
+    ) -> crate::rt::Boxed<'a, Result<Snapshot>> {
+        Box::pin(self.snapshot_unboxed(options))
+    }
+
+    async fn snapshot_unboxed(&self, options: SnapshotOptions) -> Result<Snapshot> {
         let (scope, scope_frame) = match &options.scope {
             None => (Scope::Whole, None),
             Some(selector) => match scope_ref(self, selector)? {

@@ -78,7 +78,14 @@ impl Page {
 
     /// After a call on this page timed out: `None` if the page answers (it is only slow),
     /// else what was found and done (see the module doc).
-    pub(crate) async fn free_if_stuck(&self, waited: Duration) -> Option<Recovery> {
+    pub(crate) fn free_if_stuck<'a>(
+        &'a self,
+        waited: Duration,
+    ) -> crate::rt::Boxed<'a, Option<Recovery>> {
+        Box::pin(self.free_if_stuck_unboxed(waited))
+    }
+
+    async fn free_if_stuck_unboxed(&self, waited: Duration) -> Option<Recovery> {
         if self.is_closed() || self.dialog().is_some() {
             return None;
         }

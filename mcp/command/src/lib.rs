@@ -47,6 +47,12 @@ use tools::{Runs, ToolCall, ToolContext, ToolDecl};
 
 pub use reply::{Done, Failed, Reply};
 
+/// A future boxed where it is made. rustc compiles an `async fn`'s state machine into every
+/// codegen unit, in every crate, that awaits it; the few large ones that many callers await
+/// return this instead, so their code exists once (ARCHITECTURE.md, "Futures boxed where they
+/// are made"). The flows crate and the binary use it too.
+pub type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
+
 /// Runs one validated call against the session and renders its outcome.
 pub async fn run(
     session: &mut ToolSession,

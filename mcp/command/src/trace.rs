@@ -147,7 +147,14 @@ fn log_counts(journal: &chromate::Journal, since: u64) -> (Value, Value) {
 /// Appends the `action` event of a call while a trace records (browser_trace itself excluded;
 /// browser_batch is recorded as its steps, each its own event). Failures to write are reported
 /// on stderr; they never fail the call.
-pub async fn record_action(session: &mut ToolSession, call: CallRecord<'_>) {
+pub fn record_action<'a>(
+    session: &'a mut ToolSession,
+    call: CallRecord<'a>,
+) -> crate::Boxed<'a, ()> {
+    Box::pin(record_action_unboxed(session, call))
+}
+
+async fn record_action_unboxed(session: &mut ToolSession, call: CallRecord<'_>) {
     if session.trace.is_none() || call.tool == "browser_trace" {
         return;
     }

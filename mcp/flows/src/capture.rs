@@ -382,7 +382,16 @@ impl CaptureRecord {
 /// Captures into `dir` (which exists) on the session's active page: sets the viewport the
 /// capture names, loads `url` (retried on a timeout or a `net::ERR_*`), then writes
 /// `<dir>/<name>.png|pdf`, replacing a file of that name atomically.
-pub async fn capture(
+pub fn capture<'a>(
+    session: &'a mut ToolSession,
+    args: &'a CaptureArgs,
+    dir: &'a Path,
+    cancel: &'a Cancel,
+) -> chromate_command::Boxed<'a, Result<CaptureRecord, ToolError>> {
+    Box::pin(capture_unboxed(session, args, dir, cancel))
+}
+
+async fn capture_unboxed(
     session: &mut ToolSession,
     args: &CaptureArgs,
     dir: &Path,
@@ -491,7 +500,16 @@ pub fn console_errors_since(session: &ToolSession, cursor: u64) -> Vec<Value> {
 
 /// Sets the page's viewport (CSS px, scale 1) for what follows, with scrollbars hidden: a
 /// capture shows the page, and a full-page capture is exactly the viewport wide.
-pub async fn set_viewport(
+pub fn set_viewport<'a>(
+    session: &'a mut ToolSession,
+    page: &'a chromate::Page,
+    width: u32,
+    height: u32,
+) -> chromate_command::Boxed<'a, Result<(), ToolError>> {
+    Box::pin(set_viewport_unboxed(session, page, width, height))
+}
+
+async fn set_viewport_unboxed(
     session: &mut ToolSession,
     page: &chromate::Page,
     width: u32,

@@ -266,7 +266,20 @@ pub async fn run(
     Ok(report)
 }
 
-async fn run_flow(
+fn run_flow<'a>(
+    config: &'a Config,
+    flow: &'a Flow,
+    output_dir: &'a Path,
+    options: &'a RunOptions,
+    cancel: &'a Cancel,
+    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+) -> chromate_command::Boxed<'a, FlowResult> {
+    Box::pin(run_flow_unboxed(
+        config, flow, output_dir, options, cancel, on_event,
+    ))
+}
+
+async fn run_flow_unboxed(
     config: &Config,
     flow: &Flow,
     output_dir: &Path,
@@ -430,7 +443,18 @@ struct Run<'a> {
     progress: &'a Progress,
 }
 
-async fn run_steps(
+fn run_steps<'a>(
+    session: &'a mut ToolSession,
+    flow: &'a Flow,
+    run: &'a Run<'a>,
+    result: &'a mut FlowResult,
+    on: &'a mut OnTab<'a>,
+    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+) -> chromate_command::Boxed<'a, ()> {
+    Box::pin(run_steps_unboxed(session, flow, run, result, on, on_event))
+}
+
+async fn run_steps_unboxed(
     session: &mut ToolSession,
     flow: &Flow,
     run: &Run<'_>,
@@ -570,7 +594,11 @@ impl Video {
         }
     }
 
-    async fn end_part(&mut self) {
+    fn end_part<'a>(&'a mut self) -> chromate_command::Boxed<'a, ()> {
+        Box::pin(self.end_part_unboxed())
+    }
+
+    async fn end_part_unboxed(&mut self) {
         if let Some((begun, screencast)) = self.current.take() {
             let offset = begun.duration_since(self.started).as_secs_f64();
             self.parts.push((offset, screencast.stop().await));

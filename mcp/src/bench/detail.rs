@@ -8,7 +8,15 @@ use std::time::{Duration, Instant};
 use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
 
 /// Runs the benchmark and returns the printed report.
-pub(crate) async fn snapshot_cost(
+pub(crate) fn snapshot_cost<'a>(
+    target: &'a str,
+    repeat: usize,
+    max_lines: usize,
+) -> chromate_command::Boxed<'a, Result<String, String>> {
+    Box::pin(snapshot_cost_unboxed(target, repeat, max_lines))
+}
+
+async fn snapshot_cost_unboxed(
     target: &str,
     repeat: usize,
     max_lines: usize,

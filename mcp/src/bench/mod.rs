@@ -139,7 +139,15 @@ pub(crate) async fn run(args: &BenchArgs) -> Result<String, String> {
     }
 }
 
-async fn run_in(
+fn run_in<'a>(
+    args: &'a BenchArgs,
+    browser: &'a std::path::Path,
+    work: &'a std::path::Path,
+) -> chromate_command::Boxed<'a, Result<Run, String>> {
+    Box::pin(run_in_unboxed(args, browser, work))
+}
+
+async fn run_in_unboxed(
     args: &BenchArgs,
     browser: &std::path::Path,
     work: &std::path::Path,

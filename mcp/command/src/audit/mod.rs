@@ -242,7 +242,20 @@ async fn audit_page(
     res
 }
 
-async fn inspect_page(
+fn inspect_page<'a>(
+    page: &'a chromate::Page,
+    context: &'a chromate::BrowserContext,
+    request: &'a AuditRequest,
+    url: &'a str,
+    depth: u32,
+    state: &'a Mutex<Gathered>,
+) -> crate::Boxed<'a, Result<PageOutcome, ToolError>> {
+    Box::pin(inspect_page_unboxed(
+        page, context, request, url, depth, state,
+    ))
+}
+
+async fn inspect_page_unboxed(
     page: &chromate::Page,
     context: &chromate::BrowserContext,
     request: &AuditRequest,

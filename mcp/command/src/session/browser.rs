@@ -73,7 +73,11 @@ impl Live {
 
     /// Opens a tab on about:blank in the session's context (or the browser) and records it as
     /// chromate's own.
-    pub async fn open_tab(&mut self) -> chromate::Result<chromate::Page> {
+    pub fn open_tab<'a>(&'a mut self) -> crate::Boxed<'a, chromate::Result<chromate::Page>> {
+        Box::pin(self.open_tab_unboxed())
+    }
+
+    async fn open_tab_unboxed(&mut self) -> chromate::Result<chromate::Page> {
         let page = match &self.context {
             Some(context) => context.new_tab().await?,
             None => self.browser.new_page("about:blank").await?,
@@ -239,7 +243,11 @@ impl ToolSession {
     }
 
     /// Launches or connects (docs/mcp.md#run), without opening a tab.
-    async fn start_browser(&mut self, verb: &str) -> Result<(), ToolError> {
+    fn start_browser<'a>(&'a mut self, verb: &'a str) -> crate::Boxed<'a, Result<(), ToolError>> {
+        Box::pin(self.start_browser_unboxed(verb))
+    }
+
+    async fn start_browser_unboxed(&mut self, verb: &str) -> Result<(), ToolError> {
         if let Some(shared) = self.shared.clone() {
             return self.start_context(verb, &shared).await;
         }
@@ -378,7 +386,14 @@ impl ToolSession {
     /// The active tab's page, launching the browser and opening a tab if
     /// needed. Does not check for dialogs (browser_dialog and
     /// browser_snapshot report them).
-    pub async fn active_page_any(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
+    pub fn active_page_any<'a>(
+        &'a mut self,
+        verb: &'a str,
+    ) -> crate::Boxed<'a, Result<chromate::Page, ToolError>> {
+        Box::pin(self.active_page_any_unboxed(verb))
+    }
+
+    async fn active_page_any_unboxed(&mut self, verb: &str) -> Result<chromate::Page, ToolError> {
         if let Some(tab) = self.ensure_browser(verb).await?.active_tab() {
             return Ok(tab.page.clone());
         }

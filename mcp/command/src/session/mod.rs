@@ -227,7 +227,11 @@ impl ToolSession {
     /// The shutdown hook (docs/mcp.md#run): end any trace, close the browser (kill after
     /// 2 s; a one-shot session's at once), delete the profile. The server bounds the whole
     /// shutdown to 5 s.
-    pub async fn shutdown(&mut self) {
+    pub fn shutdown<'a>(&'a mut self) -> crate::Boxed<'a, ()> {
+        Box::pin(self.shutdown_unboxed())
+    }
+
+    async fn shutdown_unboxed(&mut self) {
         // A recording ends with `trace-end` reason shutdown, without zip (docs/mcp.md#traces).
         if let Some(mut recording) = self.trace.take() {
             if let Err(err) = recording.end("shutdown") {

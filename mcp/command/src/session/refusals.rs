@@ -232,7 +232,19 @@ impl ToolSession {
 
     /// Attaches a recovery snapshot (docs/mcp.md#refs) to a STALE_REF error, when the
     /// browser runs without a dialog.
-    pub async fn attach_recovery(&mut self, page: &chromate::Page, error: ToolError) -> ToolError {
+    pub fn attach_recovery<'a>(
+        &'a mut self,
+        page: &'a chromate::Page,
+        error: ToolError,
+    ) -> crate::Boxed<'a, ToolError> {
+        Box::pin(self.attach_recovery_unboxed(page, error))
+    }
+
+    async fn attach_recovery_unboxed(
+        &mut self,
+        page: &chromate::Page,
+        error: ToolError,
+    ) -> ToolError {
         let reason = error
             .detail
             .as_ref()
