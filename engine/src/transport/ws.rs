@@ -301,6 +301,9 @@ async fn read_http_body(stream: &mut tokio::net::TcpStream) -> std::result::Resu
     }
 }
 
+/// How long closing the websocket waits for the peer to take the close frame.
+const CLOSE_GRACE: std::time::Duration = std::time::Duration::from_secs(1);
+
 pub(super) fn spawn(
     socket: Socket,
     conn: Connection,
@@ -308,8 +311,17 @@ pub(super) fn spawn(
 ) {
     let (mut sink, mut stream) = socket.split();
     let write_conn = conn.clone();
+    // The writer ends when the connection closes, whoever closed it: once the peer hung up
+    // (a pool that ended the session) the reader ends, and the socket, whose halves are the
+    // reader's and the writer's, is dropped and so closed at once, not left half-closed
+    // (CLOSE-WAIT) until chromate exits.
     crate::rt::spawn(async move {
-        while let Some(frame) = outgoing.recv().await {
+        loop {
+            let frame = tokio::select! {
+                frame = outgoing.recv() => frame,
+                _ = write_conn.closed() => None,
+            };
+            let Some(frame) = frame else { break };
             let text = match String::from_utf8(frame) {
                 Ok(text) => text,
                 Err(_) => continue,
@@ -319,7 +331,8 @@ pub(super) fn spawn(
                 break;
             }
         }
-        let _ = sink.close().await;
+        // A close frame if the peer still reads, bounded: a peer that is gone never answers.
+        let _ = tokio::time::timeout(CLOSE_GRACE, sink.close()).await;
     });
     crate::rt::spawn(async move {
         while let Some(message) = stream.next().await {
