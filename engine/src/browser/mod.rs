@@ -200,19 +200,42 @@ impl Browser {
         options: &crate::ConnectOptions,
         journal: crate::capture::Journal,
     ) -> Result<Self> {
-        let (socket, _) = connect_websocket(endpoint, options).await?;
-        let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
-        let session = Session::new(conn.clone(), None);
-        let version = session
-            .send_with_timeout(
-                &cdp_browser::GetVersionParams::default(),
-                options.startup_timeout,
-            )
-            .await
-            .map_err(|err| Error::ConnectFailed {
-                endpoint: redact_userinfo(endpoint),
-                reason: err.to_string(),
-            })?;
+        let connect = async {
+            let (socket, _) = connect_websocket(endpoint, options).await?;
+            let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
+            let session = Session::new(conn.clone(), None);
+            let version = session
+                .send_with_timeout(
+                    &cdp_browser::GetVersionParams::default(),
+                    options.startup_timeout,
+                )
+                .await;
+            match version {
+                Ok(version) => Ok((conn, session, version)),
+                Err(err) => {
+                    conn.close("the browser did not answer Browser.getVersion");
+                    Err(Error::ConnectFailed {
+                        endpoint: redact_userinfo(endpoint),
+                        reason: err.to_string(),
+                    })
+                }
+            }
+        };
+        // A pool that queues the connection holds the handshake: bounded here, a full pool is
+        // an error the caller can act on, not a call that hangs.
+        let (conn, session, version) =
+            match tokio::time::timeout(options.connect_timeout, connect).await {
+                Ok(connected) => connected?,
+                Err(_) => {
+                    return Err(Error::ConnectFailed {
+                        endpoint: redact_userinfo(endpoint),
+                        reason: format!(
+                            "no browser within {} ms (a browser pool queues connections while all its browsers are busy)",
+                            options.connect_timeout.as_millis()
+                        ),
+                    })
+                }
+            };
         Self::start(conn, session, None, version, options.viewport, journal).await
     }
 
@@ -338,6 +361,12 @@ impl Browser {
     /// Whether the connection is gone.
     pub fn is_closed(&self) -> bool {
         self.inner.conn.is_closed()
+    }
+
+    /// Why the connection went away (`the browser closed the websocket`); `connection lost`
+    /// while it is open.
+    pub fn closed_reason(&self) -> String {
+        self.inner.conn.closed_reason()
     }
 
     /// Every tracked target.
