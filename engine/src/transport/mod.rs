@@ -343,5 +343,5 @@ fn empty_object_ref() -> &'static RawValue {
     EMPTY.get_or_init(|| RawValue::from_string("{}".to_string()).unwrap_or_else(|_| unreachable!()))
 }
 
-pub use ws::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
 pub(crate) use ws::{connect_websocket, redact_userinfo};
+pub use ws::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};

@@ -58,7 +58,11 @@ fn an_http_endpoint_keeps_its_query_with_or_without_a_slash() {
     }
     let url = parse_http_url("http://ann:pw@pool.example/base/").unwrap();
     assert_eq!(
-        (url.host_port.as_str(), url.path.as_str(), url.userinfo.as_deref()),
+        (
+            url.host_port.as_str(),
+            url.path.as_str(),
+            url.userinfo.as_deref()
+        ),
         ("pool.example:80", "/base", Some("ann:pw"))
     );
     assert_eq!(url.query, None);
@@ -90,7 +94,10 @@ fn http_responses_are_read_by_length_chunked_or_to_the_end() {
     use super::parse_http_response;
     let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\n{\"a\":\r\n3;x=y\r\n 1}\r\n0\r\n\r\n";
     let response = parse_http_response(chunked, false).unwrap().unwrap();
-    assert_eq!((response.status, response.body.as_str()), (200, "{\"a\": 1}"));
+    assert_eq!(
+        (response.status, response.body.as_str()),
+        (200, "{\"a\": 1}")
+    );
     // Not all there yet: more is awaited, or it is an error once the peer closed.
     let cut = &chunked[..chunked.len() - 5];
     assert_eq!(parse_http_response(cut, false).unwrap(), None);
@@ -100,25 +107,42 @@ fn http_responses_are_read_by_length_chunked_or_to_the_end() {
         b"HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 4\r\n\r\nfull";
     let response = parse_http_response(refused, false).unwrap().unwrap();
     assert_eq!(
-        (response.status, response.retry_after.as_deref(), response.body.as_str()),
+        (
+            response.status,
+            response.retry_after.as_deref(),
+            response.body.as_str()
+        ),
         (429, Some("7"), "full")
     );
     let to_end = b"HTTP/1.0 401 Unauthorized\r\n\r\nBad token";
     assert_eq!(parse_http_response(to_end, false).unwrap(), None);
     let response = parse_http_response(to_end, true).unwrap().unwrap();
-    assert_eq!((response.status, response.body.as_str()), (401, "Bad token"));
+    assert_eq!(
+        (response.status, response.body.as_str()),
+        (401, "Bad token")
+    );
     assert!(parse_http_response(b"SSH-2.0-x\r\n\r\n", true).is_err());
-    assert!(parse_http_response(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", true).is_err());
+    assert!(parse_http_response(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n",
+        true
+    )
+    .is_err());
 }
 
 #[test]
 fn a_refusal_says_what_the_pool_said() {
     use super::refusal;
     let text = refusal(401, None, "Bad or missing authentication.");
-    assert!(text.contains("401") && text.contains("refused the token"), "{text}");
+    assert!(
+        text.contains("401") && text.contains("refused the token"),
+        "{text}"
+    );
     assert!(text.contains("Bad or missing authentication."), "{text}");
     let text = refusal(429, Some("12"), "Too many requests");
-    assert!(text.contains("pool is full") && text.contains("retry after 12 s"), "{text}");
+    assert!(
+        text.contains("pool is full") && text.contains("retry after 12 s"),
+        "{text}"
+    );
     assert_eq!(refusal(502, None, "  "), "HTTP 502");
 }
 
@@ -130,6 +154,12 @@ fn secrets_are_redacted_from_every_message() {
         "ws://127.0.0.1:3000/?token=s3cr3t said pa55word and s3cr3t, TOKEN=other&y",
         endpoint,
     );
-    assert!(!text.contains("s3cr3t") && !text.contains("pa55word") && !text.contains("other"), "{text}");
-    assert!(text.contains("token=***") && text.contains("TOKEN=***&y"), "{text}");
+    assert!(
+        !text.contains("s3cr3t") && !text.contains("pa55word") && !text.contains("other"),
+        "{text}"
+    );
+    assert!(
+        text.contains("token=***") && text.contains("TOKEN=***&y"),
+        "{text}"
+    );
 }

@@ -36,6 +36,8 @@ pub(super) async fn status(
     _args: StatusArgs,
 ) -> Result<ToolOutput, ToolError> {
     let mut status = status_json(ctx.session);
+    // The replacement is said here; the next call's observation need not repeat it.
+    ctx.session.take_replaced_notice();
     let page = ctx.session.current_page();
     if let Some(live) = &ctx.session.live {
         let product = &live.browser.version().product;
@@ -56,7 +58,7 @@ pub(super) async fn status(
 
 /// The status before launch.
 pub(super) fn status_json(session: &ToolSession) -> serde_json::Value {
-    json!({
+    let mut status = json!({
         "ready": false,
         "browser": null,
         "browserVersion": null,
@@ -70,5 +72,11 @@ pub(super) fn status_json(session: &ToolSession) -> serde_json::Value {
         "artifactsDir": session.artifacts.dir().display().to_string(),
         // Events the engine could not decode (a protocol that renamed a field it reads).
         "decodeFailures": chromate::cdp::decode_failures(),
-    })
+    });
+    // A --cdp-endpoint browser that went away (a pool ended the session) and was replaced.
+    let (count, last) = session.replacements();
+    if count > 0 {
+        status["browserReplaced"] = json!({ "count": count, "lastReason": last });
+    }
+    status
 }
