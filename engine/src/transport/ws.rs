@@ -637,7 +637,14 @@ pub(super) fn spawn(
         let _ = tokio::time::timeout(CLOSE_GRACE, sink.close()).await;
     });
     crate::rt::spawn(async move {
-        while let Some(message) = stream.next().await {
+        loop {
+            // Closed from this side (chromate let go of the browser): the writer sends the
+            // close frame; a peer that never answers it must not keep the socket open.
+            let message = tokio::select! {
+                message = stream.next() => message,
+                _ = conn.closed() => return,
+            };
+            let Some(message) = message else { break };
             match message {
                 Ok(Message::Text(text)) => conn.dispatch(text.as_bytes()),
                 Ok(Message::Binary(bytes)) => conn.dispatch(&bytes),
