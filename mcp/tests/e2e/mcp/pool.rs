@@ -55,16 +55,32 @@ fn whole(result: &Value) -> String {
 }
 
 #[test]
-fn mcp_through_browserless_navigates_and_snapshots_over_ws_and_both_http_forms() {
+fn mcp_through_browserless_navigates_and_snapshots_over_ws_both_http_forms_and_a_bearer_header() {
     let pool = pool(2, 1, 120_000);
     let server = fixtures();
+    let bearer = format!("Bearer {}", pool.token());
     let endpoints = [
-        pool.ws_url(),
-        format!("http://127.0.0.1:{}?token={}", pool.port(), pool.token()),
-        format!("http://127.0.0.1:{}/?token={}", pool.port(), pool.token()),
+        (pool.ws_url(), None),
+        (
+            format!("http://127.0.0.1:{}?token={}", pool.port(), pool.token()),
+            None,
+        ),
+        (
+            format!("http://127.0.0.1:{}/?token={}", pool.port(), pool.token()),
+            None,
+        ),
+        // The token in the header only: /json/version and the handshake both carry it.
+        (
+            format!("http://127.0.0.1:{}", pool.port()),
+            Some(bearer.as_str()),
+        ),
     ];
-    for endpoint in endpoints {
-        let mut mcp = start_mcp_with_args(&["--cdp-endpoint", &endpoint], &[]);
+    for (endpoint, authorization) in endpoints {
+        let mut args = vec!["--cdp-endpoint", endpoint.as_str()];
+        if let Some(authorization) = authorization {
+            args.extend(["--cdp-authorization", authorization]);
+        }
+        let mut mcp = start_mcp_with_args(&args, &[]);
         let (result, observation) = mcp.ok(
             "browser_navigate",
             json!({ "url": server.url("login.html"), "timeout_ms": 20000 }),
