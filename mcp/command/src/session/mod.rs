@@ -199,6 +199,12 @@ impl ToolSession {
         self.replaced_unsaid.take()
     }
 
+    /// browser_status `browserLost`: why the `--cdp-endpoint` browser went away, until the
+    /// next call that needs one connects again.
+    pub fn lost_endpoint_browser(&self) -> Option<&str> {
+        self.lost_endpoint_browser.as_deref()
+    }
+
     /// browser_status `browserReplaced`: how many times the endpoint's browser went away and
     /// was replaced, and why the last time.
     pub fn replacements(&self) -> (u64, Option<&str>) {

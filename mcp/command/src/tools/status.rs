@@ -35,10 +35,11 @@ pub(super) async fn status(
     ctx: &mut ToolContext<'_>,
     _args: StatusArgs,
 ) -> Result<ToolOutput, ToolError> {
+    // First: a browser that went away is dropped (and, on an endpoint, reported as lost).
+    let page = ctx.session.current_page();
     let mut status = status_json(ctx.session);
     // The replacement is said here; the next call's observation need not repeat it.
     ctx.session.take_replaced_notice();
-    let page = ctx.session.current_page();
     if let Some(live) = &ctx.session.live {
         let product = &live.browser.version().product;
         let (name, version) = product.split_once('/').unwrap_or((product.as_str(), ""));
@@ -77,6 +78,10 @@ pub(super) fn status_json(session: &ToolSession) -> serde_json::Value {
     let (count, last) = session.replacements();
     if count > 0 {
         status["browserReplaced"] = json!({ "count": count, "lastReason": last });
+    }
+    // One that went away and is not replaced yet: the next call that needs it connects again.
+    if let Some(reason) = session.lost_endpoint_browser() {
+        status["browserLost"] = json!(reason);
     }
     status
 }

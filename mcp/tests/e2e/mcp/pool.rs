@@ -225,6 +225,10 @@ fn mcp_a_session_the_pool_timed_out_is_closed_and_the_next_call_says_the_browser
     loop {
         let (status, _) = mcp.ok("browser_status", json!({}));
         if status["ready"] == json!(false) {
+            // Browserless ends a timed-out session by writing an HTTP answer into the
+            // websocket (a protocol error) or by closing it: either is the reason given.
+            let lost = status["browserLost"].as_str().unwrap_or_default();
+            assert!(lost.contains("websocket"), "{status}");
             break;
         }
         assert!(
@@ -262,6 +266,7 @@ fn mcp_a_session_the_pool_timed_out_is_closed_and_the_next_call_says_the_browser
     );
     let (status, _) = mcp.ok("browser_status", json!({}));
     assert_eq!(status["browserReplaced"]["count"], json!(1), "{status}");
+    assert!(status.get("browserLost").is_none(), "{status}");
     // Said once: the call after does not repeat it.
     let (_, observation) = mcp.ok(
         "browser_navigate",
