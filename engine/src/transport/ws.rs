@@ -598,6 +598,9 @@ fn dechunk(mut bytes: &[u8]) -> std::result::Result<Option<Vec<u8>>, String> {
         if size > MAX_RESPONSE || bytes.len() < size + 2 {
             return Ok(None);
         }
+        if bytes.get(size..size + 2) != Some(b"\r\n".as_slice()) {
+            return Err("a chunk longer than its size".into());
+        }
         body.extend_from_slice(&bytes[..size]);
         bytes = &bytes[size + 2..];
     }

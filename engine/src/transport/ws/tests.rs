@@ -127,6 +127,12 @@ fn http_responses_are_read_by_length_chunked_or_to_the_end() {
         true
     )
     .is_err());
+    // A chunk whose size is too small for its data is an error, not a body cut wrong.
+    assert!(parse_http_response(
+        b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nabc\r\n0\r\n\r\n",
+        false
+    )
+    .is_err());
 }
 
 #[test]
@@ -162,4 +168,107 @@ fn secrets_are_redacted_from_every_message() {
         text.contains("token=***") && text.contains("TOKEN=***&y"),
         "{text}"
     );
+}
+
+/// A loopback server that answers each connection it accepts with the next of `replies`
+/// (after reading the request head) and closes it; the requests it read come back in order.
+async fn answering(replies: Vec<&'static str>) -> (u16, tokio::task::JoinHandle<Vec<String>>) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .expect("a loopback port");
+    let port = listener.local_addr().expect("its address").port();
+    let task = tokio::spawn(async move {
+        let mut requests = Vec::new();
+        for reply in replies {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                break;
+            };
+            let mut head = Vec::new();
+            let mut byte = [0u8; 1];
+            while !head.ends_with(b"\r\n\r\n") {
+                match stream.read(&mut byte).await {
+                    Ok(1) => head.push(byte[0]),
+                    _ => break,
+                }
+            }
+            requests.push(String::from_utf8_lossy(&head).into_owned());
+            let _ = stream.write_all(reply.as_bytes()).await;
+            let _ = stream.shutdown().await;
+        }
+        requests
+    });
+    (port, task)
+}
+
+#[tokio::test]
+async fn a_full_pool_on_the_handshake_says_when_to_retry_and_not_the_token() {
+    let (port, server) = answering(vec![
+        "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 7\r\nContent-Length: 34\r\n\r\nqueue full for token=s3cretTOKEN99",
+    ])
+    .await;
+    let endpoint = format!("ws://127.0.0.1:{port}/chromium?token=s3cretTOKEN99");
+    let err = super::connect_websocket(&endpoint, &super::ConnectOptions::default())
+        .await
+        .err()
+        .expect("a refusal");
+    let text = err.to_string();
+    assert!(
+        text.contains("HTTP 429")
+            && text.contains("retry after 7 s")
+            && text.contains("queue full"),
+        "{text}"
+    );
+    assert!(!text.contains("s3cretTOKEN99"), "{text}");
+    let requests = server.await.expect("the server task");
+    assert!(
+        requests[0].starts_with("GET /chromium?token=s3cretTOKEN99 HTTP/1.1"),
+        "{requests:?}"
+    );
+}
+
+#[tokio::test]
+async fn json_version_sends_the_query_and_header_and_reads_a_chunked_answer_or_a_refusal() {
+    let (port, server) = answering(vec![
+        "HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\n\r\nbad token!!!",
+        "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nf\r\n{\"webSocketDebu\r\n1a\r\nggerUrl\":\"ws://127.0.0.1:1\r\n2\r\n\"}\r\n0\r\n\r\n",
+    ])
+    .await;
+    let options = super::ConnectOptions {
+        authorization: Some("Bearer hdrTOKEN42".into()),
+        ..super::ConnectOptions::default()
+    };
+    let endpoint = format!("http://127.0.0.1:{port}/?token=qTOKEN77");
+    let err = super::connect_websocket(&endpoint, &options)
+        .await
+        .err()
+        .expect("a refusal");
+    let text = err.to_string();
+    assert!(
+        text.contains("/json/version: HTTP 401") && text.contains("bad token"),
+        "{text}"
+    );
+    assert!(!text.contains("qTOKEN77"), "{text}");
+    // The chunked answer is read whole; its URL gets the token, and port 1 refuses.
+    let err = super::connect_websocket(&endpoint, &options)
+        .await
+        .err()
+        .expect("nothing listens on port 1");
+    let text = err.to_string();
+    assert!(
+        text.contains("refused") && !text.contains("qTOKEN77"),
+        "{text}"
+    );
+    let requests = server.await.expect("the server task");
+    for request in &requests {
+        assert!(
+            request.starts_with("GET /json/version?token=qTOKEN77 HTTP/1.1"),
+            "{request}"
+        );
+        assert!(
+            request.contains("Authorization: Bearer hdrTOKEN42\r\n"),
+            "{request}"
+        );
+    }
+    assert_eq!(requests.len(), 2);
 }
