@@ -160,15 +160,22 @@ impl Browserless {
         format!("ws://127.0.0.1:{}?token={}", self.port, self.token)
     }
 
-    /// The Chromium processes the pool runs now (the Node process's Chrome-like descendants).
+    /// The Chromium processes the pool runs now: the Node process's Chrome-like descendants,
+    /// and any with a profile in the pool's directory (an orphaned one too).
     pub fn chromium_pids(&self) -> Vec<u32> {
-        crate::procs::descendants(self.child.id())
+        let mut pids: Vec<u32> = crate::procs::descendants(self.child.id())
             .into_iter()
             .filter(|&pid| {
                 crate::procs::ProcessInfo::read(pid)
                     .is_some_and(|info| info.is_alive() && info.is_chrome_like())
             })
-            .collect()
+            .collect();
+        for pid in crate::procs::chrome_processes_with_profile_under(self.dir.path()) {
+            if !pids.contains(&pid) {
+                pids.push(pid);
+            }
+        }
+        pids
     }
 
     /// The browsers the pool runs now, one per session: its Chrome-like children (each
@@ -197,14 +204,21 @@ impl Browserless {
 impl Drop for Browserless {
     fn drop(&mut self) {
         let pid = self.child.id();
+        // Node first, so it launches nothing more; then every Chromium it started: its
+        // descendants, and any whose profile is in this pool's directory (one launched for a
+        // queued connection as Node died is orphaned to init).
         let descendants = crate::procs::descendants(pid);
         crate::procs::kill_group(pid);
-        for child in &descendants {
-            crate::procs::kill(*child);
-        }
         let _ = self.child.wait();
+        let mut browsers = descendants;
+        browsers.extend(crate::procs::chrome_processes_with_profile_under(
+            self.dir.path(),
+        ));
+        for browser in &browsers {
+            crate::procs::kill(*browser);
+        }
         let _ = crate::procs::wait_until_gone_blocking(
-            &descendants,
+            &browsers,
             Instant::now() + Duration::from_secs(5),
         );
     }
