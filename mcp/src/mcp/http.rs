@@ -4,7 +4,8 @@
 //! - **2025-11-25** (and the earlier Streamable HTTP revisions): `initialize` opens a session,
 //!   whose id goes back in `MCP-Session-Id`; every later request names it; `DELETE` ends it.
 //!   Each session is a [`Core`] of its own whose dispatcher session is a browser context in one
-//!   shared browser, so cookies, storage, cache, tabs, refs, journal, mocks and traces never
+//!   shared browser (with `--cdp-endpoint`, in a connection of its own to the endpoint: one pool
+//!   session each), so cookies, storage, cache, tabs, refs, journal, mocks and traces never
 //!   cross sessions. A session without requests for `--session-idle-timeout` ends the same way.
 //! - **2026-07-28** (stateless): no session; `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
 //!   must match the body (else 400 with `HeaderMismatch`, -32020). The revision has no session
@@ -225,7 +226,14 @@ struct Server {
 impl Server {
     fn new_session(&self) -> Arc<HttpSession> {
         let mut session = ToolSession::new(self.config.clone());
-        session.shared = Some(self.browser.clone());
+        if self.config.cdp_endpoint.is_some() {
+            // On a remote endpoint (a pool), each session connects on its own: one pool
+            // session each, its browser context in it; a launched browser is shared.
+            session.shared = Some(SharedBrowser::default());
+            session.owns_connection = true;
+        } else {
+            session.shared = Some(self.browser.clone());
+        }
         // Traces under CHROMATE_TRACE_DIR and saved states are this session's alone
         // (docs/mcp.md#streamable-http): a directory named as its session directory.
         session.namespace = session

@@ -110,6 +110,21 @@ fn flags_win_over_environment() {
     });
     assert_eq!(config.browser, Some(PathBuf::from("/flag/chrome")));
     assert_eq!(config.mode(), "cdp-endpoint");
+    assert_eq!(
+        config.cdp_options.connect_timeout,
+        std::time::Duration::from_secs(30),
+        "--cdp-timeout's default"
+    );
+    let flags = McpFlags {
+        cdp_endpoint: Some("ws://127.0.0.1:3000?token=t".into()),
+        cdp_timeout_ms: Some(1500),
+        ..McpFlags::default()
+    };
+    let (config, _) = Config::resolve(flags, &|_| None);
+    assert_eq!(
+        config.cdp_options.connect_timeout,
+        std::time::Duration::from_millis(1500)
+    );
 }
 
 #[test]

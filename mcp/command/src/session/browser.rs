@@ -174,6 +174,10 @@ impl ToolSession {
     pub(super) fn drop_lost_browser(&mut self) {
         if let Some(live) = &self.live {
             if live.browser.is_closed() {
+                if self.config.cdp_endpoint.is_some() {
+                    let reason = live.browser.closed_reason();
+                    self.lost_endpoint_browser = Some(reason);
+                }
                 self.next_ref = Some(live.browser.next_ref());
                 self.live = None;
                 self.baseline = None;
@@ -254,7 +258,8 @@ impl ToolSession {
         let journal = self.journal.log.clone();
         let browser = match &self.config.cdp_endpoint {
             Some(endpoint) => {
-                chromate::Browser::connect_with(endpoint, &self.config.cdp_options, journal).await
+                let options = self.connect_options();
+                chromate::Browser::connect_with(endpoint, &options, journal).await
             }
             None => {
                 let options = chromate::LaunchOptions {
@@ -305,7 +310,34 @@ impl ToolSession {
         let target = first.target_id().to_owned();
         self.live = Some(live);
         self.activate_target(&target);
+        self.note_replacement();
         Ok(())
+    }
+
+    /// `--cdp-endpoint`'s options for this connect: `--cdp-timeout`, cut to what is left of
+    /// the call's own timeout (at least 500 ms, so a call that queued still gets an answer).
+    pub(crate) fn connect_options(&self) -> chromate::ConnectOptions {
+        let mut options = self.config.cdp_options.clone();
+        if let Some(deadline) = self.call_deadline {
+            let left = deadline
+                .saturating_duration_since(std::time::Instant::now())
+                .max(Duration::from_millis(500));
+            options.connect_timeout = options.connect_timeout.min(left);
+        }
+        options
+    }
+
+    /// A new browser in place of an endpoint's browser that went away: the call that started
+    /// it says so, and browser_status counts it.
+    fn note_replacement(&mut self) {
+        if let Some(reason) = self.lost_endpoint_browser.take() {
+            let notice = format!(
+                "browser replaced: the --cdp-endpoint browser went away since the last call ({reason}; a pool ends a session after its timeout); this call runs in a new browser: the tabs, refs and the page of before are gone"
+            );
+            self.replacements.0 += 1;
+            self.replacements.1 = Some(reason);
+            self.replaced_unsaid = Some(notice);
+        }
     }
 
     /// Where this session's downloads go (docs/mcp.md#downloads): `<session dir>/downloads/`, within the
@@ -328,7 +360,7 @@ impl ToolSession {
         shared: &crate::shared::SharedBrowser,
     ) -> Result<(), ToolError> {
         let browser = shared
-            .get(&self.config)
+            .get(&self.config, &self.connect_options())
             .await
             .map_err(|err| from_engine(verb, &err))?;
         let context = browser
@@ -367,6 +399,7 @@ impl ToolSession {
         let target = first.target_id().to_owned();
         self.live = Some(live);
         self.activate_target(&target);
+        self.note_replacement();
         Ok(())
     }
 

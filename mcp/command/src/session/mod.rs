@@ -113,6 +113,20 @@ pub struct ToolSession {
     /// cannot look at the page first (docs/cli.md#chromate-flows). An agent's session fails
     /// fast: it sees the page, and a mistyped selector should not cost it the timeout.
     pub wait_for_match: bool,
+    /// When the running call must be done (its `timeout_ms` from its arrival): connecting to a
+    /// `--cdp-endpoint` gives up by then, or at `--cdp-timeout`, whichever comes first.
+    pub call_deadline: Option<std::time::Instant>,
+    /// A `--cdp-endpoint` browser that went away between calls (a pool that ended the
+    /// session), replaced by a new one and not said yet: the next call says it.
+    replaced_unsaid: Option<String>,
+    /// Set when [`ToolSession::shared`] is this session's own connection to a `--cdp-endpoint`
+    /// (an HTTP session on a pool: one pool session each), closed when the session ends.
+    pub owns_connection: bool,
+    /// Why the endpoint's browser went away, between dropping it and starting the next.
+    lost_endpoint_browser: Option<String>,
+    /// How many times the endpoint's browser was replaced, and why the last time
+    /// (browser_status `browserReplaced`).
+    replacements: (u64, Option<String>),
 }
 
 impl ToolSession {
@@ -145,6 +159,11 @@ impl ToolSession {
             crashed_tab: None,
             one_shot: false,
             wait_for_match: false,
+            call_deadline: None,
+            replaced_unsaid: None,
+            lost_endpoint_browser: None,
+            owns_connection: false,
+            replacements: (0, None),
         }
     }
 
@@ -162,6 +181,34 @@ impl ToolSession {
     /// read besides the working directory; kept current by the MCP front end.
     pub fn upload_roots(&self) -> Vec<PathBuf> {
         crate::sync::lock(&self.client_roots).clone()
+    }
+
+    /// The progress phase while the browser starts: `waiting for the browser pool` when
+    /// connecting to a `--cdp-endpoint`, else `launching browser`.
+    pub fn start_phase(&self) -> &'static str {
+        if self.config.cdp_endpoint.is_some() {
+            "waiting for the browser pool"
+        } else {
+            "launching browser"
+        }
+    }
+
+    /// The notice of a `--cdp-endpoint` browser replaced since the last call, once: the
+    /// observation (or the error's hint) of the call that met it says it.
+    pub fn take_replaced_notice(&mut self) -> Option<String> {
+        self.replaced_unsaid.take()
+    }
+
+    /// browser_status `browserLost`: why the `--cdp-endpoint` browser went away, until the
+    /// next call that needs one connects again.
+    pub fn lost_endpoint_browser(&self) -> Option<&str> {
+        self.lost_endpoint_browser.as_deref()
+    }
+
+    /// browser_status `browserReplaced`: how many times the endpoint's browser went away and
+    /// was replaced, and why the last time.
+    pub fn replacements(&self) -> (u64, Option<&str>) {
+        (self.replacements.0, self.replacements.1.as_deref())
     }
 
     /// The agent default timeout (`CHROMATE_AGENT_TIMEOUT`): the bound of the round trips of
@@ -246,6 +293,10 @@ impl ToolSession {
             // An isolated session's tabs, cookies and storage go with its context; the shared
             // browser runs on for the other sessions.
             let _ = tokio::time::timeout(Duration::from_secs(5), context.dispose()).await;
+            // A connection of the session's own (an HTTP session on a pool) goes with it.
+            if let (true, Some(shared)) = (self.owns_connection, &self.shared) {
+                let _ = tokio::time::timeout(Duration::from_secs(5), shared.close()).await;
+            }
             return;
         }
         if self.config.cdp_endpoint.is_some() {

@@ -92,7 +92,7 @@ pub async fn locate(
             .await);
     }
     if !ctx.session.browser_running() {
-        ctx.progress.set_phase("launching browser");
+        ctx.progress.set_phase(ctx.session.start_phase());
     }
     let page = ctx.session.active_page_any(verb).await?;
     // docs/mcp.md#refs: a ref is not even resolved while a dialog is open.

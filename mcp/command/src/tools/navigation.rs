@@ -151,7 +151,7 @@ pub(super) async fn navigate(
 ) -> Result<ToolOutput, ToolError> {
     let verb = NAVIGATE.verb;
     if !ctx.session.browser_running() {
-        ctx.progress.set_phase("launching browser");
+        ctx.progress.set_phase(ctx.session.start_phase());
     }
     let page = ctx.session.active_page(verb).await?;
     ctx.progress

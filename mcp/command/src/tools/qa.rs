@@ -167,7 +167,7 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         allow_private,
     };
     if !ctx.session.browser_running() {
-        ctx.progress.set_phase("launching browser");
+        ctx.progress.set_phase(ctx.session.start_phase());
     }
     let browser = ctx.session.ensure_browser(verb).await?.browser.clone();
     ctx.progress.set_phase(format!("audit {}", request.url));

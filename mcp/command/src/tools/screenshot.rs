@@ -68,7 +68,7 @@ pub(super) async fn screenshot(
         (None, false) => chromate::ScreenshotTarget::Viewport,
     };
     if !ctx.session.browser_running() {
-        ctx.progress.set_phase("launching browser");
+        ctx.progress.set_phase(ctx.session.start_phase());
     }
     let page = ctx.session.active_page(verb).await?;
     let options = chromate::ScreenshotOptions {

@@ -35,8 +35,11 @@ pub(super) async fn status(
     ctx: &mut ToolContext<'_>,
     _args: StatusArgs,
 ) -> Result<ToolOutput, ToolError> {
-    let mut status = status_json(ctx.session);
+    // First: a browser that went away is dropped (and, on an endpoint, reported as lost).
     let page = ctx.session.current_page();
+    let mut status = status_json(ctx.session);
+    // The replacement is said here; the next call's observation need not repeat it.
+    ctx.session.take_replaced_notice();
     if let Some(live) = &ctx.session.live {
         let product = &live.browser.version().product;
         let (name, version) = product.split_once('/').unwrap_or((product.as_str(), ""));
@@ -56,7 +59,7 @@ pub(super) async fn status(
 
 /// The status before launch.
 pub(super) fn status_json(session: &ToolSession) -> serde_json::Value {
-    json!({
+    let mut status = json!({
         "ready": false,
         "browser": null,
         "browserVersion": null,
@@ -70,5 +73,15 @@ pub(super) fn status_json(session: &ToolSession) -> serde_json::Value {
         "artifactsDir": session.artifacts.dir().display().to_string(),
         // Events the engine could not decode (a protocol that renamed a field it reads).
         "decodeFailures": chromate::cdp::decode_failures(),
-    })
+    });
+    // A --cdp-endpoint browser that went away (a pool ended the session) and was replaced.
+    let (count, last) = session.replacements();
+    if count > 0 {
+        status["browserReplaced"] = json!({ "count": count, "lastReason": last });
+    }
+    // One that went away and is not replaced yet: the next call that needs it connects again.
+    if let Some(reason) = session.lost_endpoint_browser() {
+        status["browserLost"] = json!(reason);
+    }
+    status
 }

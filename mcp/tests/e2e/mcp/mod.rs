@@ -21,6 +21,7 @@ mod hostile; // pages that hang, loop, flood, override built-ins or navigate the
 mod lifecycle; // the server process: shutdown by pid on EOF and signals, relaunches, endpoints, a missing browser
 mod network; // mocks, blocked origins, downloads, saved state, uploads under the working directory
 mod observations; // batches, the logs journal and its tripwire, what each host family shows the model
+mod pool; // --cdp-endpoint on Browserless, a real pool: ws and http forms, refusals, queues, sessions it ends
 mod tools; // the page tools one by one: navigate, act, snapshot, dialogs, eval, tabs, elements, expect
 
 /// How long one response may take (navigation waits are 30 s at most in these tests).
