@@ -1494,6 +1494,33 @@ fn controls_in_sticky_and_scrolling_containers_are_judged_where_scrolling_puts_t
     cli.finish();
 }
 
+/// A stylesheet importing one that imports a third (`css-imports.html`, as Sphinx themes do)
+/// costs no request the page does not make: axe's own stylesheet preload resolved the inner
+/// `@import` against the page and asked for `/c.css`, a 404 reported as the page's (issue 27).
+#[test]
+fn the_accessibility_step_requests_no_stylesheet_so_a_nested_import_is_no_404() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let result = audit_json(&cli, &[&server.url("css-imports.html")]);
+    assert_eq!(
+        planted_rules_on(&result, "/css-imports.html"),
+        Vec::<String>::new(),
+        "a clean page: {result:#}"
+    );
+    assert!(
+        server.request_count("/css/c.css") >= 1,
+        "the browser loaded the innermost sheet: {:?}",
+        server.requests()
+    );
+    assert_eq!(
+        server.request_count("/c.css"),
+        0,
+        "nothing asked for c.css beside the page: {:?}",
+        server.requests()
+    );
+    cli.finish();
+}
+
 /// How many (rule, page) pairs SARIF's results hold: JUnit has one test case for each.
 fn rules_by_page(results: &[Value]) -> usize {
     let pairs: std::collections::BTreeSet<(String, String)> = results
