@@ -271,6 +271,8 @@
       if (hit === undefined) {
         remember(el);
         el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+        // A scroll handler of the page's may have taken the control away: nothing to judge.
+        if (!el.isConnected) continue;
         now = el.getBoundingClientRect();
         hit = hitTest(el, now);
       }
@@ -291,6 +293,7 @@
       if (now === r) {
         remember(el);
         el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+        if (!el.isConnected) continue;
         now = el.getBoundingClientRect();
         hit = hitTest(el, now);
         if (hit === undefined || reaches(el, hit)) continue;
