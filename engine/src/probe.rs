@@ -125,7 +125,9 @@ pub struct OverflowElement {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct ControlIssue {
-    /// `covered`, `off-screen`, `zero-size`, `nameless` or `small-target`.
+    /// `covered`, `off-screen`, `zero-size`, `nameless` or `small-target`. `covered` and
+    /// `off-screen` hold once the control is scrolled into view in the document and every
+    /// scroll container around it (`docs/cli.md#covered-and-off-screen`).
     pub kind: String,
     /// A durable selector of the control.
     pub selector: String,
@@ -135,7 +137,7 @@ pub struct ControlIssue {
     pub role: Option<String>,
     /// Its accessible name (80 characters at most).
     pub name: String,
-    /// Its box.
+    /// Its box before the probe scrolled anything, in document coordinates.
     pub rect: ProbeRect,
     /// `small-target`: `WxH`.
     pub size: Option<String>,

@@ -11,9 +11,11 @@
 //! Chrome's entries the snapshot lists, precision the share of the snapshot's entries Chrome
 //! has. The figures print per page and per role; the pooled ones must reach 0.99, and a failure
 //! lists every difference.
+//!
+//! `chromate audit` runs over some of these pages and Python's documentation in the binary's
+//! own corpus test (`mcp/tests/e2e/audit_corpus.rs`): no false high or critical finding.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
 use std::time::Instant;
 
 use chromate::{
@@ -89,22 +91,9 @@ const PAGES: &[(&str, &[&str])] = &[
     ),
 ];
 
-fn docs_root() -> PathBuf {
-    let output = std::process::Command::new(std::env::var("RUSTC").unwrap_or("rustc".into()))
-        .args(["--print", "sysroot"])
-        .output()
-        .expect("rustc --print sysroot");
-    let sysroot = String::from_utf8(output.stdout).expect("utf-8 sysroot");
-    PathBuf::from(sysroot.trim())
-        .join("share")
-        .join("doc")
-        .join("rust")
-        .join("html")
-}
-
 #[tokio::test]
 async fn snapshot_of_real_documentation_pages_agrees_with_chromes_accessibility_tree() {
-    let root = docs_root();
+    let root = chromate_tests::docs::rust_docs_root().unwrap_or_else(|err| panic!("{err}"));
     assert!(
         root.join("std").join("index.html").is_file(),
         "no Rust documentation under {}: run `rustup component add rust-docs`",

@@ -5,10 +5,13 @@
 //! ([`browser`]), a Chromium that chromate did not start ([`external`]), the stdio client
 //! for `chromate mcp` and its result checks that the MCP crate's wire and end-to-end tests
 //! share ([`mcp_client`]), and the TLS fixture: a test CA and leaf made at test time, and TLS
-//! over any accept loop ([`tls`]), and Browserless, a real browser pool ([`pool`]). It does not drive pages itself; that is the `chromate`
+//! over any accept loop ([`tls`]); Browserless, a real browser pool ([`pool`]); and where the
+//! real documentation trees of the corpus tests are ([`docs`]). It does not drive pages
+//! itself; that is the `chromate`
 //! engine's job, reached directly by the tests.
 
 pub mod browser;
+pub mod docs;
 pub mod external;
 pub mod mcp_client;
 pub mod pool;

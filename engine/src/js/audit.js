@@ -3,7 +3,8 @@
 // expression `(C, a)` called in chromate's isolated world with the `__chromate` namespace and
 // one argument, `{op: "inspect", …}` or `{op: "checkLinks", …}`. Every element it reports comes
 // with a durable selector (`locators.durable`), never a ref. Reads the page; the layout checks
-// scroll the document to hit-test controls below the fold and scroll it back.
+// scroll the document and the scroll containers around a control out of view to hit-test it,
+// and scroll them all back.
 (function (C, a) {
   "use strict";
   const D = C.dom;
@@ -185,18 +186,49 @@
       getComputedStyle(el).appearance !== "none";
   }
 
+  /** What a click on the middle of the visible part of `el` (box `r`, viewport coordinates)
+   *  lands on; `undefined` when no part of it is inside the viewport. */
+  function hitTest(el, r) {
+    const x0 = Math.max(r.left, 0);
+    const x1 = Math.min(r.right, innerWidth);
+    const y0 = Math.max(r.top, 0);
+    const y1 = Math.min(r.bottom, innerHeight);
+    if (x1 <= x0 || y1 <= y0) return undefined;
+    return document.elementFromPoint((x0 + x1) / 2, (y0 + y1) / 2);
+  }
+
+  /** Whether a click that lands on `hit` reaches `el`: nothing there, the control itself, its
+   *  content, what contains it (a scroll container clipping it) or its label. */
+  function reaches(el, hit) {
+    if (!hit || hit === el || contains(el, hit) || contains(hit, el)) return true;
+    const labels = /** @type {HTMLInputElement} */ (el).labels;
+    return !!labels && Array.from(labels).some((label) => contains(label, hit));
+  }
+
   function controls(minTarget) {
     const issues = [];
-    const root = document.documentElement;
-    const docWidth = Math.max(root.scrollWidth, innerWidth);
-    const docHeight = Math.max(root.scrollHeight, innerHeight);
     const startX = scrollX;
     const startY = scrollY;
     let checked = 0;
-    const add = (kind, el, r, extra) => {
+    /** Every scroll container an element scrolled into view moved, with where it was. */
+    const moved = new Map();
+    const remember = (el) => {
+      for (let n = D.parent(el); n && n.nodeType === 1; n = D.parent(n)) {
+        if (!moved.has(n) && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth)) {
+          moved.set(n, [n.scrollLeft, n.scrollTop]);
+        }
+      }
+    };
+    const restore = () => {
+      for (const [n, [left, top]] of moved) n.scrollTo({ left, top, behavior: "instant" });
+    };
+    /** `box`: where the control was before any scrolling, in document coordinates. */
+    const add = (kind, box, extra) => {
       if (issues.length >= MAX_ISSUES) return;
+      const el = box.el;
       const role = D.role(el) || null;
-      const issue = { kind, selector: L.durable(el), tag: el.localName, role, name: role ? D.cut(D.accName(el, role), 80) : "", rect: rect(r) };
+      const where = { x: Math.round(box.x), y: Math.round(box.y), width: Math.round(box.w), height: Math.round(box.h) };
+      const issue = { kind, selector: L.durable(el), tag: el.localName, role, name: role ? D.cut(D.accName(el, role), 80) : "", rect: where };
       issues.push(Object.assign(issue, extra || {}));
     };
     const candidates = [];
@@ -228,39 +260,48 @@
       if (issues.length >= MAX_ISSUES) break;
       const el = box.el;
       const r = el.getBoundingClientRect();
-      if (r.width === 0 || r.height === 0) {
-        add("zero-size", el, r);
+      if (box.w === 0 || box.h === 0) {
+        add("zero-size", box);
         continue;
       }
-      const left = r.left + scrollX;
-      const top = r.top + scrollY;
-      if (left + r.width <= 0 || top + r.height <= 0 || left >= docWidth || top >= docHeight) {
+      // Off-screen: outside the viewport even once the document and every scroll container
+      // around the control are scrolled to it (a link far down a scrolling sidebar is not).
+      let now = r;
+      let hit = hitTest(el, now);
+      if (hit === undefined) {
+        remember(el);
+        el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+        // A scroll handler of the page's may have taken the control away: nothing to judge.
+        if (!el.isConnected) continue;
+        now = el.getBoundingClientRect();
+        hit = hitTest(el, now);
+      }
+      if (hit === undefined) {
         // A skip link waits off-screen until it is focused: that is its design.
-        if (!(el.localName === "a" && (el.getAttribute("href") || "").startsWith("#"))) add("off-screen", el, r);
+        if (!(el.localName === "a" && (el.getAttribute("href") || "").startsWith("#"))) add("off-screen", box);
         continue;
       }
       const role = D.role(el);
-      if (role && NAMED_ROLES.has(role) && !D.normalize(D.accName(el, role))) add("nameless", el, r);
+      if (role && NAMED_ROLES.has(role) && !D.normalize(D.accName(el, role))) add("nameless", box);
       if (small(box) && !inlineInText(el) && !nativeToggle(el) && !spaced(box)) {
-        add("small-target", el, r, { size: Math.round(r.width) + "x" + Math.round(r.height) });
+        add("small-target", box, { size: Math.round(r.width) + "x" + Math.round(r.height) });
       }
-      // Hit-test the visible middle of the control, scrolled into the viewport first.
-      const x0 = Math.max(left, 0);
-      const x1 = Math.min(left + r.width, docWidth);
-      const y0 = Math.max(top, 0);
-      const y1 = Math.min(top + r.height, docHeight);
-      const cx = (x0 + x1) / 2;
-      const cy = (y0 + y1) / 2;
-      if (cx - scrollX < 0 || cx - scrollX >= innerWidth || cy - scrollY < 0 || cy - scrollY >= innerHeight) {
-        scrollTo(Math.max(0, cx - innerWidth / 2), Math.max(0, cy - innerHeight / 2));
+      // Covered: something else is on top of the control's visible middle where it is, and
+      // still once it is scrolled to the middle of its scroll containers and of the viewport
+      // (so a sticky header it passes under while scrolling does not count).
+      if (reaches(el, hit)) continue;
+      if (now === r) {
+        remember(el);
+        el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
+        if (!el.isConnected) continue;
+        now = el.getBoundingClientRect();
+        hit = hitTest(el, now);
+        if (hit === undefined || reaches(el, hit)) continue;
       }
-      const hit = document.elementFromPoint(cx - scrollX, cy - scrollY);
-      if (!hit || hit === el || contains(el, hit) || contains(hit, el)) continue;
-      const labels = /** @type {HTMLInputElement} */ (el).labels;
-      if (labels && Array.from(labels).some((label) => contains(label, hit))) continue;
-      add("covered", el, el.getBoundingClientRect(), { coveredBy: L.durable(hit) });
+      add("covered", box, { coveredBy: L.durable(hit) });
     }
-    scrollTo(startX, startY);
+    restore();
+    scrollTo({ left: startX, top: startY, behavior: "instant" });
     return issues;
   }
 

@@ -1453,6 +1453,74 @@ fn a_page_with_an_unread_fetch_settles_before_the_cap() {
     cli.finish();
 }
 
+/// Controls in the scroll containers documentation sites use (`scrolling.html`: a sticky header,
+/// a sticky sidebar and a fixed one with long link lists, a scrolling box, a sideways row) are
+/// judged where scrolling them into view puts them: none is off-screen or covered but the two
+/// planted there — a sidebar link under an overlay inside the sidebar, and a button left of its
+/// scroll container's start. Judged by the document's scroll alone, the sidebars' links were
+/// "covered" by their neighbours and the ones past the fold "off-screen" (issue 27).
+#[test]
+fn controls_in_sticky_and_scrolling_containers_are_judged_where_scrolling_puts_them() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let result = audit_json(&cli, &[&server.url("scrolling.html")]);
+    assert_eq!(
+        planted_rules_on(&result, "/scrolling.html"),
+        ["layout.covered", "layout.off-screen"],
+        "only the two planted defects: {:#}",
+        json!(on_page(&result, "/scrolling.html"))
+    );
+    let covered = expect_finding(
+        &result,
+        "/scrolling.html",
+        "layout.covered",
+        "high",
+        "visual",
+        Some("#hidden-entry"),
+    );
+    assert_eq!(
+        covered["evidence"]["covered_by"],
+        json!("#cover"),
+        "{covered:#}"
+    );
+    expect_finding(
+        &result,
+        "/scrolling.html",
+        "layout.off-screen",
+        "low",
+        "visual",
+        Some("role=button[name=\"Lost\"]"),
+    );
+    cli.finish();
+}
+
+/// A stylesheet importing one that imports a third (`css-imports.html`, as Sphinx themes do)
+/// costs no request the page does not make: axe's own stylesheet preload resolved the inner
+/// `@import` against the page and asked for `/c.css`, a 404 reported as the page's (issue 27).
+#[test]
+fn the_accessibility_step_requests_no_stylesheet_so_a_nested_import_is_no_404() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let result = audit_json(&cli, &[&server.url("css-imports.html")]);
+    assert_eq!(
+        planted_rules_on(&result, "/css-imports.html"),
+        Vec::<String>::new(),
+        "a clean page: {result:#}"
+    );
+    assert!(
+        server.request_count("/css/c.css") >= 1,
+        "the browser loaded the innermost sheet: {:?}",
+        server.requests()
+    );
+    assert_eq!(
+        server.request_count("/c.css"),
+        0,
+        "nothing asked for c.css beside the page: {:?}",
+        server.requests()
+    );
+    cli.finish();
+}
+
 /// How many (rule, page) pairs SARIF's results hold: JUnit has one test case for each.
 fn rules_by_page(results: &[Value]) -> usize {
     let pairs: std::collections::BTreeSet<(String, String)> = results

@@ -356,8 +356,8 @@ pub(super) fn layout_findings(
             evidence["covered_by"] = json!(covered_by);
         }
         let description = match issue.kind.as_str() {
-            "covered" => "another element sits on top of the control's middle, so a click there does not reach it",
-            "off-screen" => "the control lies outside the document, where nobody can reach it",
+            "covered" => "another element sits on top of the control's middle, even scrolled into view, so a click there does not reach it",
+            "off-screen" => "the control lies outside the viewport however the page and its scroll containers are scrolled, where nobody can reach it",
             "zero-size" => "the control is rendered with no width or no height",
             "nameless" => "the control has no accessible name, so assistive technology cannot announce it",
             _ => "targets under 24×24 CSS px are hard to hit (WCAG 2.5.8)",
