@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 
 use super::baseline::{self, BaselineOptions, Comparison, Verdict};
 use super::capture::{self, CaptureRecord, DEFAULT_VIEWPORT};
+use super::failure::{self, FailureArtifacts};
 use super::file::{Flow, FlowFile, StepKind};
 use super::{output, report, video};
 use chromate_command::call::{Cancel, Progress};
@@ -72,6 +73,8 @@ pub struct StepRecord {
     pub error: Option<Value>,
     /// Page and console errors journalled while it ran.
     pub console_errors: Vec<Value>,
+    /// What a failed step left in `<flow>/failure/` (none for a step stopped by a signal).
+    pub artifacts: Option<FailureArtifacts>,
 }
 
 /// One flow's outcome.
@@ -159,6 +162,7 @@ impl FlowResult {
                 "duration_ms": step.duration_ms,
                 "error": step.error,
                 "console_errors": step.console_errors,
+                "artifacts": step.artifacts.as_ref().map(FailureArtifacts::to_json),
             })).collect::<Vec<_>>(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
@@ -499,6 +503,12 @@ async fn run_steps(
         on.follow(session, viewport).await;
         let console_errors = capture::console_errors_since(session, cursor);
         let failed = outcome.as_ref().err().cloned();
+        // A failed step leaves what the page looked like and what it logged; a signal leaves
+        // nothing more to wait for.
+        let artifacts = match &failed {
+            Some(_) if !cancel.is_cancelled() => Some(failure::collect(session, dir, cursor).await),
+            _ => None,
+        };
         result.steps.push(StepRecord {
             label,
             line: step.line,
@@ -506,6 +516,7 @@ async fn run_steps(
             duration_ms: millis(started),
             error: failed.clone(),
             console_errors,
+            artifacts,
         });
         if let Some(error) = failed {
             result.error = Some(error);
