@@ -622,6 +622,33 @@ fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
     assert!(results
         .iter()
         .all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == json!(url)));
+    // A finding on an element names its durable selector as a logical location.
+    assert!(
+        results.iter().any(
+            |r| r["locations"][0]["logicalLocations"][0]["kind"] == "element"
+                && r["locations"][0]["logicalLocations"][0]["name"]
+                    .as_str()
+                    .is_some_and(|name| !name.is_empty())
+        ),
+        "{results:#?}"
+    );
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).expect("sarif")).expect("json");
+    let driver = &sarif["runs"][0]["tool"]["driver"];
+    assert_eq!(
+        driver["informationUri"],
+        "https://github.com/chromate-dev/chromate/blob/main/docs/cli.md#audits"
+    );
+    for rule in driver["rules"].as_array().expect("rules") {
+        for kind in ["text", "markdown"] {
+            assert!(
+                rule["help"][kind]
+                    .as_str()
+                    .is_some_and(|help| help.contains("docs/cli.md#findings")),
+                "{rule}"
+            );
+        }
+    }
 
     let junit_path = cli.path("audit.xml");
     let args = [

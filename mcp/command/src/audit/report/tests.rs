@@ -152,6 +152,50 @@ fn sarif_has_one_rule_per_rule_and_one_result_per_finding() {
     );
     assert_eq!(results[5]["level"], json!("note"));
     assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
+    assert_eq!(
+        run["tool"]["driver"]["informationUri"],
+        json!("https://github.com/chromate-dev/chromate/blob/main/docs/cli.md#audits")
+    );
+    // Every rule has its help as text and Markdown, linking the table of findings.
+    for rule in run["tool"]["driver"]["rules"].as_array().expect("rules") {
+        let text = rule["help"]["text"].as_str().unwrap_or_default();
+        let markdown = rule["help"]["markdown"].as_str().unwrap_or_default();
+        assert!(text.contains("docs/cli.md#findings"), "{rule}");
+        assert!(
+            markdown.starts_with(&format!("**`{}`**", rule["id"].as_str().unwrap_or("?"))),
+            "{rule}"
+        );
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .is_some_and(|uri| uri.starts_with("https://")),
+            "{rule}"
+        );
+    }
+    let covered_result = results
+        .iter()
+        .find(|r| r["ruleId"] == json!("layout.covered"))
+        .expect("layout.covered");
+    let covered = &run["tool"]["driver"]["rules"]
+        [usize::try_from(covered_result["ruleIndex"].as_u64().expect("ruleIndex")).expect("index")];
+    assert!(
+        covered["help"]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("Another element sits on a control's middle")),
+        "{covered}"
+    );
+    // The page as the physical location, the durable selector as the logical one.
+    for result in results {
+        assert_eq!(
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            json!("http://127.0.0.1:4000/index.html")
+        );
+    }
+    assert_eq!(
+        covered_result["locations"][0]["logicalLocations"][0],
+        json!({ "name": "role=button[name=\"Buy | now\"]", "fullyQualifiedName": "role=button[name=\"Buy | now\"]", "kind": "element" }),
+        "{results:#?}"
+    );
 }
 
 #[test]
