@@ -3,7 +3,7 @@
 //!
 //! Owns: each capture's sidecar `<capture>.json` (its record: url, viewport, selector, time,
 //! size, sha256, masked selectors, console errors), each flow's `index.md` (steps, outcome,
-//! captures) and `run.json` (the flow's result as `flows run` printed it), the run's
+//! a failed step's files, downloads, captures) and `run.json` (the flow's result as `flows run` printed it), the run's
 //! `report.html` (styles inline, captures as `data:` images, a failed step's screenshot by its
 //! relative path, no script, opens offline), JUnit XML (a suite per flow, a case per step), and [`describe`], which reads a flow's files
 //! back without a browser. Does not own running flows (`run.rs`) or where the directories are
@@ -19,7 +19,7 @@ use super::baseline::Verdict;
 use super::capture::{name_is_valid, CaptureRecord};
 use super::failure::FailureArtifacts;
 use super::output;
-use super::run::{FlowResult, RunReport};
+use super::run::{DownloadRecord, FlowResult, RunReport};
 use chromate_command::error::ToolError;
 use chromate_command::markup::escape;
 
@@ -171,6 +171,12 @@ pub fn index_md(result: &FlowResult) -> String {
             text.push('\n');
         }
     }
+    if !result.downloads.is_empty() {
+        text.push_str("\n## Downloads\n\n");
+        for download in &result.downloads {
+            let _ = writeln!(text, "- {}", download_line(download));
+        }
+    }
     text.push_str("\n## Captures\n");
     if result.captures.is_empty() {
         text.push_str("\nNone.\n");
@@ -314,6 +320,24 @@ fn failure_line(flow: &FlowResult) -> Option<String> {
     ))
 }
 
+/// `report.csv (64 bytes) completed: /abs/out/flow/files/downloads/report.csv`, or why it
+/// was not saved.
+fn download_line(download: &DownloadRecord) -> String {
+    let mut line = download.name.clone();
+    if let Some(bytes) = download.bytes {
+        let _ = write!(line, " ({bytes} bytes)");
+    }
+    let _ = write!(line, " {}", download.state);
+    if let Some(path) = &download.path {
+        let _ = write!(line, ": {}", path.display());
+    }
+    if let Some(reason) = &download.reason {
+        let _ = write!(line, ", not saved: {reason}");
+    }
+    let _ = write!(line, " from {}", download.url);
+    line
+}
+
 /// The failure files of a step, a line each (`\nscreenshot: /abs/path`), and why any is missing.
 fn artifacts_text(artifacts: Option<&FailureArtifacts>) -> String {
     let mut text = String::new();
@@ -444,6 +468,9 @@ pub fn junit_xml(report: &RunReport) -> String {
         if let Some(video) = &flow.video_path {
             out.push_str(&format!("video: {}\n", video.display()));
         }
+        for download in &flow.downloads {
+            out.push_str(&format!("download {}\n", download_line(download)));
+        }
         all_tests += tests;
         all_failures += failures;
         let _ = writeln!(
@@ -539,6 +566,18 @@ pub fn html(report: &RunReport) -> String {
                 .map(|hint| format!("\nhint: {}", escape(hint)))
                 .unwrap_or_default();
             let _ = writeln!(page, "<div class=\"error\">{}{hint}</div>", escape(&line));
+            // The error's whole detail (a failed a11y check's violations, a batch's steps),
+            // which its one line only summarizes.
+            if let Some(detail) = error.get("detail").filter(|detail| {
+                detail.as_object().is_some_and(|map| !map.is_empty())
+                    || detail.as_array().is_some_and(|items| !items.is_empty())
+            }) {
+                let _ = writeln!(
+                    page,
+                    "<details class=\"error-detail\"><summary>detail</summary><pre>{}</pre></details>",
+                    escape(&chromate_command::markup::readable(detail))
+                );
+            }
         }
         if let Some(artifacts) = flow
             .failed_step_index
@@ -622,6 +661,30 @@ pub fn html(report: &RunReport) -> String {
             );
         }
         page.push_str("</div>\n");
+        if !flow.downloads.is_empty() {
+            page.push_str("<h3>Downloads</h3>\n<ul class=\"downloads\">\n");
+            for download in &flow.downloads {
+                // A saved file linked by its path relative to report.html.
+                let link = download
+                    .path
+                    .as_deref()
+                    .and_then(|path| path.strip_prefix(&report.output_dir).ok())
+                    .map(|relative| {
+                        format!(
+                            " <a href=\"{0}\">{0}</a>",
+                            escape(&relative.display().to_string())
+                        )
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    page,
+                    "<li class=\"download\" data-state=\"{}\">{}{link}</li>",
+                    escape(download.state),
+                    escape(&download_line(download))
+                );
+            }
+            page.push_str("</ul>\n");
+        }
         if let Some(comparisons) = &flow.comparisons {
             page.push_str(&baseline_html(flow, comparisons));
         }

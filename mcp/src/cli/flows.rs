@@ -278,8 +278,11 @@ run        each flow (all, or the NAMEs) in a headless browser of its own; captu
            <output dir>/<flow>/ with a <capture>.json sidecar each, an index.md and run.json;
            <output dir>/report.html shows every flow (self-contained, opens offline).
            A failed step stops its flow but keeps every capture taken before it (the result
-           says failed_step_index); the exit status is 1 if any flow failed. Progress goes to
-           stderr (a live line on a terminal, one line per flow otherwise; --quiet: none)
+           says failed_step_index) and leaves <flow>/failure/ (screenshot, snapshot, console
+           and network entries); the exit status is 1 if any flow failed. Each flow's result
+           is printed once, as it finishes: on stdout (--json: one line per flow on stderr,
+           the report on stdout); a terminal also gets a live step line on stderr
+           (--quiet: no stderr)
 describe   what the last run of NAME left on disk (no browser): index.md and the captures
            with their sidecars
 
@@ -464,7 +467,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                     .filter(|value| !value.is_empty())
                     .map(std::path::PathBuf::from),
             };
-            let mut progress = ProgressLine::new(command.quiet);
+            let mut progress = ProgressLine::new(command.quiet, command.json);
             let outcome = runtime.block_on(async {
                 let cancel = watch_signals();
                 chromate_flows::run::run(&config, &flow_file, &options, &cancel, &mut |event| {
@@ -544,11 +547,9 @@ fn print_run(report: &Value, json: bool) {
         println!("{report}");
         return;
     }
+    // Each flow's line was printed as the flow finished (ProgressLine): not again here.
     let mut text = String::new();
     let flows = report["flows"].as_array().cloned().unwrap_or_default();
-    for flow in &flows {
-        let _ = writeln!(text, "{}", flow_line(flow));
-    }
     let failed = flows
         .iter()
         .filter(|flow| flow["ok"] != json!(true))
@@ -589,24 +590,26 @@ fn flow_line(flow: &Value) -> String {
     }
 }
 
-/// Progress on stderr: a line rewritten in place on a terminal, one line per flow otherwise.
+/// Progress while flows run, each flow's result told once: in text output, its line
+/// (`ok    login ...`) on stdout as it finishes, stderr carrying only the live step line of a
+/// terminal; with `--json` (stdout holds the report alone), a line per flow on stderr. A
+/// terminal's live line is cleared before anything else is printed.
 struct ProgressLine {
     quiet: bool,
+    json: bool,
     terminal: bool,
 }
 
 impl ProgressLine {
-    fn new(quiet: bool) -> ProgressLine {
+    fn new(quiet: bool, json: bool) -> ProgressLine {
         ProgressLine {
             quiet,
+            json,
             terminal: std::io::stderr().is_terminal(),
         }
     }
 
     fn show(&mut self, event: &Event<'_>) {
-        if self.quiet {
-            return;
-        }
         let mut stderr = std::io::stderr().lock();
         match event {
             Event::Step {
@@ -615,7 +618,7 @@ impl ProgressLine {
                 total,
                 label,
                 captures,
-            } if self.terminal => {
+            } if self.terminal && !self.quiet => {
                 let _ = write!(
                     stderr,
                     "\r\x1b[2K{flow}: step {} of {total} {label} ({captures} captures)",
@@ -625,10 +628,17 @@ impl ProgressLine {
             }
             Event::Step { .. } => {}
             Event::Finished(result) => {
-                if self.terminal {
+                if self.terminal && !self.quiet {
                     let _ = write!(stderr, "\r\x1b[2K");
+                    let _ = stderr.flush();
                 }
-                let _ = writeln!(stderr, "flow {}", progress_summary(result));
+                if !self.json {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{}", flow_line(&result.to_json()));
+                    let _ = stdout.flush();
+                } else if !self.quiet {
+                    let _ = writeln!(stderr, "flow {}", progress_summary(result));
+                }
             }
         }
     }

@@ -1907,12 +1907,142 @@ fn a_download_during_a_flow_is_saved_in_the_flows_directory() {
     );
     std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
     let out = sandbox.out();
-    sandbox
-        .run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")])
-        .assert_ok();
+    let junit = sandbox.path().join("junit.xml");
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    ran.assert_ok();
     let saved = out.join("export/files/downloads/report.csv");
     let bytes = std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
     assert_eq!(bytes.len(), 64);
+    // Every report lists it: JSON (and run.json), report.html, JUnit's system-out, index.md.
+    let report = ran.json();
+    let saved_text = saved.to_str().expect("utf-8");
+    assert_eq!(
+        report["flows"][0]["downloads"],
+        serde_json::json!([{
+            "name": "report.csv",
+            "url": server.url("attachment?name=report.csv&bytes=64"),
+            "state": "completed",
+            "bytes": 64,
+            "path": saved_text,
+            "reason": null,
+        }]),
+        "{report}"
+    );
+    let run_json: Value =
+        serde_json::from_slice(&std::fs::read(out.join("export/run.json")).expect("run.json"))
+            .expect("json");
+    assert_eq!(run_json["downloads"], report["flows"][0]["downloads"]);
+    let line = format!("report.csv (64 bytes) completed: {saved_text}");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<a href=\"export/files/downloads/report.csv\">"),
+        "{html}"
+    );
+    assert!(html.contains(&line), "{html}");
+    read_junit(&junit);
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(xml.contains(&format!("download {line}")), "{xml}");
+    let index = std::fs::read_to_string(out.join("export/index.md")).expect("index.md");
+    assert!(
+        index.contains(&format!("## Downloads\n\n- {line}")),
+        "{index}"
+    );
+}
+
+#[test]
+fn each_flows_result_is_printed_once_and_a_failed_a11y_check_is_one_short_line() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let file = format!(
+        "[[flow]]\nname = \"alpha\"\nbase_url = \"{0}\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/login.html\"\n\
+         [[flow]]\nname = \"bravo\"\nbase_url = \"{0}\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/a11y-violations.html\"\n\
+         [[flow.step]]\ntool = \"browser_a11y\"\ncheck = true\nnodes = 10\n",
+        server.origin()
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    // Text output with stderr not a terminal: each flow's result once, on stdout.
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    for (name, verdict) in [("alpha", "ok    "), ("bravo", "FAIL  ")] {
+        let on_stdout: Vec<&str> = ran
+            .stdout
+            .lines()
+            .filter(|line| line.contains(&format!("{name}  ")))
+            .collect();
+        assert_eq!(on_stdout.len(), 1, "{name}: {}", ran.stdout);
+        assert!(
+            on_stdout[0].starts_with(&format!("{verdict}{name}")),
+            "{on_stdout:?}"
+        );
+        let on_stderr = ran
+            .stderr
+            .lines()
+            .filter(|line| line.contains(name))
+            .count();
+        assert_eq!(on_stderr, 0, "{name}: {}", ran.stderr);
+    }
+    assert!(
+        ran.stdout.contains("flows: 2 run, 1 failed; output in "),
+        "{}",
+        ran.stdout
+    );
+    // The failed check's line names its rules with their counts, not its whole answer.
+    let fail = ran
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("FAIL  bravo"))
+        .expect("FAIL line");
+    assert!(
+        fail.contains("EXPECT_MISMATCH browser_a11y: the accessibility check failed: "),
+        "{fail}"
+    );
+    assert!(fail.contains("image-alt (critical, "), "{fail}");
+    assert!(fail.len() < 600, "{} bytes: {fail}", fail.len());
+    assert!(!fail.contains('{'), "no JSON in the line: {fail}");
+    // The whole answer is in the flow's run.json and report.html.
+    let run_json: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bravo/run.json")).expect("run.json"))
+            .expect("json");
+    let violations = run_json["error"]["detail"]["violations"]
+        .as_array()
+        .expect("violations in the detail");
+    assert!(
+        violations.iter().any(|v| v["id"] == "image-alt"),
+        "{run_json}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<details class=\"error-detail\"><summary>detail</summary><pre>"),
+        "{html}"
+    );
+    assert!(html.contains("\n    id: image-alt\n"), "{html}");
+    // With --json, stdout is the report alone and stderr has a line per flow.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    ran.json();
+    let progress: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("flow "))
+        .collect();
+    assert_eq!(progress.len(), 2, "{}", ran.stderr);
 }
 
 #[test]
