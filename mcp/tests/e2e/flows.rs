@@ -2089,3 +2089,71 @@ fn sigterm_stops_a_capture_and_closes_its_browser() {
     assert!(!ran.browsers.is_empty());
     assert!(!out.join("never.png").exists());
 }
+
+/// A page served over TLS with a certificate no browser trusts (the TLS fixture's leaf, its CA
+/// unknown to Chromium): refused as it is, loaded with `--ignore-https-errors` (Chromium's
+/// `--ignore-certificate-errors`) by a flow and by a capture, and with
+/// `CHROMATE_IGNORE_HTTPS_ERRORS=1`.
+#[test]
+fn ignore_https_errors_lets_a_flow_and_a_capture_load_an_untrusted_certificate() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::pages_dir(), &cert)
+            .expect("https server");
+    let url = secure.url("login.html");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let sandbox = Sandbox::new();
+    let file = format!(
+        "[[flow]]\nname = \"secure\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"{url}\"\n\
+         [[flow.step]]\ntool = \"browser_expect\"\nwhat = \"visible\"\nselector = \"#password\"\n"
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    // Without the flag the certificate is refused: the first step fails.
+    let refused = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    assert_eq!(refused.code(), Some(1), "{refused:?}");
+    let flow = &refused.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 0, "{flow}");
+    assert!(
+        flow["error"].to_string().contains("ERR_CERT_"),
+        "a certificate error: {flow}"
+    );
+    // With it, both steps pass.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out_arg,
+        "--ignore-https-errors",
+        "--json",
+    ]);
+    ran.assert_ok();
+    assert_eq!(ran.json()["flows"][0]["ok"], true, "{ran:?}");
+    // The variable does the same (it is what a session daemon reads).
+    sandbox
+        .run_with(
+            &["flows", "run", "--output-dir", out_arg, "--json"],
+            &[("CHROMATE_IGNORE_HTTPS_ERRORS", "1")],
+        )
+        .assert_ok();
+    // A capture: refused, then taken.
+    let refused = sandbox.run(&["capture", &url, "--name", "secure", "--output-dir", out_arg]);
+    assert_eq!(refused.code(), Some(1), "{refused:?}");
+    assert!(refused.stderr.contains("ERR_CERT_"), "{refused:?}");
+    let ran = sandbox.run(&[
+        "capture",
+        &url,
+        "--name",
+        "secure",
+        "--output-dir",
+        out_arg,
+        "--ignore-https-errors",
+        "--json",
+    ]);
+    ran.assert_ok();
+    assert_eq!(ran.json()["url"], url, "{ran:?}");
+    let (width, height, _) = decode(&std::fs::read(out.join("secure.png")).expect("png"));
+    assert_eq!((width, height), (1280, 720));
+}
