@@ -249,3 +249,59 @@ fn at(origin: Option<&str>) -> String {
         .map(|origin| format!(" at {origin}"))
         .unwrap_or_default()
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(data: chromate::LogData) -> chromate::LogEntry {
+        chromate::LogEntry {
+            seq: 1,
+            time: std::time::UNIX_EPOCH,
+            page: "T1".to_owned(),
+            data,
+        }
+    }
+
+    #[test]
+    fn each_entry_is_one_readable_line_and_a_stack_is_indented_under_its_error() {
+        let line = |data| entry_line(&entry(data));
+        assert_eq!(
+            line(chromate::LogData::Console {
+                level: chromate::LogLevel::Error,
+                method: "error".to_owned(),
+                text: "boom".to_owned(),
+                origin: Some("http://127.0.0.1:1/a.js:3:5".to_owned()),
+            }),
+            "1970-01-01T00:00:00.000Z console.error [error] boom at http://127.0.0.1:1/a.js:3:5"
+        );
+        assert_eq!(
+            line(chromate::LogData::Error {
+                method: "exception".to_owned(),
+                text: "TypeError: x is undefined".to_owned(),
+                origin: None,
+                stack: Some("TypeError: x is undefined\n    at f (a.js:1:2)\n    at g (a.js:3:4)".to_owned()),
+            }),
+            "1970-01-01T00:00:00.000Z exception TypeError: x is undefined\n    at f (a.js:1:2)\n    at g (a.js:3:4)"
+        );
+        assert_eq!(
+            line(chromate::LogData::Response {
+                url: "http://127.0.0.1:1/status/500".to_owned(),
+                method: "GET".to_owned(),
+                status: 500,
+                mime_type: "text/plain".to_owned(),
+                mocked: false,
+            }),
+            "1970-01-01T00:00:00.000Z response 500 GET http://127.0.0.1:1/status/500 (text/plain)"
+        );
+        assert_eq!(
+            line(chromate::LogData::RequestFailed {
+                url: "http://127.0.0.1:1/x".to_owned(),
+                method: "GET".to_owned(),
+                failure: "net::ERR_BLOCKED_BY_CLIENT".to_owned(),
+                blocked_by: Some("origin-policy".to_owned()),
+            }),
+            "1970-01-01T00:00:00.000Z failed GET http://127.0.0.1:1/x net::ERR_BLOCKED_BY_CLIENT (blocked by origin-policy)"
+        );
+    }
+}
