@@ -1592,3 +1592,51 @@ fn rules_by_page(results: &[Value]) -> usize {
         .collect();
     pairs.len()
 }
+
+/// An audit of an https page whose certificate the browser does not trust: the entry page does
+/// not load in a session started without `CHROMATE_IGNORE_HTTPS_ERRORS`, and is audited in one
+/// whose daemon started with it (the session's browser launched with
+/// `--ignore-certificate-errors`).
+#[test]
+fn a_session_started_with_ignore_https_errors_audits_an_untrusted_https_page() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::audit_site_dir(), &cert)
+            .expect("https server");
+    let cli = Cli::new();
+    let url = secure.url("clean-a.html");
+    let args = [
+        "audit",
+        url.as_str(),
+        "--format",
+        "json",
+        "--session",
+        "strict",
+    ];
+    let out = cli.run(&args);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let result = out.document();
+    assert_eq!(result["status"], json!("failed"), "{result:#}");
+    let load = &findings(&result)[0];
+    assert_eq!(load["rule"], json!("network.page-load"), "{result:#}");
+    assert!(
+        load["evidence"]["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("ERR_CERT_")),
+        "{result:#}"
+    );
+    let args = [
+        "audit",
+        url.as_str(),
+        "--format",
+        "json",
+        "--session",
+        "lenient",
+    ];
+    let out = cli.run_env(&args, &[("CHROMATE_IGNORE_HTTPS_ERRORS", "1")]);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(result["status"], json!("completed"), "{result:#}");
+    assert_eq!(result["pages"][0]["status"], json!(200), "{result:#}");
+    cli.finish();
+}
