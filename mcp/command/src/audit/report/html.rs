@@ -34,10 +34,10 @@ fn rect(evidence: &Value) -> Option<(f64, f64, f64, f64)> {
 }
 
 /// One page's full-page screenshot with a numbered box on each of its findings that has one;
-/// the first (the entry page's) is `#screenshot`.
-fn shot_html(result: &AuditResult, shot: &Shot, bytes: &[u8], page: &str, first: bool) -> String {
+/// the entry page's is `#screenshot`.
+fn shot_html(result: &AuditResult, shot: &Shot, bytes: &[u8], page: &str, entry: bool) -> String {
     let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-    let (heading, id) = if first {
+    let (heading, id) = if entry {
         ("Entry page".to_owned(), " id=\"screenshot\"")
     } else {
         (format!("Page {}", escape(&short_url(page))), "")
@@ -84,7 +84,6 @@ impl Report for Html<'_> {
         );
         // Each page as it looked, with its findings' boxes: the entry page first.
         let entry = result.pages.first().map(|page| page.url.as_str());
-        let mut first = true;
         for shot in result
             .screenshots
             .iter()
@@ -95,8 +94,7 @@ impl Report for Html<'_> {
             };
             // A result without `page` (an older one) had the entry page's only.
             let page = shot.page.as_deref().or(entry).unwrap_or(&result.url);
-            out.push_str(&shot_html(result, shot, bytes, page, first));
-            first = false;
+            out.push_str(&shot_html(result, shot, bytes, page, Some(page) == entry));
         }
         out.push_str("<h2>Findings</h2>\n");
         if result.findings.is_empty() {
