@@ -45,6 +45,8 @@ pub struct McpFlags {
     pub caps_flows: bool,
     /// `--isolated`: the session's tabs live in a browser context of their own.
     pub isolated: bool,
+    /// `--ignore-https-errors`: the launched browser accepts any TLS certificate.
+    pub ignore_https_errors: bool,
     /// `--http [ADDR]` and its options: serve Streamable HTTP instead of stdio.
     pub http: Option<HttpFlags>,
 }
@@ -123,6 +125,27 @@ pub struct Config {
     /// Served to other machines (`--http` on an address that is not loopback): audits refuse
     /// private-network targets whatever the call says (docs/cli.md#audits, "Guards").
     pub remote: bool,
+    /// `--ignore-https-errors` (else `CHROMATE_IGNORE_HTTPS_ERRORS=1`): a browser chromate
+    /// launches gets `--ignore-certificate-errors`, so self-signed and otherwise invalid TLS
+    /// certificates load (docs/cli.md#tls-certificates). A browser it connects to
+    /// (`--cdp-endpoint`) keeps its own setting.
+    pub ignore_https_errors: bool,
+}
+
+impl Config {
+    /// The launch options of a browser this configuration launches.
+    pub fn launch_options(&self) -> chromate::LaunchOptions {
+        let mut extra_args = Vec::new();
+        if self.ignore_https_errors {
+            extra_args.push("--ignore-certificate-errors".to_owned());
+        }
+        chromate::LaunchOptions {
+            executable: self.browser.clone(),
+            headed: self.headed,
+            extra_args,
+            ..chromate::LaunchOptions::default()
+        }
+    }
 }
 
 impl Default for Config {
@@ -208,6 +231,18 @@ impl Config {
                 }
             };
 
+        let ignore_https_errors = flags.ignore_https_errors
+            || match var("CHROMATE_IGNORE_HTTPS_ERRORS").as_deref() {
+                None | Some("0") => false,
+                Some("1") => true,
+                Some(other) => {
+                    warnings.push(format!(
+                        "warning: ignoring CHROMATE_IGNORE_HTTPS_ERRORS={other:?}: expected 1 or 0; using 0"
+                    ));
+                    false
+                }
+            };
+
         let config = Config {
             headed: flags.headed,
             browser,
@@ -239,6 +274,7 @@ impl Config {
                 .http
                 .as_ref()
                 .is_some_and(|http| !http.addr.ip().is_loopback()),
+            ignore_https_errors,
         };
         (config, warnings)
     }

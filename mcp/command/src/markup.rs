@@ -1,8 +1,11 @@
 //! Text made safe for the XML and HTML the reports write (the audit's HTML, JUnit and SARIF
 //! neighbours, the flows' HTML and JUnit reports): one escaper for all of them.
 //!
-//! Owns the five markup characters and the characters XML 1.0 has no place for. It does not
-//! build elements or attributes; each report writes its own.
+//! Owns the five markup characters and the characters XML 1.0 has no place for, and JSON
+//! shown as readable lines ([`readable`]). It does not build elements or attributes; each
+//! report writes its own.
+
+use serde_json::Value;
 
 /// `text` safe inside XML and HTML element content and (double- or single-quoted) attribute
 /// values: `&`, `<`, `>`, `"` and `'` as `&amp;`, `&lt;`, `&gt;`, `&quot;` and `&#39;` (the
@@ -24,6 +27,79 @@ pub fn escape(text: &str) -> String {
         }
     }
     out
+}
+
+/// A JSON value as lines a person reads (an audit finding's evidence, a failed flow step's
+/// detail): `key: value`, nested values indented under their key, list items after `- `; no
+/// braces, quotes or escapes (escape the result for markup).
+pub fn readable(evidence: &Value) -> String {
+    let mut out = String::new();
+    write_value(evidence, 0, &mut out);
+    if out.is_empty() {
+        out.push_str("(none)");
+    }
+    out.trim_end().to_owned()
+}
+
+fn scalar(value: &Value) -> Option<String> {
+    match value {
+        Value::Null => Some("none".to_owned()),
+        Value::Bool(flag) => Some(if *flag { "yes" } else { "no" }.to_owned()),
+        Value::Number(number) => Some(number.to_string()),
+        Value::String(text) => Some(text.clone()),
+        Value::Array(items) if items.is_empty() => Some("none".to_owned()),
+        Value::Object(map) if map.is_empty() => Some("none".to_owned()),
+        _ => None,
+    }
+}
+
+/// `text` after `lead`, its later lines indented by `indent`.
+fn push_lines(out: &mut String, lead: &str, text: &str, indent: usize) {
+    out.push_str(lead);
+    for (n, line) in text.lines().enumerate() {
+        if n > 0 {
+            out.push('\n');
+            out.push_str(&" ".repeat(indent));
+        }
+        out.push_str(line);
+    }
+    out.push('\n');
+}
+
+fn write_value(value: &Value, indent: usize, out: &mut String) {
+    let pad = " ".repeat(indent);
+    match value {
+        Value::Object(map) => {
+            for (key, value) in map {
+                match scalar(value) {
+                    Some(text) => push_lines(out, &format!("{pad}{key}: "), &text, indent + 2),
+                    None => {
+                        out.push_str(&format!("{pad}{key}:\n"));
+                        write_value(value, indent + 2, out);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                match scalar(item) {
+                    Some(text) => push_lines(out, &format!("{pad}- "), &text, indent + 2),
+                    None => {
+                        // The item's first line after the dash, the rest under it.
+                        let mut inner = String::new();
+                        write_value(item, indent + 2, &mut inner);
+                        let inner = inner.get(indent + 2..).unwrap_or(&inner);
+                        out.push_str(&format!("{pad}- {inner}"));
+                    }
+                }
+            }
+        }
+        other => {
+            if let Some(text) = scalar(other) {
+                push_lines(out, &pad, &text, indent);
+            }
+        }
+    }
 }
 
 #[cfg(test)]

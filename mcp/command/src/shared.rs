@@ -42,14 +42,7 @@ impl SharedBrowser {
             Some(endpoint) => {
                 chromate::Browser::connect_with(endpoint, options, chromate::Journal::new()).await?
             }
-            None => {
-                let options = chromate::LaunchOptions {
-                    executable: config.browser.clone(),
-                    headed: config.headed,
-                    ..chromate::LaunchOptions::default()
-                };
-                chromate::Browser::launch(options).await?
-            }
+            None => chromate::Browser::launch(config.launch_options()).await?,
         };
         browser
             .set_origin_policy(crate::mocks::origin_policy(config))

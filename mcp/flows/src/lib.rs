@@ -4,13 +4,14 @@
 //! Owns: the one-shot capture (`chromate capture`: its own headless browser, launched for the
 //! call and ended before it returns, so a CI job needs no session), `flows list`, and — in the
 //! modules below — the capture itself (`capture.rs`), the navigation retries (`retry.rs`), the
-//! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), visual baselines (`baseline.rs`), video (`video.rs`), what a
+//! flow file (`file.rs`), running flows (`run.rs`, each flow in a browser of its own), visual baselines (`baseline.rs`), what a failed step leaves (`failure.rs`), video (`video.rs`), what a
 //! run writes and `flows describe` reads (`report.rs`), the five MCP tools of `--caps flows`
 //! (`tools.rs`) and the files on disk (`output.rs`). Does not own argv or printing: every entry
 //! point returns a [`Reply`] or a value the front end renders.
 
 pub mod baseline;
 pub mod capture;
+pub mod failure;
 pub mod file;
 pub mod output;
 pub mod report;

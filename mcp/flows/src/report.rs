@@ -3,9 +3,9 @@
 //!
 //! Owns: each capture's sidecar `<capture>.json` (its record: url, viewport, selector, time,
 //! size, sha256, masked selectors, console errors), each flow's `index.md` (steps, outcome,
-//! captures) and `run.json` (the flow's result as `flows run` printed it), the run's
-//! `report.html` (self-contained: styles inline, captures as `data:` images, no script, opens
-//! offline), JUnit XML (one test case per flow), and [`describe`], which reads a flow's files
+//! a failed step's files, downloads, captures) and `run.json` (the flow's result as `flows run` printed it), the run's
+//! `report.html` (styles inline, captures as `data:` images, a failed step's screenshot by its
+//! relative path, no script, opens offline), JUnit XML (a suite per flow, a case per step), and [`describe`], which reads a flow's files
 //! back without a browser. Does not own running flows (`run.rs`) or where the directories are
 //! (`output.rs`).
 
@@ -17,8 +17,9 @@ use serde_json::{json, Value};
 
 use super::baseline::Verdict;
 use super::capture::{name_is_valid, CaptureRecord};
+use super::failure::FailureArtifacts;
 use super::output;
-use super::run::{FlowResult, RunReport};
+use super::run::{DownloadRecord, FlowResult, RunReport};
 use chromate_command::error::ToolError;
 use chromate_command::markup::escape;
 
@@ -70,6 +71,20 @@ pub fn index_md(result: &FlowResult) -> String {
             );
             if let Some(hint) = error["hint"].as_str() {
                 let _ = writeln!(text, "\nHint: {hint}");
+            }
+            let artifacts = result
+                .steps
+                .get(index)
+                .and_then(|step| step.artifacts.as_ref());
+            if let Some(artifacts) = artifacts {
+                text.push_str("\nWhen the step failed:\n\n");
+                for (kind, path) in artifacts.files() {
+                    let relative = format!("{}/{}", super::failure::FAILURE_DIR, file_name(path));
+                    let _ = writeln!(text, "- {kind}: [{relative}]({relative})");
+                }
+                for note in &artifacts.notes {
+                    let _ = writeln!(text, "- not saved: {note}");
+                }
             }
         }
         (Some(error), None) => {
@@ -154,6 +169,12 @@ pub fn index_md(result: &FlowResult) -> String {
                 let _ = write!(text, "; {note}");
             }
             text.push('\n');
+        }
+    }
+    if !result.downloads.is_empty() {
+        text.push_str("\n## Downloads\n\n");
+        for download in &result.downloads {
+            let _ = writeln!(text, "- {}", download_line(download));
         }
     }
     text.push_str("\n## Captures\n");
@@ -299,8 +320,39 @@ fn failure_line(flow: &FlowResult) -> Option<String> {
     ))
 }
 
+/// `report.csv (64 bytes) completed: /abs/out/flow/files/downloads/report.csv`, or why it
+/// was not saved.
+fn download_line(download: &DownloadRecord) -> String {
+    let mut line = download.name.clone();
+    if let Some(bytes) = download.bytes {
+        let _ = write!(line, " ({bytes} bytes)");
+    }
+    let _ = write!(line, " {}", download.state);
+    if let Some(path) = &download.path {
+        let _ = write!(line, ": {}", path.display());
+    }
+    if let Some(reason) = &download.reason {
+        let _ = write!(line, ", not saved: {reason}");
+    }
+    let _ = write!(line, " from {}", download.url);
+    line
+}
+
+/// The failure files of a step, a line each (`\nscreenshot: /abs/path`), and why any is missing.
+fn artifacts_text(artifacts: Option<&FailureArtifacts>) -> String {
+    let mut text = String::new();
+    for (kind, path) in artifacts.map(FailureArtifacts::files).unwrap_or_default() {
+        let _ = write!(text, "\n{kind}: {}", path.display());
+    }
+    for note in artifacts.map_or(&[][..], |artifacts| &artifacts.notes[..]) {
+        let _ = write!(text, "\nnot saved: {note}");
+    }
+    text
+}
+
 /// The JUnit XML of a run, for CI test views: one `<testsuite>` per flow and one `<testcase>`
-/// per step (`step 2: browser_fill`), a failed step's case failing with its code and message and
+/// per step (`step 2: browser_fill`), a failed step's case failing with its code and message (its body naming the
+/// files in `failure/`) and
 /// the steps after it skipped, plus one case per capture compared with a baseline (`baseline
 /// card`), failing when it changed or is missing, and a `setup` case for a flow that failed
 /// before its first step. Cases are named within the flow file (`chromate.login`, the file's
@@ -326,11 +378,12 @@ pub fn junit_xml(report: &RunReport) -> String {
                 seconds(ms)
             );
         };
-        let failure = |error: &Value, line: &str| {
+        let failure = |error: &Value, line: &str, artifacts: Option<&FailureArtifacts>| {
             let mut body = line.to_owned();
             if let Some(hint) = error["hint"].as_str() {
                 body.push_str(&format!("\nhint: {hint}"));
             }
+            body.push_str(&artifacts_text(artifacts));
             format!(
                 "<failure message=\"{}\" type=\"{}\">{}</failure>",
                 escape(line),
@@ -344,7 +397,7 @@ pub fn junit_xml(report: &RunReport) -> String {
             tests += 1;
             failures += 1;
             let line = failure_line(flow).unwrap_or_default();
-            case("setup", flow.duration_ms, &failure(error, &line));
+            case("setup", flow.duration_ms, &failure(error, &line, None));
         }
         for (index, step) in flow.steps.iter().enumerate() {
             tests += 1;
@@ -357,7 +410,11 @@ pub fn junit_xml(report: &RunReport) -> String {
             let verdict = match error {
                 Some(error) => {
                     failures += 1;
-                    failure(error, &failure_line(flow).unwrap_or_default())
+                    failure(
+                        error,
+                        &failure_line(flow).unwrap_or_default(),
+                        step.artifacts.as_ref(),
+                    )
                 }
                 None => String::new(),
             };
@@ -411,6 +468,9 @@ pub fn junit_xml(report: &RunReport) -> String {
         if let Some(video) = &flow.video_path {
             out.push_str(&format!("video: {}\n", video.display()));
         }
+        for download in &flow.downloads {
+            out.push_str(&format!("download {}\n", download_line(download)));
+        }
         all_tests += tests;
         all_failures += failures;
         let _ = writeln!(
@@ -443,7 +503,9 @@ tr.step-failed td{background:#fff0f0}tr.step-skipped td{color:#999}\
 figure{margin:0;width:330px}figure img{max-width:320px;max-height:240px;border:1px solid #ccc;background:#fff}\
 figcaption{font-size:12px;color:#555;word-break:break-all}\
 .diff{border:1px solid #e5b; padding:6px}.changed{color:#a0a}.new{color:#07a}.missing{color:#a60}\
-code{font-size:12px}";
+code{font-size:12px}\
+.failure img{max-width:640px;border:1px solid #ccc}\
+.failure pre{background:#f6f6f6;border:1px solid #e3e3e3;padding:6px 8px;max-height:320px;overflow:auto;white-space:pre-wrap;font-size:12px}";
 
 /// A `data:` URL of a file, or `None` when it cannot be read.
 fn data_url(path: &Path, mime: &str) -> Option<String> {
@@ -504,6 +566,25 @@ pub fn html(report: &RunReport) -> String {
                 .map(|hint| format!("\nhint: {}", escape(hint)))
                 .unwrap_or_default();
             let _ = writeln!(page, "<div class=\"error\">{}{hint}</div>", escape(&line));
+            // The error's whole detail (a failed a11y check's violations, a batch's steps),
+            // which its one line only summarizes.
+            if let Some(detail) = error.get("detail").filter(|detail| {
+                detail.as_object().is_some_and(|map| !map.is_empty())
+                    || detail.as_array().is_some_and(|items| !items.is_empty())
+            }) {
+                let _ = writeln!(
+                    page,
+                    "<details class=\"error-detail\"><summary>detail</summary><pre>{}</pre></details>",
+                    escape(&chromate_command::markup::readable(detail))
+                );
+            }
+        }
+        if let Some(artifacts) = flow
+            .failed_step_index
+            .and_then(|index| flow.steps.get(index))
+            .and_then(|step| step.artifacts.as_ref())
+        {
+            page.push_str(&failure_html(flow, artifacts));
         }
         if let Some(note) = &flow.video_note {
             let _ = writeln!(page, "<p>No video: {}</p>", escape(note));
@@ -580,6 +661,30 @@ pub fn html(report: &RunReport) -> String {
             );
         }
         page.push_str("</div>\n");
+        if !flow.downloads.is_empty() {
+            page.push_str("<h3>Downloads</h3>\n<ul class=\"downloads\">\n");
+            for download in &flow.downloads {
+                // A saved file linked by its path relative to report.html.
+                let link = download
+                    .path
+                    .as_deref()
+                    .and_then(|path| path.strip_prefix(&report.output_dir).ok())
+                    .map(|relative| {
+                        format!(
+                            " <a href=\"{0}\">{0}</a>",
+                            escape(&relative.display().to_string())
+                        )
+                    })
+                    .unwrap_or_default();
+                let _ = writeln!(
+                    page,
+                    "<li class=\"download\" data-state=\"{}\">{}{link}</li>",
+                    escape(download.state),
+                    escape(&download_line(download))
+                );
+            }
+            page.push_str("</ul>\n");
+        }
         if let Some(comparisons) = &flow.comparisons {
             page.push_str(&baseline_html(flow, comparisons));
         }
@@ -587,6 +692,53 @@ pub fn html(report: &RunReport) -> String {
     }
     page.push_str("</body>\n</html>\n");
     page
+}
+
+/// The most of one failure file report.html shows (the file itself has it all).
+const MAX_SHOWN: usize = 64 * 1024;
+
+/// What the failed step left: its screenshot (by its path relative to report.html, not
+/// embedded) and its snapshot, console and network entries as text.
+fn failure_html(flow: &FlowResult, artifacts: &FailureArtifacts) -> String {
+    let mut html = String::from("<div class=\"failure\"><h3>When the step failed</h3>\n");
+    let relative = |path: &Path| {
+        escape(&format!(
+            "{}/{}/{}",
+            flow.name,
+            super::failure::FAILURE_DIR,
+            file_name(path)
+        ))
+    };
+    for (kind, path) in artifacts.files() {
+        if kind == "screenshot" {
+            let _ = writeln!(
+                html,
+                "<a href=\"{0}\"><img class=\"failure-shot\" alt=\"the page when the step failed\" src=\"{0}\"></a>",
+                relative(path)
+            );
+            continue;
+        }
+        let mut text = read_text(path).unwrap_or_else(|| "(the file cannot be read)".to_owned());
+        if text.len() > MAX_SHOWN {
+            let mut end = MAX_SHOWN;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            text.truncate(end);
+            text.push_str("\n… (cut here; the file has the rest)");
+        }
+        let _ = writeln!(
+            html,
+            "<h4>{kind} — <a href=\"{0}\">{0}</a></h4><pre class=\"failure-{kind}\">{1}</pre>",
+            relative(path),
+            escape(&text)
+        );
+    }
+    for note in &artifacts.notes {
+        let _ = writeln!(html, "<p>Not saved: {}</p>", escape(note));
+    }
+    html.push_str("</div>\n");
+    html
 }
 
 /// A flow's comparisons with the baseline: each changed capture as baseline, capture and

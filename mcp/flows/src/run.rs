@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 
 use super::baseline::{self, BaselineOptions, Comparison, Verdict};
 use super::capture::{self, CaptureRecord, DEFAULT_VIEWPORT};
+use super::failure::{self, FailureArtifacts};
 use super::file::{Flow, FlowFile, StepKind};
 use super::{output, report, video};
 use chromate_command::call::{Cancel, Progress};
@@ -72,6 +73,8 @@ pub struct StepRecord {
     pub error: Option<Value>,
     /// Page and console errors journalled while it ran.
     pub console_errors: Vec<Value>,
+    /// What a failed step left in `<flow>/failure/` (none for a step stopped by a signal).
+    pub artifacts: Option<FailureArtifacts>,
 }
 
 /// One flow's outcome.
@@ -98,6 +101,64 @@ pub struct FlowResult {
     pub comparisons: Option<Vec<Comparison>>,
     /// `--update-baseline` wrote this flow's captures there.
     pub baseline_updated: bool,
+    /// The downloads that ended while the flow ran, saved in `<flow>/files/downloads/` or not.
+    pub downloads: Vec<DownloadRecord>,
+}
+
+/// A download that ended during a flow.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DownloadRecord {
+    /// The saved file's name (after numbering), else the name the browser suggested.
+    pub name: String,
+    pub url: String,
+    /// `completed`, `canceled` or `failed`.
+    pub state: &'static str,
+    pub bytes: Option<u64>,
+    /// The saved file (`completed` only).
+    pub path: Option<PathBuf>,
+    /// Why it was not saved.
+    pub reason: Option<String>,
+}
+
+impl DownloadRecord {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "url": self.url,
+            "state": self.state,
+            "bytes": self.bytes,
+            "path": self.path.as_ref().map(|path| path.display().to_string()),
+            "reason": self.reason,
+        })
+    }
+}
+
+/// The downloads the session's journal holds (a flow's session is its own: all are the flow's).
+fn downloads(session: &ToolSession) -> Vec<DownloadRecord> {
+    session
+        .journal
+        .log
+        .downloads_since(0)
+        .into_iter()
+        .filter_map(|entry| match entry.data {
+            chromate::LogData::Download {
+                url,
+                name,
+                state,
+                bytes,
+                path,
+                reason,
+            } => Some(DownloadRecord {
+                name,
+                url,
+                state: state.as_str(),
+                bytes,
+                path,
+                reason,
+            }),
+            _ => None,
+        })
+        .collect()
 }
 
 impl FlowResult {
@@ -145,6 +206,7 @@ impl FlowResult {
             "ok": self.ok(),
             "output_dir": self.dir.display().to_string(),
             "captures": self.captures.iter().map(CaptureRecord::to_json).collect::<Vec<_>>(),
+            "downloads": self.downloads.iter().map(DownloadRecord::to_json).collect::<Vec<_>>(),
             "video_path": path(&self.video_path),
             "video_mp4_path": path(&self.video_mp4_path),
             "video_note": self.video_note,
@@ -159,6 +221,7 @@ impl FlowResult {
                 "duration_ms": step.duration_ms,
                 "error": step.error,
                 "console_errors": step.console_errors,
+                "artifacts": step.artifacts.as_ref().map(FailureArtifacts::to_json),
             })).collect::<Vec<_>>(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
@@ -304,6 +367,7 @@ async fn run_flow_unboxed(
         duration_ms: 0,
         comparisons: None,
         baseline_updated: false,
+        downloads: Vec::new(),
     };
     let dir = match output::fresh_flow_dir(output_dir, &flow.name) {
         Ok(dir) => dir,
@@ -355,7 +419,9 @@ async fn run_flow_unboxed(
         Some(video) => Some(video.stop().await),
         None => None,
     };
+    // Shutting down gives a download in flight its grace first, so it is listed once it ended.
     session.shutdown().await;
+    result.downloads = downloads(&session);
     output::remove_if_empty(&files_dir);
     if let (Some(recording), Some(ffmpeg)) = (recording, &ffmpeg) {
         let files = video::encode(&recording, viewport, &dir, ffmpeg).await;
@@ -523,6 +589,12 @@ async fn run_steps_unboxed(
         on.follow(session, viewport).await;
         let console_errors = capture::console_errors_since(session, cursor);
         let failed = outcome.as_ref().err().cloned();
+        // A failed step leaves what the page looked like and what it logged; a signal leaves
+        // nothing more to wait for.
+        let artifacts = match &failed {
+            Some(_) if !cancel.is_cancelled() => Some(failure::collect(session, dir, cursor).await),
+            _ => None,
+        };
         result.steps.push(StepRecord {
             label,
             line: step.line,
@@ -530,6 +602,7 @@ async fn run_steps_unboxed(
             duration_ms: millis(started),
             error: failed.clone(),
             console_errors,
+            artifacts,
         });
         if let Some(error) = failed {
             result.error = Some(error);
@@ -656,12 +729,57 @@ fn step_outcome(tool: &str, reply: &Reply) -> Result<(), Value> {
         }
         Reply::Done(done) if done.negative => Err(json!({
             "code": "EXPECT_MISMATCH",
-            "message": format!("{tool}: the answer is negative: {}", done.text),
-            "hint": "a flow treats a negative answer (exists false, a failed a11y check) as a failed step",
+            "message": negative_message(tool, &done.result, &done.text),
+            "hint": "a flow treats a negative answer (exists false, a failed a11y check) as a failed step; the error's detail (run.json, report.html) has the whole answer",
             "detail": done.result,
         })),
         Reply::Done(_) => Ok(()),
     }
+}
+
+/// Most rule ids a failed accessibility check names in its one line.
+const MAX_RULES_NAMED: usize = 8;
+
+/// Most characters of another negative answer in its one line.
+const MAX_ANSWER_CHARS: usize = 200;
+
+/// A negative answer in one line: a failed accessibility check as its rule ids with their
+/// impact and node counts (`browser_a11y: the accessibility check failed: 3 violations:
+/// image-alt (critical, 2 nodes), label (serious, 1 node), ...`), anything else as its text
+/// cut short. The whole answer stays in the error's `detail`.
+fn negative_message(tool: &str, result: &Value, text: &str) -> String {
+    if let Some(violations) = result.get("violations").and_then(Value::as_array) {
+        let total = result["counts"]["violations"]
+            .as_u64()
+            .unwrap_or(violations.len() as u64);
+        let mut named: Vec<String> = violations
+            .iter()
+            .take(MAX_RULES_NAMED)
+            .map(|violation| {
+                let nodes = violation["nodes"].as_array().map_or(0, Vec::len);
+                format!(
+                    "{} ({}, {nodes} node{})",
+                    violation["id"].as_str().unwrap_or("?"),
+                    violation["impact"].as_str().unwrap_or("?"),
+                    if nodes == 1 { "" } else { "s" }
+                )
+            })
+            .collect();
+        if violations.len() > MAX_RULES_NAMED {
+            named.push(format!("… {} more", violations.len() - MAX_RULES_NAMED));
+        }
+        return format!(
+            "{tool}: the accessibility check failed: {total} violation{}: {}",
+            if total == 1 { "" } else { "s" },
+            named.join(", ")
+        );
+    }
+    let line: String = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    let mut cut: String = line.chars().take(MAX_ANSWER_CHARS).collect();
+    if cut.len() < line.len() {
+        cut.push('…');
+    }
+    format!("{tool}: the answer is negative: {cut}")
 }
 
 /// The error of a step stopped by a signal.
@@ -690,4 +808,65 @@ impl WithDetailKey for Value {
 
 fn millis(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_failed_accessibility_check_is_one_line_of_rule_ids_and_counts() {
+        let node = json!({ "target": "img", "html": "<img src=x.png>".repeat(20), "failureSummary": "Fix any of the following: ".repeat(10) });
+        let result = json!({
+            "passed": false,
+            "checked": true,
+            "counts": { "violations": 2, "passes": 10, "incomplete": 0 },
+            "violations": [
+                { "id": "image-alt", "impact": "critical", "nodes": [node.clone(), node.clone()] },
+                { "id": "label", "impact": "serious", "nodes": [node] },
+            ],
+        });
+        let text = result.to_string();
+        assert!(text.len() > 1000, "a long answer: {}", text.len());
+        let message = negative_message("browser_a11y", &result, &text);
+        assert_eq!(
+            message,
+            "browser_a11y: the accessibility check failed: 2 violations: image-alt (critical, 2 nodes), label (serious, 1 node)"
+        );
+        let reply = Reply::Done(chromate_command::Done {
+            result: result.clone(),
+            text,
+            observation: None,
+            observation_full: None,
+            links: Vec::new(),
+            is_error: false,
+            negative: true,
+        });
+        let error = step_outcome("browser_a11y", &reply).expect_err("negative");
+        assert_eq!(error["message"], json!(message));
+        assert_eq!(
+            error["detail"], result,
+            "the whole answer stays in the detail"
+        );
+    }
+
+    #[test]
+    fn many_rules_are_cut_with_a_count_and_another_long_answer_is_cut_short() {
+        let violations: Vec<Value> = (0..11)
+            .map(|n| json!({ "id": format!("rule-{n}"), "impact": "minor", "nodes": [] }))
+            .collect();
+        let result = json!({ "violations": violations, "counts": { "violations": 11 } });
+        let message = negative_message("browser_a11y", &result, "");
+        assert!(
+            message.ends_with("rule-7 (minor, 0 nodes), … 3 more"),
+            "{message}"
+        );
+        let long = "word ".repeat(100);
+        let message = negative_message("browser_exists", &json!({ "exists": false }), &long);
+        assert_eq!(
+            message.chars().count(),
+            "browser_exists: the answer is negative: ".len() + MAX_ANSWER_CHARS + 1
+        );
+        assert!(message.ends_with('…'), "{message}");
+    }
 }

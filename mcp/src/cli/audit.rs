@@ -57,7 +57,7 @@ options:
                            (repeat for more: --format sarif=a.sarif --format junit=a.xml);
                            two reports to one file are a usage error
   --fail-on SEVERITY       exit 1 when a finding at SEVERITY or worse exists
-  --screenshots            save the entry page's viewport and full-page screenshots
+  --screenshots            save the entry page's viewport and every page's full-page screenshots
   --block-private-network  refuse requests and redirect hops to loopback, private, link-local
                            and unique-local addresses (SSRF_BLOCKED)
   --allow-private ORIGIN   scheme://host[:port] that --block-private-network lets through

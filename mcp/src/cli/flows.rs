@@ -29,6 +29,8 @@ pub(crate) struct CaptureCommand {
     pub(crate) arguments: Map<String, Value>,
     /// `--json`: the capture's record instead of its path.
     pub(crate) json: bool,
+    /// `--ignore-https-errors`: its browser accepts any TLS certificate.
+    pub(crate) ignore_https_errors: bool,
 }
 
 /// `chromate capture --help`.
@@ -37,7 +39,8 @@ pub(crate) fn capture_help() -> String {
         "usage: chromate capture URL --name NAME [--selector CSS] [--full-page] [--output-dir DIR]\n\
          \x20      [--wait-until load|domcontentloaded|networkidle|commit] [--timeout-ms N]\n\
          \x20      [--viewport WxH] [--animations disabled|allow] [--mask CSS]... [--mask-color COLOR]\n\
-         \x20      [--format png|pdf] [--paper SIZE] [--margin-in N] [--landscape] [--json]\n\n",
+         \x20      [--format png|pdf] [--paper SIZE] [--margin-in N] [--landscape]\n\
+         \x20      [--ignore-https-errors] [--json]\n\n",
     );
     text.push_str(
         "Loads URL in a headless Chromium of its own (ended before the command exits: no session is\n\
@@ -67,6 +70,7 @@ pub(crate) fn capture_help() -> String {
             );
         }
     }
+    text.push_str("  --ignore-https-errors      accept any TLS certificate (self-signed, expired, wrong host)\n");
     text.push_str("  --json                     print the capture's record as one JSON document\n");
     text.push_str("  -h, --help                 this help\n");
     text
@@ -77,6 +81,7 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
     let usage_error = |message: String| UsageError(format!("capture: {message}"));
     let mut arguments = Map::new();
     let mut json = false;
+    let mut ignore_https_errors = false;
     let mut positional = Vec::new();
     let never_read = |path: &str| -> std::io::Result<String> {
         Err(std::io::Error::other(format!("{path}: not a file option")))
@@ -87,6 +92,7 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
         match flag.name {
             "-h" | "--help" => return Ok(super::Command::Help(capture_help())),
             "--json" if flag.is_bare() => json = true,
+            "--ignore-https-errors" if flag.is_bare() => ignore_https_errors = true,
             "--viewport" => {
                 let text = value("WIDTHxHEIGHT")?;
                 let (width, height) = parse_viewport(&text).ok_or_else(|| {
@@ -128,7 +134,11 @@ pub(crate) fn parse_capture(words: &[String]) -> Result<super::Command, UsageErr
         }
         return Err(usage_error(message));
     }
-    Ok(super::Command::Capture(CaptureCommand { arguments, json }))
+    Ok(super::Command::Capture(CaptureCommand {
+        arguments,
+        json,
+        ignore_https_errors,
+    }))
 }
 
 /// `"max_lines"` as the command line spells it, `--max-lines`.
@@ -171,7 +181,7 @@ fn parse_viewport(text: &str) -> Option<(u32, u32)> {
 /// Runs `chromate capture`: its reply printed as the session commands print theirs (the path,
 /// or with `--json` the record; an error on stderr and exit status 1).
 pub(crate) fn run_capture(command: &CaptureCommand) -> ExitCode {
-    let Some((runtime, config)) = setup() else {
+    let Some((runtime, config)) = setup(command.ignore_https_errors) else {
         return ExitCode::FAILURE;
     };
     let reply = runtime.block_on(async {
@@ -183,8 +193,12 @@ pub(crate) fn run_capture(command: &CaptureCommand) -> ExitCode {
 
 /// The configuration of the environment (browser, origins) and a runtime; `None` (said on
 /// stderr) if the runtime cannot start.
-fn setup() -> Option<(tokio::runtime::Runtime, Config)> {
-    let (config, warnings) = Config::resolve(McpFlags::default(), &|name| std::env::var(name).ok());
+fn setup(ignore_https_errors: bool) -> Option<(tokio::runtime::Runtime, Config)> {
+    let flags = McpFlags {
+        ignore_https_errors,
+        ..McpFlags::default()
+    };
+    let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
     let config = config.for_command_line();
     for warning in warnings {
         eprintln!("chromate: {warning}");
@@ -238,6 +252,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) video: bool,
     /// `--quiet`: no progress on stderr.
     pub(crate) quiet: bool,
+    /// `--ignore-https-errors` (run): every flow's browser accepts any TLS certificate.
+    pub(crate) ignore_https_errors: bool,
     /// `--json`: the result object on stdout.
     pub(crate) json: bool,
 }
@@ -259,7 +275,7 @@ pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--base-url URL] [--json]
        chromate flows run [NAME...] [--config FILE] [--base-url URL] [--output-dir DIR]
                           [--junit FILE] [--baseline DIR [--threshold F] [--update-baseline]]
-                          [--video] [--quiet] [--json]
+                          [--video] [--ignore-https-errors] [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -278,8 +294,11 @@ run        each flow (all, or the NAMEs) in a headless browser of its own; captu
            <output dir>/<flow>/ with a <capture>.json sidecar each, an index.md and run.json;
            <output dir>/report.html shows every flow (self-contained, opens offline).
            A failed step stops its flow but keeps every capture taken before it (the result
-           says failed_step_index); the exit status is 1 if any flow failed. Progress goes to
-           stderr (a live line on a terminal, one line per flow otherwise; --quiet: none)
+           says failed_step_index) and leaves <flow>/failure/ (screenshot, snapshot, console
+           and network entries); the exit status is 1 if any flow failed. Each flow's result
+           is printed once, as it finishes: on stdout (--json: one line per flow on stderr,
+           the report on stdout); a terminal also gets a live step line on stderr
+           (--quiet: no stderr)
 describe   what the last run of NAME left on disk (no browser): index.md and the captures
            with their sidecars
 
@@ -300,6 +319,9 @@ options:
                       with ffmpeg (CHROMATE_FFMPEG, else on PATH; without it the flow runs and
                       the result says how to install it); a failed or interrupted flow keeps
                       its video
+  --ignore-https-errors
+                      every flow's browser accepts any TLS certificate (self-signed,
+                      expired, wrong host); also CHROMATE_IGNORE_HTTPS_ERRORS=1 (run)
   --quiet             no progress on stderr (run)
   --json              print the result object as one JSON document
   -h, --help          this help
@@ -326,6 +348,9 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--json", _) if flag.is_bare() => command.json = true,
             ("--quiet", "run") if flag.is_bare() => command.quiet = true,
             ("--video", "run") if flag.is_bare() => command.video = true,
+            ("--ignore-https-errors", "run") if flag.is_bare() => {
+                command.ignore_https_errors = true;
+            }
             ("--config", _) => command.config = Some(value()?),
             ("--base-url", "list" | "run") => {
                 let url = value()?;
@@ -394,7 +419,7 @@ const USAGE: u8 = 2;
 
 /// Runs `chromate flows ...`.
 pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
-    let Some((runtime, config)) = setup() else {
+    let Some((runtime, config)) = setup(command.ignore_https_errors) else {
         return ExitCode::FAILURE;
     };
     let path = file::locate(command.config.as_deref(), &|name| std::env::var(name).ok());
@@ -464,7 +489,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                     .filter(|value| !value.is_empty())
                     .map(std::path::PathBuf::from),
             };
-            let mut progress = ProgressLine::new(command.quiet);
+            let mut progress = ProgressLine::new(command.quiet, command.json);
             let outcome = runtime.block_on(async {
                 let cancel = watch_signals();
                 chromate_flows::run::run(&config, &flow_file, &options, &cancel, &mut |event| {
@@ -544,11 +569,9 @@ fn print_run(report: &Value, json: bool) {
         println!("{report}");
         return;
     }
+    // Each flow's line was printed as the flow finished (ProgressLine): not again here.
     let mut text = String::new();
     let flows = report["flows"].as_array().cloned().unwrap_or_default();
-    for flow in &flows {
-        let _ = writeln!(text, "{}", flow_line(flow));
-    }
     let failed = flows
         .iter()
         .filter(|flow| flow["ok"] != json!(true))
@@ -589,24 +612,26 @@ fn flow_line(flow: &Value) -> String {
     }
 }
 
-/// Progress on stderr: a line rewritten in place on a terminal, one line per flow otherwise.
+/// Progress while flows run, each flow's result told once: in text output, its line
+/// (`ok    login ...`) on stdout as it finishes, stderr carrying only the live step line of a
+/// terminal; with `--json` (stdout holds the report alone), a line per flow on stderr. A
+/// terminal's live line is cleared before anything else is printed.
 struct ProgressLine {
     quiet: bool,
+    json: bool,
     terminal: bool,
 }
 
 impl ProgressLine {
-    fn new(quiet: bool) -> ProgressLine {
+    fn new(quiet: bool, json: bool) -> ProgressLine {
         ProgressLine {
             quiet,
+            json,
             terminal: std::io::stderr().is_terminal(),
         }
     }
 
     fn show(&mut self, event: &Event<'_>) {
-        if self.quiet {
-            return;
-        }
         let mut stderr = std::io::stderr().lock();
         match event {
             Event::Step {
@@ -615,7 +640,7 @@ impl ProgressLine {
                 total,
                 label,
                 captures,
-            } if self.terminal => {
+            } if self.terminal && !self.quiet => {
                 let _ = write!(
                     stderr,
                     "\r\x1b[2K{flow}: step {} of {total} {label} ({captures} captures)",
@@ -625,10 +650,17 @@ impl ProgressLine {
             }
             Event::Step { .. } => {}
             Event::Finished(result) => {
-                if self.terminal {
+                if self.terminal && !self.quiet {
                     let _ = write!(stderr, "\r\x1b[2K");
+                    let _ = stderr.flush();
                 }
-                let _ = writeln!(stderr, "flow {}", progress_summary(result));
+                if !self.json {
+                    let mut stdout = std::io::stdout().lock();
+                    let _ = writeln!(stdout, "{}", flow_line(&result.to_json()));
+                    let _ = stdout.flush();
+                } else if !self.quiet {
+                    let _ = writeln!(stderr, "flow {}", progress_summary(result));
+                }
             }
         }
     }

@@ -174,6 +174,9 @@ options:
                             it, tools/list is the 28 browser tools
   --isolated                the session's tabs, cookies and storage live in a browser
                             context of their own (Target.createBrowserContext)
+  --ignore-https-errors     the browser chromate launches accepts any TLS certificate
+                            (self-signed, expired, wrong host): Chromium's
+                            --ignore-certificate-errors (else CHROMATE_IGNORE_HTTPS_ERRORS=1)
   --http [ADDR]             serve MCP Streamable HTTP on ADDR (default 127.0.0.1:8931), path
                             /mcp, instead of stdio: each MCP session is isolated in one
                             shared browser (docs/mcp.md#streamable-http)
@@ -201,7 +204,8 @@ environment:
   CHROMATE_MCP_MAX_RESPONSE_BYTES (32768), CHROMATE_AGENT_TIMEOUT (5000 ms),
   CHROMATE_TRACE_DIR, CHROMATE_STATE_DIR (./.chromate/state),
   CHROMATE_MCP_STRUCTURED_CONTENT (1 = --structured-content),
-  CHROMATE_MCP_AUTH_TOKEN (--auth-token), CHROMATE_CDP_AUTHORIZATION (--cdp-authorization)
+  CHROMATE_MCP_AUTH_TOKEN (--auth-token), CHROMATE_CDP_AUTHORIZATION (--cdp-authorization),
+  CHROMATE_IGNORE_HTTPS_ERRORS (1 = --ignore-https-errors; a session daemon reads it too)
 ";
 
 /// Parses argv without the program name. The global flags `--session NAME` and `--json` may
@@ -500,6 +504,7 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
             "-h" | "--help" => return Ok(Command::Help(MCP_HELP.to_owned())),
             "--headed" if flag.is_bare() => flags.headed = true,
             "--isolated" if flag.is_bare() => flags.isolated = true,
+            "--ignore-https-errors" if flag.is_bare() => flags.ignore_https_errors = true,
             "--http" => {
                 // The address is optional: `--http`, `--http ADDR`, `--http=ADDR`.
                 let given = words.optional_value(&flag);

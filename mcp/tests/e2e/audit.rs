@@ -599,6 +599,102 @@ fn validate_sarif(path: &std::path::Path) {
 }
 
 #[test]
+fn the_html_report_shows_every_crawled_pages_screenshot_and_evidence_as_text() {
+    let (server, _) = site();
+    let cli = Cli::new();
+    let url = server.url("index.html");
+    let html_path = cli.path("crawl.html");
+    let json_path = cli.path("crawl.json");
+    let html_arg = format!("html={}", html_path.display());
+    let json_arg = format!("json={}", json_path.display());
+    let args = [
+        "audit",
+        &url,
+        "--depth",
+        "1",
+        "--max-pages",
+        "3",
+        "--screenshots",
+        "--format",
+        &html_arg,
+        "--format",
+        &json_arg,
+    ];
+    let out = cli.run(&args);
+    assert!(out.code == Some(0) || out.code == Some(1), "{out:?}");
+    let result: Value =
+        serde_json::from_str(&std::fs::read_to_string(&json_path).expect("json")).expect("json");
+    let pages: Vec<String> = result["pages"]
+        .as_array()
+        .expect("pages")
+        .iter()
+        .filter_map(|page| page["url"].as_str().map(str::to_owned))
+        .collect();
+    assert_eq!(pages.len(), 3, "{result:#}");
+    // A full-page screenshot per page, each naming its page; the entry page's viewport too.
+    let full: Vec<&str> = result["screenshots"]
+        .as_array()
+        .expect("screenshots")
+        .iter()
+        .filter(|shot| shot["name"] == "full-page")
+        .filter_map(|shot| shot["page"].as_str())
+        .collect();
+    assert_eq!(full.len(), 3, "{:#}", result["screenshots"]);
+    assert_eq!(full[0], pages[0]);
+    let mut sorted_full = full.clone();
+    sorted_full.sort_unstable();
+    let mut sorted_pages: Vec<&str> = pages.iter().map(String::as_str).collect();
+    sorted_pages.sort_unstable();
+    assert_eq!(sorted_full, sorted_pages);
+    let report_url = format!("file://{}", html_path.display());
+    let seen = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime")
+        .block_on(async move {
+            let browser = crate::util::launch().await;
+            let page = crate::util::new_page_at(&browser, &report_url).await;
+            let seen = page
+                .evaluate(
+                    "({ shots: [...document.querySelectorAll('div.shot')].map(d => ({ page: d.dataset.page, \
+                         width: d.querySelector('img').naturalWidth })), \
+                       entry: document.querySelector('#screenshot').dataset.page, \
+                       evidence: [...document.querySelectorAll('tr.finding pre')].map(p => p.textContent) })",
+                )
+                .await
+                .expect("the report's contents");
+            crate::util::close_and_check(browser).await;
+            seen
+        });
+    assert_eq!(seen["entry"], json!(pages[0]), "{seen}");
+    let shots = seen["shots"].as_array().expect("shots");
+    assert_eq!(shots.len(), 3, "{seen}");
+    for (shot, page) in shots.iter().zip(&full) {
+        assert_eq!(shot["page"], json!(page), "{seen}");
+        assert!(
+            shot["width"].as_u64().is_some_and(|w| w >= 1000),
+            "the screenshot decodes: {seen}"
+        );
+    }
+    let evidence = seen["evidence"].as_array().expect("evidence");
+    assert!(!evidence.is_empty(), "{seen}");
+    for text in evidence {
+        let text = text.as_str().expect("text");
+        assert!(
+            !text.starts_with('{') && !text.contains("\":"),
+            "evidence is not JSON: {text}"
+        );
+    }
+    assert!(
+        evidence
+            .iter()
+            .any(|text| text.as_str().is_some_and(|t| t.contains("\n  "))),
+        "nested evidence is indented: {seen}"
+    );
+    cli.finish();
+}
+
+#[test]
 fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
     let (server, _) = site();
     let cli = Cli::new();
@@ -622,6 +718,33 @@ fn sarif_validates_junit_parses_and_the_html_report_loads_in_chromium() {
     assert!(results
         .iter()
         .all(|r| r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == json!(url)));
+    // A finding on an element names its durable selector as a logical location.
+    assert!(
+        results.iter().any(
+            |r| r["locations"][0]["logicalLocations"][0]["kind"] == "element"
+                && r["locations"][0]["logicalLocations"][0]["name"]
+                    .as_str()
+                    .is_some_and(|name| !name.is_empty())
+        ),
+        "{results:#?}"
+    );
+    let sarif: Value =
+        serde_json::from_str(&std::fs::read_to_string(&sarif_path).expect("sarif")).expect("json");
+    let driver = &sarif["runs"][0]["tool"]["driver"];
+    assert_eq!(
+        driver["informationUri"],
+        "https://github.com/chromate-dev/chromate/blob/main/docs/cli.md#audits"
+    );
+    for rule in driver["rules"].as_array().expect("rules") {
+        for kind in ["text", "markdown"] {
+            assert!(
+                rule["help"][kind]
+                    .as_str()
+                    .is_some_and(|help| help.contains("docs/cli.md#findings")),
+                "{rule}"
+            );
+        }
+    }
 
     let junit_path = cli.path("audit.xml");
     let args = [
@@ -1536,4 +1659,52 @@ fn rules_by_page(results: &[Value]) -> usize {
         })
         .collect();
     pairs.len()
+}
+
+/// An audit of an https page whose certificate the browser does not trust: the entry page does
+/// not load in a session started without `CHROMATE_IGNORE_HTTPS_ERRORS`, and is audited in one
+/// whose daemon started with it (the session's browser launched with
+/// `--ignore-certificate-errors`).
+#[test]
+fn a_session_started_with_ignore_https_errors_audits_an_untrusted_https_page() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::audit_site_dir(), &cert)
+            .expect("https server");
+    let cli = Cli::new();
+    let url = secure.url("clean-a.html");
+    let args = [
+        "audit",
+        url.as_str(),
+        "--format",
+        "json",
+        "--session",
+        "strict",
+    ];
+    let out = cli.run(&args);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    let result = out.document();
+    assert_eq!(result["status"], json!("failed"), "{result:#}");
+    let load = &findings(&result)[0];
+    assert_eq!(load["rule"], json!("network.page-load"), "{result:#}");
+    assert!(
+        load["evidence"]["error"]
+            .as_str()
+            .is_some_and(|error| error.contains("ERR_CERT_")),
+        "{result:#}"
+    );
+    let args = [
+        "audit",
+        url.as_str(),
+        "--format",
+        "json",
+        "--session",
+        "lenient",
+    ];
+    let out = cli.run_env(&args, &[("CHROMATE_IGNORE_HTTPS_ERRORS", "1")]);
+    assert_ok(&out, &args);
+    let result = out.document();
+    assert_eq!(result["status"], json!("completed"), "{result:#}");
+    assert_eq!(result["pages"][0]["status"], json!(200), "{result:#}");
+    cli.finish();
 }

@@ -976,7 +976,7 @@ for suite in suites:
             "name": case.name,
             "classname": case.classname,
             "time": case.time,
-            "results": [{"kind": type(r).__name__, "type": r.type, "message": r.message} for r in case.result],
+            "results": [{"kind": type(r).__name__, "type": r.type, "message": r.message, "text": r.text} for r in case.result],
             "system_out": case.system_out,
         })
 print(json.dumps(out))
@@ -999,7 +999,13 @@ const REPORT_READER: &str = "JSON.stringify({
     })),
     scripts: document.scripts.length,
     external: [...document.querySelectorAll('[src], link[href]')]
-        .filter(e => !(e.getAttribute('src') || '').startsWith('data:')).length,
+        .filter(e => !(e.getAttribute('src') || '').startsWith('data:'))
+        .filter(e => !e.classList.contains('failure-shot')).length,
+    failure_shots: [...document.querySelectorAll('img.failure-shot')].map(i => ({
+        src: i.getAttribute('src'), loaded: i.complete && i.naturalWidth > 0,
+    })),
+    failure_texts: Object.fromEntries(['snapshot', 'console', 'network'].map(kind =>
+        [kind, (document.querySelector('pre.failure-' + kind) || {}).textContent || null])),
     summary: document.getElementById('summary').textContent,
 })";
 
@@ -1107,26 +1113,7 @@ fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() 
     drop(server);
     let html = PathBuf::from(report["report_html"].as_str().expect("report_html"));
     assert_eq!(html, out.join("report.html"));
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .expect("runtime");
-    let seen = runtime.block_on(async {
-        let browser = crate::util::launch().await;
-        let page = browser.new_page("about:blank").await.expect("page");
-        page.goto(
-            &format!("file://{}", html.display()),
-            chromate::WaitUntil::Load,
-            crate::util::NAV,
-        )
-        .await
-        .expect("open report.html");
-        let seen = page.evaluate(REPORT_READER).await.expect("read the report");
-        crate::util::close_and_check(browser).await;
-        seen
-    });
-    let seen: Value = serde_json::from_str(seen.as_str().expect("json string")).expect("json");
+    let seen = read_report(&html);
     assert_eq!(seen["scripts"], 0, "{seen}");
     assert_eq!(seen["external"], 0, "nothing to fetch: {seen}");
     assert!(
@@ -1157,6 +1144,168 @@ fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() 
         assert_eq!(thumb["inline"], true, "{seen}");
     }
     assert_eq!(thumbs[0]["href"], "checkout/one.png");
+    // The failed step's screenshot, from the output directory by its relative path.
+    assert_eq!(
+        seen["failure_shots"],
+        serde_json::json!([{"src": "checkout/failure/screenshot.png", "loaded": true}]),
+        "{seen}"
+    );
+}
+
+/// Opens `html` in a browser of the test's own and answers what [`REPORT_READER`] reads.
+fn read_report(html: &Path) -> Value {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .expect("runtime");
+    let seen = runtime.block_on(async {
+        let browser = crate::util::launch().await;
+        let page = browser.new_page("about:blank").await.expect("page");
+        page.goto(
+            &format!("file://{}", html.display()),
+            chromate::WaitUntil::Load,
+            crate::util::NAV,
+        )
+        .await
+        .expect("open report.html");
+        let seen = page.evaluate(REPORT_READER).await.expect("read the report");
+        crate::util::close_and_check(browser).await;
+        seen
+    });
+    serde_json::from_str(seen.as_str().expect("json string")).expect("json")
+}
+
+/// Reads a JUnit file with [`JUNIT_READER`].
+fn read_junit(junit: &Path) -> Value {
+    let parsed = Command::new(venv_python())
+        .arg("-c")
+        .arg(JUNIT_READER)
+        .arg(junit)
+        .output()
+        .expect("run python");
+    assert!(
+        parsed.status.success(),
+        "junitparser could not read the file: {}",
+        String::from_utf8_lossy(&parsed.stderr)
+    );
+    serde_json::from_slice(&parsed.stdout).expect("reader json")
+}
+
+#[test]
+fn a_failed_step_leaves_its_screenshot_snapshot_and_journal_and_the_reports_name_them() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    // The failing step loads console.html (it logs, fails requests) and then clicks nothing.
+    let file = format!(
+        r##"
+[[flow]]
+name = "broken"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/login.html"
+[[flow.step]]
+tool = "browser_batch"
+steps = [
+  {{ tool = "browser_navigate", arguments = {{ url = "{console}" }} }},
+  {{ tool = "browser_click", arguments = {{ selector = "#no-such-button", timeout_ms = 300 }} }},
+]
+"##,
+        origin = server.origin(),
+        console = server.url("console.html"),
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    let junit = sandbox.path().join("junit.xml");
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let report = ran.json();
+    let flow = &report["flows"][0];
+    assert_eq!(flow["failed_step_index"], 1, "{flow}");
+    let artifacts = &flow["steps"][1]["artifacts"];
+    assert_eq!(flow["steps"][0]["artifacts"], Value::Null, "{flow}");
+    assert_eq!(artifacts["notes"], serde_json::json!([]), "{flow}");
+    let dir = out.join("broken/failure");
+    let mut paths = Vec::new();
+    for (kind, file) in [
+        ("screenshot", "screenshot.png"),
+        ("snapshot", "snapshot.txt"),
+        ("console", "console.txt"),
+        ("network", "network.txt"),
+    ] {
+        let path = dir.join(file);
+        assert_eq!(artifacts[kind], path.to_str().expect("utf-8"), "{flow}");
+        let bytes = std::fs::read(&path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+        assert!(!bytes.is_empty(), "{} is empty", path.display());
+        paths.push(path);
+    }
+    let (width, height, _) = decode(&std::fs::read(&paths[0]).expect("png"));
+    assert_eq!((width, height), (1280, 720), "the flow's default viewport");
+    let text = |path: &Path| std::fs::read_to_string(path).expect("utf-8 text");
+    let snapshot = text(&paths[1]);
+    assert!(snapshot.contains("Log again"), "{snapshot}");
+    let console = text(&paths[2]);
+    assert!(
+        console.contains("console.error [error] error message"),
+        "{console}"
+    );
+    let network = text(&paths[3]);
+    assert!(
+        network.contains(&format!("response 200 GET {}", server.url("console.html"))),
+        "{network}"
+    );
+    // Only what the failing step journalled: not the first step's page.
+    assert!(!network.contains("login.html"), "{network}");
+    // JUnit: the failure's body names every file.
+    let parsed = read_junit(&junit);
+    let failure = &parsed["cases"][1]["results"][0];
+    assert_eq!(failure["kind"], "Failure", "{parsed}");
+    let body = failure["text"].as_str().expect("failure text");
+    assert!(body.contains("NO_MATCH"), "{body}");
+    for path in &paths {
+        assert!(body.contains(path.to_str().expect("utf-8")), "{body}");
+    }
+    // report.html shows the screenshot and the texts.
+    let html = out.join("report.html");
+    let seen = read_report(&html);
+    assert_eq!(
+        seen["failure_shots"],
+        serde_json::json!([{"src": "broken/failure/screenshot.png", "loaded": true}]),
+        "{seen}"
+    );
+    let shown = &seen["failure_texts"];
+    assert!(
+        shown["snapshot"]
+            .as_str()
+            .is_some_and(|t| t.contains("Log again")),
+        "{seen}"
+    );
+    assert!(
+        shown["console"]
+            .as_str()
+            .is_some_and(|t| t.contains("error message")),
+        "{seen}"
+    );
+    assert!(
+        shown["network"]
+            .as_str()
+            .is_some_and(|t| t.contains("console.html")),
+        "{seen}"
+    );
+    let index = std::fs::read_to_string(out.join("broken/index.md")).expect("index.md");
+    assert!(
+        index.contains("- screenshot: [failure/screenshot.png](failure/screenshot.png)"),
+        "{index}"
+    );
 }
 
 /// A flow capturing clock.html's card and its (masked) viewport; `query` picks the variant.
@@ -1758,12 +1907,142 @@ fn a_download_during_a_flow_is_saved_in_the_flows_directory() {
     );
     std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
     let out = sandbox.out();
-    sandbox
-        .run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")])
-        .assert_ok();
+    let junit = sandbox.path().join("junit.xml");
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--junit",
+        junit.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    ran.assert_ok();
     let saved = out.join("export/files/downloads/report.csv");
     let bytes = std::fs::read(&saved).unwrap_or_else(|err| panic!("{}: {err}", saved.display()));
     assert_eq!(bytes.len(), 64);
+    // Every report lists it: JSON (and run.json), report.html, JUnit's system-out, index.md.
+    let report = ran.json();
+    let saved_text = saved.to_str().expect("utf-8");
+    assert_eq!(
+        report["flows"][0]["downloads"],
+        serde_json::json!([{
+            "name": "report.csv",
+            "url": server.url("attachment?name=report.csv&bytes=64"),
+            "state": "completed",
+            "bytes": 64,
+            "path": saved_text,
+            "reason": null,
+        }]),
+        "{report}"
+    );
+    let run_json: Value =
+        serde_json::from_slice(&std::fs::read(out.join("export/run.json")).expect("run.json"))
+            .expect("json");
+    assert_eq!(run_json["downloads"], report["flows"][0]["downloads"]);
+    let line = format!("report.csv (64 bytes) completed: {saved_text}");
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<a href=\"export/files/downloads/report.csv\">"),
+        "{html}"
+    );
+    assert!(html.contains(&line), "{html}");
+    read_junit(&junit);
+    let xml = std::fs::read_to_string(&junit).expect("junit");
+    assert!(xml.contains(&format!("download {line}")), "{xml}");
+    let index = std::fs::read_to_string(out.join("export/index.md")).expect("index.md");
+    assert!(
+        index.contains(&format!("## Downloads\n\n- {line}")),
+        "{index}"
+    );
+}
+
+#[test]
+fn each_flows_result_is_printed_once_and_a_failed_a11y_check_is_one_short_line() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let file = format!(
+        "[[flow]]\nname = \"alpha\"\nbase_url = \"{0}\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/login.html\"\n\
+         [[flow]]\nname = \"bravo\"\nbase_url = \"{0}\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/a11y-violations.html\"\n\
+         [[flow.step]]\ntool = \"browser_a11y\"\ncheck = true\nnodes = 10\n",
+        server.origin()
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    // Text output with stderr not a terminal: each flow's result once, on stdout.
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    for (name, verdict) in [("alpha", "ok    "), ("bravo", "FAIL  ")] {
+        let on_stdout: Vec<&str> = ran
+            .stdout
+            .lines()
+            .filter(|line| line.contains(&format!("{name}  ")))
+            .collect();
+        assert_eq!(on_stdout.len(), 1, "{name}: {}", ran.stdout);
+        assert!(
+            on_stdout[0].starts_with(&format!("{verdict}{name}")),
+            "{on_stdout:?}"
+        );
+        let on_stderr = ran
+            .stderr
+            .lines()
+            .filter(|line| line.contains(name))
+            .count();
+        assert_eq!(on_stderr, 0, "{name}: {}", ran.stderr);
+    }
+    assert!(
+        ran.stdout.contains("flows: 2 run, 1 failed; output in "),
+        "{}",
+        ran.stdout
+    );
+    // The failed check's line names its rules with their counts, not its whole answer.
+    let fail = ran
+        .stdout
+        .lines()
+        .find(|line| line.starts_with("FAIL  bravo"))
+        .expect("FAIL line");
+    assert!(
+        fail.contains("EXPECT_MISMATCH browser_a11y: the accessibility check failed: "),
+        "{fail}"
+    );
+    assert!(fail.contains("image-alt (critical, "), "{fail}");
+    assert!(fail.len() < 600, "{} bytes: {fail}", fail.len());
+    assert!(!fail.contains('{'), "no JSON in the line: {fail}");
+    // The whole answer is in the flow's run.json and report.html.
+    let run_json: Value =
+        serde_json::from_slice(&std::fs::read(out.join("bravo/run.json")).expect("run.json"))
+            .expect("json");
+    let violations = run_json["error"]["detail"]["violations"]
+        .as_array()
+        .expect("violations in the detail");
+    assert!(
+        violations.iter().any(|v| v["id"] == "image-alt"),
+        "{run_json}"
+    );
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report.html");
+    assert!(
+        html.contains("<details class=\"error-detail\"><summary>detail</summary><pre>"),
+        "{html}"
+    );
+    assert!(html.contains("\n    id: image-alt\n"), "{html}");
+    // With --json, stdout is the report alone and stderr has a line per flow.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out.to_str().expect("utf-8"),
+        "--json",
+    ]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    ran.json();
+    let progress: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter(|line| line.starts_with("flow "))
+        .collect();
+    assert_eq!(progress.len(), 2, "{}", ran.stderr);
 }
 
 #[test]
@@ -1809,4 +2088,72 @@ fn sigterm_stops_a_capture_and_closes_its_browser() {
     assert!(ran.stderr.contains("cancelled"), "{}", ran.stderr);
     assert!(!ran.browsers.is_empty());
     assert!(!out.join("never.png").exists());
+}
+
+/// A page served over TLS with a certificate no browser trusts (the TLS fixture's leaf, its CA
+/// unknown to Chromium): refused as it is, loaded with `--ignore-https-errors` (Chromium's
+/// `--ignore-certificate-errors`) by a flow and by a capture, and with
+/// `CHROMATE_IGNORE_HTTPS_ERRORS=1`.
+#[test]
+fn ignore_https_errors_lets_a_flow_and_a_capture_load_an_untrusted_certificate() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::pages_dir(), &cert)
+            .expect("https server");
+    let url = secure.url("login.html");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let sandbox = Sandbox::new();
+    let file = format!(
+        "[[flow]]\nname = \"secure\"\n\
+         [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"{url}\"\n\
+         [[flow.step]]\ntool = \"browser_expect\"\nwhat = \"visible\"\nselector = \"#password\"\n"
+    );
+    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    // Without the flag the certificate is refused: the first step fails.
+    let refused = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    assert_eq!(refused.code(), Some(1), "{refused:?}");
+    let flow = &refused.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 0, "{flow}");
+    assert!(
+        flow["error"].to_string().contains("ERR_CERT_"),
+        "a certificate error: {flow}"
+    );
+    // With it, both steps pass.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out_arg,
+        "--ignore-https-errors",
+        "--json",
+    ]);
+    ran.assert_ok();
+    assert_eq!(ran.json()["flows"][0]["ok"], true, "{ran:?}");
+    // The variable does the same (it is what a session daemon reads).
+    sandbox
+        .run_with(
+            &["flows", "run", "--output-dir", out_arg, "--json"],
+            &[("CHROMATE_IGNORE_HTTPS_ERRORS", "1")],
+        )
+        .assert_ok();
+    // A capture: refused, then taken.
+    let refused = sandbox.run(&["capture", &url, "--name", "secure", "--output-dir", out_arg]);
+    assert_eq!(refused.code(), Some(1), "{refused:?}");
+    assert!(refused.stderr.contains("ERR_CERT_"), "{refused:?}");
+    let ran = sandbox.run(&[
+        "capture",
+        &url,
+        "--name",
+        "secure",
+        "--output-dir",
+        out_arg,
+        "--ignore-https-errors",
+        "--json",
+    ]);
+    ran.assert_ok();
+    assert_eq!(ran.json()["url"], url, "{ran:?}");
+    let (width, height, _) = decode(&std::fs::read(out.join("secure.png")).expect("png"));
+    assert_eq!((width, height), (1280, 720));
 }

@@ -179,7 +179,8 @@ pub struct Metrics {
     pub duration_ms: u64,
 }
 
-/// A screenshot file of the entry page.
+/// A screenshot file of an audited page: the entry page's viewport and full page, every other
+/// page's full page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Shot {
     /// `viewport` or `full-page`.
@@ -187,6 +188,9 @@ pub struct Shot {
     pub path: String,
     pub width: u32,
     pub height: u32,
+    /// The page it shows (absent in results of chromate before it was added: the entry page).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page: Option<String>,
 }
 
 /// One audited page.

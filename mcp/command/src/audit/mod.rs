@@ -6,7 +6,7 @@
 //! Owns: the crawl (depth, page budget, a few pages at a time, one deadline for the whole
 //! audit, partial results when it passes), what is collected from each page (its journal,
 //! the engine's page inspection, axe, link checks from inside the page), the context's
-//! private-network guard and its SSRF_BLOCKED error, the entry page's screenshots, and the
+//! private-network guard and its SSRF_BLOCKED error, the pages' screenshots, and the
 //! [`findings::AuditResult`]. Judgements are not here: what a page's evidence amounts to
 //! (which errors, requests, violations, layout defects, slow metrics and links are findings)
 //! is `judge.rs`; severities, thresholds, ids and ranking are `findings.rs`; the report
@@ -91,8 +91,8 @@ struct Gathered {
     policy: chromate::OriginPolicy,
     /// The entry page's origin, once it loaded.
     origin: Option<String>,
-    /// `(name, png, width, height)` of the entry page.
-    shots: Vec<(String, Vec<u8>, u32, u32)>,
+    /// The screenshots taken: the entry page's first, then each other page's.
+    shots: Vec<TakenShot>,
     /// The entry page could not be audited.
     entry_failed: bool,
 }
@@ -104,7 +104,7 @@ pub async fn run(
     browser: &chromate::Browser,
     request: &AuditRequest,
     progress: &crate::call::Progress,
-) -> Result<(AuditResult, Vec<(String, Vec<u8>, u32, u32)>), ToolError> {
+) -> Result<(AuditResult, Vec<TakenShot>), ToolError> {
     let started = Instant::now();
     let deadline = started + request.timeout;
     let options = chromate::ContextOptions {
@@ -348,9 +348,15 @@ async fn inspect_page_unboxed(
     if entry {
         lock(state).origin = Some(inspection.origin.clone());
         if request.screenshots {
-            let shots = screenshots(page).await;
-            lock(state).shots = shots;
+            let mut shots = screenshots(page, &page_url, true).await;
+            // The entry page's come first, whichever page finished first.
+            let mut gathered = lock(state);
+            shots.append(&mut gathered.shots);
+            gathered.shots = shots;
         }
+    } else if request.screenshots {
+        let mut shots = screenshots(page, &page_url, false).await;
+        lock(state).shots.append(&mut shots);
     }
     let a11y_options = chromate::AuditOptions {
         max_violations: 50,
@@ -572,19 +578,42 @@ pub fn ssrf_blocked(hop: &str) -> ToolError {
     .with_detail(json!({ "url": hop, "class": class, "reason": "private-network" }))
 }
 
-/// Viewport and full-page captures of the entry page.
-async fn screenshots(page: &chromate::Page) -> Vec<(String, Vec<u8>, u32, u32)> {
+/// A screenshot the audit took, for the caller to store.
+#[derive(Debug, Clone)]
+pub struct TakenShot {
+    /// `viewport` or `full-page`.
+    pub name: String,
+    /// The page it shows.
+    pub page: String,
+    pub png: Vec<u8>,
+    pub width: u32,
+    pub height: u32,
+}
+
+/// A full-page capture of `page`, and of the entry page its viewport too.
+async fn screenshots(page: &chromate::Page, url: &str, entry: bool) -> Vec<TakenShot> {
     let mut shots = Vec::new();
-    for (name, target) in [
-        ("viewport", chromate::ScreenshotTarget::Viewport),
-        ("full-page", chromate::ScreenshotTarget::FullPage),
-    ] {
+    let targets: &[(&str, chromate::ScreenshotTarget)] = if entry {
+        &[
+            ("viewport", chromate::ScreenshotTarget::Viewport),
+            ("full-page", chromate::ScreenshotTarget::FullPage),
+        ]
+    } else {
+        &[("full-page", chromate::ScreenshotTarget::FullPage)]
+    };
+    for (name, target) in targets {
         let options = chromate::ScreenshotOptions {
-            target,
+            target: target.clone(),
             ..chromate::ScreenshotOptions::default()
         };
         if let Ok(shot) = page.screenshot(options).await {
-            shots.push((name.to_owned(), shot.png, shot.width, shot.height));
+            shots.push(TakenShot {
+                name: (*name).to_owned(),
+                page: url.to_owned(),
+                png: shot.png,
+                width: shot.width,
+                height: shot.height,
+            });
         }
     }
     shots

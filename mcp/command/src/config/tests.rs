@@ -172,3 +172,27 @@ fn only_an_http_server_on_an_address_other_than_loopback_is_remote() {
     assert!(remote(Some("0.0.0.0:8931")));
     assert!(remote(Some("[::]:0")));
 }
+
+#[test]
+fn ignore_https_errors_comes_from_the_flag_or_the_variable_and_reaches_the_launch() {
+    let (config, _) = resolve(&[]);
+    assert!(!config.ignore_https_errors);
+    assert!(config.launch_options().extra_args.is_empty());
+    let (config, warnings) = resolve(&[("CHROMATE_IGNORE_HTTPS_ERRORS", "1")]);
+    assert!(config.ignore_https_errors && warnings.is_empty());
+    assert_eq!(
+        config.launch_options().extra_args,
+        ["--ignore-certificate-errors"]
+    );
+    let (config, warnings) = resolve(&[("CHROMATE_IGNORE_HTTPS_ERRORS", "true")]);
+    assert!(!config.ignore_https_errors);
+    assert_eq!(
+        warnings,
+        ["warning: ignoring CHROMATE_IGNORE_HTTPS_ERRORS=\"true\": expected 1 or 0; using 0"]
+    );
+    let flags = McpFlags {
+        ignore_https_errors: true,
+        ..McpFlags::default()
+    };
+    assert!(Config::resolve(flags, &|_| None).0.ignore_https_errors);
+}

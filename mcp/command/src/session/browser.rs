@@ -262,11 +262,7 @@ impl ToolSession {
                 chromate::Browser::connect_with(endpoint, &options, journal).await
             }
             None => {
-                let options = chromate::LaunchOptions {
-                    executable: self.config.browser.clone(),
-                    headed: self.config.headed,
-                    ..chromate::LaunchOptions::default()
-                };
+                let options = self.config.launch_options();
                 chromate::Browser::launch_with_journal(options, journal).await
             }
         };

@@ -73,7 +73,7 @@ tool_args! {
             .default_int(IntDefault::Value(120_000)),
         focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
         #[serde(default)]
-        include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and full-page screenshots"),
+        include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and every audited page's full-page screenshots"),
         #[serde(default)]
         block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
         #[serde(default)]
@@ -177,18 +177,20 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         Some(outcome) => outcome?,
     };
     let mut links = Vec::new();
-    for (name, png, width, height) in shots {
+    for shot in shots {
+        let name = &shot.name;
         match ctx
             .session
             .artifacts
-            .write(&format!("audit-{name}.png"), &png)
+            .write(&format!("audit-{name}.png"), &shot.png)
         {
             Ok(path) => {
                 result.screenshots.push(Shot {
-                    name,
+                    name: shot.name,
                     path: path.display().to_string(),
-                    width,
-                    height,
+                    width: shot.width,
+                    height: shot.height,
+                    page: Some(shot.page),
                 });
                 links.push(path);
             }

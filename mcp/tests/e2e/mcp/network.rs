@@ -1,7 +1,8 @@
 //! The network and file tools: mocks installed at launch and changed live, blocked origins,
 //! downloads saved privately in the session directory, state saved in one session and loaded
-//! in a fresh browser, uploads limited to the server's working directory, and `file:` pages
-//! refused unless `--allow-unrestricted-file-access`.
+//! in a fresh browser, uploads limited to the server's working directory, `file:` pages
+//! refused unless `--allow-unrestricted-file-access`, and untrusted TLS certificates loaded
+//! only with `--ignore-https-errors`.
 
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -88,6 +89,38 @@ fn mcp_mocks_install_at_launch_change_live_and_block_navigations() {
         json!({ "ok": true, "action": "clear", "cleared": 2 })
     );
     mcp.ok("browser_navigate", json!({ "url": url }));
+}
+
+/// `chromate mcp --ignore-https-errors`: its browser (and, with `--isolated`, its browser
+/// context in it) loads an https page whose certificate no browser trusts; without the flag
+/// the navigation fails on the certificate.
+#[test]
+fn mcp_ignore_https_errors_loads_an_untrusted_certificate() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure = chromate_tests::FixtureServer::start_detached_tls_serving(
+        chromate_tests::server::pages_dir(),
+        &cert,
+    )
+    .expect("https server");
+    let url = secure.url("nav.html");
+    let mut strict = start_mcp();
+    let error = strict.err("browser_navigate", json!({ "url": url }));
+    assert_eq!(error["code"], json!("NAVIGATION_FAILED"), "{error}");
+    assert!(
+        error["detail"]["netError"]
+            .as_str()
+            .is_some_and(|net| net.starts_with("net::ERR_CERT_")),
+        "{error}"
+    );
+    drop(strict);
+    for args in [
+        &["--ignore-https-errors"][..],
+        &["--ignore-https-errors", "--isolated"][..],
+    ] {
+        let mut lenient = start_mcp_with_args(args, &[]);
+        lenient.ok("browser_navigate", json!({ "url": url }));
+    }
+    assert!(secure.request_count("/nav.html") >= 2);
 }
 
 #[test]

@@ -1,12 +1,13 @@
 //! The HTML report: one self-contained file (inline CSS, screenshots as `data:` URLs, no
-//! script) — the summary, the entry page's full-page screenshot with a numbered box on every
-//! finding that has a box, the ranked findings with their evidence, the metrics.
+//! script) — the summary, each audited page's full-page screenshot (the entry page's first)
+//! with a numbered box on every finding of that page that has a box, the ranked findings with
+//! their evidence as readable text, the metrics.
 
 use base64::Engine as _;
 use serde_json::Value;
 
 use super::{summary, Report};
-use crate::audit::findings::{short_url, AuditResult, Severity};
+use crate::audit::findings::{short_url, AuditResult, Severity, Shot};
 use crate::markup::escape;
 
 pub(super) struct Html<'a> {
@@ -32,6 +33,42 @@ fn rect(evidence: &Value) -> Option<(f64, f64, f64, f64)> {
     Some((field("x")?, field("y")?, field("width")?, field("height")?))
 }
 
+/// One page's full-page screenshot with a numbered box on each of its findings that has one;
+/// the entry page's is `#screenshot`.
+fn shot_html(result: &AuditResult, shot: &Shot, bytes: &[u8], page: &str, entry: bool) -> String {
+    let data = base64::engine::general_purpose::STANDARD.encode(bytes);
+    let (heading, id) = if entry {
+        ("Entry page".to_owned(), " id=\"screenshot\"")
+    } else {
+        (format!("Page {}", escape(&short_url(page))), "")
+    };
+    let mut out = format!(
+        "<h2>{heading}</h2>\n<div class=\"shot\"{id} data-page=\"{}\"><img alt=\"{}, full length\" src=\"data:image/png;base64,{data}\">\n",
+        escape(page),
+        escape(page)
+    );
+    let (width, height) = (f64::from(shot.width.max(1)), f64::from(shot.height.max(1)));
+    for (index, finding) in result.findings.iter().enumerate() {
+        if finding.page != page {
+            continue;
+        }
+        let Some((x, y, w, h)) = rect(&finding.evidence) else {
+            continue;
+        };
+        out.push_str(&format!(
+            "<a class=\"mark\" href=\"#f{n}\" title=\"{}\" style=\"left:{:.3}%;top:{:.3}%;width:{:.3}%;height:{:.3}%\"><span>{n}</span></a>\n",
+            escape(&finding.title),
+            x / width * 100.0,
+            y / height * 100.0,
+            (w.max(2.0)) / width * 100.0,
+            (h.max(2.0)) / height * 100.0,
+            n = index + 1,
+        ));
+    }
+    out.push_str("</div>\n");
+    out
+}
+
 impl Report for Html<'_> {
     fn render(&self, result: &AuditResult) -> String {
         let title = format!("Audit of {}", result.url);
@@ -45,38 +82,19 @@ impl Report for Html<'_> {
             result.findings.len(),
             escape(&summary(result)),
         );
-        // The entry page as it looked, with its findings' boxes.
+        // Each page as it looked, with its findings' boxes: the entry page first.
         let entry = result.pages.first().map(|page| page.url.as_str());
-        let full = result
+        for shot in result
             .screenshots
             .iter()
-            .find(|shot| shot.name == "full-page");
-        if let Some(shot) = full {
-            if let Some((_, bytes)) = self.shots.iter().find(|(path, _)| *path == shot.path) {
-                let data = base64::engine::general_purpose::STANDARD.encode(bytes);
-                out.push_str(&format!(
-                    "<h2>Entry page</h2>\n<div class=\"shot\" id=\"screenshot\"><img alt=\"the entry page, full length\" src=\"data:image/png;base64,{data}\">\n"
-                ));
-                let (width, height) = (f64::from(shot.width.max(1)), f64::from(shot.height.max(1)));
-                for (index, finding) in result.findings.iter().enumerate() {
-                    if Some(finding.page.as_str()) != entry {
-                        continue;
-                    }
-                    let Some((x, y, w, h)) = rect(&finding.evidence) else {
-                        continue;
-                    };
-                    out.push_str(&format!(
-                        "<a class=\"mark\" href=\"#f{n}\" title=\"{}\" style=\"left:{:.3}%;top:{:.3}%;width:{:.3}%;height:{:.3}%\"><span>{n}</span></a>\n",
-                        escape(&finding.title),
-                        x / width * 100.0,
-                        y / height * 100.0,
-                        (w.max(2.0)) / width * 100.0,
-                        (h.max(2.0)) / height * 100.0,
-                        n = index + 1,
-                    ));
-                }
-                out.push_str("</div>\n");
-            }
+            .filter(|shot| shot.name == "full-page")
+        {
+            let Some((_, bytes)) = self.shots.iter().find(|(path, _)| *path == shot.path) else {
+                continue;
+            };
+            // A result without `page` (an older one) had the entry page's only.
+            let page = shot.page.as_deref().or(entry).unwrap_or(&result.url);
+            out.push_str(&shot_html(result, shot, bytes, page, Some(page) == entry));
         }
         out.push_str("<h2>Findings</h2>\n");
         if result.findings.is_empty() {
@@ -84,7 +102,7 @@ impl Report for Html<'_> {
         } else {
             out.push_str("<table id=\"findings\"><thead><tr><th>#</th><th>severity</th><th>category</th><th>finding</th><th>page</th><th>selector</th><th>evidence</th></tr></thead><tbody>\n");
             for (index, finding) in result.findings.iter().enumerate() {
-                let evidence = serde_json::to_string_pretty(&finding.evidence).unwrap_or_default();
+                let evidence = crate::markup::readable(&finding.evidence);
                 out.push_str(&format!(
                     "<tr id=\"f{}\" class=\"finding\" data-severity=\"{}\"><td>{}</td><td><span class=\"sev {}\">{}</span></td><td>{}</td><td><b>{}</b><br>{}</td><td>{}</td><td><code>{}</code></td><td><pre>{}</pre></td></tr>\n",
                     index + 1,

@@ -1,7 +1,9 @@
 //! The SARIF 2.1.0 report (OASIS Static Analysis Results Interchange Format), for
 //! code-scanning dashboards: one run of the tool `chromate`, a rule per finding rule, a result
 //! per finding with the page as its artifact, the selector as its logical location, and the
-//! finding's id as a partial fingerprint. `mcp/tests/e2e/audit.rs` validates it against the
+//! finding's id as a partial fingerprint. Each rule carries its help (what it checks and how
+//! it is judged, as text and Markdown, linking the documentation's table of findings), and the
+//! tool its documentation as `informationUri`. `mcp/tests/e2e/audit.rs` validates it against the
 //! schema vendored in `tests/fixtures/sarif/`.
 
 use serde_json::{json, Value};
@@ -10,6 +12,86 @@ use super::Report;
 use crate::audit::findings::{AuditResult, Severity};
 
 pub(super) struct Sarif;
+
+/// Where the audit is documented: the tool's `informationUri`.
+const DOCS_URL: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/main/docs/cli.md#audits"
+);
+
+/// The table of findings every rule's help links.
+const FINDINGS_URL: &str = concat!(
+    env!("CARGO_PKG_REPOSITORY"),
+    "/blob/main/docs/cli.md#findings"
+);
+
+/// What a rule checks and how its severity is judged, as docs/cli.md#findings says it.
+fn rule_help(rule: &str) -> &'static str {
+    match rule {
+        "runtime.exception" | "runtime.unhandled-rejection" => {
+            "An uncaught error or unhandled promise rejection while the page loaded and settled; the evidence has its stack. Severity high."
+        }
+        "runtime.console-error" | "runtime.console-warn" => {
+            "A console.error (medium) or console.warn (low) message while the page loaded and settled: one finding per message and place, with its count."
+        }
+        "network.http-error" => {
+            "A request answered with a status of 400 or more (high at 500 or more, else medium): its method, URL, status and duration."
+        }
+        "network.request-failed" => {
+            "A request failed at network level (net::ERR_…); aborts and the favicon the browser asks for by itself are left out. Severity medium."
+        }
+        "network.ssrf-blocked" => {
+            "The private-network guard refused a request (code SSRF_BLOCKED). Severity medium."
+        }
+        "network.image-decode" => "An image was answered but could not be decoded. Severity medium.",
+        "network.mixed-content" => "An https page asks for a resource over http. Severity high.",
+        "network.page-load" | "network.document-status" => {
+            "The page itself did not load, or answered with a status of 400 or more (critical for the entry page, else high)."
+        }
+        "links.broken" => {
+            "A link's target answers 400 or more or fails, checked from inside the page with HEAD, then GET (high; a timeout is medium); every referring page is in the evidence."
+        }
+        "layout.horizontal-overflow" => {
+            "The document is wider than the viewport; the evidence names the element reaching furthest past it. Severity medium."
+        }
+        "layout.covered" => {
+            "Another element sits on a control's middle (evidence.covered_by), so a click lands on it instead. Severity high."
+        }
+        "layout.zero-size" | "layout.off-screen" => {
+            "A rendered control with no width or height (medium), or one outside the document (low; skip links excepted)."
+        }
+        "layout.nameless" => {
+            "A control with a widget role and no accessible name that axe did not already report. Severity high."
+        }
+        "layout.small-target" => {
+            "A target under 24×24 CSS px without WCAG 2.5.8's spacing, inline-text or browser-control exceptions. Severity low."
+        }
+        "speed.lcp" | "speed.cls" | "speed.tbt" => {
+            "A lab web vital past its threshold: largest contentful paint (2.5 s / 4 s), cumulative layout shift (0.1 / 0.25), total blocking time (200 / 600 ms); needs improvement is medium, poor is high."
+        }
+        "speed.bytes" | "speed.requests" => {
+            "The page's weight past its threshold: bytes transferred (1,600 / 4,000 KiB) or requests (100 / 200); needs improvement is medium, poor is high."
+        }
+        rule if rule.starts_with("a11y.") => {
+            "An axe-core accessibility violation (critical and serious are high, moderate medium, minor low); the evidence lists every node with its selector, HTML and summary."
+        }
+        _ => "A finding of chromate's audit.",
+    }
+}
+
+/// A rule's `help`: its text, and as Markdown with its links.
+fn help(rule: &str, help_url: Option<&str>) -> Value {
+    let text = rule_help(rule);
+    let mut markdown =
+        format!("**`{rule}`**\n\n{text}\n\nSee [the audit's findings]({FINDINGS_URL}).");
+    let mut plain = format!("{text} See {FINDINGS_URL}");
+    if let Some(url) = help_url {
+        markdown.push_str(&format!(" The rule itself: [{url}]({url})."));
+        plain.push_str(&format!(" and {url}"));
+    }
+    plain.push('.');
+    json!({ "text": plain, "markdown": markdown })
+}
 
 /// SARIF's `level` of a severity.
 fn level(severity: Severity) -> &'static str {
@@ -37,11 +119,13 @@ impl Report for Sarif {
                         "defaultConfiguration": { "level": level(finding.severity) },
                         "properties": { "category": finding.category.as_str() },
                     });
-                    if let Some(help) = finding.evidence.get("help_url").and_then(Value::as_str) {
-                        if !help.is_empty() {
-                            rule["helpUri"] = json!(help);
-                        }
-                    }
+                    let help_url = finding
+                        .evidence
+                        .get("help_url")
+                        .and_then(Value::as_str)
+                        .filter(|url| !url.is_empty());
+                    rule["help"] = help(&finding.rule, help_url);
+                    rule["helpUri"] = json!(help_url.unwrap_or(FINDINGS_URL));
                     rules.push(rule);
                     rule_ids.push(finding.rule.clone());
                     rule_ids.len() - 1
@@ -79,7 +163,7 @@ impl Report for Sarif {
                 "tool": { "driver": {
                     "name": "chromate",
                     "version": env!("CARGO_PKG_VERSION"),
-                    "informationUri": "https://example.invalid/chromate",
+                    "informationUri": DOCS_URL,
                     "rules": rules,
                 } },
                 "invocations": [{

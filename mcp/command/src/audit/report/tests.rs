@@ -152,6 +152,50 @@ fn sarif_has_one_rule_per_rule_and_one_result_per_finding() {
     );
     assert_eq!(results[5]["level"], json!("note"));
     assert_eq!(run["invocations"][0]["executionSuccessful"], json!(true));
+    assert_eq!(
+        run["tool"]["driver"]["informationUri"],
+        json!("https://github.com/chromate-dev/chromate/blob/main/docs/cli.md#audits")
+    );
+    // Every rule has its help as text and Markdown, linking the table of findings.
+    for rule in run["tool"]["driver"]["rules"].as_array().expect("rules") {
+        let text = rule["help"]["text"].as_str().unwrap_or_default();
+        let markdown = rule["help"]["markdown"].as_str().unwrap_or_default();
+        assert!(text.contains("docs/cli.md#findings"), "{rule}");
+        assert!(
+            markdown.starts_with(&format!("**`{}`**", rule["id"].as_str().unwrap_or("?"))),
+            "{rule}"
+        );
+        assert!(
+            rule["helpUri"]
+                .as_str()
+                .is_some_and(|uri| uri.starts_with("https://")),
+            "{rule}"
+        );
+    }
+    let covered_result = results
+        .iter()
+        .find(|r| r["ruleId"] == json!("layout.covered"))
+        .expect("layout.covered");
+    let covered = &run["tool"]["driver"]["rules"]
+        [usize::try_from(covered_result["ruleIndex"].as_u64().expect("ruleIndex")).expect("index")];
+    assert!(
+        covered["help"]["text"]
+            .as_str()
+            .is_some_and(|text| text.starts_with("Another element sits on a control's middle")),
+        "{covered}"
+    );
+    // The page as the physical location, the durable selector as the logical one.
+    for result in results {
+        assert_eq!(
+            result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"],
+            json!("http://127.0.0.1:4000/index.html")
+        );
+    }
+    assert_eq!(
+        covered_result["locations"][0]["logicalLocations"][0],
+        json!({ "name": "role=button[name=\"Buy | now\"]", "fullyQualifiedName": "role=button[name=\"Buy | now\"]", "kind": "element" }),
+        "{results:#?}"
+    );
 }
 
 #[test]
@@ -230,8 +274,40 @@ fn the_html_report_marks_boxed_findings_without_script() {
         path: "/tmp/shot.png".into(),
         width: 1280,
         height: 800,
+        page: Some("http://127.0.0.1:4000/index.html".into()),
     });
-    let shots = vec![("/tmp/shot.png".to_owned(), vec![0x89, b'P', b'N', b'G'])];
+    // A crawled page's screenshot, with a finding of its own boxed on it.
+    let other = "http://127.0.0.1:4000/about.html";
+    result.pages.push(AuditedPage {
+        url: other.to_owned(),
+        depth: 1,
+        status: Some(200),
+        findings: 1,
+        vitals: None,
+        settled: None,
+    });
+    result.findings.push(
+        Finding::new(
+            "layout.zero-size",
+            Severity::Medium,
+            Category::Visual,
+            other,
+            "Control has no size",
+        )
+        .evidence(json!({ "rect": { "x": 1, "y": 2, "width": 0, "height": 0 } }))
+        .keyed("z"),
+    );
+    result.screenshots.push(crate::audit::findings::Shot {
+        name: "full-page".into(),
+        path: "/tmp/about.png".into(),
+        width: 1280,
+        height: 600,
+        page: Some(other.into()),
+    });
+    let shots = vec![
+        ("/tmp/shot.png".to_owned(), vec![0x89, b'P', b'N', b'G']),
+        ("/tmp/about.png".to_owned(), vec![0x89, b'P', b'N', b'H']),
+    ];
     let html = render(
         Format::Html,
         &result,
@@ -248,8 +324,52 @@ fn the_html_report_marks_boxed_findings_without_script() {
     );
     assert_eq!(
         html.matches("class=\"mark\"").count(),
-        1,
-        "one boxed finding"
+        2,
+        "one boxed finding on each page"
     );
-    assert_eq!(html.matches("<tr id=\"f").count(), 6);
+    assert!(
+        html.contains("<h2>Page /about.html</h2>\n<div class=\"shot\" data-page=\"http://127.0.0.1:4000/about.html\"><img alt=\"http://127.0.0.1:4000/about.html, full length\" src=\"data:image/png;base64,iVBOSA==\">\n<a class=\"mark\" href=\"#f7\""),
+        "{html}"
+    );
+    assert_eq!(html.matches("id=\"screenshot\"").count(), 1);
+    assert_eq!(html.matches("<tr id=\"f").count(), 7);
+    // Evidence as lines, not JSON.
+    assert!(
+        html.contains("<pre>rect:\n  height: 30\n  width: 100\n  x: 10\n  y: 20</pre>"),
+        "{html}"
+    );
+    assert!(
+        !html.contains("{&quot;") && !html.contains("\"rect\":"),
+        "{html}"
+    );
+}
+
+#[test]
+fn evidence_reads_as_indented_lines() {
+    let evidence = json!({
+        "nodes": [
+            { "selector": "css=img", "html": "<img src=a.png>", "summary": "Fix any:\n  add alt" },
+            { "selector": "css=p > img", "html": "<img>" },
+        ],
+        "count": 3,
+        "mocked": false,
+        "referrers": ["/a", "/b"],
+        "stack": null,
+    });
+    expect_test::expect![[r#"
+        count: 3
+        mocked: no
+        nodes:
+          - html: <img src=a.png>
+            selector: css=img
+            summary: Fix any:
+                add alt
+          - html: <img>
+            selector: css=p > img
+        referrers:
+          - /a
+          - /b
+        stack: none"#]]
+    .assert_eq(&crate::markup::readable(&evidence));
+    assert_eq!(crate::markup::readable(&json!({})), "(none)");
 }

@@ -68,8 +68,14 @@ impl Report for Text {
         figures.push(format!("{} broken links", metrics.broken_links));
         figures.push(format!("{} a11y violations", metrics.a11y_violations));
         out.push_str(&format!("metrics: {}\n", figures.join(", ")));
+        let entry = result.pages.first().map(|page| page.url.as_str());
         for shot in &result.screenshots {
-            out.push_str(&format!("screenshot {}: {}\n", shot.name, shot.path));
+            // Another page's screenshot names its page.
+            let of = match shot.page.as_deref() {
+                Some(page) if Some(page) != entry => format!(" of {}", short_url(page)),
+                _ => String::new(),
+            };
+            out.push_str(&format!("screenshot {}{of}: {}\n", shot.name, shot.path));
         }
         out
     }
