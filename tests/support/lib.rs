@@ -7,8 +7,7 @@
 //! share ([`mcp_client`]), and the TLS fixture: a test CA and leaf made at test time, and TLS
 //! over any accept loop ([`tls`]); Browserless, a real browser pool ([`pool`]); and where the
 //! real documentation trees of the corpus tests are ([`docs`]). It does not drive pages
-//! itself; that is the `chromate`
-//! engine's job, reached directly by the tests.
+//! itself; that is the `chromate` engine's job, reached directly by the tests.
 
 pub mod browser;
 pub mod docs;
