@@ -258,9 +258,18 @@
   function collectText(el, own, fromContent, top) {
     let s = own ? pseudoText(el, "::before") : "";
     const kids = children(el);
+    /** @type {string | undefined} */
+    let transform;
     for (let i = 0; i < kids.length; i++) {
       const n = kids[i];
-      if (n.nodeType === TEXT) { if (own) s += n.data; continue; }
+      if (n.nodeType === TEXT) {
+        if (!own) continue;
+        const data = /** @type {Text} */ (n).data;
+        // Read once per element, and only for text with letters in it.
+        if (transform === undefined && LETTER.test(data)) transform = styleOf(el).textTransform;
+        s += transform ? transformed(data, transform) : data;
+        continue;
+      }
       if (n.nodeType !== ELEMENT) continue;
       const tag = n.localName;
       if (NO_TEXT.has(tag) || attrHidden(n)) continue;
@@ -288,6 +297,21 @@
     }
     if (own) s += pseudoText(el, "::after");
     return s;
+  }
+
+  /** A letter in any script. */
+  const LETTER = /\p{L}/u;
+
+  /** `data` as CSS `text-transform: transform` renders it, as Chrome puts rendered text in
+   *  names: `uppercase`, `lowercase`, or `capitalize` (the first letter of each word; a word
+   *  that a previous text node began is capitalized again, where Chrome would not). */
+  function transformed(data, transform) {
+    if (transform === "uppercase") return data.toUpperCase();
+    if (transform === "lowercase") return data.toLowerCase();
+    if (transform === "capitalize") {
+      return data.replace(/(^|[^\p{L}\p{N}'\u2019])(\p{L})/gu, (_, before, letter) => before + letter.toUpperCase());
+    }
+    return data;
   }
 
   /** The text the `::before` or `::after` pseudo-element (`which`) of `el` renders, as Chrome
