@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use chromate_tests::{McpClient, Response};
 use serde_json::{json, Value};
 
-use super::{data_url, start_mcp, start_mcp_with, start_mcp_with_args};
+use super::{data_url, mcp_command, start_mcp, start_mcp_with, start_mcp_with_args};
 use crate::util::{fixtures, ref_of};
 
 /// A lone UTF-16 surrogate in page text (title, an element's text, a console message) reads
@@ -135,7 +135,11 @@ fn mcp_a_page_that_overrides_builtins_still_snapshots_and_clicks() {
 #[test]
 fn mcp_a_console_and_request_flood_keeps_the_journal_bounded() {
     let server = fixtures();
-    let mut mcp = start_mcp();
+    // The client waits as long as the flood's own `timeout_ms` allows (it took 57 s alone in
+    // a debug build and more under load), not the 60 s of other tests' reads.
+    let mut mcp = mcp_command(&[], &[])
+        .deadline(Duration::from_secs(150))
+        .spawn();
     mcp.ok("browser_navigate", json!({ "url": server.url("nav.html") }));
     let (flood, _) = mcp.ok(
         "browser_advanced_eval",
