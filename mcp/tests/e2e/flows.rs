@@ -275,6 +275,51 @@ fn a_masked_clock_gives_identical_captures_and_a_mask_matching_nothing_is_a_no_o
 }
 
 #[test]
+fn masks_hold_for_an_element_filled_after_it_is_masked_and_for_one_the_page_replaces() {
+    // clock-empty.html: #clock is empty (no box) at load and filled every 16 ms; .swap is
+    // replaced by a new node every 16 ms. With masks measured once, #clock was captured
+    // unmasked in about half the runs; masks are rules applied at paint time now.
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let url = server.url("clock-empty.html");
+    // testid= is not CSS: its matches are marked, and the node put in place of a marked one
+    // is marked before it is painted.
+    let masks = [
+        "--mask",
+        "#clock",
+        "--mask",
+        "testid=swap",
+        "--viewport",
+        "400x240",
+    ];
+    let (record, first) = sandbox.capture(&url, "c0", &masks);
+    assert_eq!(
+        record["masked"],
+        serde_json::json!(["#clock", "testid=swap"])
+    );
+    // The clock's text (13 monospace digits from (20, 20)) and the .swap box (20, 70) 200×24
+    // are #FF00FF; #card (20, 120) 300×100 is not masked.
+    assert_eq!(
+        pixel(&first, 24, 30),
+        [0xff, 0x00, 0xff],
+        "the clock is not masked"
+    );
+    assert_eq!(
+        pixel(&first, 120, 82),
+        [0xff, 0x00, 0xff],
+        "the swapped node is not masked"
+    );
+    assert_eq!(pixel(&first, 200, 200), [0xee, 0xee, 0xff], "#card changed");
+    for n in 1..20 {
+        let (_, again) = sandbox.capture(&url, &format!("c{n}"), &masks);
+        assert!(
+            again == first,
+            "capture {n} of clock-empty.html differs from the first (PNG bytes)"
+        );
+    }
+}
+
+#[test]
 fn element_full_page_and_viewport_captures_have_their_sizes() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
