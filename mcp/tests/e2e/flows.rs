@@ -29,6 +29,8 @@ struct Ran {
     stderr: String,
     /// The browser processes it started (all gone by now).
     browsers: Vec<u32>,
+    /// Their command lines, read from /proc while they ran.
+    browser_cmdlines: Vec<Vec<String>>,
     elapsed: Duration,
 }
 
@@ -123,12 +125,15 @@ impl Sandbox {
             text
         });
         let mut browsers: Vec<u32> = Vec::new();
+        let mut browser_cmdlines: Vec<Vec<String>> = Vec::new();
         let status = loop {
             for pid in procs::descendants(child.id()) {
-                let chrome =
-                    procs::ProcessInfo::read(pid).is_some_and(|info| info.is_chrome_like());
-                if chrome && !browsers.contains(&pid) {
+                let Some(info) = procs::ProcessInfo::read(pid) else {
+                    continue;
+                };
+                if info.is_chrome_like() && !browsers.contains(&pid) {
                     browsers.push(pid);
+                    browser_cmdlines.push(info.cmdline);
                 }
             }
             if let Some(status) = child.try_wait().expect("wait for chromate") {
@@ -160,6 +165,7 @@ impl Sandbox {
             stdout,
             stderr,
             browsers,
+            browser_cmdlines,
             elapsed,
         }
     }
@@ -317,6 +323,54 @@ fn masks_hold_for_an_element_filled_after_it_is_masked_and_for_one_the_page_repl
             "capture {n} of clock-empty.html differs from the first (PNG bytes)"
         );
     }
+}
+
+#[test]
+fn a_capture_launches_its_browser_with_the_rendering_profile_at_device_scale_1() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let sandbox = Sandbox::new();
+    let out = sandbox.out();
+    let out = out.to_str().expect("utf-8 path");
+    let ran = sandbox.run(&[
+        "capture",
+        &server.url("clock-empty.html"),
+        "--name",
+        "profile",
+        "--output-dir",
+        out,
+        "--viewport",
+        "400x240",
+        "--json",
+    ]);
+    ran.assert_ok();
+    // The browser process (not a renderer) has every flag of the profile on its command line.
+    let profile = [
+        "--font-render-hinting=none",
+        "--disable-lcd-text",
+        "--force-color-profile=srgb",
+        "--disable-smooth-scrolling",
+        "--hide-scrollbars",
+        "--force-device-scale-factor=1",
+    ];
+    let browser = ran
+        .browser_cmdlines
+        .iter()
+        .find(|cmdline| cmdline.iter().any(|arg| arg == "--remote-debugging-pipe"));
+    let Some(browser) = browser else {
+        panic!("no browser process with --remote-debugging-pipe: {ran:?}");
+    };
+    for flag in profile {
+        assert!(
+            browser.iter().any(|arg| arg == flag),
+            "{flag} is not on the browser's command line: {browser:?}"
+        );
+    }
+    // Device scale 1: a 400×240 CSS px viewport is a 400×240 px PNG.
+    let record = ran.json();
+    let path = record["path"].as_str().expect("path");
+    let bytes = std::fs::read(path).unwrap_or_else(|err| panic!("{path}: {err}"));
+    let (width, height, _) = decode(&bytes);
+    assert_eq!((width, height), (400, 240));
 }
 
 #[test]
