@@ -743,6 +743,20 @@ fn a_flow_whose_third_step_fails_keeps_the_captures_before_it_and_reports_index_
     let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
     assert_eq!(ran.code(), Some(1), "a failed flow fails the run: {ran:?}");
     assert!(!ran.browsers.is_empty());
+    // A flow's browser has the rendering profile too (docs/cli.md#portable-baselines).
+    assert!(
+        ran.browser_cmdlines.iter().any(|cmdline| {
+            cmdline.iter().any(|arg| arg == "--remote-debugging-pipe")
+                && cmdline
+                    .iter()
+                    .any(|arg| arg == "--font-render-hinting=none")
+                && cmdline
+                    .iter()
+                    .any(|arg| arg == "--force-color-profile=srgb")
+        }),
+        "no flow browser with the rendering profile: {:?}",
+        ran.browser_cmdlines
+    );
     let report = ran.json();
     assert_eq!(report["ok"], false);
     let login = &report["flows"][0];
