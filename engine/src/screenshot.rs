@@ -1,6 +1,7 @@
 //! Screenshots: PNG captures of the viewport, the whole document, or one element's box.
 //!
-//! A capture can mask elements (solid boxes over their border boxes) and freeze what moves
+//! A capture can mask elements (painted as solid boxes of their border boxes at paint time,
+//! whatever they hold then; docs/cli.md#chromate-capture) and freeze what moves
 //! (finite animations and transitions finished, infinite ones cancelled, the caret hidden), so
 //! two captures of an unchanged page are byte-identical; the page JS for that is
 //! `js/screenshot.js`, undone right after the capture. An element capture waits for the element
@@ -238,8 +239,9 @@ impl Page {
         Ok(Screenshot { png, width, height })
     }
 
-    /// Masks `mask`'s matches with boxes of `color` and (with `freeze`) stops what moves, for
-    /// one capture; `Ok(false)` when there was nothing to do. A malformed mask selector is
+    /// Masks `mask`'s matches in `color` (style rules that hold for whatever the element holds
+    /// when painted) and (with `freeze`) stops what moves, for one capture, until
+    /// [`Page::restore_capture`]; `Ok(false)` when there was nothing to do. A malformed mask selector is
     /// INVALID_ARGUMENT (the page is restored first); one matching nothing masks nothing.
     pub(crate) async fn prepare_capture(
         &self,

@@ -59,9 +59,9 @@ async fn frozen_and_masked_screenshots_are_byte_identical() {
         first.png.len(),
         second.png.len()
     );
-    // The capture leaves nothing behind in the page.
+    // The capture leaves nothing behind in the page: no style element, box or mark.
     let leftovers = page
-        .evaluate("document.querySelectorAll('style').length + document.body.parentElement.children.length")
+        .evaluate("document.querySelectorAll('style').length + document.body.parentElement.children.length + document.querySelectorAll('[data-chromate-mask]').length")
         .await
         .expect("count nodes");
     assert_eq!(
@@ -69,6 +69,45 @@ async fn frozen_and_masked_screenshots_are_byte_identical() {
         serde_json::json!(3),
         "head + body + the page's own style"
     );
+    fixture.finish().await;
+}
+
+#[tokio::test]
+async fn a_masked_image_frame_and_bordered_box_are_solid_boxes_of_the_mask_colour() {
+    let fixture = Fixture::start().await;
+    // Each masked element is 120×40 (border box); #solid is a plain box of the mask colour.
+    // A capture of each masked element's box must be the same PNG as one of #solid's.
+    let red = "data:image/svg+xml,%3Csvg xmlns='http://www.w3.org/2000/svg' width='120' height='40'%3E%3Crect width='120' height='40' fill='red'/%3E%3C/svg%3E";
+    let html = format!(
+        "<!doctype html><html><body style=\"margin:0;font:16px monospace\">\
+        <div id=\"solid\" style=\"position:absolute;left:0;top:0;width:120px;height:40px;background:#ff00ff\"></div>\
+        <img id=\"pic\" src=\"{red}\" style=\"position:absolute;left:0;top:60px;width:120px;height:40px\">\
+        <div id=\"boxed\" style=\"position:absolute;left:0;top:120px;width:100px;height:20px;border:10px dashed #000;background:#0f0;box-shadow:inset 0 0 4px #00f\">text <b style=\"color:red\">bold</b></div>\
+        <iframe id=\"frame\" srcdoc=\"<body style='background:#00f'>frame</body>\" style=\"position:absolute;left:0;top:180px;width:120px;height:40px;border:0\"></iframe>\
+        </body></html>"
+    );
+    let page = fixture.new_page(&data_url(&html)).await;
+    let shot = |target: &str| {
+        let options = ScreenshotOptions {
+            target: ScreenshotTarget::Element(selector(target)),
+            mask: vec![
+                selector("#pic"),
+                selector("xpath=//div[@id='boxed']"),
+                selector("#frame"),
+            ],
+            ..ScreenshotOptions::default()
+        };
+        let page = page.clone();
+        async move { page.screenshot(options).await.expect("capture").png }
+    };
+    let solid = shot("#solid").await;
+    assert_eq!(png_size(&solid), (120, 40));
+    for masked in ["#pic", "#boxed", "#frame"] {
+        assert!(
+            shot(masked).await == solid,
+            "{masked} is not a solid #FF00FF box when masked"
+        );
+    }
     fixture.finish().await;
 }
 

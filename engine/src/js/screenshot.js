@@ -1,8 +1,9 @@
 // @ts-check
 // screenshot: what a capture needs from the page. `rect` finds the element box to clip to;
 // `prepare` hides what must not vary between two captures (masks, animations, transitions,
-// the caret) and `restore` undoes it. The page sees the temporary style element and mask boxes
-// only while a capture runs.
+// the caret) and `restore` undoes it. The page sees the temporary style elements, the
+// `data-chromate-mask` attribute on masked elements and (for frames) mask boxes only while a
+// capture runs.
 (function (C) {
   "use strict";
   const D = C.dom;
@@ -56,11 +57,12 @@
 
   /** `prepare({mask: string[], color, freeze})` → `{ok:true, masked}` | `{ok:false, error,
    *  selector, reason?}`. `freeze` finishes finite animations and transitions, cancels
-   *  infinite ones and hides the caret; each mask selector's matches get a solid box of
-   *  `color` over their border box. */
+   *  infinite ones and hides the caret; each mask selector's matches are painted as a solid
+   *  box of `color` (their border box at paint time, see below) until `restore`. */
   function prepare(a) {
     restore();
-    const state = { nodes: [], cancelled: [], listeners: [] };
+    /** @type {{nodes: Element[], cancelled: Animation[], listeners: [string, (e: Event) => void][], marked: Element[], observer: MutationObserver | null}} */
+    const state = { nodes: [], cancelled: [], listeners: [], marked: [], observer: null };
     applied = state;
     const root = document.documentElement;
     // A document that has only been committed (nothing parsed yet) has nothing to freeze or
@@ -99,31 +101,123 @@
         state.listeners.push([type, onStart]);
       }
     }
-    let masked = 0;
-    for (const sel of a.mask || []) {
+    const mask = a.mask || [];
+    if (!mask.length) return { ok: true, masked: 0 };
+    // Masks are rules, not boxes measured now: the matches get an attribute of this capture
+    // and a style element covers whatever carries it (and, for css= selectors, whatever the
+    // selector matches) when the frame is painted, so an element that is empty now and filled
+    // later, or grows, is covered at its box of that moment. A MutationObserver re-marks after
+    // every change the page makes (its callback runs before the page is painted again), so a
+    // node the page puts in place of a marked one is marked too.
+    const token = "m" + Date.now().toString(36) + Math.random().toString(36).slice(2);
+    const mark = "[" + MARK + '="' + token + '"]';
+    const targets = [mark];
+    for (const sel of mask) {
       const r = C.selector.resolve(sel);
       if (!r.ok) return { ok: false, error: r.error, selector: sel, reason: r.reason || r.status };
-      for (const el of r.elements) {
-        const b = el.getBoundingClientRect();
-        if (b.width <= 0 || b.height <= 0) continue;
-        const off = frameOffset(el);
-        const box = document.createElement("div");
-        box.style.cssText =
-          "position:absolute;margin:0;padding:0;border:0;pointer-events:none;z-index:2147483647;" +
-          "left:" + (b.left + off.x + window.scrollX) + "px;top:" + (b.top + off.y + window.scrollY) + "px;" +
-          "width:" + b.width + "px;height:" + b.height + "px;background:" + a.color + " !important;";
-        root.appendChild(box);
-        state.nodes.push(box);
-        masked += 1;
-      }
+      const p = C.selector.parse(sel);
+      if (p.ok && p.engine === "css") targets.push(":is(" + p.value + ")");
     }
+    const styled = new Set();
+    /** Puts the mask rules in `node`'s document or shadow root, once. */
+    const styleRoot = (/** @type {Node} */ node) => {
+      const at = node.getRootNode();
+      if (styled.has(at)) return;
+      styled.add(at);
+      const style = document.createElement("style");
+      if (at instanceof ShadowRoot) at.appendChild(style);
+      else (document.head || root).appendChild(style);
+      state.nodes.push(style);
+      const sheet = style.sheet;
+      if (!sheet) return;
+      // One rule at a time: a css= selector the stylesheet parser reads differently from
+      // querySelectorAll is refused alone (its matches still carry the attribute).
+      for (const target of at instanceof ShadowRoot ? [mark] : targets) {
+        for (const rule of maskRules(target, a.color)) {
+          try {
+            sheet.insertRule(rule, sheet.cssRules.length);
+          } catch (e) {
+            // Refused: the attribute rule covers what this selector matched.
+          }
+        }
+      }
+    };
+    styleRoot(root);
+    const markAll = () => {
+      for (const sel of mask) {
+        const r = C.selector.resolve(sel);
+        if (!r.ok) continue;
+        for (const el of r.elements) {
+          if (el.getAttribute(MARK) === token) continue;
+          el.setAttribute(MARK, token);
+          state.marked.push(el);
+          styleRoot(el);
+          if (OPAQUE.has(el.localName)) cover(el, a.color, state);
+        }
+      }
+    };
+    markAll();
+    const masked = state.marked.length;
+    const observer = new MutationObserver(markAll);
+    observer.observe(root, { childList: true, subtree: true, attributes: true, characterData: true });
+    state.observer = observer;
     return { ok: true, masked };
+  }
+
+  /** The attribute that marks a capture's masked elements (its value is the capture's token). */
+  const MARK = "data-chromate-mask";
+
+  /** Elements whose content a background does not cover (a frame's document, a plugin): they
+   *  get a box over their border box as measured when they are marked. */
+  const OPAQUE = new Set(["iframe", "frame", "embed", "object"]);
+
+  /** The rules that mask `target` (one selector) in `color`: the element's background
+   *  and borders in the colour, its text transparent, its descendants and pseudo-elements not
+   *  painted, a replaced element's image moved out of its box. Nothing here changes layout. */
+  function maskRules(/** @type {string} */ target, /** @type {string} */ color) {
+    const solid = [
+      "background: " + color,
+      "border-color: " + color,
+      "border-image: none",
+      "color: transparent",
+      "-webkit-text-fill-color: transparent",
+      "-webkit-text-stroke-color: transparent",
+      "text-decoration-color: transparent",
+      "text-shadow: none",
+      "box-shadow: none",
+      "outline-color: " + color,
+      "caret-color: transparent",
+      "filter: none",
+      "opacity: 1",
+      "object-position: 100000px 100000px",
+    ];
+    return [
+      target + " { " + solid.map((d) => d + " !important;").join(" ") + " }",
+      target + " * { visibility: hidden !important; }",
+      target + "::before, " + target + "::after, " + target + "::marker { visibility: hidden !important; }",
+    ];
+  }
+
+  /** A solid box of `color` over `el`'s border box as it is now (for `OPAQUE` elements). */
+  function cover(el, color, state) {
+    const b = el.getBoundingClientRect();
+    if (b.width <= 0 || b.height <= 0) return;
+    const off = frameOffset(el);
+    const box = document.createElement("div");
+    box.style.cssText =
+      "position:absolute;margin:0;padding:0;border:0;pointer-events:none;z-index:2147483647;" +
+      "left:" + (b.left + off.x + window.scrollX) + "px;top:" + (b.top + off.y + window.scrollY) + "px;" +
+      "width:" + b.width + "px;height:" + b.height + "px;background:" + color + " !important;";
+    document.documentElement.appendChild(box);
+    state.nodes.push(box);
   }
 
   /** `restore()` → true: removes the style element and mask boxes, replays cancelled
    *  animations. */
   function restore() {
     if (!applied) return true;
+    if (applied.observer) applied.observer.disconnect();
+    for (const el of applied.marked) el.removeAttribute(MARK);
     for (const node of applied.nodes) node.remove();
     for (const [type, listener] of applied.listeners) document.removeEventListener(type, listener, true);
     for (const anim of applied.cancelled) {

@@ -130,7 +130,25 @@ pub struct Config {
     /// certificates load (docs/cli.md#tls-certificates). A browser it connects to
     /// (`--cdp-endpoint`) keeps its own setting.
     pub ignore_https_errors: bool,
+    /// Captures and flows (`chromate capture`, `chromate flows run`, their MCP tools): the
+    /// browser they launch gets [`RENDERING_PROFILE`], so the same page renders the same on
+    /// two machines with the same Chromium and fonts (docs/cli.md#portable-baselines).
+    pub rendering_profile: bool,
 }
+
+/// The Chromium flags of the rendering profile of captures and flows
+/// (docs/cli.md#portable-baselines): glyphs without hinting and without subpixel (LCD)
+/// antialiasing, colours in sRGB whatever the machine's display profile, scrolling that jumps
+/// instead of animating, and no scrollbars. Device scale 1 is every launch's
+/// (`--force-device-scale-factor=1`, `engine/src/launch/mod.rs`) and every capture's
+/// (`Emulation.setDeviceMetricsOverride`, `engine/src/screenshot.rs`).
+pub const RENDERING_PROFILE: &[&str] = &[
+    "--font-render-hinting=none",
+    "--disable-lcd-text",
+    "--force-color-profile=srgb",
+    "--disable-smooth-scrolling",
+    "--hide-scrollbars",
+];
 
 impl Config {
     /// The launch options of a browser this configuration launches.
@@ -138,6 +156,9 @@ impl Config {
         let mut extra_args = Vec::new();
         if self.ignore_https_errors {
             extra_args.push("--ignore-certificate-errors".to_owned());
+        }
+        if self.rendering_profile {
+            extra_args.extend(RENDERING_PROFILE.iter().map(|arg| (*arg).to_owned()));
         }
         chromate::LaunchOptions {
             executable: self.browser.clone(),
@@ -267,6 +288,7 @@ impl Config {
             state_dir,
             structured_content,
             unrestricted_file_access: flags.unrestricted_file_access,
+            rendering_profile: false,
             file_urls: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
             isolated: flags.isolated || flags.http.is_some(),

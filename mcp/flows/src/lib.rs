@@ -97,6 +97,10 @@ async fn capture_in_own_browser(
         ".chromate-session-{}",
         chromate_command::private_fs::random_suffix()
     ));
+    let config = Config {
+        rendering_profile: true,
+        ..config
+    };
     let mut session = ToolSession::with_artifacts_dir(config, session_dir.clone());
     let outcome = capture::capture(&mut session, &args, &dir, cancel).await;
     session.shutdown().await;

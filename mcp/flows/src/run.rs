@@ -377,7 +377,11 @@ async fn run_flow_unboxed(
         }
     };
     let files_dir = dir.join("files");
-    let mut session = ToolSession::with_artifacts_dir(config.clone(), files_dir.clone());
+    let config = Config {
+        rendering_profile: true,
+        ..config.clone()
+    };
+    let mut session = ToolSession::with_artifacts_dir(config, files_dir.clone());
     // A step's selector waits up to its timeout_ms for a match, as in Playwright: a flow
     // cannot look at the page before it acts.
     session.wait_for_match = true;

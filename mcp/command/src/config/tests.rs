@@ -196,3 +196,13 @@ fn ignore_https_errors_comes_from_the_flag_or_the_variable_and_reaches_the_launc
     };
     assert!(Config::resolve(flags, &|_| None).0.ignore_https_errors);
 }
+
+#[test]
+fn the_rendering_profile_reaches_the_launch_only_when_asked_for() {
+    let (mut config, _) = resolve(&[]);
+    assert!(!config.rendering_profile);
+    assert!(config.launch_options().extra_args.is_empty());
+    config.rendering_profile = true;
+    assert_eq!(config.launch_options().extra_args, super::RENDERING_PROFILE);
+    assert!(super::RENDERING_PROFILE.contains(&"--force-color-profile=srgb"));
+}
