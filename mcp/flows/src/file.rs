@@ -39,7 +39,8 @@ use serde_json::{json, Map, Value};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::capture::{name_is_valid, CaptureArgs};
+use super::baseline::Tolerance;
+use super::capture::{name_is_valid, CaptureArgs, Format};
 use chromate_command::config::Config;
 use chromate_command::session::ToolSession;
 use chromate_command::tools::{self, ToolCall, ToolDecl};
@@ -86,6 +87,8 @@ pub struct Flow {
 pub struct Step {
     pub line: usize,
     pub kind: StepKind,
+    /// A capture step's `threshold` and `max_diff_pixels` against the baseline.
+    pub tolerance: Tolerance,
 }
 
 #[derive(Debug)]
@@ -604,6 +607,7 @@ impl Reader<'_> {
                         decl,
                         arguments: validated,
                     },
+                    tolerance: Tolerance::default(),
                 })
             }
             (None, Some(capture)) => {
@@ -629,7 +633,12 @@ impl Reader<'_> {
                         ));
                     }
                 }
-                let mut arguments = self.arguments(table, &["capture", "viewport"], &context)?;
+                let tolerance = self.tolerance(table, &context)?;
+                let mut arguments = self.arguments(
+                    table,
+                    &["capture", "viewport", "threshold", "max_diff_pixels"],
+                    &context,
+                )?;
                 arguments.insert("name".to_owned(), json!(name));
                 if let Some(value) = table.get("viewport") {
                     let (width, height) = self.viewport(value, &context)?;
@@ -656,12 +665,80 @@ impl Reader<'_> {
                         .replace("\"name\"", "\"capture\"");
                     self.argument_error(table, span, &context, &argument, &message)
                 })?;
+                if args.format == Format::Pdf && tolerance != Tolerance::default() {
+                    let key = if tolerance.threshold.is_some() {
+                        "threshold"
+                    } else {
+                        "max_diff_pixels"
+                    };
+                    let span = table
+                        .get_key_value(key)
+                        .map_or_else(|| span.clone(), |(key, _)| key.span());
+                    return Err(self.error(
+                        &span,
+                        Some(key),
+                        format!(
+                            "{context}: {key:?} applies to PNG captures (compared with a baseline); this one is a PDF"
+                        ),
+                    ));
+                }
                 Ok(Step {
                     line,
                     kind: StepKind::Capture(Box::new(args)),
+                    tolerance,
                 })
             }
         }
+    }
+
+    /// A capture step's `threshold` (a number from 0 to 1) and `max_diff_pixels` (an integer,
+    /// 0 or more).
+    fn tolerance(&self, table: &Table<'_>, context: &str) -> Result<Tolerance, FileError> {
+        let mut tolerance = Tolerance::default();
+        if let Some(value) = table.get("threshold") {
+            let number = match value.get_ref() {
+                DeValue::Float(number) => number.as_str().replace('_', "").parse::<f64>().ok(),
+                DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                    .ok()
+                    .map(|n| n as f64),
+                _ => None,
+            };
+            match number {
+                Some(number) if (0.0..=1.0).contains(&number) => tolerance.threshold = Some(number),
+                _ => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("threshold"),
+                        format!(
+                            "{context}: \"threshold\" must be a number from 0 to 1 (the colour \
+                             distance at which a pixel counts as different; default 0.1)"
+                        ),
+                    ))
+                }
+            }
+        }
+        if let Some(value) = table.get("max_diff_pixels") {
+            let number = match value.get_ref() {
+                DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                    .ok()
+                    .and_then(|n| u64::try_from(n).ok()),
+                _ => None,
+            };
+            match number {
+                Some(number) => tolerance.max_diff_pixels = Some(number),
+                None => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("max_diff_pixels"),
+                        format!(
+                            "{context}: \"max_diff_pixels\" must be a whole number of pixels, 0 \
+                             or more"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(tolerance)
     }
 
     /// The step's keys (but `skip`) as a JSON argument map.

@@ -358,6 +358,22 @@ fn artifacts_text(artifacts: Option<&FailureArtifacts>) -> String {
 /// before its first step. Cases are named within the flow file (`chromate.login`, the file's
 /// name and the flow's), never by an absolute path, so a CI system's history follows them from
 /// run to run and machine to machine.
+/// ` (12 of 921600 pixels differ, at most 20 allowed)`: the measured count of a compared
+/// capture, and the step's `max_diff_pixels` when it had one.
+fn pixels_text(comparison: &super::baseline::Comparison) -> String {
+    if comparison.total_pixels == 0 {
+        return String::new();
+    }
+    let allowed = comparison
+        .max_diff_pixels
+        .map(|allowed| format!(", at most {allowed} allowed"))
+        .unwrap_or_default();
+    format!(
+        " ({} of {} pixels differ{allowed})",
+        comparison.different_pixels, comparison.total_pixels
+    )
+}
+
 pub fn junit_xml(report: &RunReport) -> String {
     let file = report.config_path.file_stem().map_or_else(
         || "flows".to_owned(),
@@ -446,14 +462,27 @@ pub fn junit_xml(report: &RunReport) -> String {
             let verdict = match comparison.verdict {
                 Verdict::Changed | Verdict::Missing => {
                     failures += 1;
-                    let message = format!("{}: {}", comparison.name, comparison.verdict.as_str());
+                    let message = format!(
+                        "{}: {}{}",
+                        comparison.name,
+                        comparison.verdict.as_str(),
+                        pixels_text(comparison)
+                    );
                     format!(
                         "<failure message=\"{}\" type=\"EXPECT_MISMATCH\">{}</failure>",
                         escape(&message),
                         escape(&message)
                     )
                 }
-                _ => String::new(),
+                Verdict::Same => format!(
+                    "<system-out>{}</system-out>",
+                    escape(&format!(
+                        "{}: same{}",
+                        comparison.name,
+                        pixels_text(comparison)
+                    ))
+                ),
+                Verdict::New => String::new(),
             };
             case(&format!("baseline {}", comparison.name), 0, &verdict);
         }

@@ -430,7 +430,15 @@ async fn run_flow_unboxed(
         result.video_note = files.note;
     }
     if let Some(baseline) = &options.baseline {
-        check_baseline(baseline, &dir, &mut result);
+        let tolerances: Vec<(String, baseline::Tolerance)> = flow
+            .steps
+            .iter()
+            .filter_map(|step| match &step.kind {
+                StepKind::Capture(args) => Some((args.name.clone(), step.tolerance)),
+                StepKind::Tool { .. } => None,
+            })
+            .collect();
+        check_baseline(baseline, &tolerances, &dir, &mut result);
     }
     result.duration_ms = millis(started);
     if let Err(err) = report::write_flow(&result) {
@@ -441,8 +449,14 @@ async fn run_flow_unboxed(
 
 /// Compares the flow's captures with the baseline; a changed or missing capture fails a flow
 /// that had not failed already, unless `--update-baseline` accepts them.
-fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResult) {
-    let comparisons = baseline::compare_flow(baseline, &result.name, &result.captures, dir);
+fn check_baseline(
+    baseline: &BaselineOptions,
+    tolerances: &[(String, baseline::Tolerance)],
+    dir: &Path,
+    result: &mut FlowResult,
+) {
+    let comparisons =
+        baseline::compare_flow(baseline, &result.name, &result.captures, tolerances, dir);
     result.comparisons = Some(comparisons);
     if baseline.update {
         match baseline::update(baseline, &result.name, &result.captures) {

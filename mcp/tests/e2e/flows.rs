@@ -2157,3 +2157,107 @@ fn ignore_https_errors_lets_a_flow_and_a_capture_load_an_untrusted_certificate()
     let (width, height, _) = decode(&std::fs::read(out.join("secure.png")).expect("png"));
     assert_eq!((width, height), (1280, 720));
 }
+
+/// A 100×100 white box; `variant` 1 draws a 4×3 black block in it, 2 the same block in a grey
+/// (#f0f0f0) below pixelmatch's default colour threshold.
+fn dots_page(variant: usize) -> Response {
+    let block = match variant {
+        1 => "<div style=\"position:absolute;left:10px;top:10px;width:4px;height:3px;background:#000\"></div>",
+        2 => "<div style=\"position:absolute;left:10px;top:10px;width:4px;height:3px;background:#f0f0f0\"></div>",
+        _ => "",
+    };
+    Response::html(format!(
+        "<!doctype html><title>dots</title><body style=\"margin:0;background:#fff\"><div id=\"box\" style=\"position:relative;width:100px;height:100px;background:#fff\">{block}</div>"
+    ))
+}
+
+fn dots_flow(origin: &str, tolerance: &str) -> String {
+    format!(
+        "[[flow]]\nname = \"dots\"\nbase_url = \"{origin}\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/dots\"\n[[flow.step]]\ncapture = \"box\"\nselector = \"#box\"\n{tolerance}"
+    )
+}
+
+#[test]
+fn max_diff_pixels_and_threshold_decide_a_capture_against_its_baseline_and_the_count_is_reported() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let variant = Arc::new(AtomicUsize::new(0));
+    let chosen = variant.clone();
+    server.route("/dots", move |_| dots_page(chosen.load(Ordering::SeqCst)));
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("chromate.toml");
+    let baseline = sandbox.path().join("baseline");
+    let junit = sandbox.path().join("junit.xml");
+    let out = sandbox.out();
+    let run = |tolerance: &str, extra: &[&str]| -> Ran {
+        std::fs::write(&config, dots_flow(&server.origin(), tolerance)).expect("write");
+        let out = out.display().to_string();
+        let baseline = baseline.display().to_string();
+        let junit = junit.display().to_string();
+        let mut args = vec![
+            "flows",
+            "run",
+            "--json",
+            "--output-dir",
+            &out,
+            "--baseline",
+            &baseline,
+            "--junit",
+            &junit,
+        ];
+        args.extend_from_slice(extra);
+        sandbox.run(&args)
+    };
+    let comparison = |ran: &Ran| ran.json()["flows"][0]["baseline"]["comparisons"][0].clone();
+    let junit_text = || std::fs::read_to_string(&junit).expect("junit.xml");
+
+    run("", &["--update-baseline"]).assert_ok();
+    assert!(baseline.join("dots/box.png").is_file());
+
+    // 12 black pixels: within 20 allowed passes, the count reported.
+    variant.store(1, Ordering::SeqCst);
+    let ran = run("max_diff_pixels = 20\n", &[]);
+    ran.assert_ok();
+    let card = comparison(&ran);
+    assert_eq!(card["verdict"], "same", "{card}");
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(card["total_pixels"], 10_000, "{card}");
+    assert_eq!(card["max_diff_pixels"], 20, "{card}");
+    let xml = junit_text();
+    assert!(
+        xml.contains("box: same (12 of 10000 pixels differ, at most 20 allowed)"),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+
+    // Below the count: the flow fails, naming the count.
+    let ran = run("max_diff_pixels = 11\n", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let card = comparison(&ran);
+    assert_eq!(card["verdict"], "changed", "{card}");
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(ran.json()["flows"][0]["error"]["code"], "EXPECT_MISMATCH");
+    let xml = junit_text();
+    assert!(
+        xml.contains("box: changed (12 of 10000 pixels differ, at most 11 allowed)"),
+        "{xml}"
+    );
+
+    // Without the key, today's rule: any differing pixel fails.
+    let ran = run("", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert_eq!(comparison(&ran)["verdict"], "changed");
+
+    // A faint grey block is under the default colour threshold (0.1) and over 0.01.
+    variant.store(2, Ordering::SeqCst);
+    let ran = run("", &[]);
+    ran.assert_ok();
+    let card = comparison(&ran);
+    assert_eq!(card["different_pixels"], 0, "{card}");
+    assert_eq!(card["color_threshold"], 0.1, "{card}");
+    let ran = run("threshold = 0.01\n", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let card = comparison(&ran);
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(card["color_threshold"], 0.01, "{card}");
+    run("threshold = 0.01\nmax_diff_pixels = 12\n", &[]).assert_ok();
+}

@@ -342,3 +342,62 @@ fn interpolate_leaves_text_without_references_alone() {
         "a value is not scanned again"
     );
 }
+
+const CAPTURE_HEAD: &str = r#"
+[[flow]]
+name = "shot"
+[[flow.step]]
+tool = "browser_navigate"
+url = "http://127.0.0.1:1/"
+[[flow.step]]
+capture = "card"
+"#;
+
+#[test]
+fn a_capture_steps_tolerance_is_read_and_checked() {
+    let file = parsed(&format!(
+        "{CAPTURE_HEAD}threshold = 0.2\nmax_diff_pixels = 40\n"
+    ));
+    let step = &file.flows[0].steps[1];
+    assert_eq!(step.tolerance.threshold, Some(0.2));
+    assert_eq!(step.tolerance.max_diff_pixels, Some(40));
+    let file = parsed(&format!("{CAPTURE_HEAD}threshold = 0\n"));
+    assert_eq!(file.flows[0].steps[1].tolerance.threshold, Some(0.0));
+    let file = parsed(CAPTURE_HEAD);
+    assert_eq!(file.flows[0].steps[1].tolerance, Tolerance::default());
+
+    check_error(
+        &format!("{CAPTURE_HEAD}threshold = 1.5\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "threshold" must be a number from 0 to 1 (the colour distance at which a pixel counts as different; default 0.1) [key Some("threshold")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}threshold = \"0.1\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "threshold" must be a number from 0 to 1 (the colour distance at which a pixel counts as different; default 0.1) [key Some("threshold")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}max_diff_pixels = -1\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "max_diff_pixels" must be a whole number of pixels, 0 or more [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}max_diff_pixels = 2.5\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "max_diff_pixels" must be a whole number of pixels, 0 or more [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}format = \"pdf\"\nmax_diff_pixels = 3\n"),
+        expect![[
+            r#"chromate.toml:10: flow "shot" step 2 (capture "card"): "max_diff_pixels" applies to PNG captures (compared with a baseline); this one is a PDF [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"t\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nthreshold = 0.2\n",
+        expect![[r#"chromate.toml:6: flow "t" step 1 (browser_navigate): unknown argument "threshold" [key Some("threshold")]"#]],
+    );
+}
