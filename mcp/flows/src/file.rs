@@ -89,6 +89,9 @@ pub struct Step {
     pub kind: StepKind,
     /// A capture step's `threshold` and `max_diff_pixels` against the baseline.
     pub tolerance: Tolerance,
+    /// A capture step's `wait_for`: the browser_wait call (selector visible, the capture's
+    /// `timeout_ms`) that runs after its page loaded and before it is taken.
+    pub wait_for: Option<(&'static ToolDecl, Map<String, Value>)>,
 }
 
 #[derive(Debug)]
@@ -608,6 +611,7 @@ impl Reader<'_> {
                         arguments: validated,
                     },
                     tolerance: Tolerance::default(),
+                    wait_for: None,
                 })
             }
             (None, Some(capture)) => {
@@ -636,7 +640,13 @@ impl Reader<'_> {
                 let tolerance = self.tolerance(table, &context)?;
                 let mut arguments = self.arguments(
                     table,
-                    &["capture", "viewport", "threshold", "max_diff_pixels"],
+                    &[
+                        "capture",
+                        "viewport",
+                        "threshold",
+                        "max_diff_pixels",
+                        "wait_for",
+                    ],
                     &context,
                 )?;
                 arguments.insert("name".to_owned(), json!(name));
@@ -682,13 +692,64 @@ impl Reader<'_> {
                         ),
                     ));
                 }
+                let wait_for = match table.get("wait_for") {
+                    Some(value) => Some(self.wait_for(value, &args, &context)?),
+                    None => None,
+                };
                 Ok(Step {
                     line,
                     kind: StepKind::Capture(Box::new(args)),
                     tolerance,
+                    wait_for,
                 })
             }
         }
+    }
+
+    /// A capture step's `wait_for = "SELECTOR"`, checked as the browser_wait call it becomes:
+    /// the selector visible, within the capture's `timeout_ms`.
+    fn wait_for(
+        &self,
+        value: &Spanned<DeValue<'_>>,
+        args: &CaptureArgs,
+        context: &str,
+    ) -> Result<(&'static ToolDecl, Map<String, Value>), FileError> {
+        let bad = |why: String| {
+            self.error(
+                &value.span(),
+                Some("wait_for"),
+                format!("{context}: \"wait_for\": {why}"),
+            )
+        };
+        let selector = match self.json(value) {
+            Ok(Value::String(selector)) if !selector.is_empty() => selector,
+            Ok(_) => {
+                return Err(bad(
+                    "must be a selector, a non-empty string (the element to wait for)".to_owned(),
+                ))
+            }
+            Err((_, why)) => return Err(bad(why)),
+        };
+        if let Err(err) = chromate::Selector::parse(&selector) {
+            return Err(bad(format!("not a selector: {err}")));
+        }
+        let decl = tools::find("browser_wait")
+            .ok_or_else(|| bad("this build has no browser_wait tool".to_owned()))?;
+        let arguments = json!({
+            "selector": selector,
+            "state": "visible",
+            "timeout_ms": args.timeout_ms,
+        });
+        let defaults = tools::Defaults {
+            agent_timeout_ms: self.config.agent_timeout_ms,
+        };
+        let validated = tools::validate(decl, Some(&arguments), &defaults)
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        let call = ToolCall::from_validated(decl, validated.clone())
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        call.check(&self.checker)
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        Ok((decl, validated))
     }
 
     /// A capture step's `threshold` (a number from 0 to 1) and `max_diff_pixels` (an integer,
@@ -840,6 +901,18 @@ impl Reader<'_> {
             .map_or(message, |(_, rest)| rest);
         self.error(&span, key, format!("{context}: {message}"))
     }
+}
+
+/// `message` without a leading `browser_wait: `.
+fn strip_tool_prefix(message: &str) -> &str {
+    message
+        .split_once(": ")
+        .filter(|(prefix, _)| {
+            tools::TOOLS
+                .iter()
+                .any(|decl| decl.name == *prefix || decl.verb == *prefix)
+        })
+        .map_or(message, |(_, rest)| rest)
 }
 
 /// A relative `url` argument resolved against `base_url` (`/login.html` against

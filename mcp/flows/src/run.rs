@@ -574,7 +574,29 @@ async fn run_steps_unboxed(
                     }
                 }
                 StepKind::Capture(args) => {
-                    let captured = capture::capture(session, args, dir, cancel).await;
+                    let waited = match &step.wait_for {
+                        Some((decl, wait)) => {
+                            wait_for_element(session, args, decl, wait, cancel, progress)
+                                .await
+                                .map(Some)
+                        }
+                        None => Ok(None),
+                    };
+                    let captured = match &waited {
+                        Err(error) => Err(error.clone()),
+                        Ok(prepared) => {
+                            let own = prepared.as_ref().map_or(&**args, |(own, _)| own);
+                            capture::capture(session, own, dir, cancel)
+                                .await
+                                .map(|mut record| {
+                                    if let Some((_, attempts)) = prepared {
+                                        record.attempts = *attempts;
+                                    }
+                                    record
+                                })
+                                .map_err(|error| tool_error(error, cancel))
+                        }
+                    };
                     // A capture's own viewport lasts for that capture only.
                     if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
                         if let Some(page) = session.current_page() {
@@ -590,10 +612,7 @@ async fn run_steps_unboxed(
                             result.captures.push(record);
                             Ok(())
                         }
-                        Err(error) if cancel.is_cancelled() => {
-                            Err(cancelled().with_detail_key("during", json!(error.message)))
-                        }
-                        Err(error) => Err(error.to_json()),
+                        Err(error) => Err(error),
                     }
                 }
             }
@@ -623,6 +642,49 @@ async fn run_steps_unboxed(
             result.failed_step_index = Some(index);
             return;
         }
+    }
+}
+
+/// A capture step's `wait_for`: loads the capture's `url` (when it has one: its viewport first,
+/// then the load with the retry schedule, as the capture itself would), then waits for the
+/// selector to be visible; returns the capture to take now (without its `url`) and how many
+/// tries the load took.
+async fn wait_for_element(
+    session: &mut ToolSession,
+    args: &capture::CaptureArgs,
+    decl: &'static chromate_command::tools::ToolDecl,
+    wait: &serde_json::Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<(capture::CaptureArgs, u32), Value> {
+    let mut own = args.clone();
+    let mut attempts = 0;
+    if let Some(url) = own.url.take() {
+        let loaded: Result<u32, ToolError> = async {
+            let page = session.active_page(capture::CAPTURE.verb).await?;
+            if let Some((width, height)) = own.viewport() {
+                capture::set_viewport(session, &page, width, height).await?;
+            }
+            let timeout = std::time::Duration::from_millis(own.timeout_ms);
+            super::retry::navigate(session, &page, &url, own.wait_until(), timeout, cancel).await
+        }
+        .await;
+        attempts = loaded.map_err(|error| tool_error(error, cancel))?;
+    }
+    let reply = chromate_command::run(session, decl, wait.clone(), cancel, progress).await;
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
+    step_outcome(decl.name, &reply)?;
+    Ok((own, attempts))
+}
+
+/// A capture's error as a step's: a signal's cancellation says what it interrupted.
+fn tool_error(error: ToolError, cancel: &Cancel) -> Value {
+    if cancel.is_cancelled() {
+        cancelled().with_detail_key("during", json!(error.message))
+    } else {
+        error.to_json()
     }
 }
 

@@ -2261,3 +2261,78 @@ fn max_diff_pixels_and_threshold_decide_a_capture_against_its_baseline_and_the_c
     assert_eq!(card["color_threshold"], 0.01, "{card}");
     run("threshold = 0.01\nmax_diff_pixels = 12\n", &[]).assert_ok();
 }
+
+#[test]
+fn wait_for_captures_an_element_the_pages_own_timer_inserts_and_fails_when_it_never_comes() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // The page adds a red 50×50 box at its top-left corner 800 ms after it loaded.
+    server.route("/late", |_| {
+        Response::html(
+            "<!doctype html><title>late</title><body style=\"margin:0;background:#fff\"><script>\
+             addEventListener('load', () => setTimeout(() => { const box = document.createElement('div'); \
+             box.id = 'late'; box.style.cssText = 'width:50px;height:50px;background:#f00'; \
+             document.body.append(box); }, 800));</script>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let origin = server.origin();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        format!(
+            r##"
+[[flow]]
+name = "loads"
+base_url = "{origin}"
+[[flow.step]]
+capture = "late"
+url = "/late"
+wait_for = "#late"
+[[flow]]
+name = "current"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/late"
+[[flow.step]]
+capture = "late"
+wait_for = "#late"
+timeout_ms = 20000
+[[flow]]
+name = "never"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/late"
+[[flow.step]]
+capture = "late"
+wait_for = "#never"
+timeout_ms = 1000
+"##
+        ),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    assert_eq!(ran.code(), Some(1), "the third flow fails: {ran:?}");
+    let report = ran.json();
+    for (index, flow) in ["loads", "current"].iter().enumerate() {
+        let result = &report["flows"][index];
+        assert_eq!(result["ok"], true, "{result}");
+        let path = out.join(flow).join("late.png");
+        let png = std::fs::read(&path).unwrap_or_else(|err| panic!("{path:?}: {err}"));
+        assert_eq!(pixel(&png, 10, 10), [255, 0, 0], "{flow}: the box is there");
+        assert_eq!(pixel(&png, 60, 60), [255, 255, 255], "{flow}: only the box");
+    }
+    assert_eq!(report["flows"][0]["captures"][0]["attempts"], 1);
+    let never = &report["flows"][2];
+    assert_eq!(never["ok"], false, "{never}");
+    assert_eq!(never["failed_step_index"], 1, "{never}");
+    // The selector was waited for up to the capture's timeout_ms, then matched nothing.
+    assert_eq!(never["error"]["code"], "NO_MATCH", "{never}");
+    assert_eq!(
+        never["error"]["detail"]["selector"], "css=#never",
+        "{never}"
+    );
+    assert!(!out.join("never/late.png").exists());
+}

@@ -401,3 +401,35 @@ fn a_capture_steps_tolerance_is_read_and_checked() {
         expect![[r#"chromate.toml:6: flow "t" step 1 (browser_navigate): unknown argument "threshold" [key Some("threshold")]"#]],
     );
 }
+
+#[test]
+fn a_capture_steps_wait_for_is_a_checked_browser_wait_within_the_captures_timeout() {
+    let file = parsed(&format!(
+        "{CAPTURE_HEAD}wait_for = \"#late\"\ntimeout_ms = 7000\n"
+    ));
+    let (decl, wait) = file.flows[0].steps[1].wait_for.as_ref().expect("wait_for");
+    assert_eq!(decl.name, "browser_wait");
+    assert_eq!(wait.get("selector"), Some(&json!("#late")));
+    assert_eq!(wait.get("state"), Some(&json!("visible")));
+    assert_eq!(wait.get("timeout_ms"), Some(&json!(7000)));
+    assert!(parsed(CAPTURE_HEAD).flows[0].steps[1].wait_for.is_none());
+
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = 3\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": must be a selector, a non-empty string (the element to wait for) [key Some("wait_for")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = \"\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": must be a selector, a non-empty string (the element to wait for) [key Some("wait_for")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = \"role=\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": not a selector: invalid selector "role=": role= needs <role> or <role>[name=<name>], got "" [key Some("wait_for")]"#
+        ]],
+    );
+}
