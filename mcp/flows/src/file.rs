@@ -48,6 +48,9 @@ use chromate_command::tools::{self, ToolCall, ToolDecl};
 /// The file used when neither `--config` nor `CHROMATE_FLOWS` names one.
 pub const DEFAULT_FILE: &str = "chromate.toml";
 
+/// Most `retries` a flow or a step may ask for.
+pub const MAX_RETRIES: u32 = 10;
+
 /// Names a flow may not have: the files a run writes beside the flow directories.
 const RESERVED_FLOW_NAMES: &[&str] = &["report.html", "junit.xml"];
 
@@ -77,6 +80,8 @@ pub struct Flow {
     pub base_url: Option<String>,
     pub viewport: Option<(u32, u32)>,
     pub video: bool,
+    /// `retries`: how many times a failed step is tried again, for steps without their own.
+    pub retries: u32,
     pub steps: Vec<Step>,
     /// The line of its `[[flow]]`.
     pub line: usize,
@@ -89,6 +94,8 @@ pub struct Step {
     pub kind: StepKind,
     /// A capture step's `threshold` and `max_diff_pixels` against the baseline.
     pub tolerance: Tolerance,
+    /// The step's own `retries`, replacing its flow's.
+    pub retries: Option<u32>,
     /// A capture step's `wait_for`: the browser_wait call (selector visible, the capture's
     /// `timeout_ms`) that runs after its page loaded and before it is taken.
     pub wait_for: Option<(&'static ToolDecl, Map<String, Value>)>,
@@ -365,7 +372,7 @@ impl Reader<'_> {
     }
 
     fn flow(&self, table: &Table<'_>, span: &Range<usize>) -> Result<Flow, FileError> {
-        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "step"];
+        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "retries", "step"];
         for (key, _) in table.iter() {
             if !KEYS.contains(&key.get_ref().as_ref()) {
                 return Err(self.error(
@@ -437,6 +444,7 @@ impl Reader<'_> {
             None => None,
             Some(value) => Some(self.viewport(value, &context)?),
         };
+        let retries = self.retries(table, &context)?.unwrap_or(0);
         let video = match table.get("video") {
             None => false,
             Some(value) => value.get_ref().as_bool().ok_or_else(|| {
@@ -494,6 +502,7 @@ impl Reader<'_> {
             base_url,
             viewport,
             video,
+            retries,
             steps,
             line: self.line(span),
         })
@@ -575,7 +584,8 @@ impl Reader<'_> {
                     )
                 })?;
                 let context = format!("{context} ({name})");
-                let mut arguments = self.arguments(table, &["tool"], &context)?;
+                let retries = self.retries(table, &context)?;
+                let mut arguments = self.arguments(table, &["tool", "retries"], &context)?;
                 resolve_url(&mut arguments, base_url);
                 let defaults = tools::Defaults {
                     agent_timeout_ms: self.config.agent_timeout_ms,
@@ -611,6 +621,7 @@ impl Reader<'_> {
                         arguments: validated,
                     },
                     tolerance: Tolerance::default(),
+                    retries,
                     wait_for: None,
                 })
             }
@@ -638,6 +649,7 @@ impl Reader<'_> {
                     }
                 }
                 let tolerance = self.tolerance(table, &context)?;
+                let retries = self.retries(table, &context)?;
                 let mut arguments = self.arguments(
                     table,
                     &[
@@ -646,6 +658,7 @@ impl Reader<'_> {
                         "threshold",
                         "max_diff_pixels",
                         "wait_for",
+                        "retries",
                     ],
                     &context,
                 )?;
@@ -700,10 +713,35 @@ impl Reader<'_> {
                     line,
                     kind: StepKind::Capture(Box::new(args)),
                     tolerance,
+                    retries,
                     wait_for,
                 })
             }
         }
+    }
+
+    /// `retries = N` of a flow or a step: a whole number from 0 to [`MAX_RETRIES`].
+    fn retries(&self, table: &Table<'_>, context: &str) -> Result<Option<u32>, FileError> {
+        let Some(value) = table.get("retries") else {
+            return Ok(None);
+        };
+        let number = match value.get_ref() {
+            DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n <= MAX_RETRIES),
+            _ => None,
+        };
+        number.map(Some).ok_or_else(|| {
+            self.error(
+                &value.span(),
+                Some("retries"),
+                format!(
+                    "{context}: \"retries\" must be a whole number from 0 to {MAX_RETRIES} (how \
+                     many times a failed step is tried again)"
+                ),
+            )
+        })
     }
 
     /// A capture step's `wait_for = "SELECTOR"`, checked as the browser_wait call it becomes:

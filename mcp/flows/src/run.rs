@@ -75,6 +75,17 @@ pub struct StepRecord {
     pub console_errors: Vec<Value>,
     /// What a failed step left in `<flow>/failure/` (none for a step stopped by a signal).
     pub artifacts: Option<FailureArtifacts>,
+    /// How many times it ran (1 + the retries it used).
+    pub attempts: u32,
+    /// The errors of the attempts that failed before the last one.
+    pub retried: Vec<Value>,
+}
+
+impl StepRecord {
+    /// It passed, but only after a retry.
+    pub fn flaky(&self) -> bool {
+        self.ok && self.attempts > 1
+    }
 }
 
 /// One flow's outcome.
@@ -222,6 +233,9 @@ impl FlowResult {
                 "error": step.error,
                 "console_errors": step.console_errors,
                 "artifacts": step.artifacts.as_ref().map(FailureArtifacts::to_json),
+                "attempts": step.attempts,
+                "flaky": step.flaky(),
+                "retried_errors": step.retried,
             })).collect::<Vec<_>>(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
@@ -559,62 +573,83 @@ async fn run_steps_unboxed(
         });
         let started = Instant::now();
         let cursor = session.journal.log.cursor();
-        let outcome = if cancel.is_cancelled() {
-            Err(cancelled())
-        } else {
-            match &step.kind {
-                StepKind::Tool { decl, arguments } => {
-                    let reply =
-                        chromate_command::run(session, decl, arguments.clone(), cancel, progress)
-                            .await;
-                    if cancel.is_cancelled() {
-                        Err(cancelled())
-                    } else {
-                        step_outcome(decl.name, &reply)
-                    }
-                }
-                StepKind::Capture(args) => {
-                    let waited = match &step.wait_for {
-                        Some((decl, wait)) => {
-                            wait_for_element(session, args, decl, wait, cancel, progress)
-                                .await
-                                .map(Some)
-                        }
-                        None => Ok(None),
-                    };
-                    let captured = match &waited {
-                        Err(error) => Err(error.clone()),
-                        Ok(prepared) => {
-                            let own = prepared.as_ref().map_or(&**args, |(own, _)| own);
-                            capture::capture(session, own, dir, cancel)
-                                .await
-                                .map(|mut record| {
-                                    if let Some((_, attempts)) = prepared {
-                                        record.attempts = *attempts;
-                                    }
-                                    record
-                                })
-                                .map_err(|error| tool_error(error, cancel))
-                        }
-                    };
-                    // A capture's own viewport lasts for that capture only.
-                    if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
-                        if let Some(page) = session.current_page() {
-                            let _ =
-                                capture::set_viewport(session, &page, viewport.0, viewport.1).await;
+        // A failed step is tried again while its retries last (not after a signal); each
+        // failed attempt's error is kept.
+        let allowed = step.retries.unwrap_or(flow.retries);
+        let mut attempts: u32 = 0;
+        let mut retried: Vec<Value> = Vec::new();
+        let outcome = loop {
+            attempts += 1;
+            let outcome = if cancel.is_cancelled() {
+                Err(cancelled())
+            } else {
+                match &step.kind {
+                    StepKind::Tool { decl, arguments } => {
+                        let reply = chromate_command::run(
+                            session,
+                            decl,
+                            arguments.clone(),
+                            cancel,
+                            progress,
+                        )
+                        .await;
+                        if cancel.is_cancelled() {
+                            Err(cancelled())
+                        } else {
+                            step_outcome(decl.name, &reply)
                         }
                     }
-                    match captured {
-                        Ok(record) => {
-                            if let Err(err) = report::write_sidecar(dir, &record) {
-                                eprintln!("chromate: capture {}: {err}", record.name);
+                    StepKind::Capture(args) => {
+                        let waited = match &step.wait_for {
+                            Some((decl, wait)) => {
+                                wait_for_element(session, args, decl, wait, cancel, progress)
+                                    .await
+                                    .map(Some)
                             }
-                            result.captures.push(record);
-                            Ok(())
+                            None => Ok(None),
+                        };
+                        let captured = match &waited {
+                            Err(error) => Err(error.clone()),
+                            Ok(prepared) => {
+                                let own = prepared.as_ref().map_or(&**args, |(own, _)| own);
+                                capture::capture(session, own, dir, cancel)
+                                    .await
+                                    .map(|mut record| {
+                                        if let Some((_, attempts)) = prepared {
+                                            record.attempts = *attempts;
+                                        }
+                                        record
+                                    })
+                                    .map_err(|error| tool_error(error, cancel))
+                            }
+                        };
+                        // A capture's own viewport lasts for that capture only.
+                        if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
+                            if let Some(page) = session.current_page() {
+                                let _ =
+                                    capture::set_viewport(session, &page, viewport.0, viewport.1)
+                                        .await;
+                            }
                         }
-                        Err(error) => Err(error),
+                        match captured {
+                            Ok(record) => {
+                                if let Err(err) = report::write_sidecar(dir, &record) {
+                                    eprintln!("chromate: capture {}: {err}", record.name);
+                                }
+                                result.captures.push(record);
+                                Ok(())
+                            }
+                            Err(error) => Err(error),
+                        }
                     }
                 }
+            };
+            match outcome {
+                Err(error) if attempts <= allowed && !cancel.is_cancelled() => {
+                    on.follow(session, viewport).await;
+                    retried.push(error);
+                }
+                outcome => break outcome,
             }
         };
         // A step that moved the flow to another tab (browser_tabs, a popup) takes the flow's
@@ -636,6 +671,8 @@ async fn run_steps_unboxed(
             error: failed.clone(),
             console_errors,
             artifacts,
+            attempts,
+            retried,
         });
         if let Some(error) = failed {
             result.error = Some(error);

@@ -2336,3 +2336,111 @@ timeout_ms = 1000
     );
     assert!(!out.join("never/late.png").exists());
 }
+
+/// A flow whose one step loads `path` and clicks `#ready`, which only a 200 answer has.
+fn retry_flow(
+    origin: &str,
+    flow_retries: Option<u32>,
+    step_retries: Option<u32>,
+    path: &str,
+) -> String {
+    let flow_retries = flow_retries.map_or(String::new(), |n| format!("retries = {n}\n"));
+    let step_retries = step_retries.map_or(String::new(), |n| format!("retries = {n}\n"));
+    format!(
+        r##"
+[[flow]]
+name = "flaky"
+{flow_retries}[[flow.step]]
+tool = "browser_batch"
+{step_retries}steps = [
+  {{ tool = "browser_navigate", arguments = {{ url = "{origin}{path}" }} }},
+  {{ tool = "browser_click", arguments = {{ selector = "#ready", timeout_ms = 300 }} }},
+]
+"##
+    )
+}
+
+#[test]
+fn a_step_that_passes_on_its_second_attempt_passes_with_retries_and_is_reported_flaky() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // The first request of each round answers 500, the next ones 200 with the button.
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    server.route("/counted", move |_| {
+        if count.fetch_add(1, Ordering::SeqCst) == 0 {
+            Response::html("<!doctype html><title>down</title><h1>Server error</h1>").status(500)
+        } else {
+            Response::html("<!doctype html><title>up</title><button id=\"ready\">Ready</button>")
+        }
+    });
+    server.route("/down", |_| {
+        Response::html("<!doctype html><title>down</title><h1>Server error</h1>").status(500)
+    });
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("chromate.toml");
+    let out = sandbox.out();
+    let junit = sandbox.path().join("junit.xml");
+    let run = |file: String| -> Ran {
+        std::fs::write(&config, file).expect("write");
+        sandbox.run(&[
+            "flows",
+            "run",
+            "--json",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+            "--junit",
+            junit.to_str().expect("utf-8"),
+        ])
+    };
+    let origin = server.origin();
+
+    // The flow's retries = 1 is its step's: the 500 fails the first attempt, the 200 passes.
+    let ran = run(retry_flow(&origin, Some(1), None, "/counted"));
+    ran.assert_ok();
+    assert_eq!(served.load(Ordering::SeqCst), 2, "one request per attempt");
+    let step = &ran.json()["flows"][0]["steps"][0];
+    assert_eq!(step["ok"], true, "{step}");
+    assert_eq!(step["attempts"], 2, "{step}");
+    assert_eq!(step["flaky"], true, "{step}");
+    assert_eq!(
+        step["retried_errors"].as_array().map(Vec::len),
+        Some(1),
+        "{step}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit.xml");
+    assert!(
+        xml.contains(
+            "<property name=\"flaky\" value=\"true\"/><property name=\"attempts\" value=\"2\"/>"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("flaky: passed on attempt 2, after 1 failed"),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+    let index = std::fs::read_to_string(out.join("flaky/index.md")).expect("index.md");
+    assert!(index.contains("ok (flaky: passed on attempt 2)"), "{index}");
+
+    // Without retries the same first answer fails the flow.
+    served.store(0, Ordering::SeqCst);
+    let ran = run(retry_flow(&origin, None, None, "/counted"));
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert_eq!(served.load(Ordering::SeqCst), 1, "tried once");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 0, "{flow}");
+    assert_eq!(flow["steps"][0]["attempts"], 1, "{flow}");
+    assert_eq!(flow["steps"][0]["flaky"], false, "{flow}");
+
+    // A step's own retries replace its flow's; one that never passes fails after them all.
+    let ran = run(retry_flow(&origin, Some(3), Some(1), "/down"));
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let step = &ran.json()["flows"][0]["steps"][0];
+    assert_eq!(step["ok"], false, "{step}");
+    assert_eq!(step["attempts"], 2, "{step}");
+    assert_eq!(step["flaky"], false, "{step}");
+    let xml = std::fs::read_to_string(&junit).expect("junit.xml");
+    assert!(xml.contains("failed on each of 2 attempts"), "{xml}");
+    assert!(xml.contains("<failure"), "{xml}");
+    assert!(!xml.contains("<property name=\"flaky\""), "{xml}");
+}

@@ -96,9 +96,7 @@ fn unknown_keys_and_bad_values_name_the_file_line_and_key() {
     );
     check_error(
         &LOGIN.replace("video = false", "colour = \"red\""),
-        expect![[
-            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, step) [key Some("colour")]"#
-        ]],
+        expect![[r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, retries, step) [key Some("colour")]"#]],
     );
     check_error(
         &LOGIN.replace("browser_fill", "browser_fil"),
@@ -431,5 +429,40 @@ fn a_capture_steps_wait_for_is_a_checked_browser_wait_within_the_captures_timeou
         expect![[
             r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": not a selector: invalid selector "role=": role= needs <role> or <role>[name=<name>], got "" [key Some("wait_for")]"#
         ]],
+    );
+}
+
+#[test]
+fn retries_of_a_flow_are_its_steps_default_and_a_step_may_give_its_own() {
+    let file = parsed(
+        "[[flow]]\nname = \"r\"\nretries = 2\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nretries = 0\n[[flow.step]]\ncapture = \"c\"\nretries = 3\n[[flow.step]]\ncapture = \"d\"\n",
+    );
+    let flow = &file.flows[0];
+    assert_eq!(flow.retries, 2);
+    let own: Vec<Option<u32>> = flow.steps.iter().map(|step| step.retries).collect();
+    assert_eq!(own, [Some(0), Some(3), None]);
+    assert_eq!(parsed(CAPTURE_HEAD).flows[0].retries, 0);
+
+    check_error(
+        "[[flow]]\nname = \"r\"\nretries = -1\n[[flow.step]]\ncapture = \"c\"\n",
+        expect![[
+            r#"chromate.toml:3: flow "r": "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"r\"\nretries = 11\n[[flow.step]]\ncapture = \"c\"\n",
+        expect![[
+            r#"chromate.toml:3: flow "r": "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}retries = \"1\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"r\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nretries = 1.5\n",
+        expect![[r#"chromate.toml:6: flow "r" step 1 (browser_navigate): "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#]],
     );
 }
