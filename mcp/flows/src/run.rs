@@ -44,6 +44,19 @@ pub struct RunOptions {
     pub video: bool,
     /// `CHROMATE_FFMPEG`: the ffmpeg to encode with (else `ffmpeg` on PATH).
     pub ffmpeg: Option<PathBuf>,
+    /// `--workers N`: how many flows run at once, each in its own browser (0 and 1: one).
+    pub workers: usize,
+}
+
+/// The front end's event handler, shared by the flows that run at once (held only while an
+/// event is told, never across an await).
+type Events<'a> = std::sync::Mutex<&'a mut (dyn FnMut(Event<'_>) + Send)>;
+
+fn tell(events: &Events<'_>, event: Event<'_>) {
+    let mut on_event = events
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    (*on_event)(event);
 }
 
 /// What the front end hears while a run goes on.
@@ -306,7 +319,8 @@ pub fn missing_flow(name: &str, file: &FlowFile) -> ToolError {
     .with_detail(json!({ "argument": "flow_name", "available": names }))
 }
 
-/// Runs the flows of `file` that `options` names, one after the other.
+/// Runs the flows of `file` that `options` names, `options.workers` at a time (one after the
+/// other by default); results, and their `Finished` events, come in the order asked for.
 pub async fn run(
     config: &Config,
     file: &FlowFile,
@@ -317,12 +331,43 @@ pub async fn run(
     let flows = select(file, &options.names)?;
     let output_dir =
         output::resolve_dir(options.output_dir.as_deref()).map_err(|err| super::io_error(&err))?;
-    let mut results = Vec::new();
-    for flow in flows {
-        let result = run_flow(config, flow, &output_dir, options, cancel, on_event).await;
-        on_event(Event::Finished(&result));
-        results.push(result);
+    let workers = options.workers.max(1);
+    let events: Events<'_> = std::sync::Mutex::new(on_event);
+    let mut done: Vec<Option<FlowResult>> = vec![None; flows.len()];
+    let mut told = 0;
+    let mut waiting = flows.iter().enumerate();
+    let mut running: Vec<(usize, chromate_command::Boxed<'_, FlowResult>)> = Vec::new();
+    loop {
+        while running.len() < workers {
+            let Some((index, flow)) = waiting.next() else {
+                break;
+            };
+            running.push((
+                index,
+                run_flow(config, flow, &output_dir, options, cancel, &events),
+            ));
+        }
+        if running.is_empty() {
+            break;
+        }
+        let (at, result) = std::future::poll_fn(|cx| {
+            for (at, (_, flow)) in running.iter_mut().enumerate() {
+                if let std::task::Poll::Ready(result) = flow.as_mut().poll(cx) {
+                    return std::task::Poll::Ready((at, result));
+                }
+            }
+            std::task::Poll::Pending
+        })
+        .await;
+        let (index, _) = running.swap_remove(at);
+        done[index] = Some(result);
+        while let Some(Some(result)) = done.get(told) {
+            tell(&events, Event::Finished(result));
+            told += 1;
+        }
     }
+    drop(running);
+    let results: Vec<FlowResult> = done.into_iter().flatten().collect();
     let mut report = RunReport {
         output_dir,
         config_path: std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone()),
@@ -343,16 +388,16 @@ pub async fn run(
     Ok(report)
 }
 
-fn run_flow<'a>(
+fn run_flow<'a, 'e: 'a>(
     config: &'a Config,
     flow: &'a Flow,
     output_dir: &'a Path,
     options: &'a RunOptions,
     cancel: &'a Cancel,
-    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+    events: &'a Events<'e>,
 ) -> chromate_command::Boxed<'a, FlowResult> {
     Box::pin(run_flow_unboxed(
-        config, flow, output_dir, options, cancel, on_event,
+        config, flow, output_dir, options, cancel, events,
     ))
 }
 
@@ -362,7 +407,7 @@ async fn run_flow_unboxed(
     output_dir: &Path,
     options: &RunOptions,
     cancel: &Cancel,
-    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    events: &Events<'_>,
 ) -> FlowResult {
     let started = Instant::now();
     let mut result = FlowResult {
@@ -423,7 +468,7 @@ async fn run_flow_unboxed(
                 cancel,
                 progress: &progress,
             };
-            run_steps(&mut session, flow, &run, &mut result, &mut on, on_event).await;
+            run_steps(&mut session, flow, &run, &mut result, &mut on, events).await;
         }
         Err(error) => result.error = Some(error.to_json()),
     }
@@ -537,15 +582,15 @@ struct Run<'a> {
     progress: &'a Progress,
 }
 
-fn run_steps<'a>(
+fn run_steps<'a, 'e: 'a>(
     session: &'a mut ToolSession,
     flow: &'a Flow,
     run: &'a Run<'a>,
     result: &'a mut FlowResult,
     on: &'a mut OnTab<'a>,
-    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+    events: &'a Events<'e>,
 ) -> chromate_command::Boxed<'a, ()> {
-    Box::pin(run_steps_unboxed(session, flow, run, result, on, on_event))
+    Box::pin(run_steps_unboxed(session, flow, run, result, on, events))
 }
 
 async fn run_steps_unboxed(
@@ -554,7 +599,7 @@ async fn run_steps_unboxed(
     run: &Run<'_>,
     result: &mut FlowResult,
     on: &mut OnTab<'_>,
-    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    events: &Events<'_>,
 ) {
     let Run {
         dir,
@@ -564,13 +609,16 @@ async fn run_steps_unboxed(
     } = *run;
     for (index, step) in flow.steps.iter().enumerate() {
         let label = step.label();
-        on_event(Event::Step {
-            flow: &flow.name,
-            index,
-            total: flow.steps.len(),
-            label: &label,
-            captures: result.captures.len(),
-        });
+        tell(
+            events,
+            Event::Step {
+                flow: &flow.name,
+                index,
+                total: flow.steps.len(),
+                label: &label,
+                captures: result.captures.len(),
+            },
+        );
         let started = Instant::now();
         let cursor = session.journal.log.cursor();
         // A failed step is tried again while its retries last (not after a signal); each

@@ -2444,3 +2444,94 @@ fn a_step_that_passes_on_its_second_attempt_passes_with_retries_and_is_reported_
     assert!(xml.contains("<failure"), "{xml}");
     assert!(!xml.contains("<property name=\"flaky\""), "{xml}");
 }
+
+#[test]
+fn workers_run_flows_at_once_each_in_its_browser_and_report_them_in_file_order() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // Page /a shows #go once /b has been loaded: its own timer asks /state every 100 ms.
+    let b_loaded = Arc::new(AtomicUsize::new(0));
+    let seen = b_loaded.clone();
+    server.route("/state", move |_| {
+        Response::html(if seen.load(Ordering::SeqCst) > 0 {
+            "yes"
+        } else {
+            "no"
+        })
+    });
+    let mark = b_loaded.clone();
+    server.route("/b", move |_| {
+        mark.fetch_add(1, Ordering::SeqCst);
+        Response::html("<!doctype html><title>b</title><h1>b</h1>")
+    });
+    server.route("/a", |_| {
+        Response::html(
+            "<!doctype html><title>a</title><body><script>\
+             const timer = setInterval(async () => { \
+               const text = await (await fetch('/state', { cache: 'no-store' })).text(); \
+               if (text === 'yes') { clearInterval(timer); const go = document.createElement('p'); \
+                 go.id = 'go'; go.textContent = 'go'; document.body.append(go); } \
+             }, 100);</script>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let origin = server.origin();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        format!(
+            r##"
+[[flow]]
+name = "a"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/a"
+[[flow.step]]
+tool = "browser_wait"
+selector = "#go"
+timeout_ms = 30000
+[[flow]]
+name = "b"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/b"
+"##
+        ),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    // Flow a can only pass while flow b runs beside it.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out_arg,
+        "--workers",
+        "2",
+        "--json",
+    ]);
+    ran.assert_ok();
+    let report = ran.json();
+    let names: Vec<&str> = report["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .filter_map(|flow| flow["flow_name"].as_str())
+        .collect();
+    assert_eq!(names, ["a", "b"], "file order, though b finished first");
+    assert_eq!(b_loaded.load(Ordering::SeqCst), 1);
+    // Each flow's line on stderr (`flow a: ok ...`) is told in file order too.
+    let told: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("flow ")?.split(':').next())
+        .collect();
+    assert_eq!(told, ["a", "b"], "{}", ran.stderr);
+
+    // --workers out of range is a usage error before any browser starts.
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--workers", "0"]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(ran.stderr.contains("--workers"), "{ran:?}");
+    assert!(ran.browsers.is_empty(), "{ran:?}");
+}
