@@ -21,8 +21,21 @@ use serde_json::{json, Value};
 use super::capture::CaptureRecord;
 use super::output;
 
-/// pixelmatch's per-pixel colour threshold (0..1): smaller is stricter.
-const COLOR_THRESHOLD: f64 = 0.1;
+/// pixelmatch's per-pixel colour threshold (0..1): smaller is stricter. A capture step's
+/// `threshold` replaces it for that capture.
+pub const COLOR_THRESHOLD: f64 = 0.1;
+
+/// What a capture step of a flow file allows against its baseline, beyond the run's
+/// `--threshold`: its own per-pixel colour threshold (YIQ distance, 0..1, as pixelmatch and
+/// Playwright's `toHaveScreenshot`) and a number of pixels that may differ.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Tolerance {
+    /// Replaces [`COLOR_THRESHOLD`].
+    pub threshold: Option<f64>,
+    /// The capture is unchanged while at most this many pixels differ (or the run's
+    /// `--threshold` share, whichever allows more).
+    pub max_diff_pixels: Option<u64>,
+}
 
 /// How one capture compares with its baseline.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +73,10 @@ pub struct Comparison {
     pub diff: Option<PathBuf>,
     /// Why it could not be compared pixel by pixel (a baseline that is no PNG).
     pub note: Option<String>,
+    /// The per-pixel colour threshold used.
+    pub color_threshold: f64,
+    /// The capture step's `max_diff_pixels`, if it had one.
+    pub max_diff_pixels: Option<u64>,
 }
 
 impl Comparison {
@@ -72,6 +89,8 @@ impl Comparison {
             "total_pixels": self.total_pixels,
             "diff": self.diff.as_ref().map(|path| path.display().to_string()),
             "note": self.note,
+            "color_threshold": self.color_threshold,
+            "max_diff_pixels": self.max_diff_pixels,
         })
     }
 }
@@ -87,18 +106,27 @@ pub struct BaselineOptions {
 }
 
 /// Compares a flow's PNG captures with `<baseline>/<flow>/`, writing a difference image into
-/// `flow_dir` for each changed one; baseline files no capture matched are `missing`.
+/// `flow_dir` for each changed one; baseline files no capture matched are `missing`. A capture
+/// named in `tolerances` is compared under its own [`Tolerance`].
 pub fn compare_flow(
     options: &BaselineOptions,
     flow: &str,
     captures: &[CaptureRecord],
+    tolerances: &[(String, Tolerance)],
     flow_dir: &Path,
 ) -> Vec<Comparison> {
     let baseline_dir = options.dir.join(flow);
     let mut comparisons = Vec::new();
     for capture in captures.iter().filter(|capture| capture.format == "png") {
         let baseline = baseline_dir.join(format!("{}.png", capture.name));
-        comparisons.push(compare_one(options, capture, &baseline, flow_dir));
+        let tolerance = tolerances
+            .iter()
+            .find(|(name, _)| *name == capture.name)
+            .map(|(_, tolerance)| *tolerance)
+            .unwrap_or_default();
+        comparisons.push(compare_one(
+            options, tolerance, capture, &baseline, flow_dir,
+        ));
     }
     let mut missing: Vec<String> = std::fs::read_dir(&baseline_dir)
         .into_iter()
@@ -125,6 +153,8 @@ pub fn compare_flow(
             total_pixels: 0,
             diff: None,
             note: None,
+            color_threshold: COLOR_THRESHOLD,
+            max_diff_pixels: None,
         });
     }
     comparisons
@@ -132,6 +162,7 @@ pub fn compare_flow(
 
 fn compare_one(
     options: &BaselineOptions,
+    tolerance: Tolerance,
     capture: &CaptureRecord,
     baseline: &Path,
     flow_dir: &Path,
@@ -144,6 +175,8 @@ fn compare_one(
         total_pixels: 0,
         diff: None,
         note: None,
+        color_threshold: tolerance.threshold.unwrap_or(COLOR_THRESHOLD),
+        max_diff_pixels: tolerance.max_diff_pixels,
     };
     let Ok(expected_png) = chromate_command::private_fs::read_file(baseline) else {
         return comparison;
@@ -160,7 +193,7 @@ fn compare_one(
             return comparison;
         }
     };
-    let outcome = compare(&expected, &actual);
+    let outcome = compare_at(&expected, &actual, comparison.color_threshold);
     comparison.different_pixels = outcome.different;
     comparison.total_pixels = outcome.image.width as u64 * outcome.image.height as u64;
     let share = if comparison.total_pixels == 0 {
@@ -168,7 +201,10 @@ fn compare_one(
     } else {
         comparison.different_pixels as f64 / comparison.total_pixels as f64
     };
-    let changed = comparison.different_pixels > 0 && share > options.threshold;
+    let within_count = tolerance
+        .max_diff_pixels
+        .is_some_and(|allowed| comparison.different_pixels <= allowed);
+    let changed = comparison.different_pixels > 0 && share > options.threshold && !within_count;
     comparison.verdict = if changed {
         Verdict::Changed
     } else {
@@ -278,6 +314,12 @@ const YELLOW: [u8; 4] = [255, 255, 0, 255];
 /// Compares `expected` and `actual` pixel by pixel (pixelmatch's algorithm, antialiasing not
 /// counted); pixels outside the overlap of two different sizes all differ.
 pub fn compare(expected: &Rgba, actual: &Rgba) -> Compared {
+    compare_at(expected, actual, COLOR_THRESHOLD)
+}
+
+/// [`compare`] with the per-pixel colour threshold `color_threshold` (0..1: 0 counts any
+/// change of colour, 1 almost none).
+pub fn compare_at(expected: &Rgba, actual: &Rgba, color_threshold: f64) -> Compared {
     let width = expected.width.max(actual.width);
     let height = expected.height.max(actual.height);
     let mut image = Rgba {
@@ -285,7 +327,7 @@ pub fn compare(expected: &Rgba, actual: &Rgba) -> Compared {
         height,
         pixels: vec![0; (width * height * 4) as usize],
     };
-    let max_delta = 35_215.0 * COLOR_THRESHOLD * COLOR_THRESHOLD;
+    let max_delta = 35_215.0 * color_threshold * color_threshold;
     let same_size = expected.width == actual.width && expected.height == actual.height;
     let mut different = 0;
     for y in 0..height {

@@ -311,7 +311,7 @@ impl CaptureArgs {
         self.format.as_str()
     }
 
-    fn wait_until(&self) -> chromate::WaitUntil {
+    pub(crate) fn wait_until(&self) -> chromate::WaitUntil {
         match self.wait_until {
             CaptureWaitUntil::Commit => chromate::WaitUntil::Commit,
             CaptureWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,

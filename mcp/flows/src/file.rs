@@ -39,13 +39,17 @@ use serde_json::{json, Map, Value};
 use toml::de::{DeTable, DeValue};
 use toml::Spanned;
 
-use super::capture::{name_is_valid, CaptureArgs};
+use super::baseline::Tolerance;
+use super::capture::{name_is_valid, CaptureArgs, Format};
 use chromate_command::config::Config;
 use chromate_command::session::ToolSession;
 use chromate_command::tools::{self, ToolCall, ToolDecl};
 
 /// The file used when neither `--config` nor `CHROMATE_FLOWS` names one.
 pub const DEFAULT_FILE: &str = "chromate.toml";
+
+/// Most `retries` a flow or a step may ask for.
+pub const MAX_RETRIES: u32 = 10;
 
 /// Names a flow may not have: the files a run writes beside the flow directories.
 const RESERVED_FLOW_NAMES: &[&str] = &["report.html", "junit.xml"];
@@ -76,6 +80,8 @@ pub struct Flow {
     pub base_url: Option<String>,
     pub viewport: Option<(u32, u32)>,
     pub video: bool,
+    /// `retries`: how many times a failed step is tried again, for steps without their own.
+    pub retries: u32,
     pub steps: Vec<Step>,
     /// The line of its `[[flow]]`.
     pub line: usize,
@@ -86,6 +92,13 @@ pub struct Flow {
 pub struct Step {
     pub line: usize,
     pub kind: StepKind,
+    /// A capture step's `threshold` and `max_diff_pixels` against the baseline.
+    pub tolerance: Tolerance,
+    /// The step's own `retries`, replacing its flow's.
+    pub retries: Option<u32>,
+    /// A capture step's `wait_for`: the browser_wait call (selector visible, the capture's
+    /// `timeout_ms`) that runs after its page loaded and before it is taken.
+    pub wait_for: Option<(&'static ToolDecl, Map<String, Value>)>,
 }
 
 #[derive(Debug)]
@@ -359,7 +372,7 @@ impl Reader<'_> {
     }
 
     fn flow(&self, table: &Table<'_>, span: &Range<usize>) -> Result<Flow, FileError> {
-        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "step"];
+        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "retries", "step"];
         for (key, _) in table.iter() {
             if !KEYS.contains(&key.get_ref().as_ref()) {
                 return Err(self.error(
@@ -431,6 +444,7 @@ impl Reader<'_> {
             None => None,
             Some(value) => Some(self.viewport(value, &context)?),
         };
+        let retries = self.retries(table, &context)?.unwrap_or(0);
         let video = match table.get("video") {
             None => false,
             Some(value) => value.get_ref().as_bool().ok_or_else(|| {
@@ -488,6 +502,7 @@ impl Reader<'_> {
             base_url,
             viewport,
             video,
+            retries,
             steps,
             line: self.line(span),
         })
@@ -569,7 +584,8 @@ impl Reader<'_> {
                     )
                 })?;
                 let context = format!("{context} ({name})");
-                let mut arguments = self.arguments(table, &["tool"], &context)?;
+                let retries = self.retries(table, &context)?;
+                let mut arguments = self.arguments(table, &["tool", "retries"], &context)?;
                 resolve_url(&mut arguments, base_url);
                 let defaults = tools::Defaults {
                     agent_timeout_ms: self.config.agent_timeout_ms,
@@ -604,6 +620,9 @@ impl Reader<'_> {
                         decl,
                         arguments: validated,
                     },
+                    tolerance: Tolerance::default(),
+                    retries,
+                    wait_for: None,
                 })
             }
             (None, Some(capture)) => {
@@ -629,7 +648,20 @@ impl Reader<'_> {
                         ));
                     }
                 }
-                let mut arguments = self.arguments(table, &["capture", "viewport"], &context)?;
+                let tolerance = self.tolerance(table, &context)?;
+                let retries = self.retries(table, &context)?;
+                let mut arguments = self.arguments(
+                    table,
+                    &[
+                        "capture",
+                        "viewport",
+                        "threshold",
+                        "max_diff_pixels",
+                        "wait_for",
+                        "retries",
+                    ],
+                    &context,
+                )?;
                 arguments.insert("name".to_owned(), json!(name));
                 if let Some(value) = table.get("viewport") {
                     let (width, height) = self.viewport(value, &context)?;
@@ -656,12 +688,156 @@ impl Reader<'_> {
                         .replace("\"name\"", "\"capture\"");
                     self.argument_error(table, span, &context, &argument, &message)
                 })?;
+                if args.format == Format::Pdf && tolerance != Tolerance::default() {
+                    let key = if tolerance.threshold.is_some() {
+                        "threshold"
+                    } else {
+                        "max_diff_pixels"
+                    };
+                    let span = table
+                        .get_key_value(key)
+                        .map_or_else(|| span.clone(), |(key, _)| key.span());
+                    return Err(self.error(
+                        &span,
+                        Some(key),
+                        format!(
+                            "{context}: {key:?} applies to PNG captures (compared with a baseline); this one is a PDF"
+                        ),
+                    ));
+                }
+                let wait_for = match table.get("wait_for") {
+                    Some(value) => Some(self.wait_for(value, &args, &context)?),
+                    None => None,
+                };
                 Ok(Step {
                     line,
                     kind: StepKind::Capture(Box::new(args)),
+                    tolerance,
+                    retries,
+                    wait_for,
                 })
             }
         }
+    }
+
+    /// `retries = N` of a flow or a step: a whole number from 0 to [`MAX_RETRIES`].
+    fn retries(&self, table: &Table<'_>, context: &str) -> Result<Option<u32>, FileError> {
+        let Some(value) = table.get("retries") else {
+            return Ok(None);
+        };
+        let number = match value.get_ref() {
+            DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                .ok()
+                .and_then(|n| u32::try_from(n).ok())
+                .filter(|n| *n <= MAX_RETRIES),
+            _ => None,
+        };
+        number.map(Some).ok_or_else(|| {
+            self.error(
+                &value.span(),
+                Some("retries"),
+                format!(
+                    "{context}: \"retries\" must be a whole number from 0 to {MAX_RETRIES} (how \
+                     many times a failed step is tried again)"
+                ),
+            )
+        })
+    }
+
+    /// A capture step's `wait_for = "SELECTOR"`, checked as the browser_wait call it becomes:
+    /// the selector visible, within the capture's `timeout_ms`.
+    fn wait_for(
+        &self,
+        value: &Spanned<DeValue<'_>>,
+        args: &CaptureArgs,
+        context: &str,
+    ) -> Result<(&'static ToolDecl, Map<String, Value>), FileError> {
+        let bad = |why: String| {
+            self.error(
+                &value.span(),
+                Some("wait_for"),
+                format!("{context}: \"wait_for\": {why}"),
+            )
+        };
+        let selector = match self.json(value) {
+            Ok(Value::String(selector)) if !selector.is_empty() => selector,
+            Ok(_) => {
+                return Err(bad(
+                    "must be a selector, a non-empty string (the element to wait for)".to_owned(),
+                ))
+            }
+            Err((_, why)) => return Err(bad(why)),
+        };
+        if let Err(err) = chromate::Selector::parse(&selector) {
+            return Err(bad(format!("not a selector: {err}")));
+        }
+        let decl = tools::find("browser_wait")
+            .ok_or_else(|| bad("this build has no browser_wait tool".to_owned()))?;
+        let arguments = json!({
+            "selector": selector,
+            "state": "visible",
+            "timeout_ms": args.timeout_ms,
+        });
+        let defaults = tools::Defaults {
+            agent_timeout_ms: self.config.agent_timeout_ms,
+        };
+        let validated = tools::validate(decl, Some(&arguments), &defaults)
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        let call = ToolCall::from_validated(decl, validated.clone())
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        call.check(&self.checker)
+            .map_err(|error| bad(strip_tool_prefix(&error.message).to_owned()))?;
+        Ok((decl, validated))
+    }
+
+    /// A capture step's `threshold` (a number from 0 to 1) and `max_diff_pixels` (an integer,
+    /// 0 or more).
+    fn tolerance(&self, table: &Table<'_>, context: &str) -> Result<Tolerance, FileError> {
+        let mut tolerance = Tolerance::default();
+        if let Some(value) = table.get("threshold") {
+            let number = match value.get_ref() {
+                DeValue::Float(number) => number.as_str().replace('_', "").parse::<f64>().ok(),
+                DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                    .ok()
+                    .map(|n| n as f64),
+                _ => None,
+            };
+            match number {
+                Some(number) if (0.0..=1.0).contains(&number) => tolerance.threshold = Some(number),
+                _ => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("threshold"),
+                        format!(
+                            "{context}: \"threshold\" must be a number from 0 to 1 (the colour \
+                             distance at which a pixel counts as different; default 0.1)"
+                        ),
+                    ))
+                }
+            }
+        }
+        if let Some(value) = table.get("max_diff_pixels") {
+            let number = match value.get_ref() {
+                DeValue::Integer(number) => i64::from_str_radix(number.as_str(), number.radix())
+                    .ok()
+                    .and_then(|n| u64::try_from(n).ok()),
+                _ => None,
+            };
+            match number {
+                Some(number) => tolerance.max_diff_pixels = Some(number),
+                None => {
+                    return Err(self.error(
+                        &value.span(),
+                        Some("max_diff_pixels"),
+                        format!(
+                            "{context}: \"max_diff_pixels\" must be a whole number of pixels, 0 \
+                             or more"
+                        ),
+                    ))
+                }
+            }
+        }
+        Ok(tolerance)
     }
 
     /// The step's keys (but `skip`) as a JSON argument map.
@@ -763,6 +939,18 @@ impl Reader<'_> {
             .map_or(message, |(_, rest)| rest);
         self.error(&span, key, format!("{context}: {message}"))
     }
+}
+
+/// `message` without a leading `browser_wait: `.
+fn strip_tool_prefix(message: &str) -> &str {
+    message
+        .split_once(": ")
+        .filter(|(prefix, _)| {
+            tools::TOOLS
+                .iter()
+                .any(|decl| decl.name == *prefix || decl.verb == *prefix)
+        })
+        .map_or(message, |(_, rest)| rest)
 }
 
 /// A relative `url` argument resolved against `base_url` (`/login.html` against

@@ -126,7 +126,7 @@ pub fn index_md(result: &FlowResult) -> String {
         let outcome = match &step.error {
             None => "ok".to_owned(),
             Some(error) => format!("failed: `{}`", error["code"].as_str().unwrap_or("")),
-        };
+        } + &attempts_text(step);
         let _ = writeln!(
             text,
             "| {} | {} | {} | {outcome} | {} | {} |",
@@ -358,6 +358,34 @@ fn artifacts_text(artifacts: Option<&FailureArtifacts>) -> String {
 /// before its first step. Cases are named within the flow file (`chromate.login`, the file's
 /// name and the flow's), never by an absolute path, so a CI system's history follows them from
 /// run to run and machine to machine.
+/// ` (flaky: passed on attempt 2)`, ` (after 3 attempts)`: how often a step ran, when more
+/// than once.
+fn attempts_text(step: &super::run::StepRecord) -> String {
+    if step.attempts <= 1 {
+        String::new()
+    } else if step.ok {
+        format!(" (flaky: passed on attempt {})", step.attempts)
+    } else {
+        format!(" (after {} attempts)", step.attempts)
+    }
+}
+
+/// ` (12 of 921600 pixels differ, at most 20 allowed)`: the measured count of a compared
+/// capture, and the step's `max_diff_pixels` when it had one.
+fn pixels_text(comparison: &super::baseline::Comparison) -> String {
+    if comparison.total_pixels == 0 {
+        return String::new();
+    }
+    let allowed = comparison
+        .max_diff_pixels
+        .map(|allowed| format!(", at most {allowed} allowed"))
+        .unwrap_or_default();
+    format!(
+        " ({} of {} pixels differ{allowed})",
+        comparison.different_pixels, comparison.total_pixels
+    )
+}
+
 pub fn junit_xml(report: &RunReport) -> String {
     let file = report.config_path.file_stem().map_or_else(
         || "flows".to_owned(),
@@ -423,12 +451,42 @@ pub fn junit_xml(report: &RunReport) -> String {
                 .label
                 .strip_prefix("capture ")
                 .and_then(|name| flow.captures.iter().find(|capture| capture.name == name));
-            let verdict = match captured {
-                Some(capture) => format!(
-                    "{verdict}<system-out>{}</system-out>",
-                    escape(&capture.path.display().to_string())
-                ),
-                None => verdict,
+            let mut out: Vec<String> = Vec::new();
+            if let Some(capture) = captured {
+                out.push(capture.path.display().to_string());
+            }
+            if step.flaky() {
+                out.push(format!(
+                    "flaky: passed on attempt {}, after {} failed",
+                    step.attempts,
+                    step.attempts - 1
+                ));
+            } else if step.attempts > 1 {
+                out.push(format!("failed on each of {} attempts", step.attempts));
+            }
+            for (number, error) in step.retried.iter().enumerate() {
+                out.push(format!(
+                    "attempt {}: {}: {}",
+                    number + 1,
+                    error["code"].as_str().unwrap_or(""),
+                    error["message"].as_str().unwrap_or("")
+                ));
+            }
+            let properties = if step.flaky() {
+                format!(
+                    "<properties><property name=\"flaky\" value=\"true\"/><property name=\"attempts\" value=\"{}\"/></properties>",
+                    step.attempts
+                )
+            } else {
+                String::new()
+            };
+            let verdict = if out.is_empty() {
+                format!("{properties}{verdict}")
+            } else {
+                format!(
+                    "{properties}{verdict}<system-out>{}</system-out>",
+                    escape(&out.join("\n"))
+                )
             };
             case(&name, step.duration_ms, &verdict);
         }
@@ -446,14 +504,27 @@ pub fn junit_xml(report: &RunReport) -> String {
             let verdict = match comparison.verdict {
                 Verdict::Changed | Verdict::Missing => {
                     failures += 1;
-                    let message = format!("{}: {}", comparison.name, comparison.verdict.as_str());
+                    let message = format!(
+                        "{}: {}{}",
+                        comparison.name,
+                        comparison.verdict.as_str(),
+                        pixels_text(comparison)
+                    );
                     format!(
                         "<failure message=\"{}\" type=\"EXPECT_MISMATCH\">{}</failure>",
                         escape(&message),
                         escape(&message)
                     )
                 }
-                _ => String::new(),
+                Verdict::Same => format!(
+                    "<system-out>{}</system-out>",
+                    escape(&format!(
+                        "{}: same{}",
+                        comparison.name,
+                        pixels_text(comparison)
+                    ))
+                ),
+                Verdict::New => String::new(),
             };
             case(&format!("baseline {}", comparison.name), 0, &verdict);
         }
@@ -608,6 +679,7 @@ pub fn html(report: &RunReport) -> String {
                     format!("failed: {}", error["code"].as_str().unwrap_or("")),
                 ),
             };
+            let outcome = outcome + &attempts_text(step);
             let _ = writeln!(
                 page,
                 "<tr class=\"{class}\"><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",

@@ -44,6 +44,19 @@ pub struct RunOptions {
     pub video: bool,
     /// `CHROMATE_FFMPEG`: the ffmpeg to encode with (else `ffmpeg` on PATH).
     pub ffmpeg: Option<PathBuf>,
+    /// `--workers N`: how many flows run at once, each in its own browser (0 and 1: one).
+    pub workers: usize,
+}
+
+/// The front end's event handler, shared by the flows that run at once (held only while an
+/// event is told, never across an await).
+type Events<'a> = std::sync::Mutex<&'a mut (dyn FnMut(Event<'_>) + Send)>;
+
+fn tell(events: &Events<'_>, event: Event<'_>) {
+    let mut on_event = events
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    (*on_event)(event);
 }
 
 /// What the front end hears while a run goes on.
@@ -75,6 +88,17 @@ pub struct StepRecord {
     pub console_errors: Vec<Value>,
     /// What a failed step left in `<flow>/failure/` (none for a step stopped by a signal).
     pub artifacts: Option<FailureArtifacts>,
+    /// How many times it ran (1 + the retries it used).
+    pub attempts: u32,
+    /// The errors of the attempts that failed before the last one.
+    pub retried: Vec<Value>,
+}
+
+impl StepRecord {
+    /// It passed, but only after a retry.
+    pub fn flaky(&self) -> bool {
+        self.ok && self.attempts > 1
+    }
 }
 
 /// One flow's outcome.
@@ -222,6 +246,9 @@ impl FlowResult {
                 "error": step.error,
                 "console_errors": step.console_errors,
                 "artifacts": step.artifacts.as_ref().map(FailureArtifacts::to_json),
+                "attempts": step.attempts,
+                "flaky": step.flaky(),
+                "retried_errors": step.retried,
             })).collect::<Vec<_>>(),
             "started_at": self.started_at,
             "duration_ms": self.duration_ms,
@@ -292,7 +319,8 @@ pub fn missing_flow(name: &str, file: &FlowFile) -> ToolError {
     .with_detail(json!({ "argument": "flow_name", "available": names }))
 }
 
-/// Runs the flows of `file` that `options` names, one after the other.
+/// Runs the flows of `file` that `options` names, `options.workers` at a time (one after the
+/// other by default); results, and their `Finished` events, come in the order asked for.
 pub async fn run(
     config: &Config,
     file: &FlowFile,
@@ -303,12 +331,43 @@ pub async fn run(
     let flows = select(file, &options.names)?;
     let output_dir =
         output::resolve_dir(options.output_dir.as_deref()).map_err(|err| super::io_error(&err))?;
-    let mut results = Vec::new();
-    for flow in flows {
-        let result = run_flow(config, flow, &output_dir, options, cancel, on_event).await;
-        on_event(Event::Finished(&result));
-        results.push(result);
+    let workers = options.workers.max(1);
+    let events: Events<'_> = std::sync::Mutex::new(on_event);
+    let mut done: Vec<Option<FlowResult>> = vec![None; flows.len()];
+    let mut told = 0;
+    let mut waiting = flows.iter().enumerate();
+    let mut running: Vec<(usize, chromate_command::Boxed<'_, FlowResult>)> = Vec::new();
+    loop {
+        while running.len() < workers {
+            let Some((index, flow)) = waiting.next() else {
+                break;
+            };
+            running.push((
+                index,
+                run_flow(config, flow, &output_dir, options, cancel, &events),
+            ));
+        }
+        if running.is_empty() {
+            break;
+        }
+        let (at, result) = std::future::poll_fn(|cx| {
+            for (at, (_, flow)) in running.iter_mut().enumerate() {
+                if let std::task::Poll::Ready(result) = flow.as_mut().poll(cx) {
+                    return std::task::Poll::Ready((at, result));
+                }
+            }
+            std::task::Poll::Pending
+        })
+        .await;
+        let (index, _) = running.swap_remove(at);
+        done[index] = Some(result);
+        while let Some(Some(result)) = done.get(told) {
+            tell(&events, Event::Finished(result));
+            told += 1;
+        }
     }
+    drop(running);
+    let results: Vec<FlowResult> = done.into_iter().flatten().collect();
     let mut report = RunReport {
         output_dir,
         config_path: std::path::absolute(&file.path).unwrap_or_else(|_| file.path.clone()),
@@ -329,16 +388,16 @@ pub async fn run(
     Ok(report)
 }
 
-fn run_flow<'a>(
+fn run_flow<'a, 'e: 'a>(
     config: &'a Config,
     flow: &'a Flow,
     output_dir: &'a Path,
     options: &'a RunOptions,
     cancel: &'a Cancel,
-    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+    events: &'a Events<'e>,
 ) -> chromate_command::Boxed<'a, FlowResult> {
     Box::pin(run_flow_unboxed(
-        config, flow, output_dir, options, cancel, on_event,
+        config, flow, output_dir, options, cancel, events,
     ))
 }
 
@@ -348,7 +407,7 @@ async fn run_flow_unboxed(
     output_dir: &Path,
     options: &RunOptions,
     cancel: &Cancel,
-    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    events: &Events<'_>,
 ) -> FlowResult {
     let started = Instant::now();
     let mut result = FlowResult {
@@ -413,7 +472,7 @@ async fn run_flow_unboxed(
                 cancel,
                 progress: &progress,
             };
-            run_steps(&mut session, flow, &run, &mut result, &mut on, on_event).await;
+            run_steps(&mut session, flow, &run, &mut result, &mut on, events).await;
         }
         Err(error) => result.error = Some(error.to_json()),
     }
@@ -434,7 +493,15 @@ async fn run_flow_unboxed(
         result.video_note = files.note;
     }
     if let Some(baseline) = &options.baseline {
-        check_baseline(baseline, &dir, &mut result);
+        let tolerances: Vec<(String, baseline::Tolerance)> = flow
+            .steps
+            .iter()
+            .filter_map(|step| match &step.kind {
+                StepKind::Capture(args) => Some((args.name.clone(), step.tolerance)),
+                StepKind::Tool { .. } => None,
+            })
+            .collect();
+        check_baseline(baseline, &tolerances, &dir, &mut result);
     }
     result.duration_ms = millis(started);
     if let Err(err) = report::write_flow(&result) {
@@ -445,8 +512,14 @@ async fn run_flow_unboxed(
 
 /// Compares the flow's captures with the baseline; a changed or missing capture fails a flow
 /// that had not failed already, unless `--update-baseline` accepts them.
-fn check_baseline(baseline: &BaselineOptions, dir: &Path, result: &mut FlowResult) {
-    let comparisons = baseline::compare_flow(baseline, &result.name, &result.captures, dir);
+fn check_baseline(
+    baseline: &BaselineOptions,
+    tolerances: &[(String, baseline::Tolerance)],
+    dir: &Path,
+    result: &mut FlowResult,
+) {
+    let comparisons =
+        baseline::compare_flow(baseline, &result.name, &result.captures, tolerances, dir);
     result.comparisons = Some(comparisons);
     if baseline.update {
         match baseline::update(baseline, &result.name, &result.captures) {
@@ -513,15 +586,15 @@ struct Run<'a> {
     progress: &'a Progress,
 }
 
-fn run_steps<'a>(
+fn run_steps<'a, 'e: 'a>(
     session: &'a mut ToolSession,
     flow: &'a Flow,
     run: &'a Run<'a>,
     result: &'a mut FlowResult,
     on: &'a mut OnTab<'a>,
-    on_event: &'a mut (dyn FnMut(Event<'_>) + Send),
+    events: &'a Events<'e>,
 ) -> chromate_command::Boxed<'a, ()> {
-    Box::pin(run_steps_unboxed(session, flow, run, result, on, on_event))
+    Box::pin(run_steps_unboxed(session, flow, run, result, on, events))
 }
 
 async fn run_steps_unboxed(
@@ -530,7 +603,7 @@ async fn run_steps_unboxed(
     run: &Run<'_>,
     result: &mut FlowResult,
     on: &mut OnTab<'_>,
-    on_event: &mut (dyn FnMut(Event<'_>) + Send),
+    events: &Events<'_>,
 ) {
     let Run {
         dir,
@@ -540,52 +613,95 @@ async fn run_steps_unboxed(
     } = *run;
     for (index, step) in flow.steps.iter().enumerate() {
         let label = step.label();
-        on_event(Event::Step {
-            flow: &flow.name,
-            index,
-            total: flow.steps.len(),
-            label: &label,
-            captures: result.captures.len(),
-        });
+        tell(
+            events,
+            Event::Step {
+                flow: &flow.name,
+                index,
+                total: flow.steps.len(),
+                label: &label,
+                captures: result.captures.len(),
+            },
+        );
         let started = Instant::now();
         let cursor = session.journal.log.cursor();
-        let outcome = if cancel.is_cancelled() {
-            Err(cancelled())
-        } else {
-            match &step.kind {
-                StepKind::Tool { decl, arguments } => {
-                    let reply =
-                        chromate_command::run(session, decl, arguments.clone(), cancel, progress)
-                            .await;
-                    if cancel.is_cancelled() {
-                        Err(cancelled())
-                    } else {
-                        step_outcome(decl.name, &reply)
-                    }
-                }
-                StepKind::Capture(args) => {
-                    let captured = capture::capture(session, args, dir, cancel).await;
-                    // A capture's own viewport lasts for that capture only.
-                    if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
-                        if let Some(page) = session.current_page() {
-                            let _ =
-                                capture::set_viewport(session, &page, viewport.0, viewport.1).await;
+        // A failed step is tried again while its retries last (not after a signal); each
+        // failed attempt's error is kept.
+        let allowed = step.retries.unwrap_or(flow.retries);
+        let mut attempts: u32 = 0;
+        let mut retried: Vec<Value> = Vec::new();
+        let outcome = loop {
+            attempts += 1;
+            let outcome = if cancel.is_cancelled() {
+                Err(cancelled())
+            } else {
+                match &step.kind {
+                    StepKind::Tool { decl, arguments } => {
+                        let reply = chromate_command::run(
+                            session,
+                            decl,
+                            arguments.clone(),
+                            cancel,
+                            progress,
+                        )
+                        .await;
+                        if cancel.is_cancelled() {
+                            Err(cancelled())
+                        } else {
+                            step_outcome(decl.name, &reply)
                         }
                     }
-                    match captured {
-                        Ok(record) => {
-                            if let Err(err) = report::write_sidecar(dir, &record) {
-                                eprintln!("chromate: capture {}: {err}", record.name);
+                    StepKind::Capture(args) => {
+                        let waited = match &step.wait_for {
+                            Some((decl, wait)) => {
+                                wait_for_element(session, args, decl, wait, cancel, progress)
+                                    .await
+                                    .map(Some)
                             }
-                            result.captures.push(record);
-                            Ok(())
+                            None => Ok(None),
+                        };
+                        let captured = match &waited {
+                            Err(error) => Err(error.clone()),
+                            Ok(prepared) => {
+                                let own = prepared.as_ref().map_or(&**args, |(own, _)| own);
+                                capture::capture(session, own, dir, cancel)
+                                    .await
+                                    .map(|mut record| {
+                                        if let Some((_, attempts)) = prepared {
+                                            record.attempts = *attempts;
+                                        }
+                                        record
+                                    })
+                                    .map_err(|error| tool_error(error, cancel))
+                            }
+                        };
+                        // A capture's own viewport lasts for that capture only.
+                        if captured.is_ok() && args.viewport().is_some_and(|own| own != viewport) {
+                            if let Some(page) = session.current_page() {
+                                let _ =
+                                    capture::set_viewport(session, &page, viewport.0, viewport.1)
+                                        .await;
+                            }
                         }
-                        Err(error) if cancel.is_cancelled() => {
-                            Err(cancelled().with_detail_key("during", json!(error.message)))
+                        match captured {
+                            Ok(record) => {
+                                if let Err(err) = report::write_sidecar(dir, &record) {
+                                    eprintln!("chromate: capture {}: {err}", record.name);
+                                }
+                                result.captures.push(record);
+                                Ok(())
+                            }
+                            Err(error) => Err(error),
                         }
-                        Err(error) => Err(error.to_json()),
                     }
                 }
+            };
+            match outcome {
+                Err(error) if attempts <= allowed && !cancel.is_cancelled() => {
+                    on.follow(session, viewport).await;
+                    retried.push(error);
+                }
+                outcome => break outcome,
             }
         };
         // A step that moved the flow to another tab (browser_tabs, a popup) takes the flow's
@@ -607,12 +723,57 @@ async fn run_steps_unboxed(
             error: failed.clone(),
             console_errors,
             artifacts,
+            attempts,
+            retried,
         });
         if let Some(error) = failed {
             result.error = Some(error);
             result.failed_step_index = Some(index);
             return;
         }
+    }
+}
+
+/// A capture step's `wait_for`: loads the capture's `url` (when it has one: its viewport first,
+/// then the load with the retry schedule, as the capture itself would), then waits for the
+/// selector to be visible; returns the capture to take now (without its `url`) and how many
+/// tries the load took.
+async fn wait_for_element(
+    session: &mut ToolSession,
+    args: &capture::CaptureArgs,
+    decl: &'static chromate_command::tools::ToolDecl,
+    wait: &serde_json::Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Result<(capture::CaptureArgs, u32), Value> {
+    let mut own = args.clone();
+    let mut attempts = 0;
+    if let Some(url) = own.url.take() {
+        let loaded: Result<u32, ToolError> = async {
+            let page = session.active_page(capture::CAPTURE.verb).await?;
+            if let Some((width, height)) = own.viewport() {
+                capture::set_viewport(session, &page, width, height).await?;
+            }
+            let timeout = std::time::Duration::from_millis(own.timeout_ms);
+            super::retry::navigate(session, &page, &url, own.wait_until(), timeout, cancel).await
+        }
+        .await;
+        attempts = loaded.map_err(|error| tool_error(error, cancel))?;
+    }
+    let reply = chromate_command::run(session, decl, wait.clone(), cancel, progress).await;
+    if cancel.is_cancelled() {
+        return Err(cancelled());
+    }
+    step_outcome(decl.name, &reply)?;
+    Ok((own, attempts))
+}
+
+/// A capture's error as a step's: a signal's cancellation says what it interrupted.
+fn tool_error(error: ToolError, cancel: &Cancel) -> Value {
+    if cancel.is_cancelled() {
+        cancelled().with_detail_key("during", json!(error.message))
+    } else {
+        error.to_json()
     }
 }
 

@@ -250,6 +250,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) update_baseline: bool,
     /// `--video` (run): record every flow.
     pub(crate) video: bool,
+    /// `--workers N` (run): how many flows run at once.
+    pub(crate) workers: Option<usize>,
     /// `--quiet`: no progress on stderr.
     pub(crate) quiet: bool,
     /// `--ignore-https-errors` (run): every flow's browser accepts any TLS certificate.
@@ -275,7 +277,7 @@ pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--base-url URL] [--json]
        chromate flows run [NAME...] [--config FILE] [--base-url URL] [--output-dir DIR]
                           [--junit FILE] [--baseline DIR [--threshold F] [--update-baseline]]
-                          [--video] [--ignore-https-errors] [--quiet] [--json]
+                          [--video] [--workers N] [--ignore-https-errors] [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -286,6 +288,10 @@ validator) or a capture (capture = \"NAME\" and the options of `chromate capture
 url, the current page). In base_url and every string of a step's arguments, ${VAR} is the
 environment variable VAR and ${VAR:-default} its value or, when unset or empty, default; an
 unset VAR without a default is an error; $${ is a literal ${ (names are not interpolated).
+retries = N (0 to 10) on a flow or a step tries a failed step again (a step passing only
+after a retry is flaky in the reports). A capture step may have wait_for = \"SELECTOR\" (wait
+for it to be visible first) and, against --baseline, max_diff_pixels = N and threshold = T
+(the per-pixel colour distance, 0 to 1, default 0.1).
 The whole file is checked before anything runs: a mistake is reported with its file, line and
 key (exit status 2).
 
@@ -319,6 +325,8 @@ options:
                       with ffmpeg (CHROMATE_FFMPEG, else on PATH; without it the flow runs and
                       the result says how to install it); a failed or interrupted flow keeps
                       its video
+  --workers N         run N flows at once (1 to 16, default 1), each in its own browser;
+                      results and reports keep the flows' order (run)
   --ignore-https-errors
                       every flow's browser accepts any TLS certificate (self-signed,
                       expired, wrong host); also CHROMATE_IGNORE_HTTPS_ERRORS=1 (run)
@@ -368,6 +376,19 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--junit", "run") => command.junit = Some(value()?),
             ("--baseline", "run") => command.baseline = Some(value()?),
             ("--update-baseline", "run") if flag.is_bare() => command.update_baseline = true,
+            ("--workers", "run") => {
+                let text = value()?;
+                let workers = text
+                    .parse::<usize>()
+                    .ok()
+                    .filter(|n| (1..=16).contains(n))
+                    .ok_or_else(|| {
+                        usage_error(format!(
+                            "--workers is how many flows run at once, 1 to 16, not {text:?}"
+                        ))
+                    })?;
+                command.workers = Some(workers);
+            }
             ("--threshold", "run") => {
                 let text = value()?;
                 let threshold = text
@@ -485,6 +506,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                     }
                 }),
                 video: command.video,
+                workers: command.workers.unwrap_or(1),
                 ffmpeg: std::env::var_os("CHROMATE_FFMPEG")
                     .filter(|value| !value.is_empty())
                     .map(std::path::PathBuf::from),

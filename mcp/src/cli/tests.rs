@@ -511,7 +511,7 @@ fn global_flags_go_before_the_command_as_well_as_after_it() {
     check("--session s2 close", expect![[r#"close Some("s2")"#]]);
     check(
         "--json flows list",
-        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, quiet: false, ignore_https_errors: false, json: true }"],
+        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, workers: None, quiet: false, ignore_https_errors: false, json: true }"],
     );
     check(
         "--session s1 audit http://h/",

@@ -2270,3 +2270,381 @@ fn ignore_https_errors_lets_a_flow_and_a_capture_load_an_untrusted_certificate()
     let (width, height, _) = decode(&std::fs::read(out.join("secure.png")).expect("png"));
     assert_eq!((width, height), (1280, 720));
 }
+
+/// A 100×100 white box; `variant` 1 draws a 4×3 black block in it, 2 the same block in a grey
+/// (#f0f0f0) below pixelmatch's default colour threshold.
+fn dots_page(variant: usize) -> Response {
+    let block = match variant {
+        1 => "<div style=\"position:absolute;left:10px;top:10px;width:4px;height:3px;background:#000\"></div>",
+        2 => "<div style=\"position:absolute;left:10px;top:10px;width:4px;height:3px;background:#f0f0f0\"></div>",
+        _ => "",
+    };
+    Response::html(format!(
+        "<!doctype html><title>dots</title><body style=\"margin:0;background:#fff\"><div id=\"box\" style=\"position:relative;width:100px;height:100px;background:#fff\">{block}</div>"
+    ))
+}
+
+fn dots_flow(origin: &str, tolerance: &str) -> String {
+    format!(
+        "[[flow]]\nname = \"dots\"\nbase_url = \"{origin}\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"/dots\"\n[[flow.step]]\ncapture = \"box\"\nselector = \"#box\"\n{tolerance}"
+    )
+}
+
+#[test]
+fn max_diff_pixels_and_threshold_decide_a_capture_against_its_baseline_and_the_count_is_reported() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    let variant = Arc::new(AtomicUsize::new(0));
+    let chosen = variant.clone();
+    server.route("/dots", move |_| dots_page(chosen.load(Ordering::SeqCst)));
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("chromate.toml");
+    let baseline = sandbox.path().join("baseline");
+    let junit = sandbox.path().join("junit.xml");
+    let out = sandbox.out();
+    let run = |tolerance: &str, extra: &[&str]| -> Ran {
+        std::fs::write(&config, dots_flow(&server.origin(), tolerance)).expect("write");
+        let out = out.display().to_string();
+        let baseline = baseline.display().to_string();
+        let junit = junit.display().to_string();
+        let mut args = vec![
+            "flows",
+            "run",
+            "--json",
+            "--output-dir",
+            &out,
+            "--baseline",
+            &baseline,
+            "--junit",
+            &junit,
+        ];
+        args.extend_from_slice(extra);
+        sandbox.run(&args)
+    };
+    let comparison = |ran: &Ran| ran.json()["flows"][0]["baseline"]["comparisons"][0].clone();
+    let junit_text = || std::fs::read_to_string(&junit).expect("junit.xml");
+
+    run("", &["--update-baseline"]).assert_ok();
+    assert!(baseline.join("dots/box.png").is_file());
+
+    // 12 black pixels: within 20 allowed passes, the count reported.
+    variant.store(1, Ordering::SeqCst);
+    let ran = run("max_diff_pixels = 20\n", &[]);
+    ran.assert_ok();
+    let card = comparison(&ran);
+    assert_eq!(card["verdict"], "same", "{card}");
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(card["total_pixels"], 10_000, "{card}");
+    assert_eq!(card["max_diff_pixels"], 20, "{card}");
+    let xml = junit_text();
+    assert!(
+        xml.contains("box: same (12 of 10000 pixels differ, at most 20 allowed)"),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+
+    // Below the count: the flow fails, naming the count.
+    let ran = run("max_diff_pixels = 11\n", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let card = comparison(&ran);
+    assert_eq!(card["verdict"], "changed", "{card}");
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(ran.json()["flows"][0]["error"]["code"], "EXPECT_MISMATCH");
+    let xml = junit_text();
+    assert!(
+        xml.contains("box: changed (12 of 10000 pixels differ, at most 11 allowed)"),
+        "{xml}"
+    );
+
+    // Without the key, today's rule: any differing pixel fails.
+    let ran = run("", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert_eq!(comparison(&ran)["verdict"], "changed");
+
+    // A faint grey block is under the default colour threshold (0.1) and over 0.01.
+    variant.store(2, Ordering::SeqCst);
+    let ran = run("", &[]);
+    ran.assert_ok();
+    let card = comparison(&ran);
+    assert_eq!(card["different_pixels"], 0, "{card}");
+    assert_eq!(card["color_threshold"], 0.1, "{card}");
+    let ran = run("threshold = 0.01\n", &[]);
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let card = comparison(&ran);
+    assert_eq!(card["different_pixels"], 12, "{card}");
+    assert_eq!(card["color_threshold"], 0.01, "{card}");
+    run("threshold = 0.01\nmax_diff_pixels = 12\n", &[]).assert_ok();
+}
+
+#[test]
+fn wait_for_captures_an_element_the_pages_own_timer_inserts_and_fails_when_it_never_comes() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // The page adds a red 50×50 box at its top-left corner 800 ms after it loaded.
+    server.route("/late", |_| {
+        Response::html(
+            "<!doctype html><title>late</title><body style=\"margin:0;background:#fff\"><script>\
+             addEventListener('load', () => setTimeout(() => { const box = document.createElement('div'); \
+             box.id = 'late'; box.style.cssText = 'width:50px;height:50px;background:#f00'; \
+             document.body.append(box); }, 800));</script>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let origin = server.origin();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        format!(
+            r##"
+[[flow]]
+name = "loads"
+base_url = "{origin}"
+[[flow.step]]
+capture = "late"
+url = "/late"
+wait_for = "#late"
+[[flow]]
+name = "current"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/late"
+[[flow.step]]
+capture = "late"
+wait_for = "#late"
+timeout_ms = 20000
+[[flow]]
+name = "never"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/late"
+[[flow.step]]
+capture = "late"
+wait_for = "#never"
+timeout_ms = 1000
+"##
+        ),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
+    assert_eq!(ran.code(), Some(1), "the third flow fails: {ran:?}");
+    let report = ran.json();
+    for (index, flow) in ["loads", "current"].iter().enumerate() {
+        let result = &report["flows"][index];
+        assert_eq!(result["ok"], true, "{result}");
+        let path = out.join(flow).join("late.png");
+        let png = std::fs::read(&path).unwrap_or_else(|err| panic!("{path:?}: {err}"));
+        assert_eq!(pixel(&png, 10, 10), [255, 0, 0], "{flow}: the box is there");
+        assert_eq!(pixel(&png, 60, 60), [255, 255, 255], "{flow}: only the box");
+    }
+    assert_eq!(report["flows"][0]["captures"][0]["attempts"], 1);
+    let never = &report["flows"][2];
+    assert_eq!(never["ok"], false, "{never}");
+    assert_eq!(never["failed_step_index"], 1, "{never}");
+    // The selector was waited for up to the capture's timeout_ms, then matched nothing.
+    assert_eq!(never["error"]["code"], "NO_MATCH", "{never}");
+    assert_eq!(
+        never["error"]["detail"]["selector"], "css=#never",
+        "{never}"
+    );
+    assert!(!out.join("never/late.png").exists());
+}
+
+/// A flow whose one step loads `path` and clicks `#ready`, which only a 200 answer has.
+fn retry_flow(
+    origin: &str,
+    flow_retries: Option<u32>,
+    step_retries: Option<u32>,
+    path: &str,
+) -> String {
+    let flow_retries = flow_retries.map_or(String::new(), |n| format!("retries = {n}\n"));
+    let step_retries = step_retries.map_or(String::new(), |n| format!("retries = {n}\n"));
+    format!(
+        r##"
+[[flow]]
+name = "flaky"
+{flow_retries}[[flow.step]]
+tool = "browser_batch"
+{step_retries}steps = [
+  {{ tool = "browser_navigate", arguments = {{ url = "{origin}{path}" }} }},
+  {{ tool = "browser_click", arguments = {{ selector = "#ready", timeout_ms = 300 }} }},
+]
+"##
+    )
+}
+
+#[test]
+fn a_step_that_passes_on_its_second_attempt_passes_with_retries_and_is_reported_flaky() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // The first request of each round answers 500, the next ones 200 with the button.
+    let served = Arc::new(AtomicUsize::new(0));
+    let count = served.clone();
+    server.route("/counted", move |_| {
+        if count.fetch_add(1, Ordering::SeqCst) == 0 {
+            Response::html("<!doctype html><title>down</title><h1>Server error</h1>").status(500)
+        } else {
+            Response::html("<!doctype html><title>up</title><button id=\"ready\">Ready</button>")
+        }
+    });
+    server.route("/down", |_| {
+        Response::html("<!doctype html><title>down</title><h1>Server error</h1>").status(500)
+    });
+    let sandbox = Sandbox::new();
+    let config = sandbox.path().join("chromate.toml");
+    let out = sandbox.out();
+    let junit = sandbox.path().join("junit.xml");
+    let run = |file: String| -> Ran {
+        std::fs::write(&config, file).expect("write");
+        sandbox.run(&[
+            "flows",
+            "run",
+            "--json",
+            "--output-dir",
+            out.to_str().expect("utf-8"),
+            "--junit",
+            junit.to_str().expect("utf-8"),
+        ])
+    };
+    let origin = server.origin();
+
+    // The flow's retries = 1 is its step's: the 500 fails the first attempt, the 200 passes.
+    let ran = run(retry_flow(&origin, Some(1), None, "/counted"));
+    ran.assert_ok();
+    assert_eq!(served.load(Ordering::SeqCst), 2, "one request per attempt");
+    let step = &ran.json()["flows"][0]["steps"][0];
+    assert_eq!(step["ok"], true, "{step}");
+    assert_eq!(step["attempts"], 2, "{step}");
+    assert_eq!(step["flaky"], true, "{step}");
+    assert_eq!(
+        step["retried_errors"].as_array().map(Vec::len),
+        Some(1),
+        "{step}"
+    );
+    let xml = std::fs::read_to_string(&junit).expect("junit.xml");
+    assert!(
+        xml.contains(
+            "<property name=\"flaky\" value=\"true\"/><property name=\"attempts\" value=\"2\"/>"
+        ),
+        "{xml}"
+    );
+    assert!(
+        xml.contains("flaky: passed on attempt 2, after 1 failed"),
+        "{xml}"
+    );
+    assert!(!xml.contains("<failure"), "{xml}");
+    let index = std::fs::read_to_string(out.join("flaky/index.md")).expect("index.md");
+    assert!(index.contains("ok (flaky: passed on attempt 2)"), "{index}");
+
+    // Without retries the same first answer fails the flow.
+    served.store(0, Ordering::SeqCst);
+    let ran = run(retry_flow(&origin, None, None, "/counted"));
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert_eq!(served.load(Ordering::SeqCst), 1, "tried once");
+    let flow = &ran.json()["flows"][0];
+    assert_eq!(flow["failed_step_index"], 0, "{flow}");
+    assert_eq!(flow["steps"][0]["attempts"], 1, "{flow}");
+    assert_eq!(flow["steps"][0]["flaky"], false, "{flow}");
+
+    // A step's own retries replace its flow's; one that never passes fails after them all.
+    let ran = run(retry_flow(&origin, Some(3), Some(1), "/down"));
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let step = &ran.json()["flows"][0]["steps"][0];
+    assert_eq!(step["ok"], false, "{step}");
+    assert_eq!(step["attempts"], 2, "{step}");
+    assert_eq!(step["flaky"], false, "{step}");
+    let xml = std::fs::read_to_string(&junit).expect("junit.xml");
+    assert!(xml.contains("failed on each of 2 attempts"), "{xml}");
+    assert!(xml.contains("<failure"), "{xml}");
+    assert!(!xml.contains("<property name=\"flaky\""), "{xml}");
+}
+
+#[test]
+fn workers_run_flows_at_once_each_in_its_browser_and_report_them_in_file_order() {
+    let server = FixtureServer::start_detached().expect("fixture server");
+    // Page /a shows #go once /b has been loaded: its own timer asks /state every 100 ms.
+    let b_loaded = Arc::new(AtomicUsize::new(0));
+    let seen = b_loaded.clone();
+    server.route("/state", move |_| {
+        Response::html(if seen.load(Ordering::SeqCst) > 0 {
+            "yes"
+        } else {
+            "no"
+        })
+    });
+    let mark = b_loaded.clone();
+    server.route("/b", move |_| {
+        mark.fetch_add(1, Ordering::SeqCst);
+        Response::html("<!doctype html><title>b</title><h1>b</h1>")
+    });
+    server.route("/a", |_| {
+        Response::html(
+            "<!doctype html><title>a</title><body><script>\
+             const timer = setInterval(async () => { \
+               const text = await (await fetch('/state', { cache: 'no-store' })).text(); \
+               if (text === 'yes') { clearInterval(timer); const go = document.createElement('p'); \
+                 go.id = 'go'; go.textContent = 'go'; document.body.append(go); } \
+             }, 100);</script>",
+        )
+    });
+    let sandbox = Sandbox::new();
+    let origin = server.origin();
+    std::fs::write(
+        sandbox.path().join("chromate.toml"),
+        format!(
+            r##"
+[[flow]]
+name = "a"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/a"
+[[flow.step]]
+tool = "browser_wait"
+selector = "#go"
+timeout_ms = 30000
+[[flow]]
+name = "b"
+base_url = "{origin}"
+[[flow.step]]
+tool = "browser_navigate"
+url = "/b"
+"##
+        ),
+    )
+    .expect("write");
+    let out = sandbox.out();
+    let out_arg = out.to_str().expect("utf-8");
+    // Flow a can only pass while flow b runs beside it.
+    let ran = sandbox.run(&[
+        "flows",
+        "run",
+        "--output-dir",
+        out_arg,
+        "--workers",
+        "2",
+        "--json",
+    ]);
+    ran.assert_ok();
+    let report = ran.json();
+    let names: Vec<&str> = report["flows"]
+        .as_array()
+        .expect("flows")
+        .iter()
+        .filter_map(|flow| flow["flow_name"].as_str())
+        .collect();
+    assert_eq!(names, ["a", "b"], "file order, though b finished first");
+    assert_eq!(b_loaded.load(Ordering::SeqCst), 1);
+    // Each flow's line on stderr (`flow a: ok ...`) is told in file order too.
+    let told: Vec<&str> = ran
+        .stderr
+        .lines()
+        .filter_map(|line| line.strip_prefix("flow ")?.split(':').next())
+        .collect();
+    assert_eq!(told, ["a", "b"], "{}", ran.stderr);
+
+    // --workers out of range is a usage error before any browser starts.
+    let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--workers", "0"]);
+    assert_eq!(ran.code(), Some(2), "{ran:?}");
+    assert!(ran.stderr.contains("--workers"), "{ran:?}");
+    assert!(ran.browsers.is_empty(), "{ran:?}");
+}

@@ -97,7 +97,7 @@ fn unknown_keys_and_bad_values_name_the_file_line_and_key() {
     check_error(
         &LOGIN.replace("video = false", "colour = \"red\""),
         expect![[
-            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, step) [key Some("colour")]"#
+            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, retries, step) [key Some("colour")]"#
         ]],
     );
     check_error(
@@ -340,5 +340,131 @@ fn interpolate_leaves_text_without_references_alone() {
         interpolate("${A}", &recursive).as_deref(),
         Ok("${B}"),
         "a value is not scanned again"
+    );
+}
+
+const CAPTURE_HEAD: &str = r#"
+[[flow]]
+name = "shot"
+[[flow.step]]
+tool = "browser_navigate"
+url = "http://127.0.0.1:1/"
+[[flow.step]]
+capture = "card"
+"#;
+
+#[test]
+fn a_capture_steps_tolerance_is_read_and_checked() {
+    let file = parsed(&format!(
+        "{CAPTURE_HEAD}threshold = 0.2\nmax_diff_pixels = 40\n"
+    ));
+    let step = &file.flows[0].steps[1];
+    assert_eq!(step.tolerance.threshold, Some(0.2));
+    assert_eq!(step.tolerance.max_diff_pixels, Some(40));
+    let file = parsed(&format!("{CAPTURE_HEAD}threshold = 0\n"));
+    assert_eq!(file.flows[0].steps[1].tolerance.threshold, Some(0.0));
+    let file = parsed(CAPTURE_HEAD);
+    assert_eq!(file.flows[0].steps[1].tolerance, Tolerance::default());
+
+    check_error(
+        &format!("{CAPTURE_HEAD}threshold = 1.5\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "threshold" must be a number from 0 to 1 (the colour distance at which a pixel counts as different; default 0.1) [key Some("threshold")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}threshold = \"0.1\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "threshold" must be a number from 0 to 1 (the colour distance at which a pixel counts as different; default 0.1) [key Some("threshold")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}max_diff_pixels = -1\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "max_diff_pixels" must be a whole number of pixels, 0 or more [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}max_diff_pixels = 2.5\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "max_diff_pixels" must be a whole number of pixels, 0 or more [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}format = \"pdf\"\nmax_diff_pixels = 3\n"),
+        expect![[
+            r#"chromate.toml:10: flow "shot" step 2 (capture "card"): "max_diff_pixels" applies to PNG captures (compared with a baseline); this one is a PDF [key Some("max_diff_pixels")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"t\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nthreshold = 0.2\n",
+        expect![[r#"chromate.toml:6: flow "t" step 1 (browser_navigate): unknown argument "threshold" [key Some("threshold")]"#]],
+    );
+}
+
+#[test]
+fn a_capture_steps_wait_for_is_a_checked_browser_wait_within_the_captures_timeout() {
+    let file = parsed(&format!(
+        "{CAPTURE_HEAD}wait_for = \"#late\"\ntimeout_ms = 7000\n"
+    ));
+    let (decl, wait) = file.flows[0].steps[1].wait_for.as_ref().expect("wait_for");
+    assert_eq!(decl.name, "browser_wait");
+    assert_eq!(wait.get("selector"), Some(&json!("#late")));
+    assert_eq!(wait.get("state"), Some(&json!("visible")));
+    assert_eq!(wait.get("timeout_ms"), Some(&json!(7000)));
+    assert!(parsed(CAPTURE_HEAD).flows[0].steps[1].wait_for.is_none());
+
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = 3\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": must be a selector, a non-empty string (the element to wait for) [key Some("wait_for")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = \"\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": must be a selector, a non-empty string (the element to wait for) [key Some("wait_for")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}wait_for = \"role=\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "wait_for": not a selector: invalid selector "role=": role= needs <role> or <role>[name=<name>], got "" [key Some("wait_for")]"#
+        ]],
+    );
+}
+
+#[test]
+fn retries_of_a_flow_are_its_steps_default_and_a_step_may_give_its_own() {
+    let file = parsed(
+        "[[flow]]\nname = \"r\"\nretries = 2\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nretries = 0\n[[flow.step]]\ncapture = \"c\"\nretries = 3\n[[flow.step]]\ncapture = \"d\"\n",
+    );
+    let flow = &file.flows[0];
+    assert_eq!(flow.retries, 2);
+    let own: Vec<Option<u32>> = flow.steps.iter().map(|step| step.retries).collect();
+    assert_eq!(own, [Some(0), Some(3), None]);
+    assert_eq!(parsed(CAPTURE_HEAD).flows[0].retries, 0);
+
+    check_error(
+        "[[flow]]\nname = \"r\"\nretries = -1\n[[flow.step]]\ncapture = \"c\"\n",
+        expect![[
+            r#"chromate.toml:3: flow "r": "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"r\"\nretries = 11\n[[flow.step]]\ncapture = \"c\"\n",
+        expect![[
+            r#"chromate.toml:3: flow "r": "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        &format!("{CAPTURE_HEAD}retries = \"1\"\n"),
+        expect![[
+            r#"chromate.toml:9: flow "shot" step 2 (capture "card"): "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#
+        ]],
+    );
+    check_error(
+        "[[flow]]\nname = \"r\"\n[[flow.step]]\ntool = \"browser_navigate\"\nurl = \"http://127.0.0.1:1/\"\nretries = 1.5\n",
+        expect![[r#"chromate.toml:6: flow "r" step 1 (browser_navigate): "retries" must be a whole number from 0 to 10 (how many times a failed step is tried again) [key Some("retries")]"#]],
     );
 }
