@@ -218,13 +218,22 @@
     return out;
   }
 
-  /** `role=`: role per docs/mcp.md#snapshots and, when given, normalised accessible name; never under a hidden,
+  /** The role `role=` matches: the snapshot's (docs/mcp.md#snapshots), except that a password
+   *  input without a role of its own is a textbox, as Chrome and Playwright's role engine call
+   *  it (the snapshot keeps printing it `input`). */
+  function selectorRole(el) {
+    const r = D.role(el);
+    if (r === null && el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "password") return "textbox";
+    return r;
+  }
+
+  /** `role=`: role per `selectorRole` and, when given, normalised accessible name; never under a hidden,
    *  inert or aria-hidden ancestor-or-self. */
   function roleMatches(root, wantRole, wantName) {
     const out = [];
     const test = (el) => {
       if (D.attrHidden(el)) return false;
-      if (D.role(el) === wantRole && (wantName === null || D.accName(el) === wantName)) out.push(el);
+      if (selectorRole(el) === wantRole && (wantName === null || D.accName(el) === wantName)) out.push(el);
       return true;
     };
     if (root.nodeType === 1) {
