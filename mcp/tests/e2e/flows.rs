@@ -64,6 +64,11 @@ impl Sandbox {
         }
     }
 
+    /// Writes the flow file `chromate.toml` the sandbox's runs find.
+    fn write_flows(&self, toml: impl AsRef<[u8]>) {
+        std::fs::write(self.path().join("chromate.toml"), toml).expect("write chromate.toml");
+    }
+
     fn path(&self) -> &Path {
         self.dir.path()
     }
@@ -652,10 +657,8 @@ fn a_flow_step_waits_for_an_element_that_appears_after_the_page_loaded() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
     let origin = server.origin();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        format!(
-            r##"
+    sandbox.write_flows(format!(
+        r##"
 [[flow]]
 name = "late"
 base_url = "{origin}"
@@ -672,9 +675,7 @@ what = "text"
 selector = "#status"
 expected = "clicked"
 "##
-        ),
-    )
-    .expect("write");
+    ));
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
@@ -733,11 +734,7 @@ capture = "three"
 fn a_flow_whose_third_step_fails_keeps_the_captures_before_it_and_reports_index_2() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        flow_file(&server.origin()),
-    )
-    .expect("write");
+    sandbox.write_flows(flow_file(&server.origin()));
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
@@ -931,7 +928,7 @@ fn a_bad_flow_file_or_flow_name_is_reported_with_file_line_and_key_before_anythi
         .lines()
         .position(|line| line.starts_with("selecter"))
         .expect("the bad key");
-    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    sandbox.write_flows(file);
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg]);
@@ -943,11 +940,7 @@ fn a_bad_flow_file_or_flow_name_is_reported_with_file_line_and_key_before_anythi
     assert!(ran.browsers.is_empty(), "nothing ran");
     assert!(!out.exists(), "nothing was written");
     // A flow that is not in the file: the names that are.
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        flow_file(&server.origin()),
-    )
-    .expect("write");
+    sandbox.write_flows(flow_file(&server.origin()));
     let ran = sandbox.run(&["flows", "run", "login", "logout", "--output-dir", out_arg]);
     assert_eq!(ran.code(), Some(2), "{ran:?}");
     assert!(
@@ -995,7 +988,7 @@ fn one_flow_file_runs_against_the_environments_urls_or_the_base_url_given() {
     let staging = FixtureServer::start_detached().expect("fixture server");
     let review = FixtureServer::start_detached().expect("second fixture server");
     let sandbox = Sandbox::new();
-    std::fs::write(sandbox.path().join("chromate.toml"), ENVIRONMENT_FLOW).expect("write");
+    sandbox.write_flows(ENVIRONMENT_FLOW);
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     let captured_url = || {
@@ -1126,11 +1119,7 @@ const REPORT_READER: &str = "JSON.stringify({
 fn junit_xml_reads_in_junitparser_and_report_html_renders_offline_in_chromium() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        flow_file(&server.origin()),
-    )
-    .expect("write");
+    sandbox.write_flows(flow_file(&server.origin()));
     let out = sandbox.out();
     let junit = sandbox.path().join("reports/junit.xml");
     let ran = sandbox.run(&[
@@ -1328,7 +1317,7 @@ steps = [
         origin = server.origin(),
         console = server.url("console.html"),
     );
-    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    sandbox.write_flows(file);
     let out = sandbox.out();
     let junit = sandbox.path().join("junit.xml");
     let ran = sandbox.run(&[
@@ -1666,11 +1655,7 @@ selector = "#no-such-button"
 fn a_failed_flow_keeps_its_video_in_webm_and_mp4_that_ffprobe_decodes() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        video_flow(&server.origin(), 1500),
-    )
-    .expect("write");
+    sandbox.write_flows(video_flow(&server.origin(), 1500));
     let out = sandbox.out();
     let ran = sandbox.run(&[
         "flows",
@@ -1780,7 +1765,7 @@ js = "new Promise(done => setTimeout(done, 1000))"
 [[flow.step]]
 capture = "blue"
 "#;
-    std::fs::write(sandbox.path().join("chromate.toml"), flow).expect("write");
+    sandbox.write_flows(flow);
     let out = sandbox.out();
     let ran = sandbox.run(&[
         "flows",
@@ -1828,11 +1813,7 @@ fn sigterm_stops_a_flow_and_still_finalizes_its_video() {
     let server = FixtureServer::start_detached().expect("fixture server");
     let sandbox = Sandbox::new();
     // The third step would hold the page for two minutes.
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        video_flow(&server.origin(), 120_000),
-    )
-    .expect("write");
+    sandbox.write_flows(video_flow(&server.origin(), 120_000));
     let out = sandbox.out();
     let second = out.join("recorded/two.png");
     let mut signalled: Option<Instant> = None;
@@ -2018,7 +1999,7 @@ fn a_download_during_a_flow_is_saved_in_the_flows_directory() {
          [[flow.step]]\ntool = \"browser_click\"\nselector = \"#dl\"\n",
         server.origin()
     );
-    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    sandbox.write_flows(file);
     let out = sandbox.out();
     let junit = sandbox.path().join("junit.xml");
     let ran = sandbox.run(&[
@@ -2082,7 +2063,7 @@ fn each_flows_result_is_printed_once_and_a_failed_a11y_check_is_one_short_line()
          [[flow.step]]\ntool = \"browser_a11y\"\ncheck = true\nnodes = 10\n",
         server.origin()
     );
-    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    sandbox.write_flows(file);
     let out = sandbox.out();
     // Text output with stderr not a terminal: each flow's result once, on stdout.
     let ran = sandbox.run(&["flows", "run", "--output-dir", out.to_str().expect("utf-8")]);
@@ -2221,7 +2202,7 @@ fn ignore_https_errors_lets_a_flow_and_a_capture_load_an_untrusted_certificate()
          [[flow.step]]\ntool = \"browser_navigate\"\nurl = \"{url}\"\n\
          [[flow.step]]\ntool = \"browser_expect\"\nwhat = \"visible\"\nselector = \"#password\"\n"
     );
-    std::fs::write(sandbox.path().join("chromate.toml"), file).expect("write");
+    sandbox.write_flows(file);
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     // Without the flag the certificate is refused: the first step fails.
@@ -2389,10 +2370,8 @@ fn wait_for_captures_an_element_the_pages_own_timer_inserts_and_fails_when_it_ne
     });
     let sandbox = Sandbox::new();
     let origin = server.origin();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        format!(
-            r##"
+    sandbox.write_flows(format!(
+        r##"
 [[flow]]
 name = "loads"
 base_url = "{origin}"
@@ -2421,9 +2400,7 @@ capture = "late"
 wait_for = "#never"
 timeout_ms = 1000
 "##
-        ),
-    )
-    .expect("write");
+    ));
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     let ran = sandbox.run(&["flows", "run", "--output-dir", out_arg, "--json"]);
@@ -2588,10 +2565,8 @@ fn workers_run_flows_at_once_each_in_its_browser_and_report_them_in_file_order()
     });
     let sandbox = Sandbox::new();
     let origin = server.origin();
-    std::fs::write(
-        sandbox.path().join("chromate.toml"),
-        format!(
-            r##"
+    sandbox.write_flows(format!(
+        r##"
 [[flow]]
 name = "a"
 base_url = "{origin}"
@@ -2609,9 +2584,7 @@ base_url = "{origin}"
 tool = "browser_navigate"
 url = "/b"
 "##
-        ),
-    )
-    .expect("write");
+    ));
     let out = sandbox.out();
     let out_arg = out.to_str().expect("utf-8");
     // Flow a can only pass while flow b runs beside it.
