@@ -24,9 +24,8 @@
 //!   the command layer names no front end, Cargo checks: it is a crate the binary depends on.
 //! - The engine has floors (in the style of Playwright's `DEPS.list`): each top-level engine
 //!   module imports (`crate::module`) only the modules [`ENGINE_FLOORS`] allows it, a new
-//!   module must be given its line there, and the modules form no import cycle but the one
-//!   [`KNOWN_ENGINE_CYCLES`] lists (a known debt, asserted to still exist so that whoever
-//!   breaks it takes it off the list). See ARCHITECTURE.md#floors.
+//!   module must be given its line there, and the modules form no import cycle. See
+//!   ARCHITECTURE.md#floors.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
@@ -426,57 +425,55 @@ fn no_product_source_file_is_over_40_kib() {
 ///
 /// Widening a module's line is a design decision, not a formality: it must not close a cycle.
 const ENGINE_FLOORS: &[(&str, &[&str])] = &[
-    // Leaves: they import no other engine module.
+    // Leaves: they import no other engine module. `wait` is deadlines and the poller only.
     ("cdp", &[]),
     ("error", &[]),
     ("js", &[]),
     ("rt", &[]),
+    ("wait", &[]),
+    // Pure vocabulary: the ref table and what a request may do.
+    ("refs", &["error", "rt"]),
+    ("policy", &["error"]),
     // The connection, and the process that owns the browser at its other end.
     ("transport", &["error", "rt"]),
     ("launch", &["error", "rt", "transport"]),
-    // The page floor: one import cycle today (KNOWN_ENGINE_CYCLES), from the page and its
-    // sessions up to the browser and its contexts.
+    // The page floor: a CDP session, then the page on it, then what reads and acts on a page.
     ("session", &["cdp", "error", "transport", "wait"]),
-    ("wait", &["cdp", "error", "js", "page", "rt", "session"]),
     (
         "page",
-        &["cdp", "error", "js", "rt", "session", "snapshot", "wait"],
+        &["cdp", "error", "js", "refs", "rt", "session", "wait"],
     ),
+    ("selector", &["error", "page", "refs"]),
     (
         "snapshot",
         &[
-            "actions",
-            "browser",
             "cdp",
             "error",
             "js",
             "page",
+            "refs",
             "rt",
             "selector",
             "transport",
         ],
     ),
-    ("selector", &["error", "page", "snapshot"]),
     ("input", &["cdp", "error", "page", "rt"]),
     (
         "actions",
         &["cdp", "error", "input", "page", "selector", "wait"],
     ),
     (
-        "capture",
-        &["cdp", "downloads", "intercept", "page", "rt", "wait"],
+        "locators",
+        &["actions", "error", "page", "refs", "selector", "snapshot"],
     ),
-    (
-        "downloads",
-        &[
-            "browser", "capture", "cdp", "context", "error", "rt", "session",
-        ],
-    ),
+    // The browser floor: the journal, then what writes into it, then the browser that holds
+    // them all, then what adds to a browser.
+    ("capture", &["cdp", "page", "policy", "rt", "wait"]),
+    ("downloads", &["capture", "cdp", "error", "rt", "session"]),
     (
         "intercept",
-        &["browser", "capture", "cdp", "error", "rt", "session"],
+        &["capture", "cdp", "error", "policy", "rt", "session"],
     ),
-    ("storage", &["browser", "cdp", "error", "js", "page", "rt"]),
     (
         "browser",
         &[
@@ -488,22 +485,25 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
             "js",
             "launch",
             "page",
+            "policy",
+            "refs",
             "rt",
             "session",
-            "snapshot",
             "transport",
             "wait",
         ],
     ),
+    ("storage", &["browser", "cdp", "error", "js", "page", "rt"]),
     (
         "context",
         &[
             "browser",
             "capture",
             "cdp",
+            "downloads",
             "error",
-            "intercept",
             "page",
+            "policy",
             "rt",
             "storage",
         ],
@@ -513,7 +513,7 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     ("probe", &["cdp", "error", "js", "page"]),
     (
         "a11y",
-        &["cdp", "error", "js", "page", "selector", "snapshot"],
+        &["cdp", "error", "js", "page", "refs", "selector", "snapshot"],
     ),
     ("redact", &["error", "page", "rt", "selector"]),
     (
@@ -526,31 +526,6 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     ),
     ("screencast", &["cdp", "error", "page", "rt", "screenshot"]),
 ];
-
-/// Import cycles among the engine's top-level modules that are known and tolerated, each by
-/// its exact members.
-///
-/// FIXME(issue 32): the page floor is one cycle — a known debt of issue 32. Most of its upward
-/// edges are methods a lower module adds to `Browser` or `BrowserContext` (`impl Browser` in
-/// `downloads.rs`, `intercept/`, `storage.rs`, `snapshot/resolve.rs`) and the journal's use of
-/// the interception and download types it records. Breaking it is its
-/// own task; `the_known_engine_cycles_still_exist` fails once it is broken or changes, so that
-/// this list only ever shrinks.
-const KNOWN_ENGINE_CYCLES: &[&[&str]] = &[&[
-    "actions",
-    "browser",
-    "capture",
-    "context",
-    "downloads",
-    "input",
-    "intercept",
-    "page",
-    "selector",
-    "session",
-    "snapshot",
-    "storage",
-    "wait",
-]];
 
 /// The top-level modules of `engine/src/`: its `*.rs` files but `lib.rs`, and its folders.
 fn engine_modules() -> BTreeSet<String> {
@@ -824,13 +799,10 @@ fn engine_modules_import_only_from_their_floors() {
 }
 
 #[test]
-fn engine_modules_form_no_cycles_but_the_known_ones() {
+fn engine_modules_form_no_cycles() {
     let graph = engine_imports();
     let mut offenders = Vec::new();
     for cycle in cycles(&graph) {
-        if KNOWN_ENGINE_CYCLES.iter().any(|known| *known == cycle) {
-            continue;
-        }
         let mut edges = Vec::new();
         for module in &cycle {
             for (import, places) in &graph[module] {
@@ -851,18 +823,4 @@ fn engine_modules_form_no_cycles_but_the_known_ones() {
          leaf such as engine/src/rt.rs; see ARCHITECTURE.md#floors):\n{}",
         offenders.join("\n")
     );
-}
-
-#[test]
-fn the_known_engine_cycles_still_exist() {
-    let found = cycles(&engine_imports());
-    for known in KNOWN_ENGINE_CYCLES {
-        assert!(
-            found.iter().any(|cycle| cycle == known),
-            "the known cycle among {} is gone or has changed (cycles now: {found:?}): take it \
-             off KNOWN_ENGINE_CYCLES in tests/tidy.rs (or list its new members) and update \
-             ARCHITECTURE.md#floors",
-            known.join(", ")
-        );
-    }
 }

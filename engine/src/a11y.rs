@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 use crate::cdp::runtime;
 use crate::error::{Error, Result};
 use crate::js;
+use crate::refs;
 use crate::selector::{self, Selector};
-use crate::snapshot::refs;
 use crate::{ElementRef, Page};
 
 /// The environment variable naming `axe.min.js`.

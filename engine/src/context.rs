@@ -4,18 +4,21 @@
 //!
 //! Owns: creating and disposing of the context, opening its pages, its journal (every page of
 //! the context, popups included, journals there instead of in the browser's), the viewport its
-//! pages are set up with, and its private-network guard (`intercept/guard.rs`). Pages of a
+//! pages are set up with, its downloads, and its private-network guard (`policy/guard.rs`). Pages of a
 //! context are never in [`Browser::pages`], so a session's tab list never sees them.
 //!
 //! Does not own the pages' set-up (`browser/attach.rs` does it as for any page) or what a job
 //! does with them.
 
+use std::time::Duration;
+
 use crate::browser::ContextState;
 use crate::capture::Journal;
 use crate::cdp::{browser as cdp_browser, storage, target};
+use crate::downloads::DownloadOptions;
 use crate::error::Result;
-use crate::intercept::NetworkGuard;
 use crate::page::Page;
+use crate::policy::NetworkGuard;
 use crate::rt::lock;
 use crate::storage::Cookie;
 use crate::Browser;
@@ -216,5 +219,38 @@ impl BrowserContext {
                 .mark_closed("its browser context was disposed of");
         }
         res
+    }
+
+    /// Saves every download of this context's tabs into `options.dir` from now on, as
+    /// [`Browser::enable_downloads`](crate::Browser::enable_downloads) does for the browser's
+    /// own tabs: the context's downloads go to its directory and its journal only, and no
+    /// other context's ever do.
+    ///
+    /// ```no_run
+    /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
+    /// let context = browser.new_context(chromate::ContextOptions::default()).await?;
+    /// context.enable_downloads(chromate::DownloadOptions::new("/tmp/agent-1")).await?;
+    /// # Ok(()) }
+    /// ```
+    pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
+        let browser = self.browser();
+        browser
+            .downloads()
+            .enable(browser.session(), Some(self.id()), options)
+            .await
+    }
+
+    /// Waits until every download of this context begun so far has ended and been
+    /// journalled, up to `timeout`; whether none is left.
+    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
+        self.browser()
+            .downloads()
+            .wait(Some(self.id()), timeout)
+            .await
+    }
+
+    /// Whether downloads of this context are being saved.
+    pub fn downloads_enabled(&self) -> bool {
+        self.browser().downloads().is_saving(Some(self.id()))
     }
 }

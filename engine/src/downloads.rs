@@ -33,7 +33,7 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use crate::capture::{cut_url, Journal, LogData};
+use crate::capture::{cut_url, DownloadState, Journal, LogData};
 use crate::cdp::browser::{
     BrowserContextID, CancelDownloadParams, EventDownloadProgress, EventDownloadProgressState,
     EventDownloadWillBegin, SetDownloadBehaviorParams, SetDownloadBehaviorParamsBehavior,
@@ -53,28 +53,6 @@ const FALLBACK_NAME: &str = "download";
 const MAX_NAME_BYTES: usize = 200;
 /// How many numbered names are tried before giving up.
 const MAX_NUMBERED: u32 = 10_000;
-
-/// How a download ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum DownloadState {
-    /// Saved in full.
-    Completed,
-    /// Canceled: over the size limit, or by the browser or the page.
-    Canceled,
-    /// The browser finished it but it could not be saved where it belongs.
-    Failed,
-}
-
-impl DownloadState {
-    /// The contract's name (`completed`, `canceled`, `failed`).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DownloadState::Completed => "completed",
-            DownloadState::Canceled => "canceled",
-            DownloadState::Failed => "failed",
-        }
-    }
-}
 
 /// The size limit of one download, shared with whoever lowers it (an MCP session's quota).
 /// Cheap to clone; every clone reads and sets the same value.
@@ -196,7 +174,7 @@ struct InFlight {
 
 impl Downloads {
     /// Whether downloads of `context` are saved (the browser accepted the directory).
-    fn is_saving(&self, context: Option<&str>) -> bool {
+    pub(crate) fn is_saving(&self, context: Option<&str>) -> bool {
         lock(&self.state)
             .places
             .get(&context.map(str::to_owned))
@@ -339,7 +317,7 @@ impl Downloads {
 
     /// Saves the downloads of `context` (`None`: the browser's own tabs) as `options` say;
     /// see [`Browser::enable_downloads`](crate::Browser::enable_downloads).
-    async fn enable(
+    pub(crate) async fn enable(
         &self,
         session: &Session,
         context: Option<&str>,
@@ -384,7 +362,7 @@ impl Downloads {
 
     /// Waits until every download of `context` begun so far has ended and been journalled, up
     /// to `timeout`; whether none is left.
-    async fn wait(&self, context: Option<&str>, timeout: Duration) -> bool {
+    pub(crate) async fn wait(&self, context: Option<&str>, timeout: Duration) -> bool {
         let mut unfinished = lock(&self.state)
             .places
             .entry(context.map(str::to_owned))
@@ -607,71 +585,6 @@ fn split_extension(name: &str) -> (&str, &str) {
     match name.rfind('.') {
         Some(dot) if dot > 0 => name.split_at(dot),
         _ => (name, ""),
-    }
-}
-
-impl crate::Browser {
-    /// Saves every download of this browser's own tabs (not those of a [`BrowserContext`]
-    /// chromate made, which has its own) into `options.dir` from now on, never showing a
-    /// dialog; each is journalled (kind `download`) when it ends. A download over
-    /// `options.limit` is canceled.
-    ///
-    /// A browser that refuses the directory (a remote one, through [`Browser::connect`]) still
-    /// reports its downloads: they are journalled as not saved, with the browser's answer as
-    /// the reason, and the error is returned.
-    ///
-    /// [`Browser::connect`]: crate::Browser::connect
-    /// [`BrowserContext`]: crate::BrowserContext
-    pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
-        self.downloads().enable(self.session(), None, options).await
-    }
-
-    /// Waits until every download of the browser's own tabs begun so far has ended and been
-    /// journalled, up to `timeout`. Returns whether none is left. (An MCP observation waits
-    /// briefly, so the call that started a small download reports it.)
-    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
-        self.downloads().wait(None, timeout).await
-    }
-
-    /// Whether downloads of the browser's own tabs are being saved
-    /// ([`Browser::enable_downloads`](crate::Browser::enable_downloads) succeeded).
-    pub fn downloads_enabled(&self) -> bool {
-        self.downloads().is_saving(None)
-    }
-}
-
-impl crate::BrowserContext {
-    /// Saves every download of this context's tabs into `options.dir` from now on, as
-    /// [`Browser::enable_downloads`](crate::Browser::enable_downloads) does for the browser's
-    /// own tabs: the context's downloads go to its directory and its journal only, and no
-    /// other context's ever do.
-    ///
-    /// ```no_run
-    /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
-    /// let context = browser.new_context(chromate::ContextOptions::default()).await?;
-    /// context.enable_downloads(chromate::DownloadOptions::new("/tmp/agent-1")).await?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {
-        let browser = self.browser();
-        browser
-            .downloads()
-            .enable(browser.session(), Some(self.id()), options)
-            .await
-    }
-
-    /// Waits until every download of this context begun so far has ended and been
-    /// journalled, up to `timeout`; whether none is left.
-    pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
-        self.browser()
-            .downloads()
-            .wait(Some(self.id()), timeout)
-            .await
-    }
-
-    /// Whether downloads of this context are being saved.
-    pub fn downloads_enabled(&self) -> bool {
-        self.browser().downloads().is_saving(Some(self.id()))
     }
 }
 

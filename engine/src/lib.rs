@@ -30,11 +30,14 @@ pub(crate) mod input;
 mod intercept;
 pub(crate) mod js;
 mod launch;
+mod locators;
 mod oracle;
 mod page;
 mod pdf;
+mod policy;
 mod probe;
 mod redact;
+mod refs;
 mod rt;
 mod screencast;
 mod screenshot;
@@ -51,20 +54,23 @@ pub use actions::{
     Locator, ReadText, SelectedOption, TextMatch,
 };
 pub use browser::{Browser, BrowserVersion, TargetInfo};
-pub use capture::{Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList};
+pub use capture::{
+    DownloadState, Journal, LogData, LogEntry, LogFilter, LogKind, LogLevel, LogList,
+};
 pub use context::{BrowserContext, ContextOptions};
-pub use downloads::{DownloadLimit, DownloadOptions, DownloadState, DEFAULT_DOWNLOAD_LIMIT};
+pub use downloads::{DownloadLimit, DownloadOptions, DEFAULT_DOWNLOAD_LIMIT};
 pub use error::{Error, ErrorCode, Recovery, Result, StaleReason, UnmetState};
 pub use input::{Key, KeyChord, Modifier, MouseButton};
-pub use intercept::{
-    classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
-    Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
-};
 pub use launch::{find_browser, LaunchOptions};
+pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, LocatorTarget};
 pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub use pdf::PdfOptions;
+pub use policy::{
+    classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
+    Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
+};
 pub use probe::{
     ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
     ProbeRect, ResourceElement, ResourceSize, Vitals,
@@ -75,10 +81,7 @@ pub use selector::Selector;
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
 };
-pub use snapshot::{
-    diff, CandidateStatus, Checked, Diff, ElementRef, Line, LineKind, LocatorCandidate,
-    LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
-};
+pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
 pub use storage::{Cookie, PageStorage};
 pub use transport::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
 pub use transport::{EventMessage, EVENT_QUEUE};

@@ -3,7 +3,7 @@
 
 use crate::error::Result;
 use crate::input::{Input, Modifier, MouseButton};
-use crate::wait::{self, Deadline, NAVIGATION_TIMEOUT};
+use crate::wait::{Deadline, NAVIGATION_TIMEOUT};
 
 use super::{states, Aim, Locator};
 
@@ -93,7 +93,7 @@ impl Locator {
                 .page
                 .call_isolated(None, "dom.normalize", &serde_json::Value::Null)
                 .await;
-            wait::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
+            crate::page::wait_for_click_navigation(&self.page, &before, NAVIGATION_TIMEOUT).await?;
             Ok(())
         })
         .await

@@ -8,7 +8,7 @@ use tokio::time::Instant;
 
 use crate::error::{Error, Result};
 use crate::input::{keys, Input};
-use crate::wait::{self, Deadline};
+use crate::wait::Deadline;
 
 use super::{states, status, Aim, Locator, Status};
 
@@ -35,7 +35,7 @@ impl Locator {
             let before = self.page.nav_mark();
             let pressed_at = Instant::now();
             Input::new(&self.page).press_chord(&enter).await?;
-            wait::enter_fence(&self.page, &before, pressed_at).await
+            crate::page::enter_fence(&self.page, &before, pressed_at).await
         })
         .await
     }

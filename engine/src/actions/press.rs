@@ -9,7 +9,7 @@ use crate::error::{Error, Result};
 use crate::input::{keys, Input};
 use crate::page::Page;
 use crate::selector;
-use crate::wait::{self, Deadline};
+use crate::wait::Deadline;
 
 use super::{states, status, Aim, Locator, Status};
 
@@ -105,7 +105,7 @@ async fn press_chord(page: &Page, chord: &keys::KeyChord) -> Result<bool> {
     let pressed_at = Instant::now();
     Input::new(page).press_chord(chord).await?;
     if chord.is_enter() {
-        return wait::enter_fence(page, &before, pressed_at).await;
+        return crate::page::enter_fence(page, &before, pressed_at).await;
     }
     Ok(false)
 }
@@ -144,7 +144,7 @@ impl Page {
         let started = Instant::now();
         Input::new(self).type_text(text, true).await?;
         if text.contains('\n') {
-            wait::enter_fence(self, &before, started).await?;
+            crate::page::enter_fence(self, &before, started).await?;
         }
         Ok(text.chars().count())
     }

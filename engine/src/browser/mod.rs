@@ -7,6 +7,8 @@
 //! launched; [`Browser::close`] does it gracefully and waits.
 
 mod attach;
+mod downloads;
+mod network;
 mod router;
 
 use std::collections::HashMap;
@@ -20,6 +22,7 @@ use crate::cdp::{browser as cdp_browser, target};
 use crate::error::{Error, Result};
 use crate::launch::{self, BrowserProcess, LaunchOptions};
 use crate::page::Page;
+use crate::refs::ElementRef;
 use crate::rt::lock;
 use crate::session::Session;
 use crate::transport::{connect_websocket, redact_userinfo, Connection, Wire};
@@ -71,7 +74,7 @@ struct Inner {
     pages: Mutex<Vec<Page>>,
     changed: watch::Sender<u64>,
     /// The ref table every page of this browser shares.
-    refs: Arc<crate::snapshot::refs::RefTable>,
+    refs: Arc<crate::refs::RefTable>,
     /// The logs journal every page of this browser writes to.
     journal: crate::capture::Journal,
     /// Mocks, block rules and the origin policy, applied on every page and frame session.
@@ -372,7 +375,7 @@ impl Browser {
     }
 
     /// The ref table shared by every page of this browser.
-    pub(crate) fn ref_table(&self) -> &crate::snapshot::refs::RefTable {
+    pub(crate) fn ref_table(&self) -> &crate::refs::RefTable {
         &self.inner.refs
     }
 
@@ -575,6 +578,25 @@ impl From<target::TargetInfo> for TargetInfo {
             title: info.title,
             opener_id: info.opener_id.map(|id| id.0),
         }
+    }
+}
+
+/// The refs this browser's snapshots issued (docs/mcp.md#refs).
+impl Browser {
+    /// Whether this browser issued `element_ref` in any snapshot of any of its pages (docs/mcp.md#refs).
+    pub fn has_issued_ref(&self, element_ref: ElementRef) -> bool {
+        self.ref_table().has_issued(element_ref.number())
+    }
+
+    /// The ref the next snapshot will mint first; every ref below it has been used.
+    pub fn next_ref(&self) -> ElementRef {
+        ElementRef(self.ref_table().next())
+    }
+
+    /// Continues numbering after refs an earlier browser issued (a relaunch within one
+    /// session), so that no number is reused: the next mint is at least `next`.
+    pub fn continue_refs_from(&self, next: ElementRef) {
+        self.ref_table().advance_to(next.number());
     }
 }
 

@@ -145,6 +145,28 @@ impl LogLevel {
     }
 }
 
+/// How a download ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum DownloadState {
+    /// Saved in full.
+    Completed,
+    /// Canceled: over the size limit, or by the browser or the page.
+    Canceled,
+    /// The browser finished it but it could not be saved where it belongs.
+    Failed,
+}
+
+impl DownloadState {
+    /// The contract's name (`completed`, `canceled`, `failed`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DownloadState::Completed => "completed",
+            DownloadState::Canceled => "canceled",
+            DownloadState::Failed => "failed",
+        }
+    }
+}
+
 /// What an entry says, by kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum LogData {
@@ -212,7 +234,7 @@ pub enum LogData {
         /// The saved file's name (after numbering), else the browser's suggested name made bare.
         name: String,
         /// How it ended.
-        state: crate::DownloadState,
+        state: DownloadState,
         /// Bytes received, when the browser reported them.
         bytes: Option<u64>,
         /// The saved file (`completed` only).

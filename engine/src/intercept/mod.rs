@@ -14,16 +14,13 @@
 //! for it. When nothing else needs interception, Fetch is then enabled for `file:` URLs only, so
 //! network requests are not paused at all.
 //!
-//! A browser context may also carry a private-network guard (`guard.rs`): its sessions are
+//! A browser context may also carry a private-network guard (`policy/guard.rs`): its sessions are
 //! intercepted while it exists, and a request (or redirect hop) whose host is, or resolves to,
 //! a non-public address fails before it is sent. Literals and `localhost` are decided on the
 //! reader task; a name is resolved in a spawned task, which records and then answers.
 //!
 //! Does not intercept responses, WebSockets or service-worker fetches, and does not rewrite
 //! requests that pass: those continue untouched.
-
-mod guard;
-mod rules;
 
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -35,12 +32,9 @@ use crate::error::Result;
 use crate::rt::lock;
 use crate::session::Session;
 
-use guard::GuardCheck;
-pub use guard::{classify_ip, AddressClass, NetworkGuard};
-use rules::decide;
-pub use rules::{
-    glob_matches, BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse,
-    OriginPattern, OriginPolicy, PortMatch,
+use crate::policy::{
+    decide, guard, rules, BlockedBy, GuardCheck, InterceptRule, Interception, MockResponse,
+    NetworkGuard, OriginPolicy,
 };
 
 /// How many decisions are remembered for [`crate::Browser::interception`].
@@ -497,63 +491,16 @@ fn base64(bytes: &[u8]) -> String {
     base64::engine::general_purpose::STANDARD.encode(bytes)
 }
 
-impl crate::Browser {
-    /// Replaces the browser-wide interception rules (mocks and blocks), first match wins. Takes
-    /// effect for every tab and frame at once; with no rules and no origin policy, interception
-    /// is switched off entirely.
-    ///
-    /// ```no_run
-    /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
-    /// use chromate::{InterceptAction, InterceptRule, MockResponse};
-    /// let user = MockResponse { status: 200, body: r#"{"name":"ann"}"#.into(), content_type: "application/json".into() };
-    /// browser.set_intercept_rules(vec![
-    ///     InterceptRule::new("m1", "*/api/user", InterceptAction::Fulfil(user)),
-    ///     InterceptRule::new("m2", "*/ads/*", InterceptAction::Block),
-    /// ]).await?;
-    /// # Ok(()) }
-    /// ```
-    pub async fn set_intercept_rules(&self, rules: Vec<InterceptRule>) -> Result<()> {
-        self.interceptor().set_rules(rules).await
-    }
+#[cfg(test)]
+mod tests {
+    use super::base64;
 
-    /// Replaces the origin policy: requests (redirect hops included) to origins it blocks fail
-    /// with `net::ERR_BLOCKED_BY_CLIENT`; a blocked navigation is [`crate::Error::NavigationFailed`].
-    pub async fn set_origin_policy(&self, policy: OriginPolicy) -> Result<()> {
-        self.interceptor().set_policy(policy).await
-    }
-
-    /// The origin policy in force.
-    pub fn origin_policy(&self) -> OriginPolicy {
-        self.interceptor().policy()
-    }
-
-    /// Makes every `file:` request of every page and frame fail with
-    /// `net::ERR_BLOCKED_BY_CLIENT` (`true`), or lets them through (`false`, the default): a
-    /// navigation, a redirect hop, a frame or a subresource, whoever asked for it. The block
-    /// comes before mocks and the origin policy; [`crate::Browser::interception`] records it as
-    /// [`BlockedBy::FileAccess`].
-    pub async fn set_file_urls_blocked(&self, blocked: bool) -> Result<()> {
-        self.interceptor().set_files_blocked(blocked).await
-    }
-
-    /// Whether `file:` requests are refused ([`crate::Browser::set_file_urls_blocked`]).
-    pub fn file_urls_blocked(&self) -> bool {
-        self.interceptor().files_blocked()
-    }
-
-    /// What interception did to the request with this network request id (the `requestId` of
-    /// `Network.*` events), if anything. Recorded before the request's outcome events are sent,
-    /// so a handler of `Network.responseReceived` or `Network.loadingFailed` always finds it;
-    /// the newest 2048 decisions are kept.
-    pub fn interception(&self, request_id: &str) -> Option<Interception> {
-        self.interceptor().interception(request_id)
-    }
-
-    /// What interception last did to a request for `url` (fragment included), if anything.
-    pub fn interception_for_url(&self, url: &str) -> Option<Interception> {
-        self.interceptor().interception_for_url(url)
+    #[test]
+    fn base64_pads_like_the_standard() {
+        assert_eq!(base64(b""), "");
+        assert_eq!(base64(b"f"), "Zg==");
+        assert_eq!(base64(b"fo"), "Zm8=");
+        assert_eq!(base64(b"foo"), "Zm9v");
+        assert_eq!(base64(b"{\"a\":1}"), "eyJhIjoxfQ==");
     }
 }
-
-#[cfg(test)]
-mod tests;

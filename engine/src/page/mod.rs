@@ -12,8 +12,11 @@
 mod dialog;
 mod evaluate;
 mod isolated;
+mod nav_wait;
 mod navigation;
+pub(crate) mod resolve;
 mod settle;
+mod stall;
 mod state;
 
 use std::sync::{Arc, Mutex};
@@ -29,6 +32,7 @@ use crate::session::Session;
 pub use dialog::Dialog;
 pub(crate) use evaluate::exception_error;
 pub(crate) use isolated::{DOCUMENT_CHANGES, WORLD_NAME};
+pub(crate) use nav_wait::{enter_fence, wait_for_click_navigation};
 pub use navigation::{NavigationResult, WaitUntil};
 pub use settle::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub(crate) use state::NavMark;
@@ -124,8 +128,8 @@ pub struct Page {
     pub(crate) session: Session,
     pub(crate) target_id: Arc<str>,
     pub(crate) shared: Arc<Shared>,
-    /// The browser-wide ref table (`snapshot::refs`), shared by every page of the browser.
-    pub(crate) refs: Arc<crate::snapshot::refs::RefTable>,
+    /// The browser-wide ref table (`refs`), shared by every page of the browser.
+    pub(crate) refs: Arc<crate::refs::RefTable>,
     /// The id of the [`crate::BrowserContext`] chromate made that the page lives in, if any.
     pub(crate) context: Option<Arc<str>>,
 }

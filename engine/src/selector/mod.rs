@@ -116,7 +116,7 @@ impl Selector {
     /// let e7 = chromate::ElementRef::new(7).unwrap();
     /// assert_eq!(chromate::Selector::from_element_ref(e7).canonical(), "ref=e7");
     /// ```
-    pub fn from_element_ref(element_ref: crate::snapshot::ElementRef) -> Selector {
+    pub fn from_element_ref(element_ref: crate::refs::ElementRef) -> Selector {
         let text = format!("ref={element_ref}");
         Selector {
             raw: text.clone(),
@@ -248,13 +248,13 @@ pub(crate) fn resolve_ref(page: &Page, selector: &Selector) -> Result<Option<Ref
     };
     let text = format!("e{number}");
     let element_ref = if selector.is_bare_ref() {
-        crate::snapshot::resolve::bare_ref(page, &text)?
+        crate::page::resolve::bare_ref(page, &text)?
     } else {
-        crate::snapshot::ElementRef::parse(&text).ok_or_else(|| {
+        crate::refs::ElementRef::parse(&text).ok_or_else(|| {
             Error::invalid_argument_of("selector", format!("ref={text} is not a valid ref"))
         })?
     };
-    let target = crate::snapshot::resolve::resolve_ref(page, element_ref)?;
+    let target = crate::page::resolve::resolve_ref(page, element_ref)?;
     Ok(Some(RefTarget {
         frame_id: Some(target.frame_id),
         element_ref: target.number,

@@ -7,10 +7,8 @@
 //! diffs ([`diff`]). It does not keep a baseline or count revisions: that is the MCP layer's.
 
 pub(crate) mod diff;
-pub(crate) mod locators;
-pub(crate) mod refs;
+use crate::refs;
 pub(crate) mod render;
-pub(crate) mod resolve;
 
 #[cfg(test)]
 mod tests;
@@ -26,7 +24,6 @@ use crate::error::{Error, Result};
 use crate::{Page, Selector};
 
 pub use diff::{diff, Diff};
-pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, LocatorTarget};
 pub use refs::ElementRef;
 
 /// What to snapshot and how much.
@@ -433,14 +430,14 @@ impl Page {
             None => (Scope::Whole, None),
             Some(selector) => match scope_ref(self, selector)? {
                 Some(element_ref) => {
-                    let target = resolve::resolve_live_ref(self, element_ref).await?;
+                    let target = crate::page::resolve::resolve_live_ref(self, element_ref).await?;
                     (Scope::Ref(target.number), Some(target.frame_id))
                 }
                 None => (Scope::Selector(selector.as_typed().to_owned()), None),
             },
         };
         if let Some(after) = options.after {
-            resolve::resolve_live_ref(self, after).await?;
+            crate::page::resolve::resolve_live_ref(self, after).await?;
         }
         let _minting = self.refs.minting.lock().await;
         // A document that is replaced during the walk is walked again, up to
@@ -543,12 +540,12 @@ impl Page {
 
 /// The ref a scope names (`ref=e7`, or a bare `e7` this browser issued: one it never issued is
 /// [`Error::BareRef`]), or `None` for any other selector.
-fn scope_ref(page: &Page, selector: &Selector) -> Result<Option<ElementRef>> {
+pub(crate) fn scope_ref(page: &Page, selector: &Selector) -> Result<Option<ElementRef>> {
     let Some(number) = selector.element_ref() else {
         return Ok(None);
     };
     if selector.is_bare_ref() {
-        return resolve::bare_ref(page, &format!("e{number}")).map(Some);
+        return crate::page::resolve::bare_ref(page, &format!("e{number}")).map(Some);
     }
     ElementRef::new(number).map(Some).ok_or_else(|| {
         Error::invalid_argument_of(

@@ -425,24 +425,3 @@ fn every_ref_table_status_decodes_and_a_typo_does_not() {
         "{not_stale:?}"
     );
 }
-
-#[test]
-fn locator_answers_decode_and_failures_map_to_errors() {
-    let ok = locators::decode_for_tests(
-        json!({"status": "ok", "target": {"tag": "button", "role": "button", "name": "Save", "canonical": "css=#save"},
-               "candidates": [{"selector": "role=button[name=\"Save\"]", "kind": "role", "status": "unique", "matches": 1}],
-               "best": "role=button[name=\"Save\"]"}),
-        "#save",
-    )
-    .expect("decodes");
-    assert_eq!(ok.candidates[0].status, locators::CandidateStatus::Unique);
-    assert_eq!(ok.best.as_deref(), Some("role=button[name=\"Save\"]"));
-    let stale = locators::decode_for_tests(
-        json!({"status": "stale-ref", "ref": 4, "reason": "detached"}),
-        "ref=e4",
-    );
-    assert_eq!(
-        stale.map(|_| ()).map_err(|e| e.to_string()),
-        Err("ref=e4 is stale: the element was removed from the document".to_string())
-    );
-}

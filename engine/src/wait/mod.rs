@@ -1,5 +1,6 @@
-//! Deadlines and the retry schedule of element actions (docs/mcp.md#actionability), and the navigation waits that follow input: the
-//! click navigation wait (docs/mcp.md#navigation-waits) and the Enter fence (docs/mcp.md#navigation-waits).
+//! Deadlines and the retry schedule of element actions (docs/mcp.md#actionability): a leaf
+//! floor of the engine. The waits that read a page (the click navigation wait, the Enter fence,
+//! freeing a stuck page) live in `page/`, on top of it.
 //!
 //! One [`Deadline`] covers a whole action; [`Poller`] yields check times on the contract's
 //! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
@@ -8,19 +9,14 @@
 //!
 //! A deadline also bounds every CDP command sent while its call runs ([`Deadline::bound`], read
 //! by [`command_bound`] in the one place commands are sent, `Session`): a renderer that does not
-//! answer costs the call its own timeout, not the transport's 30 s. `stall.rs` frees a page
-//! whose script does not yield once such a call gives up.
+//! answer costs the call its own timeout, not the transport's 30 s. `page/stall.rs` frees a
+//! page whose script does not yield once such a call gives up.
 
 pub(crate) mod changes;
-mod stall;
 
 use std::time::Duration;
 
 use tokio::time::Instant;
-
-use crate::error::{Error, Result};
-use crate::page::{NavMark, Page};
-use changes::{Check, Waited};
 
 /// The default element-action timeout (`CHROMATE_AGENT_TIMEOUT`).
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_millis(5000);
@@ -30,12 +26,6 @@ pub const NAVIGATION_TIMEOUT: Duration = Duration::from_secs(30);
 pub(crate) const POLL_EVERY: Duration = Duration::from_millis(25);
 /// The interval between `expect` re-checks.
 pub(crate) const EXPECT_EVERY: Duration = Duration::from_millis(100);
-/// How long the Enter fence waits for a navigation to start.
-const FENCE_START: Duration = Duration::from_millis(140);
-/// The Enter fence's hard cap from the key press.
-const FENCE_CAP: Duration = Duration::from_millis(500);
-/// Quiet time after `load` that the fence waits for a client redirect.
-const FENCE_SETTLE: Duration = Duration::from_millis(25);
 
 /// The least time a command sent under a deadline gets to answer, however little of the
 /// deadline is left: a zero timeout still makes its one check, and the act step that follows a
@@ -89,7 +79,7 @@ impl Deadline {
 
 /// Runs `fut` with every CDP command it sends bounded by one deadline of `timeout` (the
 /// earlier one when calls nest), for browser-level calls that have no page to free when they
-/// give up (opening a tab, installing request rules). Page calls use [`Page::within`], which
+/// give up (opening a tab, installing request rules). Page calls use [`crate::Page::within`], which
 /// also frees a page whose script does not yield.
 ///
 /// ```no_run
@@ -186,111 +176,6 @@ impl Poller {
     /// Whether no check has run yet (the next is the immediate first check).
     pub(crate) fn is_first(&self) -> bool {
         self.checks <= 1
-    }
-}
-
-/// How many documents a click's navigation wait follows without one reaching `load` before it
-/// fails [`Error::DocumentKeepsChanging`].
-const CLICK_NAVIGATIONS: u64 = 20;
-
-/// After a click's input events were acknowledged: if a cross-document main-frame navigation
-/// was requested or started since `before`, waits for the new document's `load` (docs/mcp.md#observations).
-pub(crate) async fn wait_for_click_navigation(
-    page: &Page,
-    before: &NavMark,
-    timeout: Duration,
-) -> Result<bool> {
-    let now = page.nav_mark();
-    if now.requests == before.requests && now.loader_id == before.loader_id {
-        return Ok(false);
-    }
-    let deadline = Instant::now() + timeout;
-    let mut changes = page.state_changes();
-    let waited = changes::until(&mut changes, deadline, || {
-        let now = page.nav_mark();
-        let new_document = now.loader_id != before.loader_id;
-        if new_document && page.main_loaded() {
-            return Check::Done(Ok(true));
-        }
-        // A page that keeps navigating itself never loads: stop following it.
-        let documents = now.documents.saturating_sub(before.documents);
-        if documents >= CLICK_NAVIGATIONS {
-            let changes = u32::try_from(documents).unwrap_or(u32::MAX);
-            return Check::Done(Err(Error::DocumentKeepsChanging { changes }));
-        }
-        // Cancelled (204, download, blocked) navigations stop loading without a new document.
-        if !new_document && now.stopped > before.stopped {
-            return Check::Done(Ok(false));
-        }
-        if page.dialog().is_some() || page.is_closed() {
-            return Check::Done(Ok(true));
-        }
-        Check::Pending
-    })
-    .await;
-    match waited {
-        Waited::Done(navigated) => navigated,
-        Waited::Gone => Err(Error::PageClosed),
-        Waited::TimedOut => Err(Error::TimeoutWaitingLoad {
-            state: "load".into(),
-            url: page.url(),
-            timeout,
-        }),
-    }
-}
-
-/// The Enter navigation fence (docs/mcp.md#navigation-waits): `pressed_at` is when the key went down, `before` the mark taken just
-/// before. Waits up to 140 ms for a main-frame navigation to start; if one does, waits for its
-/// `load` plus 25 ms of quiet, never past 500 ms after the press. Returns whether a navigation
-/// was seen.
-pub(crate) async fn enter_fence(
-    page: &Page,
-    before: &NavMark,
-    pressed_at: Instant,
-) -> Result<bool> {
-    let start_by = pressed_at + FENCE_START;
-    let cap = pressed_at + FENCE_CAP;
-    let mut changes = page.state_changes();
-    let mut settle_from: Option<(Instant, Option<String>)> = None;
-    // Whether a navigation had started at the last check (what the fence returns at its cap).
-    let mut started = false;
-    let waited = changes::until(&mut changes, cap, || {
-        let now = page.nav_mark();
-        if page.dialog().is_some() || page.is_closed() {
-            return Check::Done(settle_from.is_some() || now.requests != before.requests);
-        }
-        started = now.requests != before.requests || now.loader_id != before.loader_id;
-        if !started && now.same_document != before.same_document {
-            return Check::Done(false);
-        }
-        let until = if !started {
-            start_by
-        } else if now.loader_id != before.loader_id && page.main_loaded() {
-            match &settle_from {
-                Some((_, loader)) if *loader == now.loader_id => {}
-                _ => settle_from = Some((Instant::now(), now.loader_id.clone())),
-            }
-            let settled = settle_from
-                .as_ref()
-                .map_or(cap, |(at, _)| *at + FENCE_SETTLE);
-            if Instant::now() >= settled {
-                return Check::Done(true);
-            }
-            settled.min(cap)
-        } else {
-            settle_from = None;
-            cap
-        };
-        if Instant::now() >= until {
-            return Check::Done(started);
-        }
-        Check::PendingUntil(until)
-    })
-    .await;
-    match waited {
-        Waited::Done(navigated) => Ok(navigated),
-        Waited::TimedOut => Ok(started),
-        Waited::Gone => Err(Error::PageClosed),
     }
 }
 

@@ -2,13 +2,13 @@
 //! without the page (`unknown-ref`, `document-changed`), then what the page's own `refs.js`
 //! table answers (`detached`, `ambiguous`); a bare `eN` selector checked against the table; the
 //! refs a walk minted recorded in the documents their frames show. The table itself knows
-//! nothing of pages, so `page` and `snapshot::refs` do not depend on each other.
+//! nothing of pages, so `page` and `refs` do not depend on each other.
 
 use serde_json::Value;
 
-use super::refs::{stale, ElementRef, Issued, RefRecord, RefStatus, RefTarget};
+use super::Page;
 use crate::error::{Error, Result, StaleReason};
-use crate::{Browser, Page};
+use crate::refs::{stale, ElementRef, Issued, RefRecord, RefStatus, RefTarget};
 
 /// Resolves `element_ref` on `page` without touching the page (docs/mcp.md#refs: `unknown-ref`, `document-changed`): which frame
 /// to ask, or `StaleRef` with `unknown-ref` (never issued) or `document-changed` (issued in
@@ -68,24 +68,6 @@ pub(crate) fn bare_ref(page: &Page, text: &str) -> Result<ElementRef> {
         _ => Err(Error::BareRef {
             element_ref: text.trim().to_string(),
         }),
-    }
-}
-
-impl Browser {
-    /// Whether this browser issued `element_ref` in any snapshot of any of its pages (docs/mcp.md#refs).
-    pub fn has_issued_ref(&self, element_ref: ElementRef) -> bool {
-        self.ref_table().has_issued(element_ref.number())
-    }
-
-    /// The ref the next snapshot will mint first; every ref below it has been used.
-    pub fn next_ref(&self) -> ElementRef {
-        ElementRef(self.ref_table().next())
-    }
-
-    /// Continues numbering after refs an earlier browser issued (a relaunch within one
-    /// session), so that no number is reused: the next mint is at least `next`.
-    pub fn continue_refs_from(&self, next: ElementRef) {
-        self.ref_table().advance_to(next.number());
     }
 }
 

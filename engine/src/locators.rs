@@ -7,8 +7,9 @@
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use super::{refs, scope_ref};
 use crate::error::{Error, Result};
+use crate::refs;
+use crate::snapshot::scope_ref;
 use crate::{Page, Selector};
 
 /// How a proposed selector fares on the page.
@@ -88,7 +89,7 @@ impl Page {
     ) -> Result<LocatorSuggestions> {
         let (frame_id, arg) = match scope_ref(self, selector)? {
             Some(element_ref) => {
-                let target = super::resolve::resolve_ref(self, element_ref)?;
+                let target = crate::page::resolve::resolve_ref(self, element_ref)?;
                 (
                     Some(target.frame_id),
                     json!({"ref": target.number, "limit": limit.max(1)}),
@@ -147,6 +148,29 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
 }
 
 #[cfg(test)]
-pub(super) fn decode_for_tests(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
-    decode(answer, selector)
+mod tests {
+    use serde_json::json;
+
+    use super::{decode, CandidateStatus};
+
+    #[test]
+    fn locator_answers_decode_and_failures_map_to_errors() {
+        let ok = decode(
+            json!({"status": "ok", "target": {"tag": "button", "role": "button", "name": "Save", "canonical": "css=#save"},
+                   "candidates": [{"selector": "role=button[name=\"Save\"]", "kind": "role", "status": "unique", "matches": 1}],
+                   "best": "role=button[name=\"Save\"]"}),
+            "#save",
+        )
+        .expect("decodes");
+        assert_eq!(ok.candidates[0].status, CandidateStatus::Unique);
+        assert_eq!(ok.best.as_deref(), Some("role=button[name=\"Save\"]"));
+        let stale = decode(
+            json!({"status": "stale-ref", "ref": 4, "reason": "detached"}),
+            "ref=e4",
+        );
+        assert_eq!(
+            stale.map(|_| ()).map_err(|e| e.to_string()),
+            Err("ref=e4 is stale: the element was removed from the document".to_string())
+        );
+    }
 }

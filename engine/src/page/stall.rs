@@ -18,11 +18,11 @@
 
 use std::time::Duration;
 
-use super::Deadline;
+use super::Page;
 use crate::cdp::{browser as cdp_browser, runtime};
 use crate::error::{Error, Recovery, Result};
-use crate::page::Page;
 use crate::session::Session;
+use crate::wait::Deadline;
 
 /// How long the responsiveness probe waits for its answer.
 const PROBE: Duration = Duration::from_millis(300);
@@ -59,7 +59,7 @@ impl Page {
         deadline: Deadline,
         fut: impl std::future::Future<Output = Result<T>>,
     ) -> Result<T> {
-        let outermost = super::current().is_none();
+        let outermost = crate::wait::current().is_none();
         // Boxed: verbs nest (check clicks), and each level would otherwise hold the whole
         // future of the level below inline, which overflows a debug build's stack.
         match deadline.bound(Box::pin(fut)).await {

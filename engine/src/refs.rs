@@ -4,7 +4,7 @@
 //! The elements themselves live only in the page: each isolated world keeps its own
 //! `refs.js` table (number → element). This module owns the numbers and decides what it can
 //! without the page (`unknown-ref`, `document-changed`); the page answers the rest (`detached`,
-//! `ambiguous`) through `resolve.rs`, which also resolves refs on a page: this module knows
+//! `ambiguous`) through `page/resolve.rs`, which also resolves refs on a page: this module knows
 //! nothing of pages. It does not parse selectors, and it does not know about
 //! baselines (`no-snapshot` is the MCP layer's concept).
 
@@ -23,7 +23,7 @@ use crate::rt::lock;
 /// assert_eq!(element_ref.number(), 12);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub struct ElementRef(pub(super) u64);
+pub struct ElementRef(pub(crate) u64);
 
 impl ElementRef {
     /// The ref numbered `number` (refs start at 1); `None` for 0.

@@ -142,15 +142,6 @@ fn mocks_echo_the_origin_and_answer_preflights() {
 }
 
 #[test]
-fn base64_pads_like_the_standard() {
-    assert_eq!(base64(b""), "");
-    assert_eq!(base64(b"f"), "Zg==");
-    assert_eq!(base64(b"fo"), "Zm8=");
-    assert_eq!(base64(b"foo"), "Zm9v");
-    assert_eq!(base64(b"{\"a\":1}"), "eyJhIjoxfQ==");
-}
-
-#[test]
 fn origin_patterns_parse_and_print_back() {
     let parsed = |text: &str| match OriginPattern::parse(text) {
         Ok(pattern) => format!("{pattern} {:?}", pattern.port),
