@@ -1,22 +1,36 @@
 //! Chrome's accessibility tree as the reference a snapshot is scored against: the controls a
-//! page exposes (links, buttons, textboxes, comboboxes, checkboxes, radios and headings, as
-//! role + name multisets), read from `Accessibility.getFullAXTree`, from a chromate
-//! [`Snapshot`], or from any tool's text snapshot (Playwright's YAML, chrome-devtools-mcp's
-//! `uid=` lines, agent-browser's tree), and the recall and precision of one set against another.
+//! page exposes ([`SCORED_ROLES`], as role + name multisets), read from
+//! `Accessibility.getFullAXTree` in every frame of the page, from a chromate [`Snapshot`], or
+//! from any tool's text snapshot (Playwright's YAML, chrome-devtools-mcp's `uid=` lines,
+//! agent-browser's tree), and the recall and precision of one set against another.
 //!
 //! `chromate bench-snapshot` scores every tool with it, and the oracle and corpus tests score
 //! chromate's own snapshot with it, so the figures a user gets and the ones CI asserts are
 //! computed by the same code.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::cdp::accessibility::GetFullAXTreeParams;
 use crate::cdp::dom::{GetDocumentParams, QuerySelectorAllParams, RemoveNodeParams};
+use crate::cdp::page::FrameId;
 use crate::{BrowserAccessibility, LineKind, Page, Result, Snapshot};
 
-/// The roles scored, as the snapshot prints them.
+/// The roles scored, as the snapshot prints them: the controls a person acts on (a search box
+/// counts as a textbox, a menu item that checks as a menu item) and headings.
 pub const SCORED_ROLES: &[&str] = &[
-    "link", "button", "textbox", "combobox", "checkbox", "radio", "heading",
+    "link",
+    "button",
+    "textbox",
+    "combobox",
+    "checkbox",
+    "radio",
+    "heading",
+    "tab",
+    "menuitem",
+    "option",
+    "switch",
+    "slider",
+    "spinbutton",
 ];
 
 /// One scored entry: role and name, both as the contract prints them.
@@ -68,21 +82,28 @@ fn ratio(part: usize, whole: usize) -> f64 {
 
 /// The role a scored entry counts as: Chrome's and the peers' spellings mapped onto the
 /// snapshot's (`searchbox` is a textbox; a details summary, Chrome's `DisclosureTriangle`, is
-/// the snapshot's button, docs/mcp.md#snapshots).
+/// the snapshot's button, docs/mcp.md#snapshots; an option of a native select, Chrome's
+/// `MenuListOption`, is an option; `menuitemcheckbox` and `menuitemradio` are menu items).
 fn scored_role(role: &str) -> Option<&'static str> {
     let role = match role {
         "DisclosureTriangle" => "button",
         "searchbox" => "textbox",
+        "MenuListOption" => "option",
+        "menuitemcheckbox" | "menuitemradio" => "menuitem",
         other => other,
     };
     SCORED_ROLES.iter().copied().find(|r| *r == role)
 }
 
 /// A name as the contract prints it: whitespace normalised, private-use characters (icon-font
-/// glyphs, which Chrome drops from names in some runs and keeps in others) left out, cut at 80
-/// characters.
+/// glyphs, which Chrome drops from names in some runs and keeps in others) and zero-width
+/// characters (a zero-width space or joiner, a soft hyphen: not whitespace to Unicode, but
+/// nothing a person sees, and tools differ in keeping them) left out, cut at 80 characters.
 pub fn contract_name(name: &str) -> String {
-    let visible: String = name.chars().filter(|c| !is_private_use(*c)).collect();
+    let visible: String = name
+        .chars()
+        .filter(|c| !is_private_use(*c) && !is_zero_width(*c))
+        .collect();
     let normalised = visible.split_whitespace().collect::<Vec<_>>().join(" ");
     if normalised.chars().count() > 80 {
         let mut cut: String = normalised.chars().take(79).collect();
@@ -95,6 +116,13 @@ pub fn contract_name(name: &str) -> String {
 
 fn is_private_use(c: char) -> bool {
     matches!(u32::from(c), 0xE000..=0xF8FF | 0xF0000..=0x10FFFD)
+}
+
+fn is_zero_width(c: char) -> bool {
+    matches!(
+        c,
+        '\u{200B}' | '\u{200C}' | '\u{200D}' | '\u{2060}' | '\u{FEFF}' | '\u{00AD}'
+    )
 }
 
 impl Controls {
@@ -126,8 +154,12 @@ impl Controls {
 
     /// The scored controls of a text snapshot, of chromate or of another tool: each line's
     /// leading tree marks (`- `), handle (`e12: `, `uid=1_4 `) and indentation are skipped, the
-    /// next word is the role, and a double-quoted string right after it (JSON-style escapes)
-    /// is the name. Lines that do not read so are skipped.
+    /// next word is the role, and a double-quoted string right after it is the name. Lines
+    /// that do not read so are skipped. Names are read as each tool writes them: JSON-style
+    /// escapes (chromate, Playwright, agent-browser); a YAML key Playwright single-quotes
+    /// because it holds `: ` or `#` (`- 'link "a: b"'`, a quote doubled inside); and
+    /// chrome-devtools-mcp's raw names, quotes and backslashes unescaped, which end at the
+    /// quote after which only its `attr` and `attr="value"` words follow.
     ///
     /// In a YAML-style tree (Playwright MCP, agent-browser), an entry printed without a name
     /// whose line opens children (`- link [ref=e4]:`) is named from them, as its accessible
@@ -258,14 +290,20 @@ fn text_below(lines: &[&str], at: usize) -> String {
     parts.join(" ")
 }
 
-/// Role and raw name of one line of a text snapshot, if it has the shape of an entry.
-fn parse_line(line: &str) -> Option<(&str, String)> {
+/// Role and name of one line of a text snapshot, if it has the shape of an entry.
+fn parse_line(line: &str) -> Option<(&'static str, String)> {
     let mut rest = line.trim_start();
     rest = rest.strip_prefix("- ").unwrap_or(rest);
-    // A handle first: `uid=1_4 ` (chrome-devtools-mcp) or `e12: ` (chromate).
+    // A YAML key single-quoted as a whole (Playwright): read what it quotes.
+    if let Some(quoted_key) = rest.strip_prefix('\'') {
+        let key = single_quoted(quoted_key)?;
+        return parse_entry(&key, false);
+    }
+    // A handle first: `uid=1_4 ` (chrome-devtools-mcp, raw names) or `e12: ` (chromate).
     if let Some(after) = rest.strip_prefix("uid=") {
-        rest = after.split_once(' ')?.1;
-    } else if let Some((handle, after)) = rest.split_once(": ") {
+        return parse_entry(after.split_once(' ')?.1, true);
+    }
+    if let Some((handle, after)) = rest.split_once(": ") {
         if handle.len() > 1
             && handle.starts_with('e')
             && handle[1..].bytes().all(|b| b.is_ascii_digit())
@@ -273,18 +311,88 @@ fn parse_line(line: &str) -> Option<(&str, String)> {
             rest = after;
         }
     }
+    parse_entry(rest, false)
+}
+
+/// `role "name" …`: the role (as scored) and the name, escaped JSON-style or (`raw`, as
+/// chrome-devtools-mcp writes it) not at all.
+fn parse_entry(rest: &str, raw: bool) -> Option<(&'static str, String)> {
     let end = rest
         .find(|c: char| c.is_whitespace() || c == ':' || c == '[')
         .unwrap_or(rest.len());
-    let role = &rest[..end];
-    scored_role(role)?;
+    let role = scored_role(&rest[..end])?;
     let after = rest[end..].trim_start();
-    let name = after.strip_prefix('"').and_then(quoted).unwrap_or_default();
-    Some((role, name))
+    let name = match after.strip_prefix('"') {
+        Some(text) if raw => raw_quoted(text),
+        Some(text) => quoted(text),
+        None => None,
+    };
+    Some((role, name.unwrap_or_default()))
+}
+
+/// A name chrome-devtools-mcp printed between quotes without escaping anything: it ends at the
+/// first quote after which the line reads as its attribute words (`focusable`,
+/// `value="…"`, `[selected in the DevTools Elements panel]`), or at the line's last quote.
+fn raw_quoted(text: &str) -> Option<String> {
+    let quotes = text.match_indices('"').map(|(i, _)| i);
+    let mut last = None;
+    for at in quotes {
+        if attribute_words(&text[at + 1..]) {
+            return Some(text[..at].to_string());
+        }
+        last = Some(at);
+    }
+    last.map(|at| text[..at].to_string())
+}
+
+/// Whether `text` is nothing but chrome-devtools-mcp's attribute words, each after a space.
+fn attribute_words(mut text: &str) -> bool {
+    loop {
+        if text.is_empty() || text == " [selected in the DevTools Elements panel]" {
+            return true;
+        }
+        let Some(rest) = text.strip_prefix(' ') else {
+            return false;
+        };
+        let end = rest
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+            .unwrap_or(rest.len());
+        if end == 0 {
+            return false;
+        }
+        text = &rest[end..];
+        if let Some(value) = text.strip_prefix("=\"") {
+            let Some(close) = value.find('"') else {
+                return false;
+            };
+            text = &value[close + 1..];
+        }
+    }
+}
+
+/// The text of a YAML single-quoted scalar whose opening quote is gone (`''` is one quote);
+/// `None` if it never closes.
+fn single_quoted(text: &str) -> Option<String> {
+    let mut out = String::new();
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        if c == '\'' {
+            if chars.peek() == Some(&'\'') {
+                chars.next();
+                out.push('\'');
+            } else {
+                return Some(out);
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    None
 }
 
 /// The string up to the closing quote of a double-quoted string whose opening quote is gone,
-/// with `\"`, `\\`, `\n` and `\t` unescaped; `None` if it never closes.
+/// with JSON's and YAML's escapes read (`\"`, `\\`, `\n`, `\t`, `\r`, `\b`, `\f`,
+/// `\xNN`, `\uNNNN`); `None` if it never closes.
 fn quoted(text: &str) -> Option<String> {
     let mut out = String::new();
     let mut chars = text.chars();
@@ -294,6 +402,11 @@ fn quoted(text: &str) -> Option<String> {
             '\\' => match chars.next()? {
                 'n' => out.push('\n'),
                 't' => out.push('\t'),
+                'r' => out.push('\r'),
+                'b' => out.push('\u{8}'),
+                'f' => out.push('\u{c}'),
+                'x' => out.push(hex_char(&mut chars, 2)?),
+                'u' => out.push(hex_char(&mut chars, 4)?),
                 other => out.push(other),
             },
             other => out.push(other),
@@ -302,15 +415,72 @@ fn quoted(text: &str) -> Option<String> {
     None
 }
 
+/// The character whose code is the next `digits` hex digits ('\u{FFFD}' for a surrogate).
+fn hex_char(chars: &mut std::str::Chars<'_>, digits: usize) -> Option<char> {
+    let hex: String = chars.by_ref().take(digits).collect();
+    let code = u32::from_str_radix(&hex, 16).ok()?;
+    Some(char::from_u32(code).unwrap_or('\u{FFFD}'))
+}
+
+/// Chrome's roles of the native date and time fields, whose day, month, year, hour and minute
+/// pieces Chrome lists as spin buttons of their own: parts of one control (the field), which
+/// is what a person and the tools name.
+const NATIVE_FIELDS: &[&str] = &["Date", "DateTime", "InputTime"];
+
+/// Whether the node under `parent` (by id, in `parents`: id → parent id and role) is a piece
+/// of a native date or time field.
+fn inside_native_field(
+    parents: &HashMap<String, (Option<String>, String)>,
+    parent: Option<&str>,
+) -> bool {
+    let mut next = parent;
+    // Bounded: a malformed tree with a loop ends here too.
+    for _ in 0..64 {
+        let Some((up, role)) = next.and_then(|id| parents.get(id)) else {
+            return false;
+        };
+        if NATIVE_FIELDS.contains(&role.as_str()) {
+            return true;
+        }
+        next = up.as_deref();
+    }
+    false
+}
+
 impl Page {
-    /// Chrome's scored controls on the page now: every node of `Accessibility.getFullAXTree`
-    /// that is not ignored and has a scored role, by role and name.
+    /// Chrome's scored controls on the page now, in every frame (each frame's document is a
+    /// tree of its own, read through the session that owns the frame): every node of
+    /// `Accessibility.getFullAXTree` that is not ignored and has a scored role, by role and
+    /// name, but the pieces of a native date or time field (the field is one control).
     pub async fn chrome_controls(&self) -> Result<Controls> {
-        let tree = self.session().send(&GetFullAXTreeParams::default()).await?;
         let mut controls = Controls::new();
-        for node in tree.nodes.into_iter().filter(|n| !n.ignored) {
-            let node = BrowserAccessibility::from_node(node);
-            controls.insert(&node.role, &node.name);
+        for (frame_id, session) in self.frame_sessions() {
+            let params = GetFullAXTreeParams::default().frame_id(FrameId(frame_id));
+            let tree = session.send(&params).await?;
+            let parents: HashMap<String, (Option<String>, String)> = tree
+                .nodes
+                .iter()
+                .map(|n| {
+                    let role = n
+                        .role
+                        .as_ref()
+                        .and_then(|r| r.value.as_ref())
+                        .and_then(|v| v.as_str())
+                        .unwrap_or("")
+                        .to_string();
+                    (
+                        n.node_id.0.clone(),
+                        (n.parent_id.as_ref().map(|p| p.0.clone()), role),
+                    )
+                })
+                .collect();
+            for node in tree.nodes.into_iter().filter(|n| !n.ignored) {
+                if inside_native_field(&parents, node.parent_id.as_ref().map(|p| p.0.as_str())) {
+                    continue;
+                }
+                let node = BrowserAccessibility::from_node(node);
+                controls.insert(&node.role, &node.name);
+            }
         }
         Ok(controls)
     }
@@ -392,6 +562,49 @@ textbox:\n";
                 want("link", "Home"),
                 want("textbox", ""),
                 want("textbox", "Search"),
+            ]
+        );
+    }
+
+    /// Each tool's own way of writing a name: the lines are as the tools print them.
+    #[test]
+    fn names_read_as_each_tool_writes_them() {
+        let text = format!(
+            r#"uid=2_1 link "C:\path\to "file"" focusable url="https://h/x"
+uid=2_2 button "say "hi" now" disableable disabled
+uid=2_3 heading "Class "Vec"" level="2" [selected in the DevTools Elements panel]
+uid=2_4 MenuListOption "Blue" selectable selected
+- 'link "Note: see #2"' [ref=e7]
+- 'button "it''s"' [ref=e8]
+- tab "Tabé 1" [selected] [ref=e9]
+- link "foot{zwsp}note" [ref=e10]
+- menuitemcheckbox "Bold" [checked] [ref=e11]
+e12: switch "Dark mode" checked
+e13: slider "Volume" value=3
+e14: spinbutton "Count"
+"#,
+            zwsp = '\u{200B}'
+        );
+        let entries: Vec<(String, String)> = Controls::from_text(&text)
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect();
+        let pair = |r: &str, n: &str| (r.to_string(), n.to_string());
+        assert_eq!(
+            entries,
+            vec![
+                pair("button", "it's"),
+                pair("button", "say \"hi\" now"),
+                pair("heading", "Class \"Vec\""),
+                pair("link", "C:\\path\\to \"file\""),
+                pair("link", "Note: see #2"),
+                pair("link", "footnote"),
+                pair("menuitem", "Bold"),
+                pair("option", "Blue"),
+                pair("slider", "Volume"),
+                pair("spinbutton", "Count"),
+                pair("switch", "Dark mode"),
+                pair("tab", "Tabé 1"),
             ]
         );
     }

@@ -217,6 +217,26 @@ impl Page {
         Ok((session, context_id))
     }
 
+    /// Every frame of the page with the session that owns it (an out-of-process frame's own
+    /// session, else the page's), the main frame first.
+    pub(crate) fn frame_sessions(&self) -> Vec<(String, Session)> {
+        let frames = self.frames();
+        let owners: Vec<(String, Option<Arc<str>>)> = {
+            let state = lock(&self.shared.state);
+            frames
+                .into_iter()
+                .map(|f| {
+                    let owner = state.frames.get(&f.id).and_then(|s| s.session.clone());
+                    (f.id, owner)
+                })
+                .collect()
+        };
+        owners
+            .into_iter()
+            .map(|(id, owner)| (id, self.session_for(owner)))
+            .collect()
+    }
+
     fn session_for(&self, id: Option<Arc<str>>) -> Session {
         match id {
             None => self.session.clone(),

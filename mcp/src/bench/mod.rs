@@ -20,7 +20,7 @@ mod tokens;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chromate::{Browser, Controls, LaunchOptions, Score, WaitUntil};
+use chromate::{Browser, Control, Controls, LaunchOptions, Score, WaitUntil};
 
 pub(crate) use report::Format;
 
@@ -46,6 +46,23 @@ pub(crate) struct BenchArgs {
     pub(crate) format: Format,
     /// Where the report goes (else stdout).
     pub(crate) output: Option<PathBuf>,
+    /// The wait every tool gets after its navigation, and the reference after `load`, before
+    /// any snapshot is read (`--wait-ms`).
+    pub(crate) wait_ms: u64,
+}
+
+/// The wait after each navigation (`--wait-ms`): long enough for the script-filled content of
+/// common pages, and the same for every tool, chromate included, and for the reference.
+pub(crate) const DEFAULT_WAIT_MS: u64 = 1000;
+
+/// How many missing and extra controls a report keeps per page and tool.
+const DIFFERENCES_KEPT: usize = 40;
+
+/// The same wait for every tool and the reference after a navigation: a fixed time, stated in
+/// the report, so that no tool's own waiting (chromate's settle after `load`, or none) decides
+/// what the others are scored on.
+pub(crate) async fn wait_after_navigation(wait_ms: u64) {
+    tokio::time::sleep(Duration::from_millis(wait_ms)).await;
 }
 
 /// One tool's figures on one page.
@@ -63,6 +80,11 @@ pub(crate) struct Measured {
     pub(crate) full_bytes: usize,
     /// The full view against Chrome's tree.
     pub(crate) score: Score,
+    /// Chrome's controls the full view lacks: each with how many are missing (at most
+    /// [`DIFFERENCES_KEPT`]).
+    pub(crate) missing: Vec<(Control, usize)>,
+    /// Controls the full view lists that Chrome's tree does not have (as many more).
+    pub(crate) extra: Vec<(Control, usize)>,
 }
 
 impl Measured {
@@ -102,6 +124,10 @@ pub(crate) struct PageRun {
 #[derive(Debug, Clone)]
 pub(crate) struct Run {
     pub(crate) browser: String,
+    /// The browser's own version (`Browser.getVersion`'s product), as every tool ran it.
+    pub(crate) browser_version: String,
+    /// The wait after each navigation, for every tool and the reference.
+    pub(crate) wait_ms: u64,
     pub(crate) repeat: usize,
     pub(crate) tools: Vec<peers::ToolInfo>,
     /// Tools looked for and not found (or that would not start): name and why.
@@ -162,6 +188,7 @@ async fn run_in_unboxed(
     })
     .await
     .map_err(|e| format!("cannot launch the reference browser: {e}"))?;
+    let browser_version = reference.version().product.clone();
     let found = peers::find(args, browser, work);
     let mut tools = Vec::new();
     let mut skipped = found.skipped;
@@ -173,15 +200,21 @@ async fn run_in_unboxed(
     }
     let mut pages = Vec::new();
     for (url, label) in &served.pages {
-        let chrome = chrome_reference(&reference, url).await;
+        let chrome = chrome_reference(&reference, url, args.wait_ms).await;
         let mut results = Vec::new();
         for tool in &mut tools {
-            let measured = tool.measure(url, args.repeat).await.map(|mut figures| {
-                if let Ok(chrome) = &chrome {
-                    figures.measured.score = chrome.score(&figures.full_controls, None);
-                }
-                figures.measured
-            });
+            let measured = tool
+                .measure(url, args.repeat, args.wait_ms)
+                .await
+                .map(|mut figures| {
+                    if let Ok(chrome) = &chrome {
+                        let listed = &figures.full_controls;
+                        figures.measured.score = chrome.score(listed, None);
+                        figures.measured.missing = differences(chrome, listed);
+                        figures.measured.extra = differences(listed, chrome);
+                    }
+                    figures.measured
+                });
             results.push(measured);
         }
         pages.push(PageRun {
@@ -199,6 +232,8 @@ async fn run_in_unboxed(
     drop(served.server);
     Ok(Run {
         browser: browser.display().to_string(),
+        browser_version,
+        wait_ms: args.wait_ms,
         repeat: args.repeat,
         tools: infos,
         skipped,
@@ -206,9 +241,22 @@ async fn run_in_unboxed(
     })
 }
 
-/// Chrome's scored controls of `url`, names compared regardless of whitespace (a `<wbr>` is a
-/// space in Chrome's names and not in every tool's).
-async fn chrome_reference(browser: &Browser, url: &str) -> Result<Controls, String> {
+/// What `have` holds more of than `other`: each control with the difference, the largest first,
+/// at most [`DIFFERENCES_KEPT`].
+fn differences(have: &Controls, other: &Controls) -> Vec<(Control, usize)> {
+    let mut found: Vec<(Control, usize)> = have
+        .surplus_over(other)
+        .map(|(control, n, m)| (control.clone(), n - m))
+        .collect();
+    found.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    found.truncate(DIFFERENCES_KEPT);
+    found
+}
+
+/// Chrome's scored controls of `url` in every frame, read after `load` and the same wait every
+/// tool gets, names compared regardless of whitespace (a `<wbr>` is a space in Chrome's names
+/// and not in every tool's).
+async fn chrome_reference(browser: &Browser, url: &str, wait_ms: u64) -> Result<Controls, String> {
     let page = browser
         .new_page("about:blank")
         .await
@@ -216,8 +264,7 @@ async fn chrome_reference(browser: &Browser, url: &str) -> Result<Controls, Stri
     let res = async {
         page.goto(url, WaitUntil::Load, Duration::from_secs(60))
             .await?;
-        page.wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
-            .await?;
+        wait_after_navigation(wait_ms).await;
         page.chrome_controls().await
     }
     .await;

@@ -383,11 +383,13 @@ impl Tool {
         })
     }
 
-    /// Loads `url`, times `repeat` default-view snapshots and reads the full view once.
+    /// Loads `url`, waits `wait_ms` as every tool does, times `repeat` default-view snapshots
+    /// and reads the full view once.
     pub(crate) async fn measure(
         &mut self,
         url: &str,
         repeat: usize,
+        wait_ms: u64,
     ) -> Result<PageFigures, String> {
         let kind = self.kind;
         match &mut self.driver {
@@ -397,6 +399,7 @@ impl Tool {
                     _ => ("browser_navigate", json!({ "url": url })),
                 };
                 client.call(navigate, arguments).await?;
+                super::wait_after_navigation(wait_ms).await;
                 let snapshot = match kind {
                     Kind::DevTools => "take_snapshot",
                     _ => "browser_snapshot",
@@ -417,6 +420,7 @@ impl Tool {
             }
             Driver::Cli(cli) => {
                 cli.run(&["open", url]).await?;
+                super::wait_after_navigation(wait_ms).await;
                 let mut samples = Vec::with_capacity(repeat);
                 let mut text = String::new();
                 for _ in 0..repeat.max(1) {
@@ -483,6 +487,8 @@ fn figures(samples: Vec<f64>, text: &str, full: &str) -> PageFigures {
             controls: Controls::from_text(text).len(),
             full_bytes: full.len(),
             score: chromate::Score::default(),
+            missing: Vec::new(),
+            extra: Vec::new(),
         },
         full_controls,
     }

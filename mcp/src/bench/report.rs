@@ -185,6 +185,16 @@ fn table(run: &Run) -> String {
                         ratio_cell(page.reference.map(|_| m.score.recall())),
                         ratio_cell(page.reference.map(|_| m.score.precision())),
                     );
+                    if !m.missing.is_empty() || !m.extra.is_empty() {
+                        let _ = writeln!(
+                            out,
+                            "<tr class=\"differences\"><td></td><td colspan=\"10\" class=\"tool\"><details><summary>{} missing, {} extra</summary>{}{}</details></td></tr>",
+                            m.missing.iter().map(|(_, n)| n).sum::<usize>(),
+                            m.extra.iter().map(|(_, n)| n).sum::<usize>(),
+                            control_list("missing (in Chrome's tree, not in the full view)", &m.missing),
+                            control_list("extra (in the full view, not in Chrome's tree)", &m.extra),
+                        );
+                    }
                 }
                 Err(why) => {
                     let _ = writeln!(out, "{label:<40} {:<22} failed: {why}", tool.name);
@@ -210,8 +220,9 @@ fn table(run: &Run) -> String {
         out,
         "time: the default-view snapshot call as the client sees it, {} per page; bytes and \
          tokens: that view; controls, recall, precision: the full view against Chrome's \
-         accessibility tree",
-        run.repeat
+         accessibility tree in every frame; every tool and the reference read {} ms after \
+         their navigation",
+        run.repeat, run.wait_ms
     );
     out
 }
@@ -229,6 +240,14 @@ fn short(text: &str, width: usize) -> String {
         let tail: String = text.chars().skip(n - (width - 1)).collect();
         format!("…{tail}")
     }
+}
+
+/// `[[role, name, count], …]`.
+fn controls_json(controls: &[(chromate::Control, usize)]) -> Value {
+    controls
+        .iter()
+        .map(|((role, name), n)| json!([role, name, n]))
+        .collect()
 }
 
 fn to_json(run: &Run) -> Value {
@@ -267,6 +286,8 @@ fn to_json(run: &Run) -> Value {
                             "matched": m.score.matched,
                             "recall": page.reference.map(|_| m.score.recall()),
                             "precision": page.reference.map(|_| m.score.precision()),
+                            "missing": controls_json(&m.missing),
+                            "extra": controls_json(&m.extra),
                         },
                     }),
                     Err(why) => json!({"tool": tool.name, "error": why}),
@@ -296,6 +317,9 @@ fn to_json(run: &Run) -> Value {
     json!({
         "chromate": env!("CARGO_PKG_VERSION"),
         "browser": run.browser,
+        "browser_version": run.browser_version,
+        "wait_ms": run.wait_ms,
+        "scored_roles": chromate::SCORED_ROLES,
         "tokenizer": tokens::TOKENIZER,
         "repeat": run.repeat,
         "tools": tools,
@@ -335,7 +359,7 @@ fn chart(run: &Run, title: &str, unit: &str, value: impl Fn(&Measured) -> Option
         "<figure><figcaption>{}</figcaption><svg class=\"chart\" role=\"img\" aria-label=\"{}\" \
          xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{height:.0}\" \
          viewBox=\"0 0 {} {height:.0}\">",
-        escape(title),
+        escape(&format!("{title} (log scale)")),
         escape(title),
         label_w + plot_w + 80.0,
         label_w + plot_w + 80.0
@@ -353,7 +377,7 @@ fn chart(run: &Run, title: &str, unit: &str, value: impl Fn(&Measured) -> Option
             let Some(v) = result.as_ref().ok().and_then(&value) else {
                 continue;
             };
-            let w = (v / max * plot_w).max(1.0);
+            let w = (log_share(v, max) * plot_w).max(1.0);
             let y = y0 + bar * t as f64;
             let _ = write!(
                 svg,
@@ -372,6 +396,16 @@ fn chart(run: &Run, title: &str, unit: &str, value: impl Fn(&Measured) -> Option
     svg.push_str("</svg></figure>\n");
     svg
 }
+
+/// Where `v` sits between 0 and `max` on a log scale (`ln(1 + v)`): a bar ten times shorter
+/// than the longest stays visible.
+fn log_share(v: f64, max: f64) -> f64 {
+    let scale = |x: f64| (1.0 + x.max(0.0) * LOG_UNIT).ln();
+    (scale(v) / scale(max)).clamp(0.0, 1.0)
+}
+
+/// Values below 1 (recall, precision) keep their spread on the log scale when multiplied.
+const LOG_UNIT: f64 = 100.0;
 
 fn number(v: f64) -> String {
     if v >= 100.0 {
@@ -396,10 +430,13 @@ fn html(run: &Run) -> String {
     );
     let _ = writeln!(
         out,
-        "<p>chromate {} · browser {} · {} timed default-view snapshots per page and tool · tokens: {}</p>",
+        "<p>chromate {} · browser {} ({}) · {} timed default-view snapshots per page and tool · \
+         every tool and the reference read {} ms after their navigation · tokens: {}</p>",
         env!("CARGO_PKG_VERSION"),
         escape(&run.browser),
+        escape(&run.browser_version),
         run.repeat,
+        run.wait_ms,
         tokens::TOKENIZER.map_or_else(|| escape(tokens::HOW_TO_COUNT), str::to_string)
     );
     out.push_str("<p class=\"legend\">");
@@ -414,7 +451,16 @@ fn html(run: &Run) -> String {
                 .map_or_else(String::new, |v| format!(" ({})", escape(v)))
         );
     }
-    out.push_str("</p>\n");
+    out.push_str("</p>\n<ul class=\"commands\">");
+    for tool in &run.tools {
+        let _ = write!(
+            out,
+            "<li>{}: <code>{}</code></li>",
+            escape(&tool.name),
+            escape(&tool.command)
+        );
+    }
+    out.push_str("</ul>\n");
     for (name, why) in &run.skipped {
         let _ = writeln!(
             out,
@@ -506,6 +552,40 @@ fn html(run: &Run) -> String {
             }
         }
     }
-    out.push_str("</table>\n<p>Time: the default-view snapshot call as the client sees it. Bytes and tokens: that view. Controls (links, buttons, textboxes, comboboxes, checkboxes, radios, headings), recall and precision: the full view against Chrome's accessibility tree (<code>Accessibility.getFullAXTree</code>), by role and name. Reproduce with <code>chromate bench-snapshot --format html --output FILE</code> on the same pages.</p>\n</body></html>\n");
+    let _ = writeln!(
+        out,
+        "</table>\n<p>Time: the default-view snapshot call as the client sees it. Bytes and \
+         tokens: that view; chromate's default view is 80 semantic lines (its budget), the \
+         peers' is their whole tree. Controls ({}), recall and precision: each tool's full view \
+         against Chrome's accessibility tree in every frame (<code>Accessibility.getFullAXTree</code>), \
+         by role and name, all read {} ms after the navigation. Charts are on a log scale. \
+         Reproduce with <code>chromate bench-snapshot --format html --output FILE</code> on \
+         the same pages.</p>\n</body></html>",
+        escape(&chromate::SCORED_ROLES.join(", ")),
+        run.wait_ms
+    );
+    out
+}
+
+/// A titled list of controls with their counts, for a page's missing or extra entries.
+fn control_list(title: &str, controls: &[(chromate::Control, usize)]) -> String {
+    if controls.is_empty() {
+        return String::new();
+    }
+    let mut out = format!("<p>{}</p><ul>", escape(title));
+    for ((role, name), n) in controls {
+        let times = if *n > 1 {
+            format!(" ×{n}")
+        } else {
+            String::new()
+        };
+        let _ = write!(
+            out,
+            "<li>{} &quot;{}&quot;{times}</li>",
+            escape(role),
+            escape(name)
+        );
+    }
+    out.push_str("</ul>");
     out
 }

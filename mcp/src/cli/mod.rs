@@ -109,7 +109,9 @@ chrome-devtools-mcp, agent-browser), each driven as an agent drives it (MCP over
 CLI), all on the same browser. Per page and tool: the time of the default-view snapshot call
 (median and p90 of --repeat), its bytes and tokens (o200k_base in a `--features tokens` build;
 bytes / 4 beside it), and the full view's controls (links, buttons, textboxes, comboboxes,
-checkboxes, radios, headings) with recall and precision against Chrome's accessibility tree.
+checkboxes, radios, headings, tabs, menu items, options, switches, sliders, spin buttons) with
+recall and precision against Chrome's accessibility tree in every frame, each tool read after
+the same --wait-ms.
 
 targets (any mix):
   URL                       a page (http://, https://, file://)
@@ -126,6 +128,8 @@ options:
                             peers are looked for on PATH and in node_modules/.bin
   --peers-dir DIR           look in DIR/node_modules/.bin first
   --no-peers                chromate alone (peers named with --peer still run)
+  --wait-ms N               the wait after each navigation, the same for every tool and for
+                            Chrome's reference (default 1000)
   --browser PATH            the browser every tool runs (default: CHROMATE_BROWSER, else search)
   --format table|json|html  the report (default table); html is one self-contained page
   --output FILE             write the report to FILE (stdout gets the summary)
@@ -416,6 +420,7 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
         browser: None,
         format: crate::bench::Format::Table,
         output: None,
+        wait_ms: crate::bench::DEFAULT_WAIT_MS,
     };
     let mut words = Words::new(args, Dashes::Any);
     while let Some(flag) = words.next_flag(&mut bench.targets) {
@@ -456,6 +461,15 @@ fn parse_bench(args: &[String]) -> Result<Command, UsageError> {
                 bench
                     .peers
                     .push((kind.to_owned(), command.trim().to_owned()));
+            }
+            "--wait-ms" => {
+                bench.wait_ms = value("milliseconds")?
+                    .parse::<u64>()
+                    .ok()
+                    .filter(|v| *v <= 60_000)
+                    .ok_or_else(|| {
+                        UsageError("--wait-ms needs milliseconds from 0 to 60000".into())
+                    })?;
             }
             "--peers-dir" => bench.peers_dir = Some(value("a directory")?.into()),
             "--browser" => bench.browser = Some(value("a path")?.into()),

@@ -42,7 +42,7 @@ fn check(args: &str, expect: Expect) {
             launch,
         }) => format!("daemon {session} {idle:?} launch={launch}"),
         Ok(Command::BenchSnapshot(bench)) => format!(
-            "bench-snapshot {} repeat={} max_lines={} detail={} peers={:?} no_peers={} format={:?} output={:?}",
+            "bench-snapshot {} repeat={} max_lines={} detail={} peers={:?} no_peers={} format={:?} output={:?} wait_ms={}",
             bench.targets.join(" "),
             bench.repeat,
             bench.max_lines,
@@ -50,7 +50,8 @@ fn check(args: &str, expect: Expect) {
             bench.peers,
             bench.no_peers,
             bench.format,
-            bench.output
+            bench.output,
+            bench.wait_ms
         ),
         Err(UsageError(message)) => format!(
             "usage error: {}",
@@ -400,19 +401,19 @@ fn bench_snapshot_arguments_parse() {
     check(
         "bench-snapshot page.html",
         expect![[
-            r#"bench-snapshot page.html repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None"#
+            r#"bench-snapshot page.html repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None wait_ms=1000"#
         ]],
     );
     check(
         "bench-snapshot page.html --detail",
         expect![[
-            r#"bench-snapshot page.html repeat=21 max_lines=80 detail=true peers=[] no_peers=false format=Table output=None"#
+            r#"bench-snapshot page.html repeat=21 max_lines=80 detail=true peers=[] no_peers=false format=Table output=None wait_ms=1000"#
         ]],
     );
     check(
         "bench-snapshot http://127.0.0.1:1/ urls.txt --repeat 3 --max-lines 5000 --no-peers",
         expect![[
-            r#"bench-snapshot http://127.0.0.1:1/ urls.txt repeat=3 max_lines=5000 detail=false peers=[] no_peers=true format=Table output=None"#
+            r#"bench-snapshot http://127.0.0.1:1/ urls.txt repeat=3 max_lines=5000 detail=false peers=[] no_peers=true format=Table output=None wait_ms=1000"#
         ]],
     );
     check(
@@ -424,7 +425,7 @@ fn bench_snapshot_arguments_parse() {
     check(
         "bench-snapshot d --format html --output r.html",
         expect![[
-            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html")"#
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html") wait_ms=1000"#
         ]],
     );
     check(

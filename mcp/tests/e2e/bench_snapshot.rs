@@ -231,7 +231,13 @@ fn urls_a_file_of_urls_a_directory_and_a_sitemap_against_chromate_as_a_peer() {
     assert_eq!(summary.len(), 2);
     assert_eq!(summary[0]["tool"], "chromate");
     assert_eq!(summary[0]["pages"], 6);
-    assert!(summary[0]["recall"].as_f64().unwrap() >= 0.9, "{summary:?}");
+    // Tabs, menu items, options, switches, sliders and spin buttons are scored too: the
+    // options of a native select and zero-size controls, which the snapshot leaves out today
+    // (issue 28), keep chromate's pooled recall on these fixture pages below 0.9.
+    assert!(
+        summary[0]["recall"].as_f64().unwrap() >= 0.85,
+        "{summary:?}"
+    );
     assert_nothing_left(&tmp);
 }
 
@@ -360,5 +366,98 @@ fn the_table_the_html_report_in_chromium_and_bad_targets() {
             text(&out)
         );
     }
+    assert_nothing_left(&tmp);
+}
+
+/// The benchmark checked against known answers: a page whose controls are known, one of them
+/// in a cross-site frame (its own renderer, read through its own session) and one added by
+/// the page's script after `load`. Chrome's reference must count exactly those controls (a
+/// reference that reads only the main frame, or reads before the script ran, counts fewer),
+/// chromate must match all of them, and a control the contract prints differently on purpose
+/// (a password field is `input`, Chrome's textbox) must be listed as missing by name. Peers'
+/// own text formats are checked against known lines in the oracle's unit tests.
+#[test]
+fn the_reference_reads_every_frame_after_the_same_wait_and_the_report_names_what_is_missing() {
+    let server = fixtures();
+    server.route("/frame.html", |_| {
+        Response::new(200)
+            .header("Content-Type", "text/html")
+            .body("<!doctype html><title>Frame</title><button>In frame</button><a href=\"#x\">Frame link</a>")
+    });
+    // Another site than 127.0.0.1, on loopback: Chromium gives the frame its own process.
+    let frame = server.url("frame.html").replace("127.0.0.1", "localhost");
+    let (_dir, tmp, bin, work) = scratch();
+    let site = work.join("known");
+    std::fs::create_dir_all(&site).expect("site");
+    std::fs::write(
+        site.join("frames.html"),
+        format!(
+            "<!doctype html><title>Known</title><h1>Known</h1><button>Now</button>\
+             <iframe src=\"{frame}\" width=\"400\" height=\"120\"></iframe>\
+             <script>addEventListener('load', () => setTimeout(() => {{\
+               const b = document.createElement('button'); b.textContent = 'Late';\
+               document.body.append(b); }}, 300));</script>"
+        ),
+    )
+    .expect("frames.html");
+    std::fs::write(
+        site.join("password.html"),
+        "<!doctype html><title>Login</title><h1>Login</h1>\
+         <label>Password <input type=password></label><button>Sign in</button>",
+    )
+    .expect("password.html");
+    let browser = browser();
+    let args = [
+        "known",
+        "--no-peers",
+        "--repeat",
+        "1",
+        "--browser",
+        &browser,
+        "--format",
+        "json",
+    ];
+    let output = bench(&args, &tmp, &bin, &work);
+    assert!(output.status.success(), "{}", text(&output));
+    let report: Value = serde_json::from_slice(&output.stdout).expect("JSON report");
+    assert_eq!(report["wait_ms"], json!(1000), "the default wait is stated");
+    assert!(
+        report["browser_version"]
+            .as_str()
+            .is_some_and(|v| v.contains("Chrome/")),
+        "{}",
+        report["browser_version"]
+    );
+    assert_eq!(
+        report["scored_roles"].as_array().map(Vec::len),
+        Some(chromate::SCORED_ROLES.len())
+    );
+    let pages = report["pages"].as_array().expect("pages");
+    let page = |name: &str| {
+        pages
+            .iter()
+            .find(|p| p["label"] == name)
+            .unwrap_or_else(|| panic!("{name} in {report:#}"))
+    };
+
+    // heading Known, button Now, button Late, and the frame's button and link.
+    let frames = page("frames.html");
+    assert_eq!(frames["reference"]["controls"], json!(5), "{frames:#}");
+    let full = &frames["results"][0]["full"];
+    assert_eq!(full["recall"], json!(1.0), "{frames:#}");
+    assert_eq!(full["precision"], json!(1.0), "{frames:#}");
+    assert_eq!(full["missing"], json!([]), "{frames:#}");
+    assert_eq!(full["extra"], json!([]), "{frames:#}");
+
+    // Chrome's textbox "Password" is chromate's `input "Password"`: missing, by name.
+    let password = page("password.html");
+    assert_eq!(password["reference"]["controls"], json!(3), "{password:#}");
+    let full = &password["results"][0]["full"];
+    assert_eq!(
+        full["missing"],
+        json!([["textbox", "Password", 1]]),
+        "{password:#}"
+    );
+    assert_eq!(full["extra"], json!([]), "{password:#}");
     assert_nothing_left(&tmp);
 }
