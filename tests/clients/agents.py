@@ -4,10 +4,10 @@ servers behind a load balancer"). Driven by mcp/tests/e2e/mcp/balancer.rs and th
 `balanced` bench.
 
 Each agent: initialize; navigate FIXTURE_ORIGIN/login?user=<name> (the fixture sets the cookie
-user=<name>); navigate /whoami (the fixture prints the Cookie header it received); set and read
-localStorage; snapshot. Then all agents wait together: the script prints one line
+user=<name>); navigate /whoami (the fixture prints the Cookie header it received); set
+localStorage and read it with document.cookie; snapshot (the page /whoami printed). Then all agents wait together: the script prints one line
 `READY <json>` (per agent: its session id, what it saw, its step times in ms) and reads one line
-on stdin; then each agent makes one more call (navigate /whoami) and ends its session, and the
+on stdin; then each agent makes one more call (reads its cookie and storage) and ends its session, and the
 script prints `DONE <json>` (per agent: that call's outcome, or the error the client raised).
 
 Env: ENDPOINT (…/mcp), TOKEN (the bearer), FIXTURE_ORIGIN (http://127.0.0.1:PORT), AGENTS (20).
@@ -100,7 +100,7 @@ class Agent:
             "eval",
             session.call_tool(
                 "browser_advanced_eval",
-                {"js": f"localStorage.setItem('agent', '{self.name}'); localStorage.getItem('agent')"},
+                {"js": f"localStorage.setItem('agent', '{self.name}'); document.cookie + ' | ' + localStorage.getItem('agent')"},
             ),
         )
         self.seen["storage"] = text_of(stored)
@@ -111,7 +111,8 @@ class Agent:
     async def after_kill(self, session: ClientSession) -> None:
         try:
             result = await asyncio.wait_for(
-                session.call_tool("browser_navigate", {"url": f"{ORIGIN}/whoami"}), timeout=120
+                session.call_tool("browser_advanced_eval", {"js": "document.cookie + ' | ' + localStorage.getItem('agent')"}),
+                timeout=120,
             )
             self.after = {"ok": not result.is_error, "text": text_of(result)}
         except MCPError as err:
