@@ -89,7 +89,11 @@ class Agent:
     async def work(self, session: ClientSession) -> None:
         await self.timed("initialize", session.initialize())
         login = await self.timed(
-            "navigate", session.call_tool("browser_navigate", {"url": f"{ORIGIN}/login?user={self.name}"})
+            "navigate", session.call_tool(
+                "browser_navigate",
+                # The first call waits for the pool's browser: twenty starting at once take long.
+                {"url": f"{ORIGIN}/login?user={self.name}", "timeout_ms": 240000},
+            ),
         )
         self.seen["login"] = text_of(login)
         whoami = await self.timed(

@@ -34,7 +34,7 @@ pub fn sticky_config(port: u16, nodes: &[(&str, String)], prefix: &Path) -> Stri
     for (name, address) in nodes {
         map.push_str(&format!("        \"~^{name}\\.\" chromate_{name};\n"));
         upstreams.push_str(&format!(
-            "    upstream chromate_{name} {{\n        server {address};\n        keepalive 8;\n    }}\n"
+            "    upstream chromate_{name} {{\n        server {address};\n        keepalive 8;\n        keepalive_timeout 5s;\n    }}\n"
         ));
         any.push_str(&format!("        server {address};\n"));
     }
@@ -56,6 +56,8 @@ http {{
     uwsgi_temp_path {prefix}/uwsgi;
     scgi_temp_path {prefix}/scgi;
 
+    # Upstream connections are kept 5 s at most: chromate closes one idle for 10 s, and nginx
+    # does not send a POST again on a kept connection the server closed as it was sent.
     # Each server makes session ids that start with its --node name and a dot.
     map $http_mcp_session_id $chromate_upstream {{
         default chromate_any;
@@ -63,6 +65,7 @@ http {{
 {upstreams}    # initialize (no session id yet): any server that is up.
     upstream chromate_any {{
 {any}        keepalive 8;
+        keepalive_timeout 5s;
     }}
 
     server {{

@@ -257,7 +257,7 @@ fn a_killed_server_loses_its_sessions_with_a_clear_error_and_the_others_go_on() 
             assert!(
                 after["text"]
                     .as_str()
-                    .is_some_and(|text| text.contains(&format!("cookie [user={name}]"))),
+                    .is_some_and(|text| text.contains(&format!("\"result\":\"user={name} | {name}\""))),
                 "{agent}"
             );
         }
