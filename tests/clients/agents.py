@@ -10,7 +10,8 @@ localStorage and read it with document.cookie; snapshot (the page /whoami printe
 on stdin; then each agent makes one more call (reads its cookie and storage) and ends its session, and the
 script prints `DONE <json>` (per agent: that call's outcome, or the error the client raised).
 
-Env: ENDPOINT (…/mcp), TOKEN (the bearer), FIXTURE_ORIGIN (http://127.0.0.1:PORT), AGENTS (20).
+Env: ENDPOINT (…/mcp), TOKEN (the bearer), FIXTURE_ORIGIN (http://127.0.0.1:PORT), AGENTS (20),
+ROUNDS (0: how many more times each agent repeats navigate, eval and snapshot; step times are lists).
 Run with target/venv's python (`.ci/setup.sh all`).
 """
 import asyncio
@@ -28,6 +29,8 @@ ENDPOINT = os.environ["ENDPOINT"]
 TOKEN = os.environ["TOKEN"]
 ORIGIN = os.environ["FIXTURE_ORIGIN"]
 AGENTS = int(os.environ.get("AGENTS", "20"))
+# The bench's: how many more times each agent repeats navigate, eval and snapshot.
+ROUNDS = int(os.environ.get("ROUNDS", "0"))
 
 
 def text_of(result) -> str:
@@ -48,7 +51,7 @@ class Agent:
     async def timed(self, step: str, call):
         started = time.perf_counter()
         result = await call
-        self.times[step] = round((time.perf_counter() - started) * 1000, 2)
+        self.times.setdefault(step, []).append(round((time.perf_counter() - started) * 1000, 2))
         return result
 
     def keep_session_id(self, response: httpx2.Response) -> None:
@@ -111,8 +114,17 @@ class Agent:
         snapshot = await self.timed("snapshot", session.call_tool("browser_snapshot", {}))
         self.seen["snapshot"] = text_of(snapshot)
         self.seen["errors"] = [r.is_error for r in (login, whoami, stored, snapshot)]
+        for _ in range(ROUNDS):
+            again = [
+                await self.timed("navigate_again", session.call_tool("browser_navigate", {"url": f"{ORIGIN}/whoami"})),
+                await self.timed("eval", session.call_tool("browser_advanced_eval", {"js": "document.cookie"})),
+                await self.timed("snapshot", session.call_tool("browser_snapshot", {})),
+            ]
+            if any(r.is_error for r in again):
+                self.seen["errors"].append(True)
 
     async def after_kill(self, session: ClientSession) -> None:
+        started = time.perf_counter()
         try:
             result = await asyncio.wait_for(
                 session.call_tool("browser_advanced_eval", {"js": "document.cookie + ' | ' + localStorage.getItem('agent')"}),
@@ -123,6 +135,7 @@ class Agent:
             self.after = {"ok": False, "code": err.code, "message": err.message}
         except Exception as err:
             self.after = {"ok": False, "transport": f"{type(err).__name__}: {err}"}
+        self.after["ms"] = round((time.perf_counter() - started) * 1000, 2)
 
     def report(self) -> dict:
         return {

@@ -405,6 +405,18 @@ impl Agents {
     /// Starts `count` agents on `endpoint` with the bearer `token` against the fixture
     /// `origin` ([`agents_fixture`]).
     pub fn start(endpoint: &str, token: &str, origin: &str, count: usize) -> std::io::Result<Agents> {
+        Agents::start_rounds(endpoint, token, origin, count, 0)
+    }
+
+    /// [`Agents::start`], each agent repeating navigate, eval and snapshot `rounds` more times
+    /// (the bench's).
+    pub fn start_rounds(
+        endpoint: &str,
+        token: &str,
+        origin: &str,
+        count: usize,
+        rounds: usize,
+    ) -> std::io::Result<Agents> {
         let python = venv_python();
         if !python.is_file() {
             return Err(std::io::Error::other(format!(
@@ -421,6 +433,7 @@ impl Agents {
             .env("TOKEN", token)
             .env("FIXTURE_ORIGIN", origin)
             .env("AGENTS", count.to_string())
+            .env("ROUNDS", rounds.to_string())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped())
