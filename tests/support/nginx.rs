@@ -21,12 +21,13 @@ pub fn nginx_binary() -> PathBuf {
 }
 
 /// The nginx config of docs/mcp.md#several-servers-behind-a-load-balancer: `listen` on
-/// loopback `port`, one upstream per `(node name, address)` and one of them all. Requests with
+/// `listen` (`127.0.0.1:PORT` in the tests), one upstream per `(node name, address)` and one
+/// of them all. Requests with
 /// no session id (an `initialize`) go to any server; the others go to the server whose node
 /// name starts their id. When that server is down, nginx's 502 becomes a 404 carrying a
 /// JSON-RPC error: the MCP spelling of "this session is gone, initialize again". The `prefix`
 /// holds the logs, pid file and nginx's temp files.
-pub fn sticky_config(port: u16, nodes: &[(&str, String)], prefix: &Path) -> String {
+pub fn sticky_config(listen: &str, nodes: &[(&str, String)], prefix: &Path) -> String {
     let prefix = prefix.display();
     let mut map = String::new();
     let mut upstreams = String::new();
@@ -91,7 +92,6 @@ http {{
     }}
 }}
 "#,
-        listen = format_args!("127.0.0.1:{port}"),
     )
 }
 
@@ -118,7 +118,10 @@ impl Nginx {
             .tempdir()?;
         let port = free_port()?;
         let config = dir.path().join("nginx.conf");
-        std::fs::write(&config, sticky_config(port, nodes, dir.path()))?;
+        std::fs::write(
+            &config,
+            sticky_config(&format!("127.0.0.1:{port}"), nodes, dir.path()),
+        )?;
         let log = std::fs::File::create(dir.path().join("stderr.log"))?;
         let child = Command::new(&binary)
             .arg("-p")

@@ -277,3 +277,34 @@ fn a_killed_server_loses_its_sessions_with_a_clear_error_and_the_others_go_on() 
     drop(more);
     end_all(nginx, vec![a, b], pool);
 }
+
+/// docs/mcp.md gives users the config these tests run (`sticky_config`), for two servers
+/// named `chromate-a` and `chromate-b`; `UPDATE_EXPECT=1` writes it there.
+#[test]
+fn the_documented_nginx_config_is_the_one_the_tests_run() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/mcp.md");
+    let doc = std::fs::read_to_string(&path).expect("docs/mcp.md");
+    let expected = chromate_tests::nginx::sticky_config(
+        "8080",
+        &[
+            ("node-a", "chromate-a:8931".to_owned()),
+            ("node-b", "chromate-b:8931".to_owned()),
+        ],
+        std::path::Path::new("/var/lib/chromate-nginx"),
+    );
+    let section = doc
+        .find("### Several servers behind a load balancer")
+        .expect("the section");
+    let start = doc[section..].find("```nginx\n").expect("an nginx block") + section + 9;
+    let end = doc[start..].find("```").expect("its end") + start;
+    if std::env::var_os("UPDATE_EXPECT").is_some() {
+        let updated = format!("{}{expected}{}", &doc[..start], &doc[end..]);
+        std::fs::write(&path, updated).expect("write docs/mcp.md");
+        return;
+    }
+    assert_eq!(
+        doc[start..end],
+        expected,
+        "docs/mcp.md's nginx config is not the tested one: UPDATE_EXPECT=1 writes it"
+    );
+}
