@@ -57,12 +57,12 @@ http {{
     uwsgi_temp_path {prefix}/uwsgi;
     scgi_temp_path {prefix}/scgi;
 
-    # Upstream connections are kept 5 s at most: chromate closes one idle for 10 s, and nginx
-    # does not send a POST again on a kept connection the server closed as it was sent.
     # Each server makes session ids that start with its --node name and a dot.
     map $http_mcp_session_id $chromate_upstream {{
         default chromate_any;
 {map}    }}
+    # Kept upstream connections last 5 s idle at most: chromate closes one idle for 10 s, and
+    # nginx does not send a POST again on a kept connection the server closed as it was sent.
 {upstreams}    # initialize (no session id yet): any server that is up.
     upstream chromate_any {{
 {any}        keepalive 8;
@@ -80,7 +80,8 @@ http {{
             proxy_buffering off;
             proxy_read_timeout 600s;
             proxy_send_timeout 600s;
-            error_page 502 504 = @chromate_gone;
+            # The session's server is down (refused, or closed without an answer).
+            error_page 502 = @chromate_gone;
         }}
         location @chromate_gone {{
             default_type application/json;
