@@ -185,7 +185,8 @@ impl Nginx {
 
     /// nginx's own messages (its error log and stderr).
     pub fn log(&self) -> String {
-        let mut text = std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default();
+        let mut text =
+            std::fs::read_to_string(self.dir.path().join("error.log")).unwrap_or_default();
         text.push_str(
             &std::fs::read_to_string(self.dir.path().join("stderr.log")).unwrap_or_default(),
         );
@@ -217,9 +218,10 @@ impl Nginx {
         }
         let _ = self.child.kill();
         let _ = self.child.wait();
-        let left = crate::procs::wait_until_gone_blocking(&pids, Instant::now() + Duration::from_secs(5))
-            .err()
-            .unwrap_or_default();
+        let left =
+            crate::procs::wait_until_gone_blocking(&pids, Instant::now() + Duration::from_secs(5))
+                .err()
+                .unwrap_or_default();
         for pid in &left {
             crate::procs::kill(*pid);
         }
@@ -408,7 +410,12 @@ pub struct Agents {
 impl Agents {
     /// Starts `count` agents on `endpoint` with the bearer `token` against the fixture
     /// `origin` ([`agents_fixture`]).
-    pub fn start(endpoint: &str, token: &str, origin: &str, count: usize) -> std::io::Result<Agents> {
+    pub fn start(
+        endpoint: &str,
+        token: &str,
+        origin: &str,
+        count: usize,
+    ) -> std::io::Result<Agents> {
         Agents::start_rounds(endpoint, token, origin, count, 0)
     }
 
@@ -490,14 +497,20 @@ impl Agents {
             let left = deadline.saturating_duration_since(Instant::now());
             match self.lines.recv_timeout(left) {
                 Ok(line) => {
-                    if let Some(json) = line.strip_prefix(tag).and_then(|rest| rest.strip_prefix(' ')) {
+                    if let Some(json) = line
+                        .strip_prefix(tag)
+                        .and_then(|rest| rest.strip_prefix(' '))
+                    {
                         return serde_json::from_str(json).map_err(|err| format!("{tag}: {err}"));
                     }
                 }
                 Err(err) => {
                     return Err(format!(
                         "no {tag} line from the agents ({err}); their stderr: {}",
-                        self.stderr.lock().map(|text| text.clone()).unwrap_or_default()
+                        self.stderr
+                            .lock()
+                            .map(|text| text.clone())
+                            .unwrap_or_default()
                     ))
                 }
             }

@@ -25,7 +25,13 @@ use chromate_tests::pool::{Browserless, PoolLimits};
 use serde_json::Value;
 
 const TOKEN: &str = "balanced-bench-token";
-const STEPS: [&str; 5] = ["initialize", "navigate", "navigate_again", "eval", "snapshot"];
+const STEPS: [&str; 5] = [
+    "initialize",
+    "navigate",
+    "navigate_again",
+    "eval",
+    "snapshot",
+];
 
 fn main() {
     if let Err(err) = run() {
@@ -186,8 +192,9 @@ fn run() -> Result<(), String> {
         .iter()
         .map(|&pid| proc_kib(pid, "status", "VmRSS"))
         .sum();
-    let mut agents = Agents::start_rounds(&nginx.endpoint(), TOKEN, &fixture.origin(), count, rounds)
-        .map_err(|err| format!("agents: {err}"))?;
+    let mut agents =
+        Agents::start_rounds(&nginx.endpoint(), TOKEN, &fixture.origin(), count, rounds)
+            .map_err(|err| format!("agents: {err}"))?;
     let balanced_report = ready(&mut agents)?;
     let on = |node: &str| {
         balanced_report
@@ -260,9 +267,7 @@ fn run() -> Result<(), String> {
         outcomes.push((node, what));
     }
     outcomes.sort();
-    outcomes.dedup_by(|x, y| {
-        x.0 == y.0 && x.1.split(" in ").next() == y.1.split(" in ").next()
-    });
+    outcomes.dedup_by(|x, y| x.0 == y.0 && x.1.split(" in ").next() == y.1.split(" in ").next());
     for (node, what) in &outcomes {
         println!("  next call of a session on {node}: {what}");
     }

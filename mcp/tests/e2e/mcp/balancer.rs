@@ -101,7 +101,11 @@ fn assert_each_saw_only_its_own(report: &[Value], nginx: &Nginx) {
                 .is_some_and(|text| text.contains(&format!("\"result\":\"user={name} | {name}\""))),
             "{agent}"
         );
-        assert_eq!(seen["errors"], serde_json::json!([false, false, false, false]), "{agent}");
+        assert_eq!(
+            seen["errors"],
+            serde_json::json!([false, false, false, false]),
+            "{agent}"
+        );
     }
 }
 
@@ -121,7 +125,10 @@ fn eventually(what: &str, mut check: impl FnMut() -> Result<(), String>) {
 fn end_all(mut nginx: Nginx, nodes: Vec<HttpNode>, pool: Browserless) {
     let nginx_pids = nginx.pids();
     let left = nginx.stop();
-    assert!(left.is_empty(), "nginx processes outlived SIGQUIT: {left:?}");
+    assert!(
+        left.is_empty(),
+        "nginx processes outlived SIGQUIT: {left:?}"
+    );
     assert!(nginx_pids.iter().all(|&pid| !procs::is_alive(pid)));
     for mut node in nodes {
         let pid = node.pid();
@@ -157,8 +164,8 @@ fn twenty_agents_through_nginx_spread_over_two_servers_on_one_pool_each_see_only
     let a = node("node-a", &pool);
     let b = node("node-b", &pool);
     let nginx = balancer(&[&a, &b]);
-    let mut agents = Agents::start(&nginx.endpoint(), TOKEN, &fixture.origin(), 20)
-        .expect("start the agents");
+    let mut agents =
+        Agents::start(&nginx.endpoint(), TOKEN, &fixture.origin(), 20).expect("start the agents");
     let ready = agents
         .wait_for("READY", READY_WITHIN)
         .unwrap_or_else(|why| panic!("{why}\nnginx: {}", nginx.log()));
@@ -168,7 +175,10 @@ fn twenty_agents_through_nginx_spread_over_two_servers_on_one_pool_each_see_only
     // Spread over both servers: every session is one of theirs.
     let (on_a, on_b) = (on(&report, "node-a").len(), on(&report, "node-b").len());
     assert_eq!(on_a + on_b, 20, "{ready}");
-    assert!(on_a > 0 && on_b > 0, "all on one server: a {on_a}, b {on_b}");
+    assert!(
+        on_a > 0 && on_b > 0,
+        "all on one server: a {on_a}, b {on_b}"
+    );
     // On each server's side: one pool connection per session it holds.
     assert_eq!(established_sockets(a.pid(), pool.port()).len(), on_a);
     assert_eq!(established_sockets(b.pid(), pool.port()).len(), on_b);
@@ -189,7 +199,9 @@ fn twenty_agents_through_nginx_spread_over_two_servers_on_one_pool_each_see_only
             "{agent}"
         );
     }
-    assert!(agents.wait(Duration::from_secs(30)).is_some_and(|s| s.success()));
+    assert!(agents
+        .wait(Duration::from_secs(30))
+        .is_some_and(|s| s.success()));
     let agents_pid = agents.pid();
     drop(agents);
     assert!(!procs::is_alive(agents_pid));
@@ -255,14 +267,16 @@ fn a_killed_server_loses_its_sessions_with_a_clear_error_and_the_others_go_on() 
         } else {
             assert_eq!(after["ok"], true, "{agent}");
             assert!(
-                after["text"]
-                    .as_str()
-                    .is_some_and(|text| text.contains(&format!("\"result\":\"user={name} | {name}\""))),
+                after["text"].as_str().is_some_and(
+                    |text| text.contains(&format!("\"result\":\"user={name} | {name}\""))
+                ),
                 "{agent}"
             );
         }
     }
-    assert!(agents.wait(Duration::from_secs(30)).is_some_and(|s| s.success()));
+    assert!(agents
+        .wait(Duration::from_secs(30))
+        .is_some_and(|s| s.success()));
     drop(agents);
     // New agents still get in: initialize goes to the server that is up.
     let mut more =
@@ -272,8 +286,11 @@ fn a_killed_server_loses_its_sessions_with_a_clear_error_and_the_others_go_on() 
     assert_each_saw_only_its_own(&again, &nginx);
     assert_eq!(on(&again, "node-b").len(), 2, "{again:?}");
     more.go().expect("go");
-    more.wait_for("DONE", Duration::from_secs(120)).expect("done");
-    assert!(more.wait(Duration::from_secs(30)).is_some_and(|s| s.success()));
+    more.wait_for("DONE", Duration::from_secs(120))
+        .expect("done");
+    assert!(more
+        .wait(Duration::from_secs(30))
+        .is_some_and(|s| s.success()));
     drop(more);
     end_all(nginx, vec![a, b], pool);
 }
