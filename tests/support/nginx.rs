@@ -251,6 +251,16 @@ impl HttpNode {
     /// and temp directories in a temp directory of its own; waits (30 s at most) for the line
     /// naming its address.
     pub fn start(binary: &Path, name: &str, args: &[&str]) -> std::io::Result<HttpNode> {
+        HttpNode::start_with_env(binary, name, args, &[])
+    }
+
+    /// [`HttpNode::start`] with more environment (`CHROMATE_AGENT_TIMEOUT`, say).
+    pub fn start_with_env(
+        binary: &Path,
+        name: &str,
+        args: &[&str],
+        envs: &[(&str, &str)],
+    ) -> std::io::Result<HttpNode> {
         let dir = tempfile::Builder::new()
             .prefix(&format!("chromate-test-{name}-"))
             .tempdir()?;
@@ -263,6 +273,7 @@ impl HttpNode {
             .env("TMPDIR", dir.path())
             .env("CHROMATE_RUNTIME_DIR", dir.path().join("runtime"))
             .env("CHROMATE_MCP_ARTIFACTS_DIR", &artifacts)
+            .envs(envs.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped());

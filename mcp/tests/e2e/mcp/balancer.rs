@@ -30,7 +30,9 @@ fn pool(concurrent: u32) -> Browserless {
 
 fn node(name: &str, pool: &Browserless) -> HttpNode {
     let endpoint = pool.ws_url();
-    HttpNode::start(
+    // Every call's default timeout is raised from 5 s: twenty browsers on two shared cores
+    // answer slowly, and this test is about routing and isolation, not speed.
+    HttpNode::start_with_env(
         &chromate_binary(),
         name,
         &[
@@ -41,6 +43,7 @@ fn node(name: &str, pool: &Browserless) -> HttpNode {
             "--cdp-timeout",
             "240000",
         ],
+        &[("CHROMATE_AGENT_TIMEOUT", "60000")],
     )
     .unwrap_or_else(|err| panic!("cannot start chromate --node {name}: {err}"))
 }
