@@ -112,6 +112,25 @@ fn assert_each_saw_only_its_own(report: &[Value], nginx: &Nginx) {
     }
 }
 
+/// `tools/list` POSTed straight to the server on `port` with session id `id`, bypassing nginx;
+/// the whole answer (`Connection: close`, read to its end, 30 s at most).
+fn post_direct(port: u16, id: &str) -> String {
+    use std::io::{Read, Write};
+    let body = r#"{"jsonrpc":"2.0","id":7,"method":"tools/list"}"#;
+    let request = format!(
+        "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\nMcp-Session-Id: {id}\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    );
+    let mut stream = std::net::TcpStream::connect(("127.0.0.1", port)).expect("connect");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(30)))
+        .expect("timeout");
+    stream.write_all(request.as_bytes()).expect("send");
+    let mut answer = String::new();
+    let _ = stream.read_to_string(&mut answer);
+    answer
+}
+
 /// Polls (60 s at most) until `check` holds.
 fn eventually(what: &str, mut check: impl FnMut() -> Result<(), String>) {
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -187,6 +206,17 @@ fn twenty_agents_through_nginx_spread_over_two_servers_on_one_pool_each_see_only
     assert_eq!(established_sockets(b.pid(), pool.port()).len(), on_b);
     // On the pool's side: a browser per session, from both servers.
     assert_eq!(pool.browser_pids().len(), 20, "{}", pool.log());
+    // A request routed to the wrong server says so: node-a's session id sent to node-b.
+    let misrouted = on(&report, "node-a")[0]["session_id"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let answer = post_direct(b.port(), &misrouted);
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+    assert!(
+        answer.contains(r#"made by the server named \"node-a\", and this is \"node-b\""#),
+        "{answer}"
+    );
     // Each later request went where its session was made: a wrong route would be a 404.
     agents.go().expect("go");
     let done = agents
