@@ -419,7 +419,7 @@ fn bench_snapshot_arguments_parse() {
     check(
         "bench-snapshot d --peer playwright-mcp=npx-pw --peer=agent-browser=off --format json",
         expect![[
-            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[("playwright-mcp", "npx-pw"), ("agent-browser", "off")] no_peers=false format=Json output=None"#
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[("playwright-mcp", "npx-pw"), ("agent-browser", "off")] no_peers=false format=Json output=None wait_ms=1000"#
         ]],
     );
     check(
@@ -427,6 +427,16 @@ fn bench_snapshot_arguments_parse() {
         expect![[
             r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Html output=Some("r.html") wait_ms=1000"#
         ]],
+    );
+    check(
+        "bench-snapshot d --wait-ms 250",
+        expect![[
+            r#"bench-snapshot d repeat=5 max_lines=80 detail=false peers=[] no_peers=false format=Table output=None wait_ms=250"#
+        ]],
+    );
+    check(
+        "bench-snapshot d --wait-ms 60001",
+        expect!["usage error: --wait-ms needs milliseconds from 0 to 60000"],
     );
     check(
         "bench-snapshot",
