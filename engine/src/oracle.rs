@@ -454,9 +454,20 @@ impl Page {
     /// name, but the pieces of a native date or time field (the field is one control).
     pub async fn chrome_controls(&self) -> Result<Controls> {
         let mut controls = Controls::new();
-        for (frame_id, session) in self.frame_sessions() {
-            let params = GetFullAXTreeParams::default().frame_id(FrameId(frame_id));
-            let tree = session.send(&params).await?;
+        for (i, (frame_id, session)) in self.frame_sessions().into_iter().enumerate() {
+            // The main frame (listed first) as the root frame, as Chrome reads it by default;
+            // a child frame by its id.
+            let params = if i == 0 {
+                GetFullAXTreeParams::default()
+            } else {
+                GetFullAXTreeParams::default().frame_id(FrameId(frame_id.clone()))
+            };
+            let tree = match session.send(&params).await {
+                Ok(tree) => tree,
+                // A child frame that went away meanwhile has no controls to count.
+                Err(_) if i > 0 && !self.frames().iter().any(|f| f.id == frame_id) => continue,
+                Err(err) => return Err(err),
+            };
             let parents: HashMap<String, (Option<String>, String)> = tree
                 .nodes
                 .iter()
