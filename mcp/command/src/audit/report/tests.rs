@@ -89,6 +89,8 @@ fn typical() -> AuditResult {
         }],
         external_links: Vec::new(),
         focus: None,
+        suppressed: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 
