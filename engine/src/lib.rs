@@ -66,7 +66,7 @@ pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub use pdf::PdfOptions;
 pub use probe::{
-    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
+    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, Sitemap,
     ProbeRect, ResourceElement, ResourceSize, Vitals,
 };
 pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};

@@ -34,7 +34,8 @@ use chromate_command::tools::{self, qa, Defaults};
 use chromate_command::Reply;
 
 pub(crate) const HELP: &str = "\
-usage: chromate audit URL... [--urls FILE] [--depth N] [--max-pages N] [--viewport WxH]
+usage: chromate audit URL... [--urls FILE] [--sitemap URL]
+                          [--depth N] [--max-pages N] [--viewport WxH]
                           [--wait-until load|domcontentloaded|networkidle] [--timeout-ms N]
                           [--focus TEXT] [--format text|json|md|html|sarif|junit] [--output FILE]
                           [--format NAME=PATH]...
@@ -55,6 +56,9 @@ options:
   URL...                   the entry pages (at most 50 with --urls'), each audited with its
                            same-origin links; one result with every page
   --urls FILE              more entry pages, one URL a line (# comments, blank lines skipped)
+  --sitemap URL            also audit the pages a sitemap.xml (or a sitemap index) lists: same
+                           origin only, at most --max-pages (a warning says what was cut);
+                           URL may then be left out
   --state NAME             audit logged in: the cookies and localStorage of a state saved with
                            `chromate state save NAME` (CHROMATE_STATE_DIR, else .chromate/state)
   --storage-state FILE     the same from a Playwright storage-state JSON file (cookies, origins'
@@ -262,6 +266,9 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
             "--baseline" => command.baseline = Some(PathBuf::from(value("a file")?)),
             "--update-baseline" if flag.is_bare() => command.update_baseline = true,
             "--urls" => urls_file = Some(PathBuf::from(value("a file")?)),
+            "--sitemap" => {
+                arguments.insert("sitemap".into(), json!(value("a sitemap's URL")?));
+            }
             "--state" => {
                 arguments.insert("state".into(), json!(value("a saved state's name")?));
             }
@@ -293,9 +300,16 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
             urls.len()
         )));
     }
-    let first = match urls.first() {
-        Some(url) => url.clone(),
-        None => return Err(usage("missing URL (or --urls FILE)".to_owned())),
+    // With only --sitemap, the sitemap's URL is the audit's `url` (not audited as a page).
+    let sitemap = arguments.get("sitemap").and_then(Value::as_str).map(str::to_owned);
+    let first = match (urls.first(), sitemap) {
+        (Some(url), _) => url.clone(),
+        (None, Some(sitemap)) => sitemap,
+        (None, None) => {
+            return Err(usage(
+                "missing URL (or --urls FILE, or --sitemap URL)".to_owned(),
+            ))
+        }
     };
     arguments.insert("url".into(), json!(first));
     if urls.len() > 1 {
@@ -386,6 +400,7 @@ fn cli_names(message: &str) -> String {
         ("\"urls\"", "URL"),
         ("\"state\"", "--state"),
         ("\"storage_state\"", "--storage-state"),
+        ("\"sitemap\"", "--sitemap"),
     ]
     .iter()
     .fold(message.to_owned(), |message, (from, to)| {

@@ -488,3 +488,76 @@ fn a_one_shot_audit_ends_its_browser_and_starts_no_daemon() {
     assert_eq!(cli.daemons().len(), 1, "the named session stays");
     cli.finish();
 }
+
+#[test]
+fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_note() {
+    let server = server();
+    let page = |name: &str| server.url(name);
+    let urlset = |pages: &[String]| {
+        let locs: String = pages
+            .iter()
+            .map(|url| format!("<url><loc>{url}</loc></url>"))
+            .collect();
+        format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{locs}</urlset>")
+    };
+    let xml = |body: String| Response::new(200).header("Content-Type", "application/xml").body(body);
+    let first = urlset(&[
+        page("clean-a.html"),
+        page("a11y.html"),
+        // Another origin (never contacted): left out, with a note.
+        "http://localhost:1/elsewhere.html".to_owned(),
+    ]);
+    let second = urlset(&[page("clean-b.html"), page("clean-a.html")]);
+    let index = format!(
+        "<?xml version=\"1.0\"?><sitemapindex xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\"><sitemap><loc>{}</loc></sitemap><sitemap><loc>{}</loc></sitemap></sitemapindex>",
+        page("sitemap-1.xml"),
+        page("sitemap-2.xml")
+    );
+    server.route("/sitemap-1.xml", move |_| xml(first.clone()));
+    server.route("/sitemap-2.xml", move |_| xml(second.clone()));
+    server.route("/sitemap.xml", move |_| xml(index.clone()));
+    server.route("/not-a-sitemap.xml", |_| Response::html(CLEAN));
+    let cli = Cli::new();
+    let out = cli.run(&["audit", "--sitemap", &page("sitemap.xml"), "--format", "json"]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    let result = json_of(&out);
+    let mut pages: Vec<String> = result["pages"]
+        .as_array()
+        .expect("pages")
+        .iter()
+        .filter_map(|p| p["url"].as_str().map(str::to_owned))
+        .collect();
+    pages.sort();
+    let mut expected = vec![page("a11y.html"), page("clean-a.html"), page("clean-b.html")];
+    expected.sort();
+    assert_eq!(pages, expected, "the index's pages, once each, not the sitemap itself");
+    assert!(
+        out.stderr.contains("1 URLs of other origins"),
+        "the other origin's page is left out with a note: {out:?}"
+    );
+    // Bounded by --max-pages, saying so.
+    let out = cli.run(&[
+        "audit",
+        "--sitemap",
+        &page("sitemap.xml"),
+        "--max-pages",
+        "2",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(json_of(&out)["pages"].as_array().map(Vec::len), Some(2));
+    assert!(
+        json_of(&out)["warnings"]
+            .as_array()
+            .expect("warnings")
+            .iter()
+            .any(|w| w.as_str().is_some_and(|w| w.contains("only the first 2 were audited"))),
+        "{out:?}"
+    );
+    // Not a sitemap: a clear tool error.
+    let out = cli.run(&["audit", "--sitemap", &page("not-a-sitemap.xml")]);
+    assert_eq!(out.code, Some(1), "{out:?}");
+    assert!(out.stderr.contains("not-a-sitemap.xml"), "{out:?}");
+    cli.finish();
+}

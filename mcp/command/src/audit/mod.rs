@@ -17,6 +17,7 @@ pub mod findings;
 pub mod gate;
 mod judge;
 pub mod report;
+mod sitemap;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -67,6 +68,9 @@ pub struct AuditRequest {
     pub url: String,
     /// More entry pages, audited like `url` (depth 0) in the same run.
     pub more_urls: Vec<String>,
+    /// A sitemap whose same-origin pages are entry pages too (when it is `url` itself, `url`
+    /// is not audited as a page).
+    pub sitemap: Option<String>,
     pub login: Option<Login>,
     pub max_depth: u32,
     pub max_pages: u32,
@@ -142,7 +146,55 @@ pub async fn run(
         policy: browser.origin_policy(),
         ..Gathered::default()
     });
-    let crawl = crawl(browser, &context, request, &state, progress);
+    let mut warnings = Vec::new();
+    let entries = match &request.sitemap {
+        None => None,
+        Some(sitemap) => {
+            progress.set_phase(format!("audit: reading the sitemap {sitemap}"));
+            let read = sitemap::pages(&context, browser, sitemap, request.max_pages as usize);
+            let read = tokio::time::timeout_at(deadline.into(), read).await;
+            let (pages, cut) = match read {
+                Ok(Ok(read)) => read,
+                Ok(Err(error)) => {
+                    let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+                    return Err(error);
+                }
+                Err(_) => (Vec::new(), vec!["the deadline passed while reading the sitemap".to_owned()]),
+            };
+            warnings.extend(cut);
+            let mut entries: Vec<String> = Vec::new();
+            if request.url != *sitemap {
+                entries.push(request.url.clone());
+            }
+            entries.extend(request.more_urls.iter().cloned());
+            entries.extend(pages);
+            Some(entries)
+        }
+    };
+    // The entry pages as one request: the first is `url`, the others `more_urls`.
+    let resolved;
+    let crawled = match entries {
+        None => request,
+        Some(mut entries) => {
+            if entries.is_empty() {
+                let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+                return Err(ToolError::invalid_argument(
+                    "audit: the sitemap lists no page of its origin",
+                    "sitemap",
+                    "check the sitemap's <loc> entries, or audit the pages by URL",
+                ));
+            }
+            let first = entries.remove(0);
+            resolved = AuditRequest {
+                url: first,
+                more_urls: entries,
+                sitemap: None,
+                ..request.clone()
+            };
+            &resolved
+        }
+    };
+    let crawl = crawl(browser, &context, crawled, &state, progress);
     let outcome = tokio::time::timeout_at(deadline.into(), crawl).await;
     let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
     let status = match outcome {
@@ -183,7 +235,7 @@ pub async fn run(
             .collect(),
         focus: request.focus.clone(),
         suppressed: Vec::new(),
-        warnings: Vec::new(),
+        warnings,
     };
     Ok((result, std::mem::take(&mut gathered.shots)))
 }

@@ -87,6 +87,8 @@ tool_args! {
         include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and every audited page's full-page screenshots"),
         #[serde(default)]
         block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        sitemap: Option<String> = Arg::string("sitemap", "Also audit the pages this sitemap.xml (or sitemap index) lists: same-origin only, at most max_pages; when it is url itself, url is not audited as a page")
+            .max_len(2048),
         state: Option<String> = Arg::string("state", "Audit logged in: a state saved with browser_state action=save (its cookies and localStorage go into the audit's context)")
             .max_len(64)
             .pattern(&super::state::STATE_NAME),
@@ -131,7 +133,9 @@ fn blocks_private_network(args: &AuditArgs, session: &ToolSession) -> bool {
 }
 
 pub fn check_audit(args: &AuditArgs, session: &ToolSession) -> Result<(), ToolError> {
-    let entries = std::iter::once(("url", &args.url)).chain(args.urls.iter().map(|u| ("urls", u)));
+    let entries = std::iter::once(("url", &args.url))
+        .chain(args.urls.iter().map(|u| ("urls", u)))
+        .chain(args.sitemap.iter().map(|u| ("sitemap", u)));
     for (argument, url) in entries {
         if !is_http(url) {
             return Err(ToolError::invalid_argument(
@@ -195,6 +199,7 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
         more_urls: args.urls.iter().map(|url| url.trim().to_owned()).collect(),
+        sitemap: args.sitemap.as_ref().map(|url| url.trim().to_owned()),
         login,
         max_depth: args.max_depth,
         max_pages: args.max_pages,
