@@ -11,7 +11,7 @@ use serde_json::json;
 use crate::error::{from_engine, ToolError};
 
 /// Sitemaps of an index read at most.
-pub const MAX_SITEMAPS: usize = 20;
+pub(super) const MAX_SITEMAPS: usize = 20;
 /// A sitemap's size at most (the protocol's own limit is 50 MB; a site that large is not
 /// audited page by page).
 const MAX_BYTES: usize = 10 * 1024 * 1024;
@@ -21,7 +21,7 @@ const FETCH: Duration = Duration::from_secs(15);
 const NAVIGATION: Duration = Duration::from_secs(30);
 
 /// `scheme://host[:port]` of an absolute URL, lowercased.
-pub fn origin_of(url: &str) -> Option<String> {
+pub(super) fn origin_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
     let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
@@ -39,7 +39,7 @@ fn sitemap_error(url: &str, why: &str) -> ToolError {
 
 /// The pages the sitemap at `url` lists (an index's sitemaps' pages), same-origin, at most
 /// `max_pages`; and the warnings of what was left out.
-pub async fn pages(
+pub(super) async fn pages(
     context: &chromate::BrowserContext,
     browser: &chromate::Browser,
     url: &str,
