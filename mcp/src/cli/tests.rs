@@ -18,15 +18,24 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.common
         ),
-        Ok(Command::Audit(command)) => format!(
-            "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
-            serde_json::Value::Object(command.arguments),
-            command.format,
-            command.output,
-            command.fail_on,
-            command.quiet,
-            command.session
-        ),
+        Ok(Command::Audit(command)) => {
+            let mut line = format!(
+                "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
+                serde_json::Value::Object(command.arguments),
+                command.format,
+                command.output,
+                command.fail_on,
+                command.quiet,
+                command.session
+            );
+            if command.ignore_file.is_some() || command.baseline.is_some() {
+                line.push_str(&format!(
+                    " ignore_file={:?} baseline={:?} update={}",
+                    command.ignore_file, command.baseline, command.update_baseline
+                ));
+            }
+            line
+        }
         Ok(Command::Capture(command)) => format!(
             "capture {} json={}",
             serde_json::Value::Object(command.arguments),
@@ -111,6 +120,20 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
         "mcp --caps video",
         expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows)"#]],
     );
+}
+
+#[test]
+fn audit_gate_login_and_url_flags_parse() {
+    check(
+        "audit http://h/a http://h/b --state admin --ignore-file gate.toml --baseline b.json --update-baseline",
+        expect![[]],
+    );
+    check("audit http://h/ --storage-state /s.json --sitemap http://h/sitemap.xml", expect![[]]);
+    check("audit --sitemap http://h/sitemap.xml", expect![[]]);
+    check("audit http://h/ --update-baseline", expect![[]]);
+    check("audit http://h/ --state a.b", expect![[]]);
+    check("audit http://h/ ftp://h/", expect![[]]);
+    check("audit --urls /nonexistent/urls.txt", expect![[]]);
 }
 
 #[test]
