@@ -66,8 +66,8 @@ pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub use pdf::PdfOptions;
 pub use probe::{
-    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink, Sitemap,
-    ProbeRect, ResourceElement, ResourceSize, Vitals,
+    ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
+    ProbeRect, ResourceElement, ResourceSize, Sitemap, Vitals,
 };
 pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};

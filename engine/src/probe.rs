@@ -304,7 +304,8 @@ impl Page {
         max_bytes: usize,
     ) -> Result<Sitemap> {
         let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
-        let call = json!({ "op": "sitemap", "url": url, "timeoutMs": timeout_ms, "maxBytes": max_bytes });
+        let call =
+            json!({ "op": "sitemap", "url": url, "timeoutMs": timeout_ms, "maxBytes": max_bytes });
         let answer = self
             .call_isolated_declaration(None, "audit.sitemap", crate::js::audit_call(), &[call])
             .await?;

@@ -26,10 +26,10 @@ use std::collections::HashSet;
 
 use chromate_command::audit::findings::{AuditResult, Severity, Status};
 use chromate_command::audit::gate;
+use chromate_command::audit::report::{self, Format};
 use chromate_command::call::Progress;
 use chromate_command::config::{Config, McpFlags};
 use chromate_command::session::ToolSession;
-use chromate_command::audit::report::{self, Format};
 use chromate_command::tools::{self, qa, Defaults};
 use chromate_command::Reply;
 
@@ -301,7 +301,10 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         )));
     }
     // With only --sitemap, the sitemap's URL is the audit's `url` (not audited as a page).
-    let sitemap = arguments.get("sitemap").and_then(Value::as_str).map(str::to_owned);
+    let sitemap = arguments
+        .get("sitemap")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
     let first = match (urls.first(), sitemap) {
         (Some(url), _) => url.clone(),
         (None, Some(sitemap)) => sitemap,
@@ -336,8 +339,8 @@ const MAX_URLS: usize = 50;
 
 /// `--urls FILE`: one URL a line; blank lines and lines starting with `#` are skipped.
 fn read_urls(path: &std::path::Path) -> Result<Vec<String>, String> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|err| format!("--urls {}: {err}", path.display()))?;
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("--urls {}: {err}", path.display()))?;
     Ok(text
         .lines()
         .map(str::trim)
@@ -448,7 +451,8 @@ fn load_gate(command: &AuditCommand) -> Result<GateInputs, String> {
                 }
                 Err(err) => return Err(format!("the baseline {shown}: {err}")),
             };
-            let ids = gate::baseline_ids(&text).map_err(|err| format!("the baseline {shown}: {err}"))?;
+            let ids =
+                gate::baseline_ids(&text).map_err(|err| format!("the baseline {shown}: {err}"))?;
             Some((shown, ids))
         }
         _ => None,

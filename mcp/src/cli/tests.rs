@@ -128,7 +128,10 @@ fn audit_gate_login_and_url_flags_parse() {
         "audit http://h/a http://h/b --state admin --ignore-file gate.toml --baseline b.json --update-baseline",
         expect![[]],
     );
-    check("audit http://h/ --storage-state /s.json --sitemap http://h/sitemap.xml", expect![[]]);
+    check(
+        "audit http://h/ --storage-state /s.json --sitemap http://h/sitemap.xml",
+        expect![[]],
+    );
     check("audit --sitemap http://h/sitemap.xml", expect![[]]);
     check("audit http://h/ --update-baseline", expect![[]]);
     check("audit http://h/ --state a.b", expect![[]]);

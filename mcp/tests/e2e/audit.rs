@@ -530,7 +530,10 @@ fn an_audit_runs_in_a_browser_context_of_its_own() {
     let tabs_before = cli.json(&["page", "list"]);
     // On the session's browser (`--session`), where isolation matters: without it the audit
     // runs in a browser of its own.
-    let result = audit_json(&cli, &[&server.url("isolation.html"), "--session", "default"]);
+    let result = audit_json(
+        &cli,
+        &[&server.url("isolation.html"), "--session", "default"],
+    );
     assert_eq!(
         rules_on(&result, "/isolation.html"),
         Vec::<String>::new(),
@@ -549,7 +552,10 @@ fn an_audit_runs_in_a_browser_context_of_its_own() {
     assert_eq!(logs["entries"], json!([]), "{logs:#}");
     // A second audit starts from nothing either: the first one's cookie is gone with its
     // context.
-    let again = audit_json(&cli, &[&server.url("isolation.html"), "--session", "default"]);
+    let again = audit_json(
+        &cli,
+        &[&server.url("isolation.html"), "--session", "default"],
+    );
     assert_eq!(findings(&again), Vec::<Value>::new());
     cli.finish();
 }

@@ -127,18 +127,28 @@ fn an_ignore_file_suppresses_findings_in_every_report_and_warns_of_stale_entries
     }
     let args: Vec<&str> = args.iter().map(String::as_str).collect();
     let out = cli.run(&args);
-    assert_eq!(out.code, Some(0), "the ignored finding no longer fails: {out:?}");
+    assert_eq!(
+        out.code,
+        Some(0),
+        "the ignored finding no longer fails: {out:?}"
+    );
     assert!(
-        out.stderr.contains("chromate-audit.toml line 8: stale [[ignore]] entry"),
+        out.stderr
+            .contains("chromate-audit.toml line 8: stale [[ignore]] entry"),
         "the stale entry is a warning: {out:?}"
     );
     let result = json_of(&out);
-    assert!(!rules(&result).contains(&"a11y.image-alt".to_owned()), "{result:#}");
+    assert!(
+        !rules(&result).contains(&"a11y.image-alt".to_owned()),
+        "{result:#}"
+    );
     let suppressed = result["suppressed"].as_array().expect("suppressed");
     assert!(
-        suppressed.iter().any(|s| s["rule"] == json!("a11y.image-alt")
-            && s["reason"] == json!("the legacy logo, ticket 42")
-            && s["suppressed_by"] == json!("ignore")),
+        suppressed
+            .iter()
+            .any(|s| s["rule"] == json!("a11y.image-alt")
+                && s["reason"] == json!("the legacy logo, ticket 42")
+                && s["suppressed_by"] == json!("ignore")),
         "{result:#}"
     );
     assert!(result["warnings"][0]
@@ -191,12 +201,20 @@ fn an_ignore_file_suppresses_findings_in_every_report_and_warns_of_stale_entries
         "the missing reason of the first entry: {out:?}"
     );
     let bad = cli.path("bad.toml");
-    std::fs::write(&bad, "[[ignore]]\nrule = \"x\"\nreason = \"y\"\n[budgets]\nlcp_ms = \"fast\"\n")
-        .expect("toml");
+    std::fs::write(
+        &bad,
+        "[[ignore]]\nrule = \"x\"\nreason = \"y\"\n[budgets]\nlcp_ms = \"fast\"\n",
+    )
+    .expect("toml");
     let out = cli.run(&["audit", &url, "--ignore-file", bad.to_str().expect("path")]);
     assert_eq!(out.code, Some(2), "{out:?}");
     assert!(out.stderr.contains("line 5"), "{out:?}");
-    let out = cli.run(&["audit", &url, "--ignore-file", "/nonexistent/chromate-audit.toml"]);
+    let out = cli.run(&[
+        "audit",
+        &url,
+        "--ignore-file",
+        "/nonexistent/chromate-audit.toml",
+    ]);
     assert_eq!(out.code, Some(2), "{out:?}");
     cli.finish();
 }
@@ -218,8 +236,19 @@ fn a_baseline_accepts_known_findings_and_only_new_ones_fail() {
     let cli = Cli::new();
     let baseline = cli.path("findings.json");
     let baseline_arg = baseline.to_str().expect("path");
-    let out = cli.run(&["audit", &url, "--baseline", baseline_arg, "--fail-on", "high"]);
-    assert_eq!(out.code, Some(2), "a missing baseline is a usage error: {out:?}");
+    let out = cli.run(&[
+        "audit",
+        &url,
+        "--baseline",
+        baseline_arg,
+        "--fail-on",
+        "high",
+    ]);
+    assert_eq!(
+        out.code,
+        Some(2),
+        "a missing baseline is a usage error: {out:?}"
+    );
     assert!(
         out.stderr.contains("does not exist") && out.stderr.contains("--update-baseline"),
         "{out:?}"
@@ -236,10 +265,20 @@ fn a_baseline_accepts_known_findings_and_only_new_ones_fail() {
     assert_eq!(out.code, Some(0), "updating accepts what is there: {out:?}");
     let written: Value =
         serde_json::from_str(&std::fs::read_to_string(&baseline).expect("baseline")).expect("json");
-    assert!(rules(&written).contains(&"a11y.image-alt".to_owned()), "{written:#}");
+    assert!(
+        rules(&written).contains(&"a11y.image-alt".to_owned()),
+        "{written:#}"
+    );
     // A second run (new measurements, a new browser) matches the same finding.
     let out = cli.run(&[
-        "audit", &url, "--baseline", baseline_arg, "--fail-on", "high", "--format", "json",
+        "audit",
+        &url,
+        "--baseline",
+        baseline_arg,
+        "--fail-on",
+        "high",
+        "--format",
+        "json",
     ]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let result = json_of(&out);
@@ -250,7 +289,14 @@ fn a_baseline_accepts_known_findings_and_only_new_ones_fail() {
         .any(|s| s["rule"] == json!("a11y.image-alt") && s["suppressed_by"] == json!("baseline")));
     broken.store(true, Ordering::SeqCst);
     let out = cli.run(&[
-        "audit", &url, "--baseline", baseline_arg, "--fail-on", "high", "--format", "json",
+        "audit",
+        &url,
+        "--baseline",
+        baseline_arg,
+        "--fail-on",
+        "high",
+        "--format",
+        "json",
     ]);
     assert_eq!(out.code, Some(1), "the new defect fails: {out:?}");
     let result = json_of(&out);
@@ -284,7 +330,11 @@ fn budgets_are_findings_whose_identity_holds_no_measured_value() {
         )
         .expect("toml");
         let out = cli.run(&["audit", &url, "--fail-on", "high", "--format", "json"]);
-        assert_eq!(out.code, Some(1), "a budget exceeded fails at high: {out:?}");
+        assert_eq!(
+            out.code,
+            Some(1),
+            "a budget exceeded fails at high: {out:?}"
+        );
         let result = json_of(&out);
         let found: Vec<Value> = result["findings"]
             .as_array()
@@ -300,10 +350,17 @@ fn budgets_are_findings_whose_identity_holds_no_measured_value() {
     assert_eq!(first["severity"], json!("high"));
     assert_eq!(first["category"], json!("performance"));
     assert_eq!(first["evidence"]["allowed"], json!(1));
-    assert!(first["evidence"]["measured"].as_u64().is_some_and(|n| n > 1));
-    assert!(first["title"].as_str().is_some_and(|t| t.contains("budget of 1")));
+    assert!(first["evidence"]["measured"]
+        .as_u64()
+        .is_some_and(|n| n > 1));
+    assert!(first["title"]
+        .as_str()
+        .is_some_and(|t| t.contains("budget of 1")));
     let second = run("0");
-    assert_eq!(first["id"], second["id"], "the same identity whatever the figures");
+    assert_eq!(
+        first["id"], second["id"],
+        "the same identity whatever the figures"
+    );
     assert_ne!(first["title"], second["title"]);
     // The severity is configurable; a page pattern replaces the limits it names.
     std::fs::write(
@@ -367,11 +424,20 @@ fn an_audit_with_a_storage_state_file_sees_the_logged_in_page() {
     ]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let found = rules(&json_of(&out));
-    assert!(found.contains(&"a11y.image-alt".to_owned()), "the cookie: {found:?}");
-    assert!(found.contains(&"runtime.exception".to_owned()), "localStorage: {found:?}");
+    assert!(
+        found.contains(&"a11y.image-alt".to_owned()),
+        "the cookie: {found:?}"
+    );
+    assert!(
+        found.contains(&"runtime.exception".to_owned()),
+        "localStorage: {found:?}"
+    );
     let out = cli.run(&["audit", &url, "--storage-state", "/nonexistent.json"]);
     assert_eq!(out.code, Some(1), "{out:?}");
-    assert!(out.stderr.contains("storage_state") || out.stderr.contains("storage-state"), "{out:?}");
+    assert!(
+        out.stderr.contains("storage_state") || out.stderr.contains("storage-state"),
+        "{out:?}"
+    );
     cli.finish();
 }
 
@@ -411,7 +477,11 @@ fn several_urls_and_a_urls_file_are_one_result_with_every_page() {
     let list = cli.path("urls.txt");
     std::fs::write(
         &list,
-        format!("# the pages\n{}\n\n{}\n", server.url("a11y.html"), server.url("clean-b.html")),
+        format!(
+            "# the pages\n{}\n\n{}\n",
+            server.url("a11y.html"),
+            server.url("clean-b.html")
+        ),
     )
     .expect("urls");
     let junit = cli.path("pages.xml");
@@ -434,7 +504,10 @@ fn several_urls_and_a_urls_file_are_one_result_with_every_page() {
         .filter_map(|p| p["url"].as_str())
         .collect();
     for page in ["clean-a.html", "a11y.html", "clean-b.html"] {
-        assert!(pages.iter().any(|url| url.ends_with(page)), "{page}: {pages:?}");
+        assert!(
+            pages.iter().any(|url| url.ends_with(page)),
+            "{page}: {pages:?}"
+        );
     }
     assert!(result["findings"]
         .as_array()
@@ -470,11 +543,18 @@ fn a_one_shot_audit_ends_its_browser_and_starts_no_daemon() {
     let mut tree = Vec::new();
     let browser = eventually(|| {
         tree = procs::descendants(pid);
-        procs::all_processes()
-            .iter()
-            .any(|info| tree.contains(&info.pid) && info.cmdline.iter().any(|a| a.starts_with("--user-data-dir")))
+        procs::all_processes().iter().any(|info| {
+            tree.contains(&info.pid)
+                && info
+                    .cmdline
+                    .iter()
+                    .any(|a| a.starts_with("--user-data-dir"))
+        })
     });
-    assert!(browser, "the audit's browser runs under the command: {tree:?}");
+    assert!(
+        browser,
+        "the audit's browser runs under the command: {tree:?}"
+    );
     assert!(cli.daemons().is_empty(), "no session daemon is started");
     let _ = release.send(());
     let out = running.wait();
@@ -500,7 +580,11 @@ fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_not
             .collect();
         format!("<?xml version=\"1.0\" encoding=\"UTF-8\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">{locs}</urlset>")
     };
-    let xml = |body: String| Response::new(200).header("Content-Type", "application/xml").body(body);
+    let xml = |body: String| {
+        Response::new(200)
+            .header("Content-Type", "application/xml")
+            .body(body)
+    };
     let first = urlset(&[
         page("clean-a.html"),
         page("a11y.html"),
@@ -518,7 +602,13 @@ fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_not
     server.route("/sitemap.xml", move |_| xml(index.clone()));
     server.route("/not-a-sitemap.xml", |_| Response::html(CLEAN));
     let cli = Cli::new();
-    let out = cli.run(&["audit", "--sitemap", &page("sitemap.xml"), "--format", "json"]);
+    let out = cli.run(&[
+        "audit",
+        "--sitemap",
+        &page("sitemap.xml"),
+        "--format",
+        "json",
+    ]);
     assert_eq!(out.code, Some(0), "{out:?}");
     let result = json_of(&out);
     let mut pages: Vec<String> = result["pages"]
@@ -528,9 +618,16 @@ fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_not
         .filter_map(|p| p["url"].as_str().map(str::to_owned))
         .collect();
     pages.sort();
-    let mut expected = vec![page("a11y.html"), page("clean-a.html"), page("clean-b.html")];
+    let mut expected = vec![
+        page("a11y.html"),
+        page("clean-a.html"),
+        page("clean-b.html"),
+    ];
     expected.sort();
-    assert_eq!(pages, expected, "the index's pages, once each, not the sitemap itself");
+    assert_eq!(
+        pages, expected,
+        "the index's pages, once each, not the sitemap itself"
+    );
     assert!(
         out.stderr.contains("1 URLs of other origins"),
         "the other origin's page is left out with a note: {out:?}"
@@ -552,7 +649,9 @@ fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_not
             .as_array()
             .expect("warnings")
             .iter()
-            .any(|w| w.as_str().is_some_and(|w| w.contains("only the first 2 were audited"))),
+            .any(|w| w
+                .as_str()
+                .is_some_and(|w| w.contains("only the first 2 were audited"))),
         "{out:?}"
     );
     // Not a sitemap: a clear tool error.

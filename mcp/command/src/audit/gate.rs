@@ -148,7 +148,11 @@ struct RawPageBudget {
 /// The line (1-based) where `span` starts in `text`.
 fn line_of(text: &str, span: &Range<usize>) -> usize {
     let end = span.start.min(text.len());
-    text.as_bytes()[..end].iter().filter(|b| **b == b'\n').count() + 1
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|b| **b == b'\n')
+        .count()
+        + 1
 }
 
 fn cls_limit(text: &str, cls: Option<toml::Spanned<f64>>) -> Result<Option<f64>, String> {
@@ -188,7 +192,10 @@ pub fn parse(text: &str) -> Result<GateFile, String> {
             ("url", &entry.url),
             ("selector", &entry.selector),
         ] {
-            if value.as_deref().is_some_and(|value| value.trim().is_empty()) {
+            if value
+                .as_deref()
+                .is_some_and(|value| value.trim().is_empty())
+            {
                 return Err(format!(
                     "line {line}: {key} is empty; leave it out to match any {key}"
                 ));

@@ -159,7 +159,10 @@ pub async fn run(
                     let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
                     return Err(error);
                 }
-                Err(_) => (Vec::new(), vec!["the deadline passed while reading the sitemap".to_owned()]),
+                Err(_) => (
+                    Vec::new(),
+                    vec!["the deadline passed while reading the sitemap".to_owned()],
+                ),
             };
             warnings.extend(cut);
             let mut entries: Vec<String> = Vec::new();

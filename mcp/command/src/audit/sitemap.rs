@@ -24,7 +24,9 @@ const NAVIGATION: Duration = Duration::from_secs(30);
 pub(super) fn origin_of(url: &str) -> Option<String> {
     let (scheme, rest) = url.split_once("://")?;
     let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
-    let authority = authority.rsplit_once('@').map_or(authority, |(_, host)| host);
+    let authority = authority
+        .rsplit_once('@')
+        .map_or(authority, |(_, host)| host);
     (!authority.is_empty()).then(|| format!("{scheme}://{authority}").to_ascii_lowercase())
 }
 
@@ -93,7 +95,9 @@ async fn read_all(
         for child in children {
             let sitemap = read(child.clone()).await?;
             if sitemap.kind != "urlset" {
-                warnings.push(format!("{child} is a sitemap index inside an index: skipped"));
+                warnings.push(format!(
+                    "{child} is a sitemap index inside an index: skipped"
+                ));
                 continue;
             }
             locs.extend(sitemap.locs);

@@ -391,7 +391,10 @@ pub(super) fn login_of_saved(
     let root = session.state_root();
     if !saved_names(&root).iter().any(|saved| saved == name) {
         return Err(ToolError::invalid_argument(
-            format!("audit: no saved state named \"{name}\" in {}", root.display()),
+            format!(
+                "audit: no saved state named \"{name}\" in {}",
+                root.display()
+            ),
             "state",
             "save one with `chromate state save NAME` (browser_state action=save) first",
         )
@@ -409,7 +412,11 @@ pub(super) fn login_of_saved(
             )
         })?;
     Ok(crate::audit::Login {
-        cookies: file.cookies.into_iter().map(chromate::Cookie::from).collect(),
+        cookies: file
+            .cookies
+            .into_iter()
+            .map(chromate::Cookie::from)
+            .collect(),
         storage: file
             .local_storage
             .into_iter()
@@ -465,7 +472,11 @@ pub(super) fn login_of_storage_state(
     let file: StorageStateFile =
         serde_json::from_slice(&bytes).map_err(|err| invalid(err.to_string()))?;
     Ok(crate::audit::Login {
-        cookies: file.cookies.into_iter().map(chromate::Cookie::from).collect(),
+        cookies: file
+            .cookies
+            .into_iter()
+            .map(chromate::Cookie::from)
+            .collect(),
         storage: file
             .origins
             .into_iter()

@@ -6,7 +6,10 @@ use super::*;
 #[test]
 fn a_glob_matches_runs_and_single_characters() {
     assert!(glob("a11y.*", "a11y.image-alt"));
-    assert!(glob("http://*/legacy/*", "http://127.0.0.1:8080/legacy/a.html"));
+    assert!(glob(
+        "http://*/legacy/*",
+        "http://127.0.0.1:8080/legacy/a.html"
+    ));
     assert!(glob("#logo", "#logo"));
     assert!(glob("?ogo", "logo"));
     assert!(!glob("a11y.*", "layout.covered"));

@@ -64,7 +64,14 @@ impl Report for Junit {
                     .suppressed
                     .iter()
                     .filter(|e| e.finding.page == *page && e.finding.rule == *rule)
-                    .map(|e| format!("suppressed ({}): {}\n{}", e.suppressed_by, e.reason, describe(&e.finding)))
+                    .map(|e| {
+                        format!(
+                            "suppressed ({}): {}\n{}",
+                            e.suppressed_by,
+                            e.reason,
+                            describe(&e.finding)
+                        )
+                    })
                     .collect();
                 let first = result
                     .suppressed
