@@ -1,14 +1,19 @@
-//! `chromate audit URL [...]` (`docs/cli.md#audits`): the audit on a session's browser, in a
-//! browser context of its own, and its report in the format asked for.
+//! `chromate audit URL... [...]` (`docs/cli.md#audits`): the audit in a browser context of its
+//! own — on a headless browser this process launches and closes before it returns (one-shot: no
+//! session daemon is started or left), or with `--session NAME` on that session's browser — and
+//! its reports.
 //!
 //! Owns the command's flags (the audit's arguments by their command-line names: `--depth` is
-//! `max_depth`, `--screenshots` is `include_screenshots`; and its own: `--format`, `--output`,
-//! `--fail-on`, `--quiet`), the progress line on a terminal's stderr (the daemon streams the
-//! call's phase), writing the report to stdout or `--output` and each `--format NAME=PATH`
-//! report to its file (all from the one audit), and the exit status: 0,
-//! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
-//! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
-//! command layer; the reports are its writers (`chromate_command::audit::report`).
+//! `max_depth`, `--screenshots` is `include_screenshots`, the URLs after the first and
+//! `--urls FILE`'s are `urls`; and its own: `--format`, `--output`, `--fail-on`, `--quiet`,
+//! the gate's `--ignore-file`, `--baseline`, `--update-baseline`), the progress line on a
+//! terminal's stderr, reading the gate's files before any browser starts and applying them to
+//! the result (`chromate_command::audit::gate`), writing the report to stdout or `--output`
+//! and each `--format NAME=PATH` report to its file (all from the one audit), and the exit
+//! status: 0, or 1 when the audit failed, timed out, or found something not suppressed at
+//! `--fail-on` or worse; 2 for usage errors, a malformed ignore file or a missing baseline,
+//! before any browser starts. The audit itself is `qa_audit_url` in the command layer; the
+//! reports are its writers (`chromate_command::audit::report`).
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -284,6 +289,12 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
             }
             name => return Err(usage(format!("unknown option {name}"))),
         }
+    }
+    if command.idle.is_some() && command.session.is_none() {
+        return Err(usage(
+            "--idle-timeout needs --session NAME: without it the audit's browser ends with the command"
+                .to_owned(),
+        ));
     }
     if command.update_baseline && command.baseline.is_none() {
         return Err(usage(

@@ -134,6 +134,7 @@ fn audit_gate_login_and_url_flags_parse() {
     );
     check("audit --sitemap http://h/sitemap.xml", expect![[]]);
     check("audit http://h/ --update-baseline", expect![[]]);
+    check("audit http://h/ --idle-timeout 60", expect![[]]);
     check("audit http://h/ --state a.b", expect![[]]);
     check("audit http://h/ ftp://h/", expect![[]]);
     check("audit --urls /nonexistent/urls.txt", expect![[]]);
