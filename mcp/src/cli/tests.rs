@@ -126,18 +126,36 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
 fn audit_gate_login_and_url_flags_parse() {
     check(
         "audit http://h/a http://h/b --state admin --ignore-file gate.toml --baseline b.json --update-baseline",
-        expect![[]],
+        expect![[r#"audit {"state":"admin","url":"http://h/a","urls":["http://h/b"]} format=Text output=None fail_on=None quiet=false session=None ignore_file=Some("gate.toml") baseline=Some("b.json") update=true"#]],
     );
     check(
         "audit http://h/ --storage-state /s.json --sitemap http://h/sitemap.xml",
-        expect![[]],
+        expect![[
+            r#"audit {"sitemap":"http://h/sitemap.xml","storage_state":"/s.json","url":"http://h/"} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
     );
-    check("audit --sitemap http://h/sitemap.xml", expect![[]]);
-    check("audit http://h/ --update-baseline", expect![[]]);
-    check("audit http://h/ --idle-timeout 60", expect![[]]);
-    check("audit http://h/ --state a.b", expect![[]]);
-    check("audit http://h/ ftp://h/", expect![[]]);
-    check("audit --urls /nonexistent/urls.txt", expect![[]]);
+    check(
+        "audit --sitemap http://h/sitemap.xml",
+        expect![[
+            r#"audit {"sitemap":"http://h/sitemap.xml","url":"http://h/sitemap.xml"} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check(
+        "audit http://h/ --update-baseline",
+        expect!["usage error: audit: --update-baseline needs --baseline FILE: the file to write"],
+    );
+    check("audit http://h/ --idle-timeout 60", expect!["usage error: audit: --idle-timeout needs --session NAME: without it the audit's browser ends with the command"]);
+    check(
+        "audit http://h/ --state a.b",
+        expect!["usage error: audit: argument --state must match ^[A-Za-z0-9_-]{1,64}$"],
+    );
+    check(
+        "audit http://h/ ftp://h/",
+        expect![[
+            r#"audit {"url":"http://h/","urls":["ftp://h/"]} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check("audit --urls /nonexistent/urls.txt", expect!["usage error: audit: --urls /nonexistent/urls.txt: No such file or directory (os error 2)"]);
 }
 
 #[test]
@@ -154,9 +172,12 @@ fn audit_flags_parse_into_the_tools_arguments() {
     );
     check(
         "audit --help",
-        expect!["help usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]"],
+        expect!["help usage: chromate audit URL... [--urls FILE] [--sitemap URL]"],
     );
-    check("audit", expect!["usage error: audit: missing URL"]);
+    check(
+        "audit",
+        expect!["usage error: audit: missing URL (or --urls FILE, or --sitemap URL)"],
+    );
     check(
         "audit http://h/ --depth 9",
         expect!["usage error: audit: argument --depth must be between 0 and 5, got 9"],
@@ -183,7 +204,9 @@ fn audit_flags_parse_into_the_tools_arguments() {
     );
     check(
         "audit http://h/ http://i/",
-        expect![[r#"usage error: audit: unexpected argument "http://i/""#]],
+        expect![[
+            r#"audit {"url":"http://h/","urls":["http://i/"]} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
     );
 }
 
