@@ -73,7 +73,7 @@ pub use policy::{
 };
 pub use probe::{
     ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,
-    ProbeRect, ResourceElement, ResourceSize, Vitals,
+    ProbeRect, ResourceElement, ResourceSize, Sitemap, Vitals,
 };
 pub use screencast::{Recording, Screencast, ScreencastFrame, ScreencastOptions};
 pub use screenshot::{Screenshot, ScreenshotOptions, ScreenshotTarget};

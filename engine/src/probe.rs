@@ -283,6 +283,36 @@ impl Page {
     }
 }
 
+/// A sitemap read by [`Page::read_sitemap`].
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[non_exhaustive]
+pub struct Sitemap {
+    /// `urlset` (pages) or `sitemapindex` (more sitemaps).
+    pub kind: String,
+    /// Every `<loc>`, in document order.
+    pub locs: Vec<String>,
+}
+
+impl Page {
+    /// Fetches and parses the sitemap at `url` from inside the page (which must be of its
+    /// origin): a `<urlset>` or a `<sitemapindex>`, at most `max_bytes` long, within `timeout`.
+    /// An answer ≥ 400, a body that is not a sitemap, or one too long is an error saying so.
+    pub async fn read_sitemap(
+        &self,
+        url: &str,
+        timeout: Duration,
+        max_bytes: usize,
+    ) -> Result<Sitemap> {
+        let timeout_ms = u64::try_from(timeout.as_millis()).unwrap_or(u64::MAX);
+        let call =
+            json!({ "op": "sitemap", "url": url, "timeoutMs": timeout_ms, "maxBytes": max_bytes });
+        let answer = self
+            .call_isolated_declaration(None, "audit.sitemap", crate::js::audit_call(), &[call])
+            .await?;
+        decode(answer, "audit.sitemap")
+    }
+}
+
 fn decode<T: serde::de::DeserializeOwned>(answer: Value, method: &str) -> Result<T> {
     if let Some(error) = answer.get("error").and_then(Value::as_str) {
         return Err(Error::StateInvalid {

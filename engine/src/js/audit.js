@@ -1,7 +1,7 @@
 // @ts-check
 // audit: the page probes of an audit (`probe.rs`). Not an installer module: a function
 // expression `(C, a)` called in chromate's isolated world with the `__chromate` namespace and
-// one argument, `{op: "inspect", …}` or `{op: "checkLinks", …}`. Every element it reports comes
+// one argument, `{op: "inspect", …}`, `{op: "checkLinks", …}` or `{op: "sitemap", …}`. Every element it reports comes
 // with a durable selector (`locators.durable`), never a ref. Reads the page; the layout checks
 // scroll the document and the scroll containers around a control out of view to hit-test it,
 // and scroll them all back.
@@ -357,7 +357,36 @@
     return { results };
   }
 
+  /** `sitemap({url, timeoutMs, maxBytes})` → `{kind, locs, status}`: the sitemap at `url`
+   *  (same origin as the page, credentials of the origin), parsed as XML: `kind` is `urlset`
+   *  or `sitemapindex` (else `error` says what it is), `locs` every `<loc>`'s text in order.
+   *  A body over `maxBytes` characters is an error, not a cut list. */
+  async function sitemap(args) {
+    const ctl = new AbortController();
+    const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
+    try {
+      const r = await fetch(args.url, { credentials: "same-origin", cache: "no-store", signal: ctl.signal });
+      if (!r.ok) return { error: "it answered HTTP " + r.status, status: r.status };
+      const text = await r.text();
+      if (text.length > args.maxBytes) return { error: "it is over " + args.maxBytes + " bytes", status: r.status };
+      const doc = new DOMParser().parseFromString(text, "application/xml");
+      if (doc.getElementsByTagName("parsererror").length) return { error: "it is not well-formed XML", status: r.status };
+      const kind = doc.documentElement.localName;
+      if (kind !== "urlset" && kind !== "sitemapindex") {
+        return { error: "its root element is <" + kind + ">, not <urlset> or <sitemapindex>", status: r.status };
+      }
+      const locs = [];
+      for (const loc of doc.getElementsByTagNameNS("*", "loc")) locs.push(loc.textContent.trim());
+      return { kind, locs, status: r.status };
+    } catch (err) {
+      return { error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   if (a.op === "inspect") return inspect(a);
   if (a.op === "checkLinks") return checkLinks(a);
+  if (a.op === "sitemap") return sitemap(a);
   return { error: "unknown op " + a.op };
 })

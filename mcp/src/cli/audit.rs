@@ -1,16 +1,22 @@
-//! `chromate audit URL [...]` (`docs/cli.md#audits`): the audit on a session's browser, in a
-//! browser context of its own, and its report in the format asked for.
+//! `chromate audit URL... [...]` (`docs/cli.md#audits`): the audit in a browser context of its
+//! own — on a headless browser this process launches and closes before it returns (one-shot: no
+//! session daemon is started or left), or with `--session NAME` on that session's browser — and
+//! its reports.
 //!
 //! Owns the command's flags (the audit's arguments by their command-line names: `--depth` is
-//! `max_depth`, `--screenshots` is `include_screenshots`; and its own: `--format`, `--output`,
-//! `--fail-on`, `--quiet`), the progress line on a terminal's stderr (the daemon streams the
-//! call's phase), writing the report to stdout or `--output` and each `--format NAME=PATH`
-//! report to its file (all from the one audit), and the exit status: 0,
-//! or 1 when the audit failed, timed out, or found something at `--fail-on` or worse; 2 for
-//! usage errors, before any browser starts. The audit itself is `qa_audit_url` in the
-//! command layer; the reports are its writers (`chromate_command::audit::report`).
+//! `max_depth`, `--screenshots` is `include_screenshots`, the URLs after the first and
+//! `--urls FILE`'s are `urls`; and its own: `--format`, `--output`, `--fail-on`, `--quiet`,
+//! the gate's `--ignore-file`, `--baseline`, `--update-baseline`), the progress line on a
+//! terminal's stderr, reading the gate's files before any browser starts and applying them to
+//! the result (`chromate_command::audit::gate`), writing the report to stdout or `--output`
+//! and each `--format NAME=PATH` report to its file (all from the one audit), and the exit
+//! status: 0, or 1 when the audit failed, timed out, or found something not suppressed at
+//! `--fail-on` or worse; 2 for usage errors, a malformed ignore file or a missing baseline,
+//! before any browser starts. The audit itself is `qa_audit_url` in the command layer; the
+//! reports are its writers (`chromate_command::audit::report`).
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -21,26 +27,52 @@ use super::words::{Dashes, Words};
 use super::UsageError;
 use crate::daemon::client::{self, Start};
 use crate::daemon::{self, Request, Response, SessionPaths};
+use std::collections::HashSet;
+
 use chromate_command::audit::findings::{AuditResult, Severity, Status};
+use chromate_command::audit::gate;
 use chromate_command::audit::report::{self, Format};
+use chromate_command::call::Progress;
+use chromate_command::config::{Config, McpFlags};
+use chromate_command::session::ToolSession;
 use chromate_command::tools::{self, qa, Defaults};
 use chromate_command::Reply;
 
 pub(crate) const HELP: &str = "\
-usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]
+usage: chromate audit URL... [--urls FILE] [--sitemap URL]
+                          [--depth N] [--max-pages N] [--viewport WxH]
                           [--wait-until load|domcontentloaded|networkidle] [--timeout-ms N]
                           [--focus TEXT] [--format text|json|md|html|sarif|junit] [--output FILE]
                           [--format NAME=PATH]...
                           [--fail-on critical|high|medium|low] [--screenshots]
                           [--block-private-network [--allow-private ORIGIN]...] [--quiet]
-                          [--session NAME] [--idle-timeout SECONDS]
+                          [--state NAME | --storage-state FILE]
+                          [--ignore-file FILE] [--baseline FILE [--update-baseline]]
+                          [--session NAME [--idle-timeout SECONDS]]
 
-Audits URL (and, with --depth, the same-origin pages it links to, breadth-first) in a browser
+Audits each URL (and, with --depth, the same-origin pages it links to, breadth-first) in a browser
 context of its own on the session's browser: runtime errors, failed requests, broken links,
 accessibility (axe-core), layout and speed, as findings ranked worst first, each with a durable
-selector. The user's cookies, storage and tabs never leak in or out. docs/cli.md#audits.
+selector. The user's cookies, storage and tabs never leak in or out. Without --session it
+runs in a browser of its own, ended (with everything it started) before the command returns.
+docs/cli.md#audits, docs/cli.md#gating-a-pipeline.
 
 options:
+  URL...                   the entry pages (at most 50 with --urls'), each audited with its
+                           same-origin links; one result with every page
+  --urls FILE              more entry pages, one URL a line (# comments, blank lines skipped)
+  --sitemap URL            also audit the pages a sitemap.xml (or a sitemap index) lists: same
+                           origin only, at most --max-pages (a warning says what was cut);
+                           URL may then be left out
+  --state NAME             audit logged in: the cookies and localStorage of a state saved with
+                           `chromate state save NAME` (CHROMATE_STATE_DIR, else .chromate/state)
+  --storage-state FILE     the same from a Playwright storage-state JSON file (cookies, origins'
+                           localStorage)
+  --ignore-file FILE       the gate's ignore entries and budgets (default: chromate-audit.toml in
+                           the working directory, when there); a malformed file is exit 2
+  --baseline FILE          an earlier run's JSON result: findings in it are accepted (listed as
+                           suppressed), only new ones count for --fail-on; a missing FILE is exit 2
+  --update-baseline        write this run's findings (ignored ones left out) to --baseline FILE
   --depth N                follow same-origin links N levels (0..5; default 0: URL only)
   --max-pages N            audit at most N pages (1..200; default 20)
   --viewport WxH           the audit's viewport in CSS px (default 1280x800)
@@ -64,9 +96,11 @@ options:
                            (repeat for more)
   --quiet                  no progress on stderr (shown only while stderr is a terminal)
   --json                   same as --format json
-  --session NAME           the session whose browser runs the audit (else CHROMATE_SESSION,
-                           else default)
-  --idle-timeout SECONDS   a session this command starts ends after this long unused (1800)
+  --session NAME           run on this session's browser (its daemon is started if need be and
+                           kept, as every session command does); without it the audit runs in a
+                           browser of its own that ends before the command returns
+  --idle-timeout SECONDS   with --session: a session this command starts ends after this long
+                           unused (1800)
   -h, --help               this help
 
 exit status: 0; 1 when the audit failed (the entry page did not load), timed out, or found
@@ -88,6 +122,13 @@ pub(crate) struct AuditCommand {
     pub(crate) quiet: bool,
     pub(crate) session: Option<String>,
     pub(crate) idle: Option<Duration>,
+    /// The entry pages: the positional URLs, then `--urls FILE`'s lines.
+    pub(crate) urls: Vec<String>,
+    /// `--ignore-file PATH` (else `chromate-audit.toml` in the working directory, if there).
+    pub(crate) ignore_file: Option<PathBuf>,
+    /// `--baseline FILE` and `--update-baseline`.
+    pub(crate) baseline: Option<PathBuf>,
+    pub(crate) update_baseline: bool,
 }
 
 /// What `chromate audit ...` asked for.
@@ -110,7 +151,12 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         quiet: false,
         session: None,
         idle: None,
+        urls: Vec::new(),
+        ignore_file: None,
+        baseline: None,
+        update_baseline: false,
     };
+    let mut urls_file: Option<PathBuf> = None;
     // The plain report asked for, and how (`--format NAME` or `--json`): a second, different
     // one is a usage error, not "the last one wins".
     let mut plain: Option<(Format, String)> = None;
@@ -221,6 +267,22 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
                 );
             }
             "--quiet" if flag.is_bare() => command.quiet = true,
+            "--ignore-file" => command.ignore_file = Some(PathBuf::from(value("a file")?)),
+            "--baseline" => command.baseline = Some(PathBuf::from(value("a file")?)),
+            "--update-baseline" if flag.is_bare() => command.update_baseline = true,
+            "--urls" => urls_file = Some(PathBuf::from(value("a file")?)),
+            "--sitemap" => {
+                arguments.insert("sitemap".into(), json!(value("a sitemap's URL")?));
+            }
+            "--state" => {
+                arguments.insert("state".into(), json!(value("a saved state's name")?));
+            }
+            "--storage-state" => {
+                let path = PathBuf::from(value("a file")?);
+                let path = std::path::absolute(&path).unwrap_or(path);
+                arguments.insert("storage_state".into(), json!(path.display().to_string()));
+            }
+
             "--session" => command.session = Some(session_name(&value("a name")?)?),
             "--idle-timeout" => {
                 command.idle = Some(idle_timeout(&value("a number of seconds")?).map_err(usage)?);
@@ -228,12 +290,45 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
             name => return Err(usage(format!("unknown option {name}"))),
         }
     }
-    let url = match positional.as_slice() {
-        [url] => url,
-        [] => return Err(usage("missing URL".to_owned())),
-        [_, extra, ..] => return Err(usage(format!("unexpected argument {extra:?}"))),
+    if command.idle.is_some() && command.session.is_none() {
+        return Err(usage(
+            "--idle-timeout needs --session NAME: without it the audit's browser ends with the command"
+                .to_owned(),
+        ));
+    }
+    if command.update_baseline && command.baseline.is_none() {
+        return Err(usage(
+            "--update-baseline needs --baseline FILE: the file to write".to_owned(),
+        ));
+    }
+    let mut urls = positional;
+    if let Some(path) = &urls_file {
+        urls.extend(read_urls(path).map_err(usage)?);
+    }
+    if urls.len() > MAX_URLS {
+        return Err(usage(format!(
+            "{} URLs: an audit takes at most {MAX_URLS} entry pages",
+            urls.len()
+        )));
+    }
+    // With only --sitemap, the sitemap's URL is the audit's `url` (not audited as a page).
+    let sitemap = arguments
+        .get("sitemap")
+        .and_then(Value::as_str)
+        .map(str::to_owned);
+    let first = match (urls.first(), sitemap) {
+        (Some(url), _) => url.clone(),
+        (None, Some(sitemap)) => sitemap,
+        (None, None) => {
+            return Err(usage(
+                "missing URL (or --urls FILE, or --sitemap URL)".to_owned(),
+            ))
+        }
     };
-    arguments.insert("url".into(), json!(url));
+    arguments.insert("url".into(), json!(first));
+    if urls.len() > 1 {
+        arguments.insert("urls".into(), json!(urls[1..]));
+    }
     let defaults = Defaults {
         agent_timeout_ms: chromate_command::config::DEFAULT_AGENT_TIMEOUT_MS,
     };
@@ -245,8 +340,24 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         return Err(usage(cli_names(&error.message)));
     }
     check_report_files(&command).map_err(usage)?;
+    command.urls = urls;
     command.arguments = arguments;
     Ok(Parsed::Run(command))
+}
+
+/// Entry pages an audit takes at most (the positional URLs and `--urls FILE`'s together).
+const MAX_URLS: usize = 50;
+
+/// `--urls FILE`: one URL a line; blank lines and lines starting with `#` are skipped.
+fn read_urls(path: &std::path::Path) -> Result<Vec<String>, String> {
+    let text =
+        std::fs::read_to_string(path).map_err(|err| format!("--urls {}: {err}", path.display()))?;
+    Ok(text
+        .lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty() && !line.starts_with('#'))
+        .map(str::to_owned)
+        .collect())
 }
 
 /// The usual file extension of `format`, for hints.
@@ -300,6 +411,10 @@ fn cli_names(message: &str) -> String {
         ("\"focus\"", "--focus"),
         ("\"allow_private\"", "--allow-private"),
         ("\"url\"", "URL"),
+        ("\"urls\"", "URL"),
+        ("\"state\"", "--state"),
+        ("\"storage_state\"", "--storage-state"),
+        ("\"sitemap\"", "--sitemap"),
     ]
     .iter()
     .fold(message.to_owned(), |message, (from, to)| {
@@ -307,14 +422,118 @@ fn cli_names(message: &str) -> String {
     })
 }
 
-/// Runs the audit on its session and prints or writes the report.
+/// The gate's inputs, read before any browser starts.
+struct GateInputs {
+    /// The ignore file's path as shown, and what it holds.
+    file: Option<(String, gate::GateFile)>,
+    /// The baseline's accepted ids (`None` with `--update-baseline`: it is written, not read).
+    baseline: Option<(String, HashSet<String>)>,
+}
+
+/// Reads the ignore file and the baseline; `Err` is a usage error (exit status 2).
+fn load_gate(command: &AuditCommand) -> Result<GateInputs, String> {
+    let file = match &command.ignore_file {
+        Some(path) => Some(path.clone()),
+        None => {
+            let default = PathBuf::from(gate::DEFAULT_FILE);
+            default.is_file().then_some(default)
+        }
+    };
+    let file = match file {
+        None => None,
+        Some(path) => {
+            let shown = path.display().to_string();
+            let text = std::fs::read_to_string(&path)
+                .map_err(|err| format!("the ignore file {shown}: {err}"))?;
+            let parsed = gate::parse(&text).map_err(|err| format!("{shown}: {err}"))?;
+            Some((shown, parsed))
+        }
+    };
+    let baseline = match (&command.baseline, command.update_baseline) {
+        (Some(path), false) => {
+            let shown = path.display().to_string();
+            let text = match std::fs::read_to_string(path) {
+                Ok(text) => text,
+                Err(err) if err.kind() == std::io::ErrorKind::NotFound => {
+                    return Err(format!(
+                        "the baseline {shown} does not exist: write it first with \
+                         --baseline {shown} --update-baseline (or --format json={shown})"
+                    ))
+                }
+                Err(err) => return Err(format!("the baseline {shown}: {err}")),
+            };
+            let ids =
+                gate::baseline_ids(&text).map_err(|err| format!("the baseline {shown}: {err}"))?;
+            Some((shown, ids))
+        }
+        _ => None,
+    };
+    Ok(GateInputs { file, baseline })
+}
+
+/// Runs the audit (on the named session's browser, else on one of its own), applies the gate,
+/// and prints or writes the reports.
 pub(crate) fn run(command: &AuditCommand) -> ExitCode {
-    let paths = match paths(command.session.as_deref()) {
-        Ok(paths) => paths,
-        Err(message) => return fail(&message),
+    let inputs = match load_gate(command) {
+        Ok(inputs) => inputs,
+        Err(message) => {
+            eprintln!("chromate: audit: {message}");
+            return ExitCode::from(2);
+        }
     };
     // Progress (pages audited, queued, findings so far) while stderr is a terminal.
     let progress = !command.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
+    let answer = match &command.session {
+        Some(_) => on_session(command, progress),
+        None => on_own_browser(command, progress),
+    };
+    let reply = match answer {
+        Ok(reply) => reply,
+        Err(message) => return fail(&message),
+    };
+    let done = match reply {
+        Reply::Done(done) => done,
+        Reply::Failed(failed) => {
+            if command.format == Format::Json {
+                println!("{}", json!({ "error": failed.error }));
+            } else {
+                eprintln!("{}", failed.text);
+            }
+            return ExitCode::from(1);
+        }
+    };
+    let mut result: AuditResult = match serde_json::from_value(done.result) {
+        Ok(result) => result,
+        Err(err) => return fail(&format!("the audit's result did not decode: {err}")),
+    };
+    if let Some((shown, file)) = &inputs.file {
+        if let Some(budgets) = &file.budgets {
+            gate::budget_findings(&mut result, budgets);
+        }
+        gate::apply_ignores(&mut result, &file.ignores, shown);
+    }
+    if command.update_baseline {
+        if let Some(path) = &command.baseline {
+            let mut text = serde_json::to_string_pretty(&result).unwrap_or_default();
+            text.push('\n');
+            if let Err(err) = std::fs::write(path, text) {
+                return fail(&format!("--baseline {}: {err}", path.display()));
+            }
+            let accepted: HashSet<String> = result.findings.iter().map(|f| f.id.clone()).collect();
+            gate::apply_baseline(&mut result, &accepted, &path.display().to_string());
+        }
+    } else if let Some((shown, accepted)) = &inputs.baseline {
+        gate::apply_baseline(&mut result, accepted, shown);
+    }
+    for warning in &result.warnings {
+        eprintln!("chromate: audit: warning: {warning}");
+    }
+    write_reports(command, &result)
+}
+
+/// The audit in the named session's daemon (started if need be, and kept).
+fn on_session(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
+    let paths = paths(command.session.as_deref())?;
     let request = Request::Call {
         tool: qa::AUDIT_URL.name.to_owned(),
         arguments: command.arguments.clone(),
@@ -336,29 +555,67 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     if shown {
         eprintln!();
     }
-    let reply = match answer {
-        Ok(Response::Reply(reply)) => reply,
-        Ok(Response::Refused(message)) => {
-            return fail(&format!("the session daemon refused: {message}"))
+    match answer {
+        Ok(Response::Reply(reply)) => Ok(reply),
+        Ok(Response::Refused(message)) => Err(format!("the session daemon refused: {message}")),
+        Ok(_) => Err("the session daemon answered something else".to_owned()),
+        Err(err) => Err(err.to_string()),
+    }
+}
+
+/// The audit in this process, on a browser of its own that is closed (with its context and
+/// every process it started) before this returns: a one-shot `chromate audit` leaves nothing
+/// running.
+fn on_own_browser(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
+    let (config, warnings) = Config::resolve(McpFlags::default(), &|name| std::env::var(name).ok());
+    let config = config.for_command_line();
+    for warning in warnings {
+        eprintln!("chromate: {warning}");
+    }
+    let defaults = Defaults {
+        agent_timeout_ms: config.agent_timeout_ms,
+    };
+    let arguments = tools::validate(
+        &qa::AUDIT_URL,
+        Some(&Value::Object(command.arguments.clone())),
+        &defaults,
+    )
+    .map_err(|error| cli_names(&error.message))?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .map_err(|err| format!("cannot start the async runtime: {err}"))?;
+    let reply = runtime.block_on(async {
+        let cancel = super::flows::watch_signals();
+        let phases = Progress::new("starting", std::time::Instant::now());
+        let mut changes = phases.changes();
+        let watcher = progress.then(|| {
+            let phases = phases.clone();
+            tokio::spawn(async move {
+                while changes.changed().await.is_ok() {
+                    eprint!("\r\x1b[Kchromate: {}", phases.phase());
+                }
+            })
+        });
+        let mut session = ToolSession::new(config);
+        session.call_dir = std::env::current_dir().ok();
+        let reply =
+            chromate_command::run(&mut session, &qa::AUDIT_URL, arguments, &cancel, &phases).await;
+        session.shutdown().await;
+        if let Some(watcher) = watcher {
+            watcher.abort();
+            eprintln!();
         }
-        Ok(_) => return fail("the session daemon answered something else"),
-        Err(err) => return fail(&err.to_string()),
-    };
-    let done = match reply {
-        Reply::Done(done) => done,
-        Reply::Failed(failed) => {
-            if command.format == Format::Json {
-                println!("{}", json!({ "error": failed.error }));
-            } else {
-                eprintln!("{}", failed.text);
-            }
-            return ExitCode::from(1);
-        }
-    };
-    let result: AuditResult = match serde_json::from_value(done.result) {
-        Ok(result) => result,
-        Err(err) => return fail(&format!("the audit's result did not decode: {err}")),
-    };
+        reply
+    });
+    // The signal watch and anything else still spawned end with the runtime, now.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+    Ok(reply)
+}
+
+/// Writes each report and prints the plain one; the exit status.
+fn write_reports(command: &AuditCommand, result: &AuditResult) -> ExitCode {
     let wants_html = command.format == Format::Html
         || command
             .reports
@@ -378,7 +635,7 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         fail_on: command.fail_on,
     };
     for (format, path) in &command.reports {
-        let rendered = report::render(*format, &result, options);
+        let rendered = report::render(*format, result, options);
         if let Err(err) = std::fs::write(path, rendered) {
             return fail(&format!(
                 "--format {}={}: {err}",
@@ -387,13 +644,13 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
             ));
         }
     }
-    let rendered = report::render(command.format, &result, options);
+    let rendered = report::render(command.format, result, options);
     let printed = match &command.output {
         Some(path) => {
             if let Err(err) = std::fs::write(path, &rendered) {
                 return fail(&format!("--output {}: {err}", path.display()));
             }
-            report::render(Format::Text, &result, report::Options::default())
+            report::render(Format::Text, result, report::Options::default())
         }
         None => rendered,
     };
@@ -408,7 +665,7 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
     let failed = result.status != Status::Completed
         || command
             .fail_on
-            .is_some_and(|threshold| report::fails(&result, threshold));
+            .is_some_and(|threshold| report::fails(result, threshold));
     if failed {
         ExitCode::from(1)
     } else {

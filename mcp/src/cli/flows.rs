@@ -218,7 +218,7 @@ fn setup(ignore_https_errors: bool) -> Option<(tokio::runtime::Runtime, Config)>
 
 /// A cancellation that fires on SIGTERM, SIGINT or SIGHUP: the capture or flow stops at its
 /// next wait, its browser is closed and what it made is kept.
-fn watch_signals() -> Cancel {
+pub(crate) fn watch_signals() -> Cancel {
     let (sender, receiver) = tokio::sync::watch::channel(false);
     tokio::spawn(async move {
         let mut signals = crate::signals::Signals::new();

@@ -18,15 +18,24 @@ fn check(args: &str, expect: Expect) {
             serde_json::Value::Object(command.arguments),
             command.common
         ),
-        Ok(Command::Audit(command)) => format!(
-            "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
-            serde_json::Value::Object(command.arguments),
-            command.format,
-            command.output,
-            command.fail_on,
-            command.quiet,
-            command.session
-        ),
+        Ok(Command::Audit(command)) => {
+            let mut line = format!(
+                "audit {} format={:?} output={:?} fail_on={:?} quiet={} session={:?}",
+                serde_json::Value::Object(command.arguments),
+                command.format,
+                command.output,
+                command.fail_on,
+                command.quiet,
+                command.session
+            );
+            if command.ignore_file.is_some() || command.baseline.is_some() {
+                line.push_str(&format!(
+                    " ignore_file={:?} baseline={:?} update={}",
+                    command.ignore_file, command.baseline, command.update_baseline
+                ));
+            }
+            line
+        }
         Ok(Command::Capture(command)) => format!(
             "capture {} json={}",
             serde_json::Value::Object(command.arguments),
@@ -115,6 +124,42 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
 }
 
 #[test]
+fn audit_gate_login_and_url_flags_parse() {
+    check(
+        "audit http://h/a http://h/b --state admin --ignore-file gate.toml --baseline b.json --update-baseline",
+        expect![[r#"audit {"state":"admin","url":"http://h/a","urls":["http://h/b"]} format=Text output=None fail_on=None quiet=false session=None ignore_file=Some("gate.toml") baseline=Some("b.json") update=true"#]],
+    );
+    check(
+        "audit http://h/ --storage-state /s.json --sitemap http://h/sitemap.xml",
+        expect![[
+            r#"audit {"sitemap":"http://h/sitemap.xml","storage_state":"/s.json","url":"http://h/"} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check(
+        "audit --sitemap http://h/sitemap.xml",
+        expect![[
+            r#"audit {"sitemap":"http://h/sitemap.xml","url":"http://h/sitemap.xml"} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check(
+        "audit http://h/ --update-baseline",
+        expect!["usage error: audit: --update-baseline needs --baseline FILE: the file to write"],
+    );
+    check("audit http://h/ --idle-timeout 60", expect!["usage error: audit: --idle-timeout needs --session NAME: without it the audit's browser ends with the command"]);
+    check(
+        "audit http://h/ --state a.b",
+        expect!["usage error: audit: argument --state must match ^[A-Za-z0-9_-]{1,64}$"],
+    );
+    check(
+        "audit http://h/ ftp://h/",
+        expect![[
+            r#"audit {"url":"http://h/","urls":["ftp://h/"]} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
+    );
+    check("audit --urls /nonexistent/urls.txt", expect!["usage error: audit: --urls /nonexistent/urls.txt: No such file or directory (os error 2)"]);
+}
+
+#[test]
 fn audit_flags_parse_into_the_tools_arguments() {
     check(
         "audit http://127.0.0.1:8080/ --depth 1 --max-pages=5 --viewport 390x844 --screenshots --format sarif --output a.sarif --fail-on high --focus checkout --block-private-network --allow-private http://127.0.0.1:8080 --quiet --session s1",
@@ -128,9 +173,12 @@ fn audit_flags_parse_into_the_tools_arguments() {
     );
     check(
         "audit --help",
-        expect!["help usage: chromate audit URL [--depth N] [--max-pages N] [--viewport WxH]"],
+        expect!["help usage: chromate audit URL... [--urls FILE] [--sitemap URL]"],
     );
-    check("audit", expect!["usage error: audit: missing URL"]);
+    check(
+        "audit",
+        expect!["usage error: audit: missing URL (or --urls FILE, or --sitemap URL)"],
+    );
     check(
         "audit http://h/ --depth 9",
         expect!["usage error: audit: argument --depth must be between 0 and 5, got 9"],
@@ -157,7 +205,9 @@ fn audit_flags_parse_into_the_tools_arguments() {
     );
     check(
         "audit http://h/ http://i/",
-        expect![[r#"usage error: audit: unexpected argument "http://i/""#]],
+        expect![[
+            r#"audit {"url":"http://h/","urls":["http://i/"]} format=Text output=None fail_on=None quiet=false session=None"#
+        ]],
     );
 }
 

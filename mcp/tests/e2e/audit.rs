@@ -1,5 +1,5 @@
-//! Audits end to end: `chromate audit` (the real binary, on a session daemon and its real
-//! headless Chromium) against the fixture site `tests/fixtures/audit-site/`, served on
+//! Audits end to end: `chromate audit` (the real binary, on a headless Chromium of its own or,
+//! with `--session`, on a session daemon's) against the fixture site `tests/fixtures/audit-site/`, served on
 //! 127.0.0.1. Every planted defect is found with its category, severity and selector; the
 //! clean pages have no finding at all; depth and the page budget bound the crawl; the audit's
 //! browser context keeps the session's cookies, storage, tabs and logs apart; SARIF validates
@@ -528,7 +528,12 @@ fn an_audit_runs_in_a_browser_context_of_its_own() {
     cli.ok(&["navigate", &server.url("set-cookie?session_probe=1")]);
     cli.ok(&["navigate", &server.url("clean-a.html")]);
     let tabs_before = cli.json(&["page", "list"]);
-    let result = audit_json(&cli, &[&server.url("isolation.html")]);
+    // On the session's browser (`--session`), where isolation matters: without it the audit
+    // runs in a browser of its own.
+    let result = audit_json(
+        &cli,
+        &[&server.url("isolation.html"), "--session", "default"],
+    );
     assert_eq!(
         rules_on(&result, "/isolation.html"),
         Vec::<String>::new(),
@@ -547,7 +552,10 @@ fn an_audit_runs_in_a_browser_context_of_its_own() {
     assert_eq!(logs["entries"], json!([]), "{logs:#}");
     // A second audit starts from nothing either: the first one's cookie is gone with its
     // context.
-    let again = audit_json(&cli, &[&server.url("isolation.html")]);
+    let again = audit_json(
+        &cli,
+        &[&server.url("isolation.html"), "--session", "default"],
+    );
     assert_eq!(findings(&again), Vec::<Value>::new());
     cli.finish();
 }

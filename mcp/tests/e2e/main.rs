@@ -14,6 +14,7 @@
 
 mod audit; // chromate audit on the fixture site: planted defects, clean pages, bounds, isolation, reports, guards
 mod audit_corpus; // chromate audit on real documentation pages (Rust's, Python's): no false high or critical finding
+mod audit_gate; // chromate audit as a CI gate: ignore file, baseline, budgets, login state, URL lists, no daemon left
 mod bench_snapshot; // `chromate bench-snapshot`: every kind of target, JSON, table, HTML in Chromium, peers skipped or driven over MCP
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod flows; // `chromate capture` and `chromate flows`: captures, retries, flow files, reports

@@ -269,6 +269,24 @@ pub struct AuditResult {
     pub pages: Vec<AuditedPage>,
     pub external_links: Vec<ExternalLink>,
     pub focus: Option<String>,
+    /// Findings the gate set aside (`chromate audit`'s ignore file and baseline,
+    /// `docs/cli.md#gating-a-pipeline`): listed, never counted for `--fail-on`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
+    /// What the run wants said without failing: stale ignore entries, a URL list cut short.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// A finding the gate set aside, and why.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suppressed {
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// `ignore` (an entry of the ignore file) or `baseline` (accepted in the baseline).
+    pub suppressed_by: String,
+    /// The ignore entry's reason, or the baseline file it was accepted in.
+    pub reason: String,
 }
 
 /// Sorts findings: `focus` matches first, then worst first, then category, page, id.

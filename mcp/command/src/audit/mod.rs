@@ -14,8 +14,10 @@
 //! (`tools/qa.rs`) or any front end's output.
 
 pub mod findings;
+pub mod gate;
 mod judge;
 pub mod report;
+mod sitemap;
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::sync::Mutex;
@@ -51,10 +53,25 @@ const FAILURE_SETTLE: Duration = Duration::from_secs(1);
 /// How long disposing of the context may take after the audit.
 const DISPOSE: Duration = Duration::from_secs(5);
 
+/// The login state an audit starts with (`browser_state`'s saved state, or a Playwright
+/// storage-state file): set in its context before the first page loads.
+#[derive(Debug, Clone, Default)]
+pub struct Login {
+    pub cookies: Vec<chromate::Cookie>,
+    /// localStorage by origin, seeded into each audited page before its scripts run.
+    pub storage: Vec<chromate::PageStorage>,
+}
+
 /// What to audit.
 #[derive(Debug, Clone)]
 pub struct AuditRequest {
     pub url: String,
+    /// More entry pages, audited like `url` (depth 0) in the same run.
+    pub more_urls: Vec<String>,
+    /// A sitemap whose same-origin pages are entry pages too (when it is `url` itself, `url`
+    /// is not audited as a page).
+    pub sitemap: Option<String>,
+    pub login: Option<Login>,
     pub max_depth: u32,
     pub max_pages: u32,
     pub viewport: Option<(u32, u32)>,
@@ -89,8 +106,8 @@ struct Gathered {
     /// The server's origin policy: off-origin links are checked only when its allow list
     /// lets them through.
     policy: chromate::OriginPolicy,
-    /// The entry page's origin, once it loaded.
-    origin: Option<String>,
+    /// The entry pages' origins, as they loaded: a link is same-origin when it goes to one.
+    origins: HashSet<String>,
     /// The screenshots taken: the entry page's first, then each other page's.
     shots: Vec<TakenShot>,
     /// The entry page could not be audited.
@@ -119,11 +136,68 @@ pub async fn run(
         .new_context(options)
         .await
         .map_err(|err| from_engine("audit", &err))?;
+    if let Some(login) = &request.login {
+        if let Err(err) = context.set_cookies(&login.cookies).await {
+            let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+            return Err(from_engine("audit", &err));
+        }
+    }
     let state = Mutex::new(Gathered {
         policy: browser.origin_policy(),
         ..Gathered::default()
     });
-    let crawl = crawl(browser, &context, request, &state, progress);
+    let mut warnings = Vec::new();
+    let entries = match &request.sitemap {
+        None => None,
+        Some(sitemap) => {
+            progress.set_phase(format!("audit: reading the sitemap {sitemap}"));
+            let read = sitemap::pages(&context, browser, sitemap, request.max_pages as usize);
+            let read = tokio::time::timeout_at(deadline.into(), read).await;
+            let (pages, cut) = match read {
+                Ok(Ok(read)) => read,
+                Ok(Err(error)) => {
+                    let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+                    return Err(error);
+                }
+                Err(_) => (
+                    Vec::new(),
+                    vec!["the deadline passed while reading the sitemap".to_owned()],
+                ),
+            };
+            warnings.extend(cut);
+            let mut entries: Vec<String> = Vec::new();
+            if request.url != *sitemap {
+                entries.push(request.url.clone());
+            }
+            entries.extend(request.more_urls.iter().cloned());
+            entries.extend(pages);
+            Some(entries)
+        }
+    };
+    // The entry pages as one request: the first is `url`, the others `more_urls`.
+    let resolved;
+    let crawled = match entries {
+        None => request,
+        Some(mut entries) => {
+            if entries.is_empty() {
+                let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
+                return Err(ToolError::invalid_argument(
+                    "audit: the sitemap lists no page of its origin",
+                    "sitemap",
+                    "check the sitemap's <loc> entries, or audit the pages by URL",
+                ));
+            }
+            let first = entries.remove(0);
+            resolved = AuditRequest {
+                url: first,
+                more_urls: entries,
+                sitemap: None,
+                ..request.clone()
+            };
+            &resolved
+        }
+    };
+    let crawl = crawl(browser, &context, crawled, &state, progress);
     let outcome = tokio::time::timeout_at(deadline.into(), crawl).await;
     let _ = tokio::time::timeout(DISPOSE, context.dispose()).await;
     let status = match outcome {
@@ -163,6 +237,8 @@ pub async fn run(
             })
             .collect(),
         focus: request.focus.clone(),
+        suppressed: Vec::new(),
+        warnings,
     };
     Ok((result, std::mem::take(&mut gathered.shots)))
 }
@@ -176,9 +252,13 @@ async fn crawl(
     progress: &crate::call::Progress,
 ) -> Result<(), ToolError> {
     let mut seen: HashSet<String> = HashSet::new();
-    seen.insert(without_fragment(&request.url));
-    let mut level = vec![request.url.clone()];
-    let mut queued = 1u32;
+    let mut level = Vec::new();
+    for url in std::iter::once(&request.url).chain(&request.more_urls) {
+        if seen.insert(without_fragment(url)) {
+            level.push(url.clone());
+        }
+    }
+    let mut queued = level.len() as u32;
     for depth in 0..=request.max_depth {
         let mut next: Vec<String> = Vec::new();
         for chunk in level.chunks(PARALLEL) {
@@ -237,6 +317,14 @@ async fn audit_page(
         .new_page("about:blank")
         .await
         .map_err(|err| from_engine("audit", &err))?;
+    if let Some(login) = &request.login {
+        for storage in &login.storage {
+            if let Err(err) = page.seed_storage(storage).await {
+                let _ = browser.close_page(&page).await;
+                return Err(from_engine("audit", &err));
+            }
+        }
+    }
     let res = inspect_page(&page, context, request, url, depth, state).await;
     let _ = browser.close_page(&page).await;
     res
@@ -264,6 +352,8 @@ async fn inspect_page_unboxed(
     state: &Mutex<Gathered>,
 ) -> Result<PageOutcome, ToolError> {
     let entry = depth == 0;
+    // With several entry pages one that fails is a finding, not the audit's failure.
+    let only_entry = entry && request.more_urls.is_empty();
     let journal = context.journal();
     let _ = page.record_vitals().await;
     let since = journal.cursor();
@@ -307,7 +397,7 @@ async fn inspect_page_unboxed(
                 vitals: None,
                 settled: None,
             });
-            gathered.entry_failed |= entry;
+            gathered.entry_failed |= only_entry;
             return Ok((None, Vec::new()));
         }
     };
@@ -334,7 +424,7 @@ async fn inspect_page_unboxed(
             vitals: None,
             settled: None,
         });
-        gathered.entry_failed |= entry;
+        gathered.entry_failed |= only_entry;
         return Ok((Some(page_url), Vec::new()));
     }
     let settled = page
@@ -346,7 +436,9 @@ async fn inspect_page_unboxed(
         .await
         .map_err(|err| from_engine("audit", &err))?;
     if entry {
-        lock(state).origin = Some(inspection.origin.clone());
+        lock(state).origins.insert(inspection.origin.clone());
+    }
+    if entry && url == request.url {
         if request.screenshots {
             let mut shots = screenshots(page, &page_url, true).await;
             // The entry page's come first, whichever page finished first.
@@ -397,9 +489,8 @@ async fn inspect_page_unboxed(
     let mut same_origin = Vec::new();
     {
         let mut gathered = lock(state);
-        let origin = gathered.origin.clone().unwrap_or_default();
         for link in &inspection.links {
-            let same = link.origin == origin;
+            let same = gathered.origins.contains(&link.origin);
             if same || allows_checking(&gathered.policy, &link.url) {
                 // A link to check: who links to it, and whether it is new to the audit.
                 gathered

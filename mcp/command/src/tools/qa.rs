@@ -54,6 +54,17 @@ tool_args! {
         url: String = Arg::string("url", "Absolute http(s) URL of the entry page")
             .max_len(2048)
             .required(),
+        #[serde(default)]
+        urls: Vec<String> = Arg::kind(
+            "urls",
+            "More entry pages (absolute http(s) URLs), audited like url in the same run and result",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 49,
+                item_min_len: 1,
+                item_max_len: 2048,
+            },
+        ),
         max_depth: u32 = Arg::int("max_depth", "Follow same-origin links this many levels", 0, 5)
             .default_int(IntDefault::Value(0)),
         max_pages: u32 = Arg::int("max_pages", "Audit at most this many pages", 1, 200)
@@ -76,6 +87,13 @@ tool_args! {
         include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and every audited page's full-page screenshots"),
         #[serde(default)]
         block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses (SSRF_BLOCKED)"),
+        sitemap: Option<String> = Arg::string("sitemap", "Also audit the pages this sitemap.xml (or sitemap index) lists: same-origin only, at most max_pages; when it is url itself, url is not audited as a page")
+            .max_len(2048),
+        state: Option<String> = Arg::string("state", "Audit logged in: a state saved with browser_state action=save (its cookies and localStorage go into the audit's context)")
+            .max_len(64)
+            .pattern(&super::state::STATE_NAME),
+        storage_state: Option<String> = Arg::string("storage_state", "Audit logged in: a Playwright storage-state JSON file (cookies, origins' localStorage); refused on a server other machines reach")
+            .max_len(4096),
         #[serde(default)]
         allow_private: Vec<String> = Arg::kind(
             "allow_private",
@@ -115,11 +133,30 @@ fn blocks_private_network(args: &AuditArgs, session: &ToolSession) -> bool {
 }
 
 pub fn check_audit(args: &AuditArgs, session: &ToolSession) -> Result<(), ToolError> {
-    if !is_http(&args.url) {
+    let entries = std::iter::once(("url", &args.url))
+        .chain(args.urls.iter().map(|u| ("urls", u)))
+        .chain(args.sitemap.iter().map(|u| ("sitemap", u)));
+    for (argument, url) in entries {
+        if !is_http(url) {
+            return Err(ToolError::invalid_argument(
+                format!("audit: {url:?} is not an absolute http or https URL"),
+                argument,
+                "audit a page a browser would load over the network, e.g. http://127.0.0.1:8080/",
+            ));
+        }
+    }
+    if args.state.is_some() && args.storage_state.is_some() {
         return Err(ToolError::invalid_argument(
-            format!("audit: {:?} is not an absolute http or https URL", args.url),
-            "url",
-            "audit a page a browser would load over the network, e.g. http://127.0.0.1:8080/",
+            "audit: state and storage_state both give the login state; give one",
+            "storage_state",
+            "drop one of --state NAME and --storage-state FILE",
+        ));
+    }
+    if args.storage_state.is_some() && session.config.remote {
+        return Err(ToolError::invalid_argument(
+            "audit: storage_state reads a file of the server's, refused on a server other machines reach",
+            "storage_state",
+            "save the state in the session with browser_state action=save and pass state=NAME",
         ));
     }
     if !args.allow_private.is_empty() && !blocks_private_network(args, session) {
@@ -154,8 +191,16 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         AuditWaitUntil::DomContentLoaded => chromate::WaitUntil::DomContentLoaded,
         AuditWaitUntil::NetworkIdle => chromate::WaitUntil::NetworkIdle,
     };
+    let login = match (&args.state, &args.storage_state) {
+        (Some(name), _) => Some(super::state::login_of_saved(ctx.session, name)?),
+        (None, Some(path)) => Some(super::state::login_of_storage_state(ctx.session, path)?),
+        (None, None) => None,
+    };
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
+        more_urls: args.urls.iter().map(|url| url.trim().to_owned()).collect(),
+        sitemap: args.sitemap.as_ref().map(|url| url.trim().to_owned()),
+        login,
         max_depth: args.max_depth,
         max_pages: args.max_pages,
         viewport: args.viewport.map(|size| (size.width, size.height)),

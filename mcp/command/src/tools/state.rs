@@ -24,7 +24,7 @@ use crate::private_fs;
 use crate::session::ToolSession;
 
 /// `^[A-Za-z0-9_-]{1,64}$`.
-pub(super) static STATE_NAME: Pattern = Pattern {
+pub(crate) static STATE_NAME: Pattern = Pattern {
     source: "^[A-Za-z0-9_-]{1,64}$",
     matches: |name| {
         (1..=64).contains(&name.len())
@@ -381,6 +381,116 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
     }
     ctx.session.baseline = None;
     Ok(ToolOutput::new(result("load", name, &path, &file)))
+}
+
+/// The cookies and localStorage of the state saved as `name`, for an audit's context.
+pub(super) fn login_of_saved(
+    session: &ToolSession,
+    name: &str,
+) -> Result<crate::audit::Login, ToolError> {
+    let root = session.state_root();
+    if !saved_names(&root).iter().any(|saved| saved == name) {
+        return Err(ToolError::invalid_argument(
+            format!(
+                "audit: no saved state named \"{name}\" in {}",
+                root.display()
+            ),
+            "state",
+            "save one with `chromate state save NAME` (browser_state action=save) first",
+        )
+        .with_detail_key("available", json!(saved_names(&root))));
+    }
+    let path = state_path(&root, name);
+    let file: StateFile = private_fs::read_file(&path)
+        .map_err(|err| err.to_string())
+        .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|err| err.to_string()))
+        .map_err(|reason| {
+            ToolError::invalid_argument(
+                format!("audit: saved state \"{name}\" cannot be read: {reason}"),
+                "state",
+                "save it again with browser_state action=save",
+            )
+        })?;
+    Ok(crate::audit::Login {
+        cookies: file
+            .cookies
+            .into_iter()
+            .map(chromate::Cookie::from)
+            .collect(),
+        storage: file
+            .local_storage
+            .into_iter()
+            .map(|(origin, local)| chromate::PageStorage {
+                origin: Some(origin),
+                local,
+                session: BTreeMap::new(),
+            })
+            .collect(),
+    })
+}
+
+/// Playwright's storage-state file (`context.storageState()`): cookies, and each origin's
+/// localStorage as name/value pairs.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StorageStateFile {
+    #[serde(default)]
+    cookies: Vec<SavedCookie>,
+    #[serde(default)]
+    origins: Vec<StorageStateOrigin>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StorageStateOrigin {
+    origin: String,
+    #[serde(default)]
+    local_storage: Vec<StorageStateItem>,
+}
+
+#[derive(Deserialize)]
+struct StorageStateItem {
+    name: String,
+    value: String,
+}
+
+/// The cookies and localStorage of a Playwright storage-state file at `path` (relative to the
+/// command's directory), for an audit's context.
+pub(super) fn login_of_storage_state(
+    session: &ToolSession,
+    path: &str,
+) -> Result<crate::audit::Login, ToolError> {
+    let path = session.working_dir().join(path);
+    let invalid = |reason: String| {
+        ToolError::invalid_argument(
+            format!("audit: storage_state {}: {reason}", path.display()),
+            "storage_state",
+            "give a Playwright storage-state JSON file: {\"cookies\": [...], \"origins\": [{\"origin\", \"localStorage\": [{\"name\", \"value\"}]}]}",
+        )
+    };
+    let bytes = std::fs::read(&path).map_err(|err| invalid(err.to_string()))?;
+    let file: StorageStateFile =
+        serde_json::from_slice(&bytes).map_err(|err| invalid(err.to_string()))?;
+    Ok(crate::audit::Login {
+        cookies: file
+            .cookies
+            .into_iter()
+            .map(chromate::Cookie::from)
+            .collect(),
+        storage: file
+            .origins
+            .into_iter()
+            .map(|origin| chromate::PageStorage {
+                origin: Some(origin.origin),
+                local: origin
+                    .local_storage
+                    .into_iter()
+                    .map(|item| (item.name, item.value))
+                    .collect(),
+                session: BTreeMap::new(),
+            })
+            .collect(),
+    })
 }
 
 pub(super) async fn state(

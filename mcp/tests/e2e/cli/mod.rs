@@ -90,6 +90,11 @@ pub(crate) struct Running {
 }
 
 impl Running {
+    /// The command's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.pid
+    }
+
     /// Waits (bounded) for the command to end.
     pub(crate) fn wait(self) -> Out {
         self.wait_within(DEADLINE)

@@ -120,6 +120,33 @@ impl Report for Html<'_> {
             }
             out.push_str("</tbody></table>\n");
         }
+        if !result.suppressed.is_empty() {
+            out.push_str(&format!(
+                "<h2>Suppressed ({})</h2>\n<table id=\"suppressed\"><thead><tr><th>by</th><th>rule</th><th>finding</th><th>page</th><th>selector</th><th>reason</th></tr></thead><tbody>\n",
+                result.suppressed.len()
+            ));
+            for set_aside in &result.suppressed {
+                let finding = &set_aside.finding;
+                out.push_str(&format!(
+                    "<tr class=\"suppressed\" data-by=\"{}\"><td>{}</td><td><code>{}</code></td><td>{}</td><td>{}</td><td><code>{}</code></td><td>{}</td></tr>\n",
+                    escape(&set_aside.suppressed_by),
+                    escape(&set_aside.suppressed_by),
+                    escape(&finding.rule),
+                    escape(&finding.title),
+                    escape(&short_url(&finding.page)),
+                    escape(finding.selector_hint.as_deref().unwrap_or("")),
+                    escape(&set_aside.reason),
+                ));
+            }
+            out.push_str("</tbody></table>\n");
+        }
+        if !result.warnings.is_empty() {
+            out.push_str("<ul id=\"warnings\">");
+            for warning in &result.warnings {
+                out.push_str(&format!("<li>warning: {}</li>", escape(warning)));
+            }
+            out.push_str("</ul>\n");
+        }
         let m = &result.metrics;
         out.push_str(&format!(
             "<h2>Metrics</h2>\n<ul id=\"metrics\"><li>LCP: {}</li><li>CLS: {}</li><li>TBT: {}</li><li>{} requests, {} KiB</li><li>{} console errors, {} http errors, {} broken links, {} a11y violations</li></ul>\n",

@@ -51,6 +51,32 @@ impl Report for Markdown {
             }
             out.push('\n');
         }
+        if !result.suppressed.is_empty() {
+            out.push_str(&format!(
+                "## Suppressed ({})\n\n| by | rule | finding | page | selector | reason |\n|---|---|---|---|---|---|\n",
+                result.suppressed.len()
+            ));
+            for set_aside in &result.suppressed {
+                let finding = &set_aside.finding;
+                out.push_str(&format!(
+                    "| {} | `{}` | {} | {} | {} | {} |\n",
+                    set_aside.suppressed_by,
+                    cell(&finding.rule),
+                    cell(&prose(&finding.title)),
+                    cell(&prose(&short_url(&finding.page))),
+                    finding
+                        .selector_hint
+                        .as_deref()
+                        .map(|selector| format!("`{}`", cell(selector).replace('`', "'")))
+                        .unwrap_or_default(),
+                    cell(&prose(&set_aside.reason)),
+                ));
+            }
+            out.push('\n');
+        }
+        for warning in &result.warnings {
+            out.push_str(&format!("> **warning:** {}\n\n", cell(&prose(warning))));
+        }
         let m = &result.metrics;
         out.push_str("## Metrics\n\n");
         if let Some(lcp) = m.lcp_ms {

@@ -1,6 +1,7 @@
 //! The SARIF 2.1.0 report (OASIS Static Analysis Results Interchange Format), for
 //! code-scanning dashboards: one run of the tool `chromate`, a rule per finding rule, a result
-//! per finding with the page as its artifact, the selector as its logical location, and the
+//! per finding (a suppressed one with its `suppressions`: `external`, the reason as its
+//! justification) with the page as its artifact, the selector as its logical location, and the
 //! finding's id as a partial fingerprint. Each rule carries its help (what it checks and how
 //! it is judged, as text and Markdown, linking the documentation's table of findings), and the
 //! tool its documentation as `informationUri`. `mcp/tests/e2e/audit.rs` validates it against the
@@ -107,7 +108,12 @@ impl Report for Sarif {
         let mut rules: Vec<Value> = Vec::new();
         let mut rule_ids: Vec<String> = Vec::new();
         let mut results = Vec::new();
-        for finding in &result.findings {
+        let active = result.findings.iter().map(|finding| (finding, None));
+        let set_aside = result
+            .suppressed
+            .iter()
+            .map(|entry| (&entry.finding, Some(entry)));
+        for (finding, suppressed) in active.chain(set_aside) {
             let index = match rule_ids.iter().position(|id| *id == finding.rule) {
                 Some(index) => index,
                 None => {
@@ -142,7 +148,7 @@ impl Report for Sarif {
             } else {
                 format!("{}: {}", finding.title, finding.description)
             };
-            results.push(json!({
+            let mut item = json!({
                 "ruleId": finding.rule,
                 "ruleIndex": index,
                 "level": level(finding.severity),
@@ -154,8 +160,23 @@ impl Report for Sarif {
                     "category": finding.category.as_str(),
                     "evidence": finding.evidence,
                 },
-            }));
+            });
+            if let Some(entry) = suppressed {
+                // An ignore entry or the baseline, both outside the pages: `external`.
+                item["suppressions"] = json!([{
+                    "kind": "external",
+                    "status": "accepted",
+                    "justification": entry.reason,
+                    "properties": { "suppressedBy": entry.suppressed_by },
+                }]);
+            }
+            results.push(item);
         }
+        let notifications: Vec<Value> = result
+            .warnings
+            .iter()
+            .map(|warning| json!({ "level": "warning", "message": { "text": warning } }))
+            .collect();
         let log = json!({
             "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
             "version": "2.1.0",
@@ -168,6 +189,7 @@ impl Report for Sarif {
                 } },
                 "invocations": [{
                     "executionSuccessful": result.status == crate::audit::findings::Status::Completed,
+                    "toolExecutionNotifications": notifications,
                     "properties": { "status": result.status.as_str(), "url": result.url },
                 }],
                 "results": results,

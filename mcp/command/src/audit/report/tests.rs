@@ -89,6 +89,8 @@ fn typical() -> AuditResult {
         }],
         external_links: Vec::new(),
         focus: None,
+        suppressed: Vec::new(),
+        warnings: Vec::new(),
     }
 }
 
@@ -372,4 +374,55 @@ fn evidence_reads_as_indented_lines() {
         stack: none"#]]
     .assert_eq(&crate::markup::readable(&evidence));
     assert_eq!(crate::markup::readable(&json!({})), "(none)");
+}
+
+#[test]
+fn suppressed_findings_are_listed_in_every_format_and_never_fail() {
+    let mut result = typical();
+    let ignores = crate::audit::gate::parse(
+        "[[ignore]]\nrule = \"a11y.*\"\nreason = \"ticket <42>\"\n\n[[ignore]]\nrule = \"none.*\"\nreason = \"old\"\n",
+    )
+    .expect("parses")
+    .ignores;
+    let before = result.findings.len();
+    crate::audit::gate::apply_ignores(&mut result, &ignores, "chromate-audit.toml");
+    assert!(!result.suppressed.is_empty());
+    assert_eq!(result.findings.len() + result.suppressed.len(), before);
+    assert!(result.findings.iter().all(|f| !f.rule.starts_with("a11y.")));
+    assert_eq!(
+        result.warnings,
+        ["chromate-audit.toml line 5: stale [[ignore]] entry (rule = \"none.*\"): it matches no finding of this run"]
+    );
+    let options = Options {
+        fail_on: Some(Severity::Critical),
+        ..Options::default()
+    };
+    let sarif: Value =
+        serde_json::from_str(&render(Format::Sarif, &result, options)).expect("sarif");
+    let suppressed: Vec<&Value> = sarif["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter(|r| r.get("suppressions").is_some())
+        .collect();
+    assert_eq!(suppressed.len(), result.suppressed.len());
+    assert_eq!(
+        suppressed[0]["suppressions"][0]["justification"],
+        json!("ticket <42>")
+    );
+    let junit = render(Format::Junit, &result, options);
+    assert!(
+        junit.contains("<skipped message=\"suppressed: ticket &lt;42&gt;\"/>"),
+        "{junit}"
+    );
+    for format in [Format::Text, Format::Markdown, Format::Html, Format::Json] {
+        let text = render(format, &result, options);
+        assert!(
+            text.contains("ticket") && text.contains("stale"),
+            "{format:?}: {text}"
+        );
+    }
+    // The one critical finding is the ignored image-alt: nothing fails at critical now.
+    assert!(!fails(&result, Severity::Critical));
+    assert!(fails(&result, Severity::High));
 }

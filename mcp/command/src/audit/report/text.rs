@@ -50,6 +50,29 @@ impl Report for Text {
                 result.findings.len() - MAX_LINES
             ));
         }
+        for (index, set_aside) in result.suppressed.iter().enumerate() {
+            if index == MAX_LINES {
+                out.push_str(&format!(
+                    "… {} more suppressed (--format json lists them all)\n",
+                    result.suppressed.len() - MAX_LINES
+                ));
+                break;
+            }
+            let finding = &set_aside.finding;
+            let line = format!(
+                "suppressed ({}) {}  {}  {}: {}",
+                set_aside.suppressed_by,
+                finding.rule,
+                short_url(&finding.page),
+                finding.title,
+                set_aside.reason,
+            );
+            out.push_str(&cut(&line, MAX_LINE));
+            out.push('\n');
+        }
+        for warning in &result.warnings {
+            out.push_str(&format!("warning: {warning}\n"));
+        }
         let metrics = &result.metrics;
         let mut figures = Vec::new();
         if let Some(lcp) = metrics.lcp_ms {
