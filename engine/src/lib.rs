@@ -77,7 +77,7 @@ pub use session::{
 };
 pub use snapshot::{
     diff, CandidateStatus, Checked, Diff, ElementRef, Line, LineKind, LocatorCandidate,
-    LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions,
+    LocatorSuggestions, LocatorTarget, Snapshot, SnapshotOptions, NEW_UNLISTED, UNLISTED_TEXT,
 };
 pub use storage::{Cookie, PageStorage};
 pub use transport::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
