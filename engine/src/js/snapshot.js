@@ -504,7 +504,10 @@
   function endShadow(st, entry) {
     st.pending.pop();
     if (entry.inserted) return;
-    if (st.lines.length === entry.at) { if (entry.reserved) st.left.semantic++; return; }
+    // Unlisted text lines alone do not show the shadow tree.
+    let shown = false;
+    for (let i = entry.at; i < st.lines.length && !shown; i++) shown = !st.lines[i].unlisted;
+    if (!shown) { if (entry.reserved) st.left.semantic++; return; }
     insertMarker(st, entry, 0);
   }
 
