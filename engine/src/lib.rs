@@ -81,7 +81,10 @@ pub use selector::Selector;
 pub use session::{
     EventStream, EventStreamError, RawEventStream, Session, DEFAULT_COMMAND_TIMEOUT,
 };
-pub use snapshot::{diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions};
+pub use snapshot::{
+    diff, Checked, Diff, ElementRef, Line, LineKind, Snapshot, SnapshotOptions, NEW_UNLISTED,
+    UNLISTED_TEXT,
+};
 pub use storage::{Cookie, PageStorage};
 pub use transport::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
 pub use transport::{EventMessage, EVENT_QUEUE};

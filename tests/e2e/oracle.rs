@@ -183,3 +183,76 @@ async fn snapshot_roles_and_names_agree_with_chromes_accessibility_tree() {
         mismatches.join("\n")
     );
 }
+
+/// Issue 28 item 5: an editing host (a contenteditable element whose parent is not editable)
+/// is listed as a textbox; Chrome exposes it as `generic`, but focusable and editable, the same
+/// node; a contenteditable piece inside a host Chrome keeps editable and not focusable, and the
+/// snapshot does not list it (real-patterns.html section 13, JSONEditor's cells).
+#[tokio::test]
+async fn editing_hosts_are_the_nodes_chrome_makes_focusable_and_editable_not_their_pieces() {
+    use chromate::cdp::accessibility::AXPropertyName;
+    let fixture = Fixture::start().await;
+    let page = fixture.new_page("about:blank").await;
+    page.goto(
+        &fixture.server.url("real-patterns.html"),
+        WaitUntil::Load,
+        NAV,
+    )
+    .await
+    .expect("navigate");
+    let snapshot = page
+        .snapshot(SnapshotOptions {
+            max_lines: 5000,
+            ..SnapshotOptions::default()
+        })
+        .await
+        .expect("snapshot");
+    let tree = page
+        .session()
+        .send(&GetFullAXTreeParams::default())
+        .await
+        .expect("full accessibility tree");
+    let mut found = Vec::new();
+    for id in ["json-field", "json-value", "json-piece"] {
+        let hint = format!("#{id}");
+        let listed = snapshot
+            .lines
+            .iter()
+            .find(|l| l.hint.as_deref() == Some(hint.as_str()));
+        let chrome = page
+            .locator(&hint)
+            .expect("selector")
+            .browser_accessibility()
+            .await
+            .expect("ax node")
+            .expect("chrome exposes it");
+        let node = tree
+            .nodes
+            .iter()
+            .find(|n| n.backend_dom_node_id.map(|b| b.0) == chrome.backend_node_id)
+            .expect("in the full tree");
+        let property = |name: AXPropertyName| {
+            node.properties
+                .iter()
+                .flatten()
+                .find(|p| p.name == name)
+                .and_then(|p| p.value.value.clone())
+        };
+        found.push(format!(
+            "{id}: listed {:?}, chrome {} focusable {:?} editable {:?}",
+            listed.map(|l| l.role.as_str()),
+            chrome.role,
+            property(AXPropertyName::Focusable),
+            property(AXPropertyName::Editable)
+        ));
+    }
+    fixture.finish().await;
+    assert_eq!(
+        found,
+        [
+            "json-field: listed Some(\"textbox\"), chrome generic focusable Some(Bool(true)) editable Some(String(\"richtext\"))",
+            "json-value: listed Some(\"textbox\"), chrome generic focusable Some(Bool(true)) editable Some(String(\"richtext\"))",
+            "json-piece: listed None, chrome generic focusable None editable Some(String(\"richtext\"))",
+        ]
+    );
+}

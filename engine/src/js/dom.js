@@ -178,6 +178,43 @@
     return false;
   }
 
+  /** How many descendants `isReachableZeroSize` looks at for a box of the content. */
+  const CONTENT_BOX_LOOKS = 32;
+
+  /** Whether `el` is rendered and seen (display, visibility, opacity) with a zero-size border
+   *  box, yet a person can reach it (docs/mcp.md#snapshots): it is in the tab order (enabled,
+   *  `tabIndex` ≥ 0: a keyboard gets there), or its content has a box after layout (an icon
+   *  overflowing a zero-width button: Swagger UI's copy buttons). Chrome lists such controls,
+   *  whatever their size. A zero-size element out of the tab order with no box inside is not. */
+  function isReachableZeroSize(el) {
+    if (!el.isConnected || !el.checkVisibility(VIS_OPTS)) return false;
+    const r = el.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0) return false;
+    if (el.tabIndex >= 0 && !el.matches(":disabled")) return true;
+    let looks = 0;
+    const stack = [el];
+    while (stack.length && looks < CONTENT_BOX_LOOKS) {
+      const kids = children(stack.pop());
+      for (let i = 0; i < kids.length && looks < CONTENT_BOX_LOOKS; i++) {
+        const n = kids[i];
+        let box = null;
+        if (n.nodeType === ELEMENT) {
+          looks++;
+          if (!n.checkVisibility(VIS_OPTS)) continue;
+          box = n.getBoundingClientRect();
+          stack.push(n);
+        } else if (n.nodeType === TEXT && n.data.trim()) {
+          looks++;
+          const range = el.ownerDocument.createRange();
+          range.selectNodeContents(n);
+          box = range.getBoundingClientRect();
+        }
+        if (box && box.width > 0 && box.height > 0) return true;
+      }
+    }
+    return false;
+  }
+
   /** Snapshot-visible (docs/mcp.md#snapshots): visible and no flat-tree ancestor-or-self with `hidden`, `inert` or
    *  `aria-hidden="true"`. */
   function isSnapshotVisible(el) {
@@ -291,9 +328,14 @@
         }
       }
       if (tag === "br") { if (vis) s += "\n"; continue; }
+      let inner = collectText(n, vis, fromContent, top);
+      // A control named only by its `title` (an icon button in a heading) gives that name,
+      // as Chrome computes the name from content; a generic element's title gives nothing.
+      if (fromContent && vis && n.hasAttribute("title") && NAME_FROM_CONTENT.has(role(n)) &&
+        !normalize(inner.replace(PRIVATE_USE, ""))) inner = n.getAttribute("title") || "";
       // Name from content separates the text of non-inline boxes, as browsers do.
-      if (fromContent && vis && styleOf(n).display !== "inline") s += " " + collectText(n, vis, fromContent, top) + " ";
-      else s += collectText(n, vis, fromContent, top);
+      if (fromContent && vis && styleOf(n).display !== "inline") s += " " + inner + " ";
+      else s += inner;
     }
     if (own) s += pseudoText(el, "::after");
     return s;
@@ -647,7 +689,7 @@
 
   return {
     normalize, cut, words, children, parent, containsFlat, walk, isShadowSlot, attrHidden, underHidden,
-    styleOf, isVisible, isSnapshotVisible, isTypeable, isEnabled, isFillable, isEditable, isEditingHost, text,
+    styleOf, isVisible, isReachableZeroSize, isSnapshotVisible, isTypeable, isEnabled, isFillable, isEditable, isEditingHost, text,
     visibleText, renderedText, explicitRole, implicitRole, role, isContainer, labelledByText, labelTexts,
     labelCandidates, labelsOf, withCache, isTextLike, isLive, hasEvidenceId, accName, describe,
     ARIA_ROLES, CONTAINER_ROLES,

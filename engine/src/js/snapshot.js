@@ -129,8 +129,61 @@
     if (tag === "section" && r === "region") return "semantic";
     if (tag === "input") return el.type === "hidden" ? null : "semantic";
     if (el.hasAttribute("contenteditable") && D.isEditingHost(el)) return "semantic";
-    if (TEXT_TAGS.has(tag)) return "text";
+    if (TEXT_TAGS.has(tag) || tag === "pre") return "text";
+    if (tag === "tr" && !inLayoutTable(el)) return "text";
     return null;
+  }
+
+  /** Whether table row `tr` belongs to a table made presentational (`role="none"` or
+   *  `"presentation"`: a layout table), whose rows are no rows. */
+  function inLayoutTable(tr) {
+    const table = tr.closest("table");
+    const r = table && D.explicitRole(table);
+    return r === "none" || r === "presentation";
+  }
+
+  /** How many cells a row line shows (docs/mcp.md#snapshots). */
+  const MAX_CELLS = 8;
+  /** How many lines of a `<pre>` block its line shows. */
+  const MAX_PRE_LINES = 3;
+
+  /** The text of a text-class line for `el` (not cut): a table row's cells joined by ` | `
+   *  (the first `MAX_CELLS`, each cut at 40, empty ones at the end left out, `…` for the
+   *  rest), a `<pre>` block's first
+   *  `MAX_PRE_LINES` non-blank lines (whitespace runs in each made one space) joined by a
+   *  newline, else the element's visible text, normalised. */
+  function lineText(el, tag) {
+    if (tag === "tr") {
+      const cells = [];
+      let more = false;
+      for (let c = el.firstElementChild; c; c = c.nextElementSibling) {
+        if (c.localName !== "td" && c.localName !== "th") continue;
+        if (D.attrHidden(c) || !c.checkVisibility({ visibilityProperty: true })) continue;
+        if (cells.length >= MAX_CELLS) { more = true; break; }
+        cells.push(D.cut(D.normalize(D.visibleText(c, false)), 40));
+      }
+      while (cells.length && !cells[cells.length - 1]) cells.pop();
+      if (!cells.length) return "";
+      if (more) cells.push("\u2026");
+      return cells.join(" | ");
+    }
+    if (tag === "pre") {
+      const lines = [];
+      for (const l of D.visibleText(el, false).split("\n")) {
+        const t = D.normalize(l);
+        if (!t) continue;
+        if (lines.length >= MAX_PRE_LINES) { lines.push("\u2026"); break; }
+        lines.push(t);
+      }
+      return lines.join("\n");
+    }
+    return D.normalize(D.visibleText(el, false));
+  }
+
+  /** Whether a text line of `tag` with text `t` is too long to list (ordinary text over
+   *  `MAX_TEXT`: prose is read with browser_read; rows and code blocks are cut instead). */
+  function tooLong(tag, t) {
+    return t.length > MAX_TEXT && tag !== "tr" && tag !== "pre";
   }
 
   /** Index of `iframe` among the iframes of its document (light DOM and open shadow roots, tree
@@ -162,10 +215,12 @@
     return allIframes(document)[index] || null;
   }
 
-  /** `take({nextRef, budgets:{semantic, evidence, text}, scopeRef?, scopeSelector?, after?})` →
+  /** `take({nextRef, budgets:{semantic, evidence, text, unlisted?}, scopeRef?, scopeSelector?, after?})` →
    *  `{lines:[{depth, ref?, role, container?, name?, level?, href?, value?, hint?, disabled?,
-   *  checked?:true|"mixed", selected?, expanded?, pressed?, current?, kind:"semantic"|"evidence"|
-   *  "text"|"shadow"|"iframe", frame?:{index}}], nextRef, budgets:{semantic, evidence, text},
+   *  checked?:true|"mixed", selected?, options?, expanded?, pressed?, current?, kind:"semantic"|"evidence"|
+   *  "text"|"shadow"|"iframe", frame?:{index}, unlisted?:true}], nextRef, budgets:{semantic,
+   *  evidence, text, unlisted}, (`unlisted` lines: text-class lines beyond the text budget, up to
+   *  `budgets.unlisted` of them, with no ref, which the view does not show and diffs compare)
    *  truncated, more, skipping, title, url, ms, paused?:{token, frame:{index}, depth}}` | `{ok:false,
    *  error:"invalid selector"|"stale-ref"|"no-match", …}`. Same-origin iframes are walked in
    *  place. At a cross-origin iframe the walk pauses right after the iframe line (marked
@@ -190,7 +245,7 @@
     const st = {
       lines: [],
       nextRef: args.nextRef || 1,
-      left: { semantic: num(b.semantic, 80), evidence: num(b.evidence, 10), text: num(b.text, 7) },
+      left: { semantic: num(b.semantic, 80), evidence: num(b.evidence, 10), text: num(b.text, 7), unlisted: num(b.unlisted, 0) },
       truncated: false,
       more: false,
       cutRef: undefined,
@@ -271,7 +326,7 @@
     const b = args.budgets || {};
     const st = p.st;
     st.nextRef = args.nextRef;
-    st.left = { semantic: num(b.semantic, 0), evidence: num(b.evidence, 0), text: num(b.text, 0) };
+    st.left = { semantic: num(b.semantic, 0), evidence: num(b.evidence, 0), text: num(b.text, 0), unlisted: num(b.unlisted, 0) };
     if (args.truncated) st.truncated = true;
     if (args.more) st.more = true;
     st.lastRef = num(args.lastRef, st.lastRef);
@@ -311,7 +366,8 @@
   /** Whether every budget is spent; once also something was left out (a semantic element among
    *  it, so that `more` is known) the walk can stop. */
   function done(st) {
-    return st.truncated && st.more && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0;
+    return st.truncated && st.more && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0 &&
+      st.left.unlisted === 0;
   }
 
   /** Pushes the flat-tree element children of `node` as a frame of the walk stack: a sibling
@@ -360,18 +416,23 @@
     if (st.skipping) return skip(st, el, tag, r, cls, depth);
     let childDepth = depth;
     let listed = false;
-    if (cls && st.left[cls] === 0 && st.truncated && (cls !== "semantic" || st.more)) {
+    if (cls && st.left[cls] === 0 && st.truncated && (cls !== "semantic" || st.more) &&
+      (cls !== "text" || st.left.unlisted === 0)) {
       // This class is full and the snapshot already says so: nothing more to learn here.
     } else if (cls) {
-      if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
+      if (!listable(el, cls)) {
         // A display:none element hides its whole subtree: no need to walk it. Below opacity 0
         // nothing is seen, but a text field may still be typed into (`isTypeable`).
         if (D.styleOf(el).display === "none") return null;
       } else if (st.left[cls] === 0) {
         if (cls === "semantic") { st.truncated = true; markMore(st); }
-        else if (!st.truncated) {
-          const t = D.normalize(D.visibleText(el, false));
-          if (t && !(cls === "text" && (t.length > MAX_TEXT || isOneControl(el, t)))) st.truncated = true;
+        else if (cls === "text" && st.left.unlisted > 0) {
+          // Beyond the text budget: kept unlisted (no ref, not rendered), so that text an
+          // action makes appear shows in its diff (docs/mcp.md#observations).
+          if (makeUnlisted(st, el, tag, r, depth)) st.truncated = true;
+        } else if (!st.truncated) {
+          const t = lineText(el, tag);
+          if (t && !(cls === "text" && (tooLong(tag, t) || isOneControl(el, t)))) st.truncated = true;
         }
         if (done(st)) return null;
       } else {
@@ -398,6 +459,14 @@
     return null;
   }
 
+  /** Whether candidate `el` of class `cls` is seen enough to be listed: visible, or, for a
+   *  semantic element, a text field that takes typing unseen (`isTypeable`) or a zero-size
+   *  control a person still reaches (`isReachableZeroSize`). */
+  function listable(el, cls) {
+    if (D.isVisible(el)) return true;
+    return cls === "semantic" && (D.isTypeable(el) || D.isReachableZeroSize(el));
+  }
+
   /** Visits one element before the `after` element of a paged walk is reached: lists nothing,
    *  but indents below the containers and enters the frames that would be listed, so that the
    *  lines after it are those of the whole snapshot. */
@@ -405,7 +474,7 @@
     if (el === st.afterEl) { st.skipping = false; st.lastRef = C.refs.refOf(el) || st.lastRef; }
     let shown = false;
     if (cls === "semantic" || (cls && el.shadowRoot)) {
-      if (!D.isVisible(el) && !(cls === "semantic" && D.isTypeable(el))) {
+      if (!listable(el, cls)) {
         if (D.styleOf(el).display === "none") return null;
       } else shown = cls === "semantic";
     }
@@ -435,7 +504,10 @@
   function endShadow(st, entry) {
     st.pending.pop();
     if (entry.inserted) return;
-    if (st.lines.length === entry.at) { if (entry.reserved) st.left.semantic++; return; }
+    // Unlisted text lines alone do not show the shadow tree.
+    let shown = false;
+    for (let i = entry.at; i < st.lines.length && !shown; i++) shown = !st.lines[i].unlisted;
+    if (!shown) { if (entry.reserved) st.left.semantic++; return; }
     insertMarker(st, entry, 0);
   }
 
@@ -462,13 +534,24 @@
     return { iframe, line };
   }
 
+  /** An unlisted text line (`unlisted: true`, no ref) for text-class `el` beyond the text
+   *  budget, if it would have been listed; counts against `st.left.unlisted`. */
+  function makeUnlisted(st, el, tag, r, depth) {
+    const name = lineText(el, tag);
+    if (!name || tooLong(tag, name) || isOneControl(el, name)) return false;
+    const role = r && el.hasAttribute("role") ? r : D.isTextLike(el) ? "text" : r || tag;
+    st.lines.push({ depth, role, name: D.cut(name, 80), kind: "text", unlisted: true });
+    st.left.unlisted--;
+    return true;
+  }
+
   function makeLine(st, el, tag, r, cls, depth) {
     const line = { depth, ref: 0, role: "", kind: cls };
     let name;
     if (cls !== "semantic") {
-      name = D.normalize(D.visibleText(el, false));
+      name = lineText(el, tag);
       if (!name) return null;
-      if (cls === "text" && name.length > MAX_TEXT) return null;
+      if (cls === "text" && tooLong(tag, name)) return null;
       if (cls === "text" && isOneControl(el, name)) return null;
       line.role = r && el.hasAttribute("role") ? r : D.isTextLike(el) ? "text" : r || tag;
     } else {
@@ -491,11 +574,39 @@
     const editingHost = tag !== "input" && tag !== "textarea" && tag !== "select" && el.hasAttribute("contenteditable") && D.isEditingHost(el);
     const v = valueOf(el, name, editingHost);
     if (v !== undefined) line.value = v;
+    if (tag === "select") { const o = optionsOf(el, isSecretField(el, name)); if (o) line.options = o; }
     const hint = hintOf(el);
     if (hint !== undefined) line.hint = hint;
     flags(el, tag, line);
     st.lines.push(line);
     return line;
+  }
+
+  /** How many options of a native select a line lists (docs/mcp.md#snapshots). */
+  const MAX_OPTIONS = 10;
+
+  /** The options of native select `sel` an agent may choose (docs/mcp.md#snapshots): the
+   *  labels of its first `MAX_OPTIONS` options not `hidden` (optgroups flattened), each cut at
+   *  40, marked `(selected)` (unless `unmarked`: a secret field's choice is not shown) and
+   *  `(disabled)`, then how many more: `["Dog", "Cat" (selected), +12 more]`; undefined when it
+   *  has none. */
+  function optionsOf(sel, unmarked) {
+    const opts = sel.options;
+    if (!opts || !opts.length) return undefined;
+    const parts = [];
+    let rest = 0;
+    for (let i = 0; i < opts.length; i++) {
+      const o = opts[i];
+      if (o.hidden) continue;
+      if (parts.length >= MAX_OPTIONS) { rest++; continue; }
+      let p = JSON.stringify(D.cut(D.normalize(o.label), 40));
+      if (o.selected && !unmarked) p += " (selected)";
+      if (o.disabled || (o.parentElement && o.parentElement.localName === "optgroup" && o.parentElement.disabled)) p += " (disabled)";
+      parts.push(p);
+    }
+    if (!parts.length) return undefined;
+    if (rest) parts.push("+" + rest + " more");
+    return "[" + parts.join(", ") + "]";
   }
 
   const LISTED_CONTROLS = new Set(["input", "select", "textarea", "button"]);
@@ -557,8 +668,9 @@
    *  debugging (the engine renders in Rust; this is the reference rendering). */
   function render(res, url) {
     const out = ["page: " + (D.cut(res.title || "", 80) || "(untitled)") + " \u2014 " + (D.cut(url || res.url || "", 200) || "(no url)")];
-    for (const l of res.lines) out.push(renderLine(l));
-    if (!res.lines.length) out.push("(no interactive elements detected)");
+    const shown = res.lines.filter((l) => !l.unlisted);
+    for (const l of shown) out.push(renderLine(l));
+    if (!shown.length) out.push("(no interactive elements detected)");
     if (res.truncated) {
       let next = "";
       if (res.cutRef) next = "; continue with after=e" + res.cutRef;
@@ -577,6 +689,7 @@
     if (l.level) s += " [level=" + l.level + "]";
     if (l.href !== undefined) s += " href=" + JSON.stringify(l.href);
     if (l.value !== undefined) s += " value=" + JSON.stringify(l.value);
+    if (l.options) s += " options=" + l.options;
     if (l.hint) s += " " + l.hint;
     if (l.disabled) s += " (disabled)";
     if (l.checked === "mixed") s += " (checked=mixed)";

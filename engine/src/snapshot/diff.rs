@@ -7,20 +7,26 @@
 
 use std::collections::HashMap;
 
-use super::Snapshot;
+use super::{Line, Snapshot};
+
+/// How many new text lines beyond the view's text budget a diff shows (docs/mcp.md#observations).
+pub const NEW_UNLISTED: usize = 10;
 
 /// What changed between a baseline and a new snapshot, ready to render.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Diff {
-    /// No baseline, or another document or URL: the whole new snapshot.
+    /// No baseline, or another document: the whole new snapshot.
     Full(String),
-    /// The same document: the header and the lines that went and came.
+    /// The same document (a hash or history change of its URL included: a same-document
+    /// navigation): the header, with the new URL, and the lines that went and came.
     Changes {
         /// The new snapshot's header line.
         header: String,
         /// Baseline lines now missing, in the baseline's document order, with their refs.
         removed: Vec<String>,
-        /// New lines absent from the baseline, in document order, with their refs.
+        /// New lines absent from the baseline, in document order, with their refs; then new
+        /// text beyond the view's text budget (no refs), at most [`NEW_UNLISTED`] lines and a
+        /// count of the rest.
         added: Vec<String>,
     },
 }
@@ -60,7 +66,8 @@ impl Diff {
 }
 
 /// Compares `current` with `baseline` (docs/mcp.md#observations): the full rendering when there is no
-/// baseline or the document id or full URL differs, else the removed and added lines.
+/// baseline or the document id differs, else (the URL may have changed within the document: a
+/// hash link, a history route) the removed and added lines under the new header.
 ///
 /// ```no_run
 /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
@@ -73,19 +80,15 @@ pub fn diff(baseline: Option<&Snapshot>, current: &Snapshot) -> Diff {
     let Some(baseline) = baseline else {
         return Diff::Full(current.render());
     };
-    if baseline.document_id != current.document_id || baseline.url != current.url {
+    if baseline.document_id != current.document_id {
         return Diff::Full(current.render());
     }
-    let old_keys: Vec<String> = baseline
-        .lines
-        .iter()
-        .map(|l| l.render_without_ref())
-        .collect();
-    let new_keys: Vec<String> = current
-        .lines
-        .iter()
-        .map(|l| l.render_without_ref())
-        .collect();
+    // Listed and unlisted lines compare together: text that moved into or out of the view's
+    // budget did not come or go.
+    let old_lines: Vec<&Line> = baseline.lines.iter().chain(&baseline.unlisted).collect();
+    let new_lines: Vec<&Line> = current.lines.iter().chain(&current.unlisted).collect();
+    let old_keys: Vec<String> = old_lines.iter().map(|l| l.render_without_ref()).collect();
+    let new_keys: Vec<String> = new_lines.iter().map(|l| l.render_without_ref()).collect();
     // Line indices by key, in document order.
     let mut old_by_key: HashMap<&str, Vec<usize>> = HashMap::new();
     for (idx, key) in old_keys.iter().enumerate() {
@@ -103,13 +106,13 @@ pub fn diff(baseline: Option<&Snapshot>, current: &Snapshot) -> Diff {
         };
         // Same key and same ref first, then the rest in document order.
         for &o in old_idxs {
-            let element_ref = baseline.lines[o].element_ref;
+            let element_ref = old_lines[o].element_ref;
             if element_ref.is_none() {
                 continue;
             }
             if let Some(&n) = new_idxs
                 .iter()
-                .find(|&&n| !new_matched[n] && current.lines[n].element_ref == element_ref)
+                .find(|&&n| !new_matched[n] && new_lines[n].element_ref == element_ref)
             {
                 old_matched[o] = true;
                 new_matched[n] = true;
@@ -137,13 +140,27 @@ pub fn diff(baseline: Option<&Snapshot>, current: &Snapshot) -> Diff {
         .filter(|(_, matched)| !**matched)
         .map(|(line, _)| line.to_string())
         .collect();
-    let added = current
+    let mut added: Vec<String> = current
         .lines
         .iter()
         .zip(&new_matched)
         .filter(|(_, matched)| !**matched)
         .map(|(line, _)| line.to_string())
         .collect();
+    let new_text: Vec<String> = current
+        .unlisted
+        .iter()
+        .zip(&new_matched[current.lines.len()..])
+        .filter(|(_, matched)| !**matched)
+        .map(|(line, _)| line.to_string())
+        .collect();
+    let rest = new_text.len().saturating_sub(NEW_UNLISTED);
+    added.extend(new_text.into_iter().take(NEW_UNLISTED));
+    if rest > 0 {
+        added.push(format!(
+            "\u{2026} {rest} more new text lines (browser_read reads the page's text)"
+        ));
+    }
     Diff::Changes {
         header: current.header(),
         removed,

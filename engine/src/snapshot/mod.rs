@@ -23,7 +23,7 @@ use crate::cdp::{dom, runtime};
 use crate::error::{Error, Result};
 use crate::{Page, Selector};
 
-pub use diff::{diff, Diff};
+pub use diff::{diff, Diff, NEW_UNLISTED};
 pub use refs::ElementRef;
 
 /// What to snapshot and how much.
@@ -65,6 +65,10 @@ pub struct Snapshot {
     pub target_id: String,
     /// The listed elements in document order, iframe content spliced in.
     pub lines: Vec<Line>,
+    /// Text lines beyond the text budget (at most [`UNLISTED_TEXT`], no refs), in document
+    /// order: the view does not show them; a diff shows those that are new
+    /// (docs/mcp.md#observations), so that text an action makes appear is seen.
+    pub unlisted: Vec<Line>,
     /// Whether a budget left something out.
     pub truncated: bool,
     /// When the semantic budget left elements out: the last ref shown, to pass as
@@ -73,6 +77,9 @@ pub struct Snapshot {
     /// Time spent walking inside the page(s), in milliseconds.
     pub page_ms: f64,
 }
+
+/// How many text lines beyond the text budget a snapshot keeps unlisted ([`Snapshot::unlisted`]).
+pub const UNLISTED_TEXT: u64 = 40;
 
 /// What kind of candidate a line lists (docs/mcp.md#snapshots).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -122,6 +129,9 @@ pub struct Line {
     pub href: Option<String>,
     /// Field value (secrets are never here).
     pub value: Option<String>,
+    /// A native select's options, rendered (docs/mcp.md#snapshots): `["Dog", "Cat" (selected),
+    /// +12 more]`.
+    pub options: Option<String>,
     /// `#id`, `[data-testid="…"]` or `tag[name="…"]`.
     pub hint: Option<String>,
     /// `(disabled)`.
@@ -183,6 +193,7 @@ struct LineRecord {
     level: Option<u32>,
     href: Option<String>,
     value: Option<String>,
+    options: Option<String>,
     hint: Option<String>,
     #[serde(default)]
     disabled: bool,
@@ -192,6 +203,8 @@ struct LineRecord {
     expanded: Option<String>,
     pressed: Option<String>,
     current: Option<String>,
+    #[serde(default)]
+    unlisted: bool,
 }
 
 impl LineRecord {
@@ -220,6 +233,7 @@ impl LineRecord {
             level: self.level,
             href: self.href,
             value: self.value,
+            options: self.options,
             hint: self.hint,
             disabled: self.disabled,
             checked,
@@ -236,6 +250,8 @@ struct Budgets {
     semantic: u64,
     evidence: u64,
     text: u64,
+    #[serde(default)]
+    unlisted: u64,
 }
 
 #[derive(Debug, Deserialize)]
@@ -270,6 +286,7 @@ struct Paused {
 /// The running state of one snapshot walk across frames.
 struct Walk {
     lines: Vec<Line>,
+    unlisted: Vec<Line>,
     /// Newly minted refs and the frame whose world holds them.
     minted: Vec<(u64, String)>,
     first_new: u64,
@@ -305,6 +322,10 @@ impl Walk {
         for record in piece.lines {
             if record.kind != RecordKind::Shadow && record.number >= self.first_new {
                 self.minted.push((record.number, frame_id.to_string()));
+            }
+            if record.unlisted {
+                self.unlisted.push(record.into_line(depth_offset));
+                continue;
             }
             self.lines.push(record.into_line(depth_offset));
         }
@@ -453,6 +474,7 @@ impl Page {
             let document_before = self.frame_loader_id(&main_frame);
             let mut walk = Walk {
                 lines: Vec::new(),
+                unlisted: Vec::new(),
                 minted: Vec::new(),
                 first_new: self.refs.next(),
                 next_ref: self.refs.next(),
@@ -460,6 +482,7 @@ impl Page {
                     semantic: options.max_lines as u64,
                     evidence: 10,
                     text: 7,
+                    unlisted: UNLISTED_TEXT,
                 },
                 truncated: false,
                 more: false,
@@ -502,6 +525,7 @@ impl Page {
                 document_id: document_after.unwrap_or_default(),
                 target_id: self.target_id.to_string(),
                 lines: walk.lines,
+                unlisted: walk.unlisted,
                 truncated: walk.truncated,
                 next_after,
                 page_ms: walk.page_ms,

@@ -114,6 +114,9 @@ impl Line {
         if let Some(value) = &self.value {
             let _ = write!(out, " value={}", json(value));
         }
+        if let Some(options) = &self.options {
+            let _ = write!(out, " options={options}");
+        }
         if let Some(hint) = self.hint.as_deref().filter(|h| !h.is_empty()) {
             out.push(' ');
             out.push_str(hint);

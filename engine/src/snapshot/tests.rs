@@ -13,12 +13,14 @@ fn snapshot(url: &str, document_id: &str, records: Value, truncated: bool) -> Sn
         "truncated": truncated, "title": "Sign in — Acme", "url": url, "ms": 1.5,
     });
     let piece = decode_piece(piece, None).expect("recorded records decode");
+    let (unlisted, lines): (Vec<_>, Vec<_>) = piece.lines.into_iter().partition(|r| r.unlisted);
     Snapshot {
         url: piece.url,
         title: piece.title,
         document_id: document_id.to_string(),
         target_id: "T".into(),
-        lines: piece.lines.into_iter().map(|r| r.into_line(0)).collect(),
+        lines: lines.into_iter().map(|r| r.into_line(0)).collect(),
+        unlisted: unlisted.into_iter().map(|r| r.into_line(0)).collect(),
         truncated: piece.truncated,
         next_after: None,
         page_ms: piece.ms,
@@ -189,7 +191,7 @@ fn diff_without_changes_says_so() {
 }
 
 #[test]
-fn diff_renders_in_full_without_baseline_or_after_navigation() {
+fn diff_renders_in_full_without_baseline_or_after_navigation_to_another_document() {
     let url = "http://127.0.0.1:PORT/login.html";
     let before = snapshot(url, "L1", json!([button(1, "Go")]), false);
     let reloaded = snapshot(url, "L2", json!([button(2, "Go")]), false);
@@ -199,8 +201,51 @@ fn diff_renders_in_full_without_baseline_or_after_navigation() {
           e2: button "Go""#]];
     full.assert_eq(&diff(Some(&before), &reloaded).render());
     full.assert_eq(&diff(None, &reloaded).render());
-    assert!(matches!(diff(Some(&before), &moved), Diff::Full(_)));
     assert!(diff(Some(&before), &before).is_unchanged());
+    // A same-document navigation (only the hash changed) is a diff under the new URL.
+    expect![[r#"
+        page: Sign in — Acme — http://127.0.0.1:PORT/login.html#faq
+        (no a11y changes)"#]]
+    .assert_eq(&diff(Some(&before), &moved).render());
+}
+
+fn unlisted_text(name: &str) -> Value {
+    json!({"depth": 0, "role": "text", "name": name, "kind": "text", "unlisted": true})
+}
+
+#[test]
+fn diff_shows_new_text_beyond_the_budget_bounded_and_not_what_moved_into_the_view() {
+    let url = "http://127.0.0.1:PORT/login.html";
+    let moved = json!({"depth": 0, "ref": 2, "role": "text", "name": "Moved", "kind": "text"});
+    let before = snapshot(
+        url,
+        "L1",
+        json!([
+            button(1, "Execute"),
+            unlisted_text("Moved"),
+            unlisted_text("Old")
+        ]),
+        true,
+    );
+    let mut records = vec![button(1, "Execute"), moved, unlisted_text("Old")];
+    records.extend((1..=12).map(|n| unlisted_text(&format!("Row {n}"))));
+    let after = snapshot(url, "L1", Value::Array(records), true);
+    // Not in the view: the rendering leaves them out.
+    assert!(!after.render().contains("Row 1"));
+    expect![[r#"
+        page: Sign in — Acme — http://127.0.0.1:PORT/login.html
+        + text "Row 1"
+        + text "Row 2"
+        + text "Row 3"
+        + text "Row 4"
+        + text "Row 5"
+        + text "Row 6"
+        + text "Row 7"
+        + text "Row 8"
+        + text "Row 9"
+        + text "Row 10"
+        + … 2 more new text lines (browser_read reads the page's text)"#]]
+    .assert_eq(&diff(Some(&before), &after).render());
 }
 
 #[test]

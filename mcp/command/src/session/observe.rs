@@ -98,6 +98,19 @@ impl ToolSession {
         if let Some(dialog) = page.dialog() {
             return Some(self.observation(self.dialog_notice(&page, &dialog)).await);
         }
+        let same_document_navigation = self.baseline.as_ref().is_some_and(|baseline| {
+            page.document_id().as_deref() == Some(baseline.document_id.as_str())
+                && page.url() != baseline.url
+        });
+        if same_document_navigation {
+            // A hash link or history route (docs/mcp.md#observations): the page renders what
+            // the new URL shows after the action returned (a router's next frame, a fetch);
+            // observe it once settled, as after a navigate's `load`. A wait that fails leaves
+            // the page to the snapshot, which reports it.
+            let settle =
+                page.wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP.min(bound));
+            let _ = page.within(bound, settle).await;
+        }
         let body = match self
             .take_snapshot_within(&page, chromate::SnapshotOptions::default(), bound)
             .await

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::{data_url, mcp_command, start_mcp_with_args, tripwire_of};
+use super::{data_url, mcp_command, start_mcp, start_mcp_with_args, tripwire_of};
 use crate::util::fixtures;
 
 #[test]
@@ -62,6 +62,30 @@ fn mcp_batch_observes_once_as_a_delta_or_as_the_page_identity() {
     let batch = &result["structuredContent"]["result"];
     assert_eq!(batch["failedStep"], json!(0));
     assert_eq!(batch["steps"][0]["error"]["code"], json!("NO_MATCH"));
+}
+
+#[test]
+fn mcp_a_click_that_changes_only_the_hash_is_a_diff_of_the_settled_page() {
+    // Issue 28 item 8: a same-document navigation is a diff, observed once the page rendered
+    // what the new hash shows (real-patterns.html section 11 adds its button 150 ms later).
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    let url = server.url("real-patterns.html");
+    mcp.ok("browser_navigate", json!({ "url": url }));
+    let (_, observation) = mcp.ok("browser_click", json!({ "selector": "#route-link" }));
+    let observation = observation.unwrap_or_default();
+    let mut lines = observation.lines();
+    assert_eq!(
+        lines.next(),
+        Some(format!("page: Real page patterns — {url}#/route/findByStatus").as_str()),
+        "{observation}"
+    );
+    let body: Vec<&str> = lines.filter(|l| !l.starts_with("errors: ")).collect();
+    assert_eq!(body.len(), 1, "only the new button: {observation}");
+    assert!(
+        body[0].starts_with("+ e") && body[0].ends_with(": button \"Try it out\""),
+        "{observation}"
+    );
 }
 
 #[test]
