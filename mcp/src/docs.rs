@@ -20,7 +20,9 @@ pub(crate) fn tools_markdown(defaults: &Defaults) -> String {
          Hints: read-only / destructive / idempotent / open-world. \
          ✓ = the result carries a post-action observation.\n\n",
     );
-    for decl in TOOLS {
+    // The 28, then browser_webmcp (`--caps webmcp`, docs/mcp.md#webmcp); the audit tools are
+    // docs/cli.md#audits'.
+    for decl in TOOLS.iter().chain([&&chromate_command::tools::webmcp::WEBMCP]) {
         let [read_only, destructive, idempotent, open_world] = decl.hints.flags();
         let yes_no = |flag: bool| if flag { "yes" } else { "no" };
         out.push_str(&format!(
@@ -124,6 +126,11 @@ fn describe_kind(arg: &Arg, defaults: &Defaults) -> (&'static str, String, Strin
         } => (
             "object[]",
             format!("{min_items}..{max_items} items `{{tool, arguments}}`; tool = any other tool"),
+            String::new(),
+        ),
+        Kind::Object { max_bytes } => (
+            "object",
+            format!("any JSON object, at most {max_bytes} bytes"),
             String::new(),
         ),
     }

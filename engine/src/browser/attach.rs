@@ -211,12 +211,20 @@ pub(super) fn on_child_attached(
         Router::worker(capture.clone()).install(&session);
     }
     let context = capture.context.clone();
+    let webmcp = shared
+        .webmcp_enabled
+        .load(std::sync::atomic::Ordering::SeqCst);
     crate::rt::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session, context.as_deref()).await;
             }
             let _ = set_up_document_session(&session).await;
+            if webmcp {
+                let _ = session
+                    .send(&crate::cdp::web_mcp::EnableParams::default())
+                    .await;
+            }
         }
         if is_worker {
             // Workers without a Network domain still report their console.

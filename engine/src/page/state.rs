@@ -98,6 +98,8 @@ pub(crate) struct PageState {
     pub(super) nav: NavMark,
     /// The page's network activity, for `networkidle`.
     pub(super) network: NetworkActivity,
+    /// The tools the page offers (WebMCP, `webmcp.rs`).
+    pub(crate) webmcp: super::webmcp::WebMcpTools,
 }
 
 /// A response's `Content-Length`, when it has one.
@@ -344,6 +346,9 @@ impl PageState {
     ) -> bool {
         // Only the events that move page state are decoded; everything else costs a match. An
         // event whose parameters do not decode is ignored.
+        if method.starts_with("WebMCP.") {
+            return self.webmcp.apply(session, method, params);
+        }
         match method {
             "Page.frameAttached" => {
                 let Some(event) = decode_event::<cdp_page::EventFrameAttached>(params) else {
@@ -427,6 +432,7 @@ impl PageState {
                 if event.reason == Some(cdp_page::EventFrameDetachedReason::Swap) {
                     return false;
                 }
+                self.webmcp.forget_frame(event.frame_id.as_str());
                 if let Some(gone) = self.frames.remove(event.frame_id.as_str()) {
                     if let Some(loader) = gone.loader_id {
                         self.network.document_replaced(&loader, now);
@@ -653,12 +659,15 @@ impl PageState {
             self.network
                 .document_committed(frame.loader_id.as_str(), now);
         }
+        let frame_id = frame.id.0.clone();
         let state = self.frames.entry(frame.id.0).or_default();
         state.parent_id = frame.parent_id.map(|id| id.0);
         state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");
         state.name = frame.name.unwrap_or_default();
         state.session = session.cloned();
         if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
+            // A document that goes away takes its tools with it, unannounced.
+            self.webmcp.forget_frame(&frame_id);
             if let Some(old) = &state.loader_id {
                 self.network.document_replaced(old, now);
             }

@@ -36,6 +36,7 @@ mod state;
 mod status;
 mod tabs;
 mod trace;
+pub mod webmcp;
 
 pub use crate::call::{cancelled_error, Cancel, Progress};
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
@@ -242,7 +243,9 @@ macro_rules! registry {
         /// Every tool, in tools/list order.
         pub const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
-        /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
+        /// The tools of the capabilities this crate declares, outside the 28: the audit's
+        /// (`chromate mcp --caps audit`; `chromate audit`) and browser_webmcp
+        /// (`--caps webmcp`; `chromate webmcp`).
         pub const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
 
         /// Each tool's name and the fields of its arguments struct, in order.
@@ -355,6 +358,7 @@ registry! {
     @audit
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
     RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
+    WebMcp(webmcp::WebMcpArgs) = webmcp::WEBMCP => webmcp, check: check_webmcp;
 }
 
 /// The declaration of a tool of the default list by name.
@@ -410,6 +414,8 @@ pub fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
 pub struct Caps {
     pub audit: bool,
     pub flows: bool,
+    /// `--caps webmcp`: browser_webmcp, and the page's own tools (docs/mcp.md#webmcp).
+    pub webmcp: bool,
 }
 
 impl Caps {
@@ -419,6 +425,7 @@ impl Caps {
             Capability::Core => true,
             Capability::Audit => self.audit,
             Capability::Flows => self.flows,
+            Capability::WebMcp => self.webmcp,
         }
     }
 }
