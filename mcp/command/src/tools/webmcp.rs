@@ -221,6 +221,7 @@ fn answer(
                 cut_bytes(&message, 4096, "…")
             ),
         )
+        .with_hint("the page refused the call: read its message, fix the arguments or ask the user")
         .with_detail(json!({ "tool": tool.name, "exception": cut_bytes(&message, 4096, "…") }))),
         Some(chromate::WebMcpOutcome::Canceled(why)) => Err(ToolError::new(
             ToolErrorCode::StateInvalid,
