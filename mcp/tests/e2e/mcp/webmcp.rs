@@ -338,3 +338,45 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
         json!(format!("from localhost:{}", server.port()))
     );
 }
+
+/// A real MCP client, the Python SDK (`tests/clients/webmcp.py`, in `target/venv`): it sees
+/// `tools.listChanged`, gets `notifications/tools/list_changed` when the page registers a tool
+/// after a navigation and after a click, its refreshed list has the new tool, and calling it
+/// works; the browser its server launched is gone once the client exits.
+#[test]
+fn mcp_webmcp_a_real_client_sees_the_list_change_and_calls_the_new_tool() {
+    let server = fixtures();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join("target/venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/setup.sh all`",
+        python.display()
+    );
+    let out = std::process::Command::new(&python)
+        .arg(root.join("tests/clients/webmcp.py"))
+        .env("CHROMATE_BIN", crate::util::chromate_binary())
+        .env("FIXTURE_BASE", server.url(""))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("PASS python webmcp:").count(), 7, "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    let browser: u32 = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("BROWSER_PID "))
+        .and_then(|pid| pid.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
+    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
+        &[browser],
+        Instant::now() + Duration::from_secs(10),
+    ) {
+        panic!("the browser outlived the client: {alive:?}");
+    }
+}
