@@ -8,7 +8,7 @@ navigation, after a click), and the client's refreshed list then holds the new
 Env: CHROMATE_BIN (the binary), FIXTURE_BASE (tests/fixtures/pages served over HTTP, ending
 in `/`). Prints one `PASS <check>` or `FAIL <check>: <why>` line per check; exits 1 on any
 failure. Every wait is bounded (20 s); nothing sleeps. Prints `BROWSER_PID <pid>` (from
-browser_status, which launches the browser) so that the caller can prove it is gone.
+browser_status once the browser runs) so that the caller can prove it is gone.
 """
 import asyncio
 import json
@@ -67,12 +67,12 @@ async def main() -> None:
                 init = await session.initialize()
                 tools_cap = init.capabilities.tools
                 check("initialize declares tools.listChanged", tools_cap is not None and tools_cap.list_changed is True, tools_cap)
-                status = await session.call_tool("browser_status", {})
-                print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
                 before = await names(session)
                 check("before any page: the 28 and browser_webmcp", len(before) == 29 and "browser_webmcp" in before, before)
 
                 await session.call_tool("browser_navigate", {"url": base + "webmcp.html"})
+                status = await session.call_tool("browser_status", {})
+                print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
                 listed = await until(session, lambda n: "webmcp_add_to_cart" in n)
                 check("the page's tools reach the client's list", "webmcp_add_to_cart" in listed and "webmcp_frame_tool" in listed, listed)
 

@@ -659,15 +659,16 @@ impl PageState {
             self.network
                 .document_committed(frame.loader_id.as_str(), now);
         }
-        let frame_id = frame.id.0.clone();
+        // A committed document replaces the frame's old one, which takes its tools with it,
+        // unannounced (WebMCP, `webmcp.rs`). Its lifecycle `init` may have brought the new
+        // loader already, so this does not wait for a loader change.
+        self.webmcp.forget_frame(&frame.id.0);
         let state = self.frames.entry(frame.id.0).or_default();
         state.parent_id = frame.parent_id.map(|id| id.0);
         state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");
         state.name = frame.name.unwrap_or_default();
         state.session = session.cloned();
         if state.loader_id.as_deref() != Some(frame.loader_id.as_str()) {
-            // A document that goes away takes its tools with it, unannounced.
-            self.webmcp.forget_frame(&frame_id);
             if let Some(old) = &state.loader_id {
                 self.network.document_replaced(old, now);
             }

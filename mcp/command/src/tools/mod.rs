@@ -1,5 +1,6 @@
-//! The tools: the 28 (docs/tools.md) and the audit capability's, in tools/list order, the
-//! registry a front end offers, and the context a tool handler runs with.
+//! The tools: the 28 (docs/tools.md), the audit capability's and browser_webmcp
+//! (`--caps webmcp`), in tools/list order, the registry a front end offers, and the context a
+//! tool handler runs with.
 //!
 //! Owns: [`TOOLS`] and [`AUDIT_TOOLS`] (each tool's declaration, declared once in its group
 //! file), [`Registry`] (those and the tools of the crates above, such as the flows, filtered

@@ -164,25 +164,9 @@ fn missing(name: &str, tools: &[Projected]) -> ToolError {
 }
 
 fn list(tools: &[Projected]) -> ToolOutput {
-    let mut text = match tools.len() {
-        0 => "The page offers no tools.".to_owned(),
-        n => format!("The page offers {n} tool{}:", if n == 1 { "" } else { "s" }),
-    };
-    for tool in tools {
-        text.push_str(&format!(
-            "\n- {} (the page's {:?}){}: {}\n  input: {}",
-            tool.name,
-            tool.tool.name,
-            if tool.tool.read_only { " [read-only]" } else { "" },
-            tool.description(),
-            tool.input_schema()
-        ));
-    }
-    let mut output = ToolOutput::new(json!({
+    ToolOutput::new(json!({
         "tools": tools.iter().map(Projected::to_list_json).collect::<Vec<_>>(),
-    }));
-    output.text = Some(text);
-    output
+    }))
 }
 
 fn answer(

@@ -318,7 +318,7 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     assert_eq!(error["code"], json!("NO_MATCH"));
     // Back to the first tab: list_changed, and its tools again.
     let _ = mcp.take_stashed();
-    mcp.ok("browser_page", json!({ "action": "select", "target": "p1" }));
+    mcp.ok("browser_page", json!({ "action": "select", "target": "0" }));
     await_list_changed(&mut mcp);
     list_until(&mut mcp, |tools| tools.contains(&"webmcp_add_to_cart"));
     // A frame from another site, in its own process: its tool too.
