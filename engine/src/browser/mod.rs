@@ -421,8 +421,6 @@ impl Browser {
         lock(&self.inner.targets).values().cloned().collect()
     }
 
-    /// Open pages (tabs and popups) that finished set-up, in attach order. Pages of a
-    /// [`crate::BrowserContext`] chromate made are its own, not listed here.
     /// Turns the `WebMCP` domain on for every page, those open now and those that attach later
     /// (and their out-of-process frames), so that [`Page::webmcp_tools`] is kept current
     /// (docs/mcp.md#webmcp). For a browser launched with `--enable-features=WebMCP`: Chromium
@@ -438,6 +436,8 @@ impl Browser {
         }
     }
 
+    /// Open pages (tabs and popups) that finished set-up, in attach order. Pages of a
+    /// [`crate::BrowserContext`] chromate made are its own, not listed here.
     pub fn pages(&self) -> Vec<Page> {
         lock(&self.inner.pages)
             .iter()

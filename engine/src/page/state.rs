@@ -644,6 +644,28 @@ impl PageState {
         self.frames.get(frame_id).is_some_and(|f| !f.url.is_empty())
     }
 
+    /// `frame_id` and every frame inside it, as the frames' parent links say.
+    fn frame_and_descendants(&self, frame_id: &str) -> Vec<String> {
+        let mut found = vec![frame_id.to_owned()];
+        for id in self.frames.keys() {
+            let mut current = self.frames.get(id).and_then(|f| f.parent_id.as_deref());
+            // Bounded: a cycle in the links (which Chromium never sends) cannot loop forever.
+            for _ in 0..self.frames.len() {
+                match current {
+                    Some(parent) if parent == frame_id => {
+                        found.push(id.clone());
+                        break;
+                    }
+                    Some(parent) => {
+                        current = self.frames.get(parent).and_then(|f| f.parent_id.as_deref());
+                    }
+                    None => break,
+                }
+            }
+        }
+        found
+    }
+
     /// Records the document `frame` committed (`Page.frameNavigated`, or a frame of
     /// `Page.getFrameTree` seeded at attach) at `now`; `restored`: it came from the
     /// back/forward cache.
@@ -659,10 +681,12 @@ impl PageState {
             self.network
                 .document_committed(frame.loader_id.as_str(), now);
         }
-        // A committed document replaces the frame's old one, which takes its tools with it,
-        // unannounced (WebMCP, `webmcp.rs`). Its lifecycle `init` may have brought the new
-        // loader already, so this does not wait for a loader change.
-        self.webmcp.forget_frame(&frame.id.0);
+        // A committed document replaces the frame's old one, which takes its tools and those of
+        // the frames inside it along, unannounced (WebMCP, `webmcp.rs`). Its lifecycle `init`
+        // may have brought the new loader already, so this does not wait for a loader change.
+        for gone in self.frame_and_descendants(&frame.id.0) {
+            self.webmcp.forget_frame(&gone);
+        }
         let state = self.frames.entry(frame.id.0).or_default();
         state.parent_id = frame.parent_id.map(|id| id.0);
         state.url = frame.url + frame.url_fragment.as_deref().unwrap_or("");

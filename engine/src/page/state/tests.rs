@@ -582,9 +582,16 @@ fn webmcp_tools_follow_their_events_and_their_frames_documents() {
     let detached = raw(r#"{"frameId":"CHILD","reason":"remove"}"#);
     state.apply(None, "Page.frameDetached", &detached, now);
     assert_eq!(names(&state), ["add_to_cart"]);
+    assert_eq!(state.webmcp.version, version + 1);
+    // A frame inside the main frame, whose tools go when the main frame's document does
+    // (Chromium detaches nothing then).
+    let attached = raw(r#"{"frameId":"SUB","parentFrameId":"MAIN"}"#);
+    state.apply(None, "Page.frameAttached", &attached, now);
+    let sub = raw(r#"{"tools":[{"name":"sub_tool","description":"","frameId":"SUB"}]}"#);
+    assert!(state.apply(None, "WebMCP.toolsAdded", &sub, now));
+    assert_eq!(names(&state), ["add_to_cart", "sub_tool"]);
     state.apply(None, "Page.frameNavigated", &navigated("L2"), now);
     assert!(names(&state).is_empty());
-    assert_eq!(state.webmcp.version, version + 2);
     // An event that does not decode changes nothing.
     assert!(!state.apply(None, "WebMCP.toolsAdded", &raw(r#"{"tools":7}"#), now));
 }
