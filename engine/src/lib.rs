@@ -63,8 +63,8 @@ pub use intercept::{
 pub use launch::{find_browser, LaunchOptions};
 pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
-pub use page::{WebMcpOutcome, WebMcpTool, MAX_TOOLS_PER_PAGE};
 pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
+pub use page::{WebMcpOutcome, WebMcpTool, MAX_TOOLS_PER_PAGE};
 pub use pdf::PdfOptions;
 pub use probe::{
     ControlIssue, LinkMethod, LinkStatus, Overflow, OverflowElement, PageInspection, PageLink,

@@ -22,7 +22,10 @@ pub(crate) fn tools_markdown(defaults: &Defaults) -> String {
     );
     // The 28, then browser_webmcp (`--caps webmcp`, docs/mcp.md#webmcp); the audit tools are
     // docs/cli.md#audits'.
-    for decl in TOOLS.iter().chain([&&chromate_command::tools::webmcp::WEBMCP]) {
+    for decl in TOOLS
+        .iter()
+        .chain([&&chromate_command::tools::webmcp::WEBMCP])
+    {
         let [read_only, destructive, idempotent, open_world] = decl.hints.flags();
         let yes_no = |flag: bool| if flag { "yes" } else { "no" };
         out.push_str(&format!(

@@ -91,7 +91,10 @@ impl Shared {
             let mut state = lock(&self.state);
             let before = state.webmcp.version;
             let res = f(&mut state);
-            (res, (state.webmcp.version != before).then_some(state.webmcp.version))
+            (
+                res,
+                (state.webmcp.version != before).then_some(state.webmcp.version),
+            )
         };
         if let Some(version) = tools {
             self.webmcp_version.send_replace(version);
@@ -121,7 +124,10 @@ impl Shared {
             let mut state = lock(&self.state);
             let before = state.webmcp.version;
             let moved = state.apply(session, method, params, Instant::now());
-            (moved, (state.webmcp.version != before).then_some(state.webmcp.version))
+            (
+                moved,
+                (state.webmcp.version != before).then_some(state.webmcp.version),
+            )
         };
         if let Some(version) = tools {
             self.webmcp_version.send_replace(version);

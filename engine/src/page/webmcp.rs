@@ -117,9 +117,8 @@ impl WebMcpTools {
 
 fn from_cdp(tool: web_mcp::Tool) -> WebMcpTool {
     let annotations = tool.annotations.as_ref();
-    let hint = |get: fn(&web_mcp::Annotation) -> Option<bool>| {
-        annotations.and_then(get).unwrap_or(false)
-    };
+    let hint =
+        |get: fn(&web_mcp::Annotation) -> Option<bool>| annotations.and_then(get).unwrap_or(false);
     WebMcpTool {
         name: tool.name,
         description: tool.description,
@@ -143,8 +142,11 @@ impl super::Page {
         }
         let frame_sessions: Vec<Arc<str>> = {
             let state = crate::rt::lock(&self.shared.state);
-            let mut ids: Vec<Arc<str>> =
-                state.frames.values().filter_map(|f| f.session.clone()).collect();
+            let mut ids: Vec<Arc<str>> = state
+                .frames
+                .values()
+                .filter_map(|f| f.session.clone())
+                .collect();
             ids.sort();
             ids.dedup();
             ids
@@ -226,10 +228,11 @@ impl super::Page {
 
 fn outcome(answer: web_mcp::EventToolResponded) -> WebMcpOutcome {
     let text = || {
-        let from_exception = answer
-            .exception
-            .as_ref()
-            .and_then(|e| e.description.clone().or_else(|| e.value.as_ref().map(|v| v.to_string())));
+        let from_exception = answer.exception.as_ref().and_then(|e| {
+            e.description
+                .clone()
+                .or_else(|| e.value.as_ref().map(|v| v.to_string()))
+        });
         match answer.error_text.as_deref() {
             Some(text) if !text.is_empty() => text.to_owned(),
             _ => from_exception.unwrap_or_else(|| "the page gave no reason".to_owned()),

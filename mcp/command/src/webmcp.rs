@@ -55,7 +55,10 @@ pub fn project(page: &chromate::Page, taken: &[&str]) -> Vec<Projected> {
     };
     project_tools(tools, taken, |frame_id| {
         let in_frame = main.as_deref().is_some_and(|main| main != frame_id);
-        (url_of(frame_id).map_or_else(|| "an unknown origin".to_owned(), |url| origin(&url)), in_frame)
+        (
+            url_of(frame_id).map_or_else(|| "an unknown origin".to_owned(), |url| origin(&url)),
+            in_frame,
+        )
     })
 }
 
@@ -99,7 +102,10 @@ pub fn unique_name(page_name: &str, taken: &[String]) -> String {
     } else {
         sanitised
     };
-    let base: String = format!("{PREFIX}{sanitised}").chars().take(NAME_MAX).collect();
+    let base: String = format!("{PREFIX}{sanitised}")
+        .chars()
+        .take(NAME_MAX)
+        .collect();
     if !taken.contains(&base) {
         return base;
     }
@@ -221,7 +227,11 @@ pub fn header_line(tools: &[Projected]) -> Option<String> {
         .take(HEADER_NAMES_MAX)
         .map(|tool| tool.name.strip_prefix(PREFIX).unwrap_or(&tool.name))
         .collect();
-    let more = if tools.len() > HEADER_NAMES_MAX { ", …" } else { "" };
+    let more = if tools.len() > HEADER_NAMES_MAX {
+        ", …"
+    } else {
+        ""
+    };
     let noun = if tools.len() == 1 { "tool" } else { "tools" };
     Some(format!(
         "webmcp: {} {noun}: {}{more}",

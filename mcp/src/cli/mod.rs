@@ -319,14 +319,12 @@ fn parse_command(args: &[String]) -> Result<Command, UsageError> {
                 commands::Parsed::Help(text) => Ok(Command::Help(text)),
             }
         }
-        "webmcp" => match commands::parse(
-            &chromate_command::tools::webmcp::WEBMCP,
-            rest,
-            &read_input,
-        )? {
-            commands::Parsed::Run(command) => Ok(Command::Tool(command)),
-            commands::Parsed::Help(text) => Ok(Command::Help(text)),
-        },
+        "webmcp" => {
+            match commands::parse(&chromate_command::tools::webmcp::WEBMCP, rest, &read_input)? {
+                commands::Parsed::Run(command) => Ok(Command::Tool(command)),
+                commands::Parsed::Help(text) => Ok(Command::Help(text)),
+            }
+        }
         other => match commands::find(other) {
             Some(decl) => match commands::parse(decl, rest, &read_input)? {
                 commands::Parsed::Run(command) => Ok(Command::Tool(command)),

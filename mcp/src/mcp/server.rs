@@ -754,28 +754,30 @@ impl Dispatcher {
             && name.starts_with(chromate_command::webmcp::PREFIX)
             && self.shared.registry.find(name).is_none())
         .then(|| {
-            let arguments = params.get("arguments").cloned().unwrap_or_else(|| json!({}));
+            let arguments = params
+                .get("arguments")
+                .cloned()
+                .unwrap_or_else(|| json!({}));
             json!({ "action": "call", "name": name, "arguments": arguments })
         });
         let (name, arguments) = match &projected {
             Some(call) => ("browser_webmcp", Some(call)),
             None => (name, params.get("arguments")),
         };
-        let prepared =
-            match self
-                .shared
-                .registry
-                .prepare(name, arguments, &self.shared.defaults)
-            {
-                Ok(prepared) => prepared,
-                Err(Unprepared::Unknown) => {
-                    return Err(invalid_params(format!("unknown tool \"{name}\""))
-                        .with_data(json!({ "tool": name })))
-                }
-                Err(Unprepared::Invalid(error)) => {
-                    return Ok(Some(error.to_tool_error().to_call_result(None)))
-                }
-            };
+        let prepared = match self
+            .shared
+            .registry
+            .prepare(name, arguments, &self.shared.defaults)
+        {
+            Ok(prepared) => prepared,
+            Err(Unprepared::Unknown) => {
+                return Err(invalid_params(format!("unknown tool \"{name}\""))
+                    .with_data(json!({ "tool": name })))
+            }
+            Err(Unprepared::Invalid(error)) => {
+                return Ok(Some(error.to_tool_error().to_call_result(None)))
+            }
+        };
         let (decl, arguments) = (prepared.decl, prepared.arguments);
         let progress = Progress::new("queued behind another tool call", arrived);
         let token = params

@@ -564,16 +564,27 @@ fn webmcp_tools_follow_their_events_and_their_frames_documents() {
     assert!(state.apply(None, "WebMCP.toolsAdded", &declared, now));
     assert!(state.apply(None, "WebMCP.toolsAdded", &framed, now));
     let names = |state: &PageState| -> Vec<String> {
-        state.webmcp.tools.iter().map(|(_, t)| t.name.clone()).collect()
+        state
+            .webmcp
+            .tools
+            .iter()
+            .map(|(_, t)| t.name.clone())
+            .collect()
     };
-    assert_eq!(names(&state), ["add_to_cart", "search_products", "frame_tool"]);
+    assert_eq!(
+        names(&state),
+        ["add_to_cart", "search_products", "frame_tool"]
+    );
     let (_, add) = &state.webmcp.tools[0];
     assert!(add.consequential && !add.read_only && !add.declarative);
     assert!(state.webmcp.tools[1].1.declarative);
     assert_eq!(state.webmcp.tools[2].1.input_schema, None);
     // The same name in the same frame replaces, never duplicates.
     assert!(state.apply(None, "WebMCP.toolsAdded", &added, now));
-    assert_eq!(names(&state), ["search_products", "frame_tool", "add_to_cart"]);
+    assert_eq!(
+        names(&state),
+        ["search_products", "frame_tool", "add_to_cart"]
+    );
     let removed = raw(r#"{"tools":[{"name":"search_products","frameId":"MAIN"}]}"#);
     assert!(state.apply(None, "WebMCP.toolsRemoved", &removed, now));
     assert_eq!(names(&state), ["frame_tool", "add_to_cart"]);

@@ -319,7 +319,9 @@ pub enum Kind {
     },
     /// Any JSON object of at most `max_bytes` as compact JSON (browser_webmcp `arguments`,
     /// which the page's own schema governs). The command line spells it as JSON text.
-    Object { max_bytes: u32 },
+    Object {
+        max_bytes: u32,
+    },
 }
 
 /// One declared argument.

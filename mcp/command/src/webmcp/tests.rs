@@ -14,10 +14,12 @@ fn tool(name: &str, description: &str) -> chromate::WebMcpTool {
 }
 
 fn names(tools: Vec<chromate::WebMcpTool>) -> Vec<String> {
-    project_tools(tools, &["browser_webmcp"], |_| ("http://127.0.0.1:1".to_owned(), false))
-        .into_iter()
-        .map(|projected| projected.name)
-        .collect()
+    project_tools(tools, &["browser_webmcp"], |_| {
+        ("http://127.0.0.1:1".to_owned(), false)
+    })
+    .into_iter()
+    .map(|projected| projected.name)
+    .collect()
 }
 
 #[test]
@@ -54,9 +56,13 @@ fn descriptions_are_bounded_and_say_where_they_come_from() {
     let mut hostile = tool("big", &"d".repeat(10 * 1024));
     hostile.consequential = true;
     hostile.untrusted_content = true;
-    let projected = project_tools(vec![hostile], &[], |_| ("https://shop.test".to_owned(), true));
+    let projected = project_tools(vec![hostile], &[], |_| {
+        ("https://shop.test".to_owned(), true)
+    });
     let text = projected[0].description();
-    assert!(text.starts_with("A tool a frame inside the page offers (WebMCP), origin https://shop.test: ddd"));
+    assert!(text.starts_with(
+        "A tool a frame inside the page offers (WebMCP), origin https://shop.test: ddd"
+    ));
     assert!(text.contains("… (cut at 1024 of 10240 characters)"));
     assert!(text.contains("confirm with the user"));
     assert!(text.contains("untrusted content"));
@@ -72,15 +78,22 @@ fn only_an_object_schema_passes_through() {
     let mut array = tool("a", "");
     array.input_schema = Some(json!({ "type": "array" }));
     let mut object = tool("b", "");
-    object.input_schema = Some(json!({ "type": "object", "properties": { "q": { "type": "string" } } }));
+    object.input_schema =
+        Some(json!({ "type": "object", "properties": { "q": { "type": "string" } } }));
     let projected = project_tools(vec![array, object], &[], |_| (String::new(), false));
     assert_eq!(projected[0].input_schema(), json!({ "type": "object" }));
-    assert_eq!(projected[1].input_schema()["properties"]["q"]["type"], "string");
+    assert_eq!(
+        projected[1].input_schema()["properties"]["q"]["type"],
+        "string"
+    );
 }
 
 #[test]
 fn origins_and_the_header_line() {
-    assert_eq!(origin("http://user:pw@127.0.0.1:8080/a?b#c"), "http://127.0.0.1:8080");
+    assert_eq!(
+        origin("http://user:pw@127.0.0.1:8080/a?b#c"),
+        "http://127.0.0.1:8080"
+    );
     assert_eq!(origin("about:blank"), "about:");
     let tools: Vec<_> = (0..7).map(|n| tool(&format!("t{n}"), "")).collect();
     let projected = project_tools(tools, &[], |_| (String::new(), false));

@@ -77,7 +77,10 @@ fn list_until(mcp: &mut McpClient, done: impl Fn(&[&str]) -> bool) -> Vec<String
         if done(&page_tools(&names)) {
             return names;
         }
-        assert!(Instant::now() < deadline, "tools/list never got there: {names:?}");
+        assert!(
+            Instant::now() < deadline,
+            "tools/list never got there: {names:?}"
+        );
         // Waits for the next list_changed rather than sleeping (the server updates the list
         // before it says so, so none is missed).
         await_list_changed(mcp);
@@ -93,7 +96,10 @@ fn mcp_without_the_cap_offers_no_page_tools_and_declares_no_list_changes() {
         json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
     );
     assert_eq!(init["result"]["capabilities"]["tools"], json!({}), "{init}");
-    mcp.ok("browser_navigate", json!({ "url": server.url("webmcp.html") }));
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("webmcp.html") }),
+    );
     let names = listed(&mut mcp);
     assert_eq!(names.len(), 28, "{names:?}");
     assert!(page_tools(&names).is_empty(), "{names:?}");
@@ -126,7 +132,10 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     assert_eq!(before.len(), 29, "{before:?}");
 
     // Imperative, declarative and same-origin frame tools, once the page registered them.
-    mcp.ok("browser_navigate", json!({ "url": server.url("webmcp.html") }));
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("webmcp.html") }),
+    );
     let names = list_until(&mut mcp, |tools| tools.len() >= 6);
     let mut tools = page_tools(&names);
     tools.sort_unstable();
@@ -150,7 +159,10 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
         )),
         "{description}"
     );
-    assert!(description.contains("confirm with the user"), "{description}");
+    assert!(
+        description.contains("confirm with the user"),
+        "{description}"
+    );
     assert_eq!(add["annotations"]["destructiveHint"], json!(true));
     assert_eq!(add["inputSchema"]["required"], json!(["item"]));
     let get = entry(&mut mcp, "webmcp_get_cart");
@@ -189,11 +201,19 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
 
     // A tool that never answers: TIMEOUT at the call's deadline, and the page canceled it.
     let started = Instant::now();
-    let error = mcp.err("browser_webmcp", json!({ "action": "call", "name": "hang", "timeout_ms": 800 }));
+    let error = mcp.err(
+        "browser_webmcp",
+        json!({ "action": "call", "name": "hang", "timeout_ms": 800 }),
+    );
     assert_eq!(error["code"], json!("TIMEOUT"), "{error}");
     assert!(started.elapsed() < Duration::from_secs(10));
-    assert!(error["message"].as_str().is_some_and(|m| m.contains("canceled")));
-    let (value, _) = mcp.ok("browser_advanced_eval", json!({ "js": "window.hangStarted" }));
+    assert!(error["message"]
+        .as_str()
+        .is_some_and(|m| m.contains("canceled")));
+    let (value, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "window.hangStarted" }),
+    );
     assert_eq!(value["result"], json!(1), "the page ran it once");
 
     // A tool added after a click: list_changed, and the list has it.
@@ -207,9 +227,15 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     // Called anyway: a clear error naming what there is now.
     let error = mcp.err("webmcp_search_products", json!({ "query": "tea" }));
     assert_eq!(error["code"], json!("NO_MATCH"), "{error}");
-    let available = error["detail"]["available"].as_array().cloned().unwrap_or_default();
+    let available = error["detail"]["available"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
     assert!(available.contains(&json!("webmcp_checkout")), "{error}");
-    assert!(!available.contains(&json!("webmcp_search_products")), "{error}");
+    assert!(
+        !available.contains(&json!("webmcp_search_products")),
+        "{error}"
+    );
 
     // The snapshot header says the page offers tools.
     let result = mcp.call_result("browser_snapshot", json!({}));
@@ -237,7 +263,10 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
 fn mcp_webmcp_declarative_call_submits_the_form() {
     let server = fixtures();
     let mut mcp = start_webmcp();
-    mcp.ok("browser_navigate", json!({ "url": server.url("webmcp.html") }));
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("webmcp.html") }),
+    );
     list_until(&mut mcp, |tools| tools.contains(&"webmcp_search_products"));
     let result = mcp.call_result("webmcp_search_products", json!({ "query": "tea" }));
     assert!(result.get("isError").is_none(), "{result}");
@@ -302,7 +331,10 @@ fn mcp_webmcp_hostile_names_and_descriptions_are_sanitised_and_cut() {
 fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     let server = fixtures();
     let mut mcp = start_webmcp();
-    mcp.ok("browser_navigate", json!({ "url": server.url("webmcp.html") }));
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("webmcp.html") }),
+    );
     list_until(&mut mcp, |tools| tools.contains(&"webmcp_add_to_cart"));
     // A second tab with tools of its own becomes active: the list follows it.
     mcp.ok(
@@ -329,9 +361,12 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     list_until(&mut mcp, |tools| tools == ["webmcp_frame_tool"]);
     let frame = entry(&mut mcp, "webmcp_frame_tool");
     let origin = format!("http://localhost:{}", server.port());
-    assert!(frame["description"]
-        .as_str()
-        .is_some_and(|d| d.contains(&origin)), "{frame}");
+    assert!(
+        frame["description"]
+            .as_str()
+            .is_some_and(|d| d.contains(&origin)),
+        "{frame}"
+    );
     let result = mcp.call_result("webmcp_frame_tool", json!({}));
     assert_eq!(
         result["content"][0]["text"],
