@@ -215,6 +215,12 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
         json!({ "js": "window.hangStarted" }),
     );
     assert_eq!(value["result"], json!(1), "the page ran it once");
+    // The cancellation reached the page: its `toolcancel` event named the tool.
+    let (value, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "[window.canceled, window.canceledTool]" }),
+    );
+    assert_eq!(value["result"], json!([1, "hang"]));
 
     // A tool added after a click: list_changed, and the list has it.
     let _ = mcp.take_stashed();
