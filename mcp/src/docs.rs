@@ -32,6 +32,13 @@ pub(crate) fn tools_markdown(defaults: &Defaults) -> String {
             "## `{}` — {}\n\n{}\n\n",
             decl.name, decl.title, decl.description
         ));
+        if decl.capability == chromate_command::tools::Capability::WebMcp {
+            out.push_str(
+                "Offered only by `chromate mcp --caps webmcp`, beside the page's own tools as \
+                 `webmcp_<name>` ([mcp.md#webmcp](mcp.md#webmcp)); `chromate webmcp` on the \
+                 command line.\n\n",
+            );
+        }
         out.push_str(&format!(
             "Hints: read-only {}, destructive {}, idempotent {}, open-world {}.{}\n\n",
             yes_no(read_only),
