@@ -7,8 +7,9 @@
 //! [`DESCRIPTION_MAX`] characters, the notes its annotations call for), the input schema (the
 //! page's when it is a JSON object schema of at most [`SCHEMA_MAX_BYTES`], else an open object)
 //! and the annotations. Pure: the page's list comes from the engine (`chromate::Page::webmcp_tools`);
-//! calling a tool is browser_webmcp's (`tools/webmcp.rs`); telling the client the list changed
-//! is the MCP front end's.
+//! calling a tool is browser_webmcp's (`tools/webmcp.rs`). `watch.rs` keeps the active page's
+//! projection current for a front end's `tools/list` and says when it changed; telling the
+//! client so is the MCP front end's.
 
 use serde_json::{json, Value};
 
@@ -250,6 +251,8 @@ pub fn after_header(text: String, line: Option<String>) -> String {
         None => format!("{text}\n{line}"),
     }
 }
+
+pub mod watch;
 
 #[cfg(test)]
 mod tests;

@@ -81,7 +81,9 @@ fn mcp_flags_parse() {
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
     check(
         "mcp --cdp-endpoint ws://127.0.0.1:3000 --cdp-timeout 2500",
-        expect![[r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#]],
+        expect![[
+            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#
+        ]],
     );
     check(
         "mcp --cdp-timeout 0",
@@ -107,7 +109,9 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
     check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: true, http: None }"]);
     check(
         "mcp --caps video",
-        expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, webmcp)"#]],
+        expect![[
+            r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, webmcp)"#
+        ]],
     );
 }
 
@@ -679,4 +683,12 @@ fn audit_writes_several_formats_from_one_run_and_refuses_ambiguous_ones() {
         parsed("audit http://h/ --format pdf=a.pdf"),
         Err(r#"audit: --format is one of text, json, md, html, sarif, junit, not "pdf" (NAME or NAME=PATH)"#.to_owned())
     );
+}
+
+#[test]
+fn webmcp_commands_and_the_cap_parse() {
+    check("webmcp list", expect![""]);
+    check(r#"webmcp call add_to_cart {"item":"tea"}"#, expect![""]);
+    check("webmcp call add_to_cart [1]", expect![""]);
+    check("mcp --caps audit,webmcp", expect![""]);
 }

@@ -194,7 +194,7 @@ struct Shared {
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
     /// `--caps webmcp`: the active page's tools as `webmcp_<name>` tools (`server/webmcp.rs`).
-    webmcp: Option<webmcp::Projection>,
+    webmcp: Option<chromate_command::webmcp::watch::Projection>,
     /// The client's roots as directories (uploads may read there); the session holds the
     /// same list.
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
@@ -329,7 +329,7 @@ impl Core {
         // Under `--caps webmcp` (docs/mcp.md#webmcp), never for a `--session` attach, whose
         // pages live in the daemon.
         let (webmcp, watcher) = if caps.webmcp && attached.is_none() {
-            let (projection, task) = webmcp::Projection::start(outbox.clone());
+            let (projection, task) = webmcp::start(outbox.clone());
             (Some(projection), Some(task))
         } else {
             (None, None)
@@ -887,7 +887,7 @@ async fn run_worker(shared: Arc<Shared>) {
             let mut session = task_shared.session.lock().await;
             let envelope = execute(&mut session, task_shared.attached.as_ref(), call, cancel).await;
             if let Some(projection) = &task_shared.webmcp {
-                projection.publish(session.current_page());
+                projection.publish(&mut session);
             }
             envelope
         });

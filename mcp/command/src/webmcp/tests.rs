@@ -1,3 +1,5 @@
+//! Unit tests of the projection: names, descriptions, schemas, origins, the header line.
+
 use super::*;
 
 fn tool(name: &str, description: &str) -> chromate::WebMcpTool {

@@ -1072,14 +1072,18 @@ fn cli_webmcp_lists_and_calls_the_pages_tools() {
     let out = cli.run(&["webmcp", "call", "add_to_cart", r#"{"item":"tea","qty":3}"#]);
     assert_eq!(out.code, Some(0), "{out:?}");
     assert_eq!(out.stdout.lines().next(), Some("added 3 tea"), "{out:?}");
-    assert!(out.stdout.contains("cart: 3"), "the observation follows: {out:?}");
+    assert!(
+        out.stdout.contains("cart: 3"),
+        "the observation follows: {out:?}"
+    );
     assert_eq!(cli.error(&["webmcp", "call", "explode"]), "EVAL_THREW");
     assert_eq!(cli.error(&["webmcp", "call", "nope"]), "NO_MATCH");
     // Arguments that are not a JSON object: a usage error, before anything is sent.
     let out = cli.run(&["webmcp", "call", "add_to_cart", "[1]"]);
     assert_eq!(out.code, Some(2), "{out:?}");
     assert!(
-        out.stderr.contains("--arguments is a JSON object, not \"[1]\""),
+        out.stderr
+            .contains("--arguments is a JSON object, not \"[1]\""),
         "{out:?}"
     );
 }
