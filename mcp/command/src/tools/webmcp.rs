@@ -200,9 +200,11 @@ fn answer(
         }
         Some(chromate::WebMcpOutcome::Failed(message)) => Err(ToolError::new(
             ToolErrorCode::EvalThrew,
+            // The message's first line (an exception's description goes on with its stack,
+            // which `detail.exception` keeps).
             format!(
                 "webmcp: the page's tool {page_name:?} failed: {}",
-                cut_bytes(&message, 4096, "…")
+                cut_bytes(message.lines().next().unwrap_or_default(), 1024, "…")
             ),
         )
         .with_hint("the page refused the call: read its message, fix the arguments or ask the user")
@@ -211,7 +213,7 @@ fn answer(
             ToolErrorCode::StateInvalid,
             format!(
                 "webmcp: the page canceled its tool {page_name:?}: {}",
-                cut_bytes(&why, 1024, "…")
+                cut_bytes(why.lines().next().unwrap_or_default(), 1024, "…")
             ),
         )
         .with_hint("the page changed the tool or left the document; list its tools again")
