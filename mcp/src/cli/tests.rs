@@ -687,8 +687,21 @@ fn audit_writes_several_formats_from_one_run_and_refuses_ambiguous_ones() {
 
 #[test]
 fn webmcp_commands_and_the_cap_parse() {
-    check("webmcp list", expect![[r#"tool browser_webmcp {"action":"list"} Common { session: None, json: false, idle: None }"#]]);
-    check(r#"webmcp call add_to_cart {"item":"tea"}"#, expect![[r#"tool browser_webmcp {"action":"call","arguments":{"item":"tea"},"name":"add_to_cart"} Common { session: None, json: false, idle: None }"#]]);
-    check("webmcp call add_to_cart [1]", expect![[r#"usage error: webmcp: --arguments is a JSON object, not "[1]""#]]);
+    check(
+        "webmcp list",
+        expect![[
+            r#"tool browser_webmcp {"action":"list"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        r#"webmcp call add_to_cart {"item":"tea"}"#,
+        expect![[
+            r#"tool browser_webmcp {"action":"call","arguments":{"item":"tea"},"name":"add_to_cart"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        "webmcp call add_to_cart [1]",
+        expect![[r#"usage error: webmcp: --arguments is a JSON object, not "[1]""#]],
+    );
     check("mcp --caps audit,webmcp", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: true, isolated: false, ignore_https_errors: false, http: None }"]);
 }
