@@ -113,6 +113,12 @@ const ENGINE_METHODS: &[&str] = &[
     "Target.targetCreated",
     "Target.targetDestroyed",
     "Target.targetInfoChanged",
+    "WebMCP.cancelInvocation",
+    "WebMCP.enable",
+    "WebMCP.invokeTool",
+    "WebMCP.toolResponded",
+    "WebMCP.toolsAdded",
+    "WebMCP.toolsRemoved",
 ];
 
 fn main() {

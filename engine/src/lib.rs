@@ -66,6 +66,7 @@ pub use locators::{CandidateStatus, LocatorCandidate, LocatorSuggestions, Locato
 pub use oracle::{contract_name, Control, Controls, Score, SCORED_ROLES};
 pub use page::{Dialog, FrameInfo, NavigationResult, Page, WaitUntil};
 pub use page::{Settled, SETTLE_CAP, SETTLE_WINDOW};
+pub use page::{WebMcpOutcome, WebMcpTool, MAX_TOOLS_PER_PAGE};
 pub use pdf::PdfOptions;
 pub use policy::{
     classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,

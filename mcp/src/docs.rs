@@ -20,13 +20,25 @@ pub(crate) fn tools_markdown(defaults: &Defaults) -> String {
          Hints: read-only / destructive / idempotent / open-world. \
          ✓ = the result carries a post-action observation.\n\n",
     );
-    for decl in TOOLS {
+    // The 28, then browser_webmcp (`--caps webmcp`, docs/mcp.md#webmcp); the audit tools are
+    // docs/cli.md#audits'.
+    for decl in TOOLS
+        .iter()
+        .chain([&&chromate_command::tools::webmcp::WEBMCP])
+    {
         let [read_only, destructive, idempotent, open_world] = decl.hints.flags();
         let yes_no = |flag: bool| if flag { "yes" } else { "no" };
         out.push_str(&format!(
             "## `{}` — {}\n\n{}\n\n",
             decl.name, decl.title, decl.description
         ));
+        if decl.capability == chromate_command::tools::Capability::WebMcp {
+            out.push_str(
+                "Offered only by `chromate mcp --caps webmcp`, beside the page's own tools as \
+                 `webmcp_<name>` ([mcp.md#webmcp](mcp.md#webmcp)); `chromate webmcp` on the \
+                 command line.\n\n",
+            );
+        }
         out.push_str(&format!(
             "Hints: read-only {}, destructive {}, idempotent {}, open-world {}.{}\n\n",
             yes_no(read_only),
@@ -124,6 +136,11 @@ fn describe_kind(arg: &Arg, defaults: &Defaults) -> (&'static str, String, Strin
         } => (
             "object[]",
             format!("{min_items}..{max_items} items `{{tool, arguments}}`; tool = any other tool"),
+            String::new(),
+        ),
+        Kind::Object { max_bytes } => (
+            "object",
+            format!("any JSON object, at most {max_bytes} bytes"),
             String::new(),
         ),
     }

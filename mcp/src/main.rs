@@ -129,7 +129,10 @@ fn daemon_main(session: String, idle: std::time::Duration, launch: bool) -> Exit
         Config::resolve(chromate_command::config::McpFlags::default(), &|name| {
             std::env::var(name).ok()
         });
-    let config = config.for_command_line();
+    let mut config = config.for_command_line();
+    // `chromate webmcp list|call` (docs/cli.md#webmcp): a session's browser offers the page's
+    // own tools.
+    config.caps_webmcp = true;
     for warning in warnings {
         eprintln!("chromate: {warning}");
     }

@@ -160,6 +160,13 @@ fn attach_target(
         .as_ref()
         .and_then(|(_, state)| state.viewport)
         .or(inner.viewport);
+    let webmcp = inner.webmcp.load(std::sync::atomic::Ordering::SeqCst);
+    if webmcp {
+        // Its frames attached from now on get the domain too (`on_child_attached`).
+        shared
+            .webmcp_enabled
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+    }
     let weak = weak.clone();
     let intercept = Arc::clone(&inner.intercept);
     crate::rt::spawn(async move {
@@ -167,7 +174,7 @@ fn attach_target(
         let _ = intercept
             .attach(page.session(), page.context.as_deref())
             .await;
-        if set_up_page(&page, viewport).await.is_ok() {
+        if set_up_page(&page, viewport, webmcp).await.is_ok() {
             if let Some(inner) = weak.upgrade() {
                 let mut pages = lock(&inner.pages);
                 // A popup may attach through both the browser and its opener: list it once.
@@ -211,12 +218,20 @@ pub(super) fn on_child_attached(
         Router::worker(capture.clone()).install(&session);
     }
     let context = capture.context.clone();
+    let webmcp = shared
+        .webmcp_enabled
+        .load(std::sync::atomic::Ordering::SeqCst);
     crate::rt::spawn(async move {
         if is_frame {
             if let Some(intercept) = &intercept {
                 let _ = intercept.attach(&session, context.as_deref()).await;
             }
             let _ = set_up_document_session(&session).await;
+            if webmcp {
+                let _ = session
+                    .send(&crate::cdp::web_mcp::EnableParams::default())
+                    .await;
+            }
         }
         if is_worker {
             // Workers without a Network domain still report their console.
@@ -232,9 +247,9 @@ pub(super) fn on_child_attached(
 }
 
 /// Set-up of a page session: the set-up of every document session
-/// ([`set_up_document_session`]), the Log domain, auto-attach for frames, viewport; all in
-/// parallel, then resume.
-async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
+/// ([`set_up_document_session`]), the Log domain, auto-attach for frames, viewport, WebMCP
+/// when the browser has it on; all in parallel, then resume.
+async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>, webmcp: bool) -> Result<()> {
     let session = page.session();
     let auto_attach = target::SetAutoAttachParams::new(true, true).flatten(true);
     let document = set_up_document_session(session);
@@ -255,6 +270,15 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
         }
     };
     let tree = session.send(&cdp_page::GetFrameTreeParams::default());
+    // `Browser::enable_webmcp`: the page's tools, from its first document on. A browser
+    // without the feature may refuse it; the page then offers none.
+    let webmcp = async {
+        if webmcp {
+            let _ = session
+                .send(&crate::cdp::web_mcp::EnableParams::default())
+                .await;
+        }
+    };
     // The resume is written right after the set-up commands, without waiting for their
     // answers: a tab opened without an opener (`noopener`, which every `target=_blank` link
     // implies) has no renderer until it runs, so its Page and Runtime commands are answered
@@ -263,8 +287,8 @@ async fn set_up_page(page: &Page, viewport: Option<(u32, u32)>) -> Result<()> {
     // runs, as it is for every other page. Resumed whatever happens: a target left waiting for
     // its debugger would hang forever (a popup stuck on about:blank).
     let resume = session.send(&runtime::RunIfWaitingForDebuggerParams::default());
-    let (document, log_enable, attach, metrics, tree, resumed) =
-        tokio::join!(document, log_enable, attach, metrics, tree, resume);
+    let (document, log_enable, attach, metrics, tree, (), resumed) =
+        tokio::join!(document, log_enable, attach, metrics, tree, webmcp, resume);
     if let Ok(tree) = &tree {
         seed_frames(page, &tree.frame_tree);
     }

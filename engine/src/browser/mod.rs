@@ -84,6 +84,9 @@ struct Inner {
     /// The browser contexts chromate created (`context.rs`), by id: their pages journal there
     /// and are not the browser's [`Browser::pages`].
     contexts: Mutex<HashMap<String, ContextState>>,
+    /// Set by [`Browser::enable_webmcp`]: every page attached since gets the `WebMCP` domain
+    /// in its set-up, before it runs.
+    webmcp: std::sync::atomic::AtomicBool,
 }
 
 /// What the browser's page set-up needs to know about a context chromate made
@@ -313,6 +316,7 @@ impl Browser {
             downloads: Arc::default(),
             contexts: Mutex::new(HashMap::new()),
             journal,
+            webmcp: std::sync::atomic::AtomicBool::new(false),
         });
         let weak = Arc::downgrade(&inner);
         conn.set_handler(
@@ -418,6 +422,21 @@ impl Browser {
     /// Every tracked target.
     pub fn targets(&self) -> Vec<TargetInfo> {
         lock(&self.inner.targets).values().cloned().collect()
+    }
+
+    /// Turns the `WebMCP` domain on for every page, those open now and those that attach later
+    /// (and their out-of-process frames), so that [`Page::webmcp_tools`] is kept current
+    /// (docs/mcp.md#webmcp). For a browser launched with `--enable-features=WebMCP`: Chromium
+    /// 156 reports, to a `WebMCP.enable` sent after a document registered its tools, those of
+    /// the main frame only, so a page must have it from its set-up on to see its frames' tools.
+    pub async fn enable_webmcp(&self) {
+        self.inner
+            .webmcp
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        let pages: Vec<Page> = lock(&self.inner.pages).clone();
+        for page in pages {
+            let _ = page.webmcp_enable().await;
+        }
     }
 
     /// Open pages (tabs and popups) that finished set-up, in attach order. Pages of a

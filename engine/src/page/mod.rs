@@ -18,6 +18,7 @@ pub(crate) mod resolve;
 mod settle;
 mod stall;
 mod state;
+mod webmcp;
 
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
@@ -37,6 +38,7 @@ pub use navigation::{NavigationResult, WaitUntil};
 pub use settle::{Settled, SETTLE_CAP, SETTLE_WINDOW};
 pub(crate) use state::NavMark;
 use state::PageState;
+pub use webmcp::{WebMcpOutcome, WebMcpTool, MAX_TOOLS_PER_PAGE};
 
 /// A frame of the page.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -70,6 +72,11 @@ pub(crate) struct Shared {
     version: watch::Sender<u64>,
     /// Keyboard modifiers held and the pointer position (`input/`).
     pub(crate) input: Mutex<InputState>,
+    /// Whether `WebMCP.enable` was sent (`webmcp.rs`); out-of-process frames attached later
+    /// get it too.
+    pub(crate) webmcp_enabled: std::sync::atomic::AtomicBool,
+    /// Moves with the tool list's own version (`webmcp.rs`).
+    webmcp_version: watch::Sender<u64>,
 }
 
 impl Shared {
@@ -78,11 +85,24 @@ impl Shared {
             state: Mutex::new(PageState::default()),
             version: watch::channel(0).0,
             input: Mutex::new(InputState::default()),
+            webmcp_enabled: std::sync::atomic::AtomicBool::new(false),
+            webmcp_version: watch::channel(0).0,
         })
     }
 
     fn update<R>(&self, f: impl FnOnce(&mut PageState) -> R) -> R {
-        let res = f(&mut lock(&self.state));
+        let (res, tools) = {
+            let mut state = lock(&self.state);
+            let before = state.webmcp.version;
+            let res = f(&mut state);
+            (
+                res,
+                (state.webmcp.version != before).then_some(state.webmcp.version),
+            )
+        };
+        if let Some(version) = tools {
+            self.webmcp_version.send_replace(version);
+        }
         self.version.send_modify(|v| *v += 1);
         res
     }
@@ -104,7 +124,18 @@ impl Shared {
     /// Applies one event of `session` (the page's own session or a child frame's) through the
     /// reducer, and wakes the waiters when it moved the state.
     pub(crate) fn handle_event(&self, session: Option<&Arc<str>>, method: &str, params: &RawValue) {
-        let moved = lock(&self.state).apply(session, method, params, Instant::now());
+        let (moved, tools) = {
+            let mut state = lock(&self.state);
+            let before = state.webmcp.version;
+            let moved = state.apply(session, method, params, Instant::now());
+            (
+                moved,
+                (state.webmcp.version != before).then_some(state.webmcp.version),
+            )
+        };
+        if let Some(version) = tools {
+            self.webmcp_version.send_replace(version);
+        }
         if moved {
             self.version.send_modify(|v| *v += 1);
         }

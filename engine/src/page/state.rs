@@ -98,6 +98,8 @@ pub(crate) struct PageState {
     pub(super) nav: NavMark,
     /// The page's network activity, for `networkidle`.
     pub(super) network: NetworkActivity,
+    /// The tools the page offers (WebMCP, `webmcp.rs`).
+    pub(crate) webmcp: super::webmcp::WebMcpTools,
 }
 
 /// A response's `Content-Length`, when it has one.
@@ -344,6 +346,9 @@ impl PageState {
     ) -> bool {
         // Only the events that move page state are decoded; everything else costs a match. An
         // event whose parameters do not decode is ignored.
+        if method.starts_with("WebMCP.") {
+            return self.webmcp.apply(session, method, params);
+        }
         match method {
             "Page.frameAttached" => {
                 let Some(event) = decode_event::<cdp_page::EventFrameAttached>(params) else {
@@ -427,6 +432,7 @@ impl PageState {
                 if event.reason == Some(cdp_page::EventFrameDetachedReason::Swap) {
                     return false;
                 }
+                self.webmcp.forget_frame(event.frame_id.as_str());
                 if let Some(gone) = self.frames.remove(event.frame_id.as_str()) {
                     if let Some(loader) = gone.loader_id {
                         self.network.document_replaced(&loader, now);
@@ -638,6 +644,28 @@ impl PageState {
         self.frames.get(frame_id).is_some_and(|f| !f.url.is_empty())
     }
 
+    /// `frame_id` and every frame inside it, as the frames' parent links say.
+    fn frame_and_descendants(&self, frame_id: &str) -> Vec<String> {
+        let mut found = vec![frame_id.to_owned()];
+        for id in self.frames.keys() {
+            let mut current = self.frames.get(id).and_then(|f| f.parent_id.as_deref());
+            // Bounded: a cycle in the links (which Chromium never sends) cannot loop forever.
+            for _ in 0..self.frames.len() {
+                match current {
+                    Some(parent) if parent == frame_id => {
+                        found.push(id.clone());
+                        break;
+                    }
+                    Some(parent) => {
+                        current = self.frames.get(parent).and_then(|f| f.parent_id.as_deref());
+                    }
+                    None => break,
+                }
+            }
+        }
+        found
+    }
+
     /// Records the document `frame` committed (`Page.frameNavigated`, or a frame of
     /// `Page.getFrameTree` seeded at attach) at `now`; `restored`: it came from the
     /// back/forward cache.
@@ -652,6 +680,12 @@ impl PageState {
             self.main_frame = Some(frame.id.0.clone());
             self.network
                 .document_committed(frame.loader_id.as_str(), now);
+        }
+        // A committed document replaces the frame's old one, which takes its tools and those of
+        // the frames inside it along, unannounced (WebMCP, `webmcp.rs`). Its lifecycle `init`
+        // may have brought the new loader already, so this does not wait for a loader change.
+        for gone in self.frame_and_descendants(&frame.id.0) {
+            self.webmcp.forget_frame(&gone);
         }
         let state = self.frames.entry(frame.id.0).or_default();
         state.parent_id = frame.parent_id.map(|id| id.0);

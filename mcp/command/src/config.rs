@@ -43,6 +43,9 @@ pub struct McpFlags {
     pub caps_audit: bool,
     /// `--caps flows`: offer the flows tools beside the 28.
     pub caps_flows: bool,
+    /// `--caps webmcp`: the browser runs with WebMCP on and the page's own tools are offered
+    /// (docs/mcp.md#webmcp).
+    pub caps_webmcp: bool,
     /// `--isolated`: the session's tabs live in a browser context of their own.
     pub isolated: bool,
     /// `--ignore-https-errors`: the launched browser accepts any TLS certificate.
@@ -124,6 +127,9 @@ pub struct Config {
     pub file_urls: bool,
     /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
     pub caps_audit: bool,
+    /// `--caps webmcp` (and every command-line session daemon): a browser chromate launches runs with
+    /// [`WEBMCP_FEATURE`], and the page's own tools are offered (docs/mcp.md#webmcp).
+    pub caps_webmcp: bool,
     /// `--isolated` (and every HTTP session): each session is a browser context in one shared
     /// browser.
     pub isolated: bool,
@@ -140,6 +146,10 @@ pub struct Config {
     /// two machines with the same Chromium and fonts (docs/cli.md#portable-baselines).
     pub rendering_profile: bool,
 }
+
+/// The Chromium flag that turns on `document.modelContext` and the protocol's `WebMCP` domain
+/// (Chromium 156; docs/mcp.md#webmcp).
+pub const WEBMCP_FEATURE: &str = "--enable-features=WebMCP";
 
 /// The Chromium flags of the rendering profile of captures and flows
 /// (docs/cli.md#portable-baselines): glyphs without hinting and without subpixel (LCD)
@@ -161,6 +171,9 @@ impl Config {
         let mut extra_args = Vec::new();
         if self.ignore_https_errors {
             extra_args.push("--ignore-certificate-errors".to_owned());
+        }
+        if self.caps_webmcp {
+            extra_args.push(WEBMCP_FEATURE.to_owned());
         }
         if self.rendering_profile {
             extra_args.extend(RENDERING_PROFILE.iter().map(|arg| (*arg).to_owned()));
@@ -296,6 +309,7 @@ impl Config {
             rendering_profile: false,
             file_urls: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
+            caps_webmcp: flags.caps_webmcp,
             isolated: flags.isolated || flags.http.is_some(),
             remote: flags
                 .http

@@ -75,7 +75,7 @@ macro_rules! error_codes {
 
 error_codes! {
     NoMatch => "NO_MATCH",
-        when: "zero matches at an element action's or read's first check; wait `visible`/`attached` never matched; no such option or tab",
+        when: "zero matches at an element action's or read's first check; wait `visible`/`attached` never matched; no such option or tab; a page tool (WebMCP) the page no longer offers",
         detail: "`selector`, `query`, `options?`";
     TimeoutWaitingVisible => "TIMEOUT_WAITING_VISIBLE",
         when: "matched, never visible; or the page answered no check (its script did not yield: `matched` null)",
@@ -87,13 +87,13 @@ error_codes! {
         when: "navigation or load state not reached",
         detail: "`state`, `timeout`, `url`, `clicked?`";
     Timeout => "TIMEOUT",
-        when: "logs wait, eval promise, a page that did not answer in time",
+        when: "logs wait, eval promise, a page that did not answer in time, a page tool (WebMCP) that did not answer (canceled)",
         detail: "`timeout`, filters";
     ExpectMismatch => "EXPECT_MISMATCH",
         when: "browser_expect failed; check/uncheck did not take",
         detail: "`matcher`, `expected`, `actual`, …";
     EvalThrew => "EVAL_THREW",
-        when: "page script threw",
+        when: "page script threw; a page tool (WebMCP) threw or rejected",
         detail: "`exception`, `origin?`";
     EvalBadArg => "EVAL_BAD_ARG",
         when: "result not serialisable",
@@ -102,8 +102,8 @@ error_codes! {
         when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id",
         detail: "`argument?`, `allowed?`, `selector?`, `reason?`, `cdpMessage?`, `step?`";
     StateInvalid => "STATE_INVALID",
-        when: "dialog blocks the call or none to answer; a page whose document keeps changing; mock limit; trace state or name clash; quota; no capture for no-errors",
-        detail: "`reason` (`dialog-open`: `dialog`, `reopened?`; `document-keeps-changing`: `changes`)";
+        when: "dialog blocks the call or none to answer; a page whose document keeps changing; mock limit; trace state or name clash; quota; no capture for no-errors; a page tool (WebMCP) the page canceled, or a browser without WebMCP",
+        detail: "`reason` (`dialog-open`: `dialog`, `reopened?`; `document-keeps-changing`: `changes`; `webmcp-canceled`, `webmcp-off`)";
     BareRef => "BARE_REF",
         when: "bare `eN` never issued",
         detail: "`ref`";

@@ -37,6 +37,7 @@ pub mod sync;
 pub mod time;
 pub mod tools;
 pub mod trace;
+pub mod webmcp;
 
 use serde_json::{Map, Value};
 

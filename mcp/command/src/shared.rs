@@ -48,6 +48,9 @@ impl SharedBrowser {
             .set_origin_policy(crate::mocks::origin_policy(config))
             .await?;
         browser.set_file_urls_blocked(!config.file_urls).await?;
+        if config.caps_webmcp {
+            browser.enable_webmcp().await;
+        }
         *slot = Some(browser.clone());
         Ok(browser)
     }

@@ -260,6 +260,11 @@ pub(crate) fn add(
                 Err(err) => return Err(format!("{raw}: not JSON: {err}")),
             }
         }
+        Kind::Object { .. } => match serde_json::from_str::<Value>(raw) {
+            Ok(object @ Value::Object(_)) => object,
+            Ok(_) => return Err(format!("{} is a JSON object, not {raw:?}", flag_name(arg))),
+            Err(err) => return Err(format!("{}: not JSON: {err}", flag_name(arg))),
+        },
     };
     arguments.insert(name, value);
     Ok(())
@@ -418,6 +423,9 @@ pub(crate) fn describe(arg: &Arg) -> String {
         Kind::Steps { .. } => {
             notes.push("a JSON file of [{tool, arguments}] (- for standard input)".to_owned());
         }
+        Kind::Object { max_bytes } => {
+            notes.push(format!("a JSON object, at most {max_bytes} bytes"))
+        }
         Kind::Str { .. } | Kind::Bool => {}
     }
     if !notes.is_empty() {
@@ -437,7 +445,10 @@ pub(crate) fn reference() -> String {
          guide is [cli.md](cli.md). Every command also takes the common options at the end. \
          `capture` and `flows`, which need no session, come last.\n",
     );
-    for decl in TOOLS {
+    for decl in TOOLS
+        .iter()
+        .chain([&&chromate_command::tools::webmcp::WEBMCP])
+    {
         let _ = write!(
             text,
             "\n## `chromate {}`\n\nThe tool `{}`. {}\n\n```text\n{}\n```\n\n",

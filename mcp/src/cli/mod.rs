@@ -176,6 +176,8 @@ options:
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools
+  --caps webmcp             launch the browser with WebMCP on and offer the page's own tools
+                            as webmcp_<name> tools, plus browser_webmcp (docs/mcp.md#webmcp)
   --isolated                the session's tabs, cookies and storage live in a browser
                             context of their own (Target.createBrowserContext)
   --ignore-https-errors     the browser chromate launches accepts any TLS certificate
@@ -243,6 +245,7 @@ fn is_command(word: &str) -> bool {
         "daemon",
         "audit",
         "errors",
+        "webmcp",
     ];
     OTHERS.contains(&word) || commands::find(word).is_some()
 }
@@ -319,6 +322,12 @@ fn parse_command(args: &[String]) -> Result<Command, UsageError> {
                 &words,
                 &read_input,
             )? {
+                commands::Parsed::Run(command) => Ok(Command::Tool(command)),
+                commands::Parsed::Help(text) => Ok(Command::Help(text)),
+            }
+        }
+        "webmcp" => {
+            match commands::parse(&chromate_command::tools::webmcp::WEBMCP, rest, &read_input)? {
                 commands::Parsed::Run(command) => Ok(Command::Tool(command)),
                 commands::Parsed::Help(text) => Ok(Command::Help(text)),
             }
@@ -600,9 +609,10 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                     match cap {
                         "audit" => flags.caps_audit = true,
                         "flows" => flags.caps_flows = true,
+                        "webmcp" => flags.caps_webmcp = true,
                         other => {
                             return Err(UsageError(format!(
-                                "mcp: --caps: unknown capability {other:?} (known: audit, flows)"
+                                "mcp: --caps: unknown capability {other:?} (known: audit, flows, webmcp)"
                             )))
                         }
                     }

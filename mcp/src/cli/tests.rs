@@ -74,15 +74,15 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, ignore_https_errors: false, http: None }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#]],
     );
     check(
         "mcp --structured-content",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, ignore_https_errors: false, http: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false, isolated: false, ignore_https_errors: false, http: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access=1",
@@ -92,7 +92,7 @@ fn mcp_flags_parse() {
     check(
         "mcp --cdp-endpoint ws://127.0.0.1:3000 --cdp-timeout 2500",
         expect![[
-            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, ignore_https_errors: false, http: None }"#
+            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#
         ]],
     );
     check(
@@ -115,11 +115,13 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
         "errors",
         expect!["tool qa_get_runtime_errors {} Common { session: None, json: false, idle: None }"],
     );
-    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, isolated: false, ignore_https_errors: false, http: None }"]);
-    check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, isolated: false, ignore_https_errors: true, http: None }"]);
+    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"]);
+    check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: true, http: None }"]);
     check(
         "mcp --caps video",
-        expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows)"#]],
+        expect![[
+            r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, webmcp)"#
+        ]],
     );
 }
 
@@ -751,4 +753,25 @@ fn audit_writes_several_formats_from_one_run_and_refuses_ambiguous_ones() {
         parsed("audit http://h/ --format pdf=a.pdf"),
         Err(r#"audit: --format is one of text, json, md, html, sarif, junit, not "pdf" (NAME or NAME=PATH)"#.to_owned())
     );
+}
+
+#[test]
+fn webmcp_commands_and_the_cap_parse() {
+    check(
+        "webmcp list",
+        expect![[
+            r#"tool browser_webmcp {"action":"list"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        r#"webmcp call add_to_cart {"item":"tea"}"#,
+        expect![[
+            r#"tool browser_webmcp {"action":"call","arguments":{"item":"tea"},"name":"add_to_cart"} Common { session: None, json: false, idle: None }"#
+        ]],
+    );
+    check(
+        "webmcp call add_to_cart [1]",
+        expect![[r#"usage error: webmcp: --arguments is a JSON object, not "[1]""#]],
+    );
+    check("mcp --caps audit,webmcp", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: true, isolated: false, ignore_https_errors: false, http: None }"]);
 }

@@ -193,6 +193,8 @@ struct Shared {
     roots: resources::Roots,
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
+    /// `--caps webmcp`: the active page's tools as `webmcp_<name>` tools (`server/webmcp.rs`).
+    webmcp: Option<chromate_command::webmcp::watch::Projection>,
     /// The client's roots as directories (uploads may read there); the session holds the
     /// same list.
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
@@ -302,6 +304,8 @@ pub(crate) struct Core {
     shared: Arc<Shared>,
     dispatcher: Dispatcher,
     worker: tokio::task::JoinHandle<()>,
+    /// `--caps webmcp`: the task that keeps the page's tools projected (`server/webmcp.rs`).
+    watcher: Option<tokio::task::JoinHandle<()>>,
 }
 
 impl Core {
@@ -320,6 +324,15 @@ impl Core {
         let caps = Caps {
             audit: session.config.caps_audit,
             flows: options.flows,
+            webmcp: session.config.caps_webmcp,
+        };
+        // Under `--caps webmcp` (docs/mcp.md#webmcp), never for a `--session` attach, whose
+        // pages live in the daemon.
+        let (webmcp, watcher) = if caps.webmcp && attached.is_none() {
+            let (projection, task) = webmcp::start(outbox.clone());
+            (Some(projection), Some(task))
+        } else {
+            (None, None)
         };
         let client_roots = session.client_roots.clone();
         let roots = roots.unwrap_or_else(|| resources::Roots::of(&session));
@@ -333,6 +346,7 @@ impl Core {
             session: tokio::sync::Mutex::new(session),
             defaults,
             registry: Registry::new(chromate_flows::tools::FLOW_TOOLS, caps),
+            webmcp,
         });
         let worker = tokio::spawn(run_worker(shared.clone()));
         let dispatcher = Dispatcher {
@@ -349,6 +363,7 @@ impl Core {
             shared,
             dispatcher,
             worker,
+            watcher,
         }
     }
 
@@ -413,6 +428,9 @@ impl Core {
     /// Drops queued calls, cancels the running one and runs the session's shutdown hook
     /// (its browser, or its context, goes), all bounded.
     pub(crate) async fn stop(self) {
+        if let Some(watcher) = &self.watcher {
+            watcher.abort();
+        }
         shutdown(self.shared, self.worker).await;
     }
 }
@@ -656,7 +674,12 @@ impl Dispatcher {
                     .is_some_and(Value::is_object);
                 let requested = params.get("protocolVersion").and_then(Value::as_str);
                 self.version = Some(negotiated_version(requested));
-                Ok(Some(initialize_result(requested)))
+                let mut result = initialize_result(requested);
+                // Only under `--caps webmcp` does the list change (docs/mcp.md#webmcp).
+                if self.shared.webmcp.is_some() {
+                    result["capabilities"]["tools"]["listChanged"] = json!(true);
+                }
+                Ok(Some(result))
             }
             "ping" => Ok(Some(json!({}))),
             "tools/list" => {
@@ -665,7 +688,14 @@ impl Dispatcher {
                         "invalid params: tools/list has a single page; no cursor".to_owned(),
                     ));
                 }
-                Ok(Some(self.shared.registry.list(&self.shared.defaults)))
+                let mut list = self.shared.registry.list(&self.shared.defaults);
+                if let (Some(projection), Some(tools)) = (
+                    &self.shared.webmcp,
+                    list.get_mut("tools").and_then(Value::as_array_mut),
+                ) {
+                    tools.extend(projection.entries());
+                }
+                Ok(Some(list))
             }
             "resources/list" => Ok(Some(self.shared.roots.list())),
             "resources/read" => {
@@ -718,21 +748,36 @@ impl Dispatcher {
         };
         // A rejected argument is a tool error the model reads (docs/mcp.md#errors), answered at
         // once: it never waits for the browser or for the calls queued before it.
-        let prepared =
-            match self
-                .shared
-                .registry
-                .prepare(name, params.get("arguments"), &self.shared.defaults)
-            {
-                Ok(prepared) => prepared,
-                Err(Unprepared::Unknown) => {
-                    return Err(invalid_params(format!("unknown tool \"{name}\""))
-                        .with_data(json!({ "tool": name })))
-                }
-                Err(Unprepared::Invalid(error)) => {
-                    return Ok(Some(error.to_tool_error().to_call_result(None)))
-                }
-            };
+        // A page's tool (`webmcp_<name>`, docs/mcp.md#webmcp) is a browser_webmcp call; one
+        // gone since tools/list gets browser_webmcp's error naming the tools there are now.
+        let projected = (self.shared.webmcp.is_some()
+            && name.starts_with(chromate_command::webmcp::PREFIX)
+            && self.shared.registry.find(name).is_none())
+        .then(|| {
+            let arguments = params
+                .get("arguments")
+                .cloned()
+                .unwrap_or_else(|| json!({}));
+            json!({ "action": "call", "name": name, "arguments": arguments })
+        });
+        let (name, arguments) = match &projected {
+            Some(call) => ("browser_webmcp", Some(call)),
+            None => (name, params.get("arguments")),
+        };
+        let prepared = match self
+            .shared
+            .registry
+            .prepare(name, arguments, &self.shared.defaults)
+        {
+            Ok(prepared) => prepared,
+            Err(Unprepared::Unknown) => {
+                return Err(invalid_params(format!("unknown tool \"{name}\""))
+                    .with_data(json!({ "tool": name })))
+            }
+            Err(Unprepared::Invalid(error)) => {
+                return Ok(Some(error.to_tool_error().to_call_result(None)))
+            }
+        };
         let (decl, arguments) = (prepared.decl, prepared.arguments);
         let progress = Progress::new("queued behind another tool call", arrived);
         let token = params
@@ -840,7 +885,11 @@ async fn run_worker(shared: Arc<Shared>) {
         let cancel = Cancel::new(cancel_rx.clone());
         let handle = tokio::spawn(async move {
             let mut session = task_shared.session.lock().await;
-            execute(&mut session, task_shared.attached.as_ref(), call, cancel).await
+            let envelope = execute(&mut session, task_shared.attached.as_ref(), call, cancel).await;
+            if let Some(projection) = &task_shared.webmcp {
+                projection.publish(&mut session);
+            }
+            envelope
         });
         if let Some(running) = shared.queue().running.as_mut() {
             running.abort = Some(handle.abort_handle());
@@ -937,6 +986,7 @@ pub(crate) fn call_result(reply: &Reply, structured_content: bool) -> Value {
 }
 
 mod attach;
+mod webmcp;
 
 use attach::{attach_session, remote, Attached};
 

@@ -537,3 +537,72 @@ fn a_removed_frames_requests_are_not_the_pages_activity() {
     assert!(state.apply(None, "Page.frameDetached", &detached, now));
     assert_eq!(state.network.in_flight(), 0);
 }
+
+/// WebMCP (`page/webmcp.rs`): the tools Chromium 156 reported for `webmcp.html` (the events as
+/// recorded, stack traces left out), removed by `toolsRemoved`, and forgotten unannounced when
+/// their frame commits another document, as Chromium sends no `toolsRemoved` then.
+#[test]
+fn webmcp_tools_follow_their_events_and_their_frames_documents() {
+    let now = Instant::now();
+    let mut state = PageState::default();
+    let navigated = |loader: &str| {
+        raw(&format!(
+            r#"{{"frame":{{"id":"MAIN","loaderId":"{loader}","url":"http://127.0.0.1:8799/webmcp.html","domainAndRegistry":"","securityOrigin":"http://127.0.0.1:8799","mimeType":"text/html","secureContextType":"SecureLocalhost","crossOriginIsolatedContextType":"NotIsolated","gatedAPIFeatures":[]}},"type":"Navigation"}}"#
+        ))
+    };
+    state.apply(None, "Page.frameNavigated", &navigated("L1"), now);
+    let added = raw(
+        r#"{"tools":[{"name":"add_to_cart","description":"Add an item to the cart","inputSchema":{"type":"object","properties":{"item":{"type":"string"}},"required":["item"]},"annotations":{"readOnly":false,"untrustedContent":false,"consequential":true,"debugging":false},"frameId":"MAIN"}]}"#,
+    );
+    let declared = raw(
+        r#"{"tools":[{"name":"search_products","description":"Search the catalogue by keyword","inputSchema":{"type":"object","properties":{"query":{"type":"string","description":"Query"}},"required":["query"]},"annotations":{"autosubmit":true},"frameId":"MAIN","backendNodeId":2}]}"#,
+    );
+    let framed = raw(
+        r#"{"tools":[{"name":"frame_tool","description":"A tool of the frame","frameId":"CHILD"}]}"#,
+    );
+    assert!(state.apply(None, "WebMCP.toolsAdded", &added, now));
+    assert!(state.apply(None, "WebMCP.toolsAdded", &declared, now));
+    assert!(state.apply(None, "WebMCP.toolsAdded", &framed, now));
+    let names = |state: &PageState| -> Vec<String> {
+        state
+            .webmcp
+            .tools
+            .iter()
+            .map(|(_, t)| t.name.clone())
+            .collect()
+    };
+    assert_eq!(
+        names(&state),
+        ["add_to_cart", "search_products", "frame_tool"]
+    );
+    let (_, add) = &state.webmcp.tools[0];
+    assert!(add.consequential && !add.read_only && !add.declarative);
+    assert!(state.webmcp.tools[1].1.declarative);
+    assert_eq!(state.webmcp.tools[2].1.input_schema, None);
+    // The same name in the same frame replaces, never duplicates.
+    assert!(state.apply(None, "WebMCP.toolsAdded", &added, now));
+    assert_eq!(
+        names(&state),
+        ["search_products", "frame_tool", "add_to_cart"]
+    );
+    let removed = raw(r#"{"tools":[{"name":"search_products","frameId":"MAIN"}]}"#);
+    assert!(state.apply(None, "WebMCP.toolsRemoved", &removed, now));
+    assert_eq!(names(&state), ["frame_tool", "add_to_cart"]);
+    // The child frame goes: its tool with it; a reload of the main frame takes the rest.
+    let version = state.webmcp.version;
+    let detached = raw(r#"{"frameId":"CHILD","reason":"remove"}"#);
+    state.apply(None, "Page.frameDetached", &detached, now);
+    assert_eq!(names(&state), ["add_to_cart"]);
+    assert_eq!(state.webmcp.version, version + 1);
+    // A frame inside the main frame, whose tools go when the main frame's document does
+    // (Chromium detaches nothing then).
+    let attached = raw(r#"{"frameId":"SUB","parentFrameId":"MAIN"}"#);
+    state.apply(None, "Page.frameAttached", &attached, now);
+    let sub = raw(r#"{"tools":[{"name":"sub_tool","description":"","frameId":"SUB"}]}"#);
+    assert!(state.apply(None, "WebMCP.toolsAdded", &sub, now));
+    assert_eq!(names(&state), ["add_to_cart", "sub_tool"]);
+    state.apply(None, "Page.frameNavigated", &navigated("L2"), now);
+    assert!(names(&state).is_empty());
+    // An event that does not decode changes nothing.
+    assert!(!state.apply(None, "WebMCP.toolsAdded", &raw(r#"{"tools":7}"#), now));
+}

@@ -286,6 +286,10 @@ impl ToolSession {
         if let Some(next) = self.next_ref {
             browser.continue_refs_from(next);
         }
+        // `--caps webmcp` (docs/mcp.md#webmcp): every page's tools, from its set-up on.
+        if self.config.caps_webmcp {
+            browser.enable_webmcp().await;
+        }
         let mut live = Live::new(browser, None);
         let first = if self.config.cdp_endpoint.is_some() {
             None

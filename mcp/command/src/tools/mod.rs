@@ -1,5 +1,6 @@
-//! The tools: the 28 (docs/tools.md) and the audit capability's, in tools/list order, the
-//! registry a front end offers, and the context a tool handler runs with.
+//! The tools: the 28 (docs/tools.md), the audit capability's and browser_webmcp
+//! (`--caps webmcp`), in tools/list order, the registry a front end offers, and the context a
+//! tool handler runs with.
 //!
 //! Owns: [`TOOLS`] and [`AUDIT_TOOLS`] (each tool's declaration, declared once in its group
 //! file), [`Registry`] (those and the tools of the crates above, such as the flows, filtered
@@ -36,6 +37,7 @@ mod state;
 mod status;
 mod tabs;
 mod trace;
+pub mod webmcp;
 
 pub use crate::call::{cancelled_error, Cancel, Progress};
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
@@ -242,7 +244,9 @@ macro_rules! registry {
         /// Every tool, in tools/list order.
         pub const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
-        /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
+        /// The tools of the capabilities this crate declares, outside the 28: the audit's
+        /// (`chromate mcp --caps audit`; `chromate audit`) and browser_webmcp
+        /// (`--caps webmcp`; `chromate webmcp`).
         pub const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
 
         /// Each tool's name and the fields of its arguments struct, in order.
@@ -355,6 +359,7 @@ registry! {
     @audit
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
     RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
+    WebMcp(webmcp::WebMcpArgs) = webmcp::WEBMCP => webmcp, check: check_webmcp;
 }
 
 /// The declaration of a tool of the default list by name.
@@ -410,6 +415,8 @@ pub fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
 pub struct Caps {
     pub audit: bool,
     pub flows: bool,
+    /// `--caps webmcp`: browser_webmcp, and the page's own tools (docs/mcp.md#webmcp).
+    pub webmcp: bool,
 }
 
 impl Caps {
@@ -419,6 +426,7 @@ impl Caps {
             Capability::Core => true,
             Capability::Audit => self.audit,
             Capability::Flows => self.flows,
+            Capability::WebMcp => self.webmcp,
         }
     }
 }

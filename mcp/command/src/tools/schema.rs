@@ -118,6 +118,8 @@ pub enum Capability {
     Audit,
     /// `--caps flows`: captures and flows, each in a browser of its own.
     Flows,
+    /// `--caps webmcp`: browser_webmcp (docs/mcp.md#webmcp).
+    WebMcp,
 }
 
 /// A call of a tool that runs in browsers of its own, from the configuration alone.
@@ -314,6 +316,11 @@ pub enum Kind {
     Steps {
         min_items: u32,
         max_items: u32,
+    },
+    /// Any JSON object of at most `max_bytes` as compact JSON (browser_webmcp `arguments`,
+    /// which the page's own schema governs). The command line spells it as JSON text.
+    Object {
+        max_bytes: u32,
     },
 }
 
@@ -623,6 +630,10 @@ fn arg_schema(arg: &Arg, defaults: &Defaults, batch_tools: &[&str]) -> Value {
             put("minItems", json!(min_items));
             put("maxItems", json!(max_items));
         }
+        Kind::Object { .. } => {
+            put("type", json!("object"));
+            put("description", json!(arg.description));
+        }
     }
     Value::Object(schema)
 }
@@ -874,6 +885,18 @@ impl Validator<'_> {
                     let item_path = format!("{name}[{idx}]");
                     let text = self.expect_string(&item_path, item)?;
                     self.check_length(&item_path, text, item_min_len, item_max_len)?;
+                }
+                Ok(value.clone())
+            }
+            Kind::Object { max_bytes } => {
+                if !value.is_object() {
+                    return Err(self.type_error(name, "object", value));
+                }
+                if value.to_string().len() > max_bytes as usize {
+                    return Err(self.fail(
+                        name,
+                        format!("argument \"{name}\" is larger than {max_bytes} bytes of JSON"),
+                    ));
                 }
                 Ok(value.clone())
             }

@@ -213,7 +213,13 @@ pub(super) async fn snapshot(
         Ok(snapshot) => snapshot,
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     };
-    let text = snapshot.render();
+    let mut text = snapshot.render();
+    // Under `--caps webmcp` the header says when the page offers tools (docs/mcp.md#webmcp);
+    // without it the browser has no WebMCP and nothing is asked of the page.
+    if ctx.session.config.caps_webmcp && page.webmcp_enable().await.is_ok() {
+        let line = crate::webmcp::header_line(&crate::webmcp::project(&page, &[]));
+        text = crate::webmcp::after_header(text, line);
+    }
     let lines: Vec<String> = snapshot.lines.iter().map(ToString::to_string).collect();
     let mut output = ToolOutput::new(json!({
         "url": snapshot.url,

@@ -95,6 +95,7 @@ fn minimal_arguments(decl: &ToolDecl) -> Value {
             schema::Kind::Steps { .. } => json!([{ "tool": "browser_status" }]),
             schema::Kind::Int { min, .. } => json!(min),
             schema::Kind::Size { min, .. } => json!({ "width": min, "height": min }),
+            schema::Kind::Object { .. } => json!({}),
             _ => json!("x"),
         };
         map.insert(arg.name.to_owned(), value);
@@ -571,6 +572,7 @@ fn every_tool() -> Registry {
         Caps {
             audit: true,
             flows: false,
+            webmcp: true,
         },
     )
 }

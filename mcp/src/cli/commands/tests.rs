@@ -43,6 +43,7 @@ fn sample(arg: &Arg) -> String {
         Kind::Num { min, .. } => min.max(1.0).to_string(),
         Kind::Bool => "true".to_owned(),
         Kind::Size { .. } => "320x200".to_owned(),
+        Kind::Object { .. } => "{}".to_owned(),
         Kind::Str { .. } | Kind::StrList { .. } | Kind::Steps { .. } => match arg.name {
             "url" => "http://127.0.0.1:1/".to_owned(),
             "name" => "n1".to_owned(),

@@ -1052,3 +1052,38 @@ fn cli_a_session_keeps_its_refs_and_the_next_observation_is_a_diff() {
     );
     cli.finish();
 }
+
+/// `chromate webmcp list|call` (docs/cli.md#webmcp): a session's browser runs with WebMCP, so
+/// the page's own tools are listed and called from the shell; a throw and an unknown name are
+/// tool errors.
+#[test]
+fn cli_webmcp_lists_and_calls_the_pages_tools() {
+    let server = fixtures();
+    let cli = Cli::new();
+    cli.ok(&["navigate", &server.url("webmcp.html")]);
+    let list = cli.result_of(&["webmcp", "list"]);
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"webmcp_add_to_cart"), "{list}");
+    let out = cli.run(&["webmcp", "call", "add_to_cart", r#"{"item":"tea","qty":3}"#]);
+    assert_eq!(out.code, Some(0), "{out:?}");
+    assert_eq!(out.stdout.lines().next(), Some("added 3 tea"), "{out:?}");
+    assert!(
+        out.stdout.contains("cart: 3"),
+        "the observation follows: {out:?}"
+    );
+    assert_eq!(cli.error(&["webmcp", "call", "explode"]), "EVAL_THREW");
+    assert_eq!(cli.error(&["webmcp", "call", "nope"]), "NO_MATCH");
+    // Arguments that are not a JSON object: a usage error, before anything is sent.
+    let out = cli.run(&["webmcp", "call", "add_to_cart", "[1]"]);
+    assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .contains("--arguments is a JSON object, not \"[1]\""),
+        "{out:?}"
+    );
+}

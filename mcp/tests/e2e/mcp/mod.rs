@@ -24,6 +24,7 @@ mod network; // mocks, blocked origins, downloads, saved state, uploads under th
 mod observations; // batches, the logs journal and its tripwire, what each host family shows the model
 mod pool; // --cdp-endpoint on Browserless, a real pool: ws and http forms, refusals, queues, sessions it ends
 mod tools; // the page tools one by one: navigate, act, snapshot, dialogs, eval, tabs, elements, expect
+mod webmcp; // --caps webmcp: the page's own tools projected, called, followed across clicks, tabs and frames
 
 /// How long one response may take (navigation waits are 30 s at most in these tests).
 const DEADLINE: Duration = Duration::from_secs(60);
