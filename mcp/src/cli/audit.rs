@@ -101,6 +101,8 @@ options:
                            browser of its own that ends before the command returns
   --idle-timeout SECONDS   with --session: a session this command starts ends after this long
                            unused (1800)
+  --ignore-https-errors    accept any TLS certificate (self-signed, expired, wrong host); without
+                           --session only (also CHROMATE_IGNORE_HTTPS_ERRORS=1)
   -h, --help               this help
 
 exit status: 0; 1 when the audit failed (the entry page did not load), timed out, or found
@@ -129,6 +131,8 @@ pub(crate) struct AuditCommand {
     /// `--baseline FILE` and `--update-baseline`.
     pub(crate) baseline: Option<PathBuf>,
     pub(crate) update_baseline: bool,
+    /// `--ignore-https-errors`: the one-shot audit's browser accepts any TLS certificate.
+    pub(crate) ignore_https_errors: bool,
 }
 
 /// What `chromate audit ...` asked for.
@@ -155,6 +159,7 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
         ignore_file: None,
         baseline: None,
         update_baseline: false,
+        ignore_https_errors: false,
     };
     let mut urls_file: Option<PathBuf> = None;
     // The plain report asked for, and how (`--format NAME` or `--json`): a second, different
@@ -270,6 +275,7 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
             "--ignore-file" => command.ignore_file = Some(PathBuf::from(value("a file")?)),
             "--baseline" => command.baseline = Some(PathBuf::from(value("a file")?)),
             "--update-baseline" if flag.is_bare() => command.update_baseline = true,
+            "--ignore-https-errors" if flag.is_bare() => command.ignore_https_errors = true,
             "--urls" => urls_file = Some(PathBuf::from(value("a file")?)),
             "--sitemap" => {
                 arguments.insert("sitemap".into(), json!(value("a sitemap's URL")?));
@@ -293,6 +299,13 @@ pub(crate) fn parse(words: &[String]) -> Result<Parsed, UsageError> {
     if command.idle.is_some() && command.session.is_none() {
         return Err(usage(
             "--idle-timeout needs --session NAME: without it the audit's browser ends with the command"
+                .to_owned(),
+        ));
+    }
+    if command.ignore_https_errors && command.session.is_some() {
+        return Err(usage(
+            "--ignore-https-errors is for an audit on its own browser: a session's browser keeps \
+             what it was started with (start the session with CHROMATE_IGNORE_HTTPS_ERRORS=1)"
                 .to_owned(),
         ));
     }
@@ -567,7 +580,11 @@ fn on_session(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
 /// every process it started) before this returns: a one-shot `chromate audit` leaves nothing
 /// running.
 fn on_own_browser(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
-    let (config, warnings) = Config::resolve(McpFlags::default(), &|name| std::env::var(name).ok());
+    let flags = McpFlags {
+        ignore_https_errors: command.ignore_https_errors,
+        ..McpFlags::default()
+    };
+    let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
     let config = config.for_command_line();
     for warning in warnings {
         eprintln!("chromate: {warning}");

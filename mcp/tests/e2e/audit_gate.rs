@@ -660,3 +660,38 @@ fn a_sitemap_and_a_sitemap_index_give_their_same_origin_pages_bounded_with_a_not
     assert!(out.stderr.contains("not-a-sitemap.xml"), "{out:?}");
     cli.finish();
 }
+
+/// A page served over TLS with a certificate no browser trusts: a one-shot audit fails to load
+/// it, and audits it with `--ignore-https-errors`; the flag is refused with `--session` (a
+/// session's browser keeps what it was started with).
+#[test]
+fn a_one_shot_audit_accepts_an_untrusted_certificate_only_when_asked() {
+    let cert = chromate_tests::tls::TlsCert::generate().expect("certificate");
+    let secure =
+        FixtureServer::start_detached_tls_serving(chromate_tests::server::audit_site_dir(), &cert)
+            .expect("https server");
+    let url = secure.url("clean-a.html");
+    assert!(url.starts_with("https://127.0.0.1:"), "{url}");
+    let cli = Cli::new();
+    let refused = cli.run(&["audit", &url, "--format", "json"]);
+    assert_eq!(refused.code, Some(1), "{refused:?}");
+    assert!(
+        refused.stdout.contains("ERR_CERT_") || refused.stderr.contains("ERR_CERT_"),
+        "a certificate error: {refused:?}"
+    );
+    let audited = cli.run(&["audit", &url, "--ignore-https-errors", "--format", "json"]);
+    assert_eq!(audited.code, Some(0), "{audited:?}");
+    let result = json_of(&audited);
+    assert!(
+        result.to_string().contains(&url) && !result.to_string().contains("ERR_CERT_"),
+        "{result:#}"
+    );
+    let usage = cli.run(&["audit", &url, "--ignore-https-errors", "--session", "s"]);
+    assert_eq!(usage.code, Some(2), "{usage:?}");
+    assert!(
+        usage.stderr.contains("CHROMATE_IGNORE_HTTPS_ERRORS"),
+        "{usage:?}"
+    );
+    assert!(cli.daemons().is_empty(), "no daemon was started");
+    cli.finish();
+}
