@@ -4,7 +4,7 @@
 //! browser process is leaked ([`procs`]), a browser of a test's own closed with that proof
 //! ([`browser`]), a Chromium that chromate did not start ([`external`]), the stdio client
 //! for `chromate mcp` and its result checks that the MCP crate's wire and end-to-end tests
-//! share ([`mcp_client`]), and the TLS fixture: a test CA and leaf made at test time, and TLS
+//! share ([`mcp_client`]), the test model provider ([`provider`]), and the TLS fixture: a test CA and leaf made at test time, and TLS
 //! over any accept loop ([`tls`]); Browserless, a real browser pool ([`pool`]); and where the
 //! real documentation trees of the corpus tests are ([`docs`]). It does not drive pages
 //! itself; that is the `chromate` engine's job, reached directly by the tests.
@@ -15,6 +15,7 @@ pub mod external;
 pub mod mcp_client;
 pub mod pool;
 pub mod procs;
+pub mod provider;
 pub mod server;
 pub mod tls;
 

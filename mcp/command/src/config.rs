@@ -43,6 +43,8 @@ pub struct McpFlags {
     pub caps_audit: bool,
     /// `--caps flows`: offer the flows tools beside the 28.
     pub caps_flows: bool,
+    /// `--caps vision`: offer describe_screenshot.
+    pub caps_vision: bool,
     /// `--isolated`: the session's tabs live in a browser context of their own.
     pub isolated: bool,
     /// `--ignore-https-errors`: the launched browser accepts any TLS certificate.
@@ -119,6 +121,8 @@ pub struct Config {
     pub file_urls: bool,
     /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
     pub caps_audit: bool,
+    /// `--caps vision`: describe_screenshot is listed and callable.
+    pub caps_vision: bool,
     /// `--isolated` (and every HTTP session): each session is a browser context in one shared
     /// browser.
     pub isolated: bool,
@@ -291,6 +295,7 @@ impl Config {
             rendering_profile: false,
             file_urls: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
+            caps_vision: flags.caps_vision,
             isolated: flags.isolated || flags.http.is_some(),
             remote: flags
                 .http

@@ -102,6 +102,7 @@ pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Co
             Caps {
                 audit: true,
                 flows: false,
+                vision: true,
             },
         ),
         idle,

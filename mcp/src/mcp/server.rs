@@ -320,6 +320,7 @@ impl Core {
         let caps = Caps {
             audit: session.config.caps_audit,
             flows: options.flows,
+            vision: session.config.caps_vision,
         };
         let client_roots = session.client_roots.clone();
         let roots = roots.unwrap_or_else(|| resources::Roots::of(&session));

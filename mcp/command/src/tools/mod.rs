@@ -36,8 +36,10 @@ mod state;
 mod status;
 mod tabs;
 mod trace;
+pub mod vision;
 
 pub use crate::call::{cancelled_error, Cancel, Progress};
+pub use input::resolve_path;
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
 pub use schema::{ArgError, Capability, Defaults, Runs, ToolDecl};
 
@@ -242,7 +244,8 @@ macro_rules! registry {
         /// Every tool, in tools/list order.
         pub const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
-        /// The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`).
+        /// The audit and vision capabilities' tools (`chromate mcp --caps audit,vision`;
+        /// `chromate audit`), each filtered by its declaration's capability.
         pub const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
 
         /// Each tool's name and the fields of its arguments struct, in order.
@@ -355,6 +358,7 @@ registry! {
     @audit
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
     RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
+    DescribeScreenshot(vision::DescribeArgs) = vision::DESCRIBE_SCREENSHOT => describe;
 }
 
 /// The declaration of a tool of the default list by name.
@@ -410,6 +414,8 @@ pub fn tool_json(decl: &ToolDecl, defaults: &Defaults) -> Value {
 pub struct Caps {
     pub audit: bool,
     pub flows: bool,
+    /// `--caps vision`: describe_screenshot.
+    pub vision: bool,
 }
 
 impl Caps {
@@ -419,6 +425,7 @@ impl Caps {
             Capability::Core => true,
             Capability::Audit => self.audit,
             Capability::Flows => self.flows,
+            Capability::Vision => self.vision,
         }
     }
 }

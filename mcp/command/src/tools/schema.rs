@@ -118,6 +118,8 @@ pub enum Capability {
     Audit,
     /// `--caps flows`: captures and flows, each in a browser of its own.
     Flows,
+    /// `--caps vision`: describe_screenshot, a vision model's description (docs/llm.md).
+    Vision,
 }
 
 /// A call of a tool that runs in browsers of its own, from the configuration alone.
