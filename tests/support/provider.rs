@@ -86,7 +86,9 @@ pub struct ProviderServer {
 }
 
 fn lock(state: &Mutex<State>) -> MutexGuard<'_, State> {
-    state.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
 
 const PATHS: [&str; 3] = ["/v1/messages", "/v1/chat/completions", "/api/chat"];
@@ -207,7 +209,11 @@ fn success(path: &str, text: &str, call: Option<(String, Value)>) -> Response {
                     json!({ "id": "call_1", "type": "function", "function": { "name": name, "arguments": arguments.to_string() } })
                 })
                 .collect();
-            let finish = if tool_calls.is_empty() { "stop" } else { "tool_calls" };
+            let finish = if tool_calls.is_empty() {
+                "stop"
+            } else {
+                "tool_calls"
+            };
             let mut message = json!({ "role": "assistant", "content": text });
             if !tool_calls.is_empty() {
                 message["tool_calls"] = json!(tool_calls);
@@ -217,7 +223,8 @@ fn success(path: &str, text: &str, call: Option<(String, Value)>) -> Response {
         _ => {
             let mut message = json!({ "role": "assistant", "content": text });
             if let Some((name, arguments)) = call {
-                message["tool_calls"] = json!([{ "function": { "name": name, "arguments": arguments } }]);
+                message["tool_calls"] =
+                    json!([{ "function": { "name": name, "arguments": arguments } }]);
             }
             json!({ "model": "test", "message": message, "done": true, "done_reason": "stop" })
         }
@@ -240,8 +247,12 @@ fn refusal(path: &str, text: &str) -> Response {
 
 fn error(path: &str, status: u16, retry_after: Option<u64>, message: &str) -> Response {
     let body = match path {
-        "/v1/messages" => json!({ "type": "error", "error": { "type": "api_error", "message": message } }),
-        "/v1/chat/completions" => json!({ "error": { "message": message, "type": "invalid_request_error", "code": null } }),
+        "/v1/messages" => {
+            json!({ "type": "error", "error": { "type": "api_error", "message": message } })
+        }
+        "/v1/chat/completions" => {
+            json!({ "error": { "message": message, "type": "invalid_request_error", "code": null } })
+        }
         _ => json!({ "error": message }),
     };
     let mut response = Response::json(&body).status(status);

@@ -133,7 +133,9 @@ pub fn check_image(
         return Err(refuse(
             verb,
             argument,
-            format!("{argument} is {size} bytes, more than the {MAX_IMAGE_BYTES} a description sends"),
+            format!(
+                "{argument} is {size} bytes, more than the {MAX_IMAGE_BYTES} a description sends"
+            ),
             "describe a viewport screenshot rather than a full page, or scale the image down",
             "too-large",
         ));
@@ -176,7 +178,9 @@ pub async fn describe(
     prompt: Option<&str>,
     structured: bool,
 ) -> Result<Value, ToolError> {
-    let prompt = prompt.filter(|text| !text.trim().is_empty()).unwrap_or(DEFAULT_PROMPT);
+    let prompt = prompt
+        .filter(|text| !text.trim().is_empty())
+        .unwrap_or(DEFAULT_PROMPT);
     let text = if structured {
         format!("{prompt}\n\n{SCHEMA_INSTRUCTION}")
     } else {
@@ -221,7 +225,11 @@ pub async fn describe(
 }
 
 /// The provider of a call, as a tool error when none can be used.
-pub fn provider(verb: &str, name: Option<&str>, model: Option<&str>) -> Result<Provider, ToolError> {
+pub fn provider(
+    verb: &str,
+    name: Option<&str>,
+    model: Option<&str>,
+) -> Result<Provider, ToolError> {
     Provider::resolve(name, model).map_err(|err| err.to_tool_error(verb))
 }
 

@@ -75,7 +75,10 @@ fn each_provider_receives_the_image_and_its_json_answer_is_parsed() {
                 assert_eq!(requests[0].path, "/v1/messages");
                 assert_eq!(requests[0].header("x-api-key"), Some(KEY));
                 assert_eq!(requests[0].header("anthropic-version"), Some("2023-06-01"));
-                assert_eq!(body["messages"][0]["content"][1]["source"]["data"], "iVBORw0KGgo=");
+                assert_eq!(
+                    body["messages"][0]["content"][1]["source"]["data"],
+                    "iVBORw0KGgo="
+                );
                 assert!(body["system"].as_str().unwrap().contains("JSON schema"));
             }
             "openai" => {
@@ -92,7 +95,11 @@ fn each_provider_receives_the_image_and_its_json_answer_is_parsed() {
             }
             _ => {
                 assert_eq!(requests[0].path, "/api/chat");
-                assert_eq!(requests[0].header("authorization"), None, "ollama takes no key");
+                assert_eq!(
+                    requests[0].header("authorization"),
+                    None,
+                    "ollama takes no key"
+                );
                 assert_eq!(body["messages"][1]["images"][0], "iVBORw0KGgo=");
                 assert_eq!(body["format"], schema());
                 assert_eq!(body["stream"], false);
@@ -132,11 +139,19 @@ fn a_third_transient_failure_is_the_error_and_no_fourth_attempt_is_made() {
         .unwrap_err();
     assert_eq!(server.requests().len(), 3);
     assert_eq!(server.remaining(), 1);
-    assert_eq!((error.status, error.attempts, error.reason), (Some(429), 3, "http"));
+    assert_eq!(
+        (error.status, error.attempts, error.reason),
+        (Some(429), 3, "http")
+    );
     assert!(error.hint.contains("rate limited"), "{error:?}");
     let tool_error = error.to_tool_error("describe");
     assert_eq!(tool_error.code.as_str(), "LLM_PROVIDER_ERROR");
-    assert!(tool_error.message.contains("scripted failure 429 (HTTP 429)"), "{tool_error:?}");
+    assert!(
+        tool_error
+            .message
+            .contains("scripted failure 429 (HTTP 429)"),
+        "{tool_error:?}"
+    );
 }
 
 #[test]
@@ -163,9 +178,18 @@ fn a_wrong_key_fails_at_once_with_a_hint_and_never_shows_the_key() {
         assert_eq!(error.status, Some(401));
         assert!(error.hint.contains("refused the API key"), "{error:?}");
         let tool_error = error.to_tool_error("describe");
-        let everything = format!("{error:?} {error} {tool_error:?} {}", json!(tool_error.detail));
-        assert!(everything.contains("Incorrect API key provided"), "{everything}");
-        assert!(!everything.contains("KEYKEY"), "the key leaked: {everything}");
+        let everything = format!(
+            "{error:?} {error} {tool_error:?} {}",
+            json!(tool_error.detail)
+        );
+        assert!(
+            everything.contains("Incorrect API key provided"),
+            "{everything}"
+        );
+        assert!(
+            !everything.contains("KEYKEY"),
+            "the key leaked: {everything}"
+        );
     }
 }
 
@@ -211,13 +235,16 @@ fn a_body_that_is_not_json_and_a_refusal_are_errors_without_retries() {
     assert_eq!(server.requests().len(), 1);
 
     for kind in ["anthropic", "openai"] {
-        let server = ProviderServer::start(vec![Step::Refuse("I can't help with that".into())])
-            .unwrap();
+        let server =
+            ProviderServer::start(vec![Step::Refuse("I can't help with that".into())]).unwrap();
         let error = rt
             .block_on(provider(&server, kind, None).complete(&image_request()))
             .unwrap_err();
         assert_eq!(error.reason, "refused", "{kind}");
-        assert!(error.message.contains("I can't help with that"), "{error:?}");
+        assert!(
+            error.message.contains("I can't help with that"),
+            "{error:?}"
+        );
     }
 }
 
@@ -250,7 +277,9 @@ fn nothing_listens_is_unreachable_after_the_retries() {
     };
     let env = move |name: &str| (name == BASE_URL_ENV).then(|| format!("http://127.0.0.1:{port}"));
     let provider = Provider::resolve_with(Some("ollama"), None, &env).unwrap();
-    let error = rt.block_on(provider.complete(&image_request())).unwrap_err();
+    let error = rt
+        .block_on(provider.complete(&image_request()))
+        .unwrap_err();
     assert_eq!((error.reason, error.attempts), ("unreachable", 3));
     assert!(error.hint.contains("reachable"), "{error:?}");
 }

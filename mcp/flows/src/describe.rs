@@ -37,14 +37,8 @@ pub async fn describe_captures(result: &mut FlowResult, cancel: &Cancel) {
     };
     for capture in pngs {
         let outcome = async {
-            let image = vision::check_image(
-                "describe",
-                "capture",
-                &capture.path,
-                &result.dir,
-                &[],
-                true,
-            )?;
+            let image =
+                vision::check_image("describe", "capture", &capture.path, &result.dir, &[], true)?;
             vision::describe("describe", &provider, &image, None, true).await
         };
         let outcome = match cancel.run(outcome).await {
@@ -100,7 +94,10 @@ pub fn index_section(descriptions: &[(String, Result<Value, String>)]) -> String
                     if issues == 0 {
                         "No issues noticed.".to_owned()
                     } else {
-                        format!("{issues} issue{} noticed.", if issues == 1 { "" } else { "s" })
+                        format!(
+                            "{issues} issue{} noticed.",
+                            if issues == 1 { "" } else { "s" }
+                        )
                     },
                     format_args!(" [{name}.json]({name}.json)"),
                 )

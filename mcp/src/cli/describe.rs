@@ -80,7 +80,11 @@ pub(crate) fn parse(words: &[String]) -> Result<Option<DescribeCommand>, UsageEr
                 return Err(UsageError(format!("describe: unknown option {word:?}")))
             }
             _ if file.is_none() => file = Some(word.clone()),
-            _ => return Err(UsageError(format!("describe: one FILE only, not also {word:?}"))),
+            _ => {
+                return Err(UsageError(format!(
+                    "describe: one FILE only, not also {word:?}"
+                )))
+            }
         }
     }
     command.file = file.ok_or_else(|| UsageError("describe: missing FILE".to_owned()))?;
@@ -116,8 +120,11 @@ pub(crate) fn run(command: &DescribeCommand) -> ExitCode {
             &roots,
             command.unrestricted,
         )?;
-        let provider =
-            vision::provider("describe", command.provider.as_deref(), command.model.as_deref())?;
+        let provider = vision::provider(
+            "describe",
+            command.provider.as_deref(),
+            command.model.as_deref(),
+        )?;
         vision::describe(
             "describe",
             &provider,

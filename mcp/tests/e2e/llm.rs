@@ -111,14 +111,26 @@ fn describe_text_prints_the_prose_and_keeps_a_custom_prompt() {
     let server = ProviderServer::start(vec![Step::say("A plain sign-in page.")]).unwrap();
     let env = provider_env(&server, "openai");
     let ran = sandbox.run_with(
-        &["describe", "shot.png", "--text", "--prompt", "Is the button visible?"],
+        &[
+            "describe",
+            "shot.png",
+            "--text",
+            "--prompt",
+            "Is the button visible?",
+        ],
         &borrowed(&env),
     );
     ran.assert_ok();
     assert_eq!(ran.stdout.trim(), "A plain sign-in page.");
     let body = &server.requests()[0].body;
-    assert_eq!(body["messages"][1]["content"][0]["text"], "Is the button visible?");
-    assert!(body.get("response_format").is_none(), "prose asks no JSON mode");
+    assert_eq!(
+        body["messages"][1]["content"][0]["text"],
+        "Is the button visible?"
+    );
+    assert!(
+        body.get("response_format").is_none(),
+        "prose asks no JSON mode"
+    );
 }
 
 #[test]
@@ -140,11 +152,19 @@ fn describe_refuses_what_is_not_an_image_or_not_in_an_allowed_place_before_any_r
     let outside_arg = outside_png.to_str().unwrap();
     let ran = sandbox.run_with(&["describe", outside_arg, "--json"], &borrowed(&env));
     assert_eq!(ran.code(), Some(1), "{ran:?}");
-    assert_eq!(ran.json()["error"]["detail"]["reason"], "outside-allowed-directories");
+    assert_eq!(
+        ran.json()["error"]["detail"]["reason"],
+        "outside-allowed-directories"
+    );
     assert_eq!(server.requests().len(), 0, "nothing was sent");
 
     let ran = sandbox.run_with(
-        &["describe", outside_arg, "--json", "--allow-unrestricted-file-access"],
+        &[
+            "describe",
+            outside_arg,
+            "--json",
+            "--allow-unrestricted-file-access",
+        ],
         &borrowed(&env),
     );
     ran.assert_ok();
@@ -162,9 +182,18 @@ fn a_wrong_key_is_a_provider_error_with_a_hint_and_without_the_key() {
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     assert!(ran.stderr.contains("LLM_PROVIDER_ERROR"), "{ran:?}");
     assert!(ran.stderr.contains("HTTP 401"), "{ran:?}");
-    assert!(ran.stderr.contains("OPENAI_API_KEY"), "the hint names the variable: {ran:?}");
-    assert!(ran.stderr.contains("Incorrect API key provided"), "the provider's message: {ran:?}");
-    assert!(!ran.stderr.contains("SECRETKEY") && !ran.stdout.contains("SECRETKEY"), "{ran:?}");
+    assert!(
+        ran.stderr.contains("OPENAI_API_KEY"),
+        "the hint names the variable: {ran:?}"
+    );
+    assert!(
+        ran.stderr.contains("Incorrect API key provided"),
+        "the provider's message: {ran:?}"
+    );
+    assert!(
+        !ran.stderr.contains("SECRETKEY") && !ran.stdout.contains("SECRETKEY"),
+        "{ran:?}"
+    );
     assert_eq!(server.requests().len(), 1, "a 401 is not retried");
 
     let ran = sandbox.run_with(&["describe", "shot.png", "--json"], &borrowed(&env));
@@ -191,7 +220,10 @@ fn describe_screenshot_over_mcp_describes_a_screenshot_the_session_took() {
         .filter_map(|tool| tool["name"].as_str())
         .collect();
     assert!(names.contains(&"describe_screenshot"), "{names:?}");
-    client.ok("browser_navigate", json!({ "url": server.url("login.html") }));
+    client.ok(
+        "browser_navigate",
+        json!({ "url": server.url("login.html") }),
+    );
     let (shot, _) = client.ok("browser_screenshot", json!({}));
     let path = shot["path"].as_str().expect("a screenshot path").to_owned();
     let (described, _) = client.ok("describe_screenshot", json!({ "screenshot_path": path }));
@@ -206,12 +238,17 @@ fn describe_screenshot_over_mcp_describes_a_screenshot_the_session_took() {
     );
 
     // A path the page could have planted outside the allowed places is refused.
-    let error = client.err("describe_screenshot", json!({ "screenshot_path": "/etc/passwd" }));
+    let error = client.err(
+        "describe_screenshot",
+        json!({ "screenshot_path": "/etc/passwd" }),
+    );
     assert_eq!(error["code"], "INVALID_ARGUMENT", "{error}");
     assert_eq!(provider.requests().len(), 1);
     let pid = client.pid();
     client.close_stdin();
-    assert!(client.wait_exit(std::time::Duration::from_secs(10)).success());
+    assert!(client
+        .wait_exit(std::time::Duration::from_secs(10))
+        .success());
     assert!(chromate_tests::procs::wait_until_gone_blocking(
         &chromate_tests::procs::descendants(pid),
         std::time::Instant::now() + std::time::Duration::from_secs(10)
@@ -227,7 +264,9 @@ fn describe_screenshot_is_offered_only_with_caps_vision() {
     let listed = client.request("tools/list", json!({}));
     assert!(!listed.to_string().contains("describe_screenshot"));
     client.close_stdin();
-    assert!(client.wait_exit(std::time::Duration::from_secs(10)).success());
+    assert!(client
+        .wait_exit(std::time::Duration::from_secs(10))
+        .success());
 }
 
 #[test]
@@ -268,16 +307,29 @@ capture = "plain"
     let env = provider_env(&provider, "ollama");
     let out = sandbox.out();
     let out = out.to_str().unwrap();
-    let ran = sandbox.run_with(&["flows", "run", "--output-dir", out, "--json"], &borrowed(&env));
+    let ran = sandbox.run_with(
+        &["flows", "run", "--output-dir", out, "--json"],
+        &borrowed(&env),
+    );
     ran.assert_ok();
-    assert_eq!(provider.requests().len(), 4, "the plain flow asked for nothing");
+    assert_eq!(
+        provider.requests().len(),
+        4,
+        "the plain flow asked for nothing"
+    );
     let report = ran.json();
     let flows = report["flows"].as_array().expect("flows");
-    let seen = flows.iter().find(|flow| flow["flow_name"] == "seen").unwrap();
+    let seen = flows
+        .iter()
+        .find(|flow| flow["flow_name"] == "seen")
+        .unwrap();
     assert_eq!(seen["ok"], true);
     assert_eq!(seen["descriptions"][0]["described"], true);
     assert_eq!(seen["descriptions"][1]["described"], false);
-    assert!(seen["descriptions"][1]["error"].as_str().unwrap().contains("HTTP 500"));
+    assert!(seen["descriptions"][1]["error"]
+        .as_str()
+        .unwrap()
+        .contains("HTTP 500"));
 
     let dir = sandbox.out().join("seen");
     let sidecar: Value =
@@ -289,13 +341,24 @@ capture = "plain"
     assert!(failed.get("vision").is_none(), "no description: {failed}");
     let index = std::fs::read_to_string(dir.join("index.md")).unwrap();
     assert!(index.contains("## Descriptions"), "{index}");
-    assert!(index.contains("- login (login form): The login page."), "{index}");
+    assert!(
+        index.contains("- login (login form): The login page."),
+        "{index}"
+    );
     assert!(index.contains("- again: not described"), "{index}");
 
     // `flows run --describe` describes a flow without vision_describe too.
     provider.push([metadata_answer("Plain, described.")]);
     let ran = sandbox.run_with(
-        &["flows", "run", "plain", "--describe", "--output-dir", out, "--json"],
+        &[
+            "flows",
+            "run",
+            "plain",
+            "--describe",
+            "--output-dir",
+            out,
+            "--json",
+        ],
         &borrowed(&env),
     );
     ran.assert_ok();
@@ -309,7 +372,13 @@ capture = "plain"
     ran.assert_ok();
     let described = ran.json();
     let captures = described["captures"].as_array().unwrap();
-    assert_eq!(captures[0]["vision"]["metadata"]["summary"], "The login page.");
+    assert_eq!(
+        captures[0]["vision"]["metadata"]["summary"],
+        "The login page."
+    );
     assert_eq!(captures[1]["vision"], Value::Null);
-    assert!(described["index_md"].as_str().unwrap().contains("## Descriptions"));
+    assert!(described["index_md"]
+        .as_str()
+        .unwrap()
+        .contains("## Descriptions"));
 }

@@ -78,7 +78,10 @@ async fn exchange(
         .header("host", authority)
         .header("content-type", "application/json")
         .header("accept", "application/json")
-        .header("user-agent", concat!("chromate/", env!("CARGO_PKG_VERSION")));
+        .header(
+            "user-agent",
+            concat!("chromate/", env!("CARGO_PKG_VERSION")),
+        );
     for (name, value) in headers {
         request = request.header(*name, value);
     }
@@ -121,7 +124,9 @@ where
             .collect()
             .await
             .map_err(|err| {
-                HttpFailure::Transient(format!("reading the answer (at most {MAX_BODY_BYTES} bytes): {err}"))
+                HttpFailure::Transient(format!(
+                    "reading the answer (at most {MAX_BODY_BYTES} bytes): {err}"
+                ))
             })?
             .to_bytes();
         Ok(HttpReply {

@@ -21,7 +21,8 @@ pub fn extract(text: &str) -> Result<Value, String> {
         .get(start..=end)
         .ok_or_else(|| "the answer holds no JSON object".to_owned())
         .and_then(|inner| {
-            serde_json::from_str(inner).map_err(|err| format!("the answer is not valid JSON: {err}"))
+            serde_json::from_str(inner)
+                .map_err(|err| format!("the answer is not valid JSON: {err}"))
         })
 }
 

@@ -131,7 +131,8 @@ fn scrub_key(text: &str, key: &str) -> String {
     text.split_inclusive(|c: char| c.is_whitespace() || c == '"' || c == '\'')
         .map(|word| {
             if word.contains(prefix.as_str()) {
-                let end = word.trim_end_matches(|c: char| c.is_whitespace() || c == '"' || c == '\'');
+                let end =
+                    word.trim_end_matches(|c: char| c.is_whitespace() || c == '"' || c == '\'');
                 format!("***{}", &word[end.len()..])
             } else {
                 word.to_owned()
@@ -328,9 +329,7 @@ impl Provider {
         env: &dyn Fn(&str) -> Option<String>,
     ) -> Result<Provider, LlmError> {
         let set = |name: &str| env(name).filter(|value| !value.trim().is_empty());
-        let named = provider
-            .map(str::to_owned)
-            .or_else(|| set(PROVIDER_ENV));
+        let named = provider.map(str::to_owned).or_else(|| set(PROVIDER_ENV));
         let kind = match named {
             Some(name) => ProviderKind::parse(&name).ok_or_else(|| {
                 LlmError::config(
@@ -462,11 +461,13 @@ impl Provider {
     /// One chat turn, transient failures retried ([`RETRIES`], backoff from [`BACKOFF`] or the
     /// provider's `Retry-After` up to [`MAX_RETRY_AFTER`]).
     pub async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
-        let uri = self
-            .uri()
-            .map_err(|message| self.error("config", message, None, 0, format!("fix {BASE_URL_ENV}")))?;
-        let body = serde_json::to_vec(&wire::body(self.kind, &self.model, request))
-            .map_err(|err| self.error("config", format!("request: {err}"), None, 0, String::new()))?;
+        let uri = self.uri().map_err(|message| {
+            self.error("config", message, None, 0, format!("fix {BASE_URL_ENV}"))
+        })?;
+        let body =
+            serde_json::to_vec(&wire::body(self.kind, &self.model, request)).map_err(|err| {
+                self.error("config", format!("request: {err}"), None, 0, String::new())
+            })?;
         let headers = self.headers();
         let mut attempt = 0;
         loop {
@@ -524,7 +525,10 @@ impl Provider {
                     } else {
                         (
                             "unreachable",
-                            format!("is the provider reachable at {}? ({BASE_URL_ENV})", self.base_url),
+                            format!(
+                                "is the provider reachable at {}? ({BASE_URL_ENV})",
+                                self.base_url
+                            ),
                         )
                     };
                     (
@@ -552,7 +556,11 @@ impl Provider {
                 message,
                 Some(200),
                 attempts,
-                format!("the server at {} does not speak {}'s API", self.base_url, self.kind.as_str()),
+                format!(
+                    "the server at {} does not speak {}'s API",
+                    self.base_url,
+                    self.kind.as_str()
+                ),
             )
         })?;
         if response.stop == Stop::Refusal {
@@ -570,7 +578,11 @@ impl Provider {
     /// A JSON answer matching `schema`: the schema goes into the system prompt (and the
     /// provider's JSON mode where it has one); an answer that does not parse or match is sent
     /// back once with what is wrong, then the second failure is the error.
-    pub async fn complete_json(&self, request: &Request, schema: &Value) -> Result<Value, LlmError> {
+    pub async fn complete_json(
+        &self,
+        request: &Request,
+        schema: &Value,
+    ) -> Result<Value, LlmError> {
         let mut request = request.clone();
         request.json_schema = Some(schema.clone());
         let instruction = format!(

@@ -42,7 +42,10 @@ fn the_provider_comes_from_arguments_then_the_environment_then_the_keys_then_oll
     assert_eq!(provider.base_url, "http://127.0.0.1:9");
     assert_eq!(provider.timeout, Duration::from_millis(250));
     let provider = Provider::resolve_with(Some("ollama"), Some("llava"), &configured).unwrap();
-    assert_eq!((provider.kind, provider.model.as_str()), (ProviderKind::Ollama, "llava"));
+    assert_eq!(
+        (provider.kind, provider.model.as_str()),
+        (ProviderKind::Ollama, "llava")
+    );
 }
 
 #[test]
@@ -50,7 +53,10 @@ fn a_bad_provider_or_a_missing_anthropic_key_is_a_config_error() {
     let none = env_of(&[]);
     let error = Provider::resolve_with(Some("gemini"), None, &none).unwrap_err();
     assert_eq!(error.reason, "config");
-    assert!(error.hint.contains("anthropic, openai or ollama"), "{error:?}");
+    assert!(
+        error.hint.contains("anthropic, openai or ollama"),
+        "{error:?}"
+    );
     let error = Provider::resolve_with(Some("anthropic"), None, &none).unwrap_err();
     assert!(error.hint.contains(ANTHROPIC_KEY_ENV), "{error:?}");
     let bad_url = env_of(&[(BASE_URL_ENV, "ftp://example")]);
@@ -75,7 +81,11 @@ fn the_key_is_never_printed() {
     );
     assert!(!error.message.contains("SECRET"), "{}", error.message);
     assert!(!error.message.contains("SECR"), "{}", error.message);
-    assert!(error.message.contains("invalid x-api-key ***"), "{}", error.message);
+    assert!(
+        error.message.contains("invalid x-api-key ***"),
+        "{}",
+        error.message
+    );
 }
 
 fn request_with_everything() -> Request {
@@ -118,7 +128,10 @@ fn each_wire_format_carries_the_image_and_the_tool_turns() {
     let request = request_with_everything();
     let anthropic = wire::body(ProviderKind::Anthropic, "m", &request);
     assert_eq!(anthropic["system"], "be brief");
-    assert_eq!(anthropic["messages"][0]["content"][1]["source"]["data"], "iVBOR");
+    assert_eq!(
+        anthropic["messages"][0]["content"][1]["source"]["data"],
+        "iVBOR"
+    );
     assert_eq!(anthropic["messages"][1]["content"][0]["type"], "tool_use");
     assert_eq!(anthropic["messages"][2]["content"][0]["tool_use_id"], "t1");
     assert_eq!(anthropic["tools"][0]["input_schema"]["type"], "object");
@@ -180,7 +193,10 @@ fn each_wire_format_answers_text_tool_calls_and_refusals() {
         wire::error_message(br#"{"type":"error","error":{"type":"x","message":"bad key"}}"#),
         "bad key"
     );
-    assert_eq!(wire::error_message(br#"{"error":"model not found"}"#), "model not found");
+    assert_eq!(
+        wire::error_message(br#"{"error":"model not found"}"#),
+        "model not found"
+    );
 }
 
 #[test]
@@ -194,7 +210,8 @@ fn json_answers_are_found_and_checked() {
             "kind": {"enum": ["form", "article"]},
         },
     });
-    let fenced = "Here:\n```json\n{\"summary\": \"s\", \"controls\": [{\"role\": \"button\"}]}\n```";
+    let fenced =
+        "Here:\n```json\n{\"summary\": \"s\", \"controls\": [{\"role\": \"button\"}]}\n```";
     let value = json_check::extract(fenced).unwrap();
     assert_eq!(json_check::check(&value, &schema), Ok(()));
     let bad: Value = json!({"summary": "s", "controls": [{"role": 3}]});
@@ -203,7 +220,9 @@ fn json_answers_are_found_and_checked() {
         Err("`$.controls[0].role`: expected a string".into())
     );
     let missing = json!({"summary": "s"});
-    assert!(json_check::check(&missing, &schema).unwrap_err().contains("missing `controls`"));
+    assert!(json_check::check(&missing, &schema)
+        .unwrap_err()
+        .contains("missing `controls`"));
     let wrong_enum = json!({"summary": "s", "controls": [], "kind": "x"});
     assert!(json_check::check(&wrong_enum, &schema).is_err());
     assert!(json_check::extract("no json here").is_err());

@@ -66,8 +66,11 @@ pub async fn describe(
         ctx.session.config.unrestricted_file_access,
     )?;
     let provider = crate::vision::provider(verb, args.provider.as_deref(), args.model.as_deref())?;
-    ctx.progress
-        .set_phase(format!("asking {} ({})", provider.kind.as_str(), provider.model));
+    ctx.progress.set_phase(format!(
+        "asking {} ({})",
+        provider.kind.as_str(),
+        provider.model
+    ));
     let described = crate::vision::describe(
         verb,
         &provider,
