@@ -177,6 +177,8 @@ options:
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools
+  --caps vision             also offer describe_screenshot: a screenshot described by a vision
+                            model (Anthropic, OpenAI, Ollama; docs/llm.md)
   --isolated                the session's tabs, cookies and storage live in a browser
                             context of their own (Target.createBrowserContext)
   --ignore-https-errors     the browser chromate launches accepts any TLS certificate
