@@ -342,7 +342,7 @@ impl Provider {
                 .find(|kind| kind.key_env().is_some_and(|var| set(var).is_some()))
                 .unwrap_or(ProviderKind::Ollama),
         };
-        let key = kind.key_env().and_then(|var| set(var)).map(Secret);
+        let key = kind.key_env().and_then(&set).map(Secret);
         if key.is_none() && kind == ProviderKind::Anthropic {
             return Err(LlmError {
                 provider: kind.as_str(),
