@@ -82,7 +82,9 @@ fn mcp_flags_parse() {
     check("mcp --help", expect!["help usage: chromate mcp [options]"]);
     check(
         "mcp --cdp-endpoint ws://127.0.0.1:3000 --cdp-timeout 2500",
-        expect![[r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"#]],
+        expect![[
+            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"#
+        ]],
     );
     check(
         "mcp --cdp-timeout 0",
@@ -96,11 +98,22 @@ fn mcp_flags_parse() {
 fn describe_takes_a_file_and_its_flags() {
     check(
         "describe shot.png --provider ollama --model=llava --prompt hi --text --json",
-        expect![[r#"describe DescribeCommand { file: "shot.png", provider: Some("ollama"), model: Some("llava"), prompt: Some("hi"), text: true, json: true, unrestricted: false }"#]],
+        expect![[
+            r#"describe DescribeCommand { file: "shot.png", provider: Some("ollama"), model: Some("llava"), prompt: Some("hi"), text: true, json: true, unrestricted: false }"#
+        ]],
     );
-    check("describe a.png b.png", expect![[r#"usage error: describe: one FILE only, not also "b.png""#]]);
-    check("describe --provider", expect!["usage error: describe: --provider needs a value"]);
-    check("describe --frobnicate a.png", expect![[r#"usage error: describe: unknown option "--frobnicate""#]]);
+    check(
+        "describe a.png b.png",
+        expect![[r#"usage error: describe: one FILE only, not also "b.png""#]],
+    );
+    check(
+        "describe --provider",
+        expect!["usage error: describe: --provider needs a value"],
+    );
+    check(
+        "describe --frobnicate a.png",
+        expect![[r#"usage error: describe: unknown option "--frobnicate""#]],
+    );
     check("describe", expect!["usage error: describe: missing FILE"]);
     check("describe --help", expect!["help usage: chromate describe FILE [--provider anthropic|openai|ollama] [--model MODEL]"]);
     check("mcp --caps vision,audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_vision: true, isolated: false, ignore_https_errors: false, http: None }"]);
@@ -122,7 +135,9 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
     check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_vision: false, isolated: false, ignore_https_errors: true, http: None }"]);
     check(
         "mcp --caps video",
-        expect![[r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, vision)"#]],
+        expect![[
+            r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, vision)"#
+        ]],
     );
 }
 
