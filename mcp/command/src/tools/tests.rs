@@ -571,7 +571,7 @@ fn every_tool() -> Registry {
         Caps {
             audit: true,
             flows: false,
-            vision: false,
+            vision: true,
         },
     )
 }
