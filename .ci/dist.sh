@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Release builds: the commands .github/workflows/release.yml runs, and what .ci/test.sh checks.
-#   .ci/dist.sh build [TARGET]  the release binary (cargo build --profile ship --locked -p chromate-mcp,
-#                               with --target TARGET when given: the release profile's stripped
+#   .ci/dist.sh build [TARGET]  the release binary (cargo build --profile ship --locked -p chromate-mcp
+#                               --features tls: https:// model providers and wss:// browser pools,
+#                               docs/llm.md#tls; with --target TARGET when given: the release profile's stripped
 #                               build with fat LTO and one codegen unit, Cargo.toml says why),
 #                               then in target/dist/: the archive chromate-VERSION-TARGET.tar.gz
 #                               with its .sha256, and the npm tarballs of the
@@ -50,12 +51,14 @@ done
 build() {
   [ -f engine/axe/node_modules/axe-core/axe.min.js ] \
     || { echo "dist: axe-core is not installed (bash .ci/setup.sh browser); a release build embeds it" >&2; exit 1; }
-  # Linux arm64 from an x64 host: only linking needs the target's toolchain (no crate compiles C).
+  # Linux arm64 from an x64 host: linking and ring's C and assembly (TLS) need the target's
+  # toolchain.
   if [ "$target" = aarch64-unknown-linux-gnu ] && [ "$host" != "$target" ]; then
     export CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER=${CARGO_TARGET_AARCH64_UNKNOWN_LINUX_GNU_LINKER:-aarch64-linux-gnu-gcc}
+    export CC_aarch64_unknown_linux_gnu=${CC_aarch64_unknown_linux_gnu:-aarch64-linux-gnu-gcc}
   fi
-  if [ -n "${2:-}" ]; then cargo build --profile ship --locked -p chromate-mcp --target "$target"
-  else cargo build --profile ship --locked -p chromate-mcp; fi
+  if [ -n "${2:-}" ]; then cargo build --profile ship --locked -p chromate-mcp --features tls --target "$target"
+  else cargo build --profile ship --locked -p chromate-mcp --features tls; fi
   rm -rf "$dist" && mkdir -p "$dist/npm"
   local licenses=(LICENSE-MIT LICENSE-APACHE)
   local name=chromate-$version-$target

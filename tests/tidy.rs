@@ -199,6 +199,8 @@ fn product_code_sleeps_only_in_the_poll_schedule() {
         "engine/src/wait/mod.rs",
         "mcp/src/mcp/server.rs",
         "mcp/flows/src/retry.rs",
+        // A provider's transient failure waits its backoff or `Retry-After` (docs/llm.md).
+        "mcp/command/src/llm/mod.rs",
         // The HTTP accept loop's pause after a failed accept (no descriptors left).
         "mcp/src/mcp/http/accept.rs",
         // bench-snapshot's stated wait after each navigation, the same for every tool.

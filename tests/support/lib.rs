@@ -4,9 +4,10 @@
 //! browser process is leaked ([`procs`]), a browser of a test's own closed with that proof
 //! ([`browser`]), a Chromium that chromate did not start ([`external`]), the stdio client
 //! for `chromate mcp` and its result checks that the MCP crate's wire and end-to-end tests
-//! share ([`mcp_client`]), and the TLS fixture: a test CA and leaf made at test time, and TLS
-//! over any accept loop ([`tls`]); Browserless, a real browser pool ([`pool`]); nginx in front of several
-//! `chromate mcp --http` servers, sticky by session ([`nginx`]); and where the
+//! share ([`mcp_client`]), the test model provider ([`provider`]), and the TLS fixture: a test
+//! CA and leaf made at test time, and TLS over any accept loop ([`tls`]); Browserless, a real
+//! browser pool ([`pool`]); nginx in front of several `chromate mcp --http` servers, sticky by
+//! session ([`nginx`]); and where the
 //! real documentation trees of the corpus tests are ([`docs`]). It does not drive pages
 //! itself; that is the `chromate` engine's job, reached directly by the tests.
 
@@ -17,6 +18,7 @@ pub mod mcp_client;
 pub mod nginx;
 pub mod pool;
 pub mod procs;
+pub mod provider;
 pub mod server;
 pub mod tls;
 

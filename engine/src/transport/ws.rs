@@ -349,7 +349,7 @@ async fn tls_connect(
     _host: &str,
     _options: &ConnectOptions,
 ) -> std::result::Result<Box<dyn Stream>, String> {
-    Err("this build of chromate has no TLS (the npm package and release archives are built without it; for wss:// install with `cargo install chromate-mcp --features tls`)".into())
+    Err("this build of chromate has no TLS (the npm package and release archives have it; for wss:// install with `cargo install chromate-mcp --features tls`)".into())
 }
 
 /// The parts of an `http://` endpoint chromate needs to read its `/json/version`.

@@ -46,6 +46,8 @@ pub struct McpFlags {
     /// `--caps webmcp`: the browser runs with WebMCP on and the page's own tools are offered
     /// (docs/mcp.md#webmcp).
     pub caps_webmcp: bool,
+    /// `--caps vision`: offer describe_screenshot.
+    pub caps_vision: bool,
     /// `--isolated`: the session's tabs live in a browser context of their own.
     pub isolated: bool,
     /// `--ignore-https-errors`: the launched browser accepts any TLS certificate.
@@ -130,6 +132,8 @@ pub struct Config {
     /// `--caps webmcp` (and every command-line session daemon): a browser chromate launches runs with
     /// [`WEBMCP_FEATURE`], and the page's own tools are offered (docs/mcp.md#webmcp).
     pub caps_webmcp: bool,
+    /// `--caps vision`: describe_screenshot is listed and callable.
+    pub caps_vision: bool,
     /// `--isolated` (and every HTTP session): each session is a browser context in one shared
     /// browser.
     pub isolated: bool,
@@ -310,6 +314,7 @@ impl Config {
             file_urls: flags.unrestricted_file_access,
             caps_audit: flags.caps_audit,
             caps_webmcp: flags.caps_webmcp,
+            caps_vision: flags.caps_vision,
             isolated: flags.isolated || flags.http.is_some(),
             remote: flags
                 .http

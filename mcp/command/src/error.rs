@@ -128,6 +128,9 @@ error_codes! {
     SsrfBlocked => "SSRF_BLOCKED",
         when: "an audit with `--block-private-network` reached a loopback, private, link-local or unique-local address (a redirect hop too)",
         detail: "`url`, `class`, `reason`";
+    LlmProviderError => "LLM_PROVIDER_ERROR",
+        when: "a model provider failed: refused the key, unknown model, rate limited or failing after two retries, no answer in time, an answer chromate cannot read or that breaks its JSON schema twice, a refusal, no provider configured",
+        detail: "`provider`, `model`, `status`, `reason`, `attempts`";
 }
 
 /// A tool failure after argument validation (docs/mcp.md#errors): `{code, message, hint?, detail?, recoverySnapshot?}`.
@@ -480,6 +483,7 @@ pub fn hint_for(code: ToolErrorCode) -> &'static str {
         ToolErrorCode::DriverError => "retry the call; browser_status shows whether the browser is still running",
         ToolErrorCode::Unsupported => "this browser lacks a protocol method the call needs; use a newer Chromium",
         ToolErrorCode::SsrfBlocked => "--block-private-network refused a private address; drop the flag to audit a local server, or allow one origin with --allow-private",
+        ToolErrorCode::LlmProviderError => "check the provider, model and key (docs/llm.md); the error's hint says which",
     }
 }
 

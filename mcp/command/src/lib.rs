@@ -27,6 +27,7 @@ pub mod audit;
 pub mod call;
 pub mod config;
 pub mod error;
+pub mod llm;
 pub mod markup;
 pub mod mocks;
 pub mod private_fs;
@@ -37,6 +38,7 @@ pub mod sync;
 pub mod time;
 pub mod tools;
 pub mod trace;
+pub mod vision;
 pub mod webmcp;
 
 use serde_json::{Map, Value};

@@ -22,6 +22,7 @@
 //! base_url = "http://127.0.0.1:8080"          # optional; relative URLs resolve against it
 //! viewport = { width = 1280, height = 720 }   # optional, per flow
 //! video = false                               # optional
+//! vision_describe = false                     # optional: describe each PNG capture (docs/llm.md)
 //! [[flow.step]]
 //! tool = "browser_navigate"
 //! url = "/login.html"
@@ -80,6 +81,8 @@ pub struct Flow {
     pub base_url: Option<String>,
     pub viewport: Option<(u32, u32)>,
     pub video: bool,
+    /// `vision_describe`: each PNG capture described by a vision model into its sidecar.
+    pub vision_describe: bool,
     /// `retries`: how many times a failed step is tried again, for steps without their own.
     pub retries: u32,
     pub steps: Vec<Step>,
@@ -372,7 +375,15 @@ impl Reader<'_> {
     }
 
     fn flow(&self, table: &Table<'_>, span: &Range<usize>) -> Result<Flow, FileError> {
-        const KEYS: &[&str] = &["name", "base_url", "viewport", "video", "retries", "step"];
+        const KEYS: &[&str] = &[
+            "name",
+            "base_url",
+            "viewport",
+            "video",
+            "vision_describe",
+            "retries",
+            "step",
+        ];
         for (key, _) in table.iter() {
             if !KEYS.contains(&key.get_ref().as_ref()) {
                 return Err(self.error(
@@ -455,6 +466,16 @@ impl Reader<'_> {
                 )
             })?,
         };
+        let vision_describe = match table.get("vision_describe") {
+            None => false,
+            Some(value) => value.get_ref().as_bool().ok_or_else(|| {
+                self.error(
+                    &value.span(),
+                    Some("vision_describe"),
+                    format!("{context}: \"vision_describe\" must be true or false"),
+                )
+            })?,
+        };
         let items = match table.get("step") {
             None => {
                 return Err(self.error(
@@ -502,6 +523,7 @@ impl Reader<'_> {
             base_url,
             viewport,
             video,
+            vision_describe,
             retries,
             steps,
             line: self.line(span),

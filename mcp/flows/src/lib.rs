@@ -11,6 +11,7 @@
 
 pub mod baseline;
 pub mod capture;
+pub mod describe;
 pub mod failure;
 pub mod file;
 pub mod output;

@@ -33,8 +33,12 @@ pub const REPORT_HTML: &str = "report.html";
 
 /// Writes `<dir>/<capture>.json`.
 pub fn write_sidecar(dir: &Path, record: &CaptureRecord) -> io::Result<()> {
-    let text = pretty(&record.to_json());
-    output::replace_file(dir, &format!("{}.json", record.name), text.as_bytes())
+    write_json(dir, &format!("{}.json", record.name), &record.to_json())
+}
+
+/// Writes `value`, indented, as `<dir>/<name>` (atomically).
+pub fn write_json(dir: &Path, name: &str, value: &Value) -> io::Result<()> {
+    output::replace_file(dir, name, pretty(value).as_bytes())
 }
 
 /// Writes the flow's `index.md` and `run.json`.
@@ -121,6 +125,7 @@ pub fn index_md(result: &FlowResult) -> String {
     if let Some(note) = &result.video_note {
         let _ = writeln!(text, "\nNo video: {note}");
     }
+    text.push_str(&super::describe::index_section(&result.descriptions));
     text.push_str("\n## Steps\n\n| # | step | line | result | ms | console errors |\n|---|---|---|---|---|---|\n");
     for (index, step) in result.steps.iter().enumerate() {
         let outcome = match &step.error {
@@ -246,10 +251,15 @@ pub fn describe(output_dir: &Path, name: &str) -> Result<Value, ToolError> {
         for (capture, path) in capture_files(&dir) {
             let metadata = read_text(&dir.join(format!("{capture}.json")))
                 .and_then(|text| serde_json::from_str::<Value>(&text).ok());
+            let vision = metadata
+                .as_ref()
+                .and_then(|metadata| metadata.get("vision"))
+                .cloned();
             captures.push(json!({
                 "name": capture,
                 "path": path.display().to_string(),
                 "metadata": metadata,
+                "vision": vision,
             }));
         }
     }

@@ -44,6 +44,9 @@ pub struct RunOptions {
     pub video: bool,
     /// `CHROMATE_FFMPEG`: the ffmpeg to encode with (else `ffmpeg` on PATH).
     pub ffmpeg: Option<PathBuf>,
+    /// `--describe`: describe every flow's PNG captures, not only those with
+    /// `vision_describe = true` (docs/llm.md#flows).
+    pub describe: bool,
     /// `--workers N`: how many flows run at once, each in its own browser (0 and 1: one).
     pub workers: usize,
 }
@@ -127,6 +130,9 @@ pub struct FlowResult {
     pub baseline_updated: bool,
     /// The downloads that ended while the flow ran, saved in `<flow>/files/downloads/` or not.
     pub downloads: Vec<DownloadRecord>,
+    /// Each PNG capture's description when the flow asked for them: the capture's name and
+    /// its `vision` object, or why there is none (the flow does not fail for it).
+    pub descriptions: Vec<(String, Result<Value, String>)>,
 }
 
 /// A download that ended during a flow.
@@ -224,6 +230,14 @@ impl FlowResult {
     /// The result of `flows run` for this flow: `{flow_name, ok, captures, video_path,
     /// video_mp4_path, error, failed_step_index, ...}`.
     pub fn to_json(&self) -> Value {
+        let mut value = self.to_json_without_descriptions();
+        if !self.descriptions.is_empty() {
+            value["descriptions"] = super::describe::to_json(&self.descriptions);
+        }
+        value
+    }
+
+    fn to_json_without_descriptions(&self) -> Value {
         let path = |path: &Option<PathBuf>| path.as_ref().map(|path| path.display().to_string());
         json!({
             "flow_name": self.name,
@@ -427,6 +441,7 @@ async fn run_flow_unboxed(
         comparisons: None,
         baseline_updated: false,
         downloads: Vec::new(),
+        descriptions: Vec::new(),
     };
     let dir = match output::fresh_flow_dir(output_dir, &flow.name) {
         Ok(dir) => dir,
@@ -502,6 +517,9 @@ async fn run_flow_unboxed(
             })
             .collect();
         check_baseline(baseline, &tolerances, &dir, &mut result);
+    }
+    if flow.vision_describe || options.describe {
+        super::describe::describe_captures(&mut result, cancel).await;
     }
     result.duration_ms = millis(started);
     if let Err(err) = report::write_flow(&result) {

@@ -250,6 +250,8 @@ pub(crate) struct FlowsCommand {
     pub(crate) update_baseline: bool,
     /// `--video` (run): record every flow.
     pub(crate) video: bool,
+    /// `--describe` (run): describe every flow's PNG captures with a vision model.
+    pub(crate) describe: bool,
     /// `--workers N` (run): how many flows run at once.
     pub(crate) workers: Option<usize>,
     /// `--quiet`: no progress on stderr.
@@ -277,7 +279,8 @@ pub(crate) const FLOWS_HELP: &str = "\
 usage: chromate flows list [--config FILE] [--base-url URL] [--json]
        chromate flows run [NAME...] [--config FILE] [--base-url URL] [--output-dir DIR]
                           [--junit FILE] [--baseline DIR [--threshold F] [--update-baseline]]
-                          [--video] [--workers N] [--ignore-https-errors] [--quiet] [--json]
+                          [--video] [--describe] [--workers N] [--ignore-https-errors]
+                          [--quiet] [--json]
        chromate flows describe NAME [--config FILE] [--output-dir DIR] [--json]
 
 Named flows from a TOML file: --config FILE, else CHROMATE_FLOWS, else ./chromate.toml. Each
@@ -325,6 +328,10 @@ options:
                       with ffmpeg (CHROMATE_FFMPEG, else on PATH; without it the flow runs and
                       the result says how to install it); a failed or interrupted flow keeps
                       its video
+  --describe          describe every PNG capture with a vision model (else only the flows
+                      with vision_describe = true): its sidecar <capture>.json gets a
+                      `vision` object; a failed description leaves it as it was and does not
+                      fail the flow (docs/llm.md)
   --workers N         run N flows at once (1 to 16, default 1), each in its own browser;
                       results and reports keep the flows' order (run)
   --ignore-https-errors
@@ -356,6 +363,7 @@ pub(crate) fn parse_flows(words: &[String]) -> Result<super::Command, UsageError
             ("--json", _) if flag.is_bare() => command.json = true,
             ("--quiet", "run") if flag.is_bare() => command.quiet = true,
             ("--video", "run") if flag.is_bare() => command.video = true,
+            ("--describe", "run") if flag.is_bare() => command.describe = true,
             ("--ignore-https-errors", "run") if flag.is_bare() => {
                 command.ignore_https_errors = true;
             }
@@ -506,6 +514,7 @@ pub(crate) fn run_flows(command: &FlowsCommand) -> ExitCode {
                     }
                 }),
                 video: command.video,
+                describe: command.describe,
                 workers: command.workers.unwrap_or(1),
                 ffmpeg: std::env::var_os("CHROMATE_FFMPEG")
                     .filter(|value| !value.is_empty())

@@ -9,6 +9,7 @@
 
 pub(crate) mod audit;
 pub(crate) mod commands;
+pub(crate) mod describe;
 pub(crate) mod flows;
 mod init;
 pub(crate) mod run;
@@ -40,6 +41,8 @@ pub(crate) enum Command {
     Capture(flows::CaptureCommand),
     /// `chromate flows list|run|describe ...`.
     Flows(flows::FlowsCommand),
+    /// `chromate describe FILE [...]`: a screenshot described by a vision model.
+    Describe(describe::DescribeCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -86,6 +89,8 @@ usage:
   chromate flows list|run [NAME...]|describe NAME [--config FILE] [--output-dir DIR] ...
                                 named flows of tool steps and captures from a TOML file
                                 (./chromate.toml), for CI: reports, exit status 1 on failure
+  chromate describe FILE [--provider P] [--model M] [--prompt TEXT] [--text]
+                                describe a screenshot with a vision model (docs/llm.md)
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -178,6 +183,8 @@ options:
                             it, tools/list is the 28 browser tools
   --caps webmcp             launch the browser with WebMCP on and offer the page's own tools
                             as webmcp_<name> tools, plus browser_webmcp (docs/mcp.md#webmcp)
+  --caps vision             also offer describe_screenshot: a screenshot described by a vision
+                            model (Anthropic, OpenAI, Ollama; docs/llm.md)
   --isolated                the session's tabs, cookies and storage live in a browser
                             context of their own (Target.createBrowserContext)
   --ignore-https-errors     the browser chromate launches accepts any TLS certificate
@@ -299,6 +306,10 @@ fn parse_command(args: &[String]) -> Result<Command, UsageError> {
         "-h" | "--help" | "help" => Ok(Command::Help(TOP_HELP.to_owned())),
         "-V" | "--version" => Ok(Command::Version),
         "close" => parse_close(rest),
+        "describe" => match describe::parse(rest)? {
+            Some(command) => Ok(Command::Describe(command)),
+            None => Ok(Command::Help(describe::HELP.to_owned())),
+        },
         "capture" => flows::parse_capture(rest),
         "flows" => flows::parse_flows(rest),
         "sessions" => parse_sessions(rest),
@@ -610,9 +621,10 @@ fn parse_mcp(args: &[String]) -> Result<Command, UsageError> {
                         "audit" => flags.caps_audit = true,
                         "flows" => flags.caps_flows = true,
                         "webmcp" => flags.caps_webmcp = true,
+                        "vision" => flags.caps_vision = true,
                         other => {
                             return Err(UsageError(format!(
-                                "mcp: --caps: unknown capability {other:?} (known: audit, flows, webmcp)"
+                                "mcp: --caps: unknown capability {other:?} (known: audit, flows, vision, webmcp)"
                             )))
                         }
                     }

@@ -42,6 +42,7 @@ fn check(args: &str, expect: Expect) {
             command.json
         ),
         Ok(Command::Flows(command)) => format!("flows {command:?}"),
+        Ok(Command::Describe(command)) => format!("describe {command:?}"),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
@@ -74,15 +75,15 @@ fn check(args: &str, expect: Expect) {
 fn mcp_flags_parse() {
     check(
         "mcp --headed --browser /usr/bin/chromium --artifacts-dir=/tmp/a --cdp-endpoint http://127.0.0.1:9222",
-        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#]],
+        expect![[r#"mcp McpFlags { headed: true, browser: Some("/usr/bin/chromium"), cdp_endpoint: Some("http://127.0.0.1:9222"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: Some("/tmp/a"), allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"#]],
     );
     check(
         "mcp --structured-content",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: true, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access",
-        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"],
+        expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: true, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"],
     );
     check(
         "mcp --allow-unrestricted-file-access=1",
@@ -92,7 +93,7 @@ fn mcp_flags_parse() {
     check(
         "mcp --cdp-endpoint ws://127.0.0.1:3000 --cdp-timeout 2500",
         expect![[
-            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"#
+            r#"mcp McpFlags { headed: false, browser: None, cdp_endpoint: Some("ws://127.0.0.1:3000"), cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: Some(2500), artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"#
         ]],
     );
     check(
@@ -101,6 +102,31 @@ fn mcp_flags_parse() {
             r#"usage error: mcp: --cdp-timeout: expected milliseconds from 1 to 600000, got "0""#
         ]],
     );
+}
+
+#[test]
+fn describe_takes_a_file_and_its_flags() {
+    check(
+        "describe shot.png --provider ollama --model=llava --prompt hi --text --json",
+        expect![[
+            r#"describe DescribeCommand { file: "shot.png", provider: Some("ollama"), model: Some("llava"), prompt: Some("hi"), text: true, json: true, unrestricted: false }"#
+        ]],
+    );
+    check(
+        "describe a.png b.png",
+        expect![[r#"usage error: describe: one FILE only, not also "b.png""#]],
+    );
+    check(
+        "describe --provider",
+        expect!["usage error: describe: --provider needs a value"],
+    );
+    check(
+        "describe --frobnicate a.png",
+        expect![[r#"usage error: describe: unknown option "--frobnicate""#]],
+    );
+    check("describe", expect!["usage error: describe: missing FILE"]);
+    check("describe --help", expect!["help usage: chromate describe FILE [--provider anthropic|openai|ollama] [--model MODEL]"]);
+    check("mcp --caps vision,audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: false, caps_vision: true, isolated: false, ignore_https_errors: false, http: None }"]);
 }
 
 #[test]
@@ -115,12 +141,12 @@ fn errors_peek_is_clear_false_and_mcp_caps_audit_parses() {
         "errors",
         expect!["tool qa_get_runtime_errors {} Common { session: None, json: false, idle: None }"],
     );
-    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: false, http: None }"]);
-    check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, isolated: false, ignore_https_errors: true, http: None }"]);
+    check("mcp --caps audit", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"]);
+    check("mcp --ignore-https-errors", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: false, caps_flows: false, caps_webmcp: false, caps_vision: false, isolated: false, ignore_https_errors: true, http: None }"]);
     check(
         "mcp --caps video",
         expect![[
-            r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, webmcp)"#
+            r#"usage error: mcp: --caps: unknown capability "video" (known: audit, flows, vision, webmcp)"#
         ]],
     );
 }
@@ -583,7 +609,7 @@ fn global_flags_go_before_the_command_as_well_as_after_it() {
     check("--session s2 close", expect![[r#"close Some("s2")"#]]);
     check(
         "--json flows list",
-        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, workers: None, quiet: false, ignore_https_errors: false, json: true }"],
+        expect!["flows FlowsCommand { action: List, config: None, output_dir: None, base_url: None, junit: None, baseline: None, threshold: None, update_baseline: false, video: false, describe: false, workers: None, quiet: false, ignore_https_errors: false, json: true }"],
     );
     check(
         "--session s1 audit http://h/",
@@ -773,5 +799,5 @@ fn webmcp_commands_and_the_cap_parse() {
         "webmcp call add_to_cart [1]",
         expect![[r#"usage error: webmcp: --arguments is a JSON object, not "[1]""#]],
     );
-    check("mcp --caps audit,webmcp", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: true, isolated: false, ignore_https_errors: false, http: None }"]);
+    check("mcp --caps audit,webmcp", expect!["mcp McpFlags { headed: false, browser: None, cdp_endpoint: None, cdp_ca: None, cdp_authorization: None, cdp_timeout_ms: None, artifacts_dir: None, allowed_origins: None, blocked_origins: None, structured_content: false, unrestricted_file_access: false, session: None, caps_audit: true, caps_flows: false, caps_webmcp: true, caps_vision: false, isolated: false, ignore_https_errors: false, http: None }"]);
 }

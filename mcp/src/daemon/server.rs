@@ -103,6 +103,7 @@ pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Co
                 audit: true,
                 flows: false,
                 webmcp: true,
+                vision: true,
             },
         ),
         idle,

@@ -325,6 +325,7 @@ impl Core {
             audit: session.config.caps_audit,
             flows: options.flows,
             webmcp: session.config.caps_webmcp,
+            vision: session.config.caps_vision,
         };
         // Under `--caps webmcp` (docs/mcp.md#webmcp), never for a `--session` attach, whose
         // pages live in the daemon.

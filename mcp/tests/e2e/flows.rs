@@ -23,10 +23,10 @@ const DEADLINE: Duration = Duration::from_secs(120);
 
 /// A finished `chromate` command.
 #[derive(Debug)]
-struct Ran {
-    status: ExitStatus,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Ran {
+    pub(crate) status: ExitStatus,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
     /// The browser processes it started (all gone by now).
     browsers: Vec<u32>,
     /// Their command lines, read from /proc while they ran.
@@ -35,54 +35,54 @@ struct Ran {
 }
 
 impl Ran {
-    fn code(&self) -> Option<i32> {
+    pub(crate) fn code(&self) -> Option<i32> {
         self.status.code()
     }
 
     /// Stdout as one JSON document.
-    fn json(&self) -> Value {
+    pub(crate) fn json(&self) -> Value {
         serde_json::from_str(self.stdout.trim())
             .unwrap_or_else(|err| panic!("stdout is not JSON ({err}): {self:?}"))
     }
 
     #[track_caller]
-    fn assert_ok(&self) -> &Ran {
+    pub(crate) fn assert_ok(&self) -> &Ran {
         assert_eq!(self.code(), Some(0), "{self:#?}");
         self
     }
 }
 
 /// One test's temp directory: the `TMPDIR` of every command it runs.
-struct Sandbox {
+pub(crate) struct Sandbox {
     dir: tempfile::TempDir,
 }
 
 impl Sandbox {
-    fn new() -> Sandbox {
+    pub(crate) fn new() -> Sandbox {
         Sandbox {
             dir: tempfile::tempdir().expect("temp dir"),
         }
     }
 
     /// Writes the flow file `chromate.toml` the sandbox's runs find.
-    fn write_flows(&self, toml: impl AsRef<[u8]>) {
+    pub(crate) fn write_flows(&self, toml: impl AsRef<[u8]>) {
         std::fs::write(self.path().join("chromate.toml"), toml).expect("write chromate.toml");
     }
 
-    fn path(&self) -> &Path {
+    pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
 
-    fn out(&self) -> PathBuf {
+    pub(crate) fn out(&self) -> PathBuf {
         self.path().join("out")
     }
 
     /// Runs `chromate ARGS` and proves by PID that every browser it started is gone.
-    fn run(&self, args: &[&str]) -> Ran {
+    pub(crate) fn run(&self, args: &[&str]) -> Ran {
         self.run_with(args, &[])
     }
 
-    fn run_with(&self, args: &[&str], envs: &[(&str, &str)]) -> Ran {
+    pub(crate) fn run_with(&self, args: &[&str], envs: &[(&str, &str)]) -> Ran {
         self.run_watching(args, envs, &mut |_| {})
     }
 

@@ -18,6 +18,7 @@ mod audit_gate; // chromate audit as a CI gate: ignore file, baseline, budgets, 
 mod bench_snapshot; // `chromate bench-snapshot`: every kind of target, JSON, table, HTML in Chromium, peers skipped or driven over MCP
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod flows; // `chromate capture` and `chromate flows`: captures, retries, flow files, reports
+mod llm; // the model-backed tools against the test provider on loopback: describe (CLI, MCP), flows' descriptions
 mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
 
 mod util;

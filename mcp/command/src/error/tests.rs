@@ -7,7 +7,7 @@ use super::*;
 
 #[test]
 fn every_code_round_trips_through_its_wire_spelling() {
-    assert_eq!(ToolErrorCode::ALL.len(), 18);
+    assert_eq!(ToolErrorCode::ALL.len(), 19);
     for code in ToolErrorCode::ALL {
         assert_eq!(ToolErrorCode::parse(code.as_str()), Some(*code));
         assert!(!code.when().is_empty());

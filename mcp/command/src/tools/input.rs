@@ -477,7 +477,7 @@ pub(super) fn upload_paths(
 /// unreadable), its nearest ancestor that does, resolved, with the rest appended as written.
 /// `None` when that rest holds a `..`: such a path names no file, and where it points cannot be
 /// told without following what is not there.
-fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
+pub fn resolve_path(path: &std::path::Path) -> Option<std::path::PathBuf> {
     if let Ok(resolved) = std::fs::canonicalize(path) {
         return Some(resolved);
     }

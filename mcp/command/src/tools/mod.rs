@@ -37,9 +37,11 @@ mod state;
 mod status;
 mod tabs;
 mod trace;
+pub mod vision;
 pub mod webmcp;
 
 pub use crate::call::{cancelled_error, Cancel, Progress};
+pub use input::resolve_path;
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
 pub use schema::{ArgError, Capability, Defaults, Runs, ToolDecl};
 
@@ -244,9 +246,10 @@ macro_rules! registry {
         /// Every tool, in tools/list order.
         pub const TOOLS: &[&ToolDecl] = &[$(&$group2::$decl),*];
 
-        /// The tools of the capabilities this crate declares, outside the 28: the audit's
-        /// (`chromate mcp --caps audit`; `chromate audit`) and browser_webmcp
-        /// (`--caps webmcp`; `chromate webmcp`).
+        /// The tools of the capabilities this crate declares, outside the 28, each filtered by
+        /// its declaration's capability: the audit's (`chromate mcp --caps audit`;
+        /// `chromate audit`), browser_webmcp (`--caps webmcp`; `chromate webmcp`) and
+        /// describe_screenshot (`--caps vision`; `chromate describe`).
         pub const AUDIT_TOOLS: &[&ToolDecl] = &[$(&$agroup2::$adecl),*];
 
         /// Each tool's name and the fields of its arguments struct, in order.
@@ -360,6 +363,7 @@ registry! {
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
     RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
     WebMcp(webmcp::WebMcpArgs) = webmcp::WEBMCP => webmcp, check: check_webmcp;
+    DescribeScreenshot(vision::DescribeArgs) = vision::DESCRIBE_SCREENSHOT => describe;
 }
 
 /// The declaration of a tool of the default list by name.
@@ -417,6 +421,8 @@ pub struct Caps {
     pub flows: bool,
     /// `--caps webmcp`: browser_webmcp, and the page's own tools (docs/mcp.md#webmcp).
     pub webmcp: bool,
+    /// `--caps vision`: describe_screenshot.
+    pub vision: bool,
 }
 
 impl Caps {
@@ -427,6 +433,7 @@ impl Caps {
             Capability::Audit => self.audit,
             Capability::Flows => self.flows,
             Capability::WebMcp => self.webmcp,
+            Capability::Vision => self.vision,
         }
     }
 }

@@ -120,6 +120,8 @@ pub enum Capability {
     Flows,
     /// `--caps webmcp`: browser_webmcp (docs/mcp.md#webmcp).
     WebMcp,
+    /// `--caps vision`: describe_screenshot, a vision model's description (docs/llm.md).
+    Vision,
 }
 
 /// A call of a tool that runs in browsers of its own, from the configuration alone.

@@ -573,6 +573,7 @@ fn every_tool() -> Registry {
             audit: true,
             flows: false,
             webmcp: true,
+            vision: true,
         },
     )
 }

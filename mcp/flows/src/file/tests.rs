@@ -97,7 +97,7 @@ fn unknown_keys_and_bad_values_name_the_file_line_and_key() {
     check_error(
         &LOGIN.replace("video = false", "colour = \"red\""),
         expect![[
-            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, retries, step) [key Some("colour")]"#
+            r#"chromate.toml:6: unknown key "colour" in [[flow]] (allowed: name, base_url, viewport, video, vision_describe, retries, step) [key Some("colour")]"#
         ]],
     );
     check_error(
