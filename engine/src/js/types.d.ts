@@ -87,3 +87,54 @@ interface LocatorAnswer {
   best: string | null;
   note?: string;
 }
+
+/** vitals.js's recorder, kept on the isolated world's global for audit.js. */
+declare var __chromateVitals: VitalsState | undefined;
+
+/** What vitals.js has recorded so far (`flush` first delivers what the observers queued). */
+interface VitalsState {
+  lcp: number | null;
+  lcpElement: Element | null;
+  shifts: { value: number; time: number; node: Node | null }[];
+  longTasks: { start: number; duration: number }[];
+  fcp: number | null;
+  hidden: boolean;
+  flush?: () => void;
+}
+
+/** A `layout-shift` performance entry (not in TypeScript's DOM types). */
+interface LayoutShiftEntry extends PerformanceEntry {
+  value: number;
+  hadRecentInput: boolean;
+  sources: { node: Node | null; previousRect: DOMRectReadOnly; currentRect: DOMRectReadOnly }[];
+}
+
+/** axe-core, evaluated into the isolated world by Rust (a11y.rs): a third-party library this
+ *  repository has no types for, so any. */
+declare var axe: any;
+
+/** The part of `axe.run`'s results a11y.js reads (axe-core's own shapes). */
+interface AxeResults {
+  violations: AxeViolation[];
+  passes: unknown[];
+  incomplete: unknown[];
+}
+
+interface AxeViolation {
+  id: string;
+  impact?: string | null;
+  tags?: string[];
+  help?: string;
+  description?: string;
+  helpUrl?: string;
+  nodes: AxeNode[];
+}
+
+interface AxeNode {
+  /** Selectors: one per frame, an array of them through shadow roots. */
+  target?: (string | string[])[];
+  html?: string;
+  failureSummary?: string;
+  /** There with `elementRef: true`. */
+  element?: Element;
+}
