@@ -11,8 +11,10 @@ interface Chromate {
   selector: ChromateSelector;
   /** snapshot.js is not typed yet (it is outside tsconfig.page-js-strict.json): any. */
   snapshot: any;
-  actionability: Record<string, Function>;
   locators: ChromateLocators;
+  // Called from Rust only (by name, `__chromate.<module>.<function>`), never by another module:
+  // each file types its own functions.
+  actionability: Record<string, Function>;
   screenshot: Record<string, Function>;
   a11y: Record<string, Function>;
   redact: Record<string, Function>;
