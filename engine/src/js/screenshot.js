@@ -69,7 +69,7 @@
    *  @param {{mask?: string[], color: string, freeze?: boolean}} a */
   function prepare(a) {
     restore();
-    /** @type {{nodes: Element[], cancelled: Animation[], listeners: [string, (e: Event) => void][], marked: Element[], observer: MutationObserver | null}} */
+    /** @type {CaptureState} */
     const state = { nodes: [], cancelled: [], listeners: [], marked: [], observer: null };
     applied = state;
     const root = document.documentElement;
