@@ -18,6 +18,8 @@
   /** A rect in CSS px. @typedef {{x: number, y: number, width: number, height: number}} ActionRect */
   /** A box by its edges. @typedef {{left: number, top: number, right: number, bottom: number}} ActionBox */
   /** A text field (`input` or `textarea`). @typedef {HTMLInputElement | HTMLTextAreaElement} TextField */
+  /** What `checkable` finds: an element, with an input's state when it is an `input`.
+   *  @typedef {Element & Partial<Pick<HTMLInputElement, "type" | "indeterminate" | "checked">>} CheckableElement */
 
   /** Last rect seen per element, for the stability check, with the document time it was read
    *  at (for a read outside a frame, an upper bound of the time its layout reflects).
@@ -486,7 +488,7 @@
 
   /** The checkable element behind `el`: itself, or the control of a `<label>`; or null.
    *  @param {Element} el
-   *  @returns {Element | null} */
+   *  @returns {CheckableElement | null} */
   function checkable(el) {
     if (el.localName === "input" && (/** @type {HTMLInputElement} */ (el).type === "checkbox" || /** @type {HTMLInputElement} */ (el).type === "radio")) return el;
     if (CHECK_ROLES.has(D.explicitRole(el))) return el;
@@ -506,7 +508,7 @@
     const target = checkable(p.element || r.elements[0]);
     if (!target) return { status: "not-checkable" };
     if (target.localName === "input") {
-      return { status: "ok", kind: /** @type {HTMLInputElement} */ (target).type, checked: /** @type {HTMLInputElement} */ (target).indeterminate && /** @type {HTMLInputElement} */ (target).type === "checkbox" ? "mixed" : /** @type {HTMLInputElement} */ (target).checked };
+      return { status: "ok", kind: target.type, checked: target.indeterminate && target.type === "checkbox" ? "mixed" : target.checked };
     }
     const a = target.getAttribute("aria-checked");
     return { status: "ok", kind: D.explicitRole(target), checked: a === "mixed" ? "mixed" : a === "true" };
