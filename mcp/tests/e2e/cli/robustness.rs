@@ -2,14 +2,16 @@
 
 use super::*;
 
-/// A wait of a minute for an element nothing adds.
+/// A wait of five minutes (the longest a call may ask) for an element nothing adds: the tests
+/// end it themselves, and on a loaded machine a minute could run out before they do (a
+/// NO_MATCH answer read before the signal arrived).
 const LONG_WAIT: &[&str] = &[
     "wait",
     "#late",
     "--state",
     "attached",
     "--timeout-ms",
-    "60000",
+    "300000",
 ];
 
 /// Sends `signal` (`-INT`, `-TERM`…) to `target` (a pid, or `-pgid` for a group).
