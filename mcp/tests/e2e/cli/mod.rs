@@ -188,6 +188,19 @@ impl Cli {
             .process_group(0)
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
+        // A shell with job control starts its jobs with SIGINT and SIGQUIT at their default
+        // action; a test started in the background of a script inherits them ignored (as
+        // `.ci/run` under `&` does), which would make a Ctrl-C test hang on its wait.
+        #[allow(unsafe_code)]
+        // SAFETY: signal(2) is async-signal-safe; between fork and exec it only sets this
+        // child's own dispositions, and the closure touches nothing else.
+        unsafe {
+            command.pre_exec(|| {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::signal(libc::SIGQUIT, libc::SIG_DFL);
+                Ok(())
+            });
+        }
         command
     }
 

@@ -3,8 +3,7 @@
 use super::*;
 
 /// A wait of five minutes (the longest a call may ask) for an element nothing adds: the tests
-/// end it themselves, and on a loaded machine a minute could run out before they do (a
-/// NO_MATCH answer read before the signal arrived).
+/// end it themselves, long before it could answer by itself.
 const LONG_WAIT: &[&str] = &[
     "wait",
     "#late",
@@ -166,7 +165,7 @@ fn cli_a_client_killed_mid_call_cancels_the_call_but_not_the_session() {
         }
         let out = waiting.wait();
         assert_eq!(out.code, None, "{how}: ended by the signal: {out:?}");
-        // Cancelled: the session is free long before the wait's minute.
+        // Cancelled: the session is free long before the wait's five minutes.
         assert!(
             eventually(|| !busy(&cli)),
             "{how}: the client's call was cancelled"
@@ -215,7 +214,7 @@ fn cli_close_mid_call_answers_the_call_as_cancelled_and_ends_everything() {
         "{error}"
     );
     assert!(error["error"]["hint"].is_string(), "{error}");
-    // The waiting command is answered at once, not after its minute: its call was cancelled.
+    // The waiting command is answered at once, not after its five minutes: its call was cancelled.
     let out = waiting.wait();
     assert_eq!(out.code, Some(1), "{out:?}");
     let error = out.document();
