@@ -886,6 +886,82 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
     close_and_check(browser).await;
 }
 
+/// Reads, in the page, how many things `js/pending.js` counts beyond `base` at each step of a
+/// request's life: right after the call, in the page's handler of its answer, and once a few
+/// tasks have run after that (`drained`: back to `base`).
+const ANSWER_STEPS: &str = r#"(async () => {
+  const read = () => window[Symbol.for("chromate.pending")]().pending;
+  const drain = async () => {
+    const channel = new MessageChannel();
+    for (let turn = 0; turn < 200 && read() > 0; turn++) {
+      await new Promise((resolve) => { channel.port1.onmessage = resolve; channel.port2.postMessage(null); });
+    }
+    return read();
+  };
+  const base = await drain();
+  const steps = { base };
+  const call = fetch("/delay/100/echo?step=1");
+  steps.fetchCalled = read();
+  const response = await call;
+  steps.inFetchHandler = read();
+  const body = response.json();
+  steps.bodyCalled = read();
+  await body;
+  steps.inBodyHandler = read();
+  steps.fetchDrained = await drain();
+  steps.refused = await fetch("http://127.0.0.1:1/closed-port").then(() => "answered", (error) => error.name);
+  steps.refusedDrained = await drain();
+  steps.xhr = await new Promise((resolve) => {
+    const request = new XMLHttpRequest();
+    request.open("GET", "/delay/100/echo?step=2");
+    request.onload = () => resolve({ inHandler: read(), status: request.status });
+    request.send();
+    steps.xhrSent = read();
+  });
+  steps.xhrDrained = await drain();
+  return steps;
+})()"#;
+
+#[tokio::test]
+async fn an_answer_counts_as_pending_until_the_pages_handlers_of_it_have_run() {
+    // The network's end, read from CDP events, can reach chromate before the page's handler of
+    // the response has run (CI saw a settle end between a search's two batches of results):
+    // what the page asked for counts as pending work until its handlers ran.
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = browser
+        .new_page(&server.url("login.html"))
+        .await
+        .expect("page");
+    let steps = page.evaluate(ANSWER_STEPS).await.expect("steps");
+    let base = steps["base"].as_u64().expect("base");
+    let expected = serde_json::json!({
+        "base": base,
+        "fetchCalled": base + 1,
+        "inFetchHandler": base + 1,
+        "bodyCalled": base + 2,
+        "fetchDrained": base,
+        "refused": "TypeError",
+        "refusedDrained": base,
+        "xhrSent": base + 1,
+        "xhr": { "inHandler": base + 1, "status": 200 },
+        "xhrDrained": base,
+    });
+    let mut seen = steps.clone();
+    // The body's handler runs once the fetch's own count may or may not have ended (the two
+    // are separate tasks): at least the body's read is still counted there.
+    let in_body = seen
+        .as_object_mut()
+        .and_then(|steps| steps.remove("inBodyHandler"))
+        .and_then(|value| value.as_u64());
+    assert!(
+        in_body.is_some_and(|count| count > base),
+        "the body's handler runs while its read is counted: {steps}"
+    );
+    assert_eq!(seen, expected, "{steps}");
+    close_and_check(browser).await;
+}
+
 #[tokio::test]
 async fn a_quiet_page_right_after_a_busy_one_settles_in_one_check() {
     // Right after console.html (a 500, a refused fetch, a missing image, logs, errors), a quiet

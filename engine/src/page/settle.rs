@@ -3,15 +3,17 @@
 //! agent reads already holds what the page's script fills in right after `load` (a search
 //! showing its results), without a fixed quiet window on every page.
 //!
-//! What the page is doing is read, not guessed from elapsed time: requests in flight (the
-//! page's network state, kept from CDP events), its short timers and animation frames not yet
-//! run (`js/pending.js`, in the main world), and elements added or removed (`js/settle.js`, in
-//! chromate's world). A page with none of these pending and none of them seen since the wait
-//! began is done at the first check; one that was at work is done once nothing is pending and
-//! nothing moved for the grace window. When only the network was at work, the page is asked
-//! instead of waited out: its event loop runs a few more tasks (`settle.turn`), which is where
-//! a response's handler acts, and if nothing moved meanwhile it is done. The cap bounds a page
-//! that never stops (polling, animating, streaming). This module decides when to stop waiting; it changes nothing on the page.
+//! What the page is doing is read, not guessed from elapsed time: requests in flight (the page's
+//! network state, kept from CDP events), its short timers and animation frames not yet run and the
+//! answers to its requests its handlers have not yet had (`js/pending.js`, in the main world: CDP
+//! can report a request's end before the page's handler of it runs), and elements added or removed
+//! (`js/settle.js`, in chromate's world). A page with none of these pending and none of them seen
+//! since the wait began is done at the first check; one that was at work is done once nothing is
+//! pending and nothing moved for the grace window. When only the network was at work, the page is
+//! asked instead of waited out: its event loop runs a few more tasks (`settle.turn`), which is
+//! where a response's handler acts, and if nothing moved meanwhile it is done. The cap bounds a
+//! page that never stops (polling, animating, streaming). This module decides when to stop waiting;
+//! it changes nothing on the page.
 
 use std::time::Duration;
 
@@ -181,8 +183,8 @@ impl Page {
         Ok(network_still && timers_still && after.count == before.count)
     }
 
-    /// The main world's pending timers and frames (`js/pending.js`); none where it cannot
-    /// answer (a document it does not run in, one that is going away).
+    /// The main world's pending timers, frames and answers (`js/pending.js`); none where it
+    /// cannot answer (a document it does not run in, one that is going away).
     async fn main_world_pending(&self) -> Pending {
         let params = runtime::EvaluateParams::new(crate::js::PENDING_READ).return_by_value(true);
         let Ok(answer) = self.unless_dialog(self.session().send(&params)).await else {
