@@ -5,6 +5,12 @@
 // with a durable selector (`locators.durable`), never a ref. Reads the page; the layout checks
 // scroll the document and the scroll containers around a control out of view to hit-test it,
 // and scroll them all back.
+/** @typedef {{op: "inspect", minTarget?: number}} InspectArgs */
+/** @typedef {{op: "checkLinks", urls: string[], timeoutMs: number, opaque?: boolean, first?: string}} CheckLinksArgs */
+/** @typedef {{op: "sitemap", url: string, timeoutMs: number, maxBytes: number}} SitemapArgs */
+/** @typedef {{el: Element, x: number, y: number, w: number, h: number}} Box A control's box in document coordinates. */
+/** @typedef {{status: number | null, contentType: string, finalUrl: string | null, error: string | null, opaque?: boolean}} LinkAnswer */
+/** @type {(C: Chromate, a: InspectArgs | CheckLinksArgs | SitemapArgs | {op: string}) => unknown} */
 (function (C, a) {
   "use strict";
   const D = C.dom;
@@ -20,19 +26,23 @@
   const MAX_ISSUES = 100;
   const MAX_LINKS = 500;
 
+  /** @param {DOMRect} r */
   function rect(r) {
     return { x: Math.round(r.left + scrollX), y: Math.round(r.top + scrollY), width: Math.round(r.width), height: Math.round(r.height) };
   }
 
-  /** Whether `outer` contains `inner` in the flat tree (shadow hosts included). */
+  /** Whether `outer` contains `inner` in the flat tree (shadow hosts included).
+   *  @param {Node} outer
+   *  @param {Node} inner */
   function contains(outer, inner) {
-    for (let n = inner; n; n = n.parentNode || n.host) {
+    for (let n = /** @type {Node | null} */ (inner); n; n = n.parentNode || /** @type {ShadowRoot} */ (n).host || null) {
       if (n === outer) return true;
     }
     return false;
   }
 
-  /** Rendered: not `display: none` on the way up, `visibility: visible`, not transparent. */
+  /** Rendered: not `display: none` on the way up, `visibility: visible`, not transparent.
+   *  @param {Element} el */
   function rendered(el) {
     return el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
   }
@@ -49,8 +59,9 @@
     }
     sized.sort((x, y) => y.bytes - x.bytes);
     const res = {
-      recorded: !!v, lcp: null, lcpSelector: null, cls: 0, clsSelector: null, tbt: 0, longTasks: 0,
-      longestTask: 0, fcp: null, requests: resources.length + (nav ? 1 : 0), bytes, largest: sized.slice(0, 3),
+      recorded: !!v, lcp: /** @type {number | null} */ (null), lcpSelector: /** @type {string | null} */ (null),
+      cls: 0, clsSelector: /** @type {string | null} */ (null), tbt: 0, longTasks: 0,
+      longestTask: 0, fcp: /** @type {number | null} */ (null), requests: resources.length + (nav ? 1 : 0), bytes, largest: sized.slice(0, 3),
       hidden: document.visibilityState === "hidden",
     };
     if (!v) return res;
@@ -87,7 +98,9 @@
       }
     }
     res.cls = best;
-    res.clsSelector = bestNode && bestNode.isConnected ? L.durable(bestNode) : null;
+    // A shifted text node is named by the element that holds it.
+    const shifted = bestNode instanceof Element ? bestNode : bestNode && bestNode.parentElement;
+    res.clsSelector = shifted && shifted.isConnected ? L.durable(shifted) : null;
     for (const t of v.longTasks) {
       res.tbt += Math.max(0, t.duration - 50);
       res.longestTask = Math.max(res.longestTask, t.duration);
@@ -171,7 +184,8 @@
     };
   }
 
-  /** A link that sits in running text (WCAG 2.5.8's inline exception to the target size). */
+  /** A link that sits in running text (WCAG 2.5.8's inline exception to the target size).
+   *  @param {Element} el */
   function inlineInText(el) {
     if (el.localName !== "a" || getComputedStyle(el).display !== "inline") return false;
     const parent = el.parentElement;
@@ -180,14 +194,18 @@
     return text.length > D.normalize(el.textContent || "").length;
   }
 
-  /** A checkbox or radio the author left as the browser draws it (2.5.8's user-agent exception). */
+  /** A checkbox or radio the author left as the browser draws it (2.5.8's user-agent exception).
+   *  @param {Element} el */
   function nativeToggle(el) {
-    return el.localName === "input" && (el.type === "checkbox" || el.type === "radio") &&
+    const type = el instanceof HTMLInputElement ? el.type : "";
+    return el.localName === "input" && (type === "checkbox" || type === "radio") &&
       getComputedStyle(el).appearance !== "none";
   }
 
   /** What a click on the middle of the visible part of `el` (box `r`, viewport coordinates)
-   *  lands on; `undefined` when no part of it is inside the viewport. */
+   *  lands on; `undefined` when no part of it is inside the viewport.
+   *  @param {Element} el
+   *  @param {DOMRect} r */
   function hitTest(el, r) {
     const x0 = Math.max(r.left, 0);
     const x1 = Math.min(r.right, innerWidth);
@@ -198,20 +216,26 @@
   }
 
   /** Whether a click that lands on `hit` reaches `el`: nothing there, the control itself, its
-   *  content, what contains it (a scroll container clipping it) or its label. */
+   *  content, what contains it (a scroll container clipping it) or its label.
+   *  @param {Element} el
+   *  @param {Element | null} hit */
   function reaches(el, hit) {
     if (!hit || hit === el || contains(el, hit) || contains(hit, el)) return true;
     const labels = /** @type {HTMLInputElement} */ (el).labels;
     return !!labels && Array.from(labels).some((label) => contains(label, hit));
   }
 
+  /** The layout checks of the page's controls (at most MAX_CONTROLS, MAX_ISSUES issues).
+   *  @param {number} minTarget */
   function controls(minTarget) {
+    /** @type {object[]} */
     const issues = [];
     const startX = scrollX;
     const startY = scrollY;
     let checked = 0;
     /** Every scroll container an element scrolled into view moved, with where it was. */
-    const moved = new Map();
+    const moved = /** @type {Map<Element, [number, number]>} */ (new Map());
+    /** @param {Element} el */
     const remember = (el) => {
       for (let n = D.parent(el); n && n.nodeType === 1; n = D.parent(n)) {
         if (!moved.has(n) && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth)) {
@@ -222,7 +246,10 @@
     const restore = () => {
       for (const [n, [left, top]] of moved) n.scrollTo({ left, top, behavior: "instant" });
     };
-    /** `box`: where the control was before any scrolling, in document coordinates. */
+    /** `box`: where the control was before any scrolling, in document coordinates.
+     *  @param {string} kind
+     *  @param {Box} box
+     *  @param {object} [extra] */
     const add = (kind, box, extra) => {
       if (issues.length >= MAX_ISSUES) return;
       const el = box.el;
@@ -231,6 +258,7 @@
       const issue = { kind, selector: L.durable(el), tag: el.localName, role, name: role ? D.cut(D.accName(el, role), 80) : "", rect: where };
       issues.push(Object.assign(issue, extra || {}));
     };
+    /** @type {Element[]} */
     const candidates = [];
     for (const el of document.querySelectorAll(CONTROLS)) {
       if (checked++ >= MAX_CONTROLS) break;
@@ -242,10 +270,10 @@
       const r = el.getBoundingClientRect();
       return { el, x: r.left + scrollX, y: r.top + scrollY, w: r.width, h: r.height };
     });
-    const small = (b) => b.w < minTarget || b.h < minTarget;
+    const small = (/** @type {Box} */ b) => b.w < minTarget || b.h < minTarget;
     /** WCAG 2.5.8's spacing exception: a 24 px circle on the target's centre meets no other
      *  target (nor another undersized target's circle). */
-    const spaced = (b) => {
+    const spaced = (/** @type {Box} */ b) => {
       const cx = b.x + b.w / 2;
       const cy = b.y + b.h / 2;
       return boxes.every((o) => {
@@ -306,12 +334,11 @@
   }
 
   /** `inspect({minTarget})` → `{url, origin, vitals, links, images, mixed, overflow, controls}`
-   *  (vitals first: the layout checks scroll). */
+   *  (vitals first: the layout checks scroll).
+   *  @param {InspectArgs} args */
   function inspect(args) {
     const res = { url: location.href, origin: location.origin, vitals: vitals(), links: links(), images: images(), mixed: mixed() };
-    res.overflow = overflow();
-    res.controls = controls(args.minTarget || 24);
-    return res;
+    return Object.assign(res, { overflow: overflow(), controls: controls(args.minTarget || 24) });
   }
 
   /** `checkLinks({urls, timeoutMs, opaque, first})` → `{results: [{url, method, status,
@@ -319,9 +346,11 @@
    *  or is refused (405, 501); a GET's body is not read. Four at a time, each bounded by
    *  `timeoutMs`. `opaque`: other origins' links, fetched `no-cors` without credentials and one
    *  at a time; their answers are opaque (no status: the caller reads it from the network log),
-   *  so only a failure sends the GET. */
+   *  so only a failure sends the GET.
+   *  @param {CheckLinksArgs} args */
   async function checkLinks(args) {
     const opaque = !!args.opaque;
+    /** @type {(url: string, method: string) => Promise<LinkAnswer>} */
     const attempt = async (url, method) => {
       const ctl = new AbortController();
       const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
@@ -339,11 +368,12 @@
         if (method === "GET") ctl.abort();
       }
     };
+    /** @type {object[]} */
     const results = [];
     const queue = args.urls.slice();
     const worker = async () => {
       while (queue.length) {
-        const url = queue.shift();
+        const url = /** @type {string} */ (queue.shift());
         let method = args.first === "GET" ? "GET" : "HEAD";
         let r = await attempt(url, method);
         if (r.error !== null || r.status === 405 || r.status === 501) {
@@ -360,7 +390,8 @@
   /** `sitemap({url, timeoutMs, maxBytes})` → `{kind, locs, status}`: the sitemap at `url`
    *  (same origin as the page, credentials of the origin), parsed as XML: `kind` is `urlset`
    *  or `sitemapindex` (else `error` says what it is), `locs` every `<loc>`'s text in order.
-   *  A body over `maxBytes` characters is an error, not a cut list. */
+   *  A body over `maxBytes` characters is an error, not a cut list.
+   *  @param {SitemapArgs} args */
   async function sitemap(args) {
     const ctl = new AbortController();
     const timer = setTimeout(() => ctl.abort(), args.timeoutMs);
@@ -376,7 +407,7 @@
         return { error: "its root element is <" + kind + ">, not <urlset> or <sitemapindex>", status: r.status };
       }
       const locs = [];
-      for (const loc of doc.getElementsByTagNameNS("*", "loc")) locs.push(loc.textContent.trim());
+      for (const loc of doc.getElementsByTagNameNS("*", "loc")) locs.push((loc.textContent || "").trim());
       return { kind, locs, status: r.status };
     } catch (err) {
       return { error: ctl.signal.aborted ? "timeout" : String((err && err.message) || err) };
@@ -385,8 +416,8 @@
     }
   }
 
-  if (a.op === "inspect") return inspect(a);
-  if (a.op === "checkLinks") return checkLinks(a);
-  if (a.op === "sitemap") return sitemap(a);
+  if (a.op === "inspect") return inspect(/** @type {InspectArgs} */ (a));
+  if (a.op === "checkLinks") return checkLinks(/** @type {CheckLinksArgs} */ (a));
+  if (a.op === "sitemap") return sitemap(/** @type {SitemapArgs} */ (a));
   return { error: "unknown op " + a.op };
 })
