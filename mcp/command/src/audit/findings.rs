@@ -85,6 +85,11 @@ pub struct Finding {
     pub selector_hint: Option<String>,
     /// The facts: URLs, statuses, stacks, figures, boxes (`rect`, document CSS px).
     pub evidence: Value,
+    /// Who found it when not chromate's own checks: `model` for a model's finding (a
+    /// `qa_execute_user_flow` step's report, the audit's `focus` pass), `journal` for a user
+    /// flow's console errors and HTTP failures. Absent (never serialised) on an audit's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Finding {
@@ -105,6 +110,7 @@ impl Finding {
             page: page.to_owned(),
             selector_hint: None,
             evidence: json!({}),
+            source: None,
         }
     }
 

@@ -15,7 +15,7 @@
 
 pub mod findings;
 pub mod gate;
-mod judge;
+pub(crate) mod judge;
 pub mod report;
 mod sitemap;
 

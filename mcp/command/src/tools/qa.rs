@@ -414,3 +414,184 @@ pub async fn errors(ctx: &mut ToolContext<'_>, args: ErrorsArgs) -> Result<ToolO
         "capturing": ctx.session.journal.capturing(),
     })))
 }
+
+pub const USER_FLOW: ToolDecl = ToolDecl {
+    name: "qa_execute_user_flow",
+    title: "Run a user journey",
+    verb: "qa-flow",
+    description: "Run a user journey written as plain-language steps with a model (Anthropic, OpenAI or Ollama; docs/llm.md#qa-flow) in an isolated browser context: per step the model reads the page's snapshot and acts through a small fixed set of tools (click, fill, select, check, press, navigate within the entry URL's origin, wait, expect), never eval, uploads, files or state. Result: status completed/failed/timeout, steps with status, action, durable target selector, duration and error, outcome_matched, findings (console errors and HTTP failures, and the model's, marked), metrics, and the failing step's screenshot.",
+    hints: Hints::S,
+    observes: false,
+    cli: Cli::new("qa-flow", &[Slot::arg("url")]),
+    args: FlowArgs::ARGS,
+    capability: Capability::Audit,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
+};
+
+tool_args! {
+    /// The arguments of qa_execute_user_flow, in schema order.
+    pub struct FlowArgs {
+        url: String = Arg::string("url", "Absolute http(s) URL where the journey starts")
+            .max_len(2048)
+            .required(),
+        steps: Vec<String> = Arg::kind(
+            "steps",
+            "The journey's steps in plain language, in order",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 50,
+                item_min_len: 1,
+                item_max_len: 2000,
+            },
+        )
+        .required(),
+        expected_outcome: Option<String> = Arg::string("expected_outcome", "What the page shows when the journey succeeded; checked by the model after the last step").max_len(2000),
+        timeout_ms: u64 = Arg::int("timeout_ms", "The whole journey's deadline; past it the result is status timeout", 1000, 600_000)
+            .default_int(IntDefault::Value(120_000)),
+        stop_on_failure: Option<bool> = Arg::boolean("stop_on_failure", "Skip the steps after a failed one (default true)"),
+        max_model_calls_per_step: u32 = Arg::int("max_model_calls_per_step", "Model calls one step may take before it fails", 1, 30)
+            .default_int(IntDefault::Value(10)),
+        provider: Option<String> = Arg::string("provider", "anthropic, openai or ollama (default: CHROMATE_LLM_PROVIDER, else the first whose key is set, else ollama)").max_len(32),
+        model: Option<String> = Arg::string("model", "The model (default: CHROMATE_LLM_MODEL, else the provider's default); it must take tool calls").max_len(200),
+        #[serde(default)]
+        allowed_origins: Vec<String> = Arg::kind(
+            "allowed_origins",
+            "Origins (scheme://host[:port]) the model may navigate to besides the entry URL's",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+        vision: Option<bool> = Arg::boolean("vision", "The model takes images: a step that asks about the page's look gets a screenshot (default true)"),
+        #[serde(default)]
+        block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses, as audits do"),
+        #[serde(default)]
+        allow_private: Vec<String> = Arg::kind(
+            "allow_private",
+            "Origins (scheme://host[:port]) block_private_network lets through",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+    }
+}
+
+pub fn check_flow(args: &FlowArgs, session: &ToolSession) -> Result<(), ToolError> {
+    if !is_http(&args.url) {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: {:?} is not an absolute http or https URL", args.url),
+            "url",
+            "start the journey on a page a browser loads over the network, e.g. http://127.0.0.1:8080/",
+        ));
+    }
+    if crate::qaflow::actions::origin_of(&args.url).is_none() {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: {:?} has no origin chromate can allow", args.url),
+            "url",
+            "give a URL of the form scheme://host[:port]/path",
+        ));
+    }
+    if let Some(step) = args.steps.iter().position(|step| step.trim().is_empty()) {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: step {} is blank", step + 1),
+            "steps",
+            "write each step as a sentence, e.g. \"Add the blue mug to the cart\"",
+        ));
+    }
+    for origin in args.allowed_origins.iter().chain(&args.allow_private) {
+        if let Err(err) = crate::config::parse_origin_list(origin) {
+            return Err(ToolError::invalid_argument(
+                format!("qa-flow: {err}"),
+                "allowed_origins",
+                "name origins as scheme://host[:port], e.g. http://127.0.0.1:3000",
+            ));
+        }
+    }
+    if !args.allow_private.is_empty() && !(args.block_private_network || session.config.remote) {
+        return Err(ToolError::invalid_argument(
+            "qa-flow: allow_private only matters with block_private_network",
+            "allow_private",
+            "add block_private_network, or drop allow_private",
+        ));
+    }
+    Ok(())
+}
+
+pub async fn user_flow(ctx: &mut ToolContext<'_>, args: FlowArgs) -> Result<ToolOutput, ToolError> {
+    let verb = USER_FLOW.verb;
+    let provider = crate::vision::provider(verb, args.provider.as_deref(), args.model.as_deref())?;
+    let origins = |list: &[String]| -> Vec<chromate::OriginPattern> {
+        list.iter()
+            .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
+            .collect()
+    };
+    let mut allowed = origins(&args.allowed_origins);
+    allowed.extend(crate::qaflow::actions::origin_of(&args.url));
+    let request = crate::qaflow::FlowRequest {
+        url: args.url.trim().to_owned(),
+        steps: args
+            .steps
+            .iter()
+            .map(|step| step.trim().to_owned())
+            .collect(),
+        expected_outcome: args
+            .expected_outcome
+            .filter(|outcome| !outcome.trim().is_empty()),
+        timeout: Duration::from_millis(args.timeout_ms),
+        stop_on_failure: args.stop_on_failure.unwrap_or(true),
+        max_calls_per_step: args.max_model_calls_per_step,
+        allowed,
+        block_private_network: args.block_private_network || ctx.session.config.remote,
+        allow_private: origins(&args.allow_private),
+        vision: args.vision.unwrap_or(true),
+    };
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase(ctx.session.start_phase());
+    }
+    let browser = ctx.session.ensure_browser(verb).await?.browser.clone();
+    let run = crate::qaflow::run(&browser, &provider, &request, &ctx.progress);
+    let (mut result, shot) = match ctx.cancel.run(run).await {
+        None => return Err(cancelled_error(verb)),
+        Some(outcome) => outcome?,
+    };
+    let mut links = Vec::new();
+    if let Some((index, png)) = shot {
+        match ctx
+            .session
+            .artifacts
+            .write(&format!("qa-flow-step-{index}.png"), &png)
+        {
+            Ok(path) => {
+                let shown = path.display().to_string();
+                if let Some(step) = result.steps.iter_mut().find(|step| step.index == index) {
+                    step.screenshot = Some(shown.clone());
+                }
+                result.screenshot = Some(shown);
+                links.push(path);
+            }
+            Err(err) => {
+                eprintln!("chromate: qa-flow: the failing step's screenshot was not saved: {err:?}")
+            }
+        }
+    }
+    let text = crate::qaflow::report::text(&result);
+    let value = serde_json::to_value(&result).map_err(|err| {
+        ToolError::new(
+            ToolErrorCode::DriverError,
+            format!("qa-flow: the result did not serialise: {err}"),
+        )
+        .with_hint("report this chromate bug")
+        .with_detail(json!({ "reason": "internal" }))
+    })?;
+    let mut output = ToolOutput::new(value);
+    output.text = Some(text);
+    output.links = links;
+    Ok(output)
+}
