@@ -196,7 +196,8 @@ fn a_scripted_model_completes_the_checkout_in_each_wire_format() {
             assert_durable(&step["target"]);
         }
         assert_eq!(steps[0]["action"], "click");
-        assert_eq!(steps[0]["target"], "testid=add-blue-mug");
+        // The locators code's best selector for the element the model named by its test id.
+        assert_eq!(steps[0]["target"], "role=button[name=\"Add Blue mug to cart\"]");
         assert_eq!(steps[2]["action"], "click");
         assert_eq!(steps[3]["action"], "select");
         assert_eq!(steps[4]["action"], "click");
@@ -504,7 +505,7 @@ fn qa_execute_user_flow_over_mcp_is_offered_with_caps_audit_and_runs_a_journey()
     .unwrap();
     let env = provider_env(&model, "anthropic");
     let mut client = chromate_tests::McpCommand::new(chromate_binary())
-        .args(&["--caps", "audit"])
+        .args(&["--caps", "audit", "--structured-content"])
         .envs(&borrowed(&env))
         .keep_env("CHROMATE_BROWSER")
         .deadline(std::time::Duration::from_secs(90))
@@ -527,7 +528,10 @@ fn qa_execute_user_flow_over_mcp_is_offered_with_caps_audit_and_runs_a_journey()
     );
     assert_eq!(result["status"], "completed", "{result:#}");
     assert_eq!(result["outcome_matched"], true);
-    assert_eq!(result["steps"][0]["target"], "testid=add-blue-mug");
+    assert_eq!(
+        result["steps"][0]["target"],
+        "role=button[name=\"Add Blue mug to cart\"]"
+    );
     assert!(!result.to_string().contains("SECRETKEY"));
     // A blank step is refused before any model call.
     let error = client.err(
