@@ -182,8 +182,9 @@ options:
   --allow-unrestricted-file-access
                             browser_upload may read any file the server can (default: only
                             files under the server's working directory)
-  --caps audit              add the audit capability's tools to tools/list: qa_audit_url and
-                            qa_get_runtime_errors (docs/cli.md#audits); default: the 28 tools
+  --caps audit              add the audit capability's tools to tools/list: qa_audit_url,
+                            qa_get_runtime_errors (docs/cli.md#audits) and
+                            qa_execute_user_flow (docs/llm.md#qa-flow); default: the 28 tools
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools

@@ -197,7 +197,10 @@ fn a_scripted_model_completes_the_checkout_in_each_wire_format() {
         }
         assert_eq!(steps[0]["action"], "click");
         // The locators code's best selector for the element the model named by its test id.
-        assert_eq!(steps[0]["target"], "role=button[name=\"Add Blue mug to cart\"]");
+        assert_eq!(
+            steps[0]["target"],
+            "role=button[name=\"Add Blue mug to cart\"]"
+        );
         assert_eq!(steps[2]["action"], "click");
         assert_eq!(steps[3]["action"], "select");
         assert_eq!(steps[4]["action"], "click");

@@ -1,13 +1,15 @@
-//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit` and
-//! `chromate errors` on the command line): qa_audit_url and qa_get_runtime_errors, their
-//! declarations, arguments, cross-argument rules and handlers.
+//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`,
+//! `chromate errors` and `chromate qa-flow` on the command line): qa_audit_url,
+//! qa_get_runtime_errors and qa_execute_user_flow, their declarations, arguments,
+//! cross-argument rules and handlers.
 //!
 //! Owns turning the arguments into an [`AuditRequest`], storing the entry page's screenshots
 //! as session files, and the audit's reply (the stable result object and the ranked text
 //! report); the runtime-errors channel: its selection of the session journal (console
 //! warnings and errors, uncaught errors, HTTP responses ≥ 400), severities, and its own drain
-//! record, so `browser_logs` and the observations' tripwire never take an entry from it. What
-//! an audit does is `audit/`. Not in the default tools/list: the 28 tools stay 28
+//! record, so `browser_logs` and the observations' tripwire never take an entry from it; the
+//! user flow's allowed origins and its failing step's screenshot stored as a session file.
+//! What an audit does is `audit/`, what a user flow does `qaflow/`. Not in the default tools/list: the 28 tools stay 28
 //! unless the capability is asked for.
 
 use std::time::Duration;
