@@ -5,7 +5,9 @@
 //! enabled the journey fails at step 3, skips the rest, reports the journal's findings and the
 //! model's, and saves a PNG of the failing step; a hostile page changes nothing the model can
 //! do (the tools offered, an unknown tool refused as a step failure, another origin refused);
-//! the JUnit report reads in junitparser; the key appears in no output.
+//! the JUnit report reads in junitparser; the key appears in no output. And `chromate audit
+//! --focus`'s model pass: nothing sent and the result unchanged without a provider configured;
+//! with one, the model's ranking and its findings, marked.
 
 use std::path::Path;
 
@@ -566,4 +568,108 @@ fn qa_execute_user_flow_is_not_offered_without_caps_audit() {
     assert!(client
         .wait_exit(std::time::Duration::from_secs(10))
         .success());
+}
+
+/// `value` without what differs from run to run: durations and the pages' speed figures.
+fn steady(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(key, _)| {
+                    !matches!(
+                        key.as_str(),
+                        "duration_ms" | "vitals" | "lcp_ms" | "cls" | "tbt_ms" | "settled"
+                    )
+                })
+                .map(|(key, value)| (key.clone(), steady(value)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(steady).collect()),
+        other => other.clone(),
+    }
+}
+
+#[test]
+fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_configured() {
+    let server = fixtures();
+    let url = server.url("a11y-violations.html");
+    let sandbox = Sandbox::new();
+    let model = ProviderServer::start(Vec::new()).unwrap();
+    let audit = [
+        "audit",
+        url.as_str(),
+        "--focus",
+        "image",
+        "--format",
+        "json",
+    ];
+
+    // No provider configured: a base URL and keys in the environment send nothing and change
+    // nothing.
+    let plain = sandbox.run(&audit);
+    plain.assert_ok();
+    let mut env = provider_env(&model, "anthropic");
+    env.retain(|(name, _)| name != "CHROMATE_LLM_PROVIDER");
+    let unconfigured = sandbox.run_with(&audit, &borrowed(&env));
+    unconfigured.assert_ok();
+    assert!(model.requests().is_empty(), "nothing was sent");
+    let (plain, unconfigured) = (plain.json(), unconfigured.json());
+    assert_eq!(steady(&plain), steady(&unconfigured));
+    assert!(plain.get("model_pass").is_none(), "{plain:#}");
+    let findings = plain["findings"].as_array().unwrap();
+    assert!(findings.len() >= 3, "{plain:#}");
+    assert!(findings
+        .iter()
+        .all(|finding| finding.get("source").is_none()));
+
+    // Configured: the model ranks the last finding first and adds one of its own.
+    let last = findings.last().unwrap()["id"].as_str().unwrap().to_owned();
+    model.push([Step::say(
+        json!({
+            "ranking": [last],
+            "findings": [{
+                "title": "The image has no visible caption either",
+                "description": "Nothing near the image says what it shows.",
+                "severity": "high",
+                "selector": "e5",
+            }],
+        })
+        .to_string(),
+    )]);
+    let env = provider_env(&model, "anthropic");
+    let ran = sandbox.run_with(&audit, &borrowed(&env));
+    ran.assert_ok();
+    let result = ran.json();
+    assert_eq!(
+        result["model_pass"],
+        json!({ "provider": "anthropic", "model": "test-tools", "ranked": 1, "added": 1 })
+    );
+    let ranked = result["findings"].as_array().unwrap();
+    assert_eq!(ranked.len(), findings.len() + 1);
+    assert_eq!(ranked[0]["id"], last.as_str(), "the model's first");
+    let added = ranked.last().unwrap();
+    assert_eq!(added["source"], "model");
+    assert_eq!(added["rule"], "model.focus");
+    assert_eq!(added["severity"], "high");
+    assert_eq!(
+        added["selector_hint"],
+        Value::Null,
+        "a ref is never a finding's selector"
+    );
+    assert!(ranked[..findings.len()]
+        .iter()
+        .all(|finding| finding.get("source").is_none()));
+    let requests = model.requests();
+    assert_eq!(requests.len(), 1);
+    let sent = sent_text(&requests[0]);
+    assert!(sent.contains(&last), "the findings: {sent}");
+    assert!(
+        sent.contains("This paragraph is perfectly readable"),
+        "the page: {sent}"
+    );
+    assert!(
+        sent.contains("cares most about: image"),
+        "the focus: {sent}"
+    );
+    assert!(!ran.stdout.contains("SECRETKEY") && !ran.stderr.contains("SECRETKEY"));
 }

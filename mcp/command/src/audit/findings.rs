@@ -282,6 +282,13 @@ pub struct AuditResult {
     /// What the run wants said without failing: stale ignore entries, a URL list cut short.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The `focus` model pass, when a provider is configured (`docs/cli.md#focus-model-pass`):
+    /// `{provider, model, ranked, added}`. Absent (never serialised) without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_pass: Option<Value>,
+    /// The entry page's snapshot text, read for the model pass only; never in the result.
+    #[serde(skip)]
+    pub page_text: Option<String>,
 }
 
 /// A finding the gate set aside, and why.

@@ -198,6 +198,13 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         (None, Some(path)) => Some(super::state::login_of_storage_state(ctx.session, path)?),
         (None, None) => None,
     };
+    let focus = args.focus.filter(|focus| !focus.trim().is_empty());
+    // The focus model pass (docs/cli.md#focus-model-pass): only with a focus and a provider
+    // configured; without them the audit is exactly as before.
+    let model_pass = match &focus {
+        Some(_) => crate::audit::focus::configured(&|name| std::env::var(name).ok()),
+        None => None,
+    };
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
         more_urls: args.urls.iter().map(|url| url.trim().to_owned()).collect(),
@@ -208,10 +215,11 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         viewport: args.viewport.map(|size| (size.width, size.height)),
         wait_until,
         timeout: Duration::from_millis(args.timeout_ms),
-        focus: args.focus.filter(|focus| !focus.trim().is_empty()),
+        focus: focus.clone(),
         screenshots: args.include_screenshots,
         block_private_network,
         allow_private,
+        page_text: matches!(model_pass, Some(Ok(_))),
     };
     if !ctx.session.browser_running() {
         ctx.progress.set_phase(ctx.session.start_phase());
@@ -223,6 +231,23 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         None => return Err(cancelled_error(verb)),
         Some(outcome) => outcome?,
     };
+    match (model_pass, &focus) {
+        (Some(Ok(provider)), Some(focus)) => {
+            ctx.progress.set_phase(format!(
+                "audit: asking {} ({}) about the focus",
+                provider.kind.as_str(),
+                provider.model
+            ));
+            let pass = crate::audit::focus::model_pass(&provider, &mut result, focus);
+            if ctx.cancel.run(pass).await.is_none() {
+                return Err(cancelled_error(verb));
+            }
+        }
+        (Some(Err(problem)), Some(_)) => result.warnings.push(format!(
+            "focus: no model pass: the configured provider cannot be used: {problem}"
+        )),
+        _ => {}
+    }
     let mut links = Vec::new();
     for shot in shots {
         let name = &shot.name;
