@@ -84,7 +84,7 @@ tool_args! {
         .default_str("load"),
         timeout_ms: u64 = Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
             .default_int(IntDefault::Value(120_000)),
-        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first; with CHROMATE_LLM_PROVIDER set, a model ranks them for it and may add its own (source model)").max_len(200),
         #[serde(default)]
         include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and every audited page's full-page screenshots"),
         #[serde(default)]
