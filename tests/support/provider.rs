@@ -2,9 +2,10 @@
 //! Ollama's `/api/chat` on one `127.0.0.1` fixture server, answering from a script and
 //! recording every request, for the tests of chromate's model-backed tools (docs/llm.md).
 //!
-//! Owns: the script ([`Step`]: text, a tool call, a status with `Retry-After`, a hang, a body
+//! Owns: the script ([`Step`]: text, a tool call or several, a status with `Retry-After`, a hang, a body
 //! that is not JSON, a refusal), each answer written in the format of the endpoint asked,
-//! the key check (a wrong key gets a 401 whose message echoes the key it was sent, as OpenAI's
+//! plain HTTP or HTTPS with a test CA ([`ProviderServer::start_tls`]), the key check (a wrong
+//! key gets a 401 whose message echoes the key it was sent, as OpenAI's
 //! does, so tests prove chromate scrubs it) and the request log. When the script runs out the
 //! server answers 500 `script exhausted`, which the tests see as a failure, never a hang.
 
@@ -105,7 +106,17 @@ const PATHS: [&str; 3] = ["/v1/messages", "/v1/chat/completions", "/api/chat"];
 impl ProviderServer {
     /// Starts on a thread of its own (usable from sync and async tests alike).
     pub fn start(script: Vec<Step>) -> io::Result<ProviderServer> {
-        let server = FixtureServer::start_detached()?;
+        ProviderServer::serving(FixtureServer::start_detached()?, script)
+    }
+
+    /// [`ProviderServer::start`] over HTTPS with `cert`'s leaf (a client trusts its CA), as a
+    /// hosted provider answers.
+    pub fn start_tls(script: Vec<Step>, cert: &crate::tls::TlsCert) -> io::Result<ProviderServer> {
+        let server = FixtureServer::start_detached_tls_serving(crate::server::pages_dir(), cert)?;
+        ProviderServer::serving(server, script)
+    }
+
+    fn serving(server: FixtureServer, script: Vec<Step>) -> io::Result<ProviderServer> {
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             ..State::default()
