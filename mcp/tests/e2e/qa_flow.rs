@@ -673,3 +673,72 @@ fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_confi
     );
     assert!(!ran.stdout.contains("SECRETKEY") && !ran.stderr.contains("SECRETKEY"));
 }
+
+#[test]
+fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
+    let server = fixtures();
+    let url = server.url("shop.html");
+    let sandbox = Sandbox::new();
+    // A model that only talks: the step fails once it has used its calls.
+    let model = ProviderServer::start(vec![
+        Step::say("Let me think."),
+        Step::say("Still thinking."),
+    ])
+    .unwrap();
+    let env = provider_env(&model, "openai");
+    let ran = sandbox.run_with(
+        &[
+            "qa-flow",
+            &url,
+            "--step",
+            "Add the blue mug",
+            "--max-calls",
+            "2",
+            "--json",
+        ],
+        &borrowed(&env),
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let result = ran.json();
+    assert_eq!(result["status"], "failed");
+    assert!(
+        result["steps"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("made 2 calls without ending the step"),
+        "{result:#}"
+    );
+    let requests = model.requests();
+    assert_eq!(requests.len(), 2);
+    assert!(sent_text(&requests[1]).contains("Answer with a tool call"));
+
+    // A model that never answers: the journey's deadline ends it as a timeout.
+    let model = ProviderServer::start(vec![Step::Hang]).unwrap();
+    let env = provider_env(&model, "anthropic");
+    let ran = sandbox.run_with(
+        &[
+            "qa-flow",
+            &url,
+            "--step",
+            "Add the blue mug",
+            "--step",
+            "Open the cart",
+            "--timeout-ms",
+            "1500",
+            "--json",
+        ],
+        &borrowed(&env),
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let result = ran.json();
+    assert_eq!(result["status"], "timeout", "{result:#}");
+    assert!(result["steps"][0]["error"]
+        .as_str()
+        .unwrap()
+        .contains("timeout_ms (1500 ms) passed"));
+    assert_eq!(result["steps"][1]["status"], "skipped");
+    let shot = result["screenshot"]
+        .as_str()
+        .expect("the failing step's screenshot");
+    assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"));
+}

@@ -570,9 +570,15 @@ impl Flow<'_> {
                 .await
                 .map_err(|err| err.to_tool_error("qa-flow"))?;
             if response.tool_calls.is_empty() {
+                // A provider refuses an empty text block: an answer of nothing is said so.
+                let said = if response.text.trim().is_empty() {
+                    "(no tool call)".to_owned()
+                } else {
+                    response.text.clone()
+                };
                 request.messages.push(Message {
                     role: Role::Assistant,
-                    parts: vec![Part::Text(response.text.clone())],
+                    parts: vec![Part::Text(said)],
                 });
                 request.messages.push(Message::user(vec![Part::Text(
                     "Answer with a tool call: act on the page, or end the step with step_done or step_failed.".to_owned(),
@@ -656,3 +662,6 @@ impl Flow<'_> {
         )))
     }
 }
+
+#[cfg(test)]
+mod tests;
