@@ -1170,7 +1170,7 @@ fn errors_drains_peeks_and_filters_with_a_cursor_of_its_own() {
 }
 
 #[test]
-fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
+fn the_mcp_audit_capability_adds_three_tools_and_runs_two() {
     let (server, _) = site();
     let plain = chromate_tests::McpCommand::new(crate::util::chromate_binary())
         .keep_env("CHROMATE_BROWSER")
