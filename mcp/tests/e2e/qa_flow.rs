@@ -166,9 +166,9 @@ fn assert_durable(target: &Value) {
     let target = target
         .as_str()
         .unwrap_or_else(|| panic!("a target: {target}"));
+    let bare_ref = target.starts_with('e') && target[1..].chars().all(|c| c.is_ascii_digit());
     assert!(
-        !target.starts_with("ref=")
-            && !(target.starts_with('e') && target[1..].chars().all(|c| c.is_ascii_digit())),
+        !target.starts_with("ref=") && !bare_ref,
         "a durable selector, never a ref: {target}"
     );
 }

@@ -202,10 +202,11 @@ fn reported(call: &ToolCall) -> Vec<Reported> {
             if description.is_empty() {
                 return None;
             }
-            let severity = match item.get("severity").and_then(Value::as_str) {
-                Some(level @ ("low" | "medium" | "high" | "critical")) => level,
-                _ => "medium",
-            };
+            let given = item.get("severity").and_then(Value::as_str);
+            let severity = ["low", "medium", "high", "critical"]
+                .into_iter()
+                .find(|level| given == Some(*level))
+                .unwrap_or("medium");
             Some(Reported {
                 description: crate::audit::findings::cut(description, 500),
                 severity: severity.to_owned(),

@@ -541,7 +541,8 @@ pub fn check_flow(args: &FlowArgs, session: &ToolSession) -> Result<(), ToolErro
             ));
         }
     }
-    if !args.allow_private.is_empty() && !(args.block_private_network || session.config.remote) {
+    let guarded = args.block_private_network || session.config.remote;
+    if !args.allow_private.is_empty() && !guarded {
         return Err(ToolError::invalid_argument(
             "qa-flow: allow_private only matters with block_private_network",
             "allow_private",
