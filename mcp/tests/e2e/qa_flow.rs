@@ -742,3 +742,51 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
         .expect("the failing step's screenshot");
     assert!(std::fs::read(shot).unwrap().starts_with(b"\x89PNG"));
 }
+
+#[test]
+fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_model_call() {
+    let server = fixtures();
+    let url = server.url("shop.html");
+    let sandbox = Sandbox::new();
+    let model = ProviderServer::start(vec![Step::call("step_done", json!({}))]).unwrap();
+    let env = provider_env(&model, "openai");
+    let ran = sandbox.run_with(
+        &[
+            "qa-flow",
+            &url,
+            "--step",
+            "Add the blue mug",
+            "--block-private-network",
+            "--json",
+        ],
+        &borrowed(&env),
+    );
+    assert_eq!(ran.code(), Some(1), "{ran:?}");
+    let error = &ran.json()["error"];
+    assert_eq!(error["code"], "SSRF_BLOCKED", "{error}");
+    assert!(
+        error["message"].as_str().unwrap().starts_with("qa-flow: "),
+        "{error}"
+    );
+    assert_eq!(error["detail"]["class"], "loopback", "{error}");
+    assert!(model.requests().is_empty(), "no model call");
+
+    // The same origin let through: the journey runs.
+    let origin = url.split("/shop.html").next().unwrap();
+    let ran = sandbox.run_with(
+        &[
+            "qa-flow",
+            &url,
+            "--step",
+            "Add the blue mug",
+            "--block-private-network",
+            "--allow-private",
+            origin,
+            "--json",
+        ],
+        &borrowed(&env),
+    );
+    ran.assert_ok();
+    assert_eq!(ran.json()["status"], "completed");
+    assert_eq!(model.requests().len(), 1);
+}

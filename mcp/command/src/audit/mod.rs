@@ -636,7 +636,7 @@ fn page_entries(
 }
 
 /// The URL a private-network guard refused, if it refused one.
-fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
+pub(crate) fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
     entries.iter().find_map(|entry| match &entry.data {
         chromate::LogData::RequestFailed {
             url, blocked_by, ..

@@ -212,6 +212,29 @@ async fn run_in(
     .await;
     let load_error = match loaded {
         Ok(Ok(_)) => None,
+        Ok(Err(err)) if request.block_private_network => {
+            // The guard refused the entry page (or a hop of its redirects): the journey cannot
+            // start, as an audit's cannot; its journal entry may trail the answer a little.
+            let failed = chromate::LogFilter {
+                kinds: vec![chromate::LogKind::RequestFailed],
+                ..chromate::LogFilter::default()
+            };
+            let _ = journal
+                .wait_for(&failed, since, Duration::from_secs(1))
+                .await;
+            let entries = journal
+                .list(&chromate::LogFilter::default(), since, 5000)
+                .entries;
+            if let Some(hop) = crate::audit::guard_refusal(&entries) {
+                let mut error = crate::audit::ssrf_blocked(&hop);
+                error.message = error.message.replacen("audit: ", "qa-flow: ", 1);
+                return Err(error);
+            }
+            Some(format!(
+                "the entry page did not load: {}",
+                from_engine("qa-flow", &err).message
+            ))
+        }
         Ok(Err(err)) => Some(format!(
             "the entry page did not load: {}",
             from_engine("qa-flow", &err).message
