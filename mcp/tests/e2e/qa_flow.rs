@@ -790,3 +790,56 @@ fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_m
     assert_eq!(ran.json()["status"], "completed");
     assert_eq!(model.requests().len(), 1);
 }
+
+/// Whether a recorded request carried an image, in any of the three formats.
+fn carries_image(request: &Recorded) -> bool {
+    let body = sent_text(request);
+    body.contains("\"images\":[\"iVBOR")
+        || body.contains("\"data\":\"iVBOR")
+        || body.contains("data:image/png;base64,iVBOR")
+}
+
+#[test]
+fn a_step_about_the_pages_look_sends_a_screenshot_unless_the_model_takes_no_images() {
+    let server = fixtures();
+    let url = server.url("shop.html");
+    let sandbox = Sandbox::new();
+    for provider in ["anthropic", "openai", "ollama"] {
+        let model = ProviderServer::start(vec![
+            Step::call("step_done", json!({})),
+            Step::call("step_done", json!({})),
+        ])
+        .unwrap();
+        let env = provider_env(&model, provider);
+        let steps = [
+            "qa-flow",
+            url.as_str(),
+            "--step",
+            "Add the blue mug to the cart",
+            "--step",
+            "Check that the layout of the product cards looks right",
+            "--json",
+        ];
+        sandbox.run_with(&steps, &borrowed(&env)).assert_ok();
+        let requests = model.requests();
+        assert!(!carries_image(&requests[0]), "{provider}: a step that acts");
+        assert!(
+            carries_image(&requests[1]),
+            "{provider}: a step about the look"
+        );
+
+        let model = ProviderServer::start(vec![
+            Step::call("step_done", json!({})),
+            Step::call("step_done", json!({})),
+        ])
+        .unwrap();
+        let env = provider_env(&model, provider);
+        let mut no_vision = steps.to_vec();
+        no_vision.push("--no-vision");
+        sandbox.run_with(&no_vision, &borrowed(&env)).assert_ok();
+        assert!(model
+            .requests()
+            .iter()
+            .all(|request| !carries_image(request)));
+    }
+}
