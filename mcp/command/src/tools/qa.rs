@@ -447,7 +447,8 @@ pub const USER_FLOW: ToolDecl = ToolDecl {
     title: "Run a user journey",
     verb: "qa-flow",
     description: "Run a user journey written as plain-language steps with a model (Anthropic, OpenAI or Ollama; docs/llm.md#qa-flow) in an isolated browser context: per step the model reads the page's snapshot and acts through a small fixed set of tools (click, fill, select, check, press, navigate within the entry URL's origin, wait, expect), never eval, uploads, files or state. Result: status completed/failed/timeout, steps with status, action, durable target selector, duration and error, outcome_matched, findings (console errors and HTTP failures, and the model's, marked), metrics, and the failing step's screenshot.",
-    hints: Hints::S,
+    // It acts on pages (fills and submits their forms): never read-only.
+    hints: Hints::A,
     observes: false,
     cli: Cli::new("qa-flow", &[Slot::arg("url")]),
     args: FlowArgs::ARGS,
