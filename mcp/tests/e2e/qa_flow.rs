@@ -577,10 +577,12 @@ fn steady(value: &Value) -> Value {
         Value::Object(map) => Value::Object(
             map.iter()
                 .filter(|(key, value)| {
-                    !matches!(
+                    let varies = matches!(
                         key.as_str(),
                         "duration_ms" | "vitals" | "lcp_ms" | "cls" | "tbt_ms" | "settled"
-                    ) && !(key.as_str() == "findings" && value.is_number())
+                    );
+                    let page_count = key.as_str() == "findings" && value.is_number();
+                    !varies && !page_count
                 })
                 .map(|(key, value)| (key.clone(), steady(value)))
                 .collect(),
