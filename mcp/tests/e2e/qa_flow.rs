@@ -773,7 +773,7 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
             "--step",
             "Open the cart",
             "--timeout-ms",
-            "1500",
+            "3000",
             "--json",
         ],
         &borrowed(&env),
@@ -781,10 +781,15 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     let result = ran.json();
     assert_eq!(result["status"], "timeout", "{result:#}");
-    assert!(result["steps"][0]["error"]
-        .as_str()
-        .unwrap()
-        .contains("timeout_ms (1500 ms) passed"));
+    // Usually the model's hang; on a loaded machine the entry page's load can take the time.
+    assert!(
+        result["steps"][0]["error"]
+            .as_str()
+            .unwrap()
+            .contains("the journey's timeout_ms"),
+        "{result:#}"
+    );
+    assert!(model.requests().len() <= 1, "one model call at most");
     assert_eq!(result["steps"][1]["status"], "skipped");
     let shot = result["screenshot"]
         .as_str()
