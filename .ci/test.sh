@@ -60,6 +60,9 @@ set -e
 echo "== wss:// endpoints: the binary with its tls feature, through a TLS front with a test CA"
 cargo test -p chromate-mcp --features tls --test http wss 2>&1 | tee -a target/test-output.txt
 [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "the tls tests failed" >&2; exit 1; }
+echo "== https:// model providers: the same binary, a test provider over TLS with a test CA"
+cargo test -p chromate-mcp --features tls --test llm_tls 2>&1 | tee -a target/test-output.txt
+[ "${PIPESTATUS[0]}" -eq 0 ] || { echo "the provider tls tests failed" >&2; exit 1; }
 echo "== the release build: the binary copied alone audits a page; the npm packages run under a real MCP client"
 bash .ci/dist.sh build
 bash .ci/dist.sh test

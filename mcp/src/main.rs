@@ -42,6 +42,7 @@ fn main() -> ExitCode {
         Command::Tool(command) => cli::run::tool(&command),
         Command::Audit(command) => cli::audit::run(&command),
         Command::Describe(command) => cli::describe::run(&command),
+        Command::QaFlow(command) => cli::qa_flow::run(&command),
         Command::Capture(command) => cli::flows::run_capture(&command),
         Command::Flows(command) => cli::flows::run_flows(&command),
         Command::Close { session } => cli::run::close(session.as_deref()),

@@ -2,9 +2,10 @@
 //! Ollama's `/api/chat` on one `127.0.0.1` fixture server, answering from a script and
 //! recording every request, for the tests of chromate's model-backed tools (docs/llm.md).
 //!
-//! Owns: the script ([`Step`]: text, a tool call, a status with `Retry-After`, a hang, a body
+//! Owns: the script ([`Step`]: text, a tool call or several, a status with `Retry-After`, a hang, a body
 //! that is not JSON, a refusal), each answer written in the format of the endpoint asked,
-//! the key check (a wrong key gets a 401 whose message echoes the key it was sent, as OpenAI's
+//! plain HTTP or HTTPS with a test CA ([`ProviderServer::start_tls`]), the key check (a wrong
+//! key gets a 401 whose message echoes the key it was sent, as OpenAI's
 //! does, so tests prove chromate scrubs it) and the request log. When the script runs out the
 //! server answers 500 `script exhausted`, which the tests see as a failure, never a hang.
 
@@ -24,6 +25,8 @@ pub enum Step {
     Say(String),
     /// A tool call (`name`, arguments object).
     Call(String, Value),
+    /// Several tool calls in one answer, in order (a model acting, then ending its step).
+    Calls(Vec<(String, Value)>),
     /// An error status with the provider's message, and `Retry-After` seconds when given.
     Fail {
         status: u16,
@@ -41,6 +44,11 @@ pub enum Step {
 impl Step {
     pub fn say(text: impl Into<String>) -> Step {
         Step::Say(text.into())
+    }
+
+    /// A tool call.
+    pub fn call(name: &str, arguments: Value) -> Step {
+        Step::Call(name.to_owned(), arguments)
     }
 
     pub fn fail(status: u16, retry_after: Option<u64>) -> Step {
@@ -77,6 +85,8 @@ struct State {
     requests: Vec<Recorded>,
     /// The key requests must carry (`x-api-key` or `Bearer`), when set.
     key: Option<String>,
+    /// Answers so far: each tool call's id is `…_<answer>_<n>`, unique in a conversation.
+    answers: usize,
 }
 
 /// A running test provider; dropping it stops its server.
@@ -96,7 +106,17 @@ const PATHS: [&str; 3] = ["/v1/messages", "/v1/chat/completions", "/api/chat"];
 impl ProviderServer {
     /// Starts on a thread of its own (usable from sync and async tests alike).
     pub fn start(script: Vec<Step>) -> io::Result<ProviderServer> {
-        let server = FixtureServer::start_detached()?;
+        ProviderServer::serving(FixtureServer::start_detached()?, script)
+    }
+
+    /// [`ProviderServer::start`] over HTTPS with `cert`'s leaf (a client trusts its CA), as a
+    /// hosted provider answers.
+    pub fn start_tls(script: Vec<Step>, cert: &crate::tls::TlsCert) -> io::Result<ProviderServer> {
+        let server = FixtureServer::start_detached_tls_serving(crate::server::pages_dir(), cert)?;
+        ProviderServer::serving(server, script)
+    }
+
+    fn serving(server: FixtureServer, script: Vec<Step>) -> io::Result<ProviderServer> {
         let state = Arc::new(Mutex::new(State {
             script: script.into(),
             ..State::default()
@@ -169,10 +189,13 @@ fn answer(state: &Mutex<State>, request: &Request) -> Response {
     let Some(step) = state.script.pop_front() else {
         return error(&request.path, 500, None, "script exhausted");
     };
+    state.answers += 1;
+    let answer = state.answers;
     drop(state);
     match step {
-        Step::Say(text) => success(&request.path, &text, None),
-        Step::Call(name, arguments) => success(&request.path, "", Some((name, arguments))),
+        Step::Say(text) => success(&request.path, &text, Vec::new(), answer),
+        Step::Call(name, arguments) => success(&request.path, "", vec![(name, arguments)], answer),
+        Step::Calls(calls) => success(&request.path, "", calls, answer),
         Step::Fail {
             status,
             retry_after,
@@ -186,27 +209,29 @@ fn answer(state: &Mutex<State>, request: &Request) -> Response {
     }
 }
 
-fn success(path: &str, text: &str, call: Option<(String, Value)>) -> Response {
+fn success(path: &str, text: &str, calls: Vec<(String, Value)>, answer: usize) -> Response {
     let body = match path {
         "/v1/messages" => {
             let mut content = Vec::new();
             if !text.is_empty() {
                 content.push(json!({ "type": "text", "text": text }));
             }
-            let stop = match &call {
-                Some((name, arguments)) => {
-                    content.push(json!({ "type": "tool_use", "id": "toolu_1", "name": name, "input": arguments }));
-                    "tool_use"
-                }
-                None => "end_turn",
+            for (n, (name, arguments)) in calls.iter().enumerate() {
+                content.push(json!({ "type": "tool_use", "id": format!("toolu_{answer}_{n}"), "name": name, "input": arguments }));
+            }
+            let stop = if calls.is_empty() {
+                "end_turn"
+            } else {
+                "tool_use"
             };
             json!({ "id": "msg_1", "type": "message", "role": "assistant", "content": content, "stop_reason": stop })
         }
         "/v1/chat/completions" => {
-            let tool_calls: Vec<Value> = call
+            let tool_calls: Vec<Value> = calls
                 .iter()
-                .map(|(name, arguments)| {
-                    json!({ "id": "call_1", "type": "function", "function": { "name": name, "arguments": arguments.to_string() } })
+                .enumerate()
+                .map(|(n, (name, arguments))| {
+                    json!({ "id": format!("call_{answer}_{n}"), "type": "function", "function": { "name": name, "arguments": arguments.to_string() } })
                 })
                 .collect();
             let finish = if tool_calls.is_empty() {
@@ -222,9 +247,13 @@ fn success(path: &str, text: &str, call: Option<(String, Value)>) -> Response {
         }
         _ => {
             let mut message = json!({ "role": "assistant", "content": text });
-            if let Some((name, arguments)) = call {
-                message["tool_calls"] =
-                    json!([{ "function": { "name": name, "arguments": arguments } }]);
+            if !calls.is_empty() {
+                // Ollama's tool calls carry no id and their arguments as an object.
+                let tool_calls: Vec<Value> = calls
+                    .iter()
+                    .map(|(name, arguments)| json!({ "function": { "name": name, "arguments": arguments } }))
+                    .collect();
+                message["tool_calls"] = json!(tool_calls);
             }
             json!({ "model": "test", "message": message, "done": true, "done_reason": "stop" })
         }

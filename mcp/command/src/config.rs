@@ -127,7 +127,8 @@ pub struct Config {
     /// sessions, captures and flows set it ([`Config::for_command_line`]), a local page being
     /// its user's own local action.
     pub file_urls: bool,
-    /// `--caps audit`: qa_audit_url and qa_get_runtime_errors are listed and callable.
+    /// `--caps audit`: qa_audit_url, qa_get_runtime_errors and qa_execute_user_flow are listed
+    /// and callable.
     pub caps_audit: bool,
     /// `--caps webmcp` (and every command-line session daemon): a browser chromate launches runs with
     /// [`WEBMCP_FEATURE`], and the page's own tools are offered (docs/mcp.md#webmcp).

@@ -31,6 +31,7 @@ pub mod llm;
 pub mod markup;
 pub mod mocks;
 pub mod private_fs;
+pub mod qaflow;
 pub mod reply;
 pub mod session;
 pub mod shared;

@@ -80,7 +80,9 @@ options:
                            settles until its network is quiet (at most 3 s)
   --timeout-ms N           the whole audit's deadline (default 120000); past it the report
                            says timeout and lists what was found
-  --focus TEXT             rank findings mentioning TEXT (text, URL, selector) first
+  --focus TEXT             rank findings mentioning TEXT (text, URL, selector) first; with
+                           CHROMATE_LLM_PROVIDER set, a model also ranks them for TEXT and may
+                           add findings of its own (source: model; docs/cli.md#focus-model-pass)
   --format FORMAT          text (default: ranked, one line per finding), json (the result),
                            md, html (self-contained, with screenshots), sarif (2.1.0), junit;
                            one such --format at most

@@ -12,6 +12,7 @@ pub(crate) mod commands;
 pub(crate) mod describe;
 pub(crate) mod flows;
 mod init;
+pub(crate) mod qa_flow;
 pub(crate) mod run;
 pub(crate) mod skill;
 mod words;
@@ -43,6 +44,8 @@ pub(crate) enum Command {
     Flows(flows::FlowsCommand),
     /// `chromate describe FILE [...]`: a screenshot described by a vision model.
     Describe(describe::DescribeCommand),
+    /// `chromate qa-flow URL --step TEXT... [...]`: a user journey run by a model.
+    QaFlow(qa_flow::QaFlowCommand),
     /// `chromate close [--session NAME]`.
     Close { session: Option<String> },
     /// `chromate sessions [--json]`.
@@ -91,6 +94,9 @@ usage:
                                 (./chromate.toml), for CI: reports, exit status 1 on failure
   chromate describe FILE [--provider P] [--model M] [--prompt TEXT] [--text]
                                 describe a screenshot with a vision model (docs/llm.md)
+  chromate qa-flow URL --step TEXT... [--expect TEXT] [--format json|text|junit] ...
+                                run a user journey in plain-language steps with a model
+                                (docs/llm.md#qa-flow)
   chromate close [--session NAME]
                                 end a session and its browser
   chromate sessions [--json]    list this user's running sessions
@@ -176,8 +182,9 @@ options:
   --allow-unrestricted-file-access
                             browser_upload may read any file the server can (default: only
                             files under the server's working directory)
-  --caps audit              add the audit capability's tools to tools/list: qa_audit_url and
-                            qa_get_runtime_errors (docs/cli.md#audits); default: the 28 tools
+  --caps audit              add the audit capability's tools to tools/list: qa_audit_url,
+                            qa_get_runtime_errors (docs/cli.md#audits) and
+                            qa_execute_user_flow (docs/llm.md#qa-flow); default: the 28 tools
   --caps flows              also offer capture_url, capture_element, run_flow, list_flows and
                             describe_flow (captures and flows for CI; docs/cli.md); without
                             it, tools/list is the 28 browser tools
@@ -251,6 +258,7 @@ fn is_command(word: &str) -> bool {
         "skill",
         "daemon",
         "audit",
+        "qa-flow",
         "errors",
         "webmcp",
     ];
@@ -309,6 +317,10 @@ fn parse_command(args: &[String]) -> Result<Command, UsageError> {
         "describe" => match describe::parse(rest)? {
             Some(command) => Ok(Command::Describe(command)),
             None => Ok(Command::Help(describe::HELP.to_owned())),
+        },
+        "qa-flow" => match qa_flow::parse(rest)? {
+            Some(command) => Ok(Command::QaFlow(command)),
+            None => Ok(Command::Help(qa_flow::HELP.to_owned())),
         },
         "capture" => flows::parse_capture(rest),
         "flows" => flows::parse_flows(rest),

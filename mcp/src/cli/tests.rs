@@ -43,6 +43,12 @@ fn check(args: &str, expect: Expect) {
         ),
         Ok(Command::Flows(command)) => format!("flows {command:?}"),
         Ok(Command::Describe(command)) => format!("describe {command:?}"),
+        Ok(Command::QaFlow(command)) => format!(
+            "qa-flow {} format={:?} output={:?}",
+            serde_json::Value::Object(command.arguments),
+            command.format,
+            command.output
+        ),
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
@@ -101,6 +107,44 @@ fn mcp_flags_parse() {
         expect![[
             r#"usage error: mcp: --cdp-timeout: expected milliseconds from 1 to 600000, got "0""#
         ]],
+    );
+}
+
+#[test]
+fn qa_flow_takes_a_url_steps_and_its_flags() {
+    check(
+        "qa-flow http://127.0.0.1:8080/ --step Login --step=Checkout --expect Done --format junit --output r.xml --provider openai --model m --timeout-ms 5000 --continue-on-failure --max-calls 3 --allow-origin http://127.0.0.1:9000 --no-vision",
+        expect![[r#"qa-flow {"allowed_origins":["http://127.0.0.1:9000"],"expected_outcome":"Done","max_model_calls_per_step":3,"model":"m","provider":"openai","steps":["Login","Checkout"],"stop_on_failure":false,"timeout_ms":5000,"url":"http://127.0.0.1:8080/","vision":false} format=Junit output=Some("r.xml")"#]],
+    );
+    check(
+        "qa-flow http://127.0.0.1:8080/ --step a --json --block-private-network --allow-private http://127.0.0.1:8080",
+        expect![[r#"qa-flow {"allow_private":["http://127.0.0.1:8080"],"block_private_network":true,"steps":["a"],"url":"http://127.0.0.1:8080/"} format=Json output=None"#]],
+    );
+    check(
+        "qa-flow http://127.0.0.1:8080/",
+        expect![[r#"usage error: qa-flow: give the journey's steps, each with --step "…""#]],
+    );
+    check(
+        "qa-flow --step a",
+        expect!["usage error: qa-flow: missing URL"],
+    );
+    check(
+        "qa-flow http://a/ http://b/ --step a",
+        expect![[
+            r#"usage error: qa-flow: one URL only, not also "http://b/" (each step goes after --step)"#
+        ]],
+    );
+    check(
+        "qa-flow http://a/ --step a --format html",
+        expect![[r#"usage error: qa-flow: --format "html": use text, json or junit"#]],
+    );
+    check(
+        "qa-flow http://a/ --step a --timeout-ms soon",
+        expect![[r#"usage error: qa-flow: --timeout-ms needs a number, not "soon""#]],
+    );
+    check(
+        "qa-flow --help",
+        expect!["help usage: chromate qa-flow URL --step TEXT [--step TEXT]... [--expect TEXT]"],
     );
 }
 

@@ -1170,7 +1170,7 @@ fn errors_drains_peeks_and_filters_with_a_cursor_of_its_own() {
 }
 
 #[test]
-fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
+fn the_mcp_audit_capability_adds_three_tools_and_runs_two() {
     let (server, _) = site();
     let plain = chromate_tests::McpCommand::new(crate::util::chromate_binary())
         .keep_env("CHROMATE_BROWSER")
@@ -1203,8 +1203,15 @@ fn the_mcp_audit_capability_adds_two_tools_and_runs_them() {
         .spawn();
     let listed = mcp.request("tools/list", json!({}));
     let all = names(&listed);
-    assert_eq!(all.len(), 30);
-    assert_eq!(&all[28..], ["qa_audit_url", "qa_get_runtime_errors"]);
+    assert_eq!(all.len(), 31);
+    assert_eq!(
+        &all[28..],
+        [
+            "qa_audit_url",
+            "qa_get_runtime_errors",
+            "qa_execute_user_flow"
+        ]
+    );
     let call = mcp.call(
         "qa_audit_url",
         json!({ "url": server.url("a11y.html"), "include_screenshots": true, "viewport": { "width": 800, "height": 600 } }),

@@ -19,6 +19,7 @@ mod bench_snapshot; // `chromate bench-snapshot`: every kind of target, JSON, ta
 mod cli; // the `chromate <command>` binary on session daemons: every command, sessions by pid
 mod flows; // `chromate capture` and `chromate flows`: captures, retries, flow files, reports
 mod llm; // the model-backed tools against the test provider on loopback: describe (CLI, MCP), flows' descriptions
-mod mcp; // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
+mod mcp;
+mod qa_flow; // `chromate qa-flow` and qa_execute_user_flow: a scripted model drives the fixture shop (three wire formats, a failing coupon, a hostile page, JUnit) // the `chromate mcp` binary over stdio: every wired tool, observations, shutdown by pid
 
 mod util;

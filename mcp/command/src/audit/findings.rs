@@ -85,6 +85,11 @@ pub struct Finding {
     pub selector_hint: Option<String>,
     /// The facts: URLs, statuses, stacks, figures, boxes (`rect`, document CSS px).
     pub evidence: Value,
+    /// Who found it when not chromate's own checks: `model` for a model's finding (a
+    /// `qa_execute_user_flow` step's report, the audit's `focus` pass), `journal` for a user
+    /// flow's console errors and HTTP failures. Absent (never serialised) on an audit's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
 }
 
 impl Finding {
@@ -105,6 +110,7 @@ impl Finding {
             page: page.to_owned(),
             selector_hint: None,
             evidence: json!({}),
+            source: None,
         }
     }
 
@@ -276,6 +282,13 @@ pub struct AuditResult {
     /// What the run wants said without failing: stale ignore entries, a URL list cut short.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub warnings: Vec<String>,
+    /// The `focus` model pass, when a provider is configured (`docs/cli.md#focus-model-pass`):
+    /// `{provider, model, ranked, added}`. Absent (never serialised) without one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model_pass: Option<Value>,
+    /// The entry page's snapshot text, read for the model pass only; never in the result.
+    #[serde(skip)]
+    pub page_text: Option<String>,
 }
 
 /// A finding the gate set aside, and why.

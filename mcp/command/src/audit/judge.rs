@@ -7,7 +7,7 @@ use super::*;
 
 /// Uncaught errors, unhandled rejections, `console.error` and `console.warn`, one finding per
 /// message and place (with its count).
-pub(super) fn runtime_findings(
+pub(crate) fn runtime_findings(
     entries: &[chromate::LogEntry],
     page: &str,
     found: &mut Vec<Finding>,

@@ -14,8 +14,9 @@
 //! (`tools/qa.rs`) or any front end's output.
 
 pub mod findings;
+pub mod focus;
 pub mod gate;
-mod judge;
+pub(crate) mod judge;
 pub mod report;
 mod sitemap;
 
@@ -82,6 +83,8 @@ pub struct AuditRequest {
     pub block_private_network: bool,
     /// Origins `--block-private-network` lets through.
     pub allow_private: Vec<chromate::OriginPattern>,
+    /// Read the entry page's snapshot text for the `focus` model pass ([`focus`]).
+    pub page_text: bool,
 }
 
 /// A link target's check.
@@ -112,6 +115,8 @@ struct Gathered {
     shots: Vec<TakenShot>,
     /// The entry page could not be audited.
     entry_failed: bool,
+    /// The entry page's snapshot text, when the request asks for it.
+    page_text: Option<String>,
 }
 
 /// Runs the audit on `browser` and returns its result; `Err` only when the audit could not run
@@ -239,6 +244,8 @@ pub async fn run(
         focus: request.focus.clone(),
         suppressed: Vec::new(),
         warnings,
+        model_pass: None,
+        page_text: gathered.page_text.take(),
     };
     Ok((result, std::mem::take(&mut gathered.shots)))
 }
@@ -438,6 +445,17 @@ async fn inspect_page_unboxed(
     if entry {
         lock(state).origins.insert(inspection.origin.clone());
     }
+    if entry && url == request.url && request.page_text {
+        let options = chromate::SnapshotOptions {
+            max_lines: focus::PAGE_LINES,
+            ..chromate::SnapshotOptions::default()
+        };
+        if let Ok(Ok(snapshot)) =
+            tokio::time::timeout(Duration::from_secs(10), page.snapshot(options)).await
+        {
+            lock(state).page_text = Some(snapshot.render());
+        }
+    }
     if entry && url == request.url {
         if request.screenshots {
             let mut shots = screenshots(page, &page_url, true).await;
@@ -618,7 +636,7 @@ fn page_entries(
 }
 
 /// The URL a private-network guard refused, if it refused one.
-fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
+pub(crate) fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
     entries.iter().find_map(|entry| match &entry.data {
         chromate::LogData::RequestFailed {
             url, blocked_by, ..

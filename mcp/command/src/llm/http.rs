@@ -172,10 +172,18 @@ async fn tls_connect(
         .with_no_client_auth();
     let name = ServerName::try_from(host.to_owned())
         .map_err(|err| HttpFailure::Fatal(format!("TLS: bad server name {host}: {err}")))?;
+    // A certificate the trust store does not vouch for is not worth another attempt.
     tokio_rustls::TlsConnector::from(Arc::new(config))
         .connect(name, tcp)
         .await
-        .map_err(|err| HttpFailure::Transient(format!("TLS handshake with {host}: {err}")))
+        .map_err(|err| {
+            let message = format!("TLS handshake with {host} failed: {err}");
+            if err.to_string().to_lowercase().contains("certificate") {
+                HttpFailure::Fatal(message)
+            } else {
+                HttpFailure::Transient(message)
+            }
+        })
 }
 
 #[cfg(not(feature = "tls"))]

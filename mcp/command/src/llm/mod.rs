@@ -507,6 +507,8 @@ impl Provider {
                 Err(http::HttpFailure::Fatal(message)) => {
                     let hint = if message.contains("no TLS") {
                         "use a build with TLS, or an http:// base URL on this machine".into()
+                    } else if message.contains("TLS") {
+                        "the provider's certificate is not trusted: chromate trusts the system's store; add its CA there, or name a PEM file with SSL_CERT_FILE".into()
                     } else {
                         format!("fix {BASE_URL_ENV}")
                     };

@@ -362,6 +362,7 @@ registry! {
     @audit
     AuditUrl(qa::AuditArgs) = qa::AUDIT_URL => audit, check: check_audit;
     RuntimeErrors(qa::ErrorsArgs) = qa::RUNTIME_ERRORS => errors;
+    UserFlow(qa::FlowArgs) = qa::USER_FLOW => user_flow, check: check_flow;
     WebMcp(webmcp::WebMcpArgs) = webmcp::WEBMCP => webmcp, check: check_webmcp;
     DescribeScreenshot(vision::DescribeArgs) = vision::DESCRIBE_SCREENSHOT => describe;
 }

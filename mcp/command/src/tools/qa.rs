@@ -1,13 +1,15 @@
-//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit` and
-//! `chromate errors` on the command line): qa_audit_url and qa_get_runtime_errors, their
-//! declarations, arguments, cross-argument rules and handlers.
+//! The audit capability's tools (`chromate mcp --caps audit`; `chromate audit`,
+//! `chromate errors` and `chromate qa-flow` on the command line): qa_audit_url,
+//! qa_get_runtime_errors and qa_execute_user_flow, their declarations, arguments,
+//! cross-argument rules and handlers.
 //!
 //! Owns turning the arguments into an [`AuditRequest`], storing the entry page's screenshots
 //! as session files, and the audit's reply (the stable result object and the ranked text
 //! report); the runtime-errors channel: its selection of the session journal (console
 //! warnings and errors, uncaught errors, HTTP responses ≥ 400), severities, and its own drain
-//! record, so `browser_logs` and the observations' tripwire never take an entry from it. What
-//! an audit does is `audit/`. Not in the default tools/list: the 28 tools stay 28
+//! record, so `browser_logs` and the observations' tripwire never take an entry from it; the
+//! user flow's allowed origins and its failing step's screenshot stored as a session file.
+//! What an audit does is `audit/`, what a user flow does `qaflow/`. Not in the default tools/list: the 28 tools stay 28
 //! unless the capability is asked for.
 
 use std::time::Duration;
@@ -82,7 +84,7 @@ tool_args! {
         .default_str("load"),
         timeout_ms: u64 = Arg::int("timeout_ms", "The whole audit's deadline; past it the result is status timeout with what was found", 1000, 600_000)
             .default_int(IntDefault::Value(120_000)),
-        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first").max_len(200),
+        focus: Option<String> = Arg::string("focus", "Rank findings whose text, URL or selector contains this first; with CHROMATE_LLM_PROVIDER set, a model ranks them for it and may add its own (source model)").max_len(200),
         #[serde(default)]
         include_screenshots: bool = Arg::boolean("include_screenshots", "Save the entry page's viewport and every audited page's full-page screenshots"),
         #[serde(default)]
@@ -196,6 +198,13 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         (None, Some(path)) => Some(super::state::login_of_storage_state(ctx.session, path)?),
         (None, None) => None,
     };
+    let focus = args.focus.filter(|focus| !focus.trim().is_empty());
+    // The focus model pass (docs/cli.md#focus-model-pass): only with a focus and a provider
+    // configured; without them the audit is exactly as before.
+    let model_pass = match &focus {
+        Some(_) => crate::audit::focus::configured(&|name| std::env::var(name).ok()),
+        None => None,
+    };
     let request = AuditRequest {
         url: args.url.trim().to_owned(),
         more_urls: args.urls.iter().map(|url| url.trim().to_owned()).collect(),
@@ -206,10 +215,11 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         viewport: args.viewport.map(|size| (size.width, size.height)),
         wait_until,
         timeout: Duration::from_millis(args.timeout_ms),
-        focus: args.focus.filter(|focus| !focus.trim().is_empty()),
+        focus: focus.clone(),
         screenshots: args.include_screenshots,
         block_private_network,
         allow_private,
+        page_text: matches!(model_pass, Some(Ok(_))),
     };
     if !ctx.session.browser_running() {
         ctx.progress.set_phase(ctx.session.start_phase());
@@ -221,6 +231,23 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         None => return Err(cancelled_error(verb)),
         Some(outcome) => outcome?,
     };
+    match (model_pass, &focus) {
+        (Some(Ok(provider)), Some(focus)) => {
+            ctx.progress.set_phase(format!(
+                "audit: asking {} ({}) about the focus",
+                provider.kind.as_str(),
+                provider.model
+            ));
+            let pass = crate::audit::focus::model_pass(&provider, &mut result, focus);
+            if ctx.cancel.run(pass).await.is_none() {
+                return Err(cancelled_error(verb));
+            }
+        }
+        (Some(Err(problem)), Some(_)) => result.warnings.push(format!(
+            "focus: no model pass: the configured provider cannot be used: {problem}"
+        )),
+        _ => {}
+    }
     let mut links = Vec::new();
     for shot in shots {
         let name = &shot.name;
@@ -413,4 +440,187 @@ pub async fn errors(ctx: &mut ToolContext<'_>, args: ErrorsArgs) -> Result<ToolO
         "cleared": clear,
         "capturing": ctx.session.journal.capturing(),
     })))
+}
+
+pub const USER_FLOW: ToolDecl = ToolDecl {
+    name: "qa_execute_user_flow",
+    title: "Run a user journey",
+    verb: "qa-flow",
+    description: "Run a user journey written as plain-language steps with a model (Anthropic, OpenAI or Ollama; docs/llm.md#qa-flow) in an isolated browser context: per step the model reads the page's snapshot and acts through a small fixed set of tools (click, fill, select, check, press, navigate within the entry URL's origin, wait, expect), never eval, uploads, files or state. Result: status completed/failed/timeout, steps with status, action, durable target selector, duration and error, outcome_matched, findings (console errors and HTTP failures, and the model's, marked), metrics, and the failing step's screenshot.",
+    // It acts on pages (fills and submits their forms): never read-only.
+    hints: Hints::A,
+    observes: false,
+    cli: Cli::new("qa-flow", &[Slot::arg("url")]),
+    args: FlowArgs::ARGS,
+    capability: Capability::Audit,
+    runs: Runs::Session,
+    spill: None,
+    negative: None,
+};
+
+tool_args! {
+    /// The arguments of qa_execute_user_flow, in schema order.
+    pub struct FlowArgs {
+        url: String = Arg::string("url", "Absolute http(s) URL where the journey starts")
+            .max_len(2048)
+            .required(),
+        steps: Vec<String> = Arg::kind(
+            "steps",
+            "The journey's steps in plain language, in order",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 50,
+                item_min_len: 1,
+                item_max_len: 2000,
+            },
+        )
+        .required(),
+        expected_outcome: Option<String> = Arg::string("expected_outcome", "What the page shows when the journey succeeded; checked by the model after the last step").max_len(2000),
+        timeout_ms: u64 = Arg::int("timeout_ms", "The whole journey's deadline; past it the result is status timeout", 1000, 600_000)
+            .default_int(IntDefault::Value(120_000)),
+        stop_on_failure: Option<bool> = Arg::boolean("stop_on_failure", "Skip the steps after a failed one (default true)"),
+        max_model_calls_per_step: u32 = Arg::int("max_model_calls_per_step", "Model calls one step may take before it fails", 1, 30)
+            .default_int(IntDefault::Value(10)),
+        provider: Option<String> = Arg::string("provider", "anthropic, openai or ollama (default: CHROMATE_LLM_PROVIDER, else the first whose key is set, else ollama)").max_len(32),
+        model: Option<String> = Arg::string("model", "The model (default: CHROMATE_LLM_MODEL, else the provider's default); it must take tool calls").max_len(200),
+        #[serde(default)]
+        allowed_origins: Vec<String> = Arg::kind(
+            "allowed_origins",
+            "Origins (scheme://host[:port]) the model may navigate to besides the entry URL's",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+        vision: Option<bool> = Arg::boolean("vision", "The model takes images: a step that asks about the page's look gets a screenshot (default true)"),
+        #[serde(default)]
+        block_private_network: bool = Arg::boolean("block_private_network", "Refuse requests and redirect hops to loopback, private, link-local and unique-local addresses, as audits do"),
+        #[serde(default)]
+        allow_private: Vec<String> = Arg::kind(
+            "allow_private",
+            "Origins (scheme://host[:port]) block_private_network lets through",
+            Kind::StrList {
+                min_items: 1,
+                max_items: 20,
+                item_min_len: 1,
+                item_max_len: 300,
+            },
+        ),
+    }
+}
+
+pub fn check_flow(args: &FlowArgs, session: &ToolSession) -> Result<(), ToolError> {
+    if !is_http(&args.url) {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: {:?} is not an absolute http or https URL", args.url),
+            "url",
+            "start the journey on a page a browser loads over the network, e.g. http://127.0.0.1:8080/",
+        ));
+    }
+    if crate::qaflow::actions::origin_of(&args.url).is_none() {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: {:?} has no origin chromate can allow", args.url),
+            "url",
+            "give a URL of the form scheme://host[:port]/path",
+        ));
+    }
+    if let Some(step) = args.steps.iter().position(|step| step.trim().is_empty()) {
+        return Err(ToolError::invalid_argument(
+            format!("qa-flow: step {} is blank", step + 1),
+            "steps",
+            "write each step as a sentence, e.g. \"Add the blue mug to the cart\"",
+        ));
+    }
+    for origin in args.allowed_origins.iter().chain(&args.allow_private) {
+        if let Err(err) = crate::config::parse_origin_list(origin) {
+            return Err(ToolError::invalid_argument(
+                format!("qa-flow: {err}"),
+                "allowed_origins",
+                "name origins as scheme://host[:port], e.g. http://127.0.0.1:3000",
+            ));
+        }
+    }
+    let guarded = args.block_private_network || session.config.remote;
+    if !args.allow_private.is_empty() && !guarded {
+        return Err(ToolError::invalid_argument(
+            "qa-flow: allow_private only matters with block_private_network",
+            "allow_private",
+            "add block_private_network, or drop allow_private",
+        ));
+    }
+    Ok(())
+}
+
+pub async fn user_flow(ctx: &mut ToolContext<'_>, args: FlowArgs) -> Result<ToolOutput, ToolError> {
+    let verb = USER_FLOW.verb;
+    let provider = crate::vision::provider(verb, args.provider.as_deref(), args.model.as_deref())?;
+    let origins = |list: &[String]| -> Vec<chromate::OriginPattern> {
+        list.iter()
+            .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
+            .collect()
+    };
+    let mut allowed = origins(&args.allowed_origins);
+    allowed.extend(crate::qaflow::actions::origin_of(&args.url));
+    let request = crate::qaflow::FlowRequest {
+        url: args.url.trim().to_owned(),
+        steps: args
+            .steps
+            .iter()
+            .map(|step| step.trim().to_owned())
+            .collect(),
+        expected_outcome: args
+            .expected_outcome
+            .filter(|outcome| !outcome.trim().is_empty()),
+        timeout: Duration::from_millis(args.timeout_ms),
+        stop_on_failure: args.stop_on_failure.unwrap_or(true),
+        max_calls_per_step: args.max_model_calls_per_step,
+        allowed,
+        block_private_network: args.block_private_network || ctx.session.config.remote,
+        allow_private: origins(&args.allow_private),
+        vision: args.vision.unwrap_or(true),
+    };
+    if !ctx.session.browser_running() {
+        ctx.progress.set_phase(ctx.session.start_phase());
+    }
+    let browser = ctx.session.ensure_browser(verb).await?.browser.clone();
+    let run = crate::qaflow::run(&browser, &provider, &request, &ctx.progress);
+    let (mut result, shot) = match ctx.cancel.run(run).await {
+        None => return Err(cancelled_error(verb)),
+        Some(outcome) => outcome?,
+    };
+    let mut links = Vec::new();
+    if let Some((index, png)) = shot {
+        match ctx
+            .session
+            .artifacts
+            .write(&format!("qa-flow-step-{index}.png"), &png)
+        {
+            Ok(path) => {
+                let shown = path.display().to_string();
+                if let Some(step) = result.steps.iter_mut().find(|step| step.index == index) {
+                    step.screenshot = Some(shown.clone());
+                }
+                result.screenshot = Some(shown);
+                links.push(path);
+            }
+            Err(err) => {
+                eprintln!("chromate: qa-flow: the failing step's screenshot was not saved: {err:?}")
+            }
+        }
+    }
+    let text = crate::qaflow::report::text(&result);
+    let value = serde_json::to_value(&result).map_err(|err| {
+        ToolError::new(
+            ToolErrorCode::DriverError,
+            format!("qa-flow: the result did not serialise: {err}"),
+        )
+        .with_hint("report this chromate bug")
+        .with_detail(json!({ "reason": "internal" }))
+    })?;
+    let mut output = ToolOutput::new(value);
+    output.text = Some(text);
+    output.links = links;
+    Ok(output)
 }

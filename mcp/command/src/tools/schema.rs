@@ -114,7 +114,7 @@ impl Hints {
 pub enum Capability {
     /// The 28 tools of docs/tools.md.
     Core,
-    /// `--caps audit`: qa_audit_url and qa_get_runtime_errors.
+    /// `--caps audit`: qa_audit_url, qa_get_runtime_errors and qa_execute_user_flow.
     Audit,
     /// `--caps flows`: captures and flows, each in a browser of its own.
     Flows,

@@ -68,6 +68,8 @@ fn typical() -> AuditResult {
     ];
     crate::audit::findings::rank(&mut findings, None);
     AuditResult {
+        model_pass: None,
+        page_text: None,
         status: Status::Completed,
         url: page.to_owned(),
         duration_ms: 1834,
