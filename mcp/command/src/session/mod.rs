@@ -31,7 +31,7 @@ use crate::mocks::MockTable;
 
 /// The log journal as the MCP layer sees it (docs/mcp.md#logs): the engine's journal,
 /// shared by every browser of the session, and the tripwire's cursor (docs/mcp.md#observations).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SessionJournal {
     /// The entries; capture belongs to the engine.
     pub log: chromate::Journal,
@@ -127,6 +127,13 @@ pub struct ToolSession {
     /// How many times the endpoint's browser was replaced, and why the last time
     /// (browser_status `browserReplaced`).
     replacements: (u64, Option<String>),
+    /// The baselines of calls that named a tab other than the active one, by tab id
+    /// (docs/mcp.md#tabs-for-parallel-agents): each tab's observations diff against its own.
+    tab_baselines: std::collections::HashMap<String, chromate::Snapshot>,
+    /// The tripwire cursor of each tab's calls, by tab id.
+    tab_observed: std::collections::HashMap<String, u64>,
+    /// Set on a session forked for one call on one tab ([`ToolSession::fork_tab`]).
+    fork: Option<tabs::Fork>,
 }
 
 impl ToolSession {
@@ -164,6 +171,9 @@ impl ToolSession {
             lost_endpoint_browser: None,
             owns_connection: false,
             replacements: (0, None),
+            tab_baselines: std::collections::HashMap::new(),
+            tab_observed: std::collections::HashMap::new(),
+            fork: None,
         }
     }
 
@@ -334,10 +344,12 @@ const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
 mod browser;
 mod observe;
 mod refusals;
+mod tabs;
 
 pub use browser::{CrashedTab, Live, Tab};
 pub use observe::Tripwire;
 pub use refusals::Refusal;
+pub use tabs::tab_argument;
 
 #[cfg(test)]
 mod tests;
