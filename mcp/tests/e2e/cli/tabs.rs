@@ -31,19 +31,24 @@ fn cli_tab_acts_on_that_tab_and_leaves_the_active_one() {
     let out = cli.fails(&["click", &add, "--tab", "p2"]);
     assert_eq!(out.error_code(), "INVALID_ARGUMENT", "{out:?}");
     assert!(
-        out.stderr.contains(&format!("ref {add} belongs to tab p1, not to tab p2")),
+        out.stderr
+            .contains(&format!("ref {add} belongs to tab p1, not to tab p2")),
         "{out:?}"
     );
     let out = cli.fails(&["snapshot", "--tab", "p7"]);
     assert_eq!(out.error_code(), "INVALID_ARGUMENT", "{out:?}");
     assert!(
-        out.stderr.contains("no open tab p7; open tabs: p1 ")
-            && out.stderr.contains(", p2 "),
+        out.stderr.contains("no open tab p7; open tabs: p1 ") && out.stderr.contains(", p2 "),
         "{out:?}"
     );
     // The shape of an id is checked before anything is sent.
-    let out = cli.fails(&["snapshot", "--tab", "two"]);
+    let out = cli.run(&["snapshot", "--tab", "two"]);
     assert_eq!(out.code, Some(2), "{out:?}");
+    assert!(
+        out.stderr
+            .starts_with("chromate: snapshot: argument --tab must match ^p[1-9][0-9]{0,15}$\n"),
+        "{out:?}"
+    );
 
     // A batch's steps with their tab.
     let steps = r##"[{"tool":"browser_fill","arguments":{"selector":"#note","value":"batched","tab":"p2"}},{"tool":"browser_click","arguments":{"selector":"#add","tab":"p2"}}]"##;

@@ -79,20 +79,23 @@ fn mcp_tabs_batch_steps_name_their_tab() {
         json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
     );
     assert_eq!(opened["id"], json!("p2"));
-    mcp.ok("browser_page", json!({ "action": "select", "target": "p1" }));
+    mcp.ok(
+        "browser_page",
+        json!({ "action": "select", "target": "p1" }),
+    );
 
     // Steps on p2 from a batch without tab: done there, the active tab untouched.
-    let (result, observation) = mcp.ok(
+    let done = mcp.call_result(
         "browser_batch",
         json!({ "steps": [
             { "tool": "browser_fill", "arguments": { "selector": "#note", "value": "from-batch", "tab": "p2" } },
             { "tool": "browser_click", "arguments": { "selector": "#add", "tab": "p2" } },
         ] }),
     );
-    assert_eq!(result["ok"], json!(true), "{result}");
+    assert!(done.get("isError").is_none(), "{done}");
     assert!(
-        !observation.unwrap_or_default().contains("B item"),
-        "a batch without tab observes the active tab only"
+        !done.to_string().contains("B item"),
+        "a batch without tab observes the active tab only: {done}"
     );
     let call = mcp.call_result("browser_snapshot", json!({ "tab": "p2" }));
     let text = call["content"][0]["text"].as_str().unwrap_or_default();
@@ -107,18 +110,18 @@ fn mcp_tabs_batch_steps_name_their_tab() {
     );
 
     // A batch on p2: its steps there, its observation a diff of p2.
-    let (result, observation) = mcp.ok(
+    let done = mcp.call_result(
         "browser_batch",
         json!({ "tab": "p2", "steps": [
             { "tool": "browser_fill", "arguments": { "selector": "#note", "value": "second" } },
             { "tool": "browser_click", "arguments": { "selector": "#add" } },
         ] }),
     );
-    assert_eq!(result["ok"], json!(true), "{result}");
-    let observation = observation.unwrap_or_default();
+    assert!(done.get("isError").is_none(), "{done}");
+    let observation = done["content"][1]["text"].as_str().unwrap_or_default();
     assert!(
         observation.contains("B item 2: second"),
-        "the batch observes its tab: {observation}"
+        "the batch observes its tab: {done}"
     );
     assert!(!observation.contains("Agent A"), "{observation}");
 
