@@ -237,7 +237,7 @@ pub(crate) static TAB_ID: schema::Pattern = schema::Pattern {
 
 /// `tab` of every tool that acts on one page (docs/mcp.md#tabs-for-parallel-agents): the call
 /// acts on that tab, never changes the active one, and runs beside calls on other tabs.
-pub const TAB: Arg = Arg::string("tab", "Tab id (p2) to act on; default the active tab")
+pub const TAB: Arg = Arg::string("tab", "Tab id (p2); default the active tab")
     .max_len(17)
     .pattern(&TAB_ID);
 
