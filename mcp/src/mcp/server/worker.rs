@@ -88,6 +88,8 @@ fn start(
     let cancel = Cancel::new(cancel_rx.clone());
     let handle = tokio::spawn(async move {
         match slot {
+            // Cancelled while it waited for its turn: it never runs, as a queued call.
+            Slot::Alone(_) if cancel.is_cancelled() => Value::Null,
             Slot::Alone(_gate) => {
                 call.progress
                     .set_phase(format!("running {}", call.decl.name));
@@ -106,6 +108,9 @@ fn start(
             } => {
                 if let Some(previous) = previous {
                     let _ = previous.await;
+                }
+                if cancel.is_cancelled() {
+                    return Value::Null;
                 }
                 call.progress
                     .set_phase(format!("running {}", call.decl.name));
