@@ -10,7 +10,9 @@
 //! call (docs/mcp.md#observations) and [`ToolSession::shutdown`] at exit (docs/mcp.md#run).
 //!
 //! By job: `browser.rs` (the browser, its tabs and their recovery), `observe.rs` (what the
-//! model sees after an action), `refusals.rs` (engine errors and refusals as tool errors);
+//! model sees after an action), `refusals.rs` (engine errors and refusals as tool errors),
+//! `tabs.rs` (a call that names a tab: the session forked for it, with the tab's own baseline,
+//! and merged back, docs/mcp.md#tabs-for-parallel-agents);
 //! this file holds the session itself, its directories and its shutdown.
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
