@@ -160,6 +160,13 @@ pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<Strin
         "--use-mock-keychain".to_string(),
         "--mute-audio".to_string(),
         "--force-device-scale-factor=1".to_string(),
+        // Tabs behind the one in front keep their timers: headless shows one tab at a time,
+        // and agents that each own a tab act in all of them at once
+        // (docs/mcp.md#tabs-for-parallel-agents). Throttled, a hidden tab's 50 ms timer (the
+        // actionability check's) fires after up to a second.
+        "--disable-background-timer-throttling".to_string(),
+        "--disable-renderer-backgrounding".to_string(),
+        "--disable-backgrounding-occluded-windows".to_string(),
     ];
     if running_as_root() {
         args.push("--no-sandbox".to_string());
@@ -272,6 +279,7 @@ mod tests {
             "--user-data-dir=/tmp/p",
             "--remote-debugging-pipe",
             "--window-size=1280,800",
+            "--disable-background-timer-throttling",
         ] {
             assert!(
                 args.iter().any(|a| a == flag),

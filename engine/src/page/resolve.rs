@@ -95,6 +95,16 @@ impl Page {
         self.refs.record(&self.target_id, minted, &shows);
     }
 
+    /// The target id of the page whose snapshot issued `element_ref`, while the document it
+    /// was issued in may still show; `None` for a ref never issued or whose document is gone.
+    /// A front end that routes calls by tab names the tab a ref belongs to with it.
+    pub fn ref_target(&self, element_ref: ElementRef) -> Option<String> {
+        match self.refs.lookup(element_ref.number())? {
+            RefRecord::Live(issued) => Some(issued.target_id.to_string()),
+            RefRecord::Retired => None,
+        }
+    }
+
     /// Whether this page's browser issued `element_ref` (in this page or another).
     pub fn has_issued_ref(&self, element_ref: ElementRef) -> bool {
         self.refs.has_issued(element_ref.number())

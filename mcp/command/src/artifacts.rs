@@ -123,6 +123,10 @@ pub struct ArtifactStore {
     bytes: u64,
     /// The size limit of one download: what the quota has left.
     download_limit: chromate::DownloadLimit,
+    /// A store forked for one call on one tab ([`ArtifactStore::fork`]): its files are named
+    /// `NNNN-<tab>-<label>`, so calls on other tabs running at the same time never pick the
+    /// same name; and the counts it started from.
+    forked: Option<(String, u64, u64)>,
 }
 
 impl ArtifactStore {
@@ -145,6 +149,7 @@ impl ArtifactStore {
             files: 0,
             bytes: 0,
             download_limit: chromate::DownloadLimit::default(),
+            forked: None,
         };
         store.update_download_limit();
         store
@@ -161,6 +166,7 @@ impl ArtifactStore {
             files: 0,
             bytes: 0,
             download_limit: chromate::DownloadLimit::default(),
+            forked: None,
         };
         store.update_download_limit();
         store
@@ -212,13 +218,44 @@ impl ArtifactStore {
         self.ensure_dir()
             .map_err(|err| WriteError::Io(err.to_string()))?;
         self.counter += 1;
-        let path = self.dir.join(format!("{:04}-{label}", self.counter));
+        let path = match &self.forked {
+            Some((tab, ..)) => self.dir.join(format!("{:04}-{tab}-{label}", self.counter)),
+            None => self.dir.join(format!("{:04}-{label}", self.counter)),
+        };
         private_fs::write_new_file(&path, data)
             .map_err(|err| WriteError::Io(format!("{}: {err}", path.display())))?;
         self.files += 1;
         self.bytes += data.len() as u64;
         self.update_download_limit();
         Ok(path)
+    }
+
+    /// A copy of the store for one call on tab `tab` (docs/mcp.md#tabs-for-parallel-agents):
+    /// same directory, limits and download limit, its own names; [`ArtifactStore::absorb`]
+    /// takes its counts back.
+    pub fn fork(&mut self, tab: &str) -> ArtifactStore {
+        // Made now, once: forks running at the same time must not race to create it.
+        let _ = self.ensure_dir();
+        ArtifactStore {
+            dir: self.dir.clone(),
+            limits: self.limits,
+            created: self.created,
+            counter: self.counter,
+            files: self.files,
+            bytes: self.bytes,
+            download_limit: self.download_limit.clone(),
+            forked: Some((tab.to_owned(), self.files, self.bytes)),
+        }
+    }
+
+    /// Counts what a [`ArtifactStore::fork`] wrote against this store's quota.
+    pub fn absorb(&mut self, fork: &ArtifactStore) {
+        if let Some((_, files, bytes)) = &fork.forked {
+            self.files += fork.files.saturating_sub(*files);
+            self.bytes += fork.bytes.saturating_sub(*bytes);
+        }
+        self.counter = self.counter.max(fork.counter);
+        self.update_download_limit();
     }
 
     /// Spills `text` if it is over the spill size (docs/mcp.md#spilling) and returns what goes inline.

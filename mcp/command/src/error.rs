@@ -99,8 +99,8 @@ error_codes! {
         when: "result not serialisable",
         detail: "`returnedType`";
     InvalidArgument => "INVALID_ARGUMENT",
-        when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id",
-        detail: "`argument?`, `allowed?`, `selector?`, `reason?`, `cdpMessage?`, `step?`";
+        when: "cross-argument rule; selector rejected by the browser; bad URL, key, option, file, state name, log kind, rule id; a `tab` no open tab has; a ref of another tab",
+        detail: "`argument?`, `allowed?`, `selector?`, `reason?` (`unknown-tab`: `allowed` the open tabs; `other-tab`: `ref`, `tab` its owner), `cdpMessage?`, `step?`";
     StateInvalid => "STATE_INVALID",
         when: "dialog blocks the call or none to answer; a page whose document keeps changing; mock limit; trace state or name clash; quota; no capture for no-errors; a page tool (WebMCP) the page canceled, or a browser without WebMCP",
         detail: "`reason` (`dialog-open`: `dialog`, `reopened?`; `document-keeps-changing`: `changes`; `webmcp-canceled`, `webmcp-off`)";
@@ -120,8 +120,8 @@ error_codes! {
         when: "no executable, start failure/timeout, endpoint unreachable",
         detail: "`tried`, `endpoint?`, `reason`";
     DriverError => "DRIVER_ERROR",
-        when: "protocol/transport failure, browser lost, a tab's renderer crashed, anything unexpected",
-        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason` (`tab-crashed`: `tab`, `url`, `newTab`)";
+        when: "protocol/transport failure, browser lost, a tab's renderer crashed, a call's tab closed while it ran, anything unexpected",
+        detail: "`cdpMethod`, `cdpCode`, `cdpMessage` where known; `reason` (`tab-crashed`: `tab`, `url`, `newTab`; `tab-closed`: `tab`)";
     Unsupported => "UNSUPPORTED",
         when: "the connected browser lacks a protocol method the call needs",
         detail: "`cdpMethod`, `feature`";

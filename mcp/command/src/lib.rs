@@ -57,7 +57,9 @@ pub use reply::{Done, Failed, Reply};
 /// are made"). The flows crate and the binary use it too.
 pub type Boxed<'a, T> = std::pin::Pin<Box<dyn std::future::Future<Output = T> + Send + 'a>>;
 
-/// Runs one validated call against the session and renders its outcome.
+/// Runs one validated call against the session and renders its outcome. A call that names a
+/// `tab` runs on that tab (docs/mcp.md#tabs-for-parallel-agents), the session's active tab
+/// untouched; [`run_shared`] runs such calls beside each other.
 pub async fn run(
     session: &mut ToolSession,
     decl: &'static ToolDecl,
@@ -69,6 +71,75 @@ pub async fn run(
     if let Runs::Detached(detached) = decl.runs {
         return detached(&session.config, arguments, cancel, progress).await;
     }
+    let tab = session::tab_argument(&arguments)
+        .filter(|tab| session.forked_tab() != Some(*tab))
+        .map(str::to_owned);
+    let Some(tab) = tab else {
+        return run_here(session, decl, arguments, cancel, progress).await;
+    };
+    let mut fork = match session.fork_tab(&tab, decl.verb) {
+        Ok(fork) => fork,
+        Err(error) => return render(session, decl, Err(error)),
+    };
+    fork.trace = session.trace.take();
+    let reply = run_here(&mut fork, decl, arguments, cancel, progress).await;
+    session.trace = fork.trace.take();
+    session.merge_tab(fork);
+    reply
+}
+
+/// Whether [`run_shared`] runs this call beside others: it names a tab.
+pub fn runs_on_tab(decl: &ToolDecl, arguments: &Map<String, Value>) -> bool {
+    !matches!(decl.runs, Runs::Detached(_)) && session::tab_argument(arguments).is_some()
+}
+
+/// [`run`] for a call that names a tab ([`runs_on_tab`]), on a session other calls share: the
+/// session is locked only to fork it for the tab and to merge the fork back, so calls on
+/// other tabs run meanwhile (docs/mcp.md#tabs-for-parallel-agents). While a trace records, the
+/// session stays locked for the whole call: a trace is one ordered record. Calls on one tab
+/// are kept in order by the caller.
+pub fn run_shared<'a>(
+    session: &'a tokio::sync::Mutex<ToolSession>,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &'a Cancel,
+    progress: &'a Progress,
+) -> Boxed<'a, Reply> {
+    Box::pin(run_shared_unboxed(
+        session, decl, arguments, cancel, progress,
+    ))
+}
+
+async fn run_shared_unboxed(
+    session: &tokio::sync::Mutex<ToolSession>,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Reply {
+    let mut guard = session.lock().await;
+    let tab = session::tab_argument(&arguments).map(str::to_owned);
+    let Some(tab) = tab.filter(|_| guard.trace.is_none()) else {
+        return run(&mut guard, decl, arguments, cancel, progress).await;
+    };
+    let mut fork = match guard.fork_tab(&tab, decl.verb) {
+        Ok(fork) => fork,
+        Err(error) => return render(&mut guard, decl, Err(error)),
+    };
+    drop(guard);
+    let reply = run_here(&mut fork, decl, arguments, cancel, progress).await;
+    session.lock().await.merge_tab(fork);
+    reply
+}
+
+/// [`run`] on this session's active tab (a fork's: its tab).
+async fn run_here(
+    session: &mut ToolSession,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Reply {
     // Kept for the trace's action event (docs/mcp.md#traces); a tool that runs steps records
     // its steps itself.
     let traced = (session.trace.is_some() && matches!(decl.runs, Runs::Session)).then(|| {
@@ -119,6 +190,7 @@ async fn execute(
     };
     let mut outcome = tool_call.run(&mut ctx).await;
     ctx.session.call_deadline = None;
+    ctx.session.report_closed_tab(decl.verb, &mut outcome);
     // A tab the call found stuck is replaced before anything else runs; so is a tab whose
     // renderer crashed, which the failed call then reports.
     ctx.session.replace_stuck_tab().await;

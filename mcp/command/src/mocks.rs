@@ -49,7 +49,7 @@ impl MockRule {
 }
 
 /// The session's mocks, in creation order.
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct MockTable {
     rules: Vec<MockRule>,
     next_id: u64,

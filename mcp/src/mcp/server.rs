@@ -2,7 +2,8 @@
 //! scheduling tool calls, progress, cancellation and shutdown (docs/mcp.md#protocol-eras).
 //!
 //! Owns: the stdin reader thread, the stdout writer thread, the method
-//! table of docs/mcp.md#protocol-eras, the one-at-a-time tool-call worker with its queue,
+//! table of docs/mcp.md#protocol-eras, the tool-call queue and its worker (`server/worker.rs`:
+//! calls without `tab` one at a time, calls on different tabs side by side),
 //! `notifications/cancelled`, `notifications/progress`, turning tool results
 //! into MCP results (spilling and the response cap applied), and the
 //! shutdown sequence. Does not own argument rules (`tools/`), framing and
@@ -163,8 +164,11 @@ struct QueuedCall {
     era: Era,
 }
 
-/// The running call's id and its cancellation switch.
+/// A call the worker took from the queue (waiting for its tab or running), its id and its
+/// cancellation switch.
 struct RunningCall {
+    /// Unique among the calls of this server (JSON-RPC ids are the client's).
+    seq: u64,
     id: Value,
     cancel: watch::Sender<bool>,
     /// Set once the call's task is spawned; shutdown aborts a call that
@@ -175,7 +179,9 @@ struct RunningCall {
 #[derive(Default)]
 struct Queue {
     pending: VecDeque<QueuedCall>,
-    running: Option<RunningCall>,
+    running: Vec<RunningCall>,
+    /// The next [`RunningCall::seq`].
+    next_seq: u64,
     closed: bool,
 }
 
@@ -184,6 +190,10 @@ struct Shared {
     wake: Notify,
     outbox: Outbox,
     session: tokio::sync::Mutex<ToolSession>,
+    /// Calls without `tab` hold it exclusively, calls on a tab shared (`server/worker.rs`).
+    gate: Arc<tokio::sync::RwLock<()>>,
+    /// The end of the last call taken for each tab: the next call on that tab waits for it.
+    tails: Mutex<std::collections::HashMap<String, tokio::sync::oneshot::Receiver<()>>>,
     defaults: Defaults,
     /// The tools this session offers: the 28 and those of the capabilities asked for
     /// (`--caps audit,flows`).
@@ -345,6 +355,8 @@ impl Core {
             attached,
             client_roots,
             session: tokio::sync::Mutex::new(session),
+            gate: Arc::new(tokio::sync::RwLock::new(())),
+            tails: Mutex::default(),
             defaults,
             registry: Registry::new(chromate_flows::tools::FLOW_TOOLS, caps),
             webmcp,
@@ -423,7 +435,7 @@ impl Core {
     /// Whether a tool call is queued or running (an idle session may expire; a busy one not).
     pub(crate) fn busy(&self) -> bool {
         let queue = self.shared.queue();
-        queue.running.is_some() || !queue.pending.is_empty()
+        !queue.running.is_empty() || !queue.pending.is_empty()
     }
 
     /// Drops queued calls, cancels the running one and runs the session's shutdown hook
@@ -445,20 +457,25 @@ async fn shutdown(shared: Arc<Shared>, worker: tokio::task::JoinHandle<()>) {
         for call in queue.pending.drain(..) {
             call.progress.with_state(|state| state.finished = true);
         }
-        if let Some(running) = &queue.running {
+        for running in &queue.running {
             let _ = running.cancel.send(true);
         }
     }
     shared.wake.notify_one();
-    if tokio::time::timeout(SHUTDOWN_CALL_GRACE, worker)
+    // Every call holds the gate while it runs: having it alone means they all ended.
+    let ended = async {
+        let _ = worker.await;
+        let _ = shared.gate.clone().write_owned().await;
+    };
+    if tokio::time::timeout(SHUTDOWN_CALL_GRACE, ended)
         .await
         .is_err()
     {
-        if let Some(abort) = shared
+        for abort in shared
             .queue()
             .running
-            .as_ref()
-            .and_then(|r| r.abort.clone())
+            .iter()
+            .filter_map(|r| r.abort.clone())
         {
             abort.abort();
         }
@@ -626,8 +643,12 @@ impl Dispatcher {
                 call.progress.with_state(|state| state.finished = true);
                 self.shared.outbox.forget(request_id);
             }
-        } else if let Some(running) = &queue.running {
-            if &running.id == request_id {
+        } else {
+            for running in queue
+                .running
+                .iter()
+                .filter(|running| &running.id == request_id)
+            {
                 let _ = running.cancel.send(true);
                 self.shared.outbox.forget(request_id);
             }
@@ -856,97 +877,6 @@ async fn report_progress(progress: Progress, token: Value, outbox: Outbox) {
     }
 }
 
-async fn run_worker(shared: Arc<Shared>) {
-    loop {
-        let (call, cancel_rx) = loop {
-            let notified = shared.wake.notified();
-            {
-                let mut queue = shared.queue();
-                if queue.closed {
-                    return;
-                }
-                // Popping and marking it running under one lock: a cancel
-                // always finds the call in one place or the other.
-                if let Some(call) = queue.pending.pop_front() {
-                    let (cancel_tx, cancel_rx) = watch::channel(false);
-                    queue.running = Some(RunningCall {
-                        id: call.id.clone(),
-                        cancel: cancel_tx,
-                        abort: None,
-                    });
-                    break (call, cancel_rx);
-                }
-            }
-            notified.await;
-        };
-        let progress = call.progress.clone();
-        progress.set_phase(format!("running {}", call.decl.name));
-        let id = call.id.clone();
-        let task_shared = shared.clone();
-        let cancel = Cancel::new(cancel_rx.clone());
-        let handle = tokio::spawn(async move {
-            let mut session = task_shared.session.lock().await;
-            let envelope = execute(&mut session, task_shared.attached.as_ref(), call, cancel).await;
-            if let Some(projection) = &task_shared.webmcp {
-                projection.publish(&mut session);
-            }
-            envelope
-        });
-        if let Some(running) = shared.queue().running.as_mut() {
-            running.abort = Some(handle.abort_handle());
-        }
-        let envelope = match handle.await {
-            Ok(envelope) => envelope,
-            Err(join_error) => RpcError::new(
-                id.clone(),
-                jsonrpc::INTERNAL_ERROR,
-                format!("internal error: tool call failed: {join_error}"),
-            )
-            .to_json(),
-        };
-        let cancelled = *cancel_rx.borrow();
-        shared.queue().running = None;
-        progress.with_state(|state| {
-            if !state.finished && !cancelled {
-                shared.outbox.send(&envelope);
-            }
-            state.finished = true;
-        });
-    }
-}
-
-/// Runs one validated call against the session (or the attached one); returns the response
-/// envelope.
-async fn execute(
-    session: &mut ToolSession,
-    attached: Option<&Attached>,
-    call: QueuedCall,
-    cancel: Cancel,
-) -> Value {
-    let decl = call.decl;
-    // A tool that runs in browsers of its own (the flows) runs here, attached or not.
-    let reply = match attached {
-        Some(attached) if !matches!(decl.runs, Runs::Detached(_)) => {
-            remote(attached, &call, &cancel, session.config.file_urls).await
-        }
-        _ => chromate_command::run(session, decl, call.arguments, &cancel, &call.progress).await,
-    };
-    let result = call.era.decorate(
-        "tools/call",
-        call_result(&reply, session.config.structured_content),
-    );
-    let mut envelope = jsonrpc::response(&call.id, result);
-    let cap = session.artifacts.limits().max_response_bytes;
-    let artifacts = &mut session.artifacts;
-    cap_response(&mut envelope, cap, |full_json| {
-        match artifacts.write(&format!("{}.json", decl.name), full_json.as_bytes()) {
-            Ok(path) => Some(path.display().to_string()),
-            Err(WriteError::Quota | WriteError::Io(_)) => None,
-        }
-    });
-    envelope
-}
-
 /// A [`Reply`] → the `tools/call` result of docs/mcp.md#results.
 ///
 /// Success: `content[0]` is the result's compact JSON (or the tool's own text), `content[1]`
@@ -988,8 +918,10 @@ pub(crate) fn call_result(reply: &Reply, structured_content: bool) -> Value {
 
 mod attach;
 mod webmcp;
+mod worker;
 
 use attach::{attach_session, remote, Attached};
+use worker::run_worker;
 
 #[cfg(test)]
 mod tests;

@@ -294,3 +294,39 @@ fn a_planted_session_directory_is_refused_and_never_written_through() {
     assert!(matches!(other.write("a.txt", b"x"), Err(WriteError::Io(_))));
     assert_eq!(fs::read_dir(other.dir()).map(Iterator::count).ok(), Some(0));
 }
+
+/// A store forked for a call on a tab names its files after the tab, so two forks writing at
+/// once never pick the same name; its files count against the quota it came from.
+#[test]
+fn a_fork_names_its_files_after_its_tab_and_counts_them_back() {
+    let root = scratch_dir("fork");
+    let limits = Limits {
+        spill_bytes: 4,
+        max_files: 3,
+        ..Limits::default()
+    };
+    let mut store = ArtifactStore::new(&root, 7, UNIX_EPOCH, "f", limits);
+    let mut p2 = store.fork("p2");
+    let mut p3 = store.fork("p3");
+    let a = p2
+        .spill("snapshot.txt", "0123456789")
+        .path
+        .unwrap_or_default();
+    let b = p3
+        .spill("snapshot.txt", "abcdefghij")
+        .path
+        .unwrap_or_default();
+    assert!(a.ends_with("0001-p2-snapshot.txt"), "{}", a.display());
+    assert!(b.ends_with("0001-p3-snapshot.txt"), "{}", b.display());
+    store.absorb(&p2);
+    store.absorb(&p3);
+    let c = store
+        .spill("snapshot.txt", "0123456789")
+        .path
+        .unwrap_or_default();
+    assert!(c.ends_with("0002-snapshot.txt"), "{}", c.display());
+    // Three files: the quota is full for the session and every later fork.
+    let mut later = store.fork("p2");
+    assert!(later.spill("snapshot.txt", "0123456789").path.is_none());
+    let _ = fs::remove_dir_all(&root);
+}

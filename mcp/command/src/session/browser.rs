@@ -182,6 +182,8 @@ impl ToolSession {
                 self.live = None;
                 self.baseline = None;
                 self.crashed_tab = None;
+                self.tab_baselines.clear();
+                self.tab_observed.clear();
             }
         }
     }
@@ -190,8 +192,10 @@ impl ToolSession {
     /// `target=_blank`) get the next id, closed ones go; if the active tab
     /// went, the lowest-index remaining one becomes active and the baseline
     /// is cleared. An active tab whose renderer crashed is kept as [`CrashedTab`] for the next
-    /// failed call to report, and no other tab becomes active meanwhile.
+    /// failed call to report, and no other tab becomes active meanwhile. A session forked for a
+    /// call on one tab (`tabs.rs`) only drops closed tabs: its tab going leaves it none.
     pub fn sync_tabs(&mut self) {
+        let forked = self.fork.is_some();
         let Some(live) = self.live.as_mut() else {
             return;
         };
@@ -205,7 +209,8 @@ impl ToolSession {
             self.baseline = None;
         }
         live.tabs.retain(|tab| !tab.page.is_closed());
-        for page in live.pages() {
+        let pages = if forked { Vec::new() } else { live.pages() };
+        for page in pages {
             if !live
                 .tabs
                 .iter()
@@ -224,7 +229,10 @@ impl ToolSession {
             .as_deref()
             .is_some_and(|id| live.tabs.iter().any(|tab| tab.id == id));
         if !active_alive && self.crashed_tab.is_none() {
-            live.active = live.tabs.first().map(|tab| tab.id.clone());
+            live.active = match forked {
+                true => None,
+                false => live.tabs.first().map(|tab| tab.id.clone()),
+            };
             self.baseline = None;
         }
     }
@@ -242,6 +250,10 @@ impl ToolSession {
                 .iter()
                 .find(|tab| tab.page.target_id() == target)
                 .map(|tab| tab.id.clone());
+            // Its baseline of calls that named it is not the active tab's.
+            if let Some(id) = &live.active {
+                self.tab_baselines.remove(id);
+            }
         }
         self.baseline = None;
     }
@@ -252,6 +264,10 @@ impl ToolSession {
     }
 
     async fn start_browser_unboxed(&mut self, verb: &str) -> Result<(), ToolError> {
+        // A call on a tab never starts a browser: its tab went with the one it ran in.
+        if let Some(error) = self.forked_tab_gone(verb) {
+            return Err(error);
+        }
         if let Some(shared) = self.shared.clone() {
             return self.start_context(verb, &shared).await;
         }
@@ -433,6 +449,9 @@ impl ToolSession {
         if let Some(crashed) = &self.crashed_tab {
             // Reported (and the tab replaced) by `report_crashed_tab` once the call fails.
             return Err(crash_error(verb, crashed, None));
+        }
+        if let Some(error) = self.forked_tab_gone(verb) {
+            return Err(error);
         }
         let live = self.ensure_browser(verb).await?;
         let page = live

@@ -10,7 +10,9 @@
 //! call (docs/mcp.md#observations) and [`ToolSession::shutdown`] at exit (docs/mcp.md#run).
 //!
 //! By job: `browser.rs` (the browser, its tabs and their recovery), `observe.rs` (what the
-//! model sees after an action), `refusals.rs` (engine errors and refusals as tool errors);
+//! model sees after an action), `refusals.rs` (engine errors and refusals as tool errors),
+//! `tabs.rs` (a call that names a tab: the session forked for it, with the tab's own baseline,
+//! and merged back, docs/mcp.md#tabs-for-parallel-agents);
 //! this file holds the session itself, its directories and its shutdown.
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
@@ -31,7 +33,7 @@ use crate::mocks::MockTable;
 
 /// The log journal as the MCP layer sees it (docs/mcp.md#logs): the engine's journal,
 /// shared by every browser of the session, and the tripwire's cursor (docs/mcp.md#observations).
-#[derive(Debug, Default)]
+#[derive(Debug, Default, Clone)]
 pub struct SessionJournal {
     /// The entries; capture belongs to the engine.
     pub log: chromate::Journal,
@@ -127,6 +129,13 @@ pub struct ToolSession {
     /// How many times the endpoint's browser was replaced, and why the last time
     /// (browser_status `browserReplaced`).
     replacements: (u64, Option<String>),
+    /// The baselines of calls that named a tab other than the active one, by tab id
+    /// (docs/mcp.md#tabs-for-parallel-agents): each tab's observations diff against its own.
+    tab_baselines: std::collections::HashMap<String, chromate::Snapshot>,
+    /// The tripwire cursor of each tab's calls, by tab id.
+    tab_observed: std::collections::HashMap<String, u64>,
+    /// Set on a session forked for one call on one tab ([`ToolSession::fork_tab`]).
+    fork: Option<tabs::Fork>,
 }
 
 impl ToolSession {
@@ -164,6 +173,9 @@ impl ToolSession {
             lost_endpoint_browser: None,
             owns_connection: false,
             replacements: (0, None),
+            tab_baselines: std::collections::HashMap::new(),
+            tab_observed: std::collections::HashMap::new(),
+            fork: None,
         }
     }
 
@@ -334,10 +346,12 @@ const DOWNLOAD_SETTLE: Duration = Duration::from_secs(2);
 mod browser;
 mod observe;
 mod refusals;
+mod tabs;
 
 pub use browser::{CrashedTab, Live, Tab};
 pub use observe::Tripwire;
 pub use refusals::Refusal;
+pub use tabs::tab_argument;
 
 #[cfg(test)]
 mod tests;

@@ -68,6 +68,7 @@ tool_args! {
             BatchObserve::VALUES,
         )
         .default_str("delta"),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -93,6 +94,18 @@ impl Step {
 
 pub(super) fn check_batch(args: &BatchArgs, session: &ToolSession) -> Result<(), ToolError> {
     for (idx, step) in args.steps.iter().enumerate() {
+        // A batch on a tab runs every step there (docs/mcp.md#tabs-for-parallel-agents).
+        let step_tab = crate::session::tab_argument(&step.arguments);
+        if let (Some(tab), Some(step_tab)) = (&args.tab, step_tab) {
+            if step_tab != tab {
+                return Err(ToolError::invalid_argument(
+                    format!("batch: steps[{idx}] ({}): tab {step_tab} in a batch on tab {tab}", step.tool),
+                    &format!("steps[{idx}].arguments.tab"),
+                    "a batch with tab runs all its steps on that tab: drop the step's tab, or run the batch without tab",
+                )
+                .with_detail_key("step", json!(idx)));
+            }
+        }
         step.to_call()
             .and_then(|call| call.check(session))
             .map_err(|err| {
@@ -138,8 +151,14 @@ pub(super) async fn batch(
             .is_some()
             .then(|| (crate::trace::iso_now(), ctx.session.journal.log.cursor()));
         let call = step.to_call()?;
-        let observes = call.decl().observes;
-        let outcome = call.run(ctx).await;
+        // A step on another tab runs there and leaves the batch's observation to its own tab.
+        let elsewhere = crate::session::tab_argument(&step.arguments)
+            .filter(|tab| ctx.session.forked_tab() != Some(*tab));
+        let observes = call.decl().observes && elsewhere.is_none();
+        let outcome = match elsewhere {
+            Some(tab) => run_on_tab(ctx, tab, call).await,
+            None => call.run(ctx).await,
+        };
         let duration_ms = started.elapsed().as_millis() as u64;
         // Each step is its own trace event (docs/mcp.md#traces).
         if let Some((started_at, log_cursor)) = step_started_at {
@@ -267,6 +286,28 @@ pub(super) async fn batch(
         observation,
         links,
     })
+}
+
+/// A step that names a tab, run on a fork of the session for that tab
+/// (docs/mcp.md#tabs-for-parallel-agents) and merged back.
+async fn run_on_tab(
+    ctx: &mut ToolContext<'_>,
+    tab: &str,
+    call: ToolCall,
+) -> Result<ToolOutput, ToolError> {
+    let verb = call.decl().verb;
+    let mut fork = ctx.session.fork_tab(tab, verb)?;
+    fork.trace = ctx.session.trace.take();
+    let mut step = ToolContext {
+        session: &mut fork,
+        cancel: ctx.cancel.clone(),
+        progress: ctx.progress.clone(),
+    };
+    let mut outcome = call.run(&mut step).await;
+    fork.report_closed_tab(verb, &mut outcome);
+    ctx.session.trace = fork.trace.take();
+    ctx.session.merge_tab(fork);
+    outcome
 }
 
 fn bound_step_result(result: Value) -> Value {

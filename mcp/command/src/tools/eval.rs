@@ -35,6 +35,7 @@ tool_args! {
             .max_len(32768)
             .required(),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 

@@ -238,6 +238,7 @@ tool_args! {
         #[serde(default)]
         double: bool = Arg::boolean("double", "Double-click"),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -249,6 +250,7 @@ tool_args! {
         #[serde(default)]
         submit: bool = Arg::boolean("submit", "Press Enter afterwards"),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -256,6 +258,7 @@ tool_args! {
     /// The arguments of browser_type, in schema order.
     pub struct TypeArgs {
         text: String = Arg::string("text", "Text to type").required(),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -266,6 +269,7 @@ tool_args! {
         selector: String = SELECTOR,
         value: Option<String> = Arg::string("value", "Option value or label (select)"),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -278,6 +282,7 @@ tool_args! {
             .required(),
         selector: Option<String> = SELECTOR_OPT,
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -291,6 +296,7 @@ tool_args! {
             .required(),
         selector: Option<String> = SELECTOR_OPT,
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -305,6 +311,7 @@ tool_args! {
         delta_x: f64 = Arg::num("delta_x", "Wheel delta x", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
         delta_y: f64 = Arg::num("delta_y", "Wheel delta y", -COORDINATE_MAX, COORDINATE_MAX).default_num(0.0),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -313,6 +320,7 @@ tool_args! {
     pub struct HoverArgs {
         selector: String = SELECTOR,
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -332,6 +340,7 @@ tool_args! {
         )
         .required(),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -340,6 +349,7 @@ tool_args! {
     pub struct DialogArgs {
         action: DialogAction = Arg::one_of("action", "What to do", DialogAction::VALUES).required(),
         text: Option<String> = Arg::string("text", "Prompt answer (accept only)"),
+        tab: Option<String> = super::TAB,
     }
 }
 

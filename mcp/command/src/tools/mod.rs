@@ -107,6 +107,10 @@ pub async fn locate(
         };
         return Err(ctx.session.refuse(verb, Some(&page), refusal).await);
     }
+    // A call on one tab (docs/mcp.md#tabs-for-parallel-agents) with a ref of another.
+    if let Some(number) = ref_number {
+        ctx.session.check_ref_tab(verb, &page, number)?;
+    }
     // A bare `e7` this session issued means `ref=e7` (docs/mcp.md#refs); one it never issued stays bare
     // and fails BARE_REF in the engine.
     let issued_bare = ref_number
@@ -219,6 +223,23 @@ pub const NAV_TIMEOUT: Arg = Arg::int(
     crate::config::MAX_TIMEOUT_MS as i64,
 )
 .default_int(IntDefault::Value(30_000));
+
+/// A tab id as browser_page lists it: `p2`.
+pub(crate) static TAB_ID: schema::Pattern = schema::Pattern {
+    source: "^p[1-9][0-9]{0,15}$",
+    matches: |text| {
+        let digits = text.strip_prefix('p').unwrap_or_default();
+        (1..=16).contains(&digits.len())
+            && !digits.starts_with('0')
+            && digits.bytes().all(|byte| byte.is_ascii_digit())
+    },
+};
+
+/// `tab` of every tool that acts on one page (docs/mcp.md#tabs-for-parallel-agents): the call
+/// acts on that tab, never changes the active one, and runs beside calls on other tabs.
+pub const TAB: Arg = Arg::string("tab", "Tab id (p2); default the active tab")
+    .max_len(17)
+    .pattern(&TAB_ID);
 
 /// A required selector (docs/mcp.md#selectors).
 pub const SELECTOR: Arg = Arg::string("selector", "e7, css, text=, role=, label=, testid=, xpath=")

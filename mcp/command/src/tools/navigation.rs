@@ -35,6 +35,7 @@ tool_args! {
             .max_len(2048)
             .required(),
         timeout_ms: u64 = NAV_TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 

@@ -177,6 +177,7 @@ tool_args! {
         limit: u64 = Arg::int("limit", "Page size (all=true)", 1, 500).default_int(IntDefault::Value(20)),
         #[serde(default)]
         offset: u64 = Arg::int("offset", "Matches to skip (all=true)", 0, 100_000),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -184,6 +185,7 @@ tool_args! {
     /// The arguments of browser_exists, in schema order.
     pub struct ExistsArgs {
         selector: String = SELECTOR,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -197,6 +199,7 @@ tool_args! {
             WaitState::VALUES,
         ),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -220,6 +223,7 @@ tool_args! {
             .min_len(1)
             .max_len(256),
         what: Option<ReadIs> = Arg::one_of("what", "State to test (field=is)", ReadIs::VALUES),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -232,6 +236,7 @@ tool_args! {
         contains: Option<String> = Arg::string("contains", "Substring (text, url)"),
         since: Option<u64> = Arg::int("since", "no-errors: count log seq > since", 0, MAX_SAFE_INT),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 

@@ -37,6 +37,7 @@ tool_args! {
         #[serde(default)]
         full_page: bool = Arg::boolean("full_page", "Whole document (not with selector)"),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 

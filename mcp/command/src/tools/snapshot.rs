@@ -87,6 +87,7 @@ tool_args! {
             "Next page: lines after this ref (keeps the baseline)",
         )
         .pattern(&ELEMENT_REF),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -95,6 +96,7 @@ tool_args! {
     pub struct LocatorsArgs {
         selector: String = SELECTOR,
         limit: u64 = Arg::int("limit", "Unique selectors wanted", 1, 20).default_int(IntDefault::Value(5)),
+        tab: Option<String> = super::TAB,
     }
 }
 
@@ -119,6 +121,7 @@ tool_args! {
         disable_rules: Option<String> = Arg::string("disable_rules", "Axe rule ids to skip (comma list)").max_len(1024),
         limit: u64 = Arg::int("limit", "Most violations", 1, 100).default_int(IntDefault::Value(20)),
         nodes: u64 = Arg::int("nodes", "Most nodes per violation", 1, 10).default_int(IntDefault::Value(3)),
+        tab: Option<String> = super::TAB,
     }
 }
 

@@ -214,7 +214,7 @@ fn help_is_the_declaration() {
     assert_eq!(
         run("click --help"),
         Ok(
-            json!({ "help": "usage: chromate click SELECTOR [--double] [--timeout-ms N] [--session NAME] [--json]" })
+            json!({ "help": "usage: chromate click SELECTOR [--double] [--timeout-ms N] [--tab TAB] [--session NAME] [--json]" })
         )
     );
     assert!(help(click).contains(click.description));

@@ -224,10 +224,10 @@ fn the_synopsis_spells_out_choices() {
         .map(synopsis)
         .collect();
     expect![[r#"
-        element dblclick|focus|scroll|clear|check|uncheck|select SELECTOR [VALUE] [--timeout-ms N]
+        element dblclick|focus|scroll|clear|check|uncheck|select SELECTOR [VALUE] [--timeout-ms N] [--tab TAB]
         page list|open|select|close [URL(open)] [TARGET] [--timeout-ms N]
-        eval JS [--timeout-ms N] [--file PATH]
-        type TEXT"#]]
+        eval JS [--timeout-ms N] [--tab TAB] [--file PATH]
+        type TEXT [--tab TAB]"#]]
     .assert_eq(&synopses.join("\n"));
 }
 

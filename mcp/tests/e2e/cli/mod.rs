@@ -483,3 +483,4 @@ fn busy(cli: &Cli) -> bool {
 mod commands;
 mod robustness;
 mod sessions;
+mod tabs;

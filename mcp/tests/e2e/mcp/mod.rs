@@ -23,6 +23,7 @@ mod lifecycle; // the server process: shutdown by pid on EOF and signals, relaun
 mod network; // mocks, blocked origins, downloads, saved state, uploads under the working directory
 mod observations; // batches, the logs journal and its tripwire, what each host family shows the model
 mod pool; // --cdp-endpoint on Browserless, a real pool: ws and http forms, refusals, queues, sessions it ends
+mod tabs; // calls that name a tab: two agents at once (Python SDK), batch steps, a tab closed mid-call
 mod tools; // the page tools one by one: navigate, act, snapshot, dialogs, eval, tabs, elements, expect
 mod webmcp; // --caps webmcp: the page's own tools projected, called, followed across clicks, tabs and frames
 

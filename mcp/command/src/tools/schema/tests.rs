@@ -61,8 +61,8 @@ fn checks_run_in_the_contract_order() {
         "browser_click",
         r#"{"zz":1,"aa":2,"selector":5}"#,
         expect![[r#"
-        browser_click: unknown argument "aa"
-        {"allowed":["selector","double","timeout_ms"],"argument":"aa","tool":"browser_click","unknown":["aa","zz"]}"#]],
+            browser_click: unknown argument "aa"
+            {"allowed":["selector","double","timeout_ms","tab"],"argument":"aa","tool":"browser_click","unknown":["aa","zz"]}"#]],
     );
     check(
         "browser_click",

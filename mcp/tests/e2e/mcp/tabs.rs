@@ -1,0 +1,179 @@
+//! Tabs for parallel agents (docs/mcp.md#tabs-for-parallel-agents): calls that name a `tab`, on
+//! `tests/fixtures/pages/tabs-agent.html` in real Chromium. Two agents at once over one
+//! connection with the Python SDK (`tests/clients/tabs.py`); batches whose steps name tabs; a
+//! tab that closes while a call on it runs. Overlap is shown by ordering facts, never a clock.
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use super::start_mcp;
+use crate::util::fixtures;
+
+/// The Python SDK drives two agents, each on its own tab, at once over one session: neither
+/// sees the other's page, the active tab stays, the calls overlap, a ref of the wrong tab and
+/// an unknown tab are refused; the browser is gone once the client exits.
+#[test]
+fn mcp_tabs_two_agents_at_once_over_one_connection_with_the_python_sdk() {
+    let server = fixtures();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let python = root.join("target/venv/bin/python");
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/setup.sh all`",
+        python.display()
+    );
+    let out = std::process::Command::new(&python)
+        .arg(root.join("tests/clients/tabs.py"))
+        .env("CHROMATE_BIN", crate::util::chromate_binary())
+        .env("FIXTURE_BASE", server.url(""))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .expect("python");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(stdout.matches("PASS python tabs:").count(), 10, "{stdout}");
+    assert!(!stdout.contains("FAIL"), "{stdout}");
+    let browser: u32 = stdout
+        .lines()
+        .find_map(|line| line.strip_prefix("BROWSER_PID "))
+        .and_then(|pid| pid.trim().parse().ok())
+        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
+    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
+        &[browser],
+        Instant::now() + Duration::from_secs(10),
+    ) {
+        panic!("the browser outlived the client: {alive:?}");
+    }
+}
+
+/// A `tools/call` request sent now, answered later (read with `McpClient::response`).
+fn send_call(mcp: &mut chromate_tests::McpClient, tool: &str, arguments: Value) -> Value {
+    let id = json!(mcp.fresh_id());
+    mcp.send(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": { "name": tool, "arguments": arguments },
+    }));
+    id
+}
+
+/// browser_batch steps that name a tab run there and leave the active tab; a batch with `tab`
+/// runs all its steps on that tab and observes it; a step naming another tab in such a batch
+/// is refused before anything runs.
+#[test]
+fn mcp_tabs_batch_steps_name_their_tab() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("tabs-agent.html?agent=A") }),
+    );
+    let (opened, _) = mcp.ok(
+        "browser_page",
+        json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
+    );
+    assert_eq!(opened["id"], json!("p2"));
+    mcp.ok(
+        "browser_page",
+        json!({ "action": "select", "target": "p1" }),
+    );
+
+    // Steps on p2 from a batch without tab: done there, the active tab untouched.
+    let done = mcp.call_result(
+        "browser_batch",
+        json!({ "steps": [
+            { "tool": "browser_fill", "arguments": { "selector": "#note", "value": "from-batch", "tab": "p2" } },
+            { "tool": "browser_click", "arguments": { "selector": "#add", "tab": "p2" } },
+        ] }),
+    );
+    assert!(done.get("isError").is_none(), "{done}");
+    assert!(
+        !done.to_string().contains("B item"),
+        "a batch without tab observes the active tab only: {done}"
+    );
+    let call = mcp.call_result("browser_snapshot", json!({ "tab": "p2" }));
+    let text = call["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(text.contains("B item 1: from-batch"), "{text}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p1"), "{list}");
+    let call = mcp.call_result("browser_snapshot", json!({}));
+    let text = call["content"][0]["text"].as_str().unwrap_or_default();
+    assert!(
+        text.contains("Agent A") && !text.contains("B item"),
+        "{text}"
+    );
+
+    // A batch on p2: its steps there, its observation a diff of p2.
+    let done = mcp.call_result(
+        "browser_batch",
+        json!({ "tab": "p2", "steps": [
+            { "tool": "browser_fill", "arguments": { "selector": "#note", "value": "second" } },
+            { "tool": "browser_click", "arguments": { "selector": "#add" } },
+        ] }),
+    );
+    assert!(done.get("isError").is_none(), "{done}");
+    let observation = done["content"][1]["text"].as_str().unwrap_or_default();
+    assert!(
+        observation.contains("B item 2: second"),
+        "the batch observes its tab: {done}"
+    );
+    assert!(!observation.contains("Agent A"), "{observation}");
+
+    let error = mcp.err(
+        "browser_batch",
+        json!({ "tab": "p2", "steps": [
+            { "tool": "browser_click", "arguments": { "selector": "#add", "tab": "p1" } },
+        ] }),
+    );
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert_eq!(error["detail"]["step"], json!(0), "{error}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p1"), "{list}");
+}
+
+/// A tab that closes while a call on it waits: the call ends with DRIVER_ERROR `tab-closed`
+/// (not its 30 s timeout), and the tab is then unknown. The close is sent by a call on another
+/// tab that runs while the wait runs (an ordering fact: the wait cannot end otherwise).
+#[test]
+fn mcp_tabs_a_tab_closed_while_a_call_on_it_runs_is_a_clear_error() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("tabs-agent.html?agent=A") }),
+    );
+    mcp.ok("browser_click", json!({ "selector": "#open-closer" }));
+    // The popup's script has run once its title says so.
+    mcp.ok(
+        "browser_wait",
+        json!({ "selector": "text=Agent C", "tab": "p2", "timeout_ms": 20000 }),
+    );
+    let waiting = send_call(
+        &mut mcp,
+        "browser_wait",
+        json!({ "selector": "text=never shown", "state": "visible", "tab": "p2", "timeout_ms": 30000 }),
+    );
+    let closing = send_call(
+        &mut mcp,
+        "browser_click",
+        json!({ "selector": "#close-popups", "tab": "p1" }),
+    );
+    let closed = mcp.response(&closing);
+    assert!(closed["result"].get("isError").is_none(), "{closed}");
+    let waited = mcp.response(&waiting);
+    let error = &waited["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("DRIVER_ERROR"), "{waited}");
+    assert_eq!(error["detail"]["reason"], json!("tab-closed"), "{waited}");
+    assert_eq!(error["detail"]["tab"], json!("p2"), "{waited}");
+    let error = mcp.err("browser_snapshot", json!({ "tab": "p2" }));
+    assert_eq!(error["code"], json!("INVALID_ARGUMENT"), "{error}");
+    assert_eq!(error["detail"]["allowed"], json!(["p1"]), "{error}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p1"), "{list}");
+}
