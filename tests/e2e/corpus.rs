@@ -1,16 +1,24 @@
-//! The snapshot against Chrome's accessibility tree on real pages nobody on the team wrote: the
-//! HTML documentation the Rust toolchain installs (`rustup component add rust-docs`, in
-//! rustup's default profile), served on 127.0.0.1. Three generators: rustdoc API pages (std,
-//! core, alloc, proc_macro), mdBook books (the book, cargo, the reference, rustc, clippy, …) and
-//! rustdoc's standalone Markdown pages (the documentation index, the release notes, the old
-//! guide stubs), which share neither template nor script with the other two.
+//! The snapshot against Chrome's accessibility tree on real pages nobody on the team wrote,
+//! served on 127.0.0.1 by the test's own fixture server:
+//!
+//! - the HTML documentation the Rust toolchain installs (`rustup component add rust-docs`, in
+//!   rustup's default profile). Three generators: rustdoc API pages (std, core, alloc,
+//!   proc_macro), mdBook books (the book, cargo, the reference, rustc, clippy, …) and rustdoc's
+//!   standalone Markdown pages (the documentation index, the release notes, the old guide
+//!   stubs), which share neither template nor script with the other two;
+//! - real web apps from npm, pinned in `tests/apps/package.json` and its lock (`.ci/setup.sh
+//!   all`): Swagger UI on a local OpenAPI file with a mock API behind it (a request executed,
+//!   its response shown), jQuery UI's widgets (a modal form, menus, tabs, accordions,
+//!   datepickers, form widgets), RapiDoc (open shadow roots, nested) and JSONEditor (editable
+//!   cells, Ace).
 //!
 //! Every page's full snapshot (`max_lines` 5000) is scored against `Accessibility.getFullAXTree`
-//! for links, buttons, textboxes, comboboxes, checkboxes, radios and headings, as role + name
+//! in every frame, for the roles of `chromate::SCORED_ROLES` (links, buttons, textboxes,
+//! comboboxes, options, checkboxes, radios, headings, tabs, menu items, …), as role + name
 //! multisets (the way a peer without DOM handles is scored too): recall is the share of
 //! Chrome's entries the snapshot lists, precision the share of the snapshot's entries Chrome
-//! has. The figures print per page and per role; the pooled ones must reach 0.99, and a failure
-//! lists every difference.
+//! has. The figures print per page, per generator or app and per role; the pooled ones must
+//! reach 0.99, and a failure lists every difference.
 //!
 //! `chromate audit` runs over some of these pages and Python's documentation in the binary's
 //! own corpus test (`mcp/tests/e2e/audit_corpus.rs`): no false high or critical finding.
@@ -123,7 +131,7 @@ async fn snapshot_of_real_documentation_pages_agrees_with_chromes_accessibility_
         tally.differences.join("\n")
     );
     assert!(tally.n_pages >= 40, "only {} pages", tally.n_pages);
-    tally.assert_at_least(0.99, 0.99, "pooled", &summary);
+    tally.assert_at_least(0.995, 0.995, "pooled", &summary);
 }
 
 /// The real apps, by app, relative to `tests/apps/`: each page builds on the app as npm installs
@@ -227,6 +235,18 @@ async fn snapshot_of_real_web_apps_agrees_with_chromes_accessibility_tree() {
         server.requests()
     );
     tally.assert_at_least(0.99, 0.99, "apps", &summary);
+    // FIXME: jQuery UI's datepicker moves between months with `<a>` elements that have no
+    // `href`, no `tabindex`, no `onclick` attribute and no pointer cursor, only a click
+    // listener added by script: Chrome makes them links (it sees the listener), the snapshot
+    // cannot see listeners from its isolated world and leaves them out.
+    assert_eq!(
+        tally.differences,
+        [
+            "pages/jqueryui/datepicker.html: chrome has 2× link \"Next\", the snapshot 0",
+            "pages/jqueryui/datepicker.html: chrome has 2× link \"Prev\", the snapshot 0",
+        ],
+        "the differences on the apps changed:\n{summary}"
+    );
 }
 
 /// Launches a browser that resolves every host but 127.0.0.1 to nothing: the books load
@@ -256,6 +276,8 @@ struct Tally {
     /// engine separated with a comment (RapiDoc's `/api <!---->- The mock API` reads
     /// `/api- The mock API` there), which a person sees and the snapshot keeps.
     ignore_whitespace: bool,
+    /// Textbox lines of editing hosts, which Chrome calls `generic` (not scored).
+    editing_hosts: usize,
 }
 
 impl Tally {
@@ -278,6 +300,31 @@ impl Tally {
             n_semantic < 5000,
             "{path}: the snapshot is cut at its budget"
         );
+        // An editing host (a contenteditable element whose parent is not editable) prints as a
+        // textbox on purpose (docs/mcp.md#snapshots), where Chrome exposes the same node as a
+        // focusable, editable `generic` (tests/e2e/oracle.rs checks the node; a textbox line
+        // of an input or of `role=textbox` is a textbox to Chrome too): such a line is not
+        // scored, and the summary says how many there were.
+        let mut snapshot = snapshot;
+        let mut hosts = Vec::new();
+        for line in &snapshot.lines {
+            let Some(element_ref) = line.element_ref.filter(|_| line.role == "textbox") else {
+                continue;
+            };
+            let chrome = page
+                .locator(&format!("ref={element_ref}"))
+                .expect("ref selector")
+                .browser_accessibility()
+                .await
+                .unwrap_or_else(|e| panic!("{path}: {element_ref}: {e}"));
+            if chrome.is_some_and(|c| c.role == "generic") {
+                hosts.push(element_ref);
+            }
+        }
+        snapshot
+            .lines
+            .retain(|l| !l.element_ref.is_some_and(|r| hosts.contains(&r)));
+        self.editing_hosts += hosts.len();
         let raw = page.chrome_controls().await.expect("accessibility tree");
         page.remove_word_breaks().await.expect("remove wbr");
         let mut theirs = page.chrome_controls().await.expect("accessibility tree");
@@ -343,6 +390,10 @@ impl Tally {
                 score.precision()
             ));
         }
+        summary.push(format!(
+            "editing hosts printed as textboxes, Chrome's generic (not scored): {}",
+            self.editing_hosts
+        ));
         summary.join("\n")
     }
 
