@@ -805,7 +805,11 @@ async fn click_reaches_zero_size_controls_through_their_content_or_the_keyboard(
             .unwrap_or_else(|e| panic!("click {hint}: {e}"));
         // The icon's own click (the event's target), a button's keyboard click (detail 0, no
         // pointer), the checkbox toggled by Space.
-        assert_eq!(text_of(&page, "#log").await.as_deref(), Some(expect), "{hint}");
+        assert_eq!(
+            text_of(&page, "#log").await.as_deref(),
+            Some(expect),
+            "{hint}"
+        );
     }
     locate(&page, &format!("ref={}", ref_of("#skip")))
         .timeout(LONG)

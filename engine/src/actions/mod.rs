@@ -252,7 +252,11 @@ impl Locator {
     /// [`Locator::wait_actionable`] for a plain click: a zero-size control a person reaches
     /// with nothing showing inside it is actionable too, and the answer's `keyboard` says so
     /// (docs/mcp.md#actionability).
-    pub(crate) async fn wait_clickable(&self, verb: &str, deadline: Deadline) -> Result<Actionable> {
+    pub(crate) async fn wait_clickable(
+        &self,
+        verb: &str,
+        deadline: Deadline,
+    ) -> Result<Actionable> {
         self.poll_actionable(verb, states::CLICK, true, None, true, deadline)
             .await
     }
