@@ -433,7 +433,7 @@ fn listed_options(list: &str) -> Vec<String> {
     let mut labels = Vec::new();
     let mut rest = list;
     loop {
-        let Some(at) = rest.find(|c| c == '"' || c == ']') else {
+        let Some(at) = rest.find(['"', ']']) else {
             return labels;
         };
         if rest[at..].starts_with(']') {
