@@ -817,6 +817,16 @@ async fn click_reaches_zero_size_controls_through_their_content_or_the_keyboard(
         .await
         .expect("click the skip link");
     assert_eq!(eval(&page, "location.hash").await, json!("#main"));
+    // The keyboard's own actions reach it too.
+    locate(&page, "#hidden-action")
+        .timeout(LONG)
+        .press("Enter")
+        .await
+        .expect("press Enter at the zero-size button");
+    assert_eq!(
+        text_of(&page, "#log").await.as_deref(),
+        Some("copy:icon;hidden:0;agree:true;hidden:0;")
+    );
     let err = locate(&page, "#hidden-action")
         .timeout(Duration::from_millis(300))
         .dblclick()

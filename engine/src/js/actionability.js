@@ -375,8 +375,9 @@
     if (!box && unseen && D.isReachableZeroSize(el)) {
       // A zero-size control a person reaches (docs/mcp.md#actionability): the pointer aims at
       // what shows of it (an icon overflowing a zero-width button); with nothing showing, a
-      // click (`args.keyboard`) is the keyboard's (focus, then Enter or Space), and the other
-      // pointer actions have nothing to aim at.
+      // click (`args.keyboard`) is the keyboard's (focus, then Enter or Space), the other
+      // pointer actions have nothing to aim at (below), and the keyboard's own actions only
+      // need its rect.
       box = contentBox(el);
       if (!box && args.keyboard) {
         res.keyboard = activationKey(el);
@@ -385,7 +386,6 @@
         res.rect = { x: rect.x + off.x, y: rect.y + off.y, width: rect.width, height: rect.height };
         return res;
       }
-      if (!box) return { status: "not-visible", matched: p.matched, zeroSize: true };
     }
     if (!box && unseen) {
       if (states.includes("unobscured")) return { status: "not-visible", matched: p.matched };
