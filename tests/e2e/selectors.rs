@@ -127,7 +127,7 @@ async fn every_selector_form_matches_what_the_grammar_says() {
 }
 
 /// A password field is a textbox to `role=`, as Chrome's accessibility tree and Playwright's role
-/// engine call it, though the snapshot prints it `input "Password"` (issue 28 item 6).
+/// engine call it, and as the snapshot prints it (issue 28 item 6).
 #[tokio::test]
 async fn a_password_field_is_found_by_role_textbox() {
     let fixture = Fixture::start().await;

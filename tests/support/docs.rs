@@ -28,3 +28,9 @@ pub fn python_docs_root() -> Option<PathBuf> {
     .map(PathBuf::from)
     .find(|root| root.join("index.html").is_file())
 }
+
+/// `tests/apps/` of this crate: real web apps installed from npm into its `node_modules`
+/// (`.ci/setup.sh all`) and the pages that build on them (`pages/`).
+pub fn apps_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("apps")
+}

@@ -2,7 +2,7 @@
 //! release at the action point, then the click navigation wait (docs/mcp.md#navigation-waits).
 
 use crate::error::Result;
-use crate::input::{Input, Modifier, MouseButton};
+use crate::input::{keys, Input, Modifier, MouseButton};
 use crate::wait::{Deadline, NAVIGATION_TIMEOUT};
 
 use super::{states, Aim, Locator};
@@ -55,9 +55,18 @@ impl Locator {
         self.bounded(async {
             let modifiers: Vec<_> = options.modifiers.iter().map(|m| m.key()).collect();
             let deadline = Deadline::new(self.timeout);
-            let target = self
-                .wait_actionable(verb, states::CLICK, Aim::Pointer, deadline)
-                .await?;
+            let plain = options.button == MouseButton::Left
+                && options.count <= 1
+                && options.modifiers.is_empty();
+            let target = if plain {
+                self.wait_clickable(verb, deadline).await?
+            } else {
+                self.wait_actionable(verb, states::CLICK, Aim::Pointer, deadline)
+                    .await?
+            };
+            if let Some(key) = &target.keyboard {
+                return self.activate_by_keyboard(verb, key).await;
+            }
             let input = Input::new(&self.page);
             let before = self.page.nav_mark();
             for key in &modifiers {
@@ -97,5 +106,26 @@ impl Locator {
             Ok(())
         })
         .await
+    }
+
+    /// A click on a zero-size control with nothing showing (a skip link of size 0, a
+    /// visually hidden checkbox): what a keyboard user does, focus then `key` (Enter, or Space
+    /// for a checkbox, radio or switch); Enter under the Enter navigation fence.
+    async fn activate_by_keyboard(&self, verb: &str, key: &str) -> Result<()> {
+        let answer = self
+            .call("actionability.focusEnd", serde_json::json!({}))
+            .await?;
+        let focused = answer.get("focused").and_then(serde_json::Value::as_bool);
+        if focused != Some(true) {
+            return Err(crate::Error::StateInvalid {
+                message: format!(
+                    "{verb}: {} has no size and did not take focus, so neither a pointer nor a keyboard can reach it",
+                    self.selector.canonical()
+                ),
+            });
+        }
+        let chord = keys::parse_chord(verb, key)?;
+        super::press::press_chord(&self.page, &chord).await?;
+        Ok(())
     }
 }

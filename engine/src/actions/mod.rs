@@ -91,6 +91,10 @@ pub(crate) struct Actionable {
     /// After [`Locator::wait_fillable`]: `type` (focused, content selected) or `set` (a date,
     /// time, colour or range input).
     pub(crate) mode: Option<String>,
+    /// After [`Locator::wait_clickable`]: a zero-size control with nothing showing, activated
+    /// from the keyboard with this key once focused (`Enter` or `Space`).
+    #[serde(default)]
+    pub(crate) keyboard: Option<String>,
     /// After [`Locator::wait_fillable`]: whether the field was already empty.
     pub(crate) empty: Option<bool>,
 }
@@ -241,7 +245,19 @@ impl Locator {
         aim: Aim,
         deadline: Deadline,
     ) -> Result<Actionable> {
-        self.poll_actionable(verb, states, aim == Aim::Pointer, None, deadline)
+        self.poll_actionable(verb, states, aim == Aim::Pointer, None, false, deadline)
+            .await
+    }
+
+    /// [`Locator::wait_actionable`] for a plain click: a zero-size control a person reaches
+    /// with nothing showing inside it is actionable too, and the answer's `keyboard` says so
+    /// (docs/mcp.md#actionability).
+    pub(crate) async fn wait_clickable(
+        &self,
+        verb: &str,
+        deadline: Deadline,
+    ) -> Result<Actionable> {
+        self.poll_actionable(verb, states::CLICK, true, None, true, deadline)
             .await
     }
 
@@ -249,7 +265,7 @@ impl Locator {
     /// the same round trip focuses it and selects its content (or says it takes a set value),
     /// so nothing can change between the check and the preparation.
     pub(crate) async fn wait_fillable(&self, verb: &str, deadline: Deadline) -> Result<Actionable> {
-        self.poll_actionable(verb, states::FILL, false, Some("fill"), deadline)
+        self.poll_actionable(verb, states::FILL, false, Some("fill"), false, deadline)
             .await
     }
 
@@ -259,6 +275,7 @@ impl Locator {
         states: &[&str],
         pointer: bool,
         prepare: Option<&str>,
+        keyboard: bool,
         deadline: Deadline,
     ) -> Result<Actionable> {
         let (frame_id, mut arg) = selector::js_target(&self.page, &self.selector)?;
@@ -270,6 +287,9 @@ impl Locator {
             arg.insert("stable".into(), json!(pointer));
             if let Some(prepare) = prepare {
                 arg.insert("prepare".into(), json!(prepare));
+            }
+            if keyboard {
+                arg.insert("keyboard".into(), json!(true));
             }
         }
         let mut poller = Poller::new(deadline, POLL_EVERY);

@@ -100,7 +100,7 @@ fn single_key(verb: &str, text: &str) -> Result<keys::Key> {
     Ok(chord.key)
 }
 
-async fn press_chord(page: &Page, chord: &keys::KeyChord) -> Result<bool> {
+pub(super) async fn press_chord(page: &Page, chord: &keys::KeyChord) -> Result<bool> {
     let before = page.nav_mark();
     let pressed_at = Instant::now();
     Input::new(page).press_chord(chord).await?;

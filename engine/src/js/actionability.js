@@ -48,8 +48,10 @@
   /** `pick(target, need)` → `{status:"ok", element, matched}` | failure (`not-visible` with
    *  `matched` when none is as `need` asks). `need` is false (any match), "visible" (docs/mcp.md#actionability) or
    *  "reachable": visible, or a text field a person can type into although it is transparent or
-   *  tiny (`dom.isTypeable`, a code editor's hidden textarea). The candidate is the first match
-   *  that is (docs/mcp.md#selectors); for a ref, its element.
+   *  tiny (`dom.isTypeable`, a code editor's hidden textarea), or a zero-size control a person
+   *  still reaches (`dom.isReachableZeroSize`: in the tab order, or with a box inside, as the
+   *  snapshot lists it). The candidate is the first match that is (docs/mcp.md#selectors); for
+   *  a ref, its element.
    *  @param {ActionTarget} t
    *  @param {false | "visible" | "reachable"} need
    *  @returns {Picked} */
@@ -57,7 +59,8 @@
     const r = resolveTarget(t);
     if (r.status !== "ok") return r;
     const els = r.elements;
-    const ok = /** @param {Element} el */ (el) => D.isVisible(el) || (need === "reachable" && D.isTypeable(el));
+    const ok = /** @param {Element} el */ (el) => D.isVisible(el) ||
+      (need === "reachable" && (D.isTypeable(el) || D.isReachableZeroSize(el)));
     if (t.ref != null || !need) {
       if (need && !ok(els[0])) return { status: "not-visible", matched: 1 };
       return { status: "ok", element: els[0], matched: els.length };
@@ -116,6 +119,34 @@
     }
     return null;
   }
+  /** How many descendants `contentBox` looks at. */
+  const CONTENT_LOOKS = 32;
+
+  /** The box of the first visible descendant of zero-size `el` that has one in the viewport
+   *  (flat tree, document order, at most `CONTENT_LOOKS` elements), or null.
+   *  @param {Element} el
+   *  @returns {ActionBox | null} */
+  function contentBox(el) {
+    const queue = Array.from(D.children(el)).filter((n) => n.nodeType === 1);
+    for (let looks = 0; looks < CONTENT_LOOKS && queue.length; looks++) {
+      const n = /** @type {Element} */ (queue.shift());
+      if (D.isVisible(n)) {
+        const box = visibleBox(n);
+        if (box) return box;
+      }
+      queue.unshift(...Array.from(D.children(n)).filter((k) => k.nodeType === 1));
+    }
+    return null;
+  }
+
+  /** The key that activates `el` from the keyboard: Space for a checkbox, radio or switch,
+   *  Enter for the rest (links, buttons, summaries).
+   *  @param {Element} el */
+  function activationKey(el) {
+    const r = D.role(el);
+    return r === "checkbox" || r === "radio" || r === "switch" ? "Space" : "Enter";
+  }
+
 
   /** @param {Element} el */
   function fullyInView(el) {
@@ -273,8 +304,8 @@
   }
 
   /** `check({selector | ref, states:["visible"|"reachable","enabled","editable","unobscured"], scroll?,
-   *  stable?, prepare?:"fill"})` → Promise of `{status:"ok", point:{x,y},
-   *  rect:{x,y,width,height}, tag, matched, fillable, editingHost, mode?, empty?}` |
+   *  stable?, prepare?:"fill", keyboard?})` → Promise of `{status:"ok", point:{x,y},
+   *  rect:{x,y,width,height}, tag, matched, fillable, editingHost, mode?, empty?, keyboard?}` |
    *  `{status:"no-match"}` | `{status:"not-visible", matched}` | `{status:"not-enabled"}` |
    *  `{status:"not-editable", fillable}` (`fillable:false` → fail at once, NOT_EDITABLE) |
    *  `{status:"unstable"}` | `{status:"outside-viewport"}` |
@@ -288,7 +319,10 @@
    *  "unobscured" in `states`, an invisible element is `ok` without `point`/`rect`. With
    *  `prepare:"fill"` (and "editable" in `states`), an actionable element is also readied for
    *  typing in the same call (`prepareFillOn`) and the answer carries its `mode` and `empty`.
-   *  @param {ActionTarget & {states?: string[], scroll?: boolean, stable?: boolean, prepare?: string}} args */
+   *  A zero-size control a person reaches is aimed at through what shows inside it; with
+   *  nothing showing and `keyboard` (a click), the answer's `keyboard` names the key that
+   *  activates it once focused (`Enter` or `Space`).
+   *  @param {ActionTarget & {states?: string[], scroll?: boolean, stable?: boolean, prepare?: string, keyboard?: boolean}} args */
   async function check(args) {
     const states = args.states || [];
     const need = states.includes("reachable") ? "reachable" :
@@ -302,7 +336,7 @@
       if (s === "editable" && !D.isEditable(el)) return { status: "not-editable", fillable: D.isFillable(el), matched: p.matched };
     }
     /** @type {{status: string, tag: string, matched: number, fillable: boolean, editingHost: boolean,
-     *    point?: {x: number, y: number}, rect?: ActionRect, mode?: string, empty?: boolean}} */
+     *    point?: {x: number, y: number}, rect?: ActionRect, mode?: string, empty?: boolean, keyboard?: string}} */
     const res = { status: "ok", tag: el.localName, matched: p.matched, fillable: D.isFillable(el), editingHost: D.isEditingHost(el) };
     if (!needVisible && !D.isVisible(el)) return res;
     if (args.scroll && !fullyInView(el)) el.scrollIntoView({ block: "center", inline: "center", behavior: "instant" });
@@ -338,6 +372,21 @@
     // into, not seen: a pointer needs an area to aim at, the keyboard only its rect.
     const unseen = !D.isVisible(el);
     let box = visibleBox(el);
+    if (!box && unseen && D.isReachableZeroSize(el)) {
+      // A zero-size control a person reaches (docs/mcp.md#actionability): the pointer aims at
+      // what shows of it (an icon overflowing a zero-width button); with nothing showing, a
+      // click (`args.keyboard`) is the keyboard's (focus, then Enter or Space), the other
+      // pointer actions have nothing to aim at (below), and the keyboard's own actions only
+      // need its rect.
+      box = contentBox(el);
+      if (!box && args.keyboard) {
+        res.keyboard = activationKey(el);
+        const off = frameOffset(el);
+        res.point = { x: rect.x + off.x, y: rect.y + off.y };
+        res.rect = { x: rect.x + off.x, y: rect.y + off.y, width: rect.width, height: rect.height };
+        return res;
+      }
+    }
     if (!box && unseen) {
       if (states.includes("unobscured")) return { status: "not-visible", matched: p.matched };
       box = { left: rect.x, top: rect.y, right: rect.x + rect.width, bottom: rect.y + rect.height };

@@ -54,6 +54,9 @@
     button: "button", image: "button", reset: "button", submit: "button", checkbox: "checkbox",
     radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", email: "textbox",
     tel: "textbox", text: "textbox", url: "textbox",
+    // Not in ARIA in HTML, but what Chrome's accessibility tree and Playwright's role engine
+    // call it (issue 28): a password field is a textbox to the snapshot and to `role=`.
+    password: "textbox",
   };
 
   /** Implicit roles by tag (ARIA in HTML); tags needing context are handled in `implicitRole`. */
@@ -470,7 +473,7 @@
   }
 
   /** Implicit ARIA role of `el` (ARIA in HTML, plus summary → button and contenteditable hosts →
-   *  textbox; header/footer scoped; password, date, file and color inputs have none). `generic`
+   *  textbox, a password input a textbox as in Chrome; header/footer scoped; date, file and color inputs have none). `generic`
    *  comes back as null so that callers print the tag name. */
   function implicitRole(el) {
     const tag = el.localName;

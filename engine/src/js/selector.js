@@ -250,15 +250,12 @@
     return out;
   }
 
-  /** The role `role=` matches: the snapshot's (docs/mcp.md#snapshots), except that a password
-   *  input without a role of its own is a textbox, as Chrome and Playwright's role engine call
-   *  it (the snapshot keeps printing it `input`).
+  /** The role `role=` matches: the snapshot's (docs/mcp.md#snapshots; a password field is a
+   *  textbox there, as Chrome and Playwright's role engine call it).
    *  @param {Element} el
    *  @returns {string | null} */
   function selectorRole(el) {
-    const r = D.role(el);
-    if (r === null && el.localName === "input" && /** @type {HTMLInputElement} */ (el).type === "password") return "textbox";
-    return r;
+    return D.role(el);
   }
 
   /** `role=`: role per `selectorRole` and, when given, normalised accessible name; never under a hidden,

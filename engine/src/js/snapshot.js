@@ -246,6 +246,7 @@
       lines: [],
       nextRef: args.nextRef || 1,
       left: { semantic: num(b.semantic, 80), evidence: num(b.evidence, 10), text: num(b.text, 7), unlisted: num(b.unlisted, 0) },
+      maxOptions: num(args.maxOptions, MAX_OPTIONS),
       truncated: false,
       more: false,
       cutRef: undefined,
@@ -574,7 +575,7 @@
     const editingHost = tag !== "input" && tag !== "textarea" && tag !== "select" && el.hasAttribute("contenteditable") && D.isEditingHost(el);
     const v = valueOf(el, name, editingHost);
     if (v !== undefined) line.value = v;
-    if (tag === "select") { const o = optionsOf(el, isSecretField(el, name)); if (o) line.options = o; }
+    if (tag === "select") { const o = optionsOf(el, isSecretField(el, name), st.maxOptions); if (o) line.options = o; }
     const hint = hintOf(el);
     if (hint !== undefined) line.hint = hint;
     flags(el, tag, line);
@@ -582,15 +583,16 @@
     return line;
   }
 
-  /** How many options of a native select a line lists (docs/mcp.md#snapshots). */
+  /** How many options of a native select a line lists (docs/mcp.md#snapshots), unless the
+   *  walk's `maxOptions` says otherwise (a snapshot of more lines lists more). */
   const MAX_OPTIONS = 10;
 
   /** The options of native select `sel` an agent may choose (docs/mcp.md#snapshots): the
-   *  labels of its first `MAX_OPTIONS` options not `hidden` (optgroups flattened), each cut at
+   *  labels of its first `max` options not `hidden` (optgroups flattened), each cut at
    *  40, marked `(selected)` (unless `unmarked`: a secret field's choice is not shown) and
    *  `(disabled)`, then how many more: `["Dog", "Cat" (selected), +12 more]`; undefined when it
    *  has none. */
-  function optionsOf(sel, unmarked) {
+  function optionsOf(sel, unmarked, max) {
     const opts = sel.options;
     if (!opts || !opts.length) return undefined;
     const parts = [];
@@ -598,7 +600,7 @@
     for (let i = 0; i < opts.length; i++) {
       const o = opts[i];
       if (o.hidden) continue;
-      if (parts.length >= MAX_OPTIONS) { rest++; continue; }
+      if (parts.length >= max) { rest++; continue; }
       let p = JSON.stringify(D.cut(D.normalize(o.label), 40));
       if (o.selected && !unmarked) p += " (selected)";
       if (o.disabled || (o.parentElement && o.parentElement.localName === "optgroup" && o.parentElement.disabled)) p += " (disabled)";

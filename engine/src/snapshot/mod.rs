@@ -292,6 +292,8 @@ struct Walk {
     first_new: u64,
     next_ref: u64,
     budgets: Budgets,
+    /// How many options a native select's line lists (docs/mcp.md#snapshots).
+    max_options: u64,
     truncated: bool,
     /// The semantic budget left elements out.
     more: bool,
@@ -484,6 +486,7 @@ impl Page {
                     text: 7,
                     unlisted: UNLISTED_TEXT,
                 },
+                max_options: max_options(options.max_lines),
                 truncated: false,
                 more: false,
                 cut_after: None,
@@ -579,6 +582,13 @@ pub(crate) fn scope_ref(page: &Page, selector: &Selector) -> Result<Option<Eleme
     })
 }
 
+/// How many options a native select's line lists in a snapshot of `max_lines` lines
+/// (docs/mcp.md#snapshots): 10, or one per 50 lines asked, up to 100, so that the default view
+/// stays as it is and a full view (`max_lines` 5000) lists what Chrome's tree lists.
+fn max_options(max_lines: usize) -> u64 {
+    (max_lines as u64 / 50).clamp(10, 100)
+}
+
 /// Walks one frame's document (or the scope inside it) in its isolated world, descending into
 /// cross-origin iframes where the page walk pauses.
 fn walk_frame<'a>(
@@ -592,6 +602,7 @@ fn walk_frame<'a>(
         let mut args = json!({
             "nextRef": walk.next_ref,
             "budgets": walk.budgets,
+            "maxOptions": walk.max_options,
         });
         if let Some(after) = walk.after {
             args["after"] = Value::from(after);
