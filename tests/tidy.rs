@@ -472,16 +472,16 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
     ),
     // The browser floor: the journal, then what writes into it, then the browser that holds
     // them all, then what adds to a browser.
-    ("capture", &["cdp", "page", "policy", "rt", "wait"]),
-    ("downloads", &["capture", "cdp", "error", "rt", "session"]),
+    ("journal", &["cdp", "page", "policy", "rt", "wait"]),
+    ("downloads", &["journal", "cdp", "error", "rt", "session"]),
     (
         "intercept",
-        &["capture", "cdp", "error", "policy", "rt", "session"],
+        &["journal", "cdp", "error", "policy", "rt", "session"],
     ),
     (
         "browser",
         &[
-            "capture",
+            "journal",
             "cdp",
             "downloads",
             "error",
@@ -502,7 +502,7 @@ const ENGINE_FLOORS: &[(&str, &[&str])] = &[
         "context",
         &[
             "browser",
-            "capture",
+            "journal",
             "cdp",
             "downloads",
             "error",
@@ -825,6 +825,186 @@ fn engine_modules_form_no_cycles() {
         offenders.is_empty(),
         "engine modules that import each other (move the shared piece down a floor, or into a \
          leaf such as engine/src/rt.rs; see ARCHITECTURE.md#floors):\n{}",
+        offenders.join("\n")
+    );
+}
+
+/// The names one `pub use …;` statement makes public (`a::B`, `a::{B, c}`, `a::B as C`).
+fn used_names(statement: &str) -> Vec<String> {
+    let items = match (statement.find('{'), statement.rfind('}')) {
+        (Some(open), Some(close)) if open < close => statement[open + 1..close].to_owned(),
+        _ => statement.to_owned(),
+    };
+    items
+        .split(',')
+        .filter_map(|item| {
+            let item = item.trim();
+            let name = match item.split_once(" as ") {
+                Some((_, alias)) => alias.trim(),
+                None => item.rsplit("::").next().unwrap_or(item).trim(),
+            };
+            (!name.is_empty()).then(|| name.to_owned())
+        })
+        .collect()
+}
+
+/// What one module's text makes public at its own level: its `pub use` statements, the items
+/// it declares `pub` at column 0 (items of `impl` blocks are indented), and `pub` types at any
+/// indentation (a type declared by a macro, such as `ErrorCode`; no type lives in an `impl`).
+fn public_names(code: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut rest = code;
+    while let Some(at) = rest.find("\npub use ") {
+        let after = &rest[at + "\npub use ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        names.extend(used_names(&after[..end]));
+        rest = &after[end..];
+    }
+    for line in code.lines() {
+        let trimmed = line.trim_start();
+        let Some(item) = trimmed.strip_prefix("pub ") else {
+            continue;
+        };
+        let item = item.strip_prefix("async ").unwrap_or(item);
+        let kinds: &[&str] = if trimmed.len() == line.len() {
+            &[
+                "fn ", "struct ", "enum ", "const ", "static ", "trait ", "type ",
+            ]
+        } else {
+            &["struct ", "enum ", "trait "]
+        };
+        for kind in kinds {
+            if let Some(tail) = item.strip_prefix(kind) {
+                let name: String = tail
+                    .chars()
+                    .take_while(|c| c.is_alphanumeric() || *c == '_')
+                    .collect();
+                names.insert(name);
+            }
+        }
+    }
+    names
+}
+
+/// The engine's public API as a tree: `""` for the crate root, then each public module of
+/// `engine/src/lib.rs` (a file module or an inline one) with the names it makes public. The
+/// generated `cdp` bindings are left out: ARCHITECTURE.md names the module, not its thousands
+/// of types.
+fn engine_api() -> BTreeMap<String, BTreeSet<String>> {
+    let lib = format!("\n{}", read(&root().join("engine/src/lib.rs")));
+    let mut api = BTreeMap::new();
+    let mut root_names = BTreeSet::new();
+    let mut rest = lib.as_str();
+    while let Some(at) = rest.find("\npub mod ") {
+        let after = &rest[at + "\npub mod ".len()..];
+        let name: String = after
+            .chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect();
+        let tail = &after[name.len()..];
+        if tail.starts_with(" {") {
+            let end = tail.find("\n}").unwrap_or(tail.len());
+            let body = tail[..end].replace("\n    pub use ", "\npub use ");
+            api.insert(name.clone(), public_names(&body));
+            rest = &tail[end..];
+        } else {
+            if name != "cdp" {
+                let src = root().join("engine/src");
+                let file = [
+                    src.join(format!("{name}.rs")),
+                    src.join(&name).join("mod.rs"),
+                ]
+                .into_iter()
+                .find(|path| path.exists())
+                .unwrap_or_else(|| panic!("engine/src/lib.rs: no file for `pub mod {name}`"));
+                api.insert(name.clone(), public_names(&format!("\n{}", read(&file))));
+            }
+            rest = tail;
+        }
+    }
+    let top: String = lib
+        .split("\npub mod ")
+        .map(|part| part.split("\n}").last().unwrap_or(part))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let mut rest = top.as_str();
+    while let Some(at) = rest.find("\npub use ") {
+        let after = &rest[at + "\npub use ".len()..];
+        let end = after.find(';').unwrap_or(after.len());
+        root_names.extend(used_names(&after[..end]));
+        rest = &after[end..];
+    }
+    api.insert(String::new(), root_names);
+    api
+}
+
+/// ARCHITECTURE.md's "API boundary" list: `- the root: …` and ``- `chromate::module` …`` bullets,
+/// each with the backticked names it lists (continuation lines included).
+fn documented_api() -> BTreeMap<String, BTreeSet<String>> {
+    let doc = read(&root().join("ARCHITECTURE.md"));
+    let section = doc
+        .split_once("\n## API boundary\n")
+        .map(|(_, rest)| rest.split("\n## ").next().unwrap_or(rest))
+        .unwrap_or_else(|| panic!("ARCHITECTURE.md has no \"## API boundary\" section"));
+    let mut api: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    let mut current: Option<String> = None;
+    for line in section.lines() {
+        if let Some(bullet) = line.strip_prefix("- ") {
+            current = if bullet.starts_with("the root") {
+                Some(String::new())
+            } else {
+                bullet
+                    .strip_prefix("`chromate::")
+                    .and_then(|tail| tail.split('`').next())
+                    .map(str::to_owned)
+            };
+        } else if !line.starts_with("  ") {
+            current = None;
+        }
+        let Some(module) = &current else {
+            continue;
+        };
+        let names = api.entry(module.clone()).or_default();
+        for (index, span) in line.split('`').enumerate() {
+            let is_name = index % 2 == 1
+                && !span.is_empty()
+                && span.chars().all(|c| c.is_alphanumeric() || c == '_');
+            if is_name {
+                names.insert(span.to_owned());
+            }
+        }
+    }
+    api
+}
+
+#[test]
+fn architecture_lists_exactly_the_engines_public_api() {
+    let actual = engine_api();
+    let documented = documented_api();
+    let mut offenders = Vec::new();
+    let modules: BTreeSet<&String> = actual.keys().chain(documented.keys()).collect();
+    for module in modules {
+        let label = if module.is_empty() {
+            "the root".to_owned()
+        } else {
+            format!("chromate::{module}")
+        };
+        let empty = BTreeSet::new();
+        let have = actual.get(module).unwrap_or(&empty);
+        let listed = documented.get(module).unwrap_or(&empty);
+        let missing: Vec<_> = have.difference(listed).collect();
+        let extra: Vec<_> = listed.difference(have).collect();
+        if !missing.is_empty() {
+            offenders.push(format!("{label}: exported but not listed: {missing:?}"));
+        }
+        if !extra.is_empty() {
+            offenders.push(format!("{label}: listed but not exported: {extra:?}"));
+        }
+    }
+    assert!(
+        offenders.is_empty(),
+        "ARCHITECTURE.md#api-boundary must list the engine's public API exactly \
+         (engine/src/lib.rs and its public modules):\n{}",
         offenders.join("\n")
     );
 }

@@ -9,7 +9,12 @@ use std::io::{BufRead, BufReader, Write};
 use std::net::TcpListener;
 use std::time::{Duration, Instant};
 
-use chromate::{diff, Browser, LaunchOptions, LogFilter, SnapshotOptions, TextMatch, WaitUntil};
+use chromate::{
+    actions::TextMatch,
+    journal::LogFilter,
+    snapshot::{diff, SnapshotOptions},
+    Browser, LaunchOptions, WaitUntil,
+};
 
 const PAGE: &str = r#"<!doctype html>
 <html lang="en"><head><title>chromate demo</title></head>

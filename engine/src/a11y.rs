@@ -9,7 +9,7 @@
 //! `js/a11y.js` runs it and gives each reported node its ref, minted from the
 //! browser-wide counter ([`crate::snapshot`]'s table) like a snapshot would.
 //!
-//! This module does not render results, cut strings to the MCP bounds or keep a baseline.
+//! This module does not render results, cut strings to output bounds or keep a baseline.
 
 use std::path::PathBuf;
 
@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::js;
 use crate::refs;
 use crate::selector::{self, Selector};
-use crate::{ElementRef, Page};
+use crate::{snapshot::ElementRef, Page};
 
 /// The environment variable naming `axe.min.js`.
 pub const AXE_PATH_ENV: &str = "CHROMATE_AXE_PATH";
@@ -66,7 +66,7 @@ impl Impact {
 /// What to audit and how much to report.
 ///
 /// ```
-/// let options = chromate::AuditOptions { min_impact: chromate::Impact::Serious, ..Default::default() };
+/// let options = chromate::audit::AuditOptions { min_impact: chromate::audit::Impact::Serious, ..Default::default() };
 /// assert_eq!(options.max_nodes, 3);
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -108,7 +108,7 @@ impl Default for AuditOptions {
 pub struct AuditNode {
     /// The element's ref (existing or newly issued); `None` in other frames or closed roots.
     pub element_ref: Option<ElementRef>,
-    /// A durable selector for the element (browser_locators' rules, else a unique CSS path;
+    /// A durable selector for the element (the locator suggestions' rules, else a unique CSS path;
     /// never a ref); `None` where the ref is.
     pub selector: Option<String>,
     /// axe's CSS path; shadow parts joined ` >>> `.
@@ -265,7 +265,7 @@ impl Page {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// let report = page.audit_accessibility(chromate::AuditOptions::default()).await?;
+    /// let report = page.audit_accessibility(chromate::audit::AuditOptions::default()).await?;
     /// for violation in &report.violations {
     ///     println!("{} ({} nodes)", violation.id, violation.nodes.len());
     /// }

@@ -13,10 +13,10 @@
 use std::time::Duration;
 
 use crate::browser::ContextState;
-use crate::capture::Journal;
 use crate::cdp::{browser as cdp_browser, storage, target};
 use crate::downloads::DownloadOptions;
 use crate::error::Result;
+use crate::journal::Journal;
 use crate::page::Page;
 use crate::policy::NetworkGuard;
 use crate::rt::lock;
@@ -160,7 +160,10 @@ impl BrowserContext {
     /// Replaces the interception rules of the context's pages (mocks and blocks, as
     /// [`Browser::set_intercept_rules`]); other contexts and the browser's own pages keep
     /// theirs.
-    pub async fn set_intercept_rules(&self, rules: Vec<crate::InterceptRule>) -> Result<()> {
+    pub async fn set_intercept_rules(
+        &self,
+        rules: Vec<crate::policy::InterceptRule>,
+    ) -> Result<()> {
         self.browser
             .interceptor()
             .set_context_rules(&self.id, Some(rules))
@@ -229,7 +232,7 @@ impl BrowserContext {
     /// ```no_run
     /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
     /// let context = browser.new_context(chromate::ContextOptions::default()).await?;
-    /// context.enable_downloads(chromate::DownloadOptions::new("/tmp/agent-1")).await?;
+    /// context.enable_downloads(chromate::capture::DownloadOptions::new("/tmp/agent-1")).await?;
     /// # Ok(()) }
     /// ```
     pub async fn enable_downloads(&self, options: DownloadOptions) -> Result<()> {

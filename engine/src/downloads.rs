@@ -21,7 +21,7 @@
 //! created when the first download begins (a browser that never downloads leaves none).
 //!
 //! Does not own: where the directory is (the caller's), a quota across downloads (the caller
-//! lowers the shared [`DownloadLimit`] as its quota fills), or MCP shapes.
+//! lowers the shared [`DownloadLimit`] as its quota fills), or output shapes.
 
 use std::collections::HashMap;
 use std::io;
@@ -33,13 +33,13 @@ use std::time::Duration;
 use serde_json::value::RawValue;
 use tokio::sync::watch;
 
-use crate::capture::{cut_url, DownloadState, Journal, LogData};
 use crate::cdp::browser::{
     BrowserContextID, CancelDownloadParams, EventDownloadProgress, EventDownloadProgressState,
     EventDownloadWillBegin, SetDownloadBehaviorParams, SetDownloadBehaviorParamsBehavior,
 };
 use crate::cdp::decode_event;
 use crate::error::Result;
+use crate::journal::{cut_url, DownloadState, Journal, LogData};
 use crate::rt::lock;
 use crate::session::Session;
 
@@ -54,7 +54,7 @@ const MAX_NAME_BYTES: usize = 200;
 /// How many numbered names are tried before giving up.
 const MAX_NUMBERED: u32 = 10_000;
 
-/// The size limit of one download, shared with whoever lowers it (an MCP session's quota).
+/// The size limit of one download, shared with whoever lowers it (a command-layer session's quota).
 /// Cheap to clone; every clone reads and sets the same value.
 #[derive(Debug, Clone)]
 pub struct DownloadLimit(Arc<AtomicU64>);
@@ -87,7 +87,7 @@ impl Default for DownloadLimit {
 /// ```no_run
 /// # async fn demo() -> chromate::Result<()> {
 /// let browser = chromate::Browser::launch(chromate::LaunchOptions::default()).await?;
-/// browser.enable_downloads(chromate::DownloadOptions::new("/tmp/my-downloads")).await?;
+/// browser.enable_downloads(chromate::capture::DownloadOptions::new("/tmp/my-downloads")).await?;
 /// # browser.close().await; Ok(()) }
 /// ```
 #[derive(Debug, Clone)]

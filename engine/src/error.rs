@@ -3,13 +3,13 @@
 //! Every failure of the engine is one variant carrying its context (selector, timeout, CDP
 //! method, URL...). The code of a variant is API: codes are never renamed, only added, and their
 //! strings come from one table (the `error_codes!` declaration behind [`ErrorCode::ALL`]) so
-//! `as_str` and parsing cannot drift apart. The MCP layer maps these one to one onto the public
+//! `as_str` and parsing cannot drift apart. The command layer maps these one to one onto the public
 //! codes of the contract, and a test there checks that no engine code falls back.
 
 use std::time::Duration;
 
 /// Declares [`ErrorCode`] from one table: each code's variant, wire string and meaning. The
-/// MCP crate declares its public codes with a macro of the same form, so the two tables read
+/// command layer declares its public codes with a macro of the same form, so the two tables read
 /// alike and a test there checks every engine code is one of its codes.
 macro_rules! error_codes {
     ($($variant:ident => $text:literal, when: $when:literal;)*) => {

@@ -126,7 +126,7 @@ fn decode(answer: Value, selector: &str) -> Result<LocatorSuggestions> {
             let element_ref = answer
                 .get("ref")
                 .and_then(Value::as_u64)
-                .and_then(super::ElementRef::new);
+                .and_then(crate::snapshot::ElementRef::new);
             match element_ref {
                 Some(element_ref) => Err(refs::stale_from_status(
                     "locators.suggest",

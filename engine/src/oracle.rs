@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::cdp::accessibility::GetFullAXTreeParams;
 use crate::cdp::dom::{GetDocumentParams, QuerySelectorAllParams, RemoveNodeParams};
 use crate::cdp::page::FrameId;
-use crate::{BrowserAccessibility, LineKind, Page, Result, Snapshot};
+use crate::{actions::BrowserAccessibility, snapshot::LineKind, snapshot::Snapshot, Page, Result};
 
 /// The roles scored, as the snapshot prints them: the controls a person acts on (a search box
 /// counts as a textbox, a menu item that checks as a menu item) and headings.

@@ -14,7 +14,7 @@ use crate::Page;
 /// How to print a PDF.
 ///
 /// ```
-/// let options = chromate::PdfOptions {
+/// let options = chromate::capture::PdfOptions {
 ///     paper_width_in: 8.27,
 ///     paper_height_in: 11.69,
 ///     mask: vec![chromate::Selector::parse("#clock")?],
@@ -63,7 +63,7 @@ impl Page {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// let pdf = page.pdf(chromate::PdfOptions::default()).await?;
+    /// let pdf = page.pdf(chromate::capture::PdfOptions::default()).await?;
     /// assert!(pdf.starts_with(b"%PDF-"));
     /// # Ok(()) }
     /// ```

@@ -5,7 +5,7 @@
 //! private-network guard). The scripts are `js/vitals.js` and `js/audit.js`.
 //!
 //! Owns the typed answers and their decoding. Does not rank, judge or report anything: what is
-//! a finding and how bad it is belongs to the caller (the MCP crate's audit).
+//! a finding and how bad it is belongs to the caller (the command layer's audit).
 
 use std::time::Duration;
 

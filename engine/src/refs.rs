@@ -6,7 +6,7 @@
 //! without the page (`unknown-ref`, `document-changed`); the page answers the rest (`detached`,
 //! `ambiguous`) through `page/resolve.rs`, which also resolves refs on a page: this module knows
 //! nothing of pages. It does not parse selectors, and it does not know about
-//! baselines (`no-snapshot` is the MCP layer's concept).
+//! baselines (`no-snapshot` is the command layer's concept).
 
 use std::sync::{Arc, Mutex};
 
@@ -18,7 +18,7 @@ use crate::rt::lock;
 /// A snapshot ref: a session-wide element number, printed as `e12`.
 ///
 /// ```
-/// let element_ref = chromate::ElementRef::parse("e12").unwrap();
+/// let element_ref = chromate::snapshot::ElementRef::parse("e12").unwrap();
 /// assert_eq!(element_ref.to_string(), "e12");
 /// assert_eq!(element_ref.number(), 12);
 /// ```

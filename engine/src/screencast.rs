@@ -18,7 +18,7 @@ use crate::Page;
 /// How to record a screencast.
 ///
 /// ```
-/// let options = chromate::ScreencastOptions::default();
+/// let options = chromate::capture::ScreencastOptions::default();
 /// assert_eq!((options.max_width, options.max_height), (1280, 720));
 /// ```
 #[derive(Debug, Clone, PartialEq, Eq)]

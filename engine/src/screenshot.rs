@@ -7,7 +7,7 @@
 //! `js/screenshot.js`, undone right after the capture. An element capture waits for the element
 //! to be visible and clips to its box in document coordinates without scrolling.
 //!
-//! This module does not write files, name them or count quotas: callers (the MCP layer) do.
+//! This module does not write files, name them or count quotas: callers (the command layer) do.
 
 use std::time::Duration;
 
@@ -36,8 +36,8 @@ pub enum ScreenshotTarget {
 /// How to take a screenshot.
 ///
 /// ```
-/// let options = chromate::ScreenshotOptions {
-///     target: chromate::ScreenshotTarget::FullPage,
+/// let options = chromate::capture::ScreenshotOptions {
+///     target: chromate::capture::ScreenshotTarget::FullPage,
 ///     mask: vec![chromate::Selector::parse("css=.clock")?],
 ///     freeze_animations: true,
 ///     ..Default::default()
@@ -133,7 +133,7 @@ impl Page {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// let shot = page.screenshot(chromate::ScreenshotOptions::default()).await?;
+    /// let shot = page.screenshot(chromate::capture::ScreenshotOptions::default()).await?;
     /// assert_eq!((shot.width, shot.height), (1280, 800));
     /// # Ok(()) }
     /// ```

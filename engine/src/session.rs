@@ -17,7 +17,9 @@ use tokio::sync::broadcast;
 
 use crate::cdp::{Command, Event};
 use crate::error::{Error, Result};
-use crate::transport::{Connection, EventMessage};
+use crate::transport::Connection;
+
+pub use crate::transport::{EventMessage, EVENT_QUEUE};
 
 /// The default time a command may take before it fails with `CommandTimeout`.
 pub const DEFAULT_COMMAND_TIMEOUT: Duration = Duration::from_secs(30);
@@ -133,7 +135,7 @@ impl Session {
     }
 
     /// A stream of one event type on this session. A subscriber that falls more than
-    /// [`crate::EVENT_QUEUE`] events behind loses the oldest and is told how many.
+    /// [`crate::transport::EVENT_QUEUE`] events behind loses the oldest and is told how many.
     pub fn events<E: Event>(&self) -> EventStream<E> {
         EventStream {
             conn: self.conn.clone(),

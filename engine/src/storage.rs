@@ -3,7 +3,7 @@
 //! seeded into the next document of an origin before its scripts run.
 //!
 //! Owns the engine side of saving and loading login state. Does not own files, names or any
-//! format on disk (the MCP layer writes those), nor IndexedDB, cache storage or service
+//! format on disk (the command layer writes those), nor IndexedDB, cache storage or service
 //! workers.
 
 use std::collections::BTreeMap;

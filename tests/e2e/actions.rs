@@ -4,7 +4,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{ElementState, Error, ErrorCode, Page, WaitUntil};
+use chromate::{actions::ElementState, Error, ErrorCode, Page, WaitUntil};
 use chromate_tests::FixtureServer;
 use serde_json::{json, Value};
 
@@ -663,12 +663,12 @@ async fn waits_and_expectations_report_what_they_saw() {
         .await
         .expect("appears");
     locate(&page, "#status")
-        .expect_text(&chromate::TextMatch::Exact("appeared".into()))
+        .expect_text(&chromate::actions::TextMatch::Exact("appeared".into()))
         .await
         .expect("text");
     let err = locate(&page, "#status")
         .timeout(Duration::from_millis(250))
-        .expect_text(&chromate::TextMatch::Exact("clicked".into()))
+        .expect_text(&chromate::actions::TextMatch::Exact("clicked".into()))
         .await
         .expect_err("mismatch");
     assert_eq!(err.code(), ErrorCode::ExpectMismatch);
@@ -701,7 +701,7 @@ async fn refs_from_a_snapshot_drive_actions_until_the_document_changes() {
     let browser = launch().await;
     let page = open(&browser, &server, "disabled.html").await;
     let snapshot = page
-        .snapshot(chromate::SnapshotOptions::default())
+        .snapshot(chromate::snapshot::SnapshotOptions::default())
         .await
         .expect("snapshot");
     let line = snapshot
@@ -733,7 +733,7 @@ async fn refs_from_a_snapshot_drive_actions_until_the_document_changes() {
         matches!(
             err,
             Error::StaleRef {
-                reason: chromate::StaleReason::DocumentChanged,
+                reason: chromate::error::StaleReason::DocumentChanged,
                 ..
             }
         ),
@@ -782,7 +782,7 @@ async fn click_reaches_zero_size_controls_through_their_content_or_the_keyboard(
     let browser = launch().await;
     let page = open(&browser, &server, "zero-size.html").await;
     let snapshot = page
-        .snapshot(chromate::SnapshotOptions::default())
+        .snapshot(chromate::snapshot::SnapshotOptions::default())
         .await
         .expect("snapshot");
     let ref_of = |hint: &str| {

@@ -6,7 +6,10 @@
 
 use std::time::Duration;
 
-use chromate::{Browser, LogData, LogEntry, LogFilter, LogKind, LogLevel, Page};
+use chromate::{
+    journal::{LogData, LogEntry, LogFilter, LogKind, LogLevel},
+    Browser, Page,
+};
 use chromate_tests::FixtureServer;
 
 use crate::util::{close_and_check, launch, NAV};

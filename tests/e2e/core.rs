@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use chromate::cdp::{page as cdp_page, runtime};
-use chromate::{Browser, Error, ErrorCode, LaunchOptions, SnapshotOptions, WaitUntil};
+use chromate::{snapshot::SnapshotOptions, Browser, Error, ErrorCode, LaunchOptions, WaitUntil};
 use chromate_tests::{procs, FixtureServer};
 
 use crate::util::{close_and_check, launch, new_page_at, NAV};
@@ -694,7 +694,7 @@ async fn a_subscriber_that_falls_behind_is_told_how_many_events_it_lost() {
     // More console events than the queue holds, while nobody reads.
     page.evaluate(&format!(
         "for (let i = 0; i < {}; i++) console.log(i); 1",
-        chromate::EVENT_QUEUE + 500
+        chromate::session::EVENT_QUEUE + 500
     ))
     .await
     .expect("log");
@@ -836,7 +836,7 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .render();
     assert!(!at_load.contains("Result 1\""), "{at_load}");
     let settled = page
-        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
         .await
         .expect("settle");
     assert!(settled.quiet, "{settled:?}");
@@ -866,7 +866,7 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
             .await
             .expect("navigate");
         let settled = page
-            .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+            .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
             .await
             .expect("settle");
         assert!(
@@ -879,7 +879,7 @@ async fn the_quiet_period_after_load_waits_for_results_a_script_fetches_after_lo
         .await
         .expect("navigate");
     let settled = page
-        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
         .await
         .expect("settle");
     assert!(!settled.quiet, "{settled:?}");
@@ -978,7 +978,7 @@ async fn a_quiet_page_right_after_a_busy_one_settles_in_one_check() {
             .await
             .expect("navigate");
         let settled = page
-            .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+            .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
             .await
             .expect("settle");
         assert!(
@@ -996,7 +996,7 @@ async fn settled_view(page: &chromate::Page, url: &str, options: &SnapshotOption
         .await
         .expect("navigate");
     let settled = page
-        .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+        .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
         .await
         .expect("settle");
     assert!(settled.quiet, "{url}: {settled:?}");

@@ -13,7 +13,7 @@
 //!   cells, Ace).
 //!
 //! Every page's full snapshot (`max_lines` 5000) is scored against `Accessibility.getFullAXTree`
-//! in every frame, for the roles of `chromate::SCORED_ROLES` (links, buttons, textboxes,
+//! in every frame, for the roles of `chromate::oracle::SCORED_ROLES` (links, buttons, textboxes,
 //! comboboxes, options, checkboxes, radios, headings, tabs, menu items, …), as role + name
 //! multisets (the way a peer without DOM handles is scored too): recall is the share of
 //! Chrome's entries the snapshot lists, precision the share of the snapshot's entries Chrome
@@ -27,8 +27,10 @@ use std::collections::BTreeMap;
 use std::time::Instant;
 
 use chromate::{
-    Browser, Controls, LaunchOptions, LineKind, Page, Score, SnapshotOptions, WaitUntil,
-    SCORED_ROLES, SETTLE_CAP, SETTLE_WINDOW,
+    oracle::{Controls, Score, SCORED_ROLES},
+    page::{SETTLE_CAP, SETTLE_WINDOW},
+    snapshot::{LineKind, SnapshotOptions},
+    Browser, LaunchOptions, Page, WaitUntil,
 };
 use chromate_tests::{FixtureServer, Response};
 

@@ -9,8 +9,9 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use chromate::{
-    Browser, DownloadLimit, DownloadOptions, DownloadState, LogData, LogEntry, LogFilter, LogKind,
-    Page,
+    capture::{DownloadLimit, DownloadOptions},
+    journal::{DownloadState, LogData, LogEntry, LogFilter, LogKind},
+    Browser, Page,
 };
 use chromate_tests::FixtureServer;
 

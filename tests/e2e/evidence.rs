@@ -4,7 +4,11 @@
 
 use std::time::Duration;
 
-use chromate::{AuditOptions, ElementState, Impact, ScreenshotOptions, ScreenshotTarget};
+use chromate::{
+    actions::ElementState,
+    audit::{AuditOptions, Impact},
+    capture::{ScreenshotOptions, ScreenshotTarget},
+};
 use chromate_tests::browser::Fixture;
 
 /// Width and height from a PNG's IHDR chunk, checked independently of the engine.

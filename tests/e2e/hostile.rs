@@ -7,7 +7,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{Error, ErrorCode, Recovery, WaitUntil};
+use chromate::{error::Recovery, Error, ErrorCode, WaitUntil};
 use chromate_tests::{procs, FixtureServer};
 
 use crate::util::{close_and_check, launch, locate, open, NAV};

@@ -5,11 +5,14 @@
 
 use std::time::Duration;
 
+use chromate::journal::{LogData, LogFilter};
 use chromate::{
-    BlockedBy, Browser, Error, InterceptAction, InterceptRule, Interception, MockResponse,
-    OriginPattern, OriginPolicy, Page, PortMatch, WaitUntil,
+    intercept::{
+        BlockedBy, InterceptAction, InterceptRule, Interception, MockResponse, OriginPattern,
+        OriginPolicy, PortMatch,
+    },
+    Browser, Error, Page, WaitUntil,
 };
-use chromate::{LogData, LogFilter};
 use chromate_tests::{FixtureServer, Response};
 use serde_json::{json, Value};
 

@@ -8,7 +8,12 @@
 use std::collections::HashMap;
 
 use chromate::cdp::accessibility::GetFullAXTreeParams;
-use chromate::{contract_name, BrowserAccessibility, LineKind, SnapshotOptions, WaitUntil};
+use chromate::{
+    actions::BrowserAccessibility,
+    oracle::contract_name,
+    snapshot::{LineKind, SnapshotOptions},
+    WaitUntil,
+};
 use chromate_tests::browser::Fixture;
 
 use crate::util::NAV;

@@ -1,7 +1,7 @@
 //! Every selector engine (docs/mcp.md#selectors) on fixture pages: what matches, what does not, open and closed
 //! shadow roots, and selectors the parser or the browser rejects.
 
-use chromate::{Error, ErrorCode, FindOptions};
+use chromate::{actions::FindOptions, Error, ErrorCode};
 use chromate_tests::browser::Fixture;
 use chromate_tests::FixtureServer;
 
@@ -214,9 +214,9 @@ async fn issue_12_a_malformed_selector_reads_in_chromates_words_without_a_period
     }
     // Every verb that resolves a selector in the page words it the same way.
     let snapshot = page
-        .snapshot(chromate::SnapshotOptions {
+        .snapshot(chromate::snapshot::SnapshotOptions {
             scope: Some(chromate::Selector::parse("css=[").expect("the grammar takes css=[")),
-            ..chromate::SnapshotOptions::default()
+            ..chromate::snapshot::SnapshotOptions::default()
         })
         .await
         .expect_err("scoped to a malformed selector");

@@ -6,7 +6,9 @@
 use std::time::{Duration, Instant};
 
 use chromate::{
-    diff, Browser, Error, ErrorCode, Page, Snapshot, SnapshotOptions, StaleReason, WaitUntil,
+    error::StaleReason,
+    snapshot::{diff, Snapshot, SnapshotOptions},
+    Browser, Error, ErrorCode, Page, WaitUntil,
 };
 use chromate_tests::FixtureServer;
 use expect_test::{expect, expect_file, ExpectFile};
@@ -71,7 +73,12 @@ fn stale_reason(res: chromate::Result<Snapshot>) -> StaleReason {
 }
 
 /// The lowest and highest ref of a snapshot.
-fn ref_range(snapshot: &Snapshot) -> (chromate::ElementRef, chromate::ElementRef) {
+fn ref_range(
+    snapshot: &Snapshot,
+) -> (
+    chromate::snapshot::ElementRef,
+    chromate::snapshot::ElementRef,
+) {
     let refs = snapshot.lines.iter().filter_map(|l| l.element_ref);
     let min = refs.clone().min().expect("the snapshot has refs");
     let max = refs.max().expect("the snapshot has refs");
@@ -749,10 +756,10 @@ async fn read_by_pages(page: &Page, max_lines: usize) -> (Vec<String>, usize) {
 }
 
 /// The lines the semantic budget pages (evidence and ordinary text keep budgets of their own).
-fn is_paged(line: &chromate::Line) -> bool {
+fn is_paged(line: &chromate::snapshot::Line) -> bool {
     !matches!(
         line.kind,
-        chromate::LineKind::Evidence | chromate::LineKind::Text
+        chromate::snapshot::LineKind::Evidence | chromate::snapshot::LineKind::Text
     )
 }
 

@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, ElementState, LaunchOptions, WaitUntil};
+use chromate::{actions::ElementState, Browser, LaunchOptions, WaitUntil};
 use chromate_benches::median_ms;
 
 const REPS: usize = 30;

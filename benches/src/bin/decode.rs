@@ -349,7 +349,7 @@ async fn record(more: bool) -> Result<(Recorded, Recorded, Recorded), Box<dyn st
 }
 
 /// The events received until none came for 200 ms.
-async fn drain(events: &mut chromate::RawEventStream) -> Result<Recorded, String> {
+async fn drain(events: &mut chromate::session::RawEventStream) -> Result<Recorded, String> {
     let mut recorded = Vec::new();
     while let Ok(Some(item)) = tokio::time::timeout(Duration::from_millis(200), events.recv()).await
     {

@@ -61,7 +61,8 @@ async fn main() -> chromate::Result<()> {
                 let started = Instant::now();
                 let res = async {
                     page.goto(url, WaitUntil::Load, NAV).await?;
-                    page.snapshot(chromate::SnapshotOptions::default()).await?;
+                    page.snapshot(chromate::snapshot::SnapshotOptions::default())
+                        .await?;
                     Ok(())
                 }
                 .await;
@@ -82,7 +83,7 @@ async fn main() -> chromate::Result<()> {
                 )
                 .await?;
                 let started = Instant::now();
-                let audit = page.audit_accessibility(chromate::AuditOptions::default());
+                let audit = page.audit_accessibility(chromate::audit::AuditOptions::default());
                 let res = match page.within(AUDIT, audit).await {
                     Err(err)
                         if err.recovery().is_none()

@@ -18,7 +18,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
+use chromate::{snapshot::SnapshotOptions, Browser, LaunchOptions, WaitUntil};
 use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 
@@ -45,7 +45,7 @@ fn rustdoc_root() -> Option<std::path::PathBuf> {
     root.join("std/index.html").is_file().then_some(root)
 }
 
-fn links(snapshot: &chromate::Snapshot) -> usize {
+fn links(snapshot: &chromate::snapshot::Snapshot) -> usize {
     snapshot.lines.iter().filter(|l| l.role == "link").count()
 }
 

@@ -22,7 +22,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, Page, Session, SnapshotOptions, WaitUntil};
+use chromate::{snapshot::SnapshotOptions, Browser, LaunchOptions, Page, Session, WaitUntil};
 use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 use serde_json::{json, Value};

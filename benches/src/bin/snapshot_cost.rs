@@ -6,7 +6,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
+use chromate::{snapshot::SnapshotOptions, Browser, LaunchOptions, WaitUntil};
 use chromate_benches::median_ms;
 use chromate_tests::FixtureServer;
 

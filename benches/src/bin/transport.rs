@@ -153,7 +153,7 @@ fn tree_rss_kib(pid: u32) -> u64 {
 
 /// The minimal client: its own Chromium on pipes, blocking I/O, one thread.
 fn minimal_round_trips() -> Result<Duration, String> {
-    let browser = chromate::find_browser(None).map_err(|e| e.to_string())?;
+    let browser = chromate::browser::find_browser(None).map_err(|e| e.to_string())?;
     let profile = tempfile_dir()?;
     let (browser_reads, mut we_write) = std::io::pipe().map_err(|e| e.to_string())?;
     let (we_read, browser_writes) = std::io::pipe().map_err(|e| e.to_string())?;

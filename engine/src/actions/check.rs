@@ -1,4 +1,4 @@
-//! `check` / `uncheck` (browser_element): read the state, click (unobscured) only if it
+//! `check` / `uncheck`: read the state, click (unobscured) only if it
 //! differs, read again; still wrong → EXPECT_MISMATCH.
 
 use serde::Deserialize;
@@ -67,7 +67,7 @@ impl Locator {
             if state.checked == Checked::Flag(want) {
                 return Ok(());
             }
-            self.click_with(verb, &super::ClickOptions::default())
+            self.click_as(verb, &super::ClickOptions::default())
                 .await?;
             let after = self.read_checked(verb).await?;
             if after.checked != Checked::Flag(want) {

@@ -38,7 +38,7 @@ impl Locator {
     /// # Ok(()) }
     /// ```
     pub async fn click(&self) -> Result<()> {
-        self.click_with("click", &ClickOptions::default()).await
+        self.click_as("click", &ClickOptions::default()).await
     }
 
     /// Double-clicks the element (click counts 1 and 2).
@@ -47,11 +47,22 @@ impl Locator {
             count: 2,
             ..ClickOptions::default()
         };
-        self.click_with("dblclick", &options).await
+        self.click_as("dblclick", &options).await
     }
 
-    /// Clicks with another button, count or held modifiers. `verb` names the action in errors.
-    pub async fn click_with(&self, verb: &str, options: &ClickOptions) -> Result<()> {
+    /// Clicks with another button, count or held modifiers; errors name the action `click`, or
+    /// `dblclick` for a count of 2.
+    pub async fn click_with(&self, options: &ClickOptions) -> Result<()> {
+        let verb = if options.count == 2 {
+            "dblclick"
+        } else {
+            "click"
+        };
+        self.click_as(verb, options).await
+    }
+
+    /// [`Locator::click_with`], with `verb` naming the action in errors (`check` clicks too).
+    pub(crate) async fn click_as(&self, verb: &str, options: &ClickOptions) -> Result<()> {
         self.bounded(async {
             let modifiers: Vec<_> = options.modifiers.iter().map(|m| m.key()).collect();
             let deadline = Deadline::new(self.timeout);

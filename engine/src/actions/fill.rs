@@ -75,7 +75,7 @@ impl Locator {
         }
     }
 
-    /// Empties an editable field, firing `input` and `change` (browser_element clear).
+    /// Empties an editable field, firing `input` and `change` (`clear`).
     pub async fn clear(&self) -> Result<()> {
         self.bounded(async {
             let deadline = Deadline::new(self.timeout);

@@ -1,11 +1,11 @@
 //! Element actions (docs/mcp.md#actionability): a [`Locator`] names an element by selector, and every verb is
 //! resolve → actionability → act under one deadline. One verb per file; this file holds the
-//! shared loop ([`Locator::wait_actionable`]) that polls the one-round-trip JS
+//! shared loop (`Locator::wait_actionable`) that polls the one-round-trip JS
 //! `actionability.check` on the retry schedule (docs/mcp.md#actionability) and turns its last failure into the timeout's
 //! reason.
 //!
-//! Actions do not render results for MCP, take snapshots or observe the page afterwards: the
-//! MCP layer does that with what these functions return.
+//! Actions do not render results, take snapshots or observe the page afterwards: the
+//! command layer does that with what these functions return.
 
 mod check;
 mod click;
@@ -32,6 +32,7 @@ use crate::page::Page;
 use crate::selector::{self, Selector};
 use crate::wait::{Deadline, Poller, DEFAULT_TIMEOUT, POLL_EVERY};
 
+pub use crate::input::{Key, KeyChord, Modifier, MouseButton};
 pub use click::ClickOptions;
 pub use read::{BrowserAccessibility, FindOptions, FindResult, FoundElement, ReadText};
 pub use select::SelectedOption;

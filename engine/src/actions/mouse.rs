@@ -1,4 +1,4 @@
-//! Mouse verbs (browser_mouse): at an element (NO_MATCH at the first check, visible only,
+//! Mouse verbs: at an element (NO_MATCH at the first check, visible only,
 //! scrolled into view, the action point) or at viewport coordinates.
 
 use crate::error::Result;

@@ -1,4 +1,4 @@
-//! Reads that never wait (browser_find, browser_exists, browser_read): one check of the
+//! Reads that never wait (find, exists, read): one check of the
 //! current page; zero matches is NO_MATCH except where the contract says otherwise.
 
 use serde::Deserialize;

@@ -1,4 +1,4 @@
-//! `scroll_into_view` (browser_element scroll): the element to the viewport centre.
+//! `scroll_into_view`: the element to the viewport centre.
 
 use serde_json::json;
 

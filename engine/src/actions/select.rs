@@ -1,4 +1,4 @@
-//! `select_option` (browser_element select): the first option whose `value` attribute equals
+//! `select_option`: the first option whose `value` attribute equals
 //! the text, else whose trimmed label does; fires `input` and `change`.
 
 use serde_json::{json, Value};

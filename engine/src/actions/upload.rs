@@ -1,4 +1,4 @@
-//! `set_input_files` (browser_upload): every file must exist before any browser work; the
+//! `set_input_files`: every file must exist before any browser work; the
 //! target (an `<input type=file>` or its `<label>`) only has to be attached and enabled, never
 //! visible; `DOM.setFileInputFiles` fires `input` and `change`. Paths never appear in errors.
 

@@ -1,4 +1,4 @@
-//! Waits and assertions on an element (browser_wait element states, browser_expect visible and
+//! Waits and assertions on an element (element states, visible and
 //! text): no first-check NO_MATCH; element states re-check every 25 ms, expectations every
 //! 100 ms, until one deadline.
 
@@ -49,8 +49,8 @@ pub enum TextMatch {
 }
 
 impl crate::Page {
-    /// Waits until the page's URL matches `want`, re-checking every 100 ms (browser_expect
-    /// url); at the deadline, `Err` with the URL last seen.
+    /// Waits until the page's URL matches `want`, re-checking every 100 ms; at the
+    /// deadline, `Err` with the URL last seen.
     pub async fn expect_url(
         &self,
         want: &TextMatch,
@@ -73,7 +73,7 @@ impl crate::Page {
 }
 
 impl Locator {
-    /// Waits until the element reaches `state` (browser_wait). Timeouts: `visible` is NO_MATCH
+    /// Waits until the element reaches `state`. Timeouts: `visible` is NO_MATCH
     /// if nothing ever matched, else TIMEOUT_WAITING_VISIBLE; `attached` is NO_MATCH; `hidden`,
     /// `detached` and `enabled` are TIMEOUT_WAITING_STATE.
     pub async fn wait_for(&self, state: ElementState) -> Result<()> {
@@ -174,7 +174,7 @@ impl Locator {
         .await
     }
 
-    /// Asserts the element becomes visible, re-checking every 100 ms (browser_expect visible).
+    /// Asserts the element becomes visible, re-checking every 100 ms (an expectation).
     /// Failure is EXPECT_MISMATCH with `actual` `"no match"` or `"hidden"`.
     pub async fn expect_visible(&self) -> Result<()> {
         self.bounded(async {
@@ -212,7 +212,7 @@ impl Locator {
     }
 
     /// Asserts the first match's trimmed rendered text matches, re-checking every 100 ms
-    /// (browser_expect text). Failure is EXPECT_MISMATCH carrying expected and actual
+    /// (an expectation). Failure is EXPECT_MISMATCH carrying expected and actual
     /// (`actual` is `null` when nothing matched).
     pub async fn expect_text(&self, want: &TextMatch) -> Result<()> {
         self.bounded(async {

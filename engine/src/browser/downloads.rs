@@ -24,7 +24,7 @@ impl Browser {
     }
 
     /// Waits until every download of the browser's own tabs begun so far has ended and been
-    /// journalled, up to `timeout`. Returns whether none is left. (An MCP observation waits
+    /// journalled, up to `timeout`. Returns whether none is left. (An observation after an action waits
     /// briefly, so the call that started a small download reports it.)
     pub async fn wait_for_downloads(&self, timeout: Duration) -> bool {
         self.downloads().wait(None, timeout).await

@@ -20,13 +20,16 @@ use tokio::sync::watch;
 
 use crate::cdp::{browser as cdp_browser, target};
 use crate::error::{Error, Result};
-use crate::launch::{self, BrowserProcess, LaunchOptions};
+use crate::launch::{self, BrowserProcess};
 use crate::page::Page;
 use crate::refs::ElementRef;
 use crate::rt::lock;
 use crate::session::Session;
 use crate::transport::{connect_websocket, redact_userinfo, Connection, Wire};
 use crate::wait::changes::{self, Check, Waited};
+
+pub use crate::launch::{find_browser, LaunchOptions};
+pub use crate::transport::{ConnectOptions, DEFAULT_CONNECT_TIMEOUT};
 
 /// The oldest protocol version chromate speaks.
 const MIN_PROTOCOL: (u32, u32) = (1, 3);
@@ -76,7 +79,7 @@ struct Inner {
     /// The ref table every page of this browser shares.
     refs: Arc<crate::refs::RefTable>,
     /// The logs journal every page of this browser writes to.
-    journal: crate::capture::Journal,
+    journal: crate::journal::Journal,
     /// Mocks, block rules and the origin policy, applied on every page and frame session.
     intercept: Arc<crate::intercept::Interceptor>,
     /// Where downloads go and the downloads in flight (`downloads.rs`).
@@ -94,7 +97,7 @@ struct Inner {
 /// browser: a context is made from a browser, and the browser only keeps this record of it.
 #[derive(Debug, Clone)]
 pub(crate) struct ContextState {
-    pub(crate) journal: crate::capture::Journal,
+    pub(crate) journal: crate::journal::Journal,
     pub(crate) viewport: Option<(u32, u32)>,
 }
 
@@ -131,21 +134,21 @@ impl Browser {
     /// # Ok(()) }
     /// ```
     pub async fn launch(options: LaunchOptions) -> Result<Self> {
-        Self::launch_with_journal(options, crate::capture::Journal::new()).await
+        Self::launch_with_journal(options, crate::journal::Journal::new()).await
     }
 
-    /// [`Browser::launch`], capturing into `journal` (an MCP session keeps one journal across
+    /// [`Browser::launch`], capturing into `journal` (a command-layer session keeps one journal across
     /// browsers, so `seq` never restarts).
     pub fn launch_with_journal(
         options: LaunchOptions,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> crate::rt::Boxed<'static, Result<Self>> {
         Box::pin(Self::launch_with_journal_unboxed(options, journal))
     }
 
     async fn launch_with_journal_unboxed(
         options: LaunchOptions,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> Result<Self> {
         launch::remove_stale_profiles();
         let executable = launch::find_browser(options.executable.as_deref())?;
@@ -195,13 +198,13 @@ impl Browser {
     /// Connects to a running browser: a `ws://…/devtools/browser/…` URL or `http://host:port`.
     /// Closing or dropping the handle then leaves that browser running.
     pub async fn connect(endpoint: &str) -> Result<Self> {
-        Self::connect_with_journal(endpoint, crate::capture::Journal::new()).await
+        Self::connect_with_journal(endpoint, crate::journal::Journal::new()).await
     }
 
     /// [`Browser::connect`], capturing into `journal`.
     pub async fn connect_with_journal(
         endpoint: &str,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> Result<Self> {
         Self::connect_with(endpoint, &crate::ConnectOptions::default(), journal).await
     }
@@ -211,7 +214,7 @@ impl Browser {
     pub fn connect_with<'a>(
         endpoint: &'a str,
         options: &'a crate::ConnectOptions,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> crate::rt::Boxed<'a, Result<Self>> {
         Box::pin(Self::connect_with_unboxed(endpoint, options, journal))
     }
@@ -219,7 +222,7 @@ impl Browser {
     async fn connect_with_unboxed(
         endpoint: &str,
         options: &crate::ConnectOptions,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> Result<Self> {
         // A pool that queues the connection holds the handshake: the whole connect is bounded,
         // so a full pool is an error the caller can act on, not a call that hangs.
@@ -281,7 +284,7 @@ impl Browser {
         process: Option<BrowserProcess>,
         version: cdp_browser::GetVersionReturns,
         viewport: Option<(u32, u32)>,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> crate::rt::Boxed<'static, Result<Self>> {
         Box::pin(Self::start_unboxed(
             conn, session, process, version, viewport, journal,
@@ -294,7 +297,7 @@ impl Browser {
         process: Option<BrowserProcess>,
         version: cdp_browser::GetVersionReturns,
         viewport: Option<(u32, u32)>,
-        journal: crate::capture::Journal,
+        journal: crate::journal::Journal,
     ) -> Result<Self> {
         check_protocol(&version.protocol_version)?;
         journal.mark_capturing();
@@ -384,7 +387,7 @@ impl Browser {
     }
 
     /// The logs journal of every page of this browser (console, errors, network).
-    pub fn journal(&self) -> &crate::capture::Journal {
+    pub fn journal(&self) -> &crate::journal::Journal {
         &self.inner.journal
     }
 
@@ -404,8 +407,8 @@ impl Browser {
     }
 
     /// Every event of every session of the connection, undecoded.
-    pub fn raw_events(&self) -> crate::RawEventStream {
-        crate::RawEventStream::all(&self.inner.conn)
+    pub fn raw_events(&self) -> crate::session::RawEventStream {
+        crate::session::RawEventStream::all(&self.inner.conn)
     }
 
     /// Whether the connection is gone.

@@ -12,7 +12,7 @@ impl Browser {
     ///
     /// ```no_run
     /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
-    /// use chromate::{InterceptAction, InterceptRule, MockResponse};
+    /// use chromate::intercept::{InterceptAction, InterceptRule, MockResponse};
     /// let user = MockResponse { status: 200, body: r#"{"name":"ann"}"#.into(), content_type: "application/json".into() };
     /// browser.set_intercept_rules(vec![
     ///     InterceptRule::new("m1", "*/api/user", InterceptAction::Fulfil(user)),
@@ -39,7 +39,7 @@ impl Browser {
     /// `net::ERR_BLOCKED_BY_CLIENT` (`true`), or lets them through (`false`, the default): a
     /// navigation, a redirect hop, a frame or a subresource, whoever asked for it. The block
     /// comes before mocks and the origin policy; [`crate::Browser::interception`] records it as
-    /// [`crate::BlockedBy::FileAccess`].
+    /// [`crate::policy::BlockedBy::FileAccess`].
     pub async fn set_file_urls_blocked(&self, blocked: bool) -> Result<()> {
         self.interceptor().set_files_blocked(blocked).await
     }

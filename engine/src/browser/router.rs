@@ -20,7 +20,7 @@ use crate::transport::Connection;
 /// chromate-made browser context it belongs to, if any.
 #[derive(Clone)]
 pub(super) struct Capture {
-    pub(super) journal: crate::capture::Journal,
+    pub(super) journal: crate::journal::Journal,
     pub(super) page: Arc<str>,
     pub(super) context: Option<Arc<str>>,
 }

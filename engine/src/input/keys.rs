@@ -32,7 +32,7 @@ pub struct Key {
     pub needs_shift: bool,
 }
 
-/// A modifier key held during a click ([`crate::ClickOptions::modifiers`]).
+/// A modifier key held during a click ([`crate::actions::ClickOptions::modifiers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Modifier {
     /// Alt (Option).

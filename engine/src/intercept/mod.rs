@@ -32,9 +32,11 @@ use crate::error::Result;
 use crate::rt::lock;
 use crate::session::Session;
 
-use crate::policy::{
-    decide, guard, rules, BlockedBy, GuardCheck, InterceptRule, Interception, MockResponse,
-    NetworkGuard, OriginPolicy,
+use crate::policy::{decide, guard, rules, GuardCheck};
+
+pub use crate::policy::{
+    classify_ip, glob_matches, AddressClass, BlockedBy, InterceptAction, InterceptRule,
+    Interception, MockResponse, NetworkGuard, OriginPattern, OriginPolicy, PortMatch,
 };
 
 /// How many decisions are remembered for [`crate::Browser::interception`].
@@ -267,7 +269,7 @@ impl Interceptor {
     pub(crate) fn on_event(
         self: &Arc<Self>,
         session: &Session,
-        journal: &crate::capture::Journal,
+        journal: &crate::journal::Journal,
         method: &str,
         params: &RawValue,
     ) {
@@ -372,7 +374,7 @@ impl Interceptor {
     fn conclude(
         &self,
         session: &Session,
-        journal: &crate::capture::Journal,
+        journal: &crate::journal::Journal,
         paused: Paused,
         decision: Option<(Interception, Option<MockResponse>)>,
     ) {

@@ -10,7 +10,7 @@ use crate::error::{Error, Result};
 use crate::rt::lock;
 
 impl Page {
-    /// Evaluates a caller's script as browser_advanced_eval does: compiled as an expression
+    /// Evaluates a caller's script as the eval tool does: compiled as an expression
     /// (what `Runtime.evaluate` runs) or, when that is a syntax error, as a function body (`const
     /// a = 1; return a`); the value converted as `JSON.stringify` does.
     pub async fn evaluate_expression_or_body(&self, js: &str) -> Result<serde_json::Value> {

@@ -95,7 +95,7 @@ impl Page {
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
     /// let settled = page
-    ///     .wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP)
+    ///     .wait_for_settled(chromate::page::SETTLE_WINDOW, chromate::page::SETTLE_CAP)
     ///     .await?;
     /// println!("settled after {:?}: {}", settled.waited, settled.quiet);
     /// # Ok(()) }

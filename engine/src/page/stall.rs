@@ -13,7 +13,7 @@
 //! with SIGSTOP, overloaded). A dialog blocks the main thread by design: it is reported by the
 //! calls themselves, never "freed" here.
 //!
-//! This module does not map errors for MCP; it wraps the call's own timeout in
+//! This module does not map errors for its callers; it wraps the call's own timeout in
 //! [`Error::Stalled`] with the [`Recovery`] that says what happened.
 
 use std::time::Duration;

@@ -62,7 +62,7 @@ impl AddressClass {
 /// The class of an IP address.
 ///
 /// ```
-/// use chromate::{classify_ip, AddressClass};
+/// use chromate::intercept::{classify_ip, AddressClass};
 /// assert_eq!(classify_ip("10.1.2.3".parse().unwrap()), AddressClass::Private);
 /// assert_eq!(classify_ip("::ffff:127.0.0.1".parse().unwrap()), AddressClass::Loopback);
 /// assert_eq!(classify_ip("93.184.215.14".parse().unwrap()), AddressClass::Public);
@@ -176,7 +176,7 @@ pub(crate) async fn resolve_blocks(host: &str, port: u16) -> Option<AddressClass
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{OriginPattern, PortMatch};
+    use crate::{policy::OriginPattern, policy::PortMatch};
 
     fn class(text: &str) -> &'static str {
         classify_ip(text.parse().expect("an address")).as_str()

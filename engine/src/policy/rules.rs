@@ -26,7 +26,7 @@ pub enum InterceptAction {
 /// One interception rule: a URL glob and what happens to requests matching it.
 ///
 /// ```
-/// use chromate::{InterceptAction, InterceptRule};
+/// use chromate::intercept::{InterceptAction, InterceptRule};
 /// let rule = InterceptRule::new("m1", "https://api.example.com/*", InterceptAction::Block);
 /// assert!(rule.matches("https://api.example.com/users?page=2"));
 /// ```
@@ -60,8 +60,8 @@ impl InterceptRule {
 /// is literal; a pattern without `?` ignores the URL's query.
 ///
 /// ```
-/// assert!(chromate::glob_matches("*/api/*", "http://127.0.0.1:8080/api/user?id=1"));
-/// assert!(!chromate::glob_matches("*/api/user?id=2", "http://127.0.0.1:8080/api/user?id=1"));
+/// assert!(chromate::intercept::glob_matches("*/api/*", "http://127.0.0.1:8080/api/user?id=1"));
+/// assert!(!chromate::intercept::glob_matches("*/api/user?id=2", "http://127.0.0.1:8080/api/user?id=1"));
 /// ```
 pub fn glob_matches(pattern: &str, url: &str) -> bool {
     if pattern.contains('?') {
@@ -149,7 +149,7 @@ impl OriginPattern {
     /// label; `file://` alone); a bad one is [`crate::Error::InvalidArgument`] saying why.
     ///
     /// ```
-    /// let pattern = chromate::OriginPattern::parse("https://*.example.com:*").unwrap();
+    /// let pattern = chromate::intercept::OriginPattern::parse("https://*.example.com:*").unwrap();
     /// assert_eq!(pattern.to_string(), "https://*.example.com:*");
     /// ```
     pub fn parse(entry: &str) -> crate::Result<OriginPattern> {
@@ -245,7 +245,7 @@ impl OriginPattern {
     }
 }
 
-/// Allowed and blocked origins (the MCP contract's `--allowed-origins`/`--blocked-origins`). A
+/// Allowed and blocked origins (the server's `--allowed-origins`/`--blocked-origins`). A
 /// request is blocked if it matches a blocked pattern, or an allow list exists and it matches
 /// none; `about:`, `data:` and `blob:` URLs are never blocked.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -265,7 +265,7 @@ impl OriginPolicy {
     /// Whether a request to `url` is blocked.
     ///
     /// ```
-    /// use chromate::{OriginPattern, OriginPolicy, PortMatch};
+    /// use chromate::intercept::{OriginPattern, OriginPolicy, PortMatch};
     /// let policy = OriginPolicy {
     ///     allowed: None,
     ///     blocked: vec![OriginPattern { scheme: "https".into(), host: "*.ads.test".into(), port: PortMatch::Default }],
@@ -350,14 +350,14 @@ pub enum BlockedBy {
     Mock,
     /// The [`OriginPolicy`].
     OriginPolicy,
-    /// A browser context's [`crate::NetworkGuard`]: the target is on a private network.
+    /// A browser context's [`crate::policy::NetworkGuard`]: the target is on a private network.
     PrivateNetwork,
     /// The browser refuses `file:` URLs ([`crate::Browser::set_file_urls_blocked`]).
     FileAccess,
 }
 
 impl BlockedBy {
-    /// `mock`, `origin-policy`, `private-network` or `file-access`, as the MCP journal writes
+    /// `mock`, `origin-policy`, `private-network` or `file-access`, as the logs write
     /// it.
     pub fn as_str(self) -> &'static str {
         match self {

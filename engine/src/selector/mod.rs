@@ -113,7 +113,7 @@ impl Selector {
     /// the session issued stands for, docs/mcp.md#refs).
     ///
     /// ```
-    /// let e7 = chromate::ElementRef::new(7).unwrap();
+    /// let e7 = chromate::snapshot::ElementRef::new(7).unwrap();
     /// assert_eq!(chromate::Selector::from_element_ref(e7).canonical(), "ref=e7");
     /// ```
     pub fn from_element_ref(element_ref: crate::refs::ElementRef) -> Selector {

@@ -71,9 +71,9 @@ impl Diff {
 ///
 /// ```no_run
 /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-/// let before = page.snapshot(chromate::SnapshotOptions::default()).await?;
-/// let after = page.snapshot(chromate::SnapshotOptions::default()).await?;
-/// assert!(chromate::diff(Some(&before), &after).is_unchanged());
+/// let before = page.snapshot(chromate::snapshot::SnapshotOptions::default()).await?;
+/// let after = page.snapshot(chromate::snapshot::SnapshotOptions::default()).await?;
+/// assert!(chromate::snapshot::diff(Some(&before), &after).is_unchanged());
 /// # Ok(()) }
 /// ```
 pub fn diff(baseline: Option<&Snapshot>, current: &Snapshot) -> Diff {

@@ -3,8 +3,8 @@
 //! The walk runs in the page (`js/snapshot.js`) and returns line records; this module drives it
 //! frame by frame (a cross-origin iframe is walked in its own frame's isolated world with the
 //! budgets left and its lines spliced in place, two spaces deeper), records every newly minted
-//! ref in the browser-wide table ([`refs`]), and renders the contract's text ([`render`]) and
-//! diffs ([`diff`]). It does not keep a baseline or count revisions: that is the MCP layer's.
+//! ref in the browser-wide table (`refs.rs`), and renders the contract's text (`render.rs`) and
+//! diffs ([`diff`]). It does not keep a baseline or count revisions: that is the command layer's.
 
 pub(crate) mod diff;
 use crate::refs;
@@ -437,7 +437,7 @@ impl Page {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// let snapshot = page.snapshot(chromate::SnapshotOptions::default()).await?;
+    /// let snapshot = page.snapshot(chromate::snapshot::SnapshotOptions::default()).await?;
     /// println!("{}", snapshot.render());
     /// # Ok(()) }
     /// ```

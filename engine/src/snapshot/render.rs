@@ -52,7 +52,7 @@ impl Snapshot {
     ///
     /// ```no_run
     /// # async fn demo(page: chromate::Page) -> chromate::Result<()> {
-    /// let snapshot = page.snapshot(chromate::SnapshotOptions::default()).await?;
+    /// let snapshot = page.snapshot(chromate::snapshot::SnapshotOptions::default()).await?;
     /// assert!(snapshot.render().starts_with("page: "));
     /// # Ok(()) }
     /// ```

@@ -456,7 +456,7 @@ fn every_ref_table_status_decodes_and_a_typo_does_not() {
         RefStatus::decode("refs.status", json!("unknown"))
             .map(RefStatus::stale_reason)
             .ok(),
-        Some(Some(crate::StaleReason::DocumentChanged))
+        Some(Some(crate::error::StaleReason::DocumentChanged))
     );
     let typo = RefStatus::decode("refs.status", json!("detatched")).expect_err("a typo");
     assert_eq!(

@@ -2,13 +2,13 @@
 //! floor of the engine. The waits that read a page (the click navigation wait, the Enter fence,
 //! freeing a stuck page) live in `page/`, on top of it.
 //!
-//! One [`Deadline`] covers a whole action; [`Poller`] yields check times on the contract's
+//! One `Deadline` covers a whole action; `Poller` yields check times on the contract's
 //! schedule (an immediate first check, then every 25 ms, and a last check at the deadline).
 //! No fixed sleeps: waits sleep until the next slot or until page state changes. This module
 //! does not know what is checked (`actions/` does).
 //!
-//! A deadline also bounds every CDP command sent while its call runs ([`Deadline::bound`], read
-//! by [`command_bound`] in the one place commands are sent, `Session`): a renderer that does not
+//! A deadline also bounds every CDP command sent while its call runs (`Deadline::bound`, read
+//! by `command_bound` in the one place commands are sent, `Session`): a renderer that does not
 //! answer costs the call its own timeout, not the transport's 30 s. `page/stall.rs` frees a
 //! page whose script does not yield once such a call gives up.
 
@@ -85,7 +85,7 @@ impl Deadline {
 /// ```no_run
 /// # async fn demo(browser: chromate::Browser) -> chromate::Result<()> {
 /// use std::time::Duration;
-/// let page = chromate::bounded(Duration::from_secs(5), browser.new_page("about:blank")).await?;
+/// let page = chromate::wait::bounded(Duration::from_secs(5), browser.new_page("about:blank")).await?;
 /// # Ok(()) }
 /// ```
 pub async fn bounded<F: std::future::Future>(timeout: Duration, fut: F) -> F::Output {

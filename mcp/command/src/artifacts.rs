@@ -10,7 +10,7 @@
 //! they are unit-tested without a filesystem.
 //!
 //! Downloads (docs/mcp.md#downloads) live in `<session dir>/downloads/` and count against
-//! the quota: the store keeps the engine's shared [`chromate::DownloadLimit`]
+//! the quota: the store keeps the engine's shared [`chromate::capture::DownloadLimit`]
 //! at what the quota has left (at most 256 MiB; 0 once the files are used
 //! up), so the engine cancels a download that would not fit, and each
 //! finished download is added to the totals when an observation reports it.
@@ -122,7 +122,7 @@ pub struct ArtifactStore {
     files: u64,
     bytes: u64,
     /// The size limit of one download: what the quota has left.
-    download_limit: chromate::DownloadLimit,
+    download_limit: chromate::capture::DownloadLimit,
     /// A store forked for one call on one tab ([`ArtifactStore::fork`]): its files are named
     /// `NNNN-<tab>-<label>`, so calls on other tabs running at the same time never pick the
     /// same name; and the counts it started from.
@@ -148,7 +148,7 @@ impl ArtifactStore {
             counter: 0,
             files: 0,
             bytes: 0,
-            download_limit: chromate::DownloadLimit::default(),
+            download_limit: chromate::capture::DownloadLimit::default(),
             forked: None,
         };
         store.update_download_limit();
@@ -165,7 +165,7 @@ impl ArtifactStore {
             counter: 0,
             files: 0,
             bytes: 0,
-            download_limit: chromate::DownloadLimit::default(),
+            download_limit: chromate::capture::DownloadLimit::default(),
             forked: None,
         };
         store.update_download_limit();
@@ -178,7 +178,7 @@ impl ArtifactStore {
     }
 
     /// The download size limit the engine checks, kept at what the quota has left.
-    pub fn download_limit(&self) -> chromate::DownloadLimit {
+    pub fn download_limit(&self) -> chromate::capture::DownloadLimit {
         self.download_limit.clone()
     }
 
@@ -196,7 +196,7 @@ impl ArtifactStore {
             self.limits.max_bytes.saturating_sub(self.bytes)
         };
         self.download_limit
-            .set(left.min(chromate::DEFAULT_DOWNLOAD_LIMIT));
+            .set(left.min(chromate::capture::DEFAULT_DOWNLOAD_LIMIT));
     }
 
     /// The session directory (it may not exist yet).

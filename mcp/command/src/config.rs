@@ -5,11 +5,11 @@
 //! (so tests never touch the process environment), and splitting origin
 //! lists. Does not own argv parsing (`cli.rs`), the grammar of one origin
 //! pattern or applying the origin policy to requests: the engine does both
-//! (`chromate::OriginPattern`).
+//! (`chromate::intercept::OriginPattern`).
 
 use std::path::{Path, PathBuf};
 
-use chromate::OriginPattern;
+use chromate::intercept::OriginPattern;
 
 use crate::artifacts::{self, Limits};
 
@@ -297,7 +297,7 @@ impl Config {
                     .cdp_authorization
                     .or_else(|| var("CHROMATE_CDP_AUTHORIZATION")),
                 connect_timeout: flags.cdp_timeout_ms.map_or(
-                    chromate::DEFAULT_CONNECT_TIMEOUT,
+                    chromate::browser::DEFAULT_CONNECT_TIMEOUT,
                     std::time::Duration::from_millis,
                 ),
                 ..chromate::ConnectOptions::default()

@@ -449,12 +449,12 @@ pub fn from_engine_code(code: chromate::ErrorCode) -> ToolErrorCode {
 
 /// The hint of a timeout on a page that stopped answering: what chromate found and did, then
 /// the next useful step.
-pub fn recovery_hint(recovery: chromate::Recovery) -> String {
+pub fn recovery_hint(recovery: chromate::error::Recovery) -> String {
     let next = match recovery {
-        chromate::Recovery::ScriptStopped { .. } => {
+        chromate::error::Recovery::ScriptStopped { .. } => {
             "the tab answers again: retry, or look at it with browser_snapshot"
         }
-        chromate::Recovery::RendererStuck { .. } => {
+        chromate::error::Recovery::RendererStuck { .. } => {
             "chromate replaced the tab with a new one on about:blank: navigate again (refs from before are gone)"
         }
         _ => "check the browser process (browser_status browserPid); calls fail until it answers",

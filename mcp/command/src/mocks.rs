@@ -105,12 +105,12 @@ impl MockTable {
 /// ignores the URL's query. The engine's matcher, so the table and the
 /// browser always agree.
 pub fn glob_matches(pattern: &str, url: &str) -> bool {
-    chromate::glob_matches(pattern, url)
+    chromate::intercept::glob_matches(pattern, url)
 }
 
 impl MockTable {
     /// The table as the engine's rules, in creation order.
-    pub fn engine_rules(&self) -> Vec<chromate::InterceptRule> {
+    pub fn engine_rules(&self) -> Vec<chromate::intercept::InterceptRule> {
         self.rules
             .iter()
             .map(|rule| {
@@ -119,22 +119,28 @@ impl MockTable {
                         status,
                         body,
                         content_type,
-                    } => chromate::InterceptAction::Fulfil(chromate::MockResponse {
-                        status: *status,
-                        body: body.clone(),
-                        content_type: content_type.clone(),
-                    }),
-                    MockKind::Block => chromate::InterceptAction::Block,
+                    } => chromate::intercept::InterceptAction::Fulfil(
+                        chromate::intercept::MockResponse {
+                            status: *status,
+                            body: body.clone(),
+                            content_type: content_type.clone(),
+                        },
+                    ),
+                    MockKind::Block => chromate::intercept::InterceptAction::Block,
                 };
-                chromate::InterceptRule::new(rule.id.clone(), rule.pattern.clone(), action)
+                chromate::intercept::InterceptRule::new(
+                    rule.id.clone(),
+                    rule.pattern.clone(),
+                    action,
+                )
             })
             .collect()
     }
 }
 
 /// The origin lists of the configuration as the engine's policy (docs/mcp.md#origin-policy).
-pub fn origin_policy(config: &Config) -> chromate::OriginPolicy {
-    chromate::OriginPolicy {
+pub fn origin_policy(config: &Config) -> chromate::intercept::OriginPolicy {
+    chromate::intercept::OriginPolicy {
         allowed: config.allowed_origins.clone(),
         blocked: config.blocked_origins.clone(),
     }
@@ -175,21 +181,23 @@ fn blocked_by(
     if net_error != "net::ERR_BLOCKED_BY_CLIENT" {
         return None;
     }
-    if let Some(chromate::Interception::Blocked { by, .. }) = browser.interception_for_url(url) {
+    if let Some(chromate::intercept::Interception::Blocked { by, .. }) =
+        browser.interception_for_url(url)
+    {
         return Some(by.as_str());
     }
     let policy = browser.origin_policy();
     if policy.blocks(url) {
-        return Some(chromate::BlockedBy::OriginPolicy.as_str());
+        return Some(chromate::intercept::BlockedBy::OriginPolicy.as_str());
     }
     if table
         .find(url)
         .is_some_and(|rule| rule.kind == MockKind::Block)
     {
-        return Some(chromate::BlockedBy::Mock.as_str());
+        return Some(chromate::intercept::BlockedBy::Mock.as_str());
     }
     // A redirect hop to a blocked origin: the requested URL itself passed.
-    (!policy.is_empty()).then_some(chromate::BlockedBy::OriginPolicy.as_str())
+    (!policy.is_empty()).then_some(chromate::intercept::BlockedBy::OriginPolicy.as_str())
 }
 
 /// `application/json` if the body parses as JSON, else `text/plain; charset=utf-8`.

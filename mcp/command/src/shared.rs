@@ -40,7 +40,12 @@ impl SharedBrowser {
         }
         let browser = match &config.cdp_endpoint {
             Some(endpoint) => {
-                chromate::Browser::connect_with(endpoint, options, chromate::Journal::new()).await?
+                chromate::Browser::connect_with(
+                    endpoint,
+                    options,
+                    chromate::journal::Journal::new(),
+                )
+                .await?
             }
             None => chromate::Browser::launch(config.launch_options()).await?,
         };

@@ -123,18 +123,18 @@ pub struct CallRecord<'a> {
 
 /// `{console:{errors, warnings}, network:{requests, failed}}` over journal entries after
 /// `since` (entries evicted meanwhile are not counted).
-fn log_counts(journal: &chromate::Journal, since: u64) -> (Value, Value) {
-    let entries = journal.list(&chromate::LogFilter::default(), since, usize::MAX);
+fn log_counts(journal: &chromate::journal::Journal, since: u64) -> (Value, Value) {
+    let entries = journal.list(&chromate::journal::LogFilter::default(), since, usize::MAX);
     let (mut errors, mut warnings, mut requests, mut failed) = (0u64, 0u64, 0u64, 0u64);
     for entry in &entries.entries {
         if entry.is_error() {
             errors += 1;
-        } else if entry.level() == Some(chromate::LogLevel::Warn) {
+        } else if entry.level() == Some(chromate::journal::LogLevel::Warn) {
             warnings += 1;
         }
         match entry.kind() {
-            chromate::LogKind::Request => requests += 1,
-            chromate::LogKind::RequestFailed => failed += 1,
+            chromate::journal::LogKind::Request => requests += 1,
+            chromate::journal::LogKind::RequestFailed => failed += 1,
             _ => {}
         }
     }
@@ -181,7 +181,7 @@ async fn record_action_unboxed(session: &mut ToolSession, call: CallRecord<'_>) 
         .filter(|p| wants_screenshot && p.dialog().is_none())
     {
         if let Ok(shot) = page
-            .screenshot(chromate::ScreenshotOptions::default())
+            .screenshot(chromate::capture::ScreenshotOptions::default())
             .await
         {
             let relative = format!("screenshots/{seq:04}.png");

@@ -35,7 +35,7 @@ pub struct Projected {
     /// The MCP name, `webmcp_…`.
     pub name: String,
     /// The page's tool.
-    pub tool: chromate::WebMcpTool,
+    pub tool: chromate::page::WebMcpTool,
     /// The origin of the frame that registered it (`scheme://host[:port]`).
     pub origin: String,
     /// Registered by a frame inside the page rather than the page itself.
@@ -65,7 +65,7 @@ pub fn project(page: &chromate::Page, taken: &[&str]) -> Vec<Projected> {
 
 /// [`project`] on a list: `frame` says a frame's origin and whether it is not the main frame.
 pub fn project_tools(
-    tools: Vec<chromate::WebMcpTool>,
+    tools: Vec<chromate::page::WebMcpTool>,
     taken: &[&str],
     frame: impl Fn(&str) -> (String, bool),
 ) -> Vec<Projected> {

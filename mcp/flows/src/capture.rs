@@ -417,7 +417,7 @@ async fn capture_unboxed(
         .unwrap_or_else(|| DEFAULT_MASK_COLOR.to_owned());
     let (data, width, height) = if args.format == Format::Pdf {
         let (paper_width, paper_height) = args.paper_inches();
-        let options = chromate::PdfOptions {
+        let options = chromate::capture::PdfOptions {
             mask,
             mask_color,
             freeze_animations: freeze,
@@ -431,11 +431,11 @@ async fn capture_unboxed(
         (pdf, None, None)
     } else {
         let target = match (selector, args.full_page) {
-            (Some(selector), _) => chromate::ScreenshotTarget::Element(selector),
-            (None, true) => chromate::ScreenshotTarget::FullPage,
-            (None, false) => chromate::ScreenshotTarget::Viewport,
+            (Some(selector), _) => chromate::capture::ScreenshotTarget::Element(selector),
+            (None, true) => chromate::capture::ScreenshotTarget::FullPage,
+            (None, false) => chromate::capture::ScreenshotTarget::Viewport,
         };
-        let options = chromate::ScreenshotOptions {
+        let options = chromate::capture::ScreenshotOptions {
             target,
             mask,
             mask_color,
@@ -484,7 +484,7 @@ pub fn console_errors_since(session: &ToolSession, cursor: u64) -> Vec<Value> {
     session
         .journal
         .log
-        .list(&chromate::LogFilter::errors(), cursor, 100)
+        .list(&chromate::journal::LogFilter::errors(), cursor, 100)
         .entries
         .iter()
         .map(|entry| {

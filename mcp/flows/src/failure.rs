@@ -84,9 +84,9 @@ pub async fn collect(session: &mut ToolSession, flow_dir: &Path, cursor: u64) ->
             .push("screenshot, snapshot: no tab was open".to_owned()),
         Some(page) => {
             let bound = session.agent_timeout();
-            let options = chromate::ScreenshotOptions {
+            let options = chromate::capture::ScreenshotOptions {
                 timeout: bound,
-                ..chromate::ScreenshotOptions::default()
+                ..chromate::capture::ScreenshotOptions::default()
             };
             match page.within(bound, page.screenshot(options)).await {
                 Ok(shot) => {
@@ -97,7 +97,7 @@ pub async fn collect(session: &mut ToolSession, flow_dir: &Path, cursor: u64) ->
                     .push(format!("screenshot.png: the tab gave none: {err}")),
             }
             match session
-                .take_snapshot(&page, chromate::SnapshotOptions::default())
+                .take_snapshot(&page, chromate::snapshot::SnapshotOptions::default())
                 .await
             {
                 Ok(snapshot) => {
@@ -115,7 +115,10 @@ pub async fn collect(session: &mut ToolSession, flow_dir: &Path, cursor: u64) ->
     let console = entries_text(
         session,
         cursor,
-        &[chromate::LogKind::Console, chromate::LogKind::Error],
+        &[
+            chromate::journal::LogKind::Console,
+            chromate::journal::LogKind::Error,
+        ],
         "console",
     );
     artifacts.console = save("console.txt", console.as_bytes(), &mut artifacts.notes);
@@ -123,10 +126,10 @@ pub async fn collect(session: &mut ToolSession, flow_dir: &Path, cursor: u64) ->
         session,
         cursor,
         &[
-            chromate::LogKind::Request,
-            chromate::LogKind::Response,
-            chromate::LogKind::RequestFailed,
-            chromate::LogKind::Download,
+            chromate::journal::LogKind::Request,
+            chromate::journal::LogKind::Response,
+            chromate::journal::LogKind::RequestFailed,
+            chromate::journal::LogKind::Download,
         ],
         "network",
     );
@@ -139,12 +142,12 @@ pub async fn collect(session: &mut ToolSession, flow_dir: &Path, cursor: u64) ->
 fn entries_text(
     session: &ToolSession,
     cursor: u64,
-    kinds: &[chromate::LogKind],
+    kinds: &[chromate::journal::LogKind],
     what: &str,
 ) -> String {
-    let filter = chromate::LogFilter {
+    let filter = chromate::journal::LogFilter {
         kinds: kinds.to_vec(),
-        ..chromate::LogFilter::default()
+        ..chromate::journal::LogFilter::default()
     };
     let list = session.journal.log.list(&filter, cursor, MAX_ENTRIES);
     let mut text = String::new();
@@ -170,10 +173,10 @@ fn entries_text(
 }
 
 /// One journal entry as a line: its time, then what it says.
-pub fn entry_line(entry: &chromate::LogEntry) -> String {
+pub fn entry_line(entry: &chromate::journal::LogEntry) -> String {
     let time = chromate_command::time::iso_time(entry.time);
     let what = match &entry.data {
-        chromate::LogData::Console {
+        chromate::journal::LogData::Console {
             level,
             method,
             text,
@@ -183,7 +186,7 @@ pub fn entry_line(entry: &chromate::LogEntry) -> String {
             level.as_str(),
             at(origin.as_deref())
         ),
-        chromate::LogData::Error {
+        chromate::journal::LogData::Error {
             method,
             text,
             origin,
@@ -197,12 +200,12 @@ pub fn entry_line(entry: &chromate::LogEntry) -> String {
             }
             line
         }
-        chromate::LogData::Request {
+        chromate::journal::LogData::Request {
             url,
             method,
             resource_type,
         } => format!("request {method} {url} ({resource_type})"),
-        chromate::LogData::Response {
+        chromate::journal::LogData::Response {
             url,
             method,
             status,
@@ -212,7 +215,7 @@ pub fn entry_line(entry: &chromate::LogEntry) -> String {
             "response {status} {method} {url} ({mime_type}){}",
             if *mocked { " mocked" } else { "" }
         ),
-        chromate::LogData::RequestFailed {
+        chromate::journal::LogData::RequestFailed {
             url,
             method,
             failure,
@@ -224,7 +227,7 @@ pub fn entry_line(entry: &chromate::LogEntry) -> String {
                 .map(|by| format!(" (blocked by {by})"))
                 .unwrap_or_default()
         ),
-        chromate::LogData::Download {
+        chromate::journal::LogData::Download {
             url,
             name,
             state,
@@ -254,8 +257,8 @@ fn at(origin: Option<&str>) -> String {
 mod tests {
     use super::*;
 
-    fn entry(data: chromate::LogData) -> chromate::LogEntry {
-        chromate::LogEntry {
+    fn entry(data: chromate::journal::LogData) -> chromate::journal::LogEntry {
+        chromate::journal::LogEntry {
             seq: 1,
             time: std::time::UNIX_EPOCH,
             page: "T1".to_owned(),
@@ -267,8 +270,8 @@ mod tests {
     fn each_entry_is_one_readable_line_and_a_stack_is_indented_under_its_error() {
         let line = |data| entry_line(&entry(data));
         assert_eq!(
-            line(chromate::LogData::Console {
-                level: chromate::LogLevel::Error,
+            line(chromate::journal::LogData::Console {
+                level: chromate::journal::LogLevel::Error,
                 method: "error".to_owned(),
                 text: "boom".to_owned(),
                 origin: Some("http://127.0.0.1:1/a.js:3:5".to_owned()),
@@ -276,7 +279,7 @@ mod tests {
             "1970-01-01T00:00:00.000Z console.error [error] boom at http://127.0.0.1:1/a.js:3:5"
         );
         assert_eq!(
-            line(chromate::LogData::Error {
+            line(chromate::journal::LogData::Error {
                 method: "exception".to_owned(),
                 text: "TypeError: x is undefined".to_owned(),
                 origin: None,
@@ -285,7 +288,7 @@ mod tests {
             "1970-01-01T00:00:00.000Z exception TypeError: x is undefined\n    at f (a.js:1:2)\n    at g (a.js:3:4)"
         );
         assert_eq!(
-            line(chromate::LogData::Response {
+            line(chromate::journal::LogData::Response {
                 url: "http://127.0.0.1:1/status/500".to_owned(),
                 method: "GET".to_owned(),
                 status: 500,
@@ -295,7 +298,7 @@ mod tests {
             "1970-01-01T00:00:00.000Z response 500 GET http://127.0.0.1:1/status/500 (text/plain)"
         );
         assert_eq!(
-            line(chromate::LogData::RequestFailed {
+            line(chromate::journal::LogData::RequestFailed {
                 url: "http://127.0.0.1:1/x".to_owned(),
                 method: "GET".to_owned(),
                 failure: "net::ERR_BLOCKED_BY_CLIENT".to_owned(),

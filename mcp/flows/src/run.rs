@@ -171,7 +171,7 @@ fn downloads(session: &ToolSession) -> Vec<DownloadRecord> {
         .downloads_since(0)
         .into_iter()
         .filter_map(|entry| match entry.data {
-            chromate::LogData::Download {
+            chromate::journal::LogData::Download {
                 url,
                 name,
                 state,
@@ -824,9 +824,9 @@ impl OnTab<'_> {
 struct Video {
     started: Instant,
     /// The part being recorded and when it started.
-    current: Option<(Instant, chromate::Screencast)>,
+    current: Option<(Instant, chromate::capture::Screencast)>,
     /// The finished parts, each with its start in seconds since the video started.
-    parts: Vec<(f64, chromate::Recording)>,
+    parts: Vec<(f64, chromate::capture::Recording)>,
 }
 
 impl Video {
@@ -862,18 +862,16 @@ impl Video {
     }
 
     /// Stops recording: the parts as one recording, on one clock.
-    async fn stop(mut self) -> chromate::Recording {
+    async fn stop(mut self) -> chromate::capture::Recording {
         self.end_part().await;
-        let mut joined = chromate::Recording::default();
+        let mut joined = chromate::capture::Recording::default();
         for (offset, part) in self.parts {
-            joined.frames.extend(
-                part.frames
-                    .into_iter()
-                    .map(|frame| chromate::ScreencastFrame {
-                        at: frame.at + offset,
-                        ..frame
-                    }),
-            );
+            joined.frames.extend(part.frames.into_iter().map(|frame| {
+                chromate::capture::ScreencastFrame {
+                    at: frame.at + offset,
+                    ..frame
+                }
+            }));
             joined.ended_at = offset + part.ended_at;
             joined.dropped += part.dropped;
         }
@@ -881,11 +879,11 @@ impl Video {
     }
 }
 
-fn screencast_options(viewport: (u32, u32)) -> chromate::ScreencastOptions {
-    chromate::ScreencastOptions {
+fn screencast_options(viewport: (u32, u32)) -> chromate::capture::ScreencastOptions {
+    chromate::capture::ScreencastOptions {
         max_width: viewport.0,
         max_height: viewport.1,
-        ..chromate::ScreencastOptions::default()
+        ..chromate::capture::ScreencastOptions::default()
     }
 }
 

@@ -55,7 +55,7 @@ fn is_executable(path: &Path) -> bool {
 
 /// Encodes `recording` into `<dir>/video.webm` and `<dir>/video.mp4`.
 pub async fn encode(
-    recording: &chromate::Recording,
+    recording: &chromate::capture::Recording,
     size: (u32, u32),
     dir: &Path,
     ffmpeg: &Path,
@@ -90,7 +90,7 @@ pub async fn encode(
 }
 
 async fn encode_in(
-    recording: &chromate::Recording,
+    recording: &chromate::capture::Recording,
     (width, height): (u32, u32),
     dir: &Path,
     ffmpeg: &Path,
@@ -286,17 +286,17 @@ mod tests {
         let dir = tempfile::tempdir().expect("a temporary directory");
         let early = jpeg(&ffmpeg, dir.path(), 1152, 720).await;
         let frame = jpeg(&ffmpeg, dir.path(), 1280, 720).await;
-        let mut recording = chromate::Recording::default();
+        let mut recording = chromate::capture::Recording::default();
         recording.frames = vec![
-            chromate::ScreencastFrame {
+            chromate::capture::ScreencastFrame {
                 jpeg: early,
                 at: 0.0,
             },
-            chromate::ScreencastFrame {
+            chromate::capture::ScreencastFrame {
                 jpeg: frame.clone(),
                 at: 0.2,
             },
-            chromate::ScreencastFrame {
+            chromate::capture::ScreencastFrame {
                 jpeg: frame,
                 at: 0.4,
             },

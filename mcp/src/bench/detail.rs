@@ -5,7 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-use chromate::{Browser, LaunchOptions, SnapshotOptions, WaitUntil};
+use chromate::{snapshot::SnapshotOptions, Browser, LaunchOptions, WaitUntil};
 
 /// Runs the benchmark and returns the printed report.
 pub(crate) fn snapshot_cost<'a>(
@@ -63,7 +63,7 @@ async fn measure(
         let started = Instant::now();
         let changed = page.snapshot(options.clone()).await?;
         let snapshot_ms = started.elapsed().as_secs_f64() * 1e3;
-        let diff = chromate::diff(Some(&baseline), &changed).render();
+        let diff = chromate::snapshot::diff(Some(&baseline), &changed).render();
         let total_ms = started.elapsed().as_secs_f64() * 1e3;
         diff_lines += diff
             .lines()

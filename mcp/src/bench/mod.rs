@@ -20,7 +20,10 @@ mod tokens;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use chromate::{Browser, Control, Controls, LaunchOptions, Score, WaitUntil};
+use chromate::{
+    oracle::{Control, Controls, Score},
+    Browser, LaunchOptions, WaitUntil,
+};
 
 pub(crate) use report::Format;
 
@@ -144,7 +147,8 @@ pub(crate) async fn run(args: &BenchArgs) -> Result<String, String> {
         }
         return Ok(out);
     }
-    let browser = chromate::find_browser(args.browser.as_deref()).map_err(|e| e.to_string())?;
+    let browser =
+        chromate::browser::find_browser(args.browser.as_deref()).map_err(|e| e.to_string())?;
     let work = std::env::temp_dir().join(format!("chromate-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work).map_err(|e| format!("cannot create {}: {e}", work.display()))?;
     let result = run_in(args, &browser, &work).await;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
-use chromate::Controls;
+use chromate::oracle::Controls;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::process::{Child, ChildStdin, ChildStdout, Command};
@@ -486,7 +486,7 @@ fn figures(samples: Vec<f64>, text: &str, full: &str) -> PageFigures {
             tokens: tokens::count(text),
             controls: Controls::from_text(text).len(),
             full_bytes: full.len(),
-            score: chromate::Score::default(),
+            score: chromate::oracle::Score::default(),
             missing: Vec::new(),
             extra: Vec::new(),
         },

@@ -50,7 +50,7 @@ struct Summary {
     bytes_median: f64,
     tokens_median: Option<f64>,
     estimate_median: f64,
-    score: chromate::Score,
+    score: chromate::oracle::Score,
 }
 
 fn summaries(run: &Run) -> Vec<Summary> {
@@ -78,7 +78,7 @@ fn summaries(run: &Run) -> Vec<Summary> {
                 .iter()
                 .map(|m| m.tokens.map(|t| t as f64))
                 .collect();
-            let mut score = chromate::Score::default();
+            let mut score = chromate::oracle::Score::default();
             for (page, m) in run.pages.iter().zip(&measured) {
                 if page.reference.is_some() {
                     score.add(m.score);
@@ -243,7 +243,7 @@ fn short(text: &str, width: usize) -> String {
 }
 
 /// `[[role, name, count], …]`.
-fn controls_json(controls: &[(chromate::Control, usize)]) -> Value {
+fn controls_json(controls: &[(chromate::oracle::Control, usize)]) -> Value {
     controls
         .iter()
         .map(|((role, name), n)| json!([role, name, n]))
@@ -319,7 +319,7 @@ fn to_json(run: &Run) -> Value {
         "browser": run.browser,
         "browser_version": run.browser_version,
         "wait_ms": run.wait_ms,
-        "scored_roles": chromate::SCORED_ROLES,
+        "scored_roles": chromate::oracle::SCORED_ROLES,
         "tokenizer": tokens::TOKENIZER,
         "repeat": run.repeat,
         "tools": tools,
@@ -561,14 +561,14 @@ fn html(run: &Run) -> String {
          by role and name, all read {} ms after the navigation. Charts are on a log scale. \
          Reproduce with <code>chromate bench-snapshot --format html --output FILE</code> on \
          the same pages.</p>\n</body></html>",
-        escape(&chromate::SCORED_ROLES.join(", ")),
+        escape(&chromate::oracle::SCORED_ROLES.join(", ")),
         run.wait_ms
     );
     out
 }
 
 /// A titled list of controls with their counts, for a page's missing or extra entries.
-fn control_list(title: &str, controls: &[(chromate::Control, usize)]) -> String {
+fn control_list(title: &str, controls: &[(chromate::oracle::Control, usize)]) -> String {
     if controls.is_empty() {
         return String::new();
     }

@@ -1339,7 +1339,7 @@ fn progress_shows_on_a_terminals_stderr_unless_quiet() {
 /// the leak checks still see the browser chromate started).
 fn pinned_browser(cli: &Cli, cert: &chromate_tests::tls::TlsCert) -> String {
     use std::os::unix::fs::PermissionsExt as _;
-    let real = chromate::find_browser(None).expect("a Chromium to wrap");
+    let real = chromate::browser::find_browser(None).expect("a Chromium to wrap");
     let script = cli.path("chromium-pinned");
     std::fs::write(
         &script,

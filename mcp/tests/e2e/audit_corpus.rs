@@ -135,7 +135,7 @@ const TRUE_FINDINGS: &[(&str, &str, &str, &str)] = &[
 /// chromate started) with every other host resolved to nothing.
 fn loopback_browser(cli: &Cli) -> String {
     use std::os::unix::fs::PermissionsExt as _;
-    let real = chromate::find_browser(None).expect("a Chromium to wrap");
+    let real = chromate::browser::find_browser(None).expect("a Chromium to wrap");
     let script = cli.path("chromium-loopback");
     std::fs::write(
         &script,

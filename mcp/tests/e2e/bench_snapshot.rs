@@ -28,7 +28,7 @@ fn bench(args: &[&str], tmp: &Path, path: &Path, cwd: &Path) -> Output {
 }
 
 fn browser() -> String {
-    chromate::find_browser(None)
+    chromate::browser::find_browser(None)
         .expect("a browser")
         .display()
         .to_string()
@@ -432,7 +432,7 @@ fn the_reference_reads_every_frame_after_the_same_wait_and_the_report_names_what
     );
     assert_eq!(
         report["scored_roles"].as_array().map(Vec::len),
-        Some(chromate::SCORED_ROLES.len())
+        Some(chromate::oracle::SCORED_ROLES.len())
     );
     let pages = report["pages"].as_array().expect("pages");
     let page = |name: &str| {

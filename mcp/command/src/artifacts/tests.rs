@@ -260,7 +260,7 @@ fn the_download_limit_is_what_the_quota_has_left() {
     let default = ArtifactStore::new(&root, 7, UNIX_EPOCH, "s", Limits::default());
     assert_eq!(
         default.download_limit().bytes(),
-        chromate::DEFAULT_DOWNLOAD_LIMIT
+        chromate::capture::DEFAULT_DOWNLOAD_LIMIT
     );
 }
 

@@ -335,12 +335,12 @@ pub fn counts(findings: &[Finding]) -> Vec<(Severity, usize)> {
 // ---- the judgements ----
 
 /// An axe impact → severity.
-pub fn axe_severity(impact: chromate::Impact) -> Severity {
+pub fn axe_severity(impact: chromate::audit::Impact) -> Severity {
     match impact {
-        chromate::Impact::Critical => Severity::Critical,
-        chromate::Impact::Serious => Severity::High,
-        chromate::Impact::Moderate => Severity::Medium,
-        chromate::Impact::Minor => Severity::Low,
+        chromate::audit::Impact::Critical => Severity::Critical,
+        chromate::audit::Impact::Serious => Severity::High,
+        chromate::audit::Impact::Moderate => Severity::Medium,
+        chromate::audit::Impact::Minor => Severity::Low,
     }
 }
 

@@ -8,7 +8,7 @@ use super::*;
 /// Uncaught errors, unhandled rejections, `console.error` and `console.warn`, one finding per
 /// message and place (with its count).
 pub(crate) fn runtime_findings(
-    entries: &[chromate::LogEntry],
+    entries: &[chromate::journal::LogEntry],
     page: &str,
     found: &mut Vec<Finding>,
     metrics: &mut Metrics,
@@ -16,7 +16,7 @@ pub(crate) fn runtime_findings(
     let mut by_key: BTreeMap<String, (Finding, u64)> = BTreeMap::new();
     for entry in entries {
         let (rule, severity, text, origin, stack, method) = match &entry.data {
-            chromate::LogData::Error {
+            chromate::journal::LogData::Error {
                 method,
                 text,
                 origin,
@@ -29,8 +29,8 @@ pub(crate) fn runtime_findings(
                 };
                 (rule, Severity::High, text, origin, stack.clone(), method)
             }
-            chromate::LogData::Console {
-                level: chromate::LogLevel::Error,
+            chromate::journal::LogData::Console {
+                level: chromate::journal::LogLevel::Error,
                 method,
                 text,
                 origin,
@@ -42,8 +42,8 @@ pub(crate) fn runtime_findings(
                 None,
                 method,
             ),
-            chromate::LogData::Console {
-                level: chromate::LogLevel::Warn,
+            chromate::journal::LogData::Console {
+                level: chromate::journal::LogLevel::Warn,
                 method,
                 text,
                 origin,
@@ -95,16 +95,16 @@ pub(crate) fn runtime_findings(
 
 /// Responses ≥ 400, failed and refused requests, images that did not decode, mixed content.
 pub(super) fn network_findings(
-    entries: &[chromate::LogEntry],
+    entries: &[chromate::journal::LogEntry],
     page: &str,
-    inspection: &chromate::PageInspection,
+    inspection: &chromate::audit::PageInspection,
     found: &mut Vec<Finding>,
     metrics: &mut Metrics,
 ) {
     let mut failed_urls: HashSet<String> = HashSet::new();
     for (index, entry) in entries.iter().enumerate() {
         match &entry.data {
-            chromate::LogData::Response {
+            chromate::journal::LogData::Response {
                 url,
                 method,
                 status,
@@ -138,15 +138,15 @@ pub(super) fn network_findings(
                     .keyed(url),
                 );
             }
-            chromate::LogData::RequestFailed {
+            chromate::journal::LogData::RequestFailed {
                 url,
                 method,
                 failure,
                 blocked_by,
             } => {
                 failed_urls.insert(url.clone());
-                let private =
-                    blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str());
+                let private = blocked_by.as_deref()
+                    == Some(chromate::intercept::BlockedBy::PrivateNetwork.as_str());
                 // The user's own policy and mocks block on purpose; an abort is the page's
                 // (a navigation away, a cancelled fetch).
                 if (blocked_by.is_some() && !private)
@@ -229,13 +229,19 @@ pub(super) fn network_findings(
 }
 
 /// Milliseconds from the latest request for `url` before `entries[index]` to it.
-pub(super) fn duration_to(entries: &[chromate::LogEntry], index: usize, url: &str) -> Option<u64> {
+pub(super) fn duration_to(
+    entries: &[chromate::journal::LogEntry],
+    index: usize,
+    url: &str,
+) -> Option<u64> {
     let end = entries.get(index)?.time;
     let start = entries[..index]
         .iter()
         .rev()
         .find_map(|entry| match &entry.data {
-            chromate::LogData::Request { url: sent, .. } if sent == url => Some(entry.time),
+            chromate::journal::LogData::Request { url: sent, .. } if sent == url => {
+                Some(entry.time)
+            }
             _ => None,
         })?;
     end.duration_since(start)
@@ -246,7 +252,7 @@ pub(super) fn duration_to(entries: &[chromate::LogEntry], index: usize, url: &st
 /// One finding per axe violation (its first node's selector, every reported node in the
 /// evidence); returns every reported node's selector.
 pub(super) fn a11y_findings(
-    report: &chromate::AuditReport,
+    report: &chromate::audit::AuditReport,
     page: &str,
     found: &mut Vec<Finding>,
     metrics: &mut Metrics,
@@ -302,7 +308,7 @@ pub(super) fn a11y_findings(
 /// Horizontal overflow and the controls' problems; a control axe already reported for the
 /// same reason is not reported twice.
 pub(super) fn layout_findings(
-    inspection: &chromate::PageInspection,
+    inspection: &chromate::audit::PageInspection,
     page: &str,
     axe_selectors: &HashSet<String>,
     found: &mut Vec<Finding>,
@@ -372,12 +378,16 @@ pub(super) fn layout_findings(
     }
 }
 
-pub(super) fn rect_json(rect: &chromate::ProbeRect) -> Value {
+pub(super) fn rect_json(rect: &chromate::audit::ProbeRect) -> Value {
     json!({ "x": rect.x, "y": rect.y, "width": rect.width, "height": rect.height })
 }
 
 /// LCP, CLS, TBT, bytes and requests against their thresholds.
-pub(super) fn speed_findings(vitals: &chromate::Vitals, page: &str, found: &mut Vec<Finding>) {
+pub(super) fn speed_findings(
+    vitals: &chromate::audit::Vitals,
+    page: &str,
+    found: &mut Vec<Finding>,
+) {
     if let Some(lcp) = vitals.lcp {
         found.extend(findings::speed_finding(
             &findings::LCP,

@@ -58,9 +58,9 @@ const DISPOSE: Duration = Duration::from_secs(5);
 /// storage-state file): set in its context before the first page loads.
 #[derive(Debug, Clone, Default)]
 pub struct Login {
-    pub cookies: Vec<chromate::Cookie>,
+    pub cookies: Vec<chromate::storage::Cookie>,
     /// localStorage by origin, seeded into each audited page before its scripts run.
-    pub storage: Vec<chromate::PageStorage>,
+    pub storage: Vec<chromate::storage::PageStorage>,
 }
 
 /// What to audit.
@@ -82,7 +82,7 @@ pub struct AuditRequest {
     pub screenshots: bool,
     pub block_private_network: bool,
     /// Origins `--block-private-network` lets through.
-    pub allow_private: Vec<chromate::OriginPattern>,
+    pub allow_private: Vec<chromate::intercept::OriginPattern>,
     /// Read the entry page's snapshot text for the `focus` model pass ([`focus`]).
     pub page_text: bool,
 }
@@ -92,7 +92,7 @@ pub struct AuditRequest {
 enum LinkState {
     /// Some page is checking it now.
     Pending,
-    Done(chromate::LinkStatus, Option<String>),
+    Done(chromate::audit::LinkStatus, Option<String>),
 }
 
 /// What the crawl gathered so far; kept when the deadline cuts it short.
@@ -108,7 +108,7 @@ struct Gathered {
     external: BTreeMap<String, Vec<String>>,
     /// The server's origin policy: off-origin links are checked only when its allow list
     /// lets them through.
-    policy: chromate::OriginPolicy,
+    policy: chromate::intercept::OriginPolicy,
     /// The entry pages' origins, as they loaded: a link is same-origin when it goes to one.
     origins: HashSet<String>,
     /// The screenshots taken: the entry page's first, then each other page's.
@@ -133,7 +133,7 @@ pub async fn run(
         viewport: request.viewport,
         guard: request
             .block_private_network
-            .then(|| chromate::NetworkGuard {
+            .then(|| chromate::intercept::NetworkGuard {
                 exempt: request.allow_private.clone(),
             }),
     };
@@ -369,9 +369,9 @@ async fn inspect_page_unboxed(
         Ok(navigation) => navigation,
         Err(err) => {
             // The failed document's journal entry may trail the navigation's answer a little.
-            let failed = chromate::LogFilter {
-                kinds: vec![chromate::LogKind::RequestFailed],
-                ..chromate::LogFilter::default()
+            let failed = chromate::journal::LogFilter {
+                kinds: vec![chromate::journal::LogKind::RequestFailed],
+                ..chromate::journal::LogFilter::default()
             };
             let _ = journal.wait_for(&failed, since, FAILURE_SETTLE).await;
             let entries = page_entries(journal, page, since, journal.cursor());
@@ -446,9 +446,9 @@ async fn inspect_page_unboxed(
         lock(state).origins.insert(inspection.origin.clone());
     }
     if entry && url == request.url && request.page_text {
-        let options = chromate::SnapshotOptions {
+        let options = chromate::snapshot::SnapshotOptions {
             max_lines: focus::PAGE_LINES,
-            ..chromate::SnapshotOptions::default()
+            ..chromate::snapshot::SnapshotOptions::default()
         };
         if let Ok(Ok(snapshot)) =
             tokio::time::timeout(Duration::from_secs(10), page.snapshot(options)).await
@@ -468,11 +468,11 @@ async fn inspect_page_unboxed(
         let mut shots = screenshots(page, &page_url, false).await;
         lock(state).shots.append(&mut shots);
     }
-    let a11y_options = chromate::AuditOptions {
+    let a11y_options = chromate::audit::AuditOptions {
         max_violations: 50,
         max_nodes: 10,
         max_total_nodes: 200,
-        ..chromate::AuditOptions::default()
+        ..chromate::audit::AuditOptions::default()
     };
     let a11y = match page.audit_accessibility(a11y_options).await {
         Ok(report) => Some(report),
@@ -560,13 +560,15 @@ async fn inspect_page_unboxed(
             .rev()
             .filter(|_| check.status.is_none())
             .find_map(|entry| match &entry.data {
-                chromate::LogData::RequestFailed {
+                chromate::journal::LogData::RequestFailed {
                     url,
                     failure,
                     blocked_by,
                     ..
                 } if *url == check.url => Some(
-                    if blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str()) {
+                    if blocked_by.as_deref()
+                        == Some(chromate::intercept::BlockedBy::PrivateNetwork.as_str())
+                    {
                         "SSRF_BLOCKED".to_owned()
                     } else {
                         failure.clone()
@@ -591,7 +593,7 @@ async fn inspect_page_unboxed(
     Ok((Some(page_url), next))
 }
 
-fn page_vitals(vitals: &chromate::Vitals) -> findings::PageVitals {
+fn page_vitals(vitals: &chromate::audit::Vitals) -> findings::PageVitals {
     findings::PageVitals {
         lcp_ms: vitals.lcp.map(|lcp| lcp.round() as u64),
         cls: vitals.cls,
@@ -622,13 +624,13 @@ fn add_metrics(total: &mut Metrics, page: &Metrics) {
 
 /// The context journal's entries of `page` with `since < seq <= until`.
 fn page_entries(
-    journal: &chromate::Journal,
+    journal: &chromate::journal::Journal,
     page: &chromate::Page,
     since: u64,
     until: u64,
-) -> Vec<chromate::LogEntry> {
+) -> Vec<chromate::journal::LogEntry> {
     journal
-        .list(&chromate::LogFilter::default(), since, 5000)
+        .list(&chromate::journal::LogFilter::default(), since, 5000)
         .entries
         .into_iter()
         .filter(|entry| entry.page == page.target_id() && entry.seq <= until)
@@ -636,11 +638,13 @@ fn page_entries(
 }
 
 /// The URL a private-network guard refused, if it refused one.
-pub(crate) fn guard_refusal(entries: &[chromate::LogEntry]) -> Option<String> {
+pub(crate) fn guard_refusal(entries: &[chromate::journal::LogEntry]) -> Option<String> {
     entries.iter().find_map(|entry| match &entry.data {
-        chromate::LogData::RequestFailed {
+        chromate::journal::LogData::RequestFailed {
             url, blocked_by, ..
-        } if blocked_by.as_deref() == Some(chromate::BlockedBy::PrivateNetwork.as_str()) => {
+        } if blocked_by.as_deref()
+            == Some(chromate::intercept::BlockedBy::PrivateNetwork.as_str()) =>
+        {
             Some(url.clone())
         }
         _ => None,
@@ -664,7 +668,7 @@ fn host_class(url: &str) -> String {
         None => host.rsplit_once(':').map_or(host, |(host, _)| host),
     };
     if let Ok(ip) = host.parse::<std::net::IpAddr>() {
-        return chromate::classify_ip(ip).as_str().to_owned();
+        return chromate::intercept::classify_ip(ip).as_str().to_owned();
     }
     if host == "localhost" || host.ends_with(".localhost") {
         return "loopback".to_owned();
@@ -702,18 +706,18 @@ pub struct TakenShot {
 /// A full-page capture of `page`, and of the entry page its viewport too.
 async fn screenshots(page: &chromate::Page, url: &str, entry: bool) -> Vec<TakenShot> {
     let mut shots = Vec::new();
-    let targets: &[(&str, chromate::ScreenshotTarget)] = if entry {
+    let targets: &[(&str, chromate::capture::ScreenshotTarget)] = if entry {
         &[
-            ("viewport", chromate::ScreenshotTarget::Viewport),
-            ("full-page", chromate::ScreenshotTarget::FullPage),
+            ("viewport", chromate::capture::ScreenshotTarget::Viewport),
+            ("full-page", chromate::capture::ScreenshotTarget::FullPage),
         ]
     } else {
-        &[("full-page", chromate::ScreenshotTarget::FullPage)]
+        &[("full-page", chromate::capture::ScreenshotTarget::FullPage)]
     };
     for (name, target) in targets {
-        let options = chromate::ScreenshotOptions {
+        let options = chromate::capture::ScreenshotOptions {
             target: target.clone(),
-            ..chromate::ScreenshotOptions::default()
+            ..chromate::capture::ScreenshotOptions::default()
         };
         if let Ok(shot) = page.screenshot(options).await {
             shots.push(TakenShot {
@@ -731,7 +735,7 @@ async fn screenshots(page: &chromate::Page, url: &str, entry: bool) -> Vec<Taken
 /// Whether an off-origin link may be checked: only when the server's origin policy has an allow
 /// list (`--allowed-origins`) that lets it through, so an audit of a page never reaches out to
 /// the origins it merely links to unless the operator named them.
-fn allows_checking(policy: &chromate::OriginPolicy, url: &str) -> bool {
+fn allows_checking(policy: &chromate::intercept::OriginPolicy, url: &str) -> bool {
     policy.allowed.is_some() && !policy.blocks(url)
 }
 
@@ -740,18 +744,18 @@ fn allows_checking(policy: &chromate::OriginPolicy, url: &str) -> bool {
 /// the response to that URL and method, waited for a moment as it may trail the fetch's answer.
 /// An opaque answer with no logged response (a redirect elsewhere) counts as reached.
 async fn check_off_origin(
-    journal: &chromate::Journal,
+    journal: &chromate::journal::Journal,
     page: &chromate::Page,
     urls: &[String],
-) -> Vec<chromate::LinkStatus> {
-    let mut checks = opaque_round(journal, page, urls, chromate::LinkMethod::Head).await;
+) -> Vec<chromate::audit::LinkStatus> {
+    let mut checks = opaque_round(journal, page, urls, chromate::audit::LinkMethod::Head).await;
     let refused: Vec<String> = checks
         .iter()
         .filter(|check| check.method == "HEAD" && matches!(check.status, Some(405 | 501)))
         .map(|check| check.url.clone())
         .collect();
     if !refused.is_empty() {
-        let again = opaque_round(journal, page, &refused, chromate::LinkMethod::Get).await;
+        let again = opaque_round(journal, page, &refused, chromate::audit::LinkMethod::Get).await;
         checks.retain(|check| !refused.contains(&check.url));
         checks.extend(again);
     }
@@ -759,11 +763,11 @@ async fn check_off_origin(
 }
 
 async fn opaque_round(
-    journal: &chromate::Journal,
+    journal: &chromate::journal::Journal,
     page: &chromate::Page,
     urls: &[String],
-    first: chromate::LinkMethod,
-) -> Vec<chromate::LinkStatus> {
+    first: chromate::audit::LinkMethod,
+) -> Vec<chromate::audit::LinkStatus> {
     let since = journal.cursor();
     let mut checks = page
         .check_links_opaque(urls, first, LINK_TIMEOUT)
@@ -773,15 +777,15 @@ async fn opaque_round(
         if !check.opaque {
             continue;
         }
-        let answered = chromate::LogFilter {
-            kinds: vec![chromate::LogKind::Response],
+        let answered = chromate::journal::LogFilter {
+            kinds: vec![chromate::journal::LogKind::Response],
             contains: Some(check.url.clone()),
-            ..chromate::LogFilter::default()
+            ..chromate::journal::LogFilter::default()
         };
         let _ = journal.wait_for(&answered, since, FAILURE_SETTLE).await;
         let entries = page_entries(journal, page, since, journal.cursor());
         check.status = entries.iter().rev().find_map(|entry| match &entry.data {
-            chromate::LogData::Response {
+            chromate::journal::LogData::Response {
                 url,
                 method,
                 status,

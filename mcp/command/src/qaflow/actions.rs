@@ -178,7 +178,7 @@ pub struct ActionRecord {
 pub struct Stage<'a> {
     pub page: &'a chromate::Page,
     /// The origins `navigate` may load.
-    pub allowed: &'a [chromate::OriginPattern],
+    pub allowed: &'a [chromate::intercept::OriginPattern],
     /// The longest one action waits.
     pub timeout: Duration,
 }
@@ -222,7 +222,7 @@ fn selector_of(page: &chromate::Page, target: &str) -> Result<chromate::Selector
     if parsed.is_bare_ref() {
         if let Some(element_ref) = parsed
             .element_ref()
-            .and_then(chromate::ElementRef::new)
+            .and_then(chromate::snapshot::ElementRef::new)
             .filter(|element_ref| page.has_issued_ref(*element_ref))
         {
             return Ok(chromate::Selector::from_element_ref(element_ref));
@@ -247,7 +247,7 @@ async fn durable(page: &chromate::Page, selector: &chromate::Selector) -> Option
 }
 
 /// The origin of an http(s) URL as a pattern, when it has one.
-pub fn origin_of(url: &str) -> Option<chromate::OriginPattern> {
+pub fn origin_of(url: &str) -> Option<chromate::intercept::OriginPattern> {
     let (scheme, rest) = url.trim().split_once("://")?;
     if !matches!(scheme.to_ascii_lowercase().as_str(), "http" | "https") {
         return None;
@@ -256,7 +256,7 @@ pub fn origin_of(url: &str) -> Option<chromate::OriginPattern> {
     let authority = authority
         .rsplit_once('@')
         .map_or(authority, |(_, host)| host);
-    chromate::OriginPattern::parse(&format!("{scheme}://{authority}")).ok()
+    chromate::intercept::OriginPattern::parse(&format!("{scheme}://{authority}")).ok()
 }
 
 /// Runs `call` on the stage.
@@ -334,11 +334,11 @@ pub async fn run(stage: &Stage<'_>, call: &ToolCall) -> Outcome {
         ("wait", Some(locator)) => {
             let state =
                 match string_arg(call, "state").as_deref() {
-                    Some("visible") => chromate::ElementState::Visible,
-                    Some("hidden") => chromate::ElementState::Hidden,
-                    Some("enabled") => chromate::ElementState::Enabled,
-                    Some("attached") => chromate::ElementState::Attached,
-                    Some("detached") => chromate::ElementState::Detached,
+                    Some("visible") => chromate::actions::ElementState::Visible,
+                    Some("hidden") => chromate::actions::ElementState::Hidden,
+                    Some("enabled") => chromate::actions::ElementState::Enabled,
+                    Some("attached") => chromate::actions::ElementState::Attached,
+                    Some("detached") => chromate::actions::ElementState::Detached,
                     _ => return Outcome::Refused(
                         "refused: wait needs state visible, hidden, enabled, attached or detached"
                             .to_owned(),
@@ -351,7 +351,7 @@ pub async fn run(stage: &Stage<'_>, call: &ToolCall) -> Outcome {
         }
         ("expect", Some(locator)) => match string_arg(call, "text") {
             Some(text) => locator
-                .expect_text(&chromate::TextMatch::Contains(text.clone()))
+                .expect_text(&chromate::actions::TextMatch::Contains(text.clone()))
                 .await
                 .map(|()| format!("the element's text contains {text:?}")),
             None => locator

@@ -44,9 +44,9 @@ pub struct FlowRequest {
     pub stop_on_failure: bool,
     pub max_calls_per_step: u32,
     /// The origins `navigate` may load (the entry URL's, and those the caller allows).
-    pub allowed: Vec<chromate::OriginPattern>,
+    pub allowed: Vec<chromate::intercept::OriginPattern>,
     pub block_private_network: bool,
-    pub allow_private: Vec<chromate::OriginPattern>,
+    pub allow_private: Vec<chromate::intercept::OriginPattern>,
     /// The model takes images: a step that asks for a screenshot gets one.
     pub vision: bool,
 }
@@ -161,7 +161,7 @@ pub async fn run(
         viewport: None,
         guard: request
             .block_private_network
-            .then(|| chromate::NetworkGuard {
+            .then(|| chromate::intercept::NetworkGuard {
                 exempt: request.allow_private.clone(),
             }),
     };
@@ -215,15 +215,15 @@ async fn run_in(
         Ok(Err(err)) if request.block_private_network => {
             // The guard refused the entry page (or a hop of its redirects): the journey cannot
             // start, as an audit's cannot; its journal entry may trail the answer a little.
-            let failed = chromate::LogFilter {
-                kinds: vec![chromate::LogKind::RequestFailed],
-                ..chromate::LogFilter::default()
+            let failed = chromate::journal::LogFilter {
+                kinds: vec![chromate::journal::LogKind::RequestFailed],
+                ..chromate::journal::LogFilter::default()
             };
             let _ = journal
                 .wait_for(&failed, since, Duration::from_secs(1))
                 .await;
             let entries = journal
-                .list(&chromate::LogFilter::default(), since, 5000)
+                .list(&chromate::journal::LogFilter::default(), since, 5000)
                 .entries;
             if let Some(hop) = crate::audit::guard_refusal(&entries) {
                 let mut error = crate::audit::ssrf_blocked(&hop);
@@ -366,8 +366,8 @@ async fn run_in(
             }
         }
     }
-    let entries: Vec<chromate::LogEntry> = journal
-        .list(&chromate::LogFilter::default(), since, 5000)
+    let entries: Vec<chromate::journal::LogEntry> = journal
+        .list(&chromate::journal::LogFilter::default(), since, 5000)
         .entries;
     let page_url = flow.page.url();
     let mut found = journal_findings(&entries, &page_url);
@@ -471,7 +471,7 @@ fn wants_image(instruction: &str) -> bool {
 async fn screenshot(page: &chromate::Page) -> Option<Vec<u8>> {
     let shot = tokio::time::timeout(
         Duration::from_secs(10),
-        page.screenshot(chromate::ScreenshotOptions::default()),
+        page.screenshot(chromate::capture::ScreenshotOptions::default()),
     )
     .await;
     match shot {
@@ -482,14 +482,14 @@ async fn screenshot(page: &chromate::Page) -> Option<Vec<u8>> {
 
 /// The context journal's console errors, uncaught errors and HTTP failures as findings
 /// (`source: journal`), in a stable order.
-fn journal_findings(entries: &[chromate::LogEntry], page: &str) -> Vec<Finding> {
+fn journal_findings(entries: &[chromate::journal::LogEntry], page: &str) -> Vec<Finding> {
     let mut found = Vec::new();
     let mut metrics = findings::Metrics::default();
     crate::audit::judge::runtime_findings(entries, page, &mut found, &mut metrics);
     found.retain(|finding| finding.rule != "runtime.console-warn");
     for entry in entries {
         let finding = match &entry.data {
-            chromate::LogData::Response {
+            chromate::journal::LogData::Response {
                 url,
                 method,
                 status,
@@ -507,7 +507,7 @@ fn journal_findings(entries: &[chromate::LogEntry], page: &str) -> Vec<Finding> 
             .describe("a request during the journey got an HTTP error status")
             .evidence(json!({ "url": url, "method": method, "status": status }))
             .keyed(&format!("{method} {url} {status}")),
-            chromate::LogData::RequestFailed {
+            chromate::journal::LogData::RequestFailed {
                 url,
                 method,
                 failure,
@@ -539,9 +539,9 @@ fn journal_findings(entries: &[chromate::LogEntry], page: &str) -> Vec<Finding> 
 impl Flow<'_> {
     /// The observation the model reads: the page's URL and title and its snapshot with refs.
     async fn observation(&self) -> String {
-        let options = chromate::SnapshotOptions {
+        let options = chromate::snapshot::SnapshotOptions {
             max_lines: SNAPSHOT_LINES,
-            ..chromate::SnapshotOptions::default()
+            ..chromate::snapshot::SnapshotOptions::default()
         };
         let snapshot =
             tokio::time::timeout(Duration::from_secs(10), self.page.snapshot(options)).await;

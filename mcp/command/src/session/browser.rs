@@ -87,7 +87,7 @@ impl Live {
     }
 
     /// The session's cookies (its context's, or the browser's default context's).
-    pub async fn cookies(&self) -> chromate::Result<Vec<chromate::Cookie>> {
+    pub async fn cookies(&self) -> chromate::Result<Vec<chromate::storage::Cookie>> {
         match &self.context {
             Some(context) => context.cookies().await,
             None => self.browser.cookies().await,
@@ -95,7 +95,10 @@ impl Live {
     }
 
     /// Replaces the session's cookies with `cookies`.
-    pub async fn replace_cookies(&self, cookies: &[chromate::Cookie]) -> chromate::Result<()> {
+    pub async fn replace_cookies(
+        &self,
+        cookies: &[chromate::storage::Cookie],
+    ) -> chromate::Result<()> {
         match &self.context {
             Some(context) => {
                 context.clear_cookies().await?;
@@ -111,7 +114,7 @@ impl Live {
     /// Replaces the session's interception rules (mocks): its context's only, when isolated.
     pub async fn set_intercept_rules(
         &self,
-        rules: Vec<chromate::InterceptRule>,
+        rules: Vec<chromate::intercept::InterceptRule>,
     ) -> chromate::Result<()> {
         match &self.context {
             Some(context) => context.set_intercept_rules(rules).await,
@@ -360,11 +363,12 @@ impl ToolSession {
     /// quota. The session directory and `downloads/` are made here, privately (exclusive,
     /// 0700, ours), before the browser is told about them: the engine would otherwise create
     /// missing parents itself, following whatever was planted at their names.
-    fn download_options(&mut self) -> std::io::Result<chromate::DownloadOptions> {
+    fn download_options(&mut self) -> std::io::Result<chromate::capture::DownloadOptions> {
         let downloads_dir = self.artifacts.downloads_dir();
         self.artifacts.ensure_dir()?;
         crate::private_fs::ensure_dir(&downloads_dir)?;
-        Ok(chromate::DownloadOptions::new(downloads_dir).limit(self.artifacts.download_limit()))
+        Ok(chromate::capture::DownloadOptions::new(downloads_dir)
+            .limit(self.artifacts.download_limit()))
     }
 
     /// An isolated session's start: a browser context of its own in the shared browser

@@ -16,7 +16,7 @@
 //! this file holds the session itself, its directories and its shutdown.
 //!
 //! Does not own the browser's internals (the engine) or tool semantics
-//! (`tools/`). The log journal itself is the engine's (`chromate::Journal`);
+//! (`tools/`). The log journal itself is the engine's (`chromate::journal::Journal`);
 //! the session keeps one and hands it to every browser it launches, so `seq`
 //! never restarts and entries survive a relaunch (docs/mcp.md#run, docs/mcp.md#logs).
 
@@ -36,7 +36,7 @@ use crate::mocks::MockTable;
 #[derive(Debug, Default, Clone)]
 pub struct SessionJournal {
     /// The entries; capture belongs to the engine.
-    pub log: chromate::Journal,
+    pub log: chromate::journal::Journal,
     /// The journal cursor at the previous observation (0 at first).
     pub observed: u64,
     /// The journal cursor up to which observations reported downloads (docs/mcp.md#downloads).
@@ -96,11 +96,11 @@ pub struct ToolSession {
     /// The next `p<N>` number.
     next_tab: u64,
     /// The baseline of docs/mcp.md#refs: the latest full snapshot shown.
-    pub baseline: Option<chromate::Snapshot>,
+    pub baseline: Option<chromate::snapshot::Snapshot>,
     /// How many snapshots this session took (`revision`, docs/mcp.md#snapshots).
     pub revision: u64,
     /// The first ref number a relaunched browser may mint (docs/mcp.md#refs: never reused).
-    next_ref: Option<chromate::ElementRef>,
+    next_ref: Option<chromate::snapshot::ElementRef>,
     /// The target of a tab whose renderer could not be freed from a script that does not
     /// yield; the server replaces it once the failed call is answered.
     stuck_tab: Option<String>,
@@ -131,7 +131,7 @@ pub struct ToolSession {
     replacements: (u64, Option<String>),
     /// The baselines of calls that named a tab other than the active one, by tab id
     /// (docs/mcp.md#tabs-for-parallel-agents): each tab's observations diff against its own.
-    tab_baselines: std::collections::HashMap<String, chromate::Snapshot>,
+    tab_baselines: std::collections::HashMap<String, chromate::snapshot::Snapshot>,
     /// The tripwire cursor of each tab's calls, by tab id.
     tab_observed: std::collections::HashMap<String, u64>,
     /// Set on a session forked for one call on one tab ([`ToolSession::fork_tab`]).

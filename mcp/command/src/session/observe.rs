@@ -32,12 +32,12 @@ impl Tripwire {
 /// browser finished it but it could not be saved here, or it could not be saved at all.
 pub(super) fn download_line(
     name: &str,
-    state: chromate::DownloadState,
+    state: chromate::journal::DownloadState,
     bytes: Option<u64>,
     reason: Option<&str>,
 ) -> String {
     match (state, reason) {
-        (chromate::DownloadState::Failed, Some(reason)) => {
+        (chromate::journal::DownloadState::Failed, Some(reason)) => {
             format!("download: {name} not saved: {reason}")
         }
         _ => match bytes {
@@ -52,8 +52,8 @@ impl ToolSession {
     pub async fn take_snapshot(
         &mut self,
         page: &chromate::Page,
-        options: chromate::SnapshotOptions,
-    ) -> Result<chromate::Snapshot, chromate::Error> {
+        options: chromate::snapshot::SnapshotOptions,
+    ) -> Result<chromate::snapshot::Snapshot, chromate::Error> {
         // A snapshot never waits, but its round trips are bounded by the agent timeout: a page
         // that does not answer fails TIMEOUT (and is stopped) instead of at the 30 s bound.
         let bound = self.agent_timeout();
@@ -64,9 +64,9 @@ impl ToolSession {
     async fn take_snapshot_within(
         &mut self,
         page: &chromate::Page,
-        options: chromate::SnapshotOptions,
+        options: chromate::snapshot::SnapshotOptions,
         bound: std::time::Duration,
-    ) -> Result<chromate::Snapshot, chromate::Error> {
+    ) -> Result<chromate::snapshot::Snapshot, chromate::Error> {
         let snapshot = page.within(bound, page.snapshot(options)).await?;
         self.revision += 1;
         Ok(snapshot)
@@ -107,16 +107,18 @@ impl ToolSession {
             // the new URL shows after the action returned (a router's next frame, a fetch);
             // observe it once settled, as after a navigate's `load`. A wait that fails leaves
             // the page to the snapshot, which reports it.
-            let settle =
-                page.wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP.min(bound));
+            let settle = page.wait_for_settled(
+                chromate::page::SETTLE_WINDOW,
+                chromate::page::SETTLE_CAP.min(bound),
+            );
             let _ = page.within(bound, settle).await;
         }
         let body = match self
-            .take_snapshot_within(&page, chromate::SnapshotOptions::default(), bound)
+            .take_snapshot_within(&page, chromate::snapshot::SnapshotOptions::default(), bound)
             .await
         {
             Ok(snapshot) => {
-                let body = chromate::diff(self.baseline.as_ref(), &snapshot).render();
+                let body = chromate::snapshot::diff(self.baseline.as_ref(), &snapshot).render();
                 self.baseline = Some(snapshot);
                 body
             }
@@ -171,7 +173,7 @@ impl ToolSession {
         let mut lines = Vec::new();
         let mut links = Vec::new();
         for entry in entries.iter().filter(|entry| entry.seq <= now) {
-            let chromate::LogData::Download {
+            let chromate::journal::LogData::Download {
                 name,
                 state,
                 bytes,
@@ -237,7 +239,7 @@ impl ToolSession {
             return Some((summary, self.observation(body).await));
         }
         let snapshot = match self
-            .take_snapshot(&page, chromate::SnapshotOptions::default())
+            .take_snapshot(&page, chromate::snapshot::SnapshotOptions::default())
             .await
         {
             Ok(snapshot) => snapshot,

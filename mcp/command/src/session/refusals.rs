@@ -18,12 +18,12 @@ pub enum Refusal {
     /// STALE_REF with its reason: a ref this session issued that no longer resolves.
     StaleRef {
         number: u64,
-        reason: chromate::StaleReason,
+        reason: chromate::error::StaleReason,
     },
     /// STATE_INVALID `dialog-open`: the page has a dialog open; `resolving` is the ref the
     /// call named, which is not even resolved then.
     DialogOpen {
-        dialog: chromate::Dialog,
+        dialog: chromate::page::Dialog,
         resolving: Option<u64>,
     },
 }
@@ -50,7 +50,7 @@ impl ToolSession {
                 let Some(page) = page else {
                     return error;
                 };
-                let issued = chromate::ElementRef::new(number)
+                let issued = chromate::snapshot::ElementRef::new(number)
                     .is_some_and(|element_ref| page.has_issued_ref(element_ref))
                     || self.issued_by_earlier_browser(number);
                 if issued {
@@ -104,7 +104,7 @@ fn no_snapshot(verb: &str, number: u64) -> ToolError {
 }
 
 /// STATE_INVALID `a dialog is open: <message>` (docs/error-codes.md).
-fn dialog_blocks(verb: &str, dialog: &chromate::Dialog) -> ToolError {
+fn dialog_blocks(verb: &str, dialog: &chromate::page::Dialog) -> ToolError {
     ToolError::new(
         ToolErrorCode::StateInvalid,
         format!("{verb}: a dialog is open: {}", dialog.message),
@@ -132,7 +132,7 @@ impl ToolSession {
                     .with_detail_key("reopened", json!(reopens));
             }
         }
-        if let Some(chromate::Recovery::RendererStuck { .. }) = err.recovery() {
+        if let Some(chromate::error::Recovery::RendererStuck { .. }) = err.recovery() {
             self.stuck_tab = self
                 .live
                 .as_ref()
@@ -188,7 +188,7 @@ impl ToolSession {
 
     /// The observation of a tab whose dialog is open: the dialog, and the way out when the page
     /// keeps reopening it.
-    pub fn dialog_notice(&self, page: &chromate::Page, dialog: &chromate::Dialog) -> String {
+    pub fn dialog_notice(&self, page: &chromate::Page, dialog: &chromate::page::Dialog) -> String {
         let mut notice = format!(
             "dialog open: {}\n(snapshot skipped — accept or dismiss it first)",
             dialog.message
@@ -213,13 +213,13 @@ impl ToolSession {
         // not `unknown-ref`.
         if let chromate::Error::StaleRef {
             element_ref,
-            reason: chromate::StaleReason::UnknownRef,
+            reason: chromate::error::StaleReason::UnknownRef,
         } = err
         {
-            let issued = chromate::ElementRef::parse(element_ref)
+            let issued = chromate::snapshot::ElementRef::parse(element_ref)
                 .is_some_and(|element_ref| page.has_issued_ref(element_ref));
             if issued {
-                let reason = chromate::StaleReason::DocumentChanged;
+                let reason = chromate::error::StaleReason::DocumentChanged;
                 error.message = format!("{verb}: ref={element_ref} is stale: {}", reason.explain());
                 error = error.with_detail_key("reason", json!(reason.as_str()));
             }
@@ -255,7 +255,7 @@ impl ToolSession {
             return error;
         }
         match self
-            .take_snapshot(page, chromate::SnapshotOptions::default())
+            .take_snapshot(page, chromate::snapshot::SnapshotOptions::default())
             .await
         {
             Ok(snapshot) => {
@@ -282,18 +282,18 @@ impl ToolSession {
     ) -> Option<ToolError> {
         let number = selector.element_ref()?;
         let lines = &self.baseline.as_ref()?.lines;
-        let position = lines
-            .iter()
-            .position(|line| line.element_ref.map(chromate::ElementRef::number) == Some(number))?;
+        let position = lines.iter().position(|line| {
+            line.element_ref.map(chromate::snapshot::ElementRef::number) == Some(number)
+        })?;
         let container = &lines[position];
         if !container.container {
             return None;
         }
-        let inside: Vec<&chromate::Line> = lines[position + 1..]
+        let inside: Vec<&chromate::snapshot::Line> = lines[position + 1..]
             .iter()
             .take_while(|line| line.depth > container.depth)
             .collect();
-        let named = |line: &chromate::Line| {
+        let named = |line: &chromate::snapshot::Line| {
             let element_ref = line.element_ref.map(|r| r.to_string()).unwrap_or_default();
             (element_ref, line.name.clone().unwrap_or_default())
         };

@@ -188,7 +188,8 @@ impl ToolSession {
         let (Some(tab), Some(live)) = (self.forked_tab(), self.live.as_ref()) else {
             return Ok(());
         };
-        let Some(target) = chromate::ElementRef::new(number).and_then(|r| page.ref_target(r))
+        let Some(target) =
+            chromate::snapshot::ElementRef::new(number).and_then(|r| page.ref_target(r))
         else {
             return Ok(());
         };

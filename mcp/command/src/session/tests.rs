@@ -1,7 +1,7 @@
 //! Unit tests of the session's pure pieces: the observation's download lines (docs/mcp.md#downloads), a
 //! tab refused before any browser runs (docs/mcp.md#tabs-for-parallel-agents).
 
-use chromate::DownloadState;
+use chromate::journal::DownloadState;
 
 use super::observe::download_line;
 

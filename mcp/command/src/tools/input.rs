@@ -681,11 +681,11 @@ pub(super) async fn key(ctx: &mut ToolContext<'_>, args: KeyArgs) -> Result<Tool
     ))
 }
 
-fn mouse_button(button: Button) -> chromate::MouseButton {
+fn mouse_button(button: Button) -> chromate::actions::MouseButton {
     match button {
-        Button::Left => chromate::MouseButton::Left,
-        Button::Middle => chromate::MouseButton::Middle,
-        Button::Right => chromate::MouseButton::Right,
+        Button::Left => chromate::actions::MouseButton::Left,
+        Button::Middle => chromate::actions::MouseButton::Middle,
+        Button::Right => chromate::actions::MouseButton::Right,
     }
 }
 

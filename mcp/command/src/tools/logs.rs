@@ -3,7 +3,7 @@
 //!
 //! Owns: filter parsing and the MCP shape of journal entries (`p<N>` page
 //! ids, camelCase fields). Does not capture anything: console and network
-//! capture is the engine's (`chromate::Journal`); before a browser has run
+//! capture is the engine's (`chromate::journal::Journal`); before a browser has run
 //! the journal is empty and `capturing` is false.
 
 use std::time::Duration;
@@ -55,12 +55,12 @@ arg_enum! {
 
 impl LogsLevel {
     /// The engine's level.
-    fn engine(self) -> chromate::LogLevel {
+    fn engine(self) -> chromate::journal::LogLevel {
         match self {
-            LogsLevel::Debug => chromate::LogLevel::Debug,
-            LogsLevel::Info => chromate::LogLevel::Info,
-            LogsLevel::Warn => chromate::LogLevel::Warn,
-            LogsLevel::Error => chromate::LogLevel::Error,
+            LogsLevel::Debug => chromate::journal::LogLevel::Debug,
+            LogsLevel::Info => chromate::journal::LogLevel::Info,
+            LogsLevel::Warn => chromate::journal::LogLevel::Warn,
+            LogsLevel::Error => chromate::journal::LogLevel::Error,
         }
     }
 }
@@ -126,15 +126,15 @@ pub(super) fn filter_of(
     kind: Option<&str>,
     level: Option<LogsLevel>,
     contains: Option<&str>,
-) -> Result<chromate::LogFilter, ToolError> {
+) -> Result<chromate::journal::LogFilter, ToolError> {
     let kinds = match kind {
         Some(list) => parse_kinds(list)?
             .into_iter()
-            .filter_map(chromate::LogKind::parse)
+            .filter_map(chromate::journal::LogKind::parse)
             .collect(),
         None => Vec::new(),
     };
-    Ok(chromate::LogFilter {
+    Ok(chromate::journal::LogFilter {
         kinds,
         level: level.map(LogsLevel::engine),
         contains: contains.map(str::to_owned),
@@ -142,7 +142,7 @@ pub(super) fn filter_of(
 }
 
 /// One journal entry (docs/mcp.md#logs).
-pub(super) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> Value {
+pub(super) fn entry_json(entry: &chromate::journal::LogEntry, session: &ToolSession) -> Value {
     let mut res = json!({
         "seq": entry.seq,
         "kind": entry.kind().as_str(),
@@ -150,24 +150,24 @@ pub(super) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> V
         "page": session.journal.page_id(&entry.page),
     });
     let fields = match &entry.data {
-        chromate::LogData::Console {
+        chromate::journal::LogData::Console {
             level,
             method,
             text,
             origin,
         } => json!({ "level": level.as_str(), "method": method, "text": text, "origin": origin }),
-        chromate::LogData::Error {
+        chromate::journal::LogData::Error {
             method,
             text,
             origin,
             ..
         } => json!({ "level": "error", "method": method, "text": text, "origin": origin }),
-        chromate::LogData::Request {
+        chromate::journal::LogData::Request {
             url,
             method,
             resource_type,
         } => json!({ "url": url, "method": method, "resourceType": resource_type }),
-        chromate::LogData::Response {
+        chromate::journal::LogData::Response {
             url,
             method,
             status,
@@ -181,14 +181,14 @@ pub(super) fn entry_json(entry: &chromate::LogEntry, session: &ToolSession) -> V
             }
             fields
         }
-        chromate::LogData::RequestFailed {
+        chromate::journal::LogData::RequestFailed {
             url,
             method,
             failure,
             blocked_by,
         } => json!({ "url": url, "method": method, "failure": failure, "blockedBy": blocked_by }),
         // `reason` stays out of the entry (docs/mcp.md#logs); the observation line says it (docs/mcp.md#downloads).
-        chromate::LogData::Download {
+        chromate::journal::LogData::Download {
             url,
             name,
             state,

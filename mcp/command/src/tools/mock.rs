@@ -140,8 +140,11 @@ pub(super) async fn mock(
             // Bounded by the agent timeout (browser_mock has no timeout_ms): a browser that
             // does not answer fails the call in time, not at the 30 s command timeout.
             Some(live) => {
-                chromate::bounded(ctx.session.agent_timeout(), live.set_intercept_rules(rules))
-                    .await
+                chromate::wait::bounded(
+                    ctx.session.agent_timeout(),
+                    live.set_intercept_rules(rules),
+                )
+                .await
             }
             None => Ok(()),
         };

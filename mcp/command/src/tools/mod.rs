@@ -115,7 +115,7 @@ pub async fn locate(
     // and fails BARE_REF in the engine.
     let issued_bare = ref_number
         .filter(|_| bare)
-        .and_then(chromate::ElementRef::new)
+        .and_then(chromate::snapshot::ElementRef::new)
         .filter(|element_ref| page.has_issued_ref(*element_ref));
     if let (true, Some(number), None) = (bare, ref_number, issued_bare) {
         if !ctx.session.issued_by_earlier_browser(number) {
@@ -129,12 +129,12 @@ pub async fn locate(
         .check_ref_baseline(verb, &page, ref_number)
         .await?;
     if let Some(number) = ref_number {
-        let current = chromate::ElementRef::new(number)
+        let current = chromate::snapshot::ElementRef::new(number)
             .is_some_and(|element_ref| page.has_issued_ref(element_ref));
         if !current && ctx.session.issued_by_earlier_browser(number) {
             let refusal = Refusal::StaleRef {
                 number,
-                reason: chromate::StaleReason::DocumentChanged,
+                reason: chromate::error::StaleReason::DocumentChanged,
             };
             return Err(ctx.session.refuse(verb, Some(&page), refusal).await);
         }

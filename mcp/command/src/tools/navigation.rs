@@ -183,7 +183,10 @@ pub(super) async fn navigate(
     let left = timeout.saturating_sub(started.elapsed());
     if !left.is_zero() {
         ctx.progress.set_phase("waiting for the page to settle");
-        let settle = page.wait_for_settled(chromate::SETTLE_WINDOW, chromate::SETTLE_CAP.min(left));
+        let settle = page.wait_for_settled(
+            chromate::page::SETTLE_WINDOW,
+            chromate::page::SETTLE_CAP.min(left),
+        );
         if ctx.cancel.run(settle).await.is_none() {
             return Err(cancelled_error(verb));
         }

@@ -347,19 +347,19 @@ fn rank(severity: &str) -> u8 {
 }
 
 /// An entry's source and severity, if it belongs to the channel.
-fn classify(entry: &chromate::LogEntry) -> Option<(&'static str, &'static str)> {
+fn classify(entry: &chromate::journal::LogEntry) -> Option<(&'static str, &'static str)> {
     match &entry.data {
-        chromate::LogData::Error { .. } => Some(("pageerror", "error")),
-        chromate::LogData::Console { level, .. } => Some((
+        chromate::journal::LogData::Error { .. } => Some(("pageerror", "error")),
+        chromate::journal::LogData::Console { level, .. } => Some((
             "console",
             match level {
-                chromate::LogLevel::Error => "error",
-                chromate::LogLevel::Warn => "warning",
+                chromate::journal::LogLevel::Error => "error",
+                chromate::journal::LogLevel::Warn => "warning",
                 _ => "info",
             },
         )),
         // The favicon the browser asks for by itself is nobody's error.
-        chromate::LogData::Response { status, url, .. }
+        chromate::journal::LogData::Response { status, url, .. }
             if *status >= 400 && !crate::audit::findings::incidental(url) =>
         {
             Some(("http", if *status >= 500 { "error" } else { "warning" }))
@@ -372,13 +372,13 @@ pub async fn errors(ctx: &mut ToolContext<'_>, args: ErrorsArgs) -> Result<ToolO
     let clear = args.clear.unwrap_or(true);
     let floor = rank(args.min_severity.as_str());
     let journal = &ctx.session.journal;
-    let filter = chromate::LogFilter {
+    let filter = chromate::journal::LogFilter {
         kinds: vec![
-            chromate::LogKind::Console,
-            chromate::LogKind::Error,
-            chromate::LogKind::Response,
+            chromate::journal::LogKind::Console,
+            chromate::journal::LogKind::Error,
+            chromate::journal::LogKind::Response,
         ],
-        ..chromate::LogFilter::default()
+        ..chromate::journal::LogFilter::default()
     };
     // Every buffered console, error and network entry (500 + 1000 at most).
     let list = journal.log.list(&filter, 0, 2000);
@@ -395,14 +395,16 @@ pub async fn errors(ctx: &mut ToolContext<'_>, args: ErrorsArgs) -> Result<ToolO
             continue;
         }
         let (message, stack, url) = match &entry.data {
-            chromate::LogData::Error {
+            chromate::journal::LogData::Error {
                 text,
                 origin,
                 stack,
                 ..
             } => (text.clone(), stack.clone(), origin.clone()),
-            chromate::LogData::Console { text, origin, .. } => (text.clone(), None, origin.clone()),
-            chromate::LogData::Response {
+            chromate::journal::LogData::Console { text, origin, .. } => {
+                (text.clone(), None, origin.clone())
+            }
+            chromate::journal::LogData::Response {
                 url,
                 method,
                 status,
@@ -556,7 +558,7 @@ pub fn check_flow(args: &FlowArgs, session: &ToolSession) -> Result<(), ToolErro
 pub async fn user_flow(ctx: &mut ToolContext<'_>, args: FlowArgs) -> Result<ToolOutput, ToolError> {
     let verb = USER_FLOW.verb;
     let provider = crate::vision::provider(verb, args.provider.as_deref(), args.model.as_deref())?;
-    let origins = |list: &[String]| -> Vec<chromate::OriginPattern> {
+    let origins = |list: &[String]| -> Vec<chromate::intercept::OriginPattern> {
         list.iter()
             .flat_map(|origin| crate::config::parse_origin_list(origin).unwrap_or_default())
             .collect()

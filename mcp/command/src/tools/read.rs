@@ -71,12 +71,12 @@ arg_enum! {
 
 impl WaitState {
     /// The element state it names, or `None` for a load state.
-    fn element_state(self) -> Option<chromate::ElementState> {
+    fn element_state(self) -> Option<chromate::actions::ElementState> {
         match self {
-            WaitState::Visible => Some(chromate::ElementState::Visible),
-            WaitState::Hidden => Some(chromate::ElementState::Hidden),
-            WaitState::Attached => Some(chromate::ElementState::Attached),
-            WaitState::Detached => Some(chromate::ElementState::Detached),
+            WaitState::Visible => Some(chromate::actions::ElementState::Visible),
+            WaitState::Hidden => Some(chromate::actions::ElementState::Hidden),
+            WaitState::Attached => Some(chromate::actions::ElementState::Attached),
+            WaitState::Detached => Some(chromate::actions::ElementState::Detached),
             WaitState::Load | WaitState::DomContentLoaded | WaitState::NetworkIdle => None,
         }
     }
@@ -313,7 +313,7 @@ pub(super) async fn find(
 ) -> Result<ToolOutput, ToolError> {
     let verb = FIND.verb;
     let (page, locator) = locate(ctx, verb, &args.selector, no_wait(ctx)).await?;
-    let options = chromate::FindOptions {
+    let options = chromate::actions::FindOptions {
         all: args.all,
         limit: usize::try_from(args.limit).unwrap_or(500),
         offset: usize::try_from(args.offset).unwrap_or(0),
@@ -365,7 +365,7 @@ pub(super) async fn wait(
             // `check_wait` refused a load state with a selector.
             let element_state = state
                 .element_state()
-                .unwrap_or(chromate::ElementState::Visible);
+                .unwrap_or(chromate::actions::ElementState::Visible);
             engine(ctx, verb, &page, locator.wait_for(element_state)).await?;
             Ok(ToolOutput::new(
                 json!({ "ok": true, "state": state, "selector": echo_of(locator.selector()) }),
@@ -454,10 +454,10 @@ pub(super) async fn expect(
                 engine(ctx, verb, &page, locator.expect_visible()).await
             } else {
                 let want = match &args.expected {
-                    Some(exact) => chromate::TextMatch::Exact(exact.clone()),
-                    None => {
-                        chromate::TextMatch::Contains(args.contains.clone().unwrap_or_default())
-                    }
+                    Some(exact) => chromate::actions::TextMatch::Exact(exact.clone()),
+                    None => chromate::actions::TextMatch::Contains(
+                        args.contains.clone().unwrap_or_default(),
+                    ),
                 };
                 engine(ctx, verb, &page, locator.expect_text(&want)).await
             };
@@ -480,9 +480,9 @@ pub(super) async fn expect(
             let page = ctx.session.active_page(verb).await?;
             let wanted = wanted.unwrap_or_default();
             let want = if mode == "exact" {
-                chromate::TextMatch::Exact(wanted.clone())
+                chromate::actions::TextMatch::Exact(wanted.clone())
             } else {
-                chromate::TextMatch::Contains(wanted.clone())
+                chromate::actions::TextMatch::Contains(wanted.clone())
             };
             let timeout = Duration::from_millis(args.timeout_ms);
             let outcome = ctx
@@ -531,7 +531,7 @@ async fn expect_no_errors(ctx: &mut ToolContext<'_>, since: u64) -> Result<ToolO
     }
     let journal = ctx.session.journal.log.clone();
     // The first three in journal order (docs/tools.md#browser_expect--assert-page-state): `list` keeps the newest, so ask for them all.
-    let list = journal.list(&chromate::LogFilter::errors(), since, usize::MAX);
+    let list = journal.list(&chromate::journal::LogFilter::errors(), since, usize::MAX);
     let (count, dropped) = journal.errors_since(since);
     let cursor = list.cursor;
     if count + dropped == 0 {

@@ -63,19 +63,19 @@ pub(super) async fn screenshot(
     let target = match (&args.selector, args.full_page) {
         (Some(selector), _) => {
             let (_, locator) = super::locate(ctx, verb, selector, args.timeout_ms).await?;
-            chromate::ScreenshotTarget::Element(locator.selector().clone())
+            chromate::capture::ScreenshotTarget::Element(locator.selector().clone())
         }
-        (None, true) => chromate::ScreenshotTarget::FullPage,
-        (None, false) => chromate::ScreenshotTarget::Viewport,
+        (None, true) => chromate::capture::ScreenshotTarget::FullPage,
+        (None, false) => chromate::capture::ScreenshotTarget::Viewport,
     };
     if !ctx.session.browser_running() {
         ctx.progress.set_phase(ctx.session.start_phase());
     }
     let page = ctx.session.active_page(verb).await?;
-    let options = chromate::ScreenshotOptions {
+    let options = chromate::capture::ScreenshotOptions {
         target,
         timeout: Duration::from_millis(args.timeout_ms),
-        ..chromate::ScreenshotOptions::default()
+        ..chromate::capture::ScreenshotOptions::default()
     };
     let shot = super::engine(ctx, verb, &page, page.screenshot(options)).await?;
     let bytes = shot.png.len();

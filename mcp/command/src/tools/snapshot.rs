@@ -34,7 +34,9 @@ pub(super) const SNAPSHOT: ToolDecl = ToolDecl {
 pub(super) static ELEMENT_REF: Pattern = Pattern {
     source: "^e[1-9][0-9]{0,15}$",
     matches: |text| {
-        text.starts_with('e') && text.len() <= 17 && chromate::ElementRef::parse(text).is_some()
+        text.starts_with('e')
+            && text.len() <= 17
+            && chromate::snapshot::ElementRef::parse(text).is_some()
     },
 };
 
@@ -203,11 +205,18 @@ pub(super) async fn snapshot(
             .check_ref_baseline(verb, &page, selector.element_ref())
             .await?;
     }
-    let after = args.after.as_deref().and_then(chromate::ElementRef::parse);
+    let after = args
+        .after
+        .as_deref()
+        .and_then(chromate::snapshot::ElementRef::parse);
     ctx.session
-        .check_ref_baseline(verb, &page, after.map(chromate::ElementRef::number))
+        .check_ref_baseline(
+            verb,
+            &page,
+            after.map(chromate::snapshot::ElementRef::number),
+        )
         .await?;
-    let options = chromate::SnapshotOptions {
+    let options = chromate::snapshot::SnapshotOptions {
         max_lines: usize::try_from(args.max_lines).unwrap_or(usize::MAX),
         scope,
         after,
@@ -313,13 +322,13 @@ pub(super) async fn a11y(
             .unwrap_or_default()
     };
     let min_impact = match args.min_impact {
-        MinImpact::Minor => chromate::Impact::Minor,
-        MinImpact::Moderate => chromate::Impact::Moderate,
-        MinImpact::Serious => chromate::Impact::Serious,
-        MinImpact::Critical => chromate::Impact::Critical,
+        MinImpact::Minor => chromate::audit::Impact::Minor,
+        MinImpact::Moderate => chromate::audit::Impact::Moderate,
+        MinImpact::Serious => chromate::audit::Impact::Serious,
+        MinImpact::Critical => chromate::audit::Impact::Critical,
     };
     let echoed = scope.as_ref().map(super::echo_of);
-    let options = chromate::AuditOptions {
+    let options = chromate::audit::AuditOptions {
         scope,
         min_impact,
         rules: list(&args.rules),
@@ -344,7 +353,7 @@ pub(super) async fn a11y(
     // the table, so the snapshot shows the same numbers.
     match ctx
         .session
-        .take_snapshot(&page, chromate::SnapshotOptions::default())
+        .take_snapshot(&page, chromate::snapshot::SnapshotOptions::default())
         .await
     {
         Ok(snapshot) => ctx.session.baseline = Some(snapshot),
@@ -373,12 +382,12 @@ async fn audit_error(
         Some(recovery) => (recovery, false),
         None => (page.stop_script(*timeout).await, true),
     };
-    if let chromate::Recovery::RendererStuck { .. } = recovery {
+    if let chromate::error::Recovery::RendererStuck { .. } = recovery {
         ctx.session.mark_stuck(page);
     }
     let narrow = "audit a part of the page with selector, or fewer rules with rules";
     let hint = match recovery {
-        chromate::Recovery::ScriptStopped { .. } if stopped_now => {
+        chromate::error::Recovery::ScriptStopped { .. } if stopped_now => {
             format!("chromate stopped the audit after {ms} ms and the tab answers again; {narrow}")
         }
         recovery => format!("{}; {narrow}", crate::error::recovery_hint(recovery)),
@@ -395,7 +404,7 @@ async fn audit_error(
 fn a11y_result(
     args: &A11yArgs,
     scope: Option<String>,
-    report: &chromate::AuditReport,
+    report: &chromate::audit::AuditReport,
 ) -> serde_json::Value {
     let violations: Vec<serde_json::Value> = report
         .violations

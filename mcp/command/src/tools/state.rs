@@ -138,8 +138,8 @@ fn session_expiry() -> f64 {
     -1.0
 }
 
-impl From<chromate::Cookie> for SavedCookie {
-    fn from(cookie: chromate::Cookie) -> Self {
+impl From<chromate::storage::Cookie> for SavedCookie {
+    fn from(cookie: chromate::storage::Cookie) -> Self {
         SavedCookie {
             name: cookie.name,
             value: cookie.value,
@@ -153,9 +153,9 @@ impl From<chromate::Cookie> for SavedCookie {
     }
 }
 
-impl From<SavedCookie> for chromate::Cookie {
+impl From<SavedCookie> for chromate::storage::Cookie {
     fn from(cookie: SavedCookie) -> Self {
-        chromate::Cookie {
+        chromate::storage::Cookie {
             name: cookie.name,
             value: cookie.value,
             domain: cookie.domain,
@@ -338,11 +338,11 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
             .with_detail(json!({ "argument": "name", "reason": reason }))
         })?;
     let page = ctx.session.active_page(verb).await?;
-    let cookies: Vec<chromate::Cookie> = file
+    let cookies: Vec<chromate::storage::Cookie> = file
         .cookies
         .iter()
         .cloned()
-        .map(chromate::Cookie::from)
+        .map(chromate::storage::Cookie::from)
         .collect();
     let replaced = match &ctx.session.live {
         Some(live) => {
@@ -365,7 +365,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         .chain(file.session_storage.keys())
         .collect();
     for origin in origins {
-        let storage = chromate::PageStorage {
+        let storage = chromate::storage::PageStorage {
             origin: Some(origin.clone()),
             local: file.local_storage.get(origin).cloned().unwrap_or_default(),
             session: file
@@ -415,12 +415,12 @@ pub(super) fn login_of_saved(
         cookies: file
             .cookies
             .into_iter()
-            .map(chromate::Cookie::from)
+            .map(chromate::storage::Cookie::from)
             .collect(),
         storage: file
             .local_storage
             .into_iter()
-            .map(|(origin, local)| chromate::PageStorage {
+            .map(|(origin, local)| chromate::storage::PageStorage {
                 origin: Some(origin),
                 local,
                 session: BTreeMap::new(),
@@ -475,12 +475,12 @@ pub(super) fn login_of_storage_state(
         cookies: file
             .cookies
             .into_iter()
-            .map(chromate::Cookie::from)
+            .map(chromate::storage::Cookie::from)
             .collect(),
         storage: file
             .origins
             .into_iter()
-            .map(|origin| chromate::PageStorage {
+            .map(|origin| chromate::storage::PageStorage {
                 origin: Some(origin.origin),
                 local: origin
                     .local_storage

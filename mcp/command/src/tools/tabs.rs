@@ -101,7 +101,7 @@ pub(super) async fn page(
             // Bounded by the call's timeout_ms: a browser that does not answer (stopped)
             // fails the call in time instead of at the 30 s command timeout.
             let bound = Duration::from_millis(args.timeout_ms);
-            let page = match chromate::bounded(bound, live.open_tab()).await {
+            let page = match chromate::wait::bounded(bound, live.open_tab()).await {
                 Ok(page) => page,
                 Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
             };

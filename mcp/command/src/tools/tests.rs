@@ -482,7 +482,7 @@ fn a_located_selector_echoes_as_the_caller_wrote_it_and_a_bare_ref_as_ref() {
     );
     assert_eq!(echo_of(&parsed("e7")), "ref=e7");
     // An issued bare ref is located as the `ref=` selector it stands for.
-    let e7 = chromate::ElementRef::new(7).expect("a ref");
+    let e7 = chromate::snapshot::ElementRef::new(7).expect("a ref");
     assert_eq!(echo_of(&chromate::Selector::from_element_ref(e7)), "ref=e7");
     for text in ["#save", "ref=e7", "text=Sign in"] {
         assert_eq!(echo_of(&parsed(text)), text, "{text}");

@@ -171,12 +171,12 @@ fn list(tools: &[Projected]) -> ToolOutput {
 
 fn answer(
     tool: &Projected,
-    outcome: Option<chromate::WebMcpOutcome>,
+    outcome: Option<chromate::page::WebMcpOutcome>,
     timeout_ms: u64,
 ) -> Result<ToolOutput, ToolError> {
     let page_name = &tool.tool.name;
     match outcome {
-        Some(chromate::WebMcpOutcome::Completed(output)) => {
+        Some(chromate::page::WebMcpOutcome::Completed(output)) => {
             let text = match &output {
                 Value::String(text) => text.clone(),
                 other => other.to_string(),
@@ -198,7 +198,7 @@ fn answer(
             reply.text = Some(text);
             Ok(reply)
         }
-        Some(chromate::WebMcpOutcome::Failed(message)) => Err(ToolError::new(
+        Some(chromate::page::WebMcpOutcome::Failed(message)) => Err(ToolError::new(
             ToolErrorCode::EvalThrew,
             // The message's first line (an exception's description goes on with its stack,
             // which `detail.exception` keeps).
@@ -209,7 +209,7 @@ fn answer(
         )
         .with_hint("the page refused the call: read its message, fix the arguments or ask the user")
         .with_detail(json!({ "tool": tool.name, "exception": cut_bytes(&message, 4096, "…") }))),
-        Some(chromate::WebMcpOutcome::Canceled(why)) => Err(ToolError::new(
+        Some(chromate::page::WebMcpOutcome::Canceled(why)) => Err(ToolError::new(
             ToolErrorCode::StateInvalid,
             format!(
                 "webmcp: the page canceled its tool {page_name:?}: {}",

@@ -2,8 +2,8 @@
 
 use super::*;
 
-fn tool(name: &str, description: &str) -> chromate::WebMcpTool {
-    chromate::WebMcpTool {
+fn tool(name: &str, description: &str) -> chromate::page::WebMcpTool {
+    chromate::page::WebMcpTool {
         name: name.to_owned(),
         description: description.to_owned(),
         input_schema: None,
@@ -15,7 +15,7 @@ fn tool(name: &str, description: &str) -> chromate::WebMcpTool {
     }
 }
 
-fn names(tools: Vec<chromate::WebMcpTool>) -> Vec<String> {
+fn names(tools: Vec<chromate::page::WebMcpTool>) -> Vec<String> {
     project_tools(tools, &["browser_webmcp"], |_| {
         ("http://127.0.0.1:1".to_owned(), false)
     })

@@ -39,10 +39,19 @@ fn a_good_figure_is_no_finding_and_a_poor_one_is_high() {
 
 #[test]
 fn axe_impacts_and_http_statuses_map_to_severities() {
-    assert_eq!(axe_severity(chromate::Impact::Critical), Severity::Critical);
-    assert_eq!(axe_severity(chromate::Impact::Serious), Severity::High);
-    assert_eq!(axe_severity(chromate::Impact::Moderate), Severity::Medium);
-    assert_eq!(axe_severity(chromate::Impact::Minor), Severity::Low);
+    assert_eq!(
+        axe_severity(chromate::audit::Impact::Critical),
+        Severity::Critical
+    );
+    assert_eq!(
+        axe_severity(chromate::audit::Impact::Serious),
+        Severity::High
+    );
+    assert_eq!(
+        axe_severity(chromate::audit::Impact::Moderate),
+        Severity::Medium
+    );
+    assert_eq!(axe_severity(chromate::audit::Impact::Minor), Severity::Low);
     assert_eq!(http_severity(503, true), Severity::Critical);
     assert_eq!(http_severity(404, true), Severity::High);
     assert_eq!(http_severity(500, false), Severity::High);

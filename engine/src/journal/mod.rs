@@ -4,13 +4,13 @@
 //!
 //! Owns: the [`Journal`] (entries, the `seq` counter, eviction bookkeeping, waiters), the
 //! decoding of the events it journals (`console.rs`: `Runtime.consoleAPICalled`,
-//! `Runtime.exceptionThrown`; `network.rs`: `Network.*`), and the filters of `browser_logs`.
+//! `Runtime.exceptionThrown`; `network.rs`: `Network.*`), and the filters a logs query takes.
 //! Events reach it from the page state handlers on the transport's reader task, so capture
 //! starts before a page is resumed and nothing a page logs during its first load is missed.
 //!
 //! Does not own: bodies, headers or cookies (never read), `Log.entryAdded` (its browser
 //! notices, such as failed-resource messages, repeat what network rows already say, so none is
-//! journalled), nor any MCP shape (the MCP layer serialises entries itself).
+//! journalled), nor any output shape (the command layer serialises entries itself).
 //!
 //! Buffers: console and error entries keep the newest 500 within 256 KiB, network entries the
 //! newest 1000 within 256 KiB (an entry weighs its text + url + 128 bytes), so network traffic
@@ -373,7 +373,7 @@ pub struct LogList {
     pub truncated: bool,
 }
 
-/// The logs journal of a browser (or of an MCP session across browsers). Cheap to clone.
+/// The logs journal of a browser (or of a command-layer session across browsers). Cheap to clone.
 ///
 /// ```no_run
 /// # async fn demo() -> chromate::Result<()> {
@@ -381,7 +381,7 @@ pub struct LogList {
 /// let browser = chromate::Browser::launch(chromate::LaunchOptions::default()).await?;
 /// let page = browser.new_page("data:text/html,<script>console.log('hi')</script>").await?;
 /// let journal = browser.journal();
-/// let filter = chromate::LogFilter { contains: Some("hi".into()), ..Default::default() };
+/// let filter = chromate::journal::LogFilter { contains: Some("hi".into()), ..Default::default() };
 /// let entry = journal.wait_for(&filter, 0, Duration::from_secs(5)).await;
 /// assert_eq!(entry.and_then(|e| e.text().map(str::to_owned)).as_deref(), Some("hi"));
 /// # drop(page); browser.close().await; Ok(()) }
@@ -430,7 +430,7 @@ struct State {
     requests: HashMap<(String, String), (String, String)>,
     /// What request interception did, by network request id, until the request's outcome is
     /// journalled (`intercept/` notes it before the outcome events arrive).
-    interceptions: HashMap<String, crate::Interception>,
+    interceptions: HashMap<String, crate::policy::Interception>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -620,7 +620,7 @@ impl Journal {
     }
 
     /// The download entries with `seq > cursor` still buffered, oldest first: the downloads
-    /// that ended since `cursor` (an MCP observation reports them).
+    /// that ended since `cursor` (an observation after an action reports them).
     pub fn downloads_since(&self, cursor: u64) -> Vec<LogEntry> {
         let state = lock(&self.inner.state);
         state
@@ -697,7 +697,7 @@ impl Journal {
 
     /// Notes what interception did to network request `request_id` (a mock answered it or a
     /// rule or the origin policy blocked it), for `mocked` and `blockedBy`.
-    pub(crate) fn note_interception(&self, request_id: &str, what: crate::Interception) {
+    pub(crate) fn note_interception(&self, request_id: &str, what: crate::policy::Interception) {
         let mut state = lock(&self.inner.state);
         if state.interceptions.len() >= REQUESTS_IN_FLIGHT {
             state.interceptions.clear();
@@ -706,7 +706,7 @@ impl Journal {
     }
 
     /// What interception did to `request_id`, forgotten once read.
-    fn take_interception(&self, request_id: &str) -> Option<crate::Interception> {
+    fn take_interception(&self, request_id: &str) -> Option<crate::policy::Interception> {
         lock(&self.inner.state).interceptions.remove(request_id)
     }
 

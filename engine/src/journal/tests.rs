@@ -402,7 +402,7 @@ fn download(name: &str) -> LogData {
     LogData::Download {
         url: format!("http://h/{name}"),
         name: name.to_owned(),
-        state: crate::DownloadState::Completed,
+        state: crate::journal::DownloadState::Completed,
         bytes: Some(3),
         path: Some(std::path::PathBuf::from(format!("/d/{name}"))),
         reason: None,

@@ -75,7 +75,7 @@ fn response_received(journal: &Journal, page: &str, params: &RawValue) -> Option
         mime_type: p.response.mime_type,
         mocked: matches!(
             journal.take_interception(request_id),
-            Some(crate::Interception::Mocked { .. })
+            Some(crate::policy::Interception::Mocked { .. })
         ),
     })
 }
@@ -87,7 +87,7 @@ fn loading_failed(journal: &Journal, page: &str, params: &RawValue) -> Option<Lo
         .request(page, request_id, true)
         .unwrap_or_else(|| (String::new(), "GET".to_owned()));
     let blocked_by = match journal.take_interception(request_id) {
-        Some(crate::Interception::Blocked { by, .. }) => Some(by.as_str().to_owned()),
+        Some(crate::policy::Interception::Blocked { by, .. }) => Some(by.as_str().to_owned()),
         _ => None,
     };
     // Chromium names a request failed through the Fetch domain `net::ERR_BLOCKED_BY_CLIENT.Inspector`.
