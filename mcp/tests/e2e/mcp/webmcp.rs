@@ -354,6 +354,33 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     // The first tab's tool is not callable from here.
     let error = mcp.err("webmcp_add_to_cart", json!({ "item": "x" }));
     assert_eq!(error["code"], json!("NO_MATCH"));
+    // browser_webmcp with `tab` reaches the first tab's tools without making it active.
+    let (list, _) = mcp.ok("browser_webmcp", json!({ "action": "list", "tab": "p1" }));
+    let names: Vec<&str> = list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str())
+        .collect();
+    assert!(names.contains(&"webmcp_add_to_cart"), "{list}");
+    assert!(!names.contains(&"webmcp_other_tool"), "{list}");
+    let result = mcp.call_result(
+        "browser_webmcp",
+        json!({ "action": "call", "name": "add_to_cart", "arguments": { "item": "tab", "qty": 3 }, "tab": "p1" }),
+    );
+    assert!(result.get("isError").is_none(), "{result}");
+    assert_eq!(result["content"][0]["text"], json!("added 3 tab"));
+    let observation = result["content"][1]["text"].as_str().unwrap_or_default();
+    assert!(observation.contains("cart: 3"), "the observation is p1's: {observation}");
+    let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(pages["active"], json!("p2"), "{pages}");
+    let tools = listed(&mut mcp);
+    assert_eq!(page_tools(&tools), ["webmcp_other_tool"], "{tools:?}");
+    let error = mcp.err(
+        "browser_webmcp",
+        json!({ "action": "list", "tab": "p9" }),
+    );
+    assert_eq!(error["detail"]["reason"], json!("unknown-tab"), "{error}");
     // Back to the first tab: list_changed, and its tools again.
     let _ = mcp.take_stashed();
     mcp.ok("browser_page", json!({ "action": "select", "target": "0" }));
