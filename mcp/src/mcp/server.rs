@@ -432,6 +432,12 @@ impl Core {
         self.dispatcher.incoming(incoming);
     }
 
+    /// Whether this session's list of tools changes (`--caps webmcp`): it sends
+    /// `notifications/tools/list_changed` (docs/mcp.md#webmcp).
+    pub(crate) fn lists_change(&self) -> bool {
+        self.shared.webmcp.is_some()
+    }
+
     /// Whether a tool call is queued or running (an idle session may expire; a busy one not).
     pub(crate) fn busy(&self) -> bool {
         let queue = self.shared.queue();

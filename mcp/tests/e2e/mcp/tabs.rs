@@ -3,8 +3,6 @@
 //! connection with the Python SDK (`tests/clients/tabs.py`); batches whose steps name tabs; a
 //! tab that closes while a call on it runs. Overlap is shown by ordering facts, never a clock.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
 use super::start_mcp;
@@ -16,39 +14,18 @@ use crate::util::fixtures;
 #[test]
 fn mcp_tabs_two_agents_at_once_over_one_connection_with_the_python_sdk() {
     let server = fixtures();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash .ci/setup.sh all`",
-        python.display()
+    let run = chromate_tests::python::run_client(
+        "tabs.py",
+        &[
+            (
+                "CHROMATE_BIN",
+                crate::util::chromate_binary().display().to_string(),
+            ),
+            ("FIXTURE_BASE", server.url("")),
+        ],
     );
-    let out = std::process::Command::new(&python)
-        .arg(root.join("tests/clients/tabs.py"))
-        .env("CHROMATE_BIN", crate::util::chromate_binary())
-        .env("FIXTURE_BASE", server.url(""))
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.matches("PASS python tabs:").count(), 10, "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
-    let browser: u32 = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("BROWSER_PID "))
-        .and_then(|pid| pid.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
-    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
-        &[browser],
-        Instant::now() + Duration::from_secs(10),
-    ) {
-        panic!("the browser outlived the client: {alive:?}");
-    }
+    run.assert_passed("python tabs", 10);
+    run.assert_browser_gone();
 }
 
 /// A `tools/call` request sent now, answered later (read with `McpClient::response`).

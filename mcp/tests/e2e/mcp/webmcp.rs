@@ -371,15 +371,15 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     assert!(result.get("isError").is_none(), "{result}");
     assert_eq!(result["content"][0]["text"], json!("added 3 tab"));
     let observation = result["content"][1]["text"].as_str().unwrap_or_default();
-    assert!(observation.contains("cart: 3"), "the observation is p1's: {observation}");
+    assert!(
+        observation.contains("cart: 3"),
+        "the observation is p1's: {observation}"
+    );
     let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
     assert_eq!(pages["active"], json!("p2"), "{pages}");
     let tools = listed(&mut mcp);
     assert_eq!(page_tools(&tools), ["webmcp_other_tool"], "{tools:?}");
-    let error = mcp.err(
-        "browser_webmcp",
-        json!({ "action": "list", "tab": "p9" }),
-    );
+    let error = mcp.err("browser_webmcp", json!({ "action": "list", "tab": "p9" }));
     assert_eq!(error["detail"]["reason"], json!("unknown-tab"), "{error}");
     // Back to the first tab: list_changed, and its tools again.
     let _ = mcp.take_stashed();
@@ -414,37 +414,16 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
 #[test]
 fn mcp_webmcp_a_real_client_sees_the_list_change_and_calls_the_new_tool() {
     let server = fixtures();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash .ci/setup.sh all`",
-        python.display()
+    let run = chromate_tests::python::run_client(
+        "webmcp.py",
+        &[
+            (
+                "CHROMATE_BIN",
+                crate::util::chromate_binary().display().to_string(),
+            ),
+            ("FIXTURE_BASE", server.url("")),
+        ],
     );
-    let out = std::process::Command::new(&python)
-        .arg(root.join("tests/clients/webmcp.py"))
-        .env("CHROMATE_BIN", crate::util::chromate_binary())
-        .env("FIXTURE_BASE", server.url(""))
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.matches("PASS python webmcp:").count(), 7, "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
-    let browser: u32 = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("BROWSER_PID "))
-        .and_then(|pid| pid.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
-    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
-        &[browser],
-        Instant::now() + Duration::from_secs(10),
-    ) {
-        panic!("the browser outlived the client: {alive:?}");
-    }
+    run.assert_passed("python webmcp", 7);
+    run.assert_browser_gone();
 }
