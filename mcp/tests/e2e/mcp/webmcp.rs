@@ -427,3 +427,52 @@ fn mcp_webmcp_a_real_client_sees_the_list_change_and_calls_the_new_tool() {
     run.assert_passed("python webmcp", 7);
     run.assert_browser_gone();
 }
+
+/// `chromate mcp --session NAME --caps webmcp` (docs/mcp.md#webmcp): the server attached to a
+/// CLI session offers the page tools of the session's active tab, is told when the page
+/// changes them, even by a command at the shell, and its calls run in the session's page.
+#[test]
+fn mcp_webmcp_attached_to_a_cli_session_offers_its_page_tools_and_their_changes() {
+    let server = fixtures();
+    let cli = crate::cli::Cli::new();
+    cli.ok(&["navigate", &server.url("webmcp.html"), "--session", "tools"]);
+    let runtime = cli.runtime.display().to_string();
+    let mut mcp = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .args(&["--session", "tools", "--caps", "webmcp"])
+        .envs(&[("CHROMATE_RUNTIME_DIR", &runtime)])
+        .keep_env("CHROMATE_BROWSER")
+        .current_dir(&cli.work)
+        .deadline(Duration::from_secs(60))
+        .spawn();
+    let init = mcp.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true)
+    );
+    // The session's page tools, before this server made any call.
+    list_until(&mut mcp, |tools| tools.contains(&"webmcp_add_to_cart"));
+    // A command at the shell adds one: the client is told, and lists it.
+    let _ = mcp.take_stashed();
+    cli.ok(&["click", "#more", "--session", "tools"]);
+    list_until(&mut mcp, |tools| tools.contains(&"webmcp_checkout"));
+    // A page tool called over MCP runs in the session's page.
+    let result = mcp.call_result("webmcp_add_to_cart", json!({ "item": "tea", "qty": 2 }));
+    assert_eq!(
+        result["content"][0]["text"],
+        json!("added 2 tea"),
+        "{result}"
+    );
+    assert_eq!(
+        cli.json(&["read", "css=#cart", "--session", "tools"])["text"],
+        json!("cart: 2")
+    );
+    // The shell navigates away: the tools go.
+    cli.ok(&["navigate", &server.url("nav.html"), "--session", "tools"]);
+    list_until(&mut mcp, |tools| tools.is_empty());
+    mcp.close_stdin();
+    assert!(mcp.wait_exit(Duration::from_secs(10)).success());
+    cli.finish();
+}
