@@ -154,3 +154,55 @@ fn mcp_tabs_a_tab_closed_while_a_call_on_it_runs_is_a_clear_error() {
     let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
     assert_eq!(list["active"], json!("p1"), "{list}");
 }
+
+/// browser_page `open` and `close` do not wait for a call running on another tab: while a wait
+/// on p2 runs (it can only end at its 30 s timeout or when p2 closes), a tab opens and is
+/// answered, then p2 is closed and answered, and the wait ends with DRIVER_ERROR
+/// `tab-closed`; a call on p2 sent after the close comes after it (ordering facts, no clock).
+#[test]
+fn mcp_tabs_page_open_and_close_do_not_wait_for_calls_on_other_tabs() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("tabs-agent.html?agent=A") }),
+    );
+    let (opened, _) = mcp.ok(
+        "browser_page",
+        json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
+    );
+    assert_eq!(opened["id"], json!("p2"));
+    let waiting = send_call(
+        &mut mcp,
+        "browser_wait",
+        json!({ "selector": "text=never shown", "state": "visible", "tab": "p2", "timeout_ms": 30000 }),
+    );
+    let (opened, _) = mcp.ok(
+        "browser_page",
+        json!({ "action": "open", "url": server.url("tabs-agent.html?agent=C") }),
+    );
+    assert_eq!(opened["id"], json!("p3"), "{opened}");
+    let is_waiting = |message: &Value| message["id"] == waiting;
+    assert!(
+        !mcp.take_stashed().iter().any(is_waiting),
+        "the wait on p2 still runs while the open is answered"
+    );
+    let closing = send_call(
+        &mut mcp,
+        "browser_page",
+        json!({ "action": "close", "target": "p2" }),
+    );
+    let after = send_call(&mut mcp, "browser_snapshot", json!({ "tab": "p2" }));
+    let closed = mcp.response(&closing);
+    assert!(closed["result"].get("isError").is_none(), "{closed}");
+    let waited = mcp.response(&waiting);
+    let error = &waited["result"]["structuredContent"]["error"];
+    assert_eq!(error["detail"]["reason"], json!("tab-closed"), "{waited}");
+    assert_eq!(error["detail"]["tab"], json!("p2"), "{waited}");
+    let after = mcp.response(&after);
+    let error = &after["result"]["structuredContent"]["error"];
+    assert_eq!(error["detail"]["reason"], json!("unknown-tab"), "{after}");
+    assert_eq!(error["detail"]["allowed"], json!(["p1", "p3"]), "{after}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p3"), "{list}");
+}
