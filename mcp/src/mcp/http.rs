@@ -470,16 +470,10 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
         Method::POST => post(server, request, principal).await,
         Method::DELETE => delete(server, request.headers()).await,
         Method::GET if accepts_sse(request.headers()) => router::listen(server, request.headers()),
-        _ => {
-            let mut response = plain(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed: POST a JSON-RPC message (DELETE ends a session; GET with Accept: text/event-stream listens)",
-            );
-            response
-                .headers_mut()
-                .insert("allow", HeaderValue::from_static("GET, POST, DELETE"));
-            response
-        }
+        _ => method_not_allowed(
+            "method not allowed: POST a JSON-RPC message (DELETE ends a session; GET with Accept: text/event-stream listens)",
+            "GET, POST, DELETE",
+        ),
     }
 }
 
@@ -836,6 +830,13 @@ async fn answer(
             }
         },
     );
+    sse_response(events)
+}
+
+/// An SSE answer whose events are `events`' frames, unbuffered on the way (a proxy's too).
+fn sse_response(
+    events: impl futures::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send + Sync + 'static,
+) -> Response<HttpBody> {
     let mut response = Response::new(StreamBody::new(events).boxed());
     let headers = response.headers_mut();
     headers.insert(
@@ -937,6 +938,15 @@ fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
         "content-type",
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    response
+}
+
+/// 405 with `text` and the methods `allow` names.
+fn method_not_allowed(text: &'static str, allow: &'static str) -> Response<HttpBody> {
+    let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, text);
+    response
+        .headers_mut()
+        .insert("allow", HeaderValue::from_static(allow));
     response
 }
 

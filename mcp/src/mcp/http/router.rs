@@ -102,14 +102,10 @@ impl Router {
 /// for an unknown one.
 pub(super) fn listen(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
     let no_stream = || {
-        let mut response = plain(
-            StatusCode::METHOD_NOT_ALLOWED,
+        method_not_allowed(
             "method not allowed: this session has nothing to send on its own (no --caps webmcp); POST a JSON-RPC message",
-        );
-        response
-            .headers_mut()
-            .insert("allow", HeaderValue::from_static("POST, DELETE"));
-        response
+            "POST, DELETE",
+        )
     };
     if header(headers, "mcp-protocol-version").is_some_and(|v| MODERN_VERSIONS.contains(&v)) {
         return no_stream();
@@ -139,13 +135,5 @@ pub(super) fn listen(server: &Server, headers: &HeaderMap) -> Response<HttpBody>
             receiver,
         ))
     });
-    let mut response = Response::new(StreamBody::new(events).boxed());
-    let headers = response.headers_mut();
-    headers.insert(
-        "content-type",
-        HeaderValue::from_static("text/event-stream"),
-    );
-    headers.insert("cache-control", HeaderValue::from_static("no-cache"));
-    headers.insert("x-accel-buffering", HeaderValue::from_static("no"));
-    response
+    sse_response(events)
 }

@@ -315,15 +315,13 @@ fn mcp_a_tab_call_whose_tab_crashes_names_the_replacement() {
     let url = server.url("/nav.html");
     mcp.ok("browser_navigate", json!({ "url": url }));
     let renderers = renderer_pids(&mut mcp);
-    let id = mcp.fresh_id();
-    mcp.send(
-        &json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
-        "name": "browser_advanced_eval",
-        "arguments": { "js": "await new Promise(() => {})", "timeout_ms": 30000, "tab": "p1" },
-    } }),
+    let id = super::send_call(
+        &mut mcp,
+        "browser_advanced_eval",
+        json!({ "js": "await new Promise(() => {})", "timeout_ms": 30000, "tab": "p1" }),
     );
     kill_renderers(&renderers);
-    let response = mcp.response(&json!(id));
+    let response = mcp.response(&id);
     let error = &response["result"]["structuredContent"]["error"];
     let new_tab = assert_tab_crashed(error, "p1", &url);
     assert_eq!(new_tab, "p2", "{error}");

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::start_mcp;
+use super::{send_call, start_mcp};
 use crate::util::fixtures;
 
 /// The Python SDK drives two agents, each on its own tab, at once over one session: neither
@@ -13,40 +13,16 @@ use crate::util::fixtures;
 /// an unknown tab are refused; the browser is gone once the client exits.
 #[test]
 fn mcp_tabs_two_agents_at_once_over_one_connection_with_the_python_sdk() {
-    let server = fixtures();
-    let run = chromate_tests::python::run_client(
-        "tabs.py",
-        &[
-            (
-                "CHROMATE_BIN",
-                crate::util::chromate_binary().display().to_string(),
-            ),
-            ("FIXTURE_BASE", server.url("")),
-        ],
-    );
+    let run = crate::util::python_stdio_client("tabs.py", &fixtures());
     run.assert_passed("python tabs", 10);
     run.assert_browser_gone();
 }
 
-/// A `tools/call` request sent now, answered later (read with `McpClient::response`).
-fn send_call(mcp: &mut chromate_tests::McpClient, tool: &str, arguments: Value) -> Value {
-    let id = json!(mcp.fresh_id());
-    mcp.send(&json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": { "name": tool, "arguments": arguments },
-    }));
-    id
-}
-
-/// browser_batch steps that name a tab run there and leave the active tab; a batch with `tab`
-/// runs all its steps on that tab and observes it; a step naming another tab in such a batch
-/// is refused before anything runs.
-#[test]
-fn mcp_tabs_batch_steps_name_their_tab() {
-    let server = fixtures();
-    let mut mcp = start_mcp();
+/// Agent A's page in p1, then agent B's in p2, which is then the active tab.
+fn open_agents_a_and_b(
+    mcp: &mut chromate_tests::McpClient,
+    server: &chromate_tests::FixtureServer,
+) {
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("tabs-agent.html?agent=A") }),
@@ -56,6 +32,16 @@ fn mcp_tabs_batch_steps_name_their_tab() {
         json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
     );
     assert_eq!(opened["id"], json!("p2"));
+}
+
+/// browser_batch steps that name a tab run there and leave the active tab; a batch with `tab`
+/// runs all its steps on that tab and observes it; a step naming another tab in such a batch
+/// is refused before anything runs.
+#[test]
+fn mcp_tabs_batch_steps_name_their_tab() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    open_agents_a_and_b(&mut mcp, &server);
     mcp.ok(
         "browser_page",
         json!({ "action": "select", "target": "p1" }),
@@ -163,15 +149,7 @@ fn mcp_tabs_a_tab_closed_while_a_call_on_it_runs_is_a_clear_error() {
 fn mcp_tabs_page_open_and_close_do_not_wait_for_calls_on_other_tabs() {
     let server = fixtures();
     let mut mcp = start_mcp();
-    mcp.ok(
-        "browser_navigate",
-        json!({ "url": server.url("tabs-agent.html?agent=A") }),
-    );
-    let (opened, _) = mcp.ok(
-        "browser_page",
-        json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
-    );
-    assert_eq!(opened["id"], json!("p2"));
+    open_agents_a_and_b(&mut mcp, &server);
     let waiting = send_call(
         &mut mcp,
         "browser_wait",

@@ -14,6 +14,19 @@ fn start_webmcp() -> McpClient {
     start_mcp_with_args(&["--caps", "webmcp"], &[])
 }
 
+/// `initialize`, whose answer declares `tools.listChanged` (the cap is on).
+fn initialize_with_list_changes(mcp: &mut McpClient) {
+    let init = mcp.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true),
+        "{init}"
+    );
+}
+
 /// The names tools/list offers.
 fn listed(mcp: &mut McpClient) -> Vec<String> {
     let list = mcp.request("tools/list", json!({}));
@@ -35,6 +48,17 @@ fn entry(mcp: &mut McpClient, name: &str) -> Value {
         .find(|tool| tool["name"] == json!(name))
         .cloned()
         .unwrap_or_else(|| panic!("no {name} in {list}"))
+}
+
+/// The names browser_webmcp `list` gives, called with `arguments`.
+fn webmcp_list(mcp: &mut McpClient, arguments: Value) -> Vec<String> {
+    let (list, _) = mcp.ok("browser_webmcp", arguments);
+    list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
 }
 
 fn page_tools(names: &[String]) -> Vec<&str> {
@@ -119,14 +143,7 @@ fn mcp_without_the_cap_offers_no_page_tools_and_declares_no_list_changes() {
 fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     let server = fixtures();
     let mut mcp = start_webmcp();
-    let init = mcp.request(
-        "initialize",
-        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
-    );
-    assert_eq!(
-        init["result"]["capabilities"]["tools"]["listChanged"],
-        json!(true)
-    );
+    initialize_with_list_changes(&mut mcp);
     let before = listed(&mut mcp);
     assert!(before.contains(&"browser_webmcp".to_owned()), "{before:?}");
     assert_eq!(before.len(), 29, "{before:?}");
@@ -250,15 +267,12 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     assert!(second.starts_with("webmcp: 6 tools: "), "{text}");
 
     // browser_webmcp list says the same as tools/list.
-    let (list, _) = mcp.ok("browser_webmcp", json!({ "action": "list" }));
-    let listed_names: Vec<&str> = list["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert!(listed_names.contains(&"webmcp_checkout"), "{list}");
-    assert_eq!(listed_names.len(), 6, "{list}");
+    let listed_names = webmcp_list(&mut mcp, json!({ "action": "list" }));
+    assert!(
+        listed_names.contains(&"webmcp_checkout".to_owned()),
+        "{listed_names:?}"
+    );
+    assert_eq!(listed_names.len(), 6, "{listed_names:?}");
 
     // A navigation away takes the tools along (no toolsRemoved from Chromium).
     mcp.ok("browser_navigate", json!({ "url": server.url("nav.html") }));
@@ -355,15 +369,15 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     let error = mcp.err("webmcp_add_to_cart", json!({ "item": "x" }));
     assert_eq!(error["code"], json!("NO_MATCH"));
     // browser_webmcp with `tab` reaches the first tab's tools without making it active.
-    let (list, _) = mcp.ok("browser_webmcp", json!({ "action": "list", "tab": "p1" }));
-    let names: Vec<&str> = list["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert!(names.contains(&"webmcp_add_to_cart"), "{list}");
-    assert!(!names.contains(&"webmcp_other_tool"), "{list}");
+    let names = webmcp_list(&mut mcp, json!({ "action": "list", "tab": "p1" }));
+    assert!(
+        names.contains(&"webmcp_add_to_cart".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"webmcp_other_tool".to_owned()),
+        "{names:?}"
+    );
     let result = mcp.call_result(
         "browser_webmcp",
         json!({ "action": "call", "name": "add_to_cart", "arguments": { "item": "tab", "qty": 3 }, "tab": "p1" }),
@@ -413,17 +427,7 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
 /// works; the browser its server launched is gone once the client exits.
 #[test]
 fn mcp_webmcp_a_real_client_sees_the_list_change_and_calls_the_new_tool() {
-    let server = fixtures();
-    let run = chromate_tests::python::run_client(
-        "webmcp.py",
-        &[
-            (
-                "CHROMATE_BIN",
-                crate::util::chromate_binary().display().to_string(),
-            ),
-            ("FIXTURE_BASE", server.url("")),
-        ],
-    );
+    let run = crate::util::python_stdio_client("webmcp.py", &fixtures());
     run.assert_passed("python webmcp", 7);
     run.assert_browser_gone();
 }
@@ -444,14 +448,7 @@ fn mcp_webmcp_attached_to_a_cli_session_offers_its_page_tools_and_their_changes(
         .current_dir(&cli.work)
         .deadline(Duration::from_secs(60))
         .spawn();
-    let init = mcp.request(
-        "initialize",
-        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
-    );
-    assert_eq!(
-        init["result"]["capabilities"]["tools"]["listChanged"],
-        json!(true)
-    );
+    initialize_with_list_changes(&mut mcp);
     // The session's page tools, before this server made any call.
     list_until(&mut mcp, |tools| tools.contains(&"webmcp_add_to_cart"));
     // A command at the shell adds one: the client is told, and lists it.
