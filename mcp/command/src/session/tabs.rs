@@ -2,8 +2,10 @@
 //! on one tab — that tab as its active one, the tab's own baseline and tripwire cursor, its own
 //! artifact names — and merged back when the call ends, so calls on other tabs can run at the
 //! same time on forks of their own. A fork never launches a browser, never picks another tab
-//! when its own goes, and never names new tabs (the session does, at the merge); the session's
-//! active tab is never changed by one.
+//! when its own goes, and names no new tab but the one that replaces its crashed tab (from the
+//! ids it shares with the session, [`TabIds`]); the session names the others, at the merge. The
+//! session's active tab is never changed by one, but for that replacement when the crashed tab
+//! was the active one.
 
 use super::*;
 
