@@ -2028,3 +2028,60 @@ async fn each_session_on_a_pool_holds_a_pool_session_of_its_own() {
     })
     .await;
 }
+
+/// `--caps webmcp` over Streamable HTTP (docs/mcp.md#webmcp): two sessions, each a real
+/// client (the Python SDK, `tests/clients/webmcp_http.py`, which listens on its session's GET
+/// stream), see only their own page's `webmcp_<name>` tools and get
+/// `notifications/tools/list_changed` only for their own page's changes. The GET stream is
+/// the session's: without a session id, 400; with the cap off, 405 as before.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn webmcp_page_tools_and_their_changes_are_each_sessions_own() {
+    let fixture = FixtureServer::start_detached().unwrap();
+    let mut server = HttpServer::start(&["--http", "127.0.0.1:0", "--caps", "webmcp"]);
+    let port = server.port;
+    let token = server.token.clone().unwrap();
+    let endpoint = format!("http://127.0.0.1:{port}/mcp");
+    let base = fixture.url("");
+    let run = tokio::task::spawn_blocking(move || {
+        chromate_tests::python::run_client(
+            "webmcp_http.py",
+            &[
+                ("ENDPOINT", endpoint),
+                ("TOKEN", token),
+                ("FIXTURE_BASE", base),
+            ],
+        )
+    })
+    .await
+    .unwrap();
+    run.assert_passed("python webmcp http", 10);
+    let bearer = format!("Bearer {}", server.token.clone().unwrap());
+    let listen = [
+        ("Accept", "text/event-stream"),
+        ("Authorization", bearer.as_str()),
+    ];
+    assert_eq!(http(port, "GET", &listen, "").await.status, 400);
+    let browsers = browsers_of(&server);
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while browsers.iter().any(|&pid| is_alive(pid)) && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert!(browsers.iter().all(|&pid| !is_alive(pid)), "{browsers:?}");
+
+    // Without the cap a session has nothing to send on its own: its GET is 405.
+    let server = HttpServer::start(&["--http", "127.0.0.1:0", "--no-auth"]);
+    let client = Client::connect(server.port).await;
+    let answer = http(
+        server.port,
+        "GET",
+        &[
+            ("Accept", "text/event-stream"),
+            ("MCP-Session-Id", &client.session),
+        ],
+        "",
+    )
+    .await;
+    assert_eq!(answer.status, 405, "{answer:?}");
+}

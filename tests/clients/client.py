@@ -10,32 +10,15 @@ Prints one `PASS <check>` or `FAIL <check>: <why>` line per check; exits 1 on an
 Run with the virtual environment's python (`target/venv`, made by `.ci/setup.sh`).
 """
 import asyncio
-import json
 import os
 import sys
 import tempfile
 
-from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession, types
 
-failed = 0
+from common import Checks, result_of, stdio_params, stdio_session
 
-
-def check(name: str, ok: bool, why: object) -> None:
-    global failed
-    if ok:
-        print(f"PASS python: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL python: {name}: {why}", flush=True)
-
-
-def result_of(call) -> object:
-    """content[0].text parsed as JSON, or None."""
-    try:
-        return json.loads(call.content[0].text)
-    except (AttributeError, IndexError, ValueError):
-        return None
+check = Checks("python")
 
 
 async def check_tools(era: str, session: ClientSession, url: str) -> None:
@@ -92,36 +75,30 @@ async def check_roots(session: ClientSession, root: str) -> None:
 
 async def main() -> None:
     url = os.environ["FIXTURE_URL"]
-    env = dict(os.environ, CHROMATE_MCP_ARTIFACTS_DIR=tempfile.mkdtemp(prefix="chromate-py-"))
-    params = StdioServerParameters(command=os.environ["CHROMATE_BIN"], args=["mcp"], env=env)
-    with open(os.devnull, "w") as devnull:
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write) as session:
-                init = await session.initialize()
-                check("legacy: server info", init.server_info.name == "chromate", init.server_info)
-                check("legacy: capabilities advertise resources", init.capabilities.resources is not None, init.capabilities)
-                await check_tools("legacy", session, url)
+    params = stdio_params(["mcp"], "chromate-py-")
+    async with stdio_session(params) as session:
+        init = await session.initialize()
+        check("legacy: server info", init.server_info.name == "chromate", init.server_info)
+        check("legacy: capabilities advertise resources", init.capabilities.resources is not None, init.capabilities)
+        await check_tools("legacy", session, url)
 
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write) as session:
-                discover = await session.discover()
-                check(
-                    "modern: server/discover offers 2026-07-28",
-                    "2026-07-28" in discover.supported_versions and session.protocol_version == "2026-07-28",
-                    discover,
-                )
-                await check_tools("modern", session, url)
+    async with stdio_session(params) as session:
+        discover = await session.discover()
+        check(
+            "modern: server/discover offers 2026-07-28",
+            "2026-07-28" in discover.supported_versions and session.protocol_version == "2026-07-28",
+            discover,
+        )
+        await check_tools("modern", session, url)
 
-        root = tempfile.mkdtemp(prefix="chromate-py-root-")
+    root = tempfile.mkdtemp(prefix="chromate-py-root-")
 
-        async def list_roots(context):
-            return types.ListRootsResult(roots=[types.Root(uri=f"file://{root}", name="uploads")])
+    async def list_roots(context):
+        return types.ListRootsResult(roots=[types.Root(uri=f"file://{root}", name="uploads")])
 
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write, list_roots_callback=list_roots) as session:
-                await session.initialize()
-                await check_roots(session, root)
-
+    async with stdio_session(params, list_roots_callback=list_roots) as session:
+        await session.initialize()
+        await check_roots(session, root)
 
 asyncio.run(main())
-sys.exit(0 if failed == 0 else 1)
+sys.exit(check.status())

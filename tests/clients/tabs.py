@@ -18,30 +18,13 @@ import json
 import os
 import re
 import sys
-import tempfile
 
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 
-failed = 0
+from common import Checks, error_of, stdio_params, stdio_session, texts
+
+check = Checks("python tabs")
 STEPS = 8
-
-
-def check(name: str, ok: bool, why: object) -> None:
-    global failed
-    if ok:
-        print(f"PASS python tabs: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL python tabs: {name}: {why}", flush=True)
-
-
-def texts(result) -> list:
-    return [block.text for block in result.content if getattr(block, "text", None) is not None]
-
-
-def error_of(result) -> dict:
-    return (result.structured_content or {}).get("error", {})
 
 
 async def agent(session: ClientSession, name: str, other: str, tab: str, seen: list) -> None:
@@ -60,80 +43,77 @@ async def agent(session: ClientSession, name: str, other: str, tab: str, seen: l
 
 async def main() -> None:
     base = os.environ["FIXTURE_BASE"]
-    env = dict(os.environ, CHROMATE_MCP_ARTIFACTS_DIR=tempfile.mkdtemp(prefix="chromate-py-tabs-"))
-    params = StdioServerParameters(command=os.environ["CHROMATE_BIN"], args=["mcp"], env=env)
-    with open(os.devnull, "w") as devnull:
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write) as session:
-                await session.initialize()
-                await session.call_tool("browser_navigate", {"url": base + "nav.html"})
-                status = await session.call_tool("browser_status", {})
-                print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
-                a = json.loads((await session.call_tool("browser_page", {"action": "open", "url": base + "tabs-agent.html?agent=A"})).content[0].text)["id"]
-                b = json.loads((await session.call_tool("browser_page", {"action": "open", "url": base + "tabs-agent.html?agent=B"})).content[0].text)["id"]
-                await session.call_tool("browser_page", {"action": "select", "target": "p1"})
-                check("two tabs for the agents", (a, b) == ("p2", "p3"), (a, b))
+    params = stdio_params(["mcp"], "chromate-py-tabs-")
+    async with stdio_session(params) as session:
+        await session.initialize()
+        await session.call_tool("browser_navigate", {"url": base + "nav.html"})
+        status = await session.call_tool("browser_status", {})
+        print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
+        a = json.loads((await session.call_tool("browser_page", {"action": "open", "url": base + "tabs-agent.html?agent=A"})).content[0].text)["id"]
+        b = json.loads((await session.call_tool("browser_page", {"action": "open", "url": base + "tabs-agent.html?agent=B"})).content[0].text)["id"]
+        await session.call_tool("browser_page", {"action": "select", "target": "p1"})
+        check("two tabs for the agents", (a, b) == ("p2", "p3"), (a, b))
 
-                seen_a: list = []
-                seen_b: list = []
-                await asyncio.gather(
-                    agent(session, "A", "B", a, seen_a),
-                    agent(session, "B", "A", b, seen_b),
-                )
-                all_a = "\n".join(seen_a)
-                all_b = "\n".join(seen_b)
-                check("agent A saw its own items", f"A item {STEPS}: A-note-{STEPS}" in all_a, all_a[-400:])
-                check("agent B saw its own items", f"B item {STEPS}: B-note-{STEPS}" in all_b, all_b[-400:])
-                check("agent A never saw B's page", "B item" not in all_a and "B-note" not in all_a and "Agent B" not in all_a, all_a)
-                check("agent B never saw A's page", "A item" not in all_b and "A-note" not in all_b and "Agent A" not in all_b, all_b)
+        seen_a: list = []
+        seen_b: list = []
+        await asyncio.gather(
+            agent(session, "A", "B", a, seen_a),
+            agent(session, "B", "A", b, seen_b),
+        )
+        all_a = "\n".join(seen_a)
+        all_b = "\n".join(seen_b)
+        check("agent A saw its own items", f"A item {STEPS}: A-note-{STEPS}" in all_a, all_a[-400:])
+        check("agent B saw its own items", f"B item {STEPS}: B-note-{STEPS}" in all_b, all_b[-400:])
+        check("agent A never saw B's page", "B item" not in all_a and "B-note" not in all_a and "Agent B" not in all_a, all_a)
+        check("agent B never saw A's page", "A item" not in all_b and "A-note" not in all_b and "Agent A" not in all_b, all_b)
 
-                # The overlap, as an ordering fact: A's script ends only on B's "go", which B
-                # sends only once its page heard A's script waiting.
-                waiting_js = (
-                    "new Promise(resolve => { const c = new BroadcastChannel('chromate-tabs');"
-                    " c.onmessage = e => { if (e.data === 'go') { c.close(); resolve('released'); } };"
-                    " c.postMessage('waiting'); })"
-                )
+        # The overlap, as an ordering fact: A's script ends only on B's "go", which B
+        # sends only once its page heard A's script waiting.
+        waiting_js = (
+            "new Promise(resolve => { const c = new BroadcastChannel('chromate-tabs');"
+            " c.onmessage = e => { if (e.data === 'go') { c.close(); resolve('released'); } };"
+            " c.postMessage('waiting'); })"
+        )
 
-                async def run_b():
-                    heard = await session.call_tool("browser_wait", {"selector": "text=a waiter is ready", "timeout_ms": 30000, "tab": b})
-                    go = await session.call_tool("browser_click", {"selector": "#go", "tab": b})
-                    return heard, go
+        async def run_b():
+            heard = await session.call_tool("browser_wait", {"selector": "text=a waiter is ready", "timeout_ms": 30000, "tab": b})
+            go = await session.call_tool("browser_click", {"selector": "#go", "tab": b})
+            return heard, go
 
-                released, (heard, go) = await asyncio.gather(
-                    session.call_tool("browser_advanced_eval", {"js": waiting_js, "timeout_ms": 30000, "tab": a}),
-                    run_b(),
-                )
-                check("calls on two tabs overlap: A's script was released by B's click while it ran",
-                      not released.is_error and json.loads(released.content[0].text).get("result") == "released"
-                      and not heard.is_error and not go.is_error,
-                      (texts(released), texts(heard), texts(go)))
+        released, (heard, go) = await asyncio.gather(
+            session.call_tool("browser_advanced_eval", {"js": waiting_js, "timeout_ms": 30000, "tab": a}),
+            run_b(),
+        )
+        check("calls on two tabs overlap: A's script was released by B's click while it ran",
+              not released.is_error and json.loads(released.content[0].text).get("result") == "released"
+              and not heard.is_error and not go.is_error,
+              (texts(released), texts(heard), texts(go)))
 
-                listed = json.loads((await session.call_tool("browser_page", {"action": "list"})).content[0].text)
-                check("the active tab is still the parent's", listed.get("active") == "p1", listed)
+        listed = json.loads((await session.call_tool("browser_page", {"action": "list"})).content[0].text)
+        check("the active tab is still the parent's", listed.get("active") == "p1", listed)
 
-                # A ref of A's tab, used on B's tab.
-                snap = "\n".join(texts(await session.call_tool("browser_snapshot", {"tab": a})))
-                found = re.search(r"(e\d+): button \"Add\"", snap)
-                if found is None:
-                    check("a ref of tab A", False, snap)
-                else:
-                    wrong = await session.call_tool("browser_click", {"selector": found.group(1), "tab": b})
-                    err = error_of(wrong)
-                    check("a ref of tab A used with tab B is refused, naming A's tab",
-                          wrong.is_error and err.get("code") == "INVALID_ARGUMENT"
-                          and (err.get("detail") or {}).get("tab") == a and f"belongs to tab {a}" in err.get("message", ""),
-                          err)
-                    right = await session.call_tool("browser_click", {"selector": found.group(1), "tab": a})
-                    check("the same ref with its own tab works", not right.is_error, texts(right))
+        # A ref of A's tab, used on B's tab.
+        snap = "\n".join(texts(await session.call_tool("browser_snapshot", {"tab": a})))
+        found = re.search(r"(e\d+): button \"Add\"", snap)
+        if found is None:
+            check("a ref of tab A", False, snap)
+        else:
+            wrong = await session.call_tool("browser_click", {"selector": found.group(1), "tab": b})
+            err = error_of(wrong)
+            check("a ref of tab A used with tab B is refused, naming A's tab",
+                  wrong.is_error and err.get("code") == "INVALID_ARGUMENT"
+                  and (err.get("detail") or {}).get("tab") == a and f"belongs to tab {a}" in err.get("message", ""),
+                  err)
+            right = await session.call_tool("browser_click", {"selector": found.group(1), "tab": a})
+            check("the same ref with its own tab works", not right.is_error, texts(right))
 
-                unknown = await session.call_tool("browser_snapshot", {"tab": "p99"})
-                err = error_of(unknown)
-                check("an unknown tab is refused, listing the open tabs",
-                      unknown.is_error and err.get("code") == "INVALID_ARGUMENT"
-                      and (err.get("detail") or {}).get("allowed") == ["p1", "p2", "p3"] and "p99" in err.get("message", ""),
-                      err)
+        unknown = await session.call_tool("browser_snapshot", {"tab": "p99"})
+        err = error_of(unknown)
+        check("an unknown tab is refused, listing the open tabs",
+              unknown.is_error and err.get("code") == "INVALID_ARGUMENT"
+              and (err.get("detail") or {}).get("allowed") == ["p1", "p2", "p3"] and "p99" in err.get("message", ""),
+              err)
 
 
 asyncio.run(main())
-sys.exit(0 if failed == 0 else 1)
+sys.exit(check.status())

@@ -14,87 +14,49 @@ import asyncio
 import json
 import os
 import sys
-import tempfile
 
-from mcp import ClientSession, StdioServerParameters, types
-from mcp.client.stdio import stdio_client
+from common import Checks, ListChanges, error_of, stdio_params, stdio_session, texts
 
-failed = 0
-
-
-def check(name: str, ok: bool, why: object) -> None:
-    global failed
-    if ok:
-        print(f"PASS python webmcp: {name}", flush=True)
-    else:
-        failed += 1
-        print(f"FAIL python webmcp: {name}: {why}", flush=True)
+check = Checks("python webmcp")
 
 
 async def main() -> None:
     base = os.environ["FIXTURE_BASE"]
-    env = dict(os.environ, CHROMATE_MCP_ARTIFACTS_DIR=tempfile.mkdtemp(prefix="chromate-py-webmcp-"))
-    params = StdioServerParameters(command=os.environ["CHROMATE_BIN"], args=["mcp", "--caps", "webmcp"], env=env)
-    changed = asyncio.Event()
+    params = stdio_params(["mcp", "--caps", "webmcp"], "chromate-py-webmcp-")
+    changes = ListChanges()
+    names, until = changes.names, changes.until
+    async with stdio_session(params, message_handler=changes.on_message) as session:
+        init = await session.initialize()
+        tools_cap = init.capabilities.tools
+        check("initialize declares tools.listChanged", tools_cap is not None and tools_cap.list_changed is True, tools_cap)
+        before = await names(session)
+        check("before any page: the 28 and browser_webmcp", len(before) == 29 and "browser_webmcp" in before, before)
 
-    async def on_message(message) -> None:
-        if isinstance(message, types.ToolListChangedNotification):
-            changed.set()
+        await session.call_tool("browser_navigate", {"url": base + "webmcp.html"})
+        status = await session.call_tool("browser_status", {})
+        print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
+        listed = await until(session, lambda n: "webmcp_add_to_cart" in n)
+        check("the page's tools reach the client's list", "webmcp_add_to_cart" in listed and "webmcp_frame_tool" in listed, listed)
 
-    async def names(session: ClientSession) -> list:
-        return [tool.name for tool in (await session.list_tools()).tools]
+        await session.call_tool("browser_click", {"selector": "#more"})
+        listed = await until(session, lambda n: "webmcp_checkout" in n)
+        check("a tool registered after a click: list_changed, then the refreshed list has it", "webmcp_checkout" in listed, listed)
 
-    async def until(session: ClientSession, done) -> list:
-        """The client's tool list, refreshed at each list_changed until `done` holds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + 20
-        while True:
-            changed.clear()
-            listed = await names(session)
-            if done(listed):
-                return listed
-            left = deadline - loop.time()
-            if left <= 0:
-                return listed
-            try:
-                await asyncio.wait_for(changed.wait(), left)
-            except asyncio.TimeoutError:
-                return await names(session)
+        added = await session.call_tool("webmcp_add_to_cart", {"item": "tea"})
+        shown = texts(added)
+        check("a page tool called through the SDK: its output, then the observation",
+              not added.is_error and shown[:1] == ["added 1 tea"] and "cart: 1" in "".join(shown[1:]), shown)
 
-    with open(os.devnull, "w") as devnull:
-        async with stdio_client(params, errlog=devnull) as (read, write):
-            async with ClientSession(read, write, message_handler=on_message) as session:
-                init = await session.initialize()
-                tools_cap = init.capabilities.tools
-                check("initialize declares tools.listChanged", tools_cap is not None and tools_cap.list_changed is True, tools_cap)
-                before = await names(session)
-                check("before any page: the 28 and browser_webmcp", len(before) == 29 and "browser_webmcp" in before, before)
+        failed_call = await session.call_tool("webmcp_explode", {})
+        error = error_of(failed_call)
+        check("a tool that throws is a tool error with the page's message",
+              failed_call.is_error and error.get("code") == "EVAL_THREW" and "out of stock" in error.get("message", ""), error)
 
-                await session.call_tool("browser_navigate", {"url": base + "webmcp.html"})
-                status = await session.call_tool("browser_status", {})
-                print(f"BROWSER_PID {json.loads(status.content[0].text).get('browserPid')}", flush=True)
-                listed = await until(session, lambda n: "webmcp_add_to_cart" in n)
-                check("the page's tools reach the client's list", "webmcp_add_to_cart" in listed and "webmcp_frame_tool" in listed, listed)
-
-                await session.call_tool("browser_click", {"selector": "#more"})
-                listed = await until(session, lambda n: "webmcp_checkout" in n)
-                check("a tool registered after a click: list_changed, then the refreshed list has it", "webmcp_checkout" in listed, listed)
-
-                added = await session.call_tool("webmcp_add_to_cart", {"item": "tea"})
-                texts = [block.text for block in added.content]
-                check("a page tool called through the SDK: its output, then the observation",
-                      not added.is_error and texts[0] == "added 1 tea" and "cart: 1" in texts[1], texts)
-
-                failed_call = await session.call_tool("webmcp_explode", {})
-                error = (failed_call.structured_content or {}).get("error", {})
-                check("a tool that throws is a tool error with the page's message",
-                      failed_call.is_error and error.get("code") == "EVAL_THREW" and "out of stock" in error.get("message", ""), error)
-
-                await session.call_tool("browser_page", {"action": "open", "url": base + "webmcp-other.html"})
-                listed = await until(session, lambda n: "webmcp_other_tool" in n and "webmcp_add_to_cart" not in n)
-                check("another tab becomes active: the list follows it",
-                      "webmcp_other_tool" in listed and "webmcp_add_to_cart" not in listed, listed)
+        await session.call_tool("browser_page", {"action": "open", "url": base + "webmcp-other.html"})
+        listed = await until(session, lambda n: "webmcp_other_tool" in n and "webmcp_add_to_cart" not in n)
+        check("another tab becomes active: the list follows it",
+              "webmcp_other_tool" in listed and "webmcp_add_to_cart" not in listed, listed)
 
 
 asyncio.run(main())
-sys.exit(0 if failed == 0 else 1)
+sys.exit(check.status())

@@ -4,7 +4,8 @@
 //! browser process is leaked ([`procs`]), a browser of a test's own closed with that proof
 //! ([`browser`]), a Chromium that chromate did not start ([`external`]), the stdio client
 //! for `chromate mcp` and its result checks that the MCP crate's wire and end-to-end tests
-//! share ([`mcp_client`]), the test model provider ([`provider`]), and the TLS fixture: a test
+//! share ([`mcp_client`]), the Python SDK clients' runs ([`python`]), the test model provider
+//! ([`provider`]), and the TLS fixture: a test
 //! CA and leaf made at test time, and TLS over any accept loop ([`tls`]); Browserless, a real
 //! browser pool ([`pool`]); nginx in front of several `chromate mcp --http` servers, sticky by
 //! session ([`nginx`]); and where the
@@ -19,6 +20,7 @@ pub mod nginx;
 pub mod pool;
 pub mod procs;
 pub mod provider;
+pub mod python;
 pub mod server;
 pub mod tls;
 

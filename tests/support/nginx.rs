@@ -405,11 +405,6 @@ pub fn agents_fixture() -> std::io::Result<crate::FixtureServer> {
     Ok(fixture)
 }
 
-/// `target/venv/bin/python`, where `.ci/setup.sh all` installs the Python MCP SDK.
-pub fn venv_python() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python")
-}
-
 /// A run of `tests/clients/agents.py`: its agents on `endpoint`, each a real MCP client. Its
 /// process is killed by PID when dropped.
 pub struct Agents {
@@ -439,7 +434,7 @@ impl Agents {
         count: usize,
         rounds: usize,
     ) -> std::io::Result<Agents> {
-        let python = venv_python();
+        let python = crate::python::venv_python();
         if !python.is_file() {
             return Err(std::io::Error::other(format!(
                 "{} is missing: run .ci/setup.sh all",

@@ -93,6 +93,29 @@ pub fn runs_on_tab(decl: &ToolDecl, arguments: &Map<String, Value>) -> bool {
     !matches!(decl.runs, Runs::Detached(_)) && session::tab_argument(arguments).is_some()
 }
 
+/// A browser_page `open` or `close`, which runs beside calls on tabs
+/// (docs/mcp.md#tabs-for-parallel-agents): `Some(tab)` with the id (`p<N>`) a `close` names,
+/// `Some(None)` for an `open` or a close of the active tab or of a tab by index; `None` for
+/// any other call.
+pub fn opens_or_closes_a_tab<'a>(
+    decl: &ToolDecl,
+    arguments: &'a Map<String, Value>,
+) -> Option<Option<&'a str>> {
+    if decl.name != "browser_page" {
+        return None;
+    }
+    match arguments.get("action").and_then(Value::as_str) {
+        Some("open") => Some(None),
+        Some("close") => Some(
+            arguments
+                .get("target")
+                .and_then(Value::as_str)
+                .filter(|target| target.starts_with('p')),
+        ),
+        _ => None,
+    }
+}
+
 /// [`run`] for a call that names a tab ([`runs_on_tab`]), on a session other calls share: the
 /// session is locked only to fork it for the tab and to merge the fork back, so calls on
 /// other tabs run meanwhile (docs/mcp.md#tabs-for-parallel-agents). While a trace records, the

@@ -118,7 +118,7 @@ pub(crate) fn request_with_progress(
     // `info` and `close` have a bound of their own; a call is waited for as long as the
     // daemon proves it is alive.
     let (bound, probe) = match request {
-        Request::Info => (INFO_TIMEOUT, false),
+        Request::Info | Request::WatchTools { .. } => (INFO_TIMEOUT, false),
         Request::Close => (CLOSE_TIMEOUT, false),
         Request::Call { .. } => (QUIET_TIMEOUT, true),
     };
@@ -332,7 +332,7 @@ pub(crate) async fn request_async(
         .map_err(|_| not_answering())?
         .map_err(|err| ClientError::Io(format!("cannot send the request: {err}")))?;
     let (bound, probe) = match request {
-        Request::Info => (INFO_TIMEOUT, false),
+        Request::Info | Request::WatchTools { .. } => (INFO_TIMEOUT, false),
         Request::Close => (CLOSE_TIMEOUT, false),
         Request::Call { .. } => (QUIET_TIMEOUT, true),
     };

@@ -7,13 +7,16 @@
 //! the file names of one session (socket, start lock, log, pid), and the wire between client and
 //! daemon: one JSON [`Request`] line, one JSON [`Response`] line (after progress lines, when the
 //! request asks for them); the client keeps its end open while the call runs, and closing it
-//! cancels the call. The daemon is `server.rs`, the
+//! cancels the call. The daemon is `server.rs` (its page tools for an attached MCP server,
+//! `webmcp.rs`), the
 //! client (which starts a daemon when none answers) `client.rs`. Unix only: on other
 //! platforms the CLI says sessions need Linux or macOS.
 
 pub(crate) mod client;
 #[cfg(unix)]
 pub(crate) mod server;
+#[cfg(unix)]
+mod webmcp;
 
 use std::io;
 use std::path::{Path, PathBuf};
@@ -51,6 +54,15 @@ pub(crate) enum Request {
     },
     /// Who the daemon is, without waiting for a running call.
     Info,
+    /// The tools the active tab's page offers (WebMCP, docs/mcp.md#webmcp) as `webmcp_<name>`
+    /// tools/list entries, answered with [`Response::PageTools`] once their generation is not
+    /// `seen` (at once without one): `chromate mcp --session NAME --caps webmcp` keeps one
+    /// such request open to learn when the list changes. It is no activity: it never keeps
+    /// an idle session alive.
+    WatchTools {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seen: Option<u64>,
+    },
     /// End the session: cancel a running call, close the browser, exit.
     Close,
 }
@@ -63,6 +75,11 @@ pub(crate) enum Response {
     /// The running call's phase changed (asked for with `progress`); the reply follows.
     Progress(String),
     Info(Info),
+    /// The page tools' entries and their generation (it grows with each change).
+    PageTools {
+        generation: u64,
+        tools: Vec<Value>,
+    },
     /// The browser is closed and the daemon is exiting.
     Closed,
     /// The request was not understood (a version skew between binaries, a bad line).

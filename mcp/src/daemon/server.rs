@@ -57,6 +57,8 @@ struct Shared {
     closing: Notify,
     /// Set by `close`: calls that arrive later are refused instead of starting a browser.
     ending: std::sync::atomic::AtomicBool,
+    /// The active tab's page tools, from the first watch on (`webmcp.rs`).
+    page_tools: std::sync::OnceLock<super::webmcp::PageTools>,
 }
 
 impl Shared {
@@ -112,6 +114,7 @@ pub(crate) async fn serve(name: String, idle: Duration, launch: bool, config: Co
         running: Mutex::new(None),
         closing: Notify::new(),
         ending: std::sync::atomic::AtomicBool::new(false),
+        page_tools: std::sync::OnceLock::new(),
     });
     if launch {
         // The browser starts now, while the client that started us connects and sends its
@@ -307,6 +310,22 @@ async fn handle(shared: &Arc<Shared>, stream: UnixStream) -> io::Result<()> {
     };
     let response = match request {
         Request::Info => Response::Info(info(shared)),
+        Request::WatchTools { seen } => {
+            let tools = shared
+                .page_tools
+                .get_or_init(super::webmcp::PageTools::start);
+            // The page now, unless a call runs (which publishes it when it ends).
+            if let Ok(mut session) = shared.session.try_lock() {
+                tools.publish(&mut session);
+            }
+            let mut client = reader.into_inner().into_inner();
+            let mut byte = [0u8; 1];
+            tokio::select! {
+                (generation, tools) = tools.next(seen) => Response::PageTools { generation, tools },
+                // The watcher went away.
+                _ = client.read(&mut byte) => return Ok(()),
+            }
+        }
         Request::Close => {
             shared.ending.store(true, Ordering::SeqCst);
             // The name is free before `close` answers: a command run right after it starts a
@@ -425,6 +444,9 @@ async fn call(
         let file_urls = session.config.file_urls;
         session.config.file_urls = file_urls && !options.refuse_file_urls;
         let reply = chromate_command::run(&mut session, decl, arguments, &cancel, &progress).await;
+        if let Some(tools) = shared.page_tools.get() {
+            tools.publish(&mut session);
+        }
         session.config.file_urls = file_urls;
         session.call_dir = None;
         *lock(&shared.running) = None;

@@ -53,8 +53,10 @@ use chromate_command::sync::lock;
 mod accept;
 mod auth;
 mod modern;
+mod router;
 
 use modern::{check_modern_body, check_modern_headers, is_modern};
+use router::Router;
 
 pub(crate) use auth::{running_servers, RunningServer};
 
@@ -79,46 +81,6 @@ struct HttpSession {
     /// The session directory, removed when the session ends unless it holds files the client
     /// was told about (docs/mcp.md#streamable-http).
     dir: std::path::PathBuf,
-}
-
-/// Routes what a session's server sends to the HTTP request it answers.
-#[derive(Default)]
-struct Router {
-    /// By internal id (`h<n>`): where its response and progress go.
-    waiters: Mutex<HashMap<String, mpsc::UnboundedSender<Value>>>,
-}
-
-impl Router {
-    /// Delivers one message of the server: a response to its request's waiter (which then
-    /// goes), a progress notification to the waiter of its token; anything else has no
-    /// request to go with and is dropped (requests of the server's own are never sent here).
-    fn deliver(&self, message: &str) {
-        let Ok(message) = serde_json::from_str::<Value>(message) else {
-            return;
-        };
-        let is_response = message.get("method").is_none();
-        let key = if is_response {
-            message.get("id").and_then(Value::as_str)
-        } else if message.get("method").and_then(Value::as_str) == Some("notifications/progress") {
-            message
-                .pointer("/params/progressToken")
-                .and_then(Value::as_str)
-        } else {
-            None
-        };
-        let Some(key) = key.map(str::to_owned) else {
-            return;
-        };
-        let mut waiters = lock(&self.waiters);
-        let sender = if is_response {
-            waiters.remove(&key)
-        } else {
-            waiters.get(&key).cloned()
-        };
-        if let Some(sender) = sender {
-            let _ = sender.send(message);
-        }
-    }
 }
 
 impl HttpSession {
@@ -186,6 +148,7 @@ impl HttpSession {
             }
         }
         lock(&self.router.waiters).clear();
+        self.router.stop_listening();
     }
 }
 
@@ -506,16 +469,11 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
     match *request.method() {
         Method::POST => post(server, request, principal).await,
         Method::DELETE => delete(server, request.headers()).await,
-        _ => {
-            let mut response = plain(
-                StatusCode::METHOD_NOT_ALLOWED,
-                "method not allowed: POST a JSON-RPC message (DELETE ends a session)",
-            );
-            response
-                .headers_mut()
-                .insert("allow", HeaderValue::from_static("POST, DELETE"));
-            response
-        }
+        Method::GET if accepts_sse(request.headers()) => router::listen(server, request.headers()),
+        _ => method_not_allowed(
+            "method not allowed: POST a JSON-RPC message (DELETE ends a session; GET with Accept: text/event-stream listens)",
+            "GET, POST, DELETE",
+        ),
     }
 }
 
@@ -872,6 +830,13 @@ async fn answer(
             }
         },
     );
+    sse_response(events)
+}
+
+/// An SSE answer whose events are `events`' frames, unbuffered on the way (a proxy's too).
+fn sse_response(
+    events: impl futures::Stream<Item = Result<Frame<Bytes>, Infallible>> + Send + Sync + 'static,
+) -> Response<HttpBody> {
     let mut response = Response::new(StreamBody::new(events).boxed());
     let headers = response.headers_mut();
     headers.insert(
@@ -973,6 +938,15 @@ fn plain(status: StatusCode, text: &'static str) -> Response<HttpBody> {
         "content-type",
         HeaderValue::from_static("text/plain; charset=utf-8"),
     );
+    response
+}
+
+/// 405 with `text` and the methods `allow` names.
+fn method_not_allowed(text: &'static str, allow: &'static str) -> Response<HttpBody> {
+    let mut response = plain(StatusCode::METHOD_NOT_ALLOWED, text);
+    response
+        .headers_mut()
+        .insert("allow", HeaderValue::from_static(allow));
     response
 }
 

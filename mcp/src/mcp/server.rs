@@ -204,7 +204,7 @@ struct Shared {
     /// `--session NAME`: tool calls go to that CLI session's daemon.
     attached: Option<Attached>,
     /// `--caps webmcp`: the active page's tools as `webmcp_<name>` tools (`server/webmcp.rs`).
-    webmcp: Option<chromate_command::webmcp::watch::Projection>,
+    webmcp: Option<webmcp::PageTools>,
     /// The client's roots as directories (uploads may read there); the session holds the
     /// same list.
     client_roots: Arc<Mutex<Vec<std::path::PathBuf>>>,
@@ -337,10 +337,9 @@ impl Core {
             webmcp: session.config.caps_webmcp,
             vision: session.config.caps_vision,
         };
-        // Under `--caps webmcp` (docs/mcp.md#webmcp), never for a `--session` attach, whose
-        // pages live in the daemon.
-        let (webmcp, watcher) = if caps.webmcp && attached.is_none() {
-            let (projection, task) = webmcp::start(outbox.clone());
+        // Under `--caps webmcp` (docs/mcp.md#webmcp); attached to a `--session`, the daemon's.
+        let (webmcp, watcher) = if caps.webmcp {
+            let (projection, task) = webmcp::start(outbox.clone(), attached.as_ref());
             (Some(projection), Some(task))
         } else {
             (None, None)
@@ -430,6 +429,12 @@ impl Core {
     /// its tool call ran.
     pub(crate) fn incoming(&mut self, incoming: Incoming) {
         self.dispatcher.incoming(incoming);
+    }
+
+    /// Whether this session's list of tools changes (`--caps webmcp`): it sends
+    /// `notifications/tools/list_changed` (docs/mcp.md#webmcp).
+    pub(crate) fn lists_change(&self) -> bool {
+        self.shared.webmcp.is_some()
     }
 
     /// Whether a tool call is queued or running (an idle session may expire; a busy one not).
@@ -920,7 +925,7 @@ mod attach;
 mod webmcp;
 mod worker;
 
-use attach::{attach_session, remote, Attached};
+use attach::{attach_session, remote, watch_page_tools, Attached};
 use worker::run_worker;
 
 #[cfg(test)]

@@ -37,3 +37,19 @@ pub(crate) fn ref_of(text: &str, needle: &str) -> String {
         None => panic!("no ref on {line:?}"),
     }
 }
+
+/// A Python SDK client of `tests/clients/` (`chromate_tests::python`) run to its end on
+/// `chromate mcp` over stdio: `CHROMATE_BIN` is this build's binary, `FIXTURE_BASE` the
+/// fixture pages' base URL (ending in `/`).
+pub(crate) fn python_stdio_client(
+    script: &str,
+    fixtures: &FixtureServer,
+) -> chromate_tests::python::ClientRun {
+    chromate_tests::python::run_client(
+        script,
+        &[
+            ("CHROMATE_BIN", chromate_binary().display().to_string()),
+            ("FIXTURE_BASE", fixtures.url("")),
+        ],
+    )
+}

@@ -219,12 +219,11 @@ impl ToolSession {
                 .iter()
                 .any(|tab| tab.page.target_id() == page.target_id())
             {
-                let id = format!("p{}", self.next_tab);
+                let id = crate::sync::lock(&self.tab_ids).name(page.target_id());
                 self.journal
                     .page_ids
                     .insert(page.target_id().to_owned(), id.clone());
                 live.tabs.push(Tab { id, page });
-                self.next_tab += 1;
             }
         }
         let active_alive = live
@@ -561,6 +560,8 @@ impl ToolSession {
             }
         }
         let replaced = match opened {
+            // A call on a tab: the new tab gets its id now, which the session keeps.
+            Some(page) if self.fork.is_some() => self.adopt_replacement(page),
             Some(page) => {
                 let target = page.target_id().to_owned();
                 self.activate_target(&target);

@@ -93,8 +93,8 @@ pub struct ToolSession {
     /// live in a directory of this name inside those roots, so another session can neither
     /// list, read nor load them (docs/mcp.md#streamable-http). `None`: the roots themselves.
     pub namespace: Option<String>,
-    /// The next `p<N>` number.
-    next_tab: u64,
+    /// The `p<N>` ids, shared with the session's forks (`tabs.rs`).
+    tab_ids: std::sync::Arc<std::sync::Mutex<tabs::TabIds>>,
     /// The baseline of docs/mcp.md#refs: the latest full snapshot shown.
     pub baseline: Option<chromate::snapshot::Snapshot>,
     /// How many snapshots this session took (`revision`, docs/mcp.md#snapshots).
@@ -160,7 +160,7 @@ impl ToolSession {
             client_roots: std::sync::Arc::default(),
             call_dir: None,
             namespace: None,
-            next_tab: 1,
+            tab_ids: std::sync::Arc::default(),
             baseline: None,
             revision: 0,
             next_ref: None,

@@ -2,8 +2,10 @@
 //! on one tab — that tab as its active one, the tab's own baseline and tripwire cursor, its own
 //! artifact names — and merged back when the call ends, so calls on other tabs can run at the
 //! same time on forks of their own. A fork never launches a browser, never picks another tab
-//! when its own goes, and never names new tabs (the session does, at the merge); the session's
-//! active tab is never changed by one.
+//! when its own goes, and names no new tab but the one that replaces its crashed tab (from the
+//! ids it shares with the session, [`TabIds`]); the session names the others, at the merge. The
+//! session's active tab is never changed by one, but for that replacement when the crashed tab
+//! was the active one.
 
 use super::*;
 
@@ -14,6 +16,46 @@ pub(crate) struct Fork {
     tab: String,
     /// The session's revision when it was forked.
     revision: u64,
+    /// The tab that replaced its tab when that crashed ([`ToolSession::adopt_replacement`]).
+    replaced_by: Option<String>,
+}
+
+/// The `p<N>` ids a session gives its tabs, shared with its forks: the next number, and the
+/// ids forks gave tabs they opened (a crashed tab's replacement), which the session keeps when
+/// it meets those tabs. Every other new tab is named by the session alone, when it syncs.
+#[derive(Debug)]
+pub(crate) struct TabIds {
+    next: u64,
+    named: std::collections::HashMap<String, String>,
+}
+
+impl Default for TabIds {
+    fn default() -> TabIds {
+        TabIds {
+            next: 1,
+            named: std::collections::HashMap::new(),
+        }
+    }
+}
+
+impl TabIds {
+    /// The id of a tab the session meets: the one a fork gave it, else the next.
+    pub(crate) fn name(&mut self, target: &str) -> String {
+        self.named.remove(target).unwrap_or_else(|| self.next_id())
+    }
+
+    /// A fork's tab gets its id now.
+    fn reserve(&mut self, target: &str) -> String {
+        let id = self.next_id();
+        self.named.insert(target.to_owned(), id.clone());
+        id
+    }
+
+    fn next_id(&mut self) -> String {
+        let id = format!("p{}", self.next);
+        self.next += 1;
+        id
+    }
 }
 
 /// The `tab` a call names (validated as `p<N>` by its tool's declaration), if any.
@@ -72,7 +114,7 @@ impl ToolSession {
             client_roots: self.client_roots.clone(),
             call_dir: self.call_dir.clone(),
             namespace: self.namespace.clone(),
-            next_tab: self.next_tab,
+            tab_ids: self.tab_ids.clone(),
             baseline,
             revision: self.revision,
             next_ref: self.next_ref,
@@ -90,6 +132,7 @@ impl ToolSession {
             fork: Some(Fork {
                 tab: tab.to_owned(),
                 revision: self.revision,
+                replaced_by: None,
             }),
         })
     }
@@ -98,9 +141,18 @@ impl ToolSession {
     /// and tripwire cursor, the snapshot count, the files it wrote, the downloads it reported,
     /// the tabs it opened; then re-reads the tabs (a popup it opened gets its id here).
     pub fn merge_tab(&mut self, fork: ToolSession) {
-        let Some(Fork { tab, revision }) = fork.fork else {
+        let Some(Fork {
+            tab,
+            revision,
+            replaced_by,
+        }) = fork.fork
+        else {
             return;
         };
+        let was_active = self
+            .live
+            .as_ref()
+            .is_some_and(|live| live.active.as_deref() == Some(tab.as_str()));
         self.revision += fork.revision.saturating_sub(revision);
         self.artifacts.absorb(&fork.artifacts);
         self.journal.downloads_observed = self
@@ -131,6 +183,14 @@ impl ToolSession {
             self.crashed_tab = None;
         }
         self.sync_tabs();
+        // The crashed tab was the active one: its replacement is, as after a call without tab.
+        if let (true, Some(new_id), Some(live)) = (was_active, replaced_by, self.live.as_mut()) {
+            if live.tabs.iter().any(|open| open.id == new_id) {
+                live.active = Some(new_id);
+                self.crashed_tab = None;
+                self.baseline = None;
+            }
+        }
         let live = self.live.as_ref();
         let open = live.is_some_and(|live| live.tabs.iter().any(|open| open.id == tab));
         let active = live.is_some_and(|live| live.active.as_deref() == Some(tab.as_str()));
@@ -170,6 +230,26 @@ impl ToolSession {
         if closed && outcome.is_err() {
             *outcome = Err(tab_closed(verb, &fork.tab));
         }
+    }
+
+    /// A fork's tab crashed and `page` replaced it: the new tab's id, given now (the session
+    /// keeps it when it meets the tab), so that the crash's error can name it; the new tab is
+    /// the fork's from here.
+    pub(super) fn adopt_replacement(&mut self, page: chromate::Page) -> Option<String> {
+        let fork = self.fork.as_mut()?;
+        let live = self.live.as_mut()?;
+        let id = crate::sync::lock(&self.tab_ids).reserve(page.target_id());
+        self.journal
+            .page_ids
+            .insert(page.target_id().to_owned(), id.clone());
+        live.tabs.push(Tab {
+            id: id.clone(),
+            page,
+        });
+        live.active = Some(id.clone());
+        self.baseline = None;
+        fork.replaced_by = Some(id.clone());
+        Some(id)
     }
 
     /// The error of a fork whose tab is gone: a fork never falls back on another tab.

@@ -63,6 +63,7 @@ tool_args! {
             Kind::Object { max_bytes: MAX_ARGUMENTS_BYTES },
         ),
         timeout_ms: u64 = TIMEOUT,
+        tab: Option<String> = super::TAB,
     }
 }
 

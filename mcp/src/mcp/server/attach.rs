@@ -86,3 +86,45 @@ pub(super) async fn remote(
         Some(Err(err)) => failure(err.to_string()),
     }
 }
+
+/// The attached session's page tools once their generation is not `seen` (at once without
+/// one), over a connection of their own that stays open until the daemon answers
+/// ([`crate::daemon::Request::WatchTools`]). Never starts a daemon: an error when none runs.
+#[cfg(unix)]
+pub(super) async fn watch_page_tools(
+    attached: &Attached,
+    seen: Option<u64>,
+) -> Result<(u64, Vec<Value>), String> {
+    use crate::daemon::{Request, Response, MAX_RESPONSE_BYTES};
+    use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt};
+    let stream = tokio::net::UnixStream::connect(&attached.paths.socket)
+        .await
+        .map_err(|err| err.to_string())?;
+    let (read_half, mut write_half) = stream.into_split();
+    let mut line =
+        serde_json::to_string(&Request::WatchTools { seen }).map_err(|err| err.to_string())?;
+    line.push('\n');
+    write_half
+        .write_all(line.as_bytes())
+        .await
+        .map_err(|err| err.to_string())?;
+    let mut reader = tokio::io::BufReader::new(read_half.take(MAX_RESPONSE_BYTES));
+    let mut answer = Vec::new();
+    reader
+        .read_until(b'\n', &mut answer)
+        .await
+        .map_err(|err| err.to_string())?;
+    match serde_json::from_slice(&answer) {
+        Ok(Response::PageTools { generation, tools }) => Ok((generation, tools)),
+        Ok(_) => Err("the session daemon answered something else".to_owned()),
+        Err(err) => Err(format!("unreadable answer: {err}")),
+    }
+}
+
+#[cfg(not(unix))]
+pub(super) async fn watch_page_tools(
+    _attached: &Attached,
+    _seen: Option<u64>,
+) -> Result<(u64, Vec<Value>), String> {
+    Err("sessions need Linux or macOS".to_owned())
+}

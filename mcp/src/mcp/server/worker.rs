@@ -4,9 +4,12 @@
 //! before it ended, and the calls after it wait for it, so such calls run one at a time in
 //! arrival order as they always did. A call that names a tab shares the gate with the other
 //! tab calls and waits only for the call before it on the same tab: calls on different tabs
-//! run at the same time, calls on one tab in order. The worker takes the gate for each call
-//! before it looks at the next, so no call ever overtakes one that came before it and needs
-//! the gate alone.
+//! run at the same time, calls on one tab in order. A browser_page `open` or `close` shares the
+//! gate too, after the browser_page `open`/`close` before it (they change the tabs, one at a
+//! time), never after calls on tabs: a close of a tab a call runs on ends that call
+//! (`tab-closed`), and the calls on that tab that came after the close wait for it. The worker
+//! takes the gate for each call before it looks at the next, so no call ever overtakes one that
+//! came before it and needs the gate alone.
 
 use super::*;
 
@@ -14,13 +17,26 @@ use super::*;
 enum Slot {
     /// The gate alone: a call without `tab`.
     Alone(tokio::sync::OwnedRwLockWriteGuard<()>),
-    /// The gate shared, after the end of the call before it on the same tab.
+    /// The gate shared, after the end of the call before it on the same tab (for a
+    /// browser_page `open` or `close`, the one before it).
     Tab {
         gate: tokio::sync::OwnedRwLockReadGuard<()>,
         previous: Option<tokio::sync::oneshot::Receiver<()>>,
-        /// Dropped when the call ends, which starts the next call on the tab.
-        done: tokio::sync::oneshot::Sender<()>,
+        /// Dropped when the call ends, which starts the next call on the tab (for a close
+        /// that names a tab, on that tab too).
+        done: Vec<tokio::sync::oneshot::Sender<()>>,
     },
+}
+
+/// The key of browser_page's `open` and `close` among the tabs' tails (no tab id has it).
+const PAGE_CALLS: &str = "browser_page";
+
+/// Where a call waits its turn.
+enum Turn {
+    Alone,
+    Tab(String),
+    /// A browser_page `open` or `close`; the tab a close names.
+    Page(Option<String>),
 }
 
 pub(super) async fn run_worker(shared: Arc<Shared>) {
@@ -49,16 +65,31 @@ pub(super) async fn run_worker(shared: Arc<Shared>) {
             }
             notified.await;
         };
-        let tab = chromate_command::session::tab_argument(&call.arguments)
-            .filter(|_| shared.attached.is_none())
-            .filter(|_| chromate_command::runs_on_tab(call.decl, &call.arguments))
-            .map(str::to_owned);
-        let slot = match tab {
-            None => Slot::Alone(shared.gate.clone().write_owned().await),
-            Some(tab) => {
+        let slot = match turn(&shared, &call) {
+            Turn::Alone => Slot::Alone(shared.gate.clone().write_owned().await),
+            Turn::Tab(tab) => {
                 let gate = shared.gate.clone().read_owned().await;
                 let (done, tail) = tokio::sync::oneshot::channel();
                 let previous = chromate_command::sync::lock(&shared.tails).insert(tab, tail);
+                Slot::Tab {
+                    gate,
+                    previous,
+                    done: vec![done],
+                }
+            }
+            Turn::Page(closes) => {
+                let gate = shared.gate.clone().read_owned().await;
+                let (done, tail) = tokio::sync::oneshot::channel();
+                let mut tails = chromate_command::sync::lock(&shared.tails);
+                let previous = tails.insert(PAGE_CALLS.to_owned(), tail);
+                let mut done = vec![done];
+                if let Some(tab) = closes {
+                    // Not after the calls running on the tab (the close ends them), but
+                    // before the ones that come after it.
+                    let (closed, tail) = tokio::sync::oneshot::channel();
+                    tails.insert(tab, tail);
+                    done.push(closed);
+                }
                 Slot::Tab {
                     gate,
                     previous,
@@ -71,6 +102,23 @@ pub(super) async fn run_worker(shared: Arc<Shared>) {
             return;
         }
         start(&shared, call, seq, cancel_rx, slot);
+    }
+}
+
+/// How `call` takes its turn: alone, on its tab, or as a browser_page `open`/`close`. A
+/// `--session` attach runs every call alone (in the daemon, one at a time).
+fn turn(shared: &Shared, call: &QueuedCall) -> Turn {
+    if shared.attached.is_some() {
+        return Turn::Alone;
+    }
+    if chromate_command::runs_on_tab(call.decl, &call.arguments) {
+        if let Some(tab) = chromate_command::session::tab_argument(&call.arguments) {
+            return Turn::Tab(tab.to_owned());
+        }
+    }
+    match chromate_command::opens_or_closes_a_tab(call.decl, &call.arguments) {
+        Some(closes) => Turn::Page(closes.map(str::to_owned)),
+        None => Turn::Alone,
     }
 }
 

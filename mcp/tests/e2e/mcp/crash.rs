@@ -304,3 +304,38 @@ fn mcp_a_page_that_keeps_navigating_itself_fails_snapshot_and_click_with_the_con
     );
     assert_eq!(nav["title"], json!("Nav one"), "{nav}");
 }
+
+/// A renderer that dies under a call that names its tab (docs/mcp.md#tabs-for-parallel-agents):
+/// the call fails `tab-crashed` naming the tab that replaced it (`detail.newTab`, in the hint
+/// too), which is open, works with `tab`, and is the active tab when the crashed one was.
+#[test]
+fn mcp_a_tab_call_whose_tab_crashes_names_the_replacement() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    let url = server.url("/nav.html");
+    mcp.ok("browser_navigate", json!({ "url": url }));
+    let renderers = renderer_pids(&mut mcp);
+    let id = super::send_call(
+        &mut mcp,
+        "browser_advanced_eval",
+        json!({ "js": "await new Promise(() => {})", "timeout_ms": 30000, "tab": "p1" }),
+    );
+    kill_renderers(&renderers);
+    let response = mcp.response(&id);
+    let error = &response["result"]["structuredContent"]["error"];
+    let new_tab = assert_tab_crashed(error, "p1", &url);
+    assert_eq!(new_tab, "p2", "{error}");
+    // The crashed tab was the active one: its replacement is, and it works, with tab or not.
+    assert_eq!(tabs(&mut mcp), (vec![new_tab.clone()], json!(new_tab)));
+    let (value, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "location.href", "tab": new_tab }),
+    );
+    assert_eq!(value["result"], json!("about:blank"), "{value}");
+    mcp.ok("browser_navigate", json!({ "url": url }));
+    let (value, _) = mcp.ok(
+        "browser_advanced_eval",
+        json!({ "js": "location.pathname", "tab": "p2" }),
+    );
+    assert_eq!(value["result"], json!("/nav.html"), "{value}");
+}

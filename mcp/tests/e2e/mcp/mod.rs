@@ -12,6 +12,7 @@
 use std::time::{Duration, Instant};
 
 use chromate_tests::{procs, McpClient, McpCommand};
+use serde_json::{json, Value};
 
 use crate::util::chromate_binary;
 
@@ -31,6 +32,18 @@ mod webmcp; // --caps webmcp: the page's own tools projected, called, followed a
 const DEADLINE: Duration = Duration::from_secs(60);
 
 /// A running `chromate mcp` that launches the browser the caller names in `CHROMATE_BROWSER`.
+/// A `tools/call` request sent now, answered later (read with `McpClient::response`).
+fn send_call(mcp: &mut McpClient, tool: &str, arguments: Value) -> Value {
+    let id = json!(mcp.fresh_id());
+    mcp.send(&json!({
+        "jsonrpc": "2.0",
+        "id": id,
+        "method": "tools/call",
+        "params": { "name": tool, "arguments": arguments },
+    }));
+    id
+}
+
 fn start_mcp() -> McpClient {
     start_mcp_with(&[])
 }

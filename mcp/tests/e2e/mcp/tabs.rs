@@ -3,11 +3,9 @@
 //! connection with the Python SDK (`tests/clients/tabs.py`); batches whose steps name tabs; a
 //! tab that closes while a call on it runs. Overlap is shown by ordering facts, never a clock.
 
-use std::time::{Duration, Instant};
-
 use serde_json::{json, Value};
 
-use super::start_mcp;
+use super::{send_call, start_mcp};
 use crate::util::fixtures;
 
 /// The Python SDK drives two agents, each on its own tab, at once over one session: neither
@@ -15,61 +13,16 @@ use crate::util::fixtures;
 /// an unknown tab are refused; the browser is gone once the client exits.
 #[test]
 fn mcp_tabs_two_agents_at_once_over_one_connection_with_the_python_sdk() {
-    let server = fixtures();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash .ci/setup.sh all`",
-        python.display()
-    );
-    let out = std::process::Command::new(&python)
-        .arg(root.join("tests/clients/tabs.py"))
-        .env("CHROMATE_BIN", crate::util::chromate_binary())
-        .env("FIXTURE_BASE", server.url(""))
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert_eq!(stdout.matches("PASS python tabs:").count(), 10, "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
-    let browser: u32 = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("BROWSER_PID "))
-        .and_then(|pid| pid.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
-    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
-        &[browser],
-        Instant::now() + Duration::from_secs(10),
-    ) {
-        panic!("the browser outlived the client: {alive:?}");
-    }
+    let run = crate::util::python_stdio_client("tabs.py", &fixtures());
+    run.assert_passed("python tabs", 10);
+    run.assert_browser_gone();
 }
 
-/// A `tools/call` request sent now, answered later (read with `McpClient::response`).
-fn send_call(mcp: &mut chromate_tests::McpClient, tool: &str, arguments: Value) -> Value {
-    let id = json!(mcp.fresh_id());
-    mcp.send(&json!({
-        "jsonrpc": "2.0",
-        "id": id,
-        "method": "tools/call",
-        "params": { "name": tool, "arguments": arguments },
-    }));
-    id
-}
-
-/// browser_batch steps that name a tab run there and leave the active tab; a batch with `tab`
-/// runs all its steps on that tab and observes it; a step naming another tab in such a batch
-/// is refused before anything runs.
-#[test]
-fn mcp_tabs_batch_steps_name_their_tab() {
-    let server = fixtures();
-    let mut mcp = start_mcp();
+/// Agent A's page in p1, then agent B's in p2, which is then the active tab.
+fn open_agents_a_and_b(
+    mcp: &mut chromate_tests::McpClient,
+    server: &chromate_tests::FixtureServer,
+) {
     mcp.ok(
         "browser_navigate",
         json!({ "url": server.url("tabs-agent.html?agent=A") }),
@@ -79,6 +32,16 @@ fn mcp_tabs_batch_steps_name_their_tab() {
         json!({ "action": "open", "url": server.url("tabs-agent.html?agent=B") }),
     );
     assert_eq!(opened["id"], json!("p2"));
+}
+
+/// browser_batch steps that name a tab run there and leave the active tab; a batch with `tab`
+/// runs all its steps on that tab and observes it; a step naming another tab in such a batch
+/// is refused before anything runs.
+#[test]
+fn mcp_tabs_batch_steps_name_their_tab() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    open_agents_a_and_b(&mut mcp, &server);
     mcp.ok(
         "browser_page",
         json!({ "action": "select", "target": "p1" }),
@@ -176,4 +139,48 @@ fn mcp_tabs_a_tab_closed_while_a_call_on_it_runs_is_a_clear_error() {
     assert_eq!(error["detail"]["allowed"], json!(["p1"]), "{error}");
     let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
     assert_eq!(list["active"], json!("p1"), "{list}");
+}
+
+/// browser_page `open` and `close` do not wait for a call running on another tab: while a wait
+/// on p2 runs (it can only end at its 30 s timeout or when p2 closes), a tab opens and is
+/// answered, then p2 is closed and answered, and the wait ends with DRIVER_ERROR
+/// `tab-closed`; a call on p2 sent after the close comes after it (ordering facts, no clock).
+#[test]
+fn mcp_tabs_page_open_and_close_do_not_wait_for_calls_on_other_tabs() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    open_agents_a_and_b(&mut mcp, &server);
+    let waiting = send_call(
+        &mut mcp,
+        "browser_wait",
+        json!({ "selector": "text=never shown", "state": "visible", "tab": "p2", "timeout_ms": 30000 }),
+    );
+    let (opened, _) = mcp.ok(
+        "browser_page",
+        json!({ "action": "open", "url": server.url("tabs-agent.html?agent=C") }),
+    );
+    assert_eq!(opened["id"], json!("p3"), "{opened}");
+    let is_waiting = |message: &Value| message["id"] == waiting;
+    assert!(
+        !mcp.take_stashed().iter().any(is_waiting),
+        "the wait on p2 still runs while the open is answered"
+    );
+    let closing = send_call(
+        &mut mcp,
+        "browser_page",
+        json!({ "action": "close", "target": "p2" }),
+    );
+    let after = send_call(&mut mcp, "browser_snapshot", json!({ "tab": "p2" }));
+    let closed = mcp.response(&closing);
+    assert!(closed["result"].get("isError").is_none(), "{closed}");
+    let waited = mcp.response(&waiting);
+    let error = &waited["result"]["structuredContent"]["error"];
+    assert_eq!(error["detail"]["reason"], json!("tab-closed"), "{waited}");
+    assert_eq!(error["detail"]["tab"], json!("p2"), "{waited}");
+    let after = mcp.response(&after);
+    let error = &after["result"]["structuredContent"]["error"];
+    assert_eq!(error["detail"]["reason"], json!("unknown-tab"), "{after}");
+    assert_eq!(error["detail"]["allowed"], json!(["p1", "p3"]), "{after}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p3"), "{list}");
 }

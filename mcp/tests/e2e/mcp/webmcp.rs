@@ -14,6 +14,19 @@ fn start_webmcp() -> McpClient {
     start_mcp_with_args(&["--caps", "webmcp"], &[])
 }
 
+/// `initialize`, whose answer declares `tools.listChanged` (the cap is on).
+fn initialize_with_list_changes(mcp: &mut McpClient) {
+    let init = mcp.request(
+        "initialize",
+        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
+    );
+    assert_eq!(
+        init["result"]["capabilities"]["tools"]["listChanged"],
+        json!(true),
+        "{init}"
+    );
+}
+
 /// The names tools/list offers.
 fn listed(mcp: &mut McpClient) -> Vec<String> {
     let list = mcp.request("tools/list", json!({}));
@@ -35,6 +48,17 @@ fn entry(mcp: &mut McpClient, name: &str) -> Value {
         .find(|tool| tool["name"] == json!(name))
         .cloned()
         .unwrap_or_else(|| panic!("no {name} in {list}"))
+}
+
+/// The names browser_webmcp `list` gives, called with `arguments`.
+fn webmcp_list(mcp: &mut McpClient, arguments: Value) -> Vec<String> {
+    let (list, _) = mcp.ok("browser_webmcp", arguments);
+    list["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|tool| tool["name"].as_str().map(str::to_owned))
+        .collect()
 }
 
 fn page_tools(names: &[String]) -> Vec<&str> {
@@ -119,14 +143,7 @@ fn mcp_without_the_cap_offers_no_page_tools_and_declares_no_list_changes() {
 fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     let server = fixtures();
     let mut mcp = start_webmcp();
-    let init = mcp.request(
-        "initialize",
-        json!({ "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": { "name": "t", "version": "1" } }),
-    );
-    assert_eq!(
-        init["result"]["capabilities"]["tools"]["listChanged"],
-        json!(true)
-    );
+    initialize_with_list_changes(&mut mcp);
     let before = listed(&mut mcp);
     assert!(before.contains(&"browser_webmcp".to_owned()), "{before:?}");
     assert_eq!(before.len(), 29, "{before:?}");
@@ -250,15 +267,12 @@ fn mcp_webmcp_projects_registers_calls_and_follows_the_page() {
     assert!(second.starts_with("webmcp: 6 tools: "), "{text}");
 
     // browser_webmcp list says the same as tools/list.
-    let (list, _) = mcp.ok("browser_webmcp", json!({ "action": "list" }));
-    let listed_names: Vec<&str> = list["tools"]
-        .as_array()
-        .expect("tools")
-        .iter()
-        .filter_map(|tool| tool["name"].as_str())
-        .collect();
-    assert!(listed_names.contains(&"webmcp_checkout"), "{list}");
-    assert_eq!(listed_names.len(), 6, "{list}");
+    let listed_names = webmcp_list(&mut mcp, json!({ "action": "list" }));
+    assert!(
+        listed_names.contains(&"webmcp_checkout".to_owned()),
+        "{listed_names:?}"
+    );
+    assert_eq!(listed_names.len(), 6, "{listed_names:?}");
 
     // A navigation away takes the tools along (no toolsRemoved from Chromium).
     mcp.ok("browser_navigate", json!({ "url": server.url("nav.html") }));
@@ -354,6 +368,33 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
     // The first tab's tool is not callable from here.
     let error = mcp.err("webmcp_add_to_cart", json!({ "item": "x" }));
     assert_eq!(error["code"], json!("NO_MATCH"));
+    // browser_webmcp with `tab` reaches the first tab's tools without making it active.
+    let names = webmcp_list(&mut mcp, json!({ "action": "list", "tab": "p1" }));
+    assert!(
+        names.contains(&"webmcp_add_to_cart".to_owned()),
+        "{names:?}"
+    );
+    assert!(
+        !names.contains(&"webmcp_other_tool".to_owned()),
+        "{names:?}"
+    );
+    let result = mcp.call_result(
+        "browser_webmcp",
+        json!({ "action": "call", "name": "add_to_cart", "arguments": { "item": "tab", "qty": 3 }, "tab": "p1" }),
+    );
+    assert!(result.get("isError").is_none(), "{result}");
+    assert_eq!(result["content"][0]["text"], json!("added 3 tab"));
+    let observation = result["content"][1]["text"].as_str().unwrap_or_default();
+    assert!(
+        observation.contains("cart: 3"),
+        "the observation is p1's: {observation}"
+    );
+    let (pages, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(pages["active"], json!("p2"), "{pages}");
+    let tools = listed(&mut mcp);
+    assert_eq!(page_tools(&tools), ["webmcp_other_tool"], "{tools:?}");
+    let error = mcp.err("browser_webmcp", json!({ "action": "list", "tab": "p9" }));
+    assert_eq!(error["detail"]["reason"], json!("unknown-tab"), "{error}");
     // Back to the first tab: list_changed, and its tools again.
     let _ = mcp.take_stashed();
     mcp.ok("browser_page", json!({ "action": "select", "target": "0" }));
@@ -386,38 +427,49 @@ fn mcp_webmcp_two_tabs_and_a_cross_site_frame() {
 /// works; the browser its server launched is gone once the client exits.
 #[test]
 fn mcp_webmcp_a_real_client_sees_the_list_change_and_calls_the_new_tool() {
+    let run = crate::util::python_stdio_client("webmcp.py", &fixtures());
+    run.assert_passed("python webmcp", 7);
+    run.assert_browser_gone();
+}
+
+/// `chromate mcp --session NAME --caps webmcp` (docs/mcp.md#webmcp): the server attached to a
+/// CLI session offers the page tools of the session's active tab, is told when the page
+/// changes them, even by a command at the shell, and its calls run in the session's page.
+#[test]
+fn mcp_webmcp_attached_to_a_cli_session_offers_its_page_tools_and_their_changes() {
     let server = fixtures();
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let python = root.join("target/venv/bin/python");
-    assert!(
-        python.exists(),
-        "{} is missing: run `bash .ci/setup.sh all`",
-        python.display()
+    let cli = crate::cli::Cli::new();
+    cli.ok(&["navigate", &server.url("webmcp.html"), "--session", "tools"]);
+    let runtime = cli.runtime.display().to_string();
+    let mut mcp = chromate_tests::McpCommand::new(crate::util::chromate_binary())
+        .args(&["--session", "tools", "--caps", "webmcp"])
+        .envs(&[("CHROMATE_RUNTIME_DIR", &runtime)])
+        .keep_env("CHROMATE_BROWSER")
+        .current_dir(&cli.work)
+        .deadline(Duration::from_secs(60))
+        .spawn();
+    initialize_with_list_changes(&mut mcp);
+    // The session's page tools, before this server made any call.
+    list_until(&mut mcp, |tools| tools.contains(&"webmcp_add_to_cart"));
+    // A command at the shell adds one: the client is told, and lists it.
+    let _ = mcp.take_stashed();
+    cli.ok(&["click", "#more", "--session", "tools"]);
+    list_until(&mut mcp, |tools| tools.contains(&"webmcp_checkout"));
+    // A page tool called over MCP runs in the session's page.
+    let result = mcp.call_result("webmcp_add_to_cart", json!({ "item": "tea", "qty": 2 }));
+    assert_eq!(
+        result["content"][0]["text"],
+        json!("added 2 tea"),
+        "{result}"
     );
-    let out = std::process::Command::new(&python)
-        .arg(root.join("tests/clients/webmcp.py"))
-        .env("CHROMATE_BIN", crate::util::chromate_binary())
-        .env("FIXTURE_BASE", server.url(""))
-        .current_dir(std::env::temp_dir())
-        .output()
-        .expect("python");
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    assert_eq!(
+        cli.json(&["read", "css=#cart", "--session", "tools"])["text"],
+        json!("cart: 2")
     );
-    assert_eq!(stdout.matches("PASS python webmcp:").count(), 7, "{stdout}");
-    assert!(!stdout.contains("FAIL"), "{stdout}");
-    let browser: u32 = stdout
-        .lines()
-        .find_map(|line| line.strip_prefix("BROWSER_PID "))
-        .and_then(|pid| pid.trim().parse().ok())
-        .unwrap_or_else(|| panic!("no browser pid in {stdout}"));
-    if let Err(alive) = chromate_tests::procs::wait_until_gone_blocking(
-        &[browser],
-        Instant::now() + Duration::from_secs(10),
-    ) {
-        panic!("the browser outlived the client: {alive:?}");
-    }
+    // The shell navigates away: the tools go.
+    cli.ok(&["navigate", &server.url("nav.html"), "--session", "tools"]);
+    list_until(&mut mcp, |tools| tools.is_empty());
+    mcp.close_stdin();
+    assert!(mcp.wait_exit(Duration::from_secs(10)).success());
+    cli.finish();
 }

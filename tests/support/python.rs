@@ -1,0 +1,77 @@
+//! The real MCP clients written with the Python SDK (`tests/clients/*.py`), run with the
+//! virtual environment's python (`target/venv`, made by `.ci/setup.sh all`): one run of a
+//! script with its environment, its `PASS`/`FAIL` lines checked, and the browser it reports
+//! (`BROWSER_PID <pid>`) proved gone.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// The virtual environment's python.
+pub fn venv_python() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../target/venv/bin/python")
+}
+
+/// What one run of a client script printed.
+#[derive(Debug)]
+pub struct ClientRun {
+    pub success: bool,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+/// Runs `tests/clients/<script>` to its end with `envs` (and `CHROMATE_BIN` when the caller
+/// passes it), from the temp directory: from the repository root, `import mcp` would find its
+/// `mcp/` folder. Panics when the virtual environment is missing (a test's setup error).
+pub fn run_client(script: &str, envs: &[(&str, String)]) -> ClientRun {
+    let python = venv_python();
+    assert!(
+        python.exists(),
+        "{} is missing: run `bash .ci/setup.sh all`",
+        python.display()
+    );
+    let script = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("clients")
+        .join(script);
+    let out = std::process::Command::new(&python)
+        .arg(&script)
+        .envs(envs.iter().map(|(name, value)| (*name, value)))
+        .current_dir(std::env::temp_dir())
+        .output()
+        .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
+    ClientRun {
+        success: out.status.success(),
+        stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+        stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+    }
+}
+
+impl ClientRun {
+    /// Asserts the script exited 0 with `count` lines `PASS <prefix>:` and no `FAIL`.
+    pub fn assert_passed(&self, prefix: &str, count: usize) {
+        let ClientRun { stdout, stderr, .. } = self;
+        assert!(self.success, "{stdout}\n{stderr}");
+        assert_eq!(
+            stdout.matches(&format!("PASS {prefix}:")).count(),
+            count,
+            "{stdout}"
+        );
+        assert!(!stdout.contains("FAIL"), "{stdout}");
+    }
+
+    /// Asserts the browser the script printed (`BROWSER_PID <pid>`) is gone within 10 s of
+    /// its end: the server that launched it closed it when its client went.
+    pub fn assert_browser_gone(&self) {
+        let browser: u32 = self
+            .stdout
+            .lines()
+            .find_map(|line| line.strip_prefix("BROWSER_PID "))
+            .and_then(|pid| pid.trim().parse().ok())
+            .unwrap_or_else(|| panic!("no browser pid in {}", self.stdout));
+        if let Err(alive) = crate::procs::wait_until_gone_blocking(
+            &[browser],
+            Instant::now() + Duration::from_secs(10),
+        ) {
+            panic!("the browser outlived the client: {alive:?}");
+        }
+    }
+}
