@@ -192,10 +192,10 @@ impl Server {
         if self.config.cdp_endpoint.is_some() {
             // On a remote endpoint (a pool), each session connects on its own: one pool
             // session each, its browser context in it; a launched browser is shared.
-            session.shared = Some(SharedBrowser::default());
-            session.owns_connection = true;
+            session.browser.shared = Some(SharedBrowser::default());
+            session.browser.owns_connection = true;
         } else {
-            session.shared = Some(self.browser.clone());
+            session.browser.shared = Some(self.browser.clone());
         }
         // Traces under CHROMATE_TRACE_DIR and saved states are this session's alone
         // (docs/mcp.md#streamable-http): a directory named as its session directory.

@@ -234,7 +234,7 @@ pub(crate) async fn serve(config: Config, attach: Option<String>, flows: bool) -
     let mut session = ToolSession::new(config);
     let shared_browser = if session.config.isolated {
         let shared = chromate_command::shared::SharedBrowser::default();
-        session.shared = Some(shared.clone());
+        session.browser.shared = Some(shared.clone());
         Some(shared)
     } else {
         None

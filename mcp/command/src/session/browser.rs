@@ -3,6 +3,37 @@
 
 use super::*;
 
+/// The browser's part of a session: the browser (or a context of a shared one), its tabs and
+/// their ids, and what happened to them that the next call must say.
+#[derive(Debug, Default)]
+pub struct SessionBrowser {
+    /// The browser, once launched (and again after a loss).
+    pub live: Option<Live>,
+    /// Set for an isolated session: its browser is a context in this shared browser.
+    pub shared: Option<crate::shared::SharedBrowser>,
+    /// The `p<N>` ids, shared with the session's forks (`tabs.rs`).
+    pub(super) tab_ids: std::sync::Arc<std::sync::Mutex<tabs::TabIds>>,
+    /// The first ref number a relaunched browser may mint (docs/mcp.md#refs: never reused).
+    pub(super) next_ref: Option<chromate::snapshot::ElementRef>,
+    /// The target of a tab whose renderer could not be freed from a script that does not
+    /// yield; the server replaces it once the failed call is answered.
+    pub(super) stuck_tab: Option<String>,
+    /// The active tab whose renderer crashed, not reported yet: the next call that fails (a
+    /// call on the tab fails at once) reports it and replaces the tab.
+    pub(super) crashed_tab: Option<CrashedTab>,
+    /// A `--cdp-endpoint` browser that went away between calls (a pool that ended the
+    /// session), replaced by a new one and not said yet: the next call says it.
+    pub(super) replaced_unsaid: Option<String>,
+    /// Set when [`SessionBrowser::shared`] is this session's own connection to a `--cdp-endpoint`
+    /// (an HTTP session on a pool: one pool session each), closed when the session ends.
+    pub owns_connection: bool,
+    /// Why the endpoint's browser went away, between dropping it and starting the next.
+    pub(super) lost_endpoint_browser: Option<String>,
+    /// How many times the endpoint's browser was replaced, and why the last time
+    /// (browser_status `browserReplaced`).
+    pub(super) replacements: (u64, Option<String>),
+}
+
 /// A tab chromate controls or lists, with its session-wide id.
 #[derive(Debug, Clone)]
 pub struct Tab {
@@ -154,12 +185,16 @@ pub(super) fn crash_error(
 impl ToolSession {
     /// The browser's process id, when chromate launched the running browser.
     pub fn browser_pid(&self) -> Option<u32> {
-        self.live.as_ref().and_then(|live| live.browser.pid())
+        self.browser
+            .live
+            .as_ref()
+            .and_then(|live| live.browser.pid())
     }
 
     /// Whether a browser runs now (a lost one does not count).
     pub fn browser_running(&self) -> bool {
-        self.live
+        self.browser
+            .live
             .as_ref()
             .is_some_and(|live| !live.browser.is_closed())
     }
@@ -168,25 +203,26 @@ impl ToolSession {
     /// session (one that was lost or closed): refs are never reused, so it
     /// is stale, never unknown (docs/mcp.md#refs).
     pub fn issued_by_earlier_browser(&self, number: u64) -> bool {
-        self.next_ref
+        self.browser
+            .next_ref
             .is_some_and(|next| number > 0 && number < next.number())
     }
 
     /// Forgets a browser that went away (browser loss, docs/mcp.md#run): tabs, dialogs
     /// and baseline are gone; ref numbering continues on the next launch.
     pub(super) fn drop_lost_browser(&mut self) {
-        if let Some(live) = &self.live {
+        if let Some(live) = &self.browser.live {
             if live.browser.is_closed() {
                 if self.config.cdp_endpoint.is_some() {
                     let reason = live.browser.closed_reason();
-                    self.lost_endpoint_browser = Some(reason);
+                    self.browser.lost_endpoint_browser = Some(reason);
                 }
-                self.next_ref = Some(live.browser.next_ref());
-                self.live = None;
-                self.baseline = None;
-                self.crashed_tab = None;
-                self.tab_baselines.clear();
-                self.tab_observed.clear();
+                self.browser.next_ref = Some(live.browser.next_ref());
+                self.browser.live = None;
+                self.shown.baseline = None;
+                self.browser.crashed_tab = None;
+                self.shown.tab_baselines.clear();
+                self.shown.tab_observed.clear();
             }
         }
     }
@@ -199,17 +235,17 @@ impl ToolSession {
     /// call on one tab (`tabs.rs`) only drops closed tabs: its tab going leaves it none.
     pub fn sync_tabs(&mut self) {
         let forked = self.fork.is_some();
-        let Some(live) = self.live.as_mut() else {
+        let Some(live) = self.browser.live.as_mut() else {
             return;
         };
         if let Some(tab) = live.active_tab().filter(|tab| tab.page.is_crashed()) {
-            self.crashed_tab = Some(CrashedTab {
+            self.browser.crashed_tab = Some(CrashedTab {
                 id: tab.id.clone(),
                 url: tab.page.url(),
                 page: tab.page.clone(),
             });
             live.active = None;
-            self.baseline = None;
+            self.shown.baseline = None;
         }
         live.tabs.retain(|tab| !tab.page.is_closed());
         let pages = if forked { Vec::new() } else { live.pages() };
@@ -219,7 +255,7 @@ impl ToolSession {
                 .iter()
                 .any(|tab| tab.page.target_id() == page.target_id())
             {
-                let id = crate::sync::lock(&self.tab_ids).name(page.target_id());
+                let id = crate::sync::lock(&self.browser.tab_ids).name(page.target_id());
                 self.journal
                     .page_ids
                     .insert(page.target_id().to_owned(), id.clone());
@@ -230,12 +266,12 @@ impl ToolSession {
             .active
             .as_deref()
             .is_some_and(|id| live.tabs.iter().any(|tab| tab.id == id));
-        if !active_alive && self.crashed_tab.is_none() {
+        if !active_alive && self.browser.crashed_tab.is_none() {
             live.active = match forked {
                 true => None,
                 false => live.tabs.first().map(|tab| tab.id.clone()),
             };
-            self.baseline = None;
+            self.shown.baseline = None;
         }
     }
 
@@ -245,8 +281,8 @@ impl ToolSession {
         self.sync_tabs();
         // A tab chosen now (a new one, one selected) is where the next calls go: a crash of the
         // one before is no longer what they fail on.
-        self.crashed_tab = None;
-        if let Some(live) = self.live.as_mut() {
+        self.browser.crashed_tab = None;
+        if let Some(live) = self.browser.live.as_mut() {
             live.active = live
                 .tabs
                 .iter()
@@ -254,10 +290,10 @@ impl ToolSession {
                 .map(|tab| tab.id.clone());
             // Its baseline of calls that named it is not the active tab's.
             if let Some(id) = &live.active {
-                self.tab_baselines.remove(id);
+                self.shown.tab_baselines.remove(id);
             }
         }
-        self.baseline = None;
+        self.shown.baseline = None;
     }
 
     /// Launches or connects (docs/mcp.md#run), without opening a tab.
@@ -270,7 +306,7 @@ impl ToolSession {
         if let Some(error) = self.forked_tab_gone(verb) {
             return Err(error);
         }
-        if let Some(shared) = self.shared.clone() {
+        if let Some(shared) = self.browser.shared.clone() {
             return self.start_context(verb, &shared).await;
         }
         let journal = self.journal.log.clone();
@@ -301,7 +337,7 @@ impl ToolSession {
             .install(&browser, &self.config)
             .await
             .map_err(|err| from_engine(verb, &err))?;
-        if let Some(next) = self.next_ref {
+        if let Some(next) = self.browser.next_ref {
             browser.continue_refs_from(next);
         }
         // `--caps webmcp` (docs/mcp.md#webmcp): every page's tools, from its set-up on.
@@ -326,7 +362,7 @@ impl ToolSession {
                 .map_err(|err| from_engine(verb, &err))?,
         };
         let target = first.target_id().to_owned();
-        self.live = Some(live);
+        self.browser.live = Some(live);
         self.activate_target(&target);
         self.note_replacement();
         Ok(())
@@ -348,13 +384,13 @@ impl ToolSession {
     /// A new browser in place of an endpoint's browser that went away: the call that started
     /// it says so, and browser_status counts it.
     fn note_replacement(&mut self) {
-        if let Some(reason) = self.lost_endpoint_browser.take() {
+        if let Some(reason) = self.browser.lost_endpoint_browser.take() {
             let notice = format!(
                 "browser replaced: the --cdp-endpoint browser went away since the last call ({reason}; a pool ends a session after its timeout); this call runs in a new browser: the tabs, refs and the page of before are gone"
             );
-            self.replacements.0 += 1;
-            self.replacements.1 = Some(reason);
-            self.replaced_unsaid = Some(notice);
+            self.browser.replacements.0 += 1;
+            self.browser.replacements.1 = Some(reason);
+            self.browser.replaced_unsaid = Some(notice);
         }
     }
 
@@ -389,7 +425,7 @@ impl ToolSession {
             )
             .await
             .map_err(|err| from_engine(verb, &err))?;
-        if let Some(next) = self.next_ref {
+        if let Some(next) = self.browser.next_ref {
             browser.continue_refs_from(next);
         }
         // The context's downloads go to this session's directory and journal only.
@@ -416,7 +452,7 @@ impl ToolSession {
             }
         };
         let target = first.target_id().to_owned();
-        self.live = Some(live);
+        self.browser.live = Some(live);
         self.activate_target(&target);
         self.note_replacement();
         Ok(())
@@ -426,11 +462,11 @@ impl ToolSession {
     /// a lost browser is relaunched).
     pub async fn ensure_browser(&mut self, verb: &str) -> Result<&mut Live, ToolError> {
         self.drop_lost_browser();
-        if self.live.is_none() {
+        if self.browser.live.is_none() {
             self.start_browser(verb).await?;
         }
         self.sync_tabs();
-        self.live.as_mut().ok_or_else(|| {
+        self.browser.live.as_mut().ok_or_else(|| {
             ToolError::new(ToolErrorCode::DriverError, format!("{verb}: no browser"))
         })
     }
@@ -449,7 +485,7 @@ impl ToolSession {
         if let Some(tab) = self.ensure_browser(verb).await?.active_tab() {
             return Ok(tab.page.clone());
         }
-        if let Some(crashed) = &self.crashed_tab {
+        if let Some(crashed) = &self.browser.crashed_tab {
             // Reported (and the tab replaced) by `report_crashed_tab` once the call fails.
             return Err(crash_error(verb, crashed, None));
         }
@@ -484,7 +520,8 @@ impl ToolSession {
     pub fn current_page(&mut self) -> Option<chromate::Page> {
         self.drop_lost_browser();
         self.sync_tabs();
-        self.live
+        self.browser
+            .live
             .as_ref()
             .and_then(Live::active_tab)
             .map(|tab| tab.page.clone())
@@ -492,17 +529,17 @@ impl ToolSession {
 
     /// Marks `page` as stuck: the server replaces it once the failed call is answered.
     pub fn mark_stuck(&mut self, page: &chromate::Page) {
-        self.stuck_tab = Some(page.target_id().to_owned());
+        self.browser.stuck_tab = Some(page.target_id().to_owned());
     }
 
     /// Replaces the tab a failed call found stuck (its renderer answered nothing, not even
     /// `Runtime.terminateExecution`): a new tab on about:blank becomes the active one and the
     /// stuck one is closed, which ends its renderer. Refs of the old tab go stale.
     pub async fn replace_stuck_tab(&mut self) {
-        let Some(target) = self.stuck_tab.take() else {
+        let Some(target) = self.browser.stuck_tab.take() else {
             return;
         };
-        let Some(live) = self.live.as_mut() else {
+        let Some(live) = self.browser.live.as_mut() else {
             return;
         };
         let Some(stuck) = live
@@ -537,10 +574,10 @@ impl ToolSession {
         if outcome.is_ok() {
             return;
         }
-        let Some(crashed) = self.crashed_tab.take() else {
+        let Some(crashed) = self.browser.crashed_tab.take() else {
             return;
         };
-        let Some(live) = self.live.as_mut() else {
+        let Some(live) = self.browser.live.as_mut() else {
             return;
         };
         // The crashed target stays in the browser (a "sad tab") until it is closed.
@@ -565,7 +602,8 @@ impl ToolSession {
             Some(page) => {
                 let target = page.target_id().to_owned();
                 self.activate_target(&target);
-                self.live
+                self.browser
+                    .live
                     .as_ref()
                     .and_then(Live::active_tab)
                     .map(|tab| tab.id.clone())

@@ -79,10 +79,6 @@ pub struct ToolSession {
     pub mocks: MockTable,
     pub journal: SessionJournal,
     pub trace: Option<TraceRecording>,
-    /// The browser, once launched (and again after a loss).
-    pub live: Option<Live>,
-    /// Set for an isolated session: its browser is a context in this shared browser.
-    pub shared: Option<crate::shared::SharedBrowser>,
     /// The MCP client's roots as directories (empty unless it declares roots); shared with the
     /// front end, which updates them whenever the client's answer arrives.
     pub client_roots: std::sync::Arc<std::sync::Mutex<Vec<PathBuf>>>,
@@ -93,20 +89,6 @@ pub struct ToolSession {
     /// live in a directory of this name inside those roots, so another session can neither
     /// list, read nor load them (docs/mcp.md#streamable-http). `None`: the roots themselves.
     pub namespace: Option<String>,
-    /// The `p<N>` ids, shared with the session's forks (`tabs.rs`).
-    tab_ids: std::sync::Arc<std::sync::Mutex<tabs::TabIds>>,
-    /// The baseline of docs/mcp.md#refs: the latest full snapshot shown.
-    pub baseline: Option<chromate::snapshot::Snapshot>,
-    /// How many snapshots this session took (`revision`, docs/mcp.md#snapshots).
-    pub revision: u64,
-    /// The first ref number a relaunched browser may mint (docs/mcp.md#refs: never reused).
-    next_ref: Option<chromate::snapshot::ElementRef>,
-    /// The target of a tab whose renderer could not be freed from a script that does not
-    /// yield; the server replaces it once the failed call is answered.
-    stuck_tab: Option<String>,
-    /// The active tab whose renderer crashed, not reported yet: the next call that fails (a
-    /// call on the tab fails at once) reports it and replaces the tab.
-    crashed_tab: Option<CrashedTab>,
     /// A capture's or a flow's session: [`ToolSession::shutdown`] kills the browser (after
     /// the downloads in flight end) instead of closing it gracefully.
     pub one_shot: bool,
@@ -118,24 +100,12 @@ pub struct ToolSession {
     /// When the running call must be done (its `timeout_ms` from its arrival): connecting to a
     /// `--cdp-endpoint` gives up by then, or at `--cdp-timeout`, whichever comes first.
     pub call_deadline: Option<std::time::Instant>,
-    /// A `--cdp-endpoint` browser that went away between calls (a pool that ended the
-    /// session), replaced by a new one and not said yet: the next call says it.
-    replaced_unsaid: Option<String>,
-    /// Set when [`ToolSession::shared`] is this session's own connection to a `--cdp-endpoint`
-    /// (an HTTP session on a pool: one pool session each), closed when the session ends.
-    pub owns_connection: bool,
-    /// Why the endpoint's browser went away, between dropping it and starting the next.
-    lost_endpoint_browser: Option<String>,
-    /// How many times the endpoint's browser was replaced, and why the last time
-    /// (browser_status `browserReplaced`).
-    replacements: (u64, Option<String>),
-    /// The baselines of calls that named a tab other than the active one, by tab id
-    /// (docs/mcp.md#tabs-for-parallel-agents): each tab's observations diff against its own.
-    tab_baselines: std::collections::HashMap<String, chromate::snapshot::Snapshot>,
-    /// The tripwire cursor of each tab's calls, by tab id.
-    tab_observed: std::collections::HashMap<String, u64>,
     /// Set on a session forked for one call on one tab ([`ToolSession::fork_tab`]).
     fork: Option<tabs::Fork>,
+    /// The browser and its tabs (`browser.rs`).
+    pub browser: SessionBrowser,
+    /// What the agent was shown, to diff against (`observe.rs`).
+    pub shown: Shown,
 }
 
 impl ToolSession {
@@ -155,27 +125,15 @@ impl ToolSession {
             mocks: MockTable::default(),
             journal: SessionJournal::default(),
             trace: None,
-            live: None,
-            shared: None,
             client_roots: std::sync::Arc::default(),
             call_dir: None,
             namespace: None,
-            tab_ids: std::sync::Arc::default(),
-            baseline: None,
-            revision: 0,
-            next_ref: None,
-            stuck_tab: None,
-            crashed_tab: None,
             one_shot: false,
             wait_for_match: false,
             call_deadline: None,
-            replaced_unsaid: None,
-            lost_endpoint_browser: None,
-            owns_connection: false,
-            replacements: (0, None),
-            tab_baselines: std::collections::HashMap::new(),
-            tab_observed: std::collections::HashMap::new(),
             fork: None,
+            browser: SessionBrowser::default(),
+            shown: Shown::default(),
         }
     }
 
@@ -208,19 +166,22 @@ impl ToolSession {
     /// The notice of a `--cdp-endpoint` browser replaced since the last call, once: the
     /// observation (or the error's hint) of the call that met it says it.
     pub fn take_replaced_notice(&mut self) -> Option<String> {
-        self.replaced_unsaid.take()
+        self.browser.replaced_unsaid.take()
     }
 
     /// browser_status `browserLost`: why the `--cdp-endpoint` browser went away, until the
     /// next call that needs one connects again.
     pub fn lost_endpoint_browser(&self) -> Option<&str> {
-        self.lost_endpoint_browser.as_deref()
+        self.browser.lost_endpoint_browser.as_deref()
     }
 
     /// browser_status `browserReplaced`: how many times the endpoint's browser went away and
     /// was replaced, and why the last time.
     pub fn replacements(&self) -> (u64, Option<&str>) {
-        (self.replacements.0, self.replacements.1.as_deref())
+        (
+            self.browser.replacements.0,
+            self.browser.replacements.1.as_deref(),
+        )
     }
 
     /// The agent default timeout (`CHROMATE_AGENT_TIMEOUT`): the bound of the round trips of
@@ -297,16 +258,16 @@ impl ToolSession {
                 eprintln!("chromate: trace not ended cleanly: {err}");
             }
         }
-        let Some(live) = self.live.take() else {
+        let Some(live) = self.browser.live.take() else {
             return;
         };
-        self.next_ref = Some(live.browser.next_ref());
+        self.browser.next_ref = Some(live.browser.next_ref());
         if let Some(context) = live.context {
             // An isolated session's tabs, cookies and storage go with its context; the shared
             // browser runs on for the other sessions.
             let _ = tokio::time::timeout(Duration::from_secs(5), context.dispose()).await;
             // A connection of the session's own (an HTTP session on a pool) goes with it.
-            if let (true, Some(shared)) = (self.owns_connection, &self.shared) {
+            if let (true, Some(shared)) = (self.browser.owns_connection, &self.browser.shared) {
                 let _ = tokio::time::timeout(Duration::from_secs(5), shared.close()).await;
             }
             return;
@@ -348,8 +309,9 @@ mod observe;
 mod refusals;
 mod tabs;
 
+pub use browser::SessionBrowser;
 pub use browser::{CrashedTab, Live, Tab};
-pub use observe::Tripwire;
+pub use observe::{Shown, Tripwire};
 pub use refusals::Refusal;
 pub use tabs::tab_argument;
 

@@ -3,6 +3,21 @@
 
 use super::*;
 
+/// The observation's part of a session: what the agent was shown, which the next observation
+/// diffs against.
+#[derive(Debug, Default)]
+pub struct Shown {
+    /// The baseline of docs/mcp.md#refs: the latest full snapshot shown.
+    pub baseline: Option<chromate::snapshot::Snapshot>,
+    /// How many snapshots this session took (`revision`, docs/mcp.md#snapshots).
+    pub revision: u64,
+    /// The baselines of calls that named a tab other than the active one, by tab id
+    /// (docs/mcp.md#tabs-for-parallel-agents): each tab's observations diff against its own.
+    pub(super) tab_baselines: std::collections::HashMap<String, chromate::snapshot::Snapshot>,
+    /// The tripwire cursor of each tab's calls, by tab id.
+    pub(super) tab_observed: std::collections::HashMap<String, u64>,
+}
+
 /// The observation tripwire (docs/mcp.md#observations).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tripwire {
@@ -68,7 +83,7 @@ impl ToolSession {
         bound: std::time::Duration,
     ) -> Result<chromate::snapshot::Snapshot, chromate::Error> {
         let snapshot = page.within(bound, page.snapshot(options)).await?;
-        self.revision += 1;
+        self.shown.revision += 1;
         Ok(snapshot)
     }
 
@@ -98,7 +113,7 @@ impl ToolSession {
         if let Some(dialog) = page.dialog() {
             return Some(self.observation(self.dialog_notice(&page, &dialog)).await);
         }
-        let same_document_navigation = self.baseline.as_ref().is_some_and(|baseline| {
+        let same_document_navigation = self.shown.baseline.as_ref().is_some_and(|baseline| {
             page.document_id().as_deref() == Some(baseline.document_id.as_str())
                 && page.url() != baseline.url
         });
@@ -118,12 +133,13 @@ impl ToolSession {
             .await
         {
             Ok(snapshot) => {
-                let body = chromate::snapshot::diff(self.baseline.as_ref(), &snapshot).render();
-                self.baseline = Some(snapshot);
+                let body =
+                    chromate::snapshot::diff(self.shown.baseline.as_ref(), &snapshot).render();
+                self.shown.baseline = Some(snapshot);
                 body
             }
             Err(err) => {
-                self.baseline = None;
+                self.shown.baseline = None;
                 if let Some(dialog) = page.dialog() {
                     self.dialog_notice(&page, &dialog)
                 } else {
@@ -142,6 +158,7 @@ impl ToolSession {
         // one, or one that begins later (a `download` link's request is still on its way),
         // is reported by the first observation after it ends.
         match self
+            .browser
             .live
             .as_ref()
             .map(|live| (&live.browser, &live.context))
@@ -232,7 +249,7 @@ impl ToolSession {
                 "url": page.url(),
                 "title": null,
                 "documentId": page.document_id(),
-                "revision": self.revision,
+                "revision": self.shown.revision,
                 "documentChange": "unknown",
             });
             let body = self.dialog_notice(&page, &dialog);
@@ -244,19 +261,19 @@ impl ToolSession {
         {
             Ok(snapshot) => snapshot,
             Err(err) => {
-                self.baseline = None;
+                self.shown.baseline = None;
                 let summary = json!({
                     "url": page.url(),
                     "title": null,
                     "documentId": page.document_id(),
-                    "revision": self.revision,
+                    "revision": self.shown.revision,
                     "documentChange": "unknown",
                 });
                 let body = format!("post-action snapshot unavailable: {err}");
                 return Some((summary, self.observation(body).await));
             }
         };
-        let change = match &self.baseline {
+        let change = match &self.shown.baseline {
             None => "unknown",
             Some(baseline) if baseline.document_id == snapshot.document_id => "same",
             Some(_) => "changed",
@@ -265,11 +282,11 @@ impl ToolSession {
             "url": snapshot.url,
             "title": snapshot.title,
             "documentId": snapshot.document_id,
-            "revision": self.revision,
+            "revision": self.shown.revision,
             "documentChange": change,
         });
         let body = snapshot.header();
-        self.baseline = Some(snapshot);
+        self.shown.baseline = Some(snapshot);
         Some((summary, self.observation(body).await))
     }
 }

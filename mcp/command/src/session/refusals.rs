@@ -118,13 +118,14 @@ impl ToolSession {
     /// `reason:"browser-closed"` and is forgotten, so the next call relaunches.
     pub fn engine_error(&mut self, verb: &str, err: &chromate::Error) -> ToolError {
         let lost = self
+            .browser
             .live
             .as_ref()
             .is_some_and(|live| live.browser.is_closed());
         let mut error = from_engine(verb, err);
         // A dialog the page keeps reopening: the hint names the way out of the tab.
         if let chromate::Error::DialogOpen { .. } = err {
-            let active = self.live.as_ref().and_then(Live::active_tab);
+            let active = self.browser.live.as_ref().and_then(Live::active_tab);
             if let Some(trap) = active.and_then(|tab| self.dialog_trap(&tab.page)) {
                 let reopens = active.map_or(0, |tab| tab.page.dialog_reopens());
                 error = error
@@ -133,14 +134,15 @@ impl ToolSession {
             }
         }
         if let Some(chromate::error::Recovery::RendererStuck { .. }) = err.recovery() {
-            self.stuck_tab = self
+            self.browser.stuck_tab = self
+                .browser
                 .live
                 .as_ref()
                 .and_then(Live::active_tab)
                 .map(|tab| tab.page.target_id().to_owned());
         }
         if let (chromate::Error::NavigationFailed { url, net_error }, Some(live)) =
-            (err, &self.live)
+            (err, &self.browser.live)
         {
             if let Some(by) = self.mocks.blocked_by(&live.browser, url, net_error) {
                 let hint = match by {
@@ -174,6 +176,7 @@ impl ToolSession {
             return None;
         }
         let id = self
+            .browser
             .live
             .as_ref()?
             .tabs
@@ -265,7 +268,7 @@ impl ToolSession {
                     "pick a current ref from recoverySnapshot; the failed call was not retried"
                         .to_owned(),
                 );
-                self.baseline = Some(snapshot);
+                self.shown.baseline = Some(snapshot);
                 error
             }
             Err(_) => error,
@@ -281,7 +284,7 @@ impl ToolSession {
         selector: &chromate::Selector,
     ) -> Option<ToolError> {
         let number = selector.element_ref()?;
-        let lines = &self.baseline.as_ref()?.lines;
+        let lines = &self.shown.baseline.as_ref()?.lines;
         let position = lines.iter().position(|line| {
             line.element_ref.map(chromate::snapshot::ElementRef::number) == Some(number)
         })?;
@@ -353,7 +356,7 @@ impl ToolSession {
         ref_number: Option<u64>,
     ) -> Result<(), ToolError> {
         match ref_number {
-            Some(number) if self.baseline.is_none() => Err(self
+            Some(number) if self.shown.baseline.is_none() => Err(self
                 .refuse(verb, Some(page), Refusal::NoSnapshot { number })
                 .await),
             _ => Ok(()),

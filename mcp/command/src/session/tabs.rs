@@ -76,17 +76,17 @@ impl ToolSession {
     pub fn fork_tab(&mut self, tab: &str, verb: &str) -> Result<ToolSession, ToolError> {
         self.drop_lost_browser();
         self.sync_tabs();
-        let Some(live) = self.live.as_ref().filter(|live| {
+        let Some(live) = self.browser.live.as_ref().filter(|live| {
             live.tabs
                 .iter()
                 .any(|open| open.id == tab && !open.page.is_closed())
         }) else {
-            return Err(unknown_tab(verb, tab, self.live.as_ref()));
+            return Err(unknown_tab(verb, tab, self.browser.live.as_ref()));
         };
         let baseline = if live.active.as_deref() == Some(tab) {
-            self.baseline.clone()
+            self.shown.baseline.clone()
         } else {
-            self.tab_baselines.get(tab).cloned()
+            self.shown.tab_baselines.get(tab).cloned()
         };
         let forked_live = Live {
             browser: live.browser.clone(),
@@ -97,6 +97,7 @@ impl ToolSession {
         };
         let mut journal = self.journal.clone();
         journal.observed = self
+            .shown
             .tab_observed
             .get(tab)
             .copied()
@@ -109,29 +110,33 @@ impl ToolSession {
             mocks: self.mocks.clone(),
             journal,
             trace: None,
-            live: Some(forked_live),
-            shared: self.shared.clone(),
             client_roots: self.client_roots.clone(),
             call_dir: self.call_dir.clone(),
             namespace: self.namespace.clone(),
-            tab_ids: self.tab_ids.clone(),
-            baseline,
-            revision: self.revision,
-            next_ref: self.next_ref,
-            stuck_tab: None,
-            crashed_tab: self.crashed_tab.clone().filter(|crashed| crashed.id == tab),
             one_shot: self.one_shot,
             wait_for_match: self.wait_for_match,
             call_deadline: None,
-            replaced_unsaid: None,
-            owns_connection: false,
-            lost_endpoint_browser: None,
-            replacements: self.replacements.clone(),
-            tab_baselines: std::collections::HashMap::new(),
-            tab_observed: std::collections::HashMap::new(),
+            browser: SessionBrowser {
+                live: Some(forked_live),
+                shared: self.browser.shared.clone(),
+                tab_ids: self.browser.tab_ids.clone(),
+                next_ref: self.browser.next_ref,
+                crashed_tab: self
+                    .browser
+                    .crashed_tab
+                    .clone()
+                    .filter(|crashed| crashed.id == tab),
+                replacements: self.browser.replacements.clone(),
+                ..SessionBrowser::default()
+            },
+            shown: Shown {
+                baseline,
+                revision: self.shown.revision,
+                ..Shown::default()
+            },
             fork: Some(Fork {
                 tab: tab.to_owned(),
-                revision: self.revision,
+                revision: self.shown.revision,
                 replaced_by: None,
             }),
         })
@@ -150,10 +155,11 @@ impl ToolSession {
             return;
         };
         let was_active = self
+            .browser
             .live
             .as_ref()
             .is_some_and(|live| live.active.as_deref() == Some(tab.as_str()));
-        self.revision += fork.revision.saturating_sub(revision);
+        self.shown.revision += fork.shown.revision.saturating_sub(revision);
         self.artifacts.absorb(&fork.artifacts);
         self.journal.downloads_observed = self
             .journal
@@ -165,8 +171,11 @@ impl ToolSession {
         if fork.journal.last_tripwire.is_some() {
             self.journal.last_tripwire = fork.journal.last_tripwire;
         }
-        self.tab_observed.insert(tab.clone(), fork.journal.observed);
-        if let (Some(live), Some(forked)) = (self.live.as_mut(), fork.live.as_ref()) {
+        self.shown
+            .tab_observed
+            .insert(tab.clone(), fork.journal.observed);
+        if let (Some(live), Some(forked)) = (self.browser.live.as_mut(), fork.browser.live.as_ref())
+        {
             for target in &forked.own_targets {
                 if !live.own_targets.contains(target) {
                     live.own_targets.push(target.clone());
@@ -175,37 +184,40 @@ impl ToolSession {
         }
         // The fork reported (and replaced) the crash of its tab.
         if self
+            .browser
             .crashed_tab
             .as_ref()
             .is_some_and(|crashed| crashed.id == tab)
-            && fork.crashed_tab.is_none()
+            && fork.browser.crashed_tab.is_none()
         {
-            self.crashed_tab = None;
+            self.browser.crashed_tab = None;
         }
         self.sync_tabs();
         // The crashed tab was the active one: its replacement is, as after a call without tab.
-        if let (true, Some(new_id), Some(live)) = (was_active, replaced_by, self.live.as_mut()) {
+        if let (true, Some(new_id), Some(live)) =
+            (was_active, replaced_by, self.browser.live.as_mut())
+        {
             if live.tabs.iter().any(|open| open.id == new_id) {
                 live.active = Some(new_id);
-                self.crashed_tab = None;
-                self.baseline = None;
+                self.browser.crashed_tab = None;
+                self.shown.baseline = None;
             }
         }
-        let live = self.live.as_ref();
+        let live = self.browser.live.as_ref();
         let open = live.is_some_and(|live| live.tabs.iter().any(|open| open.id == tab));
         let active = live.is_some_and(|live| live.active.as_deref() == Some(tab.as_str()));
         if !open {
-            self.tab_baselines.remove(&tab);
-            self.tab_observed.remove(&tab);
+            self.shown.tab_baselines.remove(&tab);
+            self.shown.tab_observed.remove(&tab);
         } else if active {
-            self.baseline = fork.baseline;
+            self.shown.baseline = fork.shown.baseline;
         } else {
-            match fork.baseline {
+            match fork.shown.baseline {
                 Some(baseline) => {
-                    self.tab_baselines.insert(tab, baseline);
+                    self.shown.tab_baselines.insert(tab, baseline);
                 }
                 None => {
-                    self.tab_baselines.remove(&tab);
+                    self.shown.tab_baselines.remove(&tab);
                 }
             }
         }
@@ -221,7 +233,7 @@ impl ToolSession {
         let Some(fork) = &self.fork else {
             return;
         };
-        let closed = self.live.as_ref().is_none_or(|live| {
+        let closed = self.browser.live.as_ref().is_none_or(|live| {
             live.tabs
                 .iter()
                 .find(|open| open.id == fork.tab)
@@ -237,8 +249,8 @@ impl ToolSession {
     /// the fork's from here.
     pub(super) fn adopt_replacement(&mut self, page: chromate::Page) -> Option<String> {
         let fork = self.fork.as_mut()?;
-        let live = self.live.as_mut()?;
-        let id = crate::sync::lock(&self.tab_ids).reserve(page.target_id());
+        let live = self.browser.live.as_mut()?;
+        let id = crate::sync::lock(&self.browser.tab_ids).reserve(page.target_id());
         self.journal
             .page_ids
             .insert(page.target_id().to_owned(), id.clone());
@@ -247,7 +259,7 @@ impl ToolSession {
             page,
         });
         live.active = Some(id.clone());
-        self.baseline = None;
+        self.shown.baseline = None;
         fork.replaced_by = Some(id.clone());
         Some(id)
     }
@@ -265,7 +277,7 @@ impl ToolSession {
         page: &chromate::Page,
         number: u64,
     ) -> Result<(), ToolError> {
-        let (Some(tab), Some(live)) = (self.forked_tab(), self.live.as_ref()) else {
+        let (Some(tab), Some(live)) = (self.forked_tab(), self.browser.live.as_ref()) else {
             return Ok(());
         };
         let Some(target) =

@@ -136,7 +136,7 @@ pub(super) async fn mock(
     // at launch (browser_mock never launches one, docs/mcp.md#run).
     if changes && ctx.session.browser_running() {
         let rules = ctx.session.mocks.engine_rules();
-        let installed = match &ctx.session.live {
+        let installed = match &ctx.session.browser.live {
             // Bounded by the agent timeout (browser_mock has no timeout_ms): a browser that
             // does not answer fails the call in time, not at the 30 s command timeout.
             Some(live) => {

@@ -178,7 +178,7 @@ pub(super) async fn snapshot(
             "url": page.url(),
             "title": null,
             "documentId": page.document_id(),
-            "revision": ctx.session.revision,
+            "revision": ctx.session.shown.revision,
             "lines": [],
             "dialog": { "type": dialog.kind, "message": dialog.message },
         }));
@@ -237,7 +237,7 @@ pub(super) async fn snapshot(
         "url": snapshot.url,
         "title": snapshot.title,
         "documentId": snapshot.document_id,
-        "revision": ctx.session.revision,
+        "revision": ctx.session.shown.revision,
         "lines": lines,
     }));
     if let Some(next) = snapshot.next_after {
@@ -245,7 +245,7 @@ pub(super) async fn snapshot(
     }
     output.text = Some(text);
     if args.selector.is_none() && args.after.is_none() {
-        ctx.session.baseline = Some(snapshot);
+        ctx.session.shown.baseline = Some(snapshot);
     }
     Ok(output)
 }
@@ -356,7 +356,7 @@ pub(super) async fn a11y(
         .take_snapshot(&page, chromate::snapshot::SnapshotOptions::default())
         .await
     {
-        Ok(snapshot) => ctx.session.baseline = Some(snapshot),
+        Ok(snapshot) => ctx.session.shown.baseline = Some(snapshot),
         Err(err) => return Err(ctx.session.element_error(verb, &page, &err).await),
     }
     Ok(ToolOutput::new(a11y_result(&args, echoed, &report)))

@@ -275,7 +275,7 @@ async fn save(
     // No timeout_ms: its round trips are bounded by the agent default, and a page whose
     // script does not yield is freed when it runs out.
     let timeout = ctx.session.agent_timeout();
-    let read = match &ctx.session.live {
+    let read = match &ctx.session.browser.live {
         Some(live) => page.within(timeout, live.cookies()).await,
         None => {
             return Err(ToolError::new(
@@ -344,7 +344,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
         .cloned()
         .map(chromate::storage::Cookie::from)
         .collect();
-    let replaced = match &ctx.session.live {
+    let replaced = match &ctx.session.browser.live {
         Some(live) => {
             let timeout = ctx.session.agent_timeout();
             page.within(timeout, live.replace_cookies(&cookies)).await
@@ -379,7 +379,7 @@ async fn load(ctx: &mut ToolContext<'_>, name: &str) -> Result<ToolOutput, ToolE
             return Err(ctx.session.engine_error(verb, &err));
         }
     }
-    ctx.session.baseline = None;
+    ctx.session.shown.baseline = None;
     Ok(ToolOutput::new(result("load", name, &path, &file)))
 }
 

@@ -40,7 +40,7 @@ pub(super) async fn status(
     let mut status = status_json(ctx.session);
     // The replacement is said here; the next call's observation need not repeat it.
     ctx.session.take_replaced_notice();
-    if let Some(live) = &ctx.session.live {
+    if let Some(live) = &ctx.session.browser.live {
         let product = &live.browser.version().product;
         let (name, version) = product.split_once('/').unwrap_or((product.as_str(), ""));
         status["ready"] = json!(true);

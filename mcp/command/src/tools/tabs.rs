@@ -107,7 +107,7 @@ pub(super) async fn page(
             };
             ctx.session.sync_tabs();
             let id = activate(ctx.session, page.target_id());
-            ctx.session.baseline = None;
+            ctx.session.shown.baseline = None;
             if url != "about:blank" {
                 let timeout = Duration::from_millis(args.timeout_ms);
                 let loaded = ctx
@@ -138,7 +138,7 @@ pub(super) async fn page(
             ctx.session.ensure_browser(&verb).await?;
             let tab = find_tab(ctx.session, args.target.as_deref().unwrap_or(""), &verb)?;
             let id = activate(ctx.session, tab.page.target_id());
-            ctx.session.baseline = None;
+            ctx.session.shown.baseline = None;
             Ok(ToolOutput::new(
                 json!({ "ok": true, "action": "select", "id": id, "url": tab.page.url() }),
             ))
@@ -154,22 +154,28 @@ pub(super) async fn page(
             };
             let remaining = ctx
                 .session
+                .browser
                 .live
                 .as_ref()
                 .map_or(0, |live| live.tabs.len().saturating_sub(1));
             if remaining == 0 {
                 // Closing the last tab closes the browser (docs/tools.md#browser_page--tabs).
                 ctx.session.shutdown().await;
-                ctx.session.baseline = None;
+                ctx.session.shown.baseline = None;
             } else {
-                let browser = ctx.session.live.as_ref().map(|live| live.browser.clone());
+                let browser = ctx
+                    .session
+                    .browser
+                    .live
+                    .as_ref()
+                    .map(|live| live.browser.clone());
                 if let Some(browser) = browser {
                     if let Err(err) = browser.close_page(&tab.page).await {
                         return Err(ctx.session.engine_error(&verb, &err));
                     }
                 }
                 ctx.session.sync_tabs();
-                ctx.session.baseline = None;
+                ctx.session.shown.baseline = None;
             }
             Ok(ToolOutput::new(
                 json!({ "ok": true, "action": "close", "id": tab.id, "remaining": remaining }),
@@ -187,7 +193,7 @@ const TITLE_READ: Duration = Duration::from_millis(250);
 /// dialog or not answering within [`TITLE_READ`], from the target info.
 async fn list(session: &mut ToolSession) -> serde_json::Value {
     session.current_page();
-    let Some(live) = &session.live else {
+    let Some(live) = &session.browser.live else {
         return json!({ "pages": [], "count": 0, "active": null });
     };
     let targets = live.browser.targets();
@@ -224,7 +230,7 @@ async fn list(session: &mut ToolSession) -> serde_json::Value {
 
 /// Makes the tab with `target_id` active; returns its id.
 fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
-    let live = session.live.as_mut()?;
+    let live = session.browser.live.as_mut()?;
     let id = live
         .tabs
         .iter()
@@ -238,7 +244,11 @@ fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
 
 /// A tab by index digits or id; NO_MATCH if there is none.
 fn find_tab(session: &ToolSession, target: &str, verb: &str) -> Result<Tab, ToolError> {
-    let tabs = session.live.as_ref().map_or(&[][..], |live| &live.tabs[..]);
+    let tabs = session
+        .browser
+        .live
+        .as_ref()
+        .map_or(&[][..], |live| &live.tabs[..]);
     let found = if target.bytes().all(|byte| byte.is_ascii_digit()) && !target.is_empty() {
         target
             .parse::<usize>()
