@@ -104,7 +104,6 @@
       const kids = D.children(el);
       for (let i = 0; i < kids.length; i++) {
         if (kids[i].nodeType === 1 && D.isVisible(/** @type {Element} */ (kids[i]))) return visibleBox(/** @type {Element} */ (kids[i]));
-
       }
       return null;
     }

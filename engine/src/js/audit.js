@@ -238,7 +238,6 @@
     /** @param {Element} el */
     const remember = (el) => {
       for (let n = /** @type {Element} */ (D.parent(el)); n && n.nodeType === 1; n = /** @type {Element} */ (D.parent(n))) {
-
         if (!moved.has(n) && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth)) {
           moved.set(n, [n.scrollLeft, n.scrollTop]);
         }

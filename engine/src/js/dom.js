@@ -169,8 +169,7 @@
     return false;
   }
 
-  /** `styleOf
-(el)` → CSSStyleDeclaration: computed style from `el`'s own window (frames too).
+  /** `styleOf(el)` → CSSStyleDeclaration: computed style from `el`'s own window (frames too).
    *  @param {Element} el */
   function styleOf(el) {
     return el.ownerDocument.defaultView.getComputedStyle(el);
@@ -230,7 +229,6 @@
           box = /** @type {Element} */ (n).getBoundingClientRect();
           stack.push(/** @type {Element} */ (n));
         } else if (n.nodeType === TEXT && /** @type {Text} */ (n).data.trim()) {
-
           looks++;
           const range = el.ownerDocument.createRange();
           range.selectNodeContents(n);
@@ -312,7 +310,6 @@
       const n = kids[i];
       if (n.nodeType === TEXT) s += /** @type {Text} */ (n).data;
       else if (n.nodeType === ELEMENT) s += text(/** @type {Element} */ (n));
-
     }
     return s;
   }
@@ -738,7 +735,6 @@
     // An image's `alt`, even empty, is its name (Chrome reads its `title` as the description).
     if (tag === "img" && el.hasAttribute("alt")) return normalize(el.getAttribute("alt"));
     if (tag === "area" || (tag === "input" && /** @type {HTMLInputElement} */ (el).type === "image")) {
-
       const v = normalize(el.getAttribute("alt"));
       if (v) return v;
     }

@@ -273,7 +273,6 @@
     };
     if (root.nodeType === 1) {
       if (D.underHidden(/** @type {Element} */ (root))) return out;
-
       test(/** @type {Element} */ (root));
     }
     D.walk(root, test);

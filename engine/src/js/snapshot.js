@@ -346,7 +346,6 @@
   /** Paused walks, by token (one per pending cross-origin frame). */
   /** @type {Map<number, {st: WalkState, iframe: Element}>} */
   const paused = new Map();
-
   let lastToken = 0;
 
   /** Runs the walk until it ends or pauses at a cross-origin frame; returns the lines since the
