@@ -61,8 +61,9 @@
   };
 
   /** Implicit roles by tag (ARIA in HTML); tags needing context are handled in `implicitRole`.
+   *  No prototype: a page's `<constructor>` element must not find `Object.prototype.constructor`.
    *  @type {Record<string, string>} */
-  const TAG_ROLES = {
+  const TAG_ROLES = Object.assign(Object.create(null), {
     article: "article", aside: "complementary", blockquote: "blockquote", button: "button",
     caption: "caption", code: "code", datalist: "listbox", dd: "definition", del: "deletion",
     details: "group", dfn: "term", dialog: "dialog", dt: "term", em: "emphasis", fieldset: "group",
@@ -73,7 +74,7 @@
     progress: "progressbar", search: "search", strong: "strong", sub: "subscript", summary: "button",
     sup: "superscript", table: "table", tbody: "rowgroup", textarea: "textbox", tfoot: "rowgroup",
     thead: "rowgroup", time: "time", tr: "row", ul: "list", address: "group",
-  };
+  });
 
   /** Normalise whitespace: runs (no-break space included) become one space; trimmed (docs/mcp.md#selectors).
    *  @param {string | null | undefined} s */
