@@ -14,8 +14,8 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use chromate::Controls;
-use serde_json::{json, Value};
 use chromate_mcp_client::{ClientError, Others, StdioClient};
+use serde_json::{json, Value};
 use tokio::process::Command;
 use tokio::task::block_in_place;
 
@@ -525,7 +525,8 @@ impl McpClient {
 
     /// `initialize` and `notifications/initialized`; the server's name and version.
     fn initialize(&mut self) -> Result<Option<String>, String> {
-        let client_info = json!({"name": "chromate-bench-snapshot", "version": env!("CARGO_PKG_VERSION")});
+        let client_info =
+            json!({"name": "chromate-bench-snapshot", "version": env!("CARGO_PKG_VERSION")});
         let response = block_in_place(|| {
             self.inner
                 .initialize("2025-06-18", client_info, CALL_TIMEOUT)
