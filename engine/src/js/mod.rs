@@ -264,7 +264,10 @@ mod tests {
     #[test]
     fn installer_drops_comments_and_indentation() {
         let source = install_source();
-        assert!(!source.contains("/**"), "a JSDoc comment is left in the installer");
+        assert!(
+            !source.contains("/**"),
+            "a JSDoc comment is left in the installer"
+        );
         assert!(source.contains("return !!((el).isContentEditable);"));
         assert!(!source
             .lines()
