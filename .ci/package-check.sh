@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# The published crates (cdp-gen, chromate, chromate-command, chromate-flows, chromate-mcp): lists what each package holds
+# The published crates (cdp-gen, chromate, chromate-mcp-client, chromate-command, chromate-flows, chromate-mcp): lists what each package holds
 # (`cargo package --list`) and fails on a file no rule expects, on a large one, or on a missing
 # README, license or bundled data; then `cargo publish --dry-run --workspace`, which packages
-# and builds the five in dependency order as crates.io would see them (publish = false crates
+# and builds the six in dependency order as crates.io would see them (publish = false crates
 # are skipped). Run by .ci/test.sh after .ci/setup.sh (axe-core must be installed: the engine's
 # package carries it).
 set -euo pipefail
@@ -40,6 +40,8 @@ check cdp-gen cdp-gen \
 check chromate engine \
   '^(README\.md|LICENSE-(MIT|APACHE)|build\.rs|protocol\.json|src/.+\.(rs|js)|src/page/testdata/[^/]+\.(json|md)|examples/[^/]+\.rs|axe/package(-lock)?\.json|axe/node_modules/axe-core/(axe\.min\.js|LICENSE))$' \
   protocol.json axe/node_modules/axe-core/axe.min.js axe/node_modules/axe-core/LICENSE
+check chromate-mcp-client mcp/client \
+  '^(README\.md|LICENSE-(MIT|APACHE)|src/.+\.rs)$'
 check chromate-command mcp/command \
   '^(README\.md|LICENSE-(MIT|APACHE)|src/.+\.(rs|html))$'
 check chromate-flows mcp/flows \
@@ -48,13 +50,13 @@ check chromate-mcp mcp \
   '^(README\.md|LICENSE-(MIT|APACHE)|src/.+\.(rs|md))$'
 [ "$n_bad" -eq 0 ] || { echo "package check: $n_bad problems" >&2; exit 1; }
 
-echo "== cargo publish --dry-run --workspace (packages and builds cdp-gen, chromate, chromate-command, chromate-flows, chromate-mcp)"
+echo "== cargo publish --dry-run --workspace (packages and builds cdp-gen, chromate, chromate-mcp-client, chromate-command, chromate-flows, chromate-mcp)"
 # The dry run puts the packages in a local registry (target/package/tmp-registry) and unpacks
 # them under $CARGO_HOME/registry/src/-<hash of that path>/. Cargo never unpacks a name and
 # version it has unpacked once, so a second run from the same checkout path would build the
 # first run's sources (CI failed so: its clone built a chromate from hours before). Clear our
 # own crates from those unnamed registries first; crates.io's sources are left alone.
-for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{cdp-gen,chromate,chromate-command,chromate-flows,chromate-mcp}-[0-9]*; do
+for unpacked in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/{cdp-gen,chromate,chromate-mcp-client,chromate-command,chromate-flows,chromate-mcp}-[0-9]*; do
   [ -d "$unpacked" ] && rm -rf -- "$unpacked"
 done
 cargo publish --dry-run --workspace --allow-dirty -q

@@ -11,8 +11,9 @@
 //!   between a capture's navigation retries (`mcp/flows/src/retry.rs`) and the HTTP
 //!   accept loop's pause after a failed accept (`mcp/src/mcp/http/accept.rs`).
 //! - The engine library never prints to stderr: it logs through `tracing`.
-//! - The page-script minifier drops whole-line comments, so no code line of a page script may
-//!   start with `//` or `*` (inside a template literal, say).
+//! - The page-script minifier drops whole-line comments and cuts `/** … */` casts out of code
+//!   lines, so no code line of a page script may start with `//` or `*` (inside a template
+//!   literal, say), a comment's lines all start with `*`, and no string holds `/**`.
 //! - The engine's `domain-*` features are exactly the protocol's domains, and `all-domains`
 //!   lists them all.
 //! - No product source file is over 40 KiB: a file that grows past it holds more than one job.
@@ -73,10 +74,11 @@ fn relative(path: &Path) -> String {
 }
 
 /// The product crates' sources, without unit-test files and inline test modules.
-/// The product crates' source folders: the engine, the binary's command layer, its flows and
-/// its front ends, and the generator.
-const PRODUCT_DIRS: [&str; 5] = [
+/// The product crates' source folders: the engine, the binary's command layer, its flows,
+/// its front ends and its MCP client, and the generator.
+const PRODUCT_DIRS: [&str; 6] = [
     "engine/src",
+    "mcp/client/src",
     "mcp/command/src",
     "mcp/flows/src",
     "mcp/src",
@@ -286,13 +288,20 @@ fn no_page_script_code_line_starts_like_a_comment() {
         let mut in_template = false;
         for (n, line) in text.lines().enumerate() {
             let trimmed = line.trim_start();
+            let offender = format!("{}:{}: {trimmed}", relative(&path), n + 1);
             let commentish = trimmed.starts_with("//") || trimmed.starts_with('*');
             if in_template && commentish {
-                offenders.push(format!("{}:{}: {trimmed}", relative(&path), n + 1));
+                offenders.push(offender.clone());
             }
             if !in_block && !in_template && trimmed.starts_with('*') {
-                offenders.push(format!("{}:{}: {trimmed}", relative(&path), n + 1));
+                offenders.push(offender.clone());
             }
+            // A line inside a block comment that does not start with `*` would be kept as code
+            // once the comment's first line is dropped.
+            if in_block && !trimmed.starts_with('*') {
+                offenders.push(offender.clone());
+            }
+            let whole_line_comment = trimmed.starts_with("/*") || trimmed.starts_with('*');
             // Track block comments and template literals through the line.
             let mut chars = line.chars().peekable();
             let mut in_string: Option<char> = None;
@@ -303,6 +312,13 @@ fn no_page_script_code_line_starts_like_a_comment() {
                         in_block = false;
                     }
                     continue;
+                }
+                // The minifier cuts `/** … */` out of code lines: no string may hold one.
+                if (in_string.is_some() || in_template)
+                    && ch == '/'
+                    && chars.clone().take(2).eq(['*', '*'])
+                {
+                    offenders.push(offender.clone());
                 }
                 if let Some(quote) = in_string {
                     if ch == '\\' {
@@ -331,11 +347,17 @@ fn no_page_script_code_line_starts_like_a_comment() {
                     _ => {}
                 }
             }
+            // A block comment opened on a code line and left open: its next lines would be
+            // dropped and its end kept.
+            if in_block && !whole_line_comment {
+                offenders.push(offender);
+            }
         }
     }
     assert!(
         offenders.is_empty(),
-        "page-script lines the minifier would drop as comments:\n{}",
+        "page-script lines the minifier would drop as comments or keep as code, or strings it \
+         would cut:\n{}",
         offenders.join("\n")
     );
 }

@@ -5,12 +5,10 @@
 
 /** The namespace `C`: each installer module, keyed as in mod.rs's `MODULES`. */
 interface Chromate {
-  /** dom.js is not typed yet (it is outside tsconfig.page-js-strict.json): any. */
-  dom: any;
+  dom: ChromateDom;
   refs: ChromateRefs;
   selector: ChromateSelector;
-  /** snapshot.js is not typed yet (it is outside tsconfig.page-js-strict.json): any. */
-  snapshot: any;
+  snapshot: ChromateSnapshot;
   locators: ChromateLocators;
   // Called from Rust only (by name, `__chromate.<module>.<function>`), never by another module:
   // each file types its own functions.
@@ -19,6 +17,51 @@ interface Chromate {
   a11y: Record<string, Function>;
   redact: Record<string, Function>;
   settle: Record<string, Function>;
+}
+
+/** dom.js: flat-tree traversal, text, element states, roles and accessible names. */
+interface ChromateDom {
+  normalize(s: string | null | undefined): string;
+  cut(s: string, n: number): string;
+  words(s: string): string;
+  /** Open shadow roots' and slots' children in place of the host's: a live list or an array. */
+  children(node: Node): ArrayLike<Node>;
+  parent(node: Node): Node | null;
+  containsFlat(a: Node, b: Node): boolean;
+  walk(root: Element | Document | DocumentFragment, visit: (el: Element) => boolean | void): void;
+  isShadowSlot(el: Element): boolean;
+  attrHidden(el: Element): boolean;
+  underHidden(el: Element): boolean;
+  styleOf(el: Element): CSSStyleDeclaration;
+  isVisible(el: Element): boolean;
+  isReachableZeroSize(el: Element): boolean;
+  isSnapshotVisible(el: Element): boolean;
+  isTypeable(el: Element): boolean;
+  isEnabled(el: Element): boolean;
+  isFillable(el: Element): boolean;
+  isEditable(el: Element): boolean;
+  isEditingHost(el: Element): boolean;
+  text(el: Element): string;
+  visibleText(el: Element, fromContent?: boolean): string;
+  renderedText(el: Element): string;
+  explicitRole(el: Element): string | null;
+  implicitRole(el: Element): string | null;
+  role(el: Element): string | null;
+  isContainer(el: Element, r: string | null): boolean;
+  labelledByText(el: Element): string;
+  labelTexts(el: Element): string[];
+  labelCandidates(el: Element): string[];
+  labelsOf(el: Element): ArrayLike<HTMLLabelElement>;
+  /** `fn()` with the per-call caches on (never across calls). */
+  withCache<T>(fn: () => T): T;
+  isTextLike(el: Element): boolean;
+  isLive(el: Element): boolean;
+  hasEvidenceId(el: Element): boolean;
+  /** `r`: the role if known (computed when undefined). */
+  accName(el: Element, r?: string | null): string;
+  describe(el: Element): string;
+  ARIA_ROLES: Set<string>;
+  CONTAINER_ROLES: Set<string>;
 }
 
 /** refs.js: the ref table of this world. */
@@ -71,6 +114,93 @@ interface ResolvedSelector {
   browserMessage?: string;
   ref?: number;
   status?: string;
+}
+
+/** snapshot.js: the snapshot walk and its reference renderer. */
+interface ChromateSnapshot {
+  take(args: SnapshotTakeArgs): SnapshotPiece | ResolvedSelector | { ok: false; error: string; canonical: string };
+  takeJson(args: SnapshotTakeArgs): string;
+  resume(args: SnapshotResumeArgs): SnapshotPiece | { ok: false; error: string };
+  resumeJson(args: SnapshotResumeArgs): string;
+  pausedFrame(token: number): Element | null;
+  cancel(args: { token: number }): { ok: true };
+  render(res: SnapshotPiece, url?: string): string;
+  renderLine(l: SnapshotLine): string;
+  frameOwner(index: number): Element | null;
+  isSecretField(el: Element, name?: string): boolean;
+  isSecretWord(s: string | null | undefined): boolean;
+}
+
+/** The budget classes of snapshot lines (docs/mcp.md#snapshots). */
+type SnapshotClass = "semantic" | "evidence" | "text";
+
+/** What is left of each budget; `unlisted`: text lines kept beyond the text budget. */
+interface SnapshotBudgets {
+  semantic: number;
+  evidence: number;
+  text: number;
+  unlisted: number;
+}
+
+/** `snapshot.take`'s argument (engine/src/snapshot/mod.rs sends it). */
+interface SnapshotTakeArgs {
+  nextRef?: number;
+  budgets?: Partial<SnapshotBudgets>;
+  maxOptions?: number;
+  lastRef?: number;
+  after?: number | null;
+  scopeRef?: number | null;
+  scopeSelector?: string | null;
+}
+
+/** `snapshot.resume`'s argument: the counter and budgets left after the paused frame. */
+interface SnapshotResumeArgs {
+  token: number;
+  nextRef: number;
+  budgets?: Partial<SnapshotBudgets>;
+  truncated?: boolean;
+  more?: boolean;
+  skipping?: boolean;
+  lastRef?: number;
+}
+
+/** A line record (engine/src/snapshot/mod.rs's `LineRecord` decodes it). */
+interface SnapshotLine {
+  depth: number;
+  ref?: number;
+  role?: string;
+  kind?: SnapshotClass | "shadow" | "iframe";
+  container?: boolean;
+  name?: string;
+  level?: number;
+  href?: string;
+  value?: string;
+  options?: string;
+  hint?: string;
+  disabled?: boolean;
+  checked?: true | "mixed";
+  selected?: boolean;
+  expanded?: string;
+  pressed?: string;
+  current?: string;
+  frame?: { index: number };
+  unlisted?: boolean;
+}
+
+/** One piece of a walk: the lines since the last piece; `paused` when it stopped at a
+ *  cross-origin frame. */
+interface SnapshotPiece {
+  lines: SnapshotLine[];
+  nextRef: number;
+  budgets: SnapshotBudgets;
+  truncated: boolean;
+  more: boolean;
+  cutRef: number | undefined;
+  skipping: boolean;
+  title: string;
+  url: string;
+  ms: number;
+  paused?: { token: number; frame: { index: number }; depth: number };
 }
 
 /** locators.js: durable selector proposals. */

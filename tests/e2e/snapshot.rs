@@ -420,6 +420,30 @@ async fn issue_12_a_named_section_is_a_region_container() {
     close_and_check(browser).await;
 }
 
+/// An element whose tag is the name of an `Object.prototype` member (`<constructor>`) has no
+/// implicit role: the lookup of roles by tag must not find the prototype's `constructor`
+/// function (which left the line without a role and the element without its name); `tostring`,
+/// which no member is called, reads the same.
+#[tokio::test]
+async fn a_tag_named_like_an_object_member_has_no_implicit_role() {
+    let browser = launch().await;
+    let page = open(
+        &browser,
+        "data:text/html,<title>Tags</title>\
+         <constructor role=\"bogus\">Built</constructor>\
+         <tostring role=\"bogus\">Said</tostring>",
+    )
+    .await;
+    let rendered = snapshot(&page).await.render();
+    let body: Vec<&str> = rendered.lines().skip(1).collect();
+    assert_eq!(
+        body,
+        ["e1: constructor \"Built\"", "e2: tostring \"Said\""],
+        "{rendered}"
+    );
+    close_and_check(browser).await;
+}
+
 #[tokio::test]
 async fn issue_20_hrefs_read_against_the_page_and_repeated_names_get_no_line() {
     let server = FixtureServer::start().await.expect("server");

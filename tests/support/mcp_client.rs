@@ -2,24 +2,24 @@
 //! end-to-end tests.
 //!
 //! Owns spawning the binary (with its own artifacts and state directories and the caller's
-//! `CHROMATE_*` variables scrubbed), a reader thread that turns each stdout line into a JSON
-//! value, and JSON-RPC requests matched to their responses by id, with every other message kept
-//! for the test to look at. Every read has a deadline, so a misbehaving server fails a test
-//! instead of hanging it; nothing sleeps. Dropping the client kills and reaps the server by its
-//! own process handle.
+//! `CHROMATE_*` variables scrubbed). The client underneath is `chromate-mcp-client`'s
+//! `StdioClient`, the one `chromate bench-snapshot` drives peers with: a reader thread that
+//! turns each stdout line into a JSON value, and JSON-RPC requests matched to their responses
+//! by id, here with every other message kept for the test to look at ([`Others::Keep`]).
+//! Every read has a deadline, so a misbehaving server fails a test instead of hanging it
+//! (here a panic, which fails the test); nothing sleeps. Dropping the client kills and reaps
+//! the server by its own process handle.
 //!
 //! It knows the tools only as far as the result shape every tool shares (`docs/mcp.md#results`):
 //! [`McpClient::ok`] and [`McpClient::err`] check a success or a tool error strictly, for the
 //! wire tests and the end-to-end tests alike. What each tool returns is each test's business.
 
-use std::collections::VecDeque;
 use std::ffi::OsString;
-use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
-use std::time::{Duration, Instant};
+use std::process::{Command, ExitStatus, Stdio};
+use std::time::Duration;
 
+use chromate_mcp_client::{ClientError, Others, StdioClient};
 use serde_json::{json, Value};
 
 /// The first request id [`McpClient::fresh_id`] hands out; well above the small ids tests
@@ -148,44 +148,20 @@ impl McpCommand {
             .env("CHROMATE_MCP_ARTIFACTS_DIR", artifacts.path())
             .env("CHROMATE_STATE_DIR", artifacts.path().join("state"))
             .envs(self.envs.iter().map(|(name, value)| (name, value)))
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
             .stderr(Stdio::null());
         if let Some(dir) = &self.current_dir {
             command.current_dir(dir);
         }
-        let mut child = match command.spawn() {
-            Ok(child) => child,
-            Err(err) => panic!("cannot start {} mcp: {err}", self.binary.display()),
-        };
-        let stdin = child.stdin.take();
-        let Some(stdout) = child.stdout.take() else {
-            panic!("chromate mcp has no stdout");
-        };
-        let (sender, messages) = mpsc::channel();
-        // The sender is dropped at EOF, which the client sees as a disconnected channel.
-        std::thread::spawn(move || {
-            for line in BufReader::new(stdout).lines() {
-                let message = match line {
-                    Ok(line) => serde_json::from_str::<Value>(&line).unwrap_or_else(
-                        |err| json!({ "unparsable stdout line": line, "error": err.to_string() }),
-                    ),
-                    Err(err) => {
-                        let _ = sender.send(json!({ "unreadable stdout": err.to_string() }));
-                        return;
-                    }
-                };
-                if sender.send(message).is_err() {
-                    return;
-                }
+        let inner = match StdioClient::spawn(&mut command, FIRST_ID, Others::Keep) {
+            Ok(inner) => inner,
+            Err(ClientError::Spawn(err)) => {
+                panic!("cannot start {} mcp: {err}", self.binary.display())
             }
-        });
+            Err(ClientError::NoStdio) => panic!("chromate mcp has no stdout"),
+            Err(err) => panic!("chromate mcp: {err}"),
+        };
         McpClient {
-            child,
-            stdin,
-            messages,
-            stash: VecDeque::new(),
-            next_id: FIRST_ID,
+            inner,
             deadline: self.deadline,
             artifacts,
             structured,
@@ -196,12 +172,8 @@ impl McpCommand {
 /// A running `chromate mcp`, read with a deadline. Start one with [`McpCommand::spawn`].
 #[derive(Debug)]
 pub struct McpClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    messages: Receiver<Value>,
-    /// Messages read while looking for another one (notifications, other ids), oldest first.
-    stash: VecDeque<Value>,
-    next_id: i64,
+    /// First, so that the server is ended before its artifacts directory is removed.
+    inner: StdioClient,
     deadline: Duration,
     artifacts: tempfile::TempDir,
     /// Started with `--structured-content` (or its variable): successes carry
@@ -212,7 +184,7 @@ pub struct McpClient {
 impl McpClient {
     /// The server's process id.
     pub fn pid(&self) -> u32 {
-        self.child.id()
+        self.inner.pid()
     }
 
     /// The directory given as `CHROMATE_MCP_ARTIFACTS_DIR`; removed when the client drops.
@@ -222,86 +194,61 @@ impl McpClient {
 
     /// Writes `bytes` to the server's stdin as they are; panics once stdin is closed.
     pub fn send_raw(&mut self, bytes: &[u8]) {
-        let Some(stdin) = self.stdin.as_mut() else {
-            panic!("stdin already closed");
-        };
-        if let Err(err) = stdin.write_all(bytes).and_then(|()| stdin.flush()) {
-            panic!("cannot write to chromate mcp: {err}");
-        }
+        let res = self.inner.send_raw(bytes);
+        self.or_panic(res)
     }
 
     /// Writes `message` as one line.
     pub fn send(&mut self, message: &Value) {
-        let mut line = message.to_string().into_bytes();
-        line.push(b'\n');
-        self.send_raw(&line);
+        let res = self.inner.send(message);
+        self.or_panic(res)
     }
 
     /// The next message: the oldest stashed one, else the next line on stdout within the
     /// deadline. Panics at the deadline or when stdout closes.
     pub fn recv(&mut self) -> Value {
-        if let Some(message) = self.stash.pop_front() {
-            return message;
-        }
-        let deadline = Instant::now() + self.deadline;
-        self.recv_fresh(deadline, "message")
-    }
-
-    fn recv_fresh(&mut self, deadline: Instant, awaited: &str) -> Value {
-        match self
-            .messages
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
-            Ok(message) => message,
-            Err(RecvTimeoutError::Disconnected) => {
-                panic!("chromate mcp closed stdout while the test waited for a {awaited}")
-            }
-            Err(RecvTimeoutError::Timeout) => {
-                panic!("chromate mcp sent no {awaited} within {:?}", self.deadline)
-            }
-        }
+        let res = self.inner.recv(self.deadline);
+        self.or_panic(res)
     }
 
     /// The response (a message with `id` and no `method`) to request `id`, within one deadline;
     /// everything read before it is stashed.
     pub fn response(&mut self, id: &Value) -> Value {
-        let is_response = |message: &Value| &message["id"] == id && message.get("method").is_none();
-        if let Some(pos) = self.stash.iter().position(is_response) {
-            if let Some(message) = self.stash.remove(pos) {
-                return message;
-            }
-        }
-        let deadline = Instant::now() + self.deadline;
-        let awaited = format!("response to id {id}");
-        loop {
-            let message = self.recv_fresh(deadline, &awaited);
-            if is_response(&message) {
-                return message;
-            }
-            self.stash.push_back(message);
-        }
+        let res = self.inner.response(id, self.deadline);
+        self.or_panic(res)
     }
 
     /// A request id not used before by this client.
     pub fn fresh_id(&mut self) -> i64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        id
+        self.inner.fresh_id()
     }
 
     /// Sends a request with a fresh id and returns the whole response.
     pub fn request(&mut self, method: &str, params: Value) -> Value {
-        let id = self.fresh_id();
-        self.send(&json!({ "jsonrpc": "2.0", "id": id, "method": method, "params": params }));
-        self.response(&json!(id))
+        let res = self.inner.request(method, params, self.deadline);
+        self.or_panic(res)
     }
 
     /// `tools/call` of `tool` with `arguments`; the whole response.
     pub fn call(&mut self, tool: &str, arguments: Value) -> Value {
-        self.request(
-            "tools/call",
-            json!({ "name": tool, "arguments": arguments }),
-        )
+        let res = self.inner.call(tool, arguments, self.deadline);
+        self.or_panic(res)
+    }
+
+    /// What a write or read gave, or the panic that fails the test.
+    fn or_panic<T>(&self, res: Result<T, ClientError>) -> T {
+        match res {
+            Ok(value) => value,
+            Err(ClientError::StdinClosed) => panic!("stdin already closed"),
+            Err(ClientError::Write(err)) => panic!("cannot write to chromate mcp: {err}"),
+            Err(ClientError::Closed { awaited }) => {
+                panic!("chromate mcp closed stdout while the test waited for a {awaited}")
+            }
+            Err(ClientError::Timeout { awaited }) => {
+                panic!("chromate mcp sent no {awaited} within {:?}", self.deadline)
+            }
+            Err(err) => panic!("chromate mcp: {err}"),
+        }
     }
 
     /// The whole `tools/call` result of `tool`, after checking it is no JSON-RPC error.
@@ -381,76 +328,26 @@ impl McpClient {
 
     /// Removes and returns the stashed messages, oldest first.
     pub fn take_stashed(&mut self) -> Vec<Value> {
-        self.stash.drain(..).collect()
+        self.inner.take_stashed()
     }
 
     /// Closes the server's stdin (EOF); later sends panic.
     pub fn close_stdin(&mut self) {
-        self.stdin = None;
+        self.inner.close_stdin();
     }
 
     /// Waits for the server to exit, `within` at most, and reaps it; panics at the deadline.
     /// Then stashes what it wrote before its stdout closed (waiting no longer than the rest
     /// of `within` for that).
     pub fn wait_exit(&mut self, within: Duration) -> ExitStatus {
-        let deadline = Instant::now() + within;
-        let status = match self.child.try_wait() {
-            Ok(Some(status)) => status,
-            Ok(None) => match exit_notice(self.child.id()).recv_timeout(within) {
-                Ok(Ok(())) => match self.child.wait() {
-                    Ok(status) => status,
-                    Err(err) => panic!("cannot reap chromate mcp: {err}"),
-                },
-                Ok(Err(err)) => panic!("cannot wait for chromate mcp: {err}"),
-                Err(_) => panic!("chromate mcp did not exit within {within:?}"),
-            },
+        match self.inner.wait_exit(within) {
+            Ok(status) => status,
+            Err(ClientError::Reap(err)) => panic!("cannot reap chromate mcp: {err}"),
+            Err(ClientError::NotExited { .. }) => {
+                panic!("chromate mcp did not exit within {within:?}")
+            }
+            Err(ClientError::Wait(err)) => panic!("cannot wait for chromate mcp: {err}"),
             Err(err) => panic!("cannot wait for chromate mcp: {err}"),
-        };
-        while let Ok(message) = self
-            .messages
-            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
-        {
-            self.stash.push_back(message);
         }
-        status
-    }
-}
-
-/// A channel that hears once the child `pid` has exited, without reaping it.
-///
-/// `waitid` with `WNOWAIT` blocks a helper thread until the exit but leaves the child a zombie,
-/// so the `Child` handle still owns it: the client reaps it (or, past the deadline, kills and
-/// reaps it on drop), and its PID cannot be reused in between.
-fn exit_notice(pid: u32) -> Receiver<std::io::Result<()>> {
-    let (sender, exited) = mpsc::channel();
-    std::thread::spawn(move || loop {
-        #[allow(unsafe_code)]
-        // SAFETY: `siginfo_t` is plain data for which all zeroes is a valid value, and `waitid`
-        // only writes into the one we pass, which lives across the call.
-        let rc = unsafe {
-            let mut info: libc::siginfo_t = std::mem::zeroed();
-            libc::waitid(libc::P_PID, pid, &mut info, libc::WEXITED | libc::WNOWAIT)
-        };
-        let res = if rc == 0 {
-            Ok(())
-        } else {
-            Err(std::io::Error::last_os_error())
-        };
-        if !matches!(&res, Err(err) if err.kind() == std::io::ErrorKind::Interrupted) {
-            // Nobody may listen any more (the caller gave up): that is fine.
-            let _ = sender.send(res);
-            return;
-        }
-    });
-    exited
-}
-
-impl Drop for McpClient {
-    fn drop(&mut self) {
-        self.stdin = None;
-        // A failed test must not leave a server (or, through it, a browser) behind. `kill`
-        // does nothing once the child is reaped, so it never signals a reused PID.
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }

@@ -103,7 +103,7 @@
     if (!rects.length) {
       const kids = D.children(el);
       for (let i = 0; i < kids.length; i++) {
-        if (kids[i].nodeType === 1 && D.isVisible(kids[i])) return visibleBox(kids[i]);
+        if (kids[i].nodeType === 1 && D.isVisible(/** @type {Element} */ (kids[i]))) return visibleBox(/** @type {Element} */ (kids[i]));
       }
       return null;
     }

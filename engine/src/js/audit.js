@@ -237,7 +237,7 @@
     const moved = /** @type {Map<Element, [number, number]>} */ (new Map());
     /** @param {Element} el */
     const remember = (el) => {
-      for (let n = D.parent(el); n && n.nodeType === 1; n = D.parent(n)) {
+      for (let n = /** @type {Element} */ (D.parent(el)); n && n.nodeType === 1; n = /** @type {Element} */ (D.parent(n))) {
         if (!moved.has(n) && (n.scrollHeight > n.clientHeight || n.scrollWidth > n.clientWidth)) {
           moved.set(n, [n.scrollLeft, n.scrollTop]);
         }

@@ -2,6 +2,7 @@
 // dom: flat-tree traversal, text, the element-state predicates (docs/mcp.md#selectors), implicit ARIA roles and
 // accessible names. Shared by every other module, so `role=` selectors and
 // snapshots agree by construction.
+/** @type {(C: Chromate) => ChromateDom} */
 (function (C) {
   "use strict";
 
@@ -49,7 +50,7 @@
   const FILLABLE_TYPES = new Set(["text", "search", "email", "url", "tel", "password", "number", "date",
     "time", "datetime-local", "month", "week", "color", "range"]);
 
-  /** Role of a text-like input, `list` attribute aside. */
+  /** Role of a text-like input, `list` attribute aside. @type {Record<string, string>} */
   const INPUT_ROLES = {
     button: "button", image: "button", reset: "button", submit: "button", checkbox: "checkbox",
     radio: "radio", range: "slider", number: "spinbutton", search: "searchbox", email: "textbox",
@@ -59,8 +60,10 @@
     password: "textbox",
   };
 
-  /** Implicit roles by tag (ARIA in HTML); tags needing context are handled in `implicitRole`. */
-  const TAG_ROLES = {
+  /** Implicit roles by tag (ARIA in HTML); tags needing context are handled in `implicitRole`.
+   *  No prototype: a page's `<constructor>` element must not find `Object.prototype.constructor`.
+   *  @type {Record<string, string>} */
+  const TAG_ROLES = Object.assign(Object.create(null), {
     article: "article", aside: "complementary", blockquote: "blockquote", button: "button",
     caption: "caption", code: "code", datalist: "listbox", dd: "definition", del: "deletion",
     details: "group", dfn: "term", dialog: "dialog", dt: "term", em: "emphasis", fieldset: "group",
@@ -71,14 +74,17 @@
     progress: "progressbar", search: "search", strong: "strong", sub: "subscript", summary: "button",
     sup: "superscript", table: "table", tbody: "rowgroup", textarea: "textbox", tfoot: "rowgroup",
     thead: "rowgroup", time: "time", tr: "row", ul: "list", address: "group",
-  };
+  });
 
-  /** Normalise whitespace: runs (no-break space included) become one space; trimmed (docs/mcp.md#selectors). */
+  /** Normalise whitespace: runs (no-break space included) become one space; trimmed (docs/mcp.md#selectors).
+   *  @param {string | null | undefined} s */
   function normalize(s) {
     return s ? s.replace(/[\s\u00a0]+/g, " ").trim() : "";
   }
 
-  /** Cut `s` to at most `n` code points: `n - 1` of them plus `…` when longer (docs/mcp.md#snapshots). */
+  /** Cut `s` to at most `n` code points: `n - 1` of them plus `…` when longer (docs/mcp.md#snapshots).
+   *  @param {string} s
+   *  @param {number} n */
   function cut(s, n) {
     if (s.length <= n) return s;
     const cps = Array.from(s);
@@ -87,78 +93,94 @@
 
   /** The flat-tree children of `node` (docs/mcp.md#snapshots): open shadow roots replace the host's children; a
    *  `<slot>` in a shadow tree yields its assigned nodes, nested slots flattened, else its fallback.
-   *  Closed roots are never entered (`shadowRoot` is null for them). */
+   *  Closed roots are never entered (`shadowRoot` is null for them).
+   *  @param {Node} node
+   *  @returns {ArrayLike<Node>} */
   function children(node) {
     if (node.nodeType === ELEMENT) {
-      const sr = node.shadowRoot;
+      const sr = /** @type {Element} */ (node).shadowRoot;
       if (sr) return sr.childNodes;
-      if (node.localName === "slot") {
-        const root = node.getRootNode();
-        if (root.nodeType === FRAGMENT && root.host) return node.assignedNodes({ flatten: true });
+      if (/** @type {Element} */ (node).localName === "slot") {
+        const root = /** @type {ShadowRoot} */ (node.getRootNode());
+        if (root.nodeType === FRAGMENT && root.host) return /** @type {HTMLSlotElement} */ (node).assignedNodes({ flatten: true });
       }
     }
     return node.childNodes;
   }
 
   /** The flat-tree parent of `node`, or null: its assigned slot, else the shadow host for a
-   *  shadow root's child, else the DOM parent. */
+   *  shadow root's child, else the DOM parent.
+   *  @param {Node} node
+   *  @returns {Node | null} */
   function parent(node) {
-    const slot = node.assignedSlot;
+    const slot = /** @type {Element} */ (node).assignedSlot;
     if (slot) return slot;
     const p = node.parentNode;
-    if (p && p.nodeType === FRAGMENT && p.host) return p.host;
+    if (p && p.nodeType === FRAGMENT && /** @type {ShadowRoot} */ (p).host) return /** @type {ShadowRoot} */ (p).host;
     return p;
   }
 
-  /** Whether `a` is `b` or a flat-tree ancestor of `b` (crossing open shadow roots). */
+  /** Whether `a` is `b` or a flat-tree ancestor of `b` (crossing open shadow roots).
+   *  @param {Node} a
+   *  @param {Node} b */
   function containsFlat(a, b) {
     for (let n = b; n; n = parent(n)) if (n === a) return true;
     return false;
   }
 
   /** Calls `visit(el)` for every element under `root` (exclusive) in flat-tree order; a `false`
-   *  result prunes that element's subtree. Slots in shadow trees are transparent. */
+   *  result prunes that element's subtree. Slots in shadow trees are transparent.
+   *  @param {Element | Document | DocumentFragment} root
+   *  @param {(el: Element) => boolean | void} visit */
   function walk(root, visit) {
-    const sr = root.nodeType === ELEMENT ? root.shadowRoot : null;
-    if (!sr && root.nodeType === ELEMENT && root.localName === "slot" && isShadowSlot(root)) {
-      const kids = root.assignedNodes({ flatten: true });
-      for (let i = 0; i < kids.length; i++) if (kids[i].nodeType === ELEMENT) walkOne(kids[i], visit);
+    const sr = root.nodeType === ELEMENT ? /** @type {Element} */ (root).shadowRoot : null;
+    if (!sr && root.nodeType === ELEMENT && /** @type {Element} */ (root).localName === "slot" && isShadowSlot(/** @type {Element} */ (root))) {
+      const kids = /** @type {HTMLSlotElement} */ (root).assignedNodes({ flatten: true });
+      for (let i = 0; i < kids.length; i++) if (kids[i].nodeType === ELEMENT) walkOne(/** @type {Element} */ (kids[i]), visit);
       return;
     }
     // Sibling chains rather than live NodeLists: much cheaper on big pages.
     for (let n = (sr || root).firstElementChild; n; n = n.nextElementSibling) walkOne(n, visit);
   }
 
+  /** @param {Element} n
+   *  @param {(el: Element) => boolean | void} visit */
   function walkOne(n, visit) {
     if (n.localName === "slot" && isShadowSlot(n)) walk(n, visit);
     else if (visit(n) !== false) walk(n, visit);
   }
 
-  /** Whether a `<slot>` lives in a shadow tree (and so is replaced by what it renders). */
+  /** Whether a `<slot>` lives in a shadow tree (and so is replaced by what it renders).
+   *  @param {Element} el */
   function isShadowSlot(el) {
-    const root = el.getRootNode();
+    const root = /** @type {ShadowRoot} */ (el.getRootNode());
     return root.nodeType === FRAGMENT && !!root.host;
   }
 
-  /** Whether `el` carries `hidden`, `inert` or `aria-hidden="true"` itself (docs/mcp.md#snapshots). */
+  /** Whether `el` carries `hidden`, `inert` or `aria-hidden="true"` itself (docs/mcp.md#snapshots).
+   *  @param {Element} el */
   function attrHidden(el) {
     return el.hasAttribute("hidden") || el.hasAttribute("inert") || el.getAttribute("aria-hidden") === "true";
   }
 
-  /** Whether a flat-tree ancestor-or-self carries `hidden`, `inert` or `aria-hidden="true"`. */
+  /** Whether a flat-tree ancestor-or-self carries `hidden`, `inert` or `aria-hidden="true"`.
+   *  @param {Element} el */
   function underHidden(el) {
-    for (let n = el; n && n.nodeType === ELEMENT; n = parent(n)) if (attrHidden(n)) return true;
+    for (let n = el; n && n.nodeType === ELEMENT; n = /** @type {Element} */ (parent(n))) if (attrHidden(n)) return true;
     return false;
   }
 
-  /** `styleOf(el)` → CSSStyleDeclaration: computed style from `el`'s own window (frames too). */
+  /** `styleOf(el)` → CSSStyleDeclaration: computed style from `el`'s own window (frames too).
+   *  @param {Element} el */
   function styleOf(el) {
     return el.ownerDocument.defaultView.getComputedStyle(el);
   }
 
   /** Visible (docs/mcp.md#actionability): connected, rendered (no `display:none` on a flat-tree ancestor-or-self),
    *  `visibility: visible`, no ancestor-or-self with opacity 0, non-zero border box;
-   *  `display: contents` counts as visible when any child is. Viewport position is irrelevant. */
+   *  `display: contents` counts as visible when any child is. Viewport position is irrelevant.
+   *  @param {Element} el
+   *  @returns {boolean} */
   function isVisible(el) {
     if (!el.isConnected) return false;
     if (el.checkVisibility(VIS_OPTS)) {
@@ -170,8 +192,8 @@
     const kids = children(el);
     for (let i = 0; i < kids.length; i++) {
       const n = kids[i];
-      if (n.nodeType === ELEMENT && isVisible(n)) return true;
-      if (n.nodeType === TEXT && n.data.trim() && cs.visibility === "visible") {
+      if (n.nodeType === ELEMENT && isVisible(/** @type {Element} */ (n))) return true;
+      if (n.nodeType === TEXT && /** @type {Text} */ (n).data.trim() && cs.visibility === "visible") {
         const range = el.ownerDocument.createRange();
         range.selectNodeContents(n);
         const r = range.getBoundingClientRect();
@@ -188,12 +210,13 @@
    *  box, yet a person can reach it (docs/mcp.md#snapshots): it is in the tab order (enabled,
    *  `tabIndex` ≥ 0: a keyboard gets there), or its content has a box after layout (an icon
    *  overflowing a zero-width button: Swagger UI's copy buttons). Chrome lists such controls,
-   *  whatever their size. A zero-size element out of the tab order with no box inside is not. */
+   *  whatever their size. A zero-size element out of the tab order with no box inside is not.
+   *  @param {Element} el */
   function isReachableZeroSize(el) {
     if (!el.isConnected || !el.checkVisibility(VIS_OPTS)) return false;
     const r = el.getBoundingClientRect();
     if (r.width > 0 && r.height > 0) return false;
-    if (el.tabIndex >= 0 && !el.matches(":disabled")) return true;
+    if (/** @type {HTMLElement} */ (el).tabIndex >= 0 && !el.matches(":disabled")) return true;
     let looks = 0;
     const stack = [el];
     while (stack.length && looks < CONTENT_BOX_LOOKS) {
@@ -203,10 +226,10 @@
         let box = null;
         if (n.nodeType === ELEMENT) {
           looks++;
-          if (!n.checkVisibility(VIS_OPTS)) continue;
-          box = n.getBoundingClientRect();
-          stack.push(n);
-        } else if (n.nodeType === TEXT && n.data.trim()) {
+          if (!/** @type {Element} */ (n).checkVisibility(VIS_OPTS)) continue;
+          box = /** @type {Element} */ (n).getBoundingClientRect();
+          stack.push(/** @type {Element} */ (n));
+        } else if (n.nodeType === TEXT && /** @type {Text} */ (n).data.trim()) {
           looks++;
           const range = el.ownerDocument.createRange();
           range.selectNodeContents(n);
@@ -219,7 +242,8 @@
   }
 
   /** Snapshot-visible (docs/mcp.md#snapshots): visible and no flat-tree ancestor-or-self with `hidden`, `inert` or
-   *  `aria-hidden="true"`. */
+   *  `aria-hidden="true"`.
+   *  @param {Element} el */
   function isSnapshotVisible(el) {
     return !underHidden(el) && isVisible(el);
   }
@@ -231,55 +255,62 @@
    *  This is how code editors take keyboard input (Ace's `textarea.ace_text-input` at opacity 0
    *  and 1px, CodeMirror 5's textarea in a zero-height box, Monaco's `textarea.inputarea`), and
    *  Chrome exposes such a field as a textbox: snapshots list it (docs/mcp.md#snapshots) and actions take it as
-   *  visible. */
+   *  visible.
+   *  @param {Element} el */
   function isTypeable(el) {
     const tag = el.localName;
-    if (tag === "input") { if (!TEXT_ENTRY_TYPES.has(el.type)) return false; }
-    else if (tag !== "textarea" && !(el.isContentEditable && isEditingHost(el))) return false;
+    if (tag === "input") { if (!TEXT_ENTRY_TYPES.has(/** @type {HTMLInputElement} */ (el).type)) return false; }
+    else if (tag !== "textarea" && !(/** @type {HTMLElement} */ (el).isContentEditable && isEditingHost(el))) return false;
     if (!el.isConnected || !isEditable(el) || el.getClientRects().length === 0) return false;
     if (!el.checkVisibility({ visibilityProperty: true })) return false;
-    for (let n = el; n && n.nodeType === ELEMENT; n = parent(n)) if (n.hasAttribute("inert")) return false;
+    for (let n = el; n && n.nodeType === ELEMENT; n = /** @type {Element} */ (parent(n))) if (n.hasAttribute("inert")) return false;
     return true;
   }
 
-  /** Enabled (docs/mcp.md#actionability): not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`. */
+  /** Enabled (docs/mcp.md#actionability): not `:disabled` (disabled fieldsets included) and no `aria-disabled="true"`.
+   *  @param {Element} el */
   function isEnabled(el) {
     return !el.matches(":disabled") && el.getAttribute("aria-disabled") !== "true";
   }
 
-  /** Fillable (docs/mcp.md#actionability): textarea, contenteditable, or an input of a typeable type. */
+  /** Fillable (docs/mcp.md#actionability): textarea, contenteditable, or an input of a typeable type.
+   *  @param {Element} el */
   function isFillable(el) {
     const tag = el.localName;
     if (tag === "textarea") return true;
-    if (tag === "input") return FILLABLE_TYPES.has(el.type);
-    return !!el.isContentEditable;
+    if (tag === "input") return FILLABLE_TYPES.has(/** @type {HTMLInputElement} */ (el).type);
+    return !!(/** @type {HTMLElement} */ (el).isContentEditable);
   }
 
-  /** Editable (docs/mcp.md#actionability): enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable. */
+  /** Editable (docs/mcp.md#actionability): enabled, not read-only (`readonly`, `aria-readonly="true"`) and fillable.
+   *  @param {Element} el */
   function isEditable(el) {
     if (!isFillable(el) || !isEnabled(el)) return false;
-    if ((el.localName === "input" || el.localName === "textarea") && el.readOnly) return false;
+    if ((el.localName === "input" || el.localName === "textarea") && /** @type {HTMLInputElement} */ (el).readOnly) return false;
     return el.getAttribute("aria-readonly") !== "true";
   }
 
-  /** Whether `el` is a contenteditable host: editable itself, its parent not. */
+  /** Whether `el` is a contenteditable host: editable itself, its parent not.
+   *  @param {Element} el */
   function isEditingHost(el) {
     const v = el.getAttribute("contenteditable");
     if (v === null || v.toLowerCase() === "false") return false;
     const p = parent(el);
-    return !(p && p.nodeType === ELEMENT && p.isContentEditable);
+    return !(p && p.nodeType === ELEMENT && /** @type {HTMLElement} */ (p).isContentEditable);
   }
 
   /** Element text (docs/mcp.md#selectors): descendant text nodes in flat-tree order, minus script, style, template,
-   *  textarea and select content; CSS-hidden text counts. Not normalised. */
+   *  textarea and select content; CSS-hidden text counts. Not normalised.
+   *  @param {Element} el
+   *  @returns {string} */
   function text(el) {
     if (NO_TEXT.has(el.localName)) return "";
     let s = "";
     const kids = children(el);
     for (let i = 0; i < kids.length; i++) {
       const n = kids[i];
-      if (n.nodeType === TEXT) s += n.data;
-      else if (n.nodeType === ELEMENT) s += text(n);
+      if (n.nodeType === TEXT) s += /** @type {Text} */ (n).data;
+      else if (n.nodeType === ELEMENT) s += text(/** @type {Element} */ (n));
     }
     return s;
   }
@@ -290,11 +321,18 @@
    *  out, as Chrome leaves them out of names. With `fromContent`, ARIA name-from-content extras
    *  apply: a descendant's `aria-labelledby` text or `aria-label` stands in for it, and an
    *  image for its `alt` (when it has the attribute, even empty) or else its `title`.
-   *  Not normalised. */
+   *  Not normalised.
+   *  @param {Element} el
+   *  @param {boolean} [fromContent] */
   function visibleText(el, fromContent) {
     return collectText(el, true, !!fromContent, el).replace(PRIVATE_USE, "");
   }
 
+  /** @param {Element} el
+   *  @param {boolean} own
+   *  @param {boolean} fromContent
+   *  @param {Element} top
+   *  @returns {string} */
   function collectText(el, own, fromContent, top) {
     let s = own ? pseudoText(el, "::before") : "";
     const kids = children(el);
@@ -311,33 +349,34 @@
         continue;
       }
       if (n.nodeType !== ELEMENT) continue;
-      const tag = n.localName;
-      if (NO_TEXT.has(tag) || attrHidden(n)) continue;
+      const e = /** @type {Element} */ (n);
+      const tag = e.localName;
+      if (NO_TEXT.has(tag) || attrHidden(e)) continue;
       let vis = own;
-      if (!n.checkVisibility(VIS_OPTS)) {
-        const cs = styleOf(n);
+      if (!e.checkVisibility(VIS_OPTS)) {
+        const cs = styleOf(e);
         if (cs.display === "none" || cs.opacity === "0") continue;
         vis = cs.display === "contents" ? own && cs.visibility === "visible" : false;
       }
       if (fromContent && vis) {
-        const lb = n.hasAttribute("aria-labelledby") ? normalize(labelledByText(n)) : "";
+        const lb = e.hasAttribute("aria-labelledby") ? normalize(labelledByText(e)) : "";
         if (lb) { s += " " + lb + " "; continue; }
-        const label = n.getAttribute("aria-label");
+        const label = e.getAttribute("aria-label");
         if (label && label.trim()) { s += " " + label + " "; continue; }
-        if (tag === "img" || tag === "area" || (tag === "input" && n.type === "image")) {
-          const alt = n.getAttribute("alt");
-          s += " " + (alt !== null ? alt : n.getAttribute("title") || "") + " ";
+        if (tag === "img" || tag === "area" || (tag === "input" && /** @type {HTMLInputElement} */ (e).type === "image")) {
+          const alt = e.getAttribute("alt");
+          s += " " + (alt !== null ? alt : e.getAttribute("title") || "") + " ";
           continue;
         }
       }
       if (tag === "br") { if (vis) s += "\n"; continue; }
-      let inner = collectText(n, vis, fromContent, top);
+      let inner = collectText(e, vis, fromContent, top);
       // A control named only by its `title` (an icon button in a heading) gives that name,
       // as Chrome computes the name from content; a generic element's title gives nothing.
-      if (fromContent && vis && n.hasAttribute("title") && NAME_FROM_CONTENT.has(role(n)) &&
-        !normalize(inner.replace(PRIVATE_USE, ""))) inner = n.getAttribute("title") || "";
+      if (fromContent && vis && e.hasAttribute("title") && NAME_FROM_CONTENT.has(role(e)) &&
+        !normalize(inner.replace(PRIVATE_USE, ""))) inner = e.getAttribute("title") || "";
       // Name from content separates the text of non-inline boxes, as browsers do.
-      if (fromContent && vis && styleOf(n).display !== "inline") s += " " + inner + " ";
+      if (fromContent && vis && styleOf(e).display !== "inline") s += " " + inner + " ";
       else s += inner;
     }
     if (own) s += pseudoText(el, "::after");
@@ -349,7 +388,9 @@
 
   /** `data` as CSS `text-transform: transform` renders it, as Chrome puts rendered text in
    *  names: `uppercase`, `lowercase`, or `capitalize` (the first letter of each word; a word
-   *  that a previous text node began is capitalized again, where Chrome would not). */
+   *  that a previous text node began is capitalized again, where Chrome would not).
+   *  @param {string} data
+   *  @param {string} transform */
   function transformed(data, transform) {
     if (transform === "uppercase") return data.toUpperCase();
     if (transform === "lowercase") return data.toLowerCase();
@@ -364,7 +405,9 @@
    *  the alternative text after `/` if there is one; images and counters add nothing (Chrome
    *  leaves counter values out of names too). "" when the pseudo-element is not rendered
    *  (`content: none | normal`, `display: none`, not `visibility: visible`); a block box's text
-   *  is set apart by spaces. */
+   *  is set apart by spaces.
+   *  @param {Element} el
+   *  @param {"::before" | "::after"} which */
   function pseudoText(el, which) {
     const cs = el.ownerDocument.defaultView.getComputedStyle(el, which);
     const content = cs.content;
@@ -374,12 +417,16 @@
     return t && cs.display !== "inline" ? " " + t + " " : t;
   }
 
-  /** The text of a computed `content` value (`"[" attr(title) "]" / "alt"`): see `pseudoText`. */
+  /** The text of a computed `content` value (`"[" attr(title) "]" / "alt"`): see `pseudoText`.
+   *  @param {string} value
+   *  @param {Element} el
+   *  @param {CSSStyleDeclaration} cs */
   function contentText(value, el, cs) {
     let out = "";
+    /** @type {string | null} */
     let alt = null;
     let i = 0;
-    const add = (t) => { if (alt === null) out += t; else alt += t; };
+    const add = (/** @type {string} */ t) => { if (alt === null) out += t; else alt += t; };
     while (i < value.length) {
       const c = value[i];
       if (c === '"' || c === "'") {
@@ -410,7 +457,9 @@
   }
 
   /** The CSS string starting at `value[i]` (a quote), escapes decoded: `{text, end}`, `end`
-   *  just past the closing quote. */
+   *  just past the closing quote.
+   *  @param {string} value
+   *  @param {number} i */
   function cssString(value, i) {
     const quote = value[i];
     let text = "";
@@ -432,7 +481,9 @@
     return { text, end: j + 1 };
   }
 
-  /** Index of the `)` closing the `(` at `value[open]`, strings skipped; the end if none. */
+  /** Index of the `)` closing the `(` at `value[open]`, strings skipped; the end if none.
+   *  @param {string} value
+   *  @param {number} open */
   function closeParen(value, open) {
     let depth = 0;
     for (let j = open; j < value.length; j++) {
@@ -444,7 +495,9 @@
     return value.length;
   }
 
-  /** The outermost opening or closing quote of a pseudo-element's computed `quotes`. */
+  /** The outermost opening or closing quote of a pseudo-element's computed `quotes`.
+   *  @param {CSSStyleDeclaration} cs
+   *  @param {boolean} opening */
   function quoteOf(cs, opening) {
     const q = cs.quotes;
     if (q && q !== "auto" && q !== "none") {
@@ -458,12 +511,14 @@
     return opening ? "\u201c" : "\u201d";
   }
 
-  /** Rendered text of `el` (`innerText`), as browser_read and browser_expect see it. */
+  /** Rendered text of `el` (`innerText`), as browser_read and browser_expect see it.
+   *  @param {Element} el */
   function renderedText(el) {
-    return el.innerText !== undefined ? el.innerText : el.textContent || "";
+    return /** @type {HTMLElement} */ (el).innerText !== undefined ? /** @type {HTMLElement} */ (el).innerText : el.textContent || "";
   }
 
-  /** The first known ARIA token of the `role` attribute, or null (docs/mcp.md#snapshots). */
+  /** The first known ARIA token of the `role` attribute, or null (docs/mcp.md#snapshots).
+   *  @param {Element} el */
   function explicitRole(el) {
     const attr = el.getAttribute("role");
     if (!attr) return null;
@@ -474,18 +529,20 @@
 
   /** Implicit ARIA role of `el` (ARIA in HTML, plus summary → button and contenteditable hosts →
    *  textbox, a password input a textbox as in Chrome; header/footer scoped; date, file and color inputs have none). `generic`
-   *  comes back as null so that callers print the tag name. */
+   *  comes back as null so that callers print the tag name.
+   *  @param {Element} el
+   *  @returns {string | null} */
   function implicitRole(el) {
     const tag = el.localName;
     switch (tag) {
       case "a": return el.hasAttribute("href") || isScriptedAnchor(el) ? "link" : null;
       case "area": return el.hasAttribute("href") ? "link" : null;
       case "input": {
-        const type = el.type;
+        const type = /** @type {HTMLInputElement} */ (el).type;
         if (el.hasAttribute("list") && ["email", "search", "tel", "text", "url"].includes(type)) return "combobox";
         return INPUT_ROLES[type] || null;
       }
-      case "select": return el.multiple || el.size > 1 ? "listbox" : "combobox";
+      case "select": return /** @type {HTMLSelectElement} */ (el).multiple || /** @type {HTMLSelectElement} */ (el).size > 1 ? "listbox" : "combobox";
       case "img": {
         const alt = el.getAttribute("alt");
         return alt === "" && !el.hasAttribute("title") && !el.hasAttribute("aria-label") ? "presentation" : "img";
@@ -511,19 +568,22 @@
    *  Chrome makes such an anchor a link when it has a click listener (otherwise it is generic);
    *  listeners added with `addEventListener` cannot be seen from chromate's world, a focusable
    *  anchor is made so to be activated, and a page styles `cursor: pointer` on what it handles
-   *  clicks on (mdBook's fold chevrons of the page's own headings). */
+   *  clicks on (mdBook's fold chevrons of the page's own headings).
+   *  @param {Element} el */
   function isScriptedAnchor(el) {
     return el.hasAttribute("tabindex") || el.hasAttribute("onclick") || styleOf(el).cursor === "pointer";
   }
 
+  /** @param {Element} el */
   function hasExplicitName(el) {
     const l = el.getAttribute("aria-label");
     if (l && l.trim()) return true;
     return !!normalize(labelledByText(el));
   }
 
+  /** @param {Element} el */
   function inSectioning(el) {
-    for (let n = parent(el); n && n.nodeType === ELEMENT; n = parent(n)) {
+    for (let n = /** @type {Element} */ (parent(el)); n && n.nodeType === ELEMENT; n = /** @type {Element} */ (parent(n))) {
       if (SECTIONING.has(n.localName)) return true;
       const r = explicitRole(n);
       if (r && SECTIONING_ROLES.has(r)) return true;
@@ -531,6 +591,7 @@
     return false;
   }
 
+  /** @param {Element} el */
   function inGrid(el) {
     const table = el.closest("table");
     if (!table) return false;
@@ -538,21 +599,25 @@
     return r === "grid" || r === "treegrid";
   }
 
-  /** Role of `el` (docs/mcp.md#snapshots): the first known ARIA token of `role`, else the implicit role, else null. */
+  /** Role of `el` (docs/mcp.md#snapshots): the first known ARIA token of `role`, else the implicit role, else null.
+   *  @param {Element} el */
   function role(el) {
     return explicitRole(el) || implicitRole(el);
   }
 
-  /** Whether `role` (as returned by `role`) or the tag makes `el` a container (docs/mcp.md#snapshots). */
+  /** Whether `role` (as returned by `role`) or the tag makes `el` a container (docs/mcp.md#snapshots).
+   *  @param {Element} el
+   *  @param {string | null} r */
   function isContainer(el, r) {
     return CONTAINER_ROLES.has(r) || (r === null && el.localName === "section");
   }
 
-  /** Concatenated text of the elements named by `aria-labelledby` (in `el`'s tree), or "". */
+  /** Concatenated text of the elements named by `aria-labelledby` (in `el`'s tree), or "".
+   *  @param {Element} el */
   function labelledByText(el) {
     const ids = el.getAttribute("aria-labelledby");
     if (!ids) return "";
-    const root = el.getRootNode();
+    const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
     const parts = [];
     for (const id of ids.trim().split(/\s+/)) {
       const ref = root.getElementById ? root.getElementById(id) : el.ownerDocument.getElementById(id);
@@ -566,25 +631,32 @@
   /** Per-call cache: tree root → Map(control → labels). Live `el.labels` lists are rebuilt by
    *  walking the whole tree after any DOM change, once per control, which makes a snapshot of a
    *  big page quadratic; one `querySelectorAll("label")` per root and call is linear. */
+  /** @type {Map<Node, Map<Element, HTMLLabelElement[]>> | null} */
   let labelCache = null;
   const LABELABLE = new Set(["button", "input", "meter", "output", "progress", "select", "textarea"]);
 
   /** `withCache(fn)` → `fn()`, with per-call caches on while it runs (never across calls, since
-   *  the page may change in between). */
+   *  the page may change in between).
+   *  @template T
+   *  @param {() => T} fn
+   *  @returns {T} */
   function withCache(fn) {
     if (labelCache) return fn();
     labelCache = new Map();
     try { return fn(); } finally { labelCache = null; }
   }
 
-  /** The `<label>` elements of `el` (for= and nesting), as `el.labels`. */
+  /** The `<label>` elements of `el` (for= and nesting), as `el.labels`.
+   *  @param {Element} el
+   *  @returns {ArrayLike<HTMLLabelElement>} */
   function labelsOf(el) {
     if (!LABELABLE.has(el.localName)) return [];
-    if (!labelCache) return el.labels;
-    const root = el.getRootNode();
+    if (!labelCache) return /** @type {HTMLInputElement} */ (el).labels;
+    const root = /** @type {Document | ShadowRoot} */ (el.getRootNode());
     let map = labelCache.get(root);
     if (!map) {
       map = new Map();
+      /** @type {ArrayLike<HTMLLabelElement>} */
       const all = root.querySelectorAll ? root.querySelectorAll("label") : [];
       for (let i = 0; i < all.length; i++) {
         const c = all[i].control;
@@ -597,7 +669,8 @@
     return map.get(el) || [];
   }
 
-  /** Texts of the `<label>` elements of `el` (for= and nesting), each not normalised. */
+  /** Texts of the `<label>` elements of `el` (for= and nesting), each not normalised.
+   *  @param {Element} el */
   function labelTexts(el) {
     const labels = labelsOf(el);
     if (!labels || !labels.length) return [];
@@ -606,14 +679,16 @@
     return out;
   }
 
-  /** Whether `el` is a text-class element by tag or id word (docs/mcp.md#snapshots), i.e. prints `text` without role. */
+  /** Whether `el` is a text-class element by tag or id word (docs/mcp.md#snapshots), i.e. prints `text` without role.
+   *  @param {Element} el */
   function isTextLike(el) {
     const tag = el.localName;
     if (tag === "p" || tag === "dt" || tag === "dd" || tag === "output" || tag === "caption" || tag === "figcaption") return true;
     return (tag === "div" || tag === "span") && el.firstElementChild === null && hasEvidenceId(el);
   }
 
-  /** Whether `el` has an `aria-live` region attribute other than `off`. */
+  /** Whether `el` has an `aria-live` region attribute other than `off`.
+   *  @param {Element} el */
   function isLive(el) {
     const v = el.getAttribute("aria-live");
     return v !== null && v.toLowerCase() !== "off";
@@ -621,12 +696,14 @@
 
   const EVIDENCE_WORD = /(?:^|[^a-z0-9])(?:status|result|message|error|success|log|notice|alert|feedback|confirmation)(?=$|[^a-z0-9])/;
 
-  /** Splits camelCase (`statusMsg` → `status msg`, `APIKey` → `api key`) and lower-cases. */
+  /** Splits camelCase (`statusMsg` → `status msg`, `APIKey` → `api key`) and lower-cases.
+   *  @param {string} s */
   function words(s) {
     return s.replace(/([a-z0-9])([A-Z])/g, "$1 $2").replace(/([A-Z]+)([A-Z][a-z])/g, "$1 $2").toLowerCase();
   }
 
-  /** Whether the `id`, `data-testid` or `data-test-id` of `el` contains an evidence word (docs/mcp.md#snapshots). */
+  /** Whether the `id`, `data-testid` or `data-test-id` of `el` contains an evidence word (docs/mcp.md#snapshots).
+   *  @param {Element} el */
   function hasEvidenceId(el) {
     for (const a of ["id", "data-testid", "data-test-id"]) {
       const v = el.getAttribute(a);
@@ -635,7 +712,9 @@
     return false;
   }
 
-  /** Accessible name of `el` (docs/mcp.md#snapshots), normalised and untruncated. `r` is its role if known. */
+  /** Accessible name of `el` (docs/mcp.md#snapshots), normalised and untruncated. `r` is its role if known.
+   *  @param {Element} el
+   *  @param {string | null} [r] */
   function accName(el, r) {
     if (r === undefined) r = role(el);
     if (isTextLike(el) || isLive(el)) return normalize(visibleText(el, false));
@@ -647,7 +726,7 @@
     const tag = el.localName;
     for (const t of labelTexts(el)) { const v = normalize(t); if (v) return v; }
     if (tag === "input") {
-      const type = el.type;
+      const type = /** @type {HTMLInputElement} */ (el).type;
       if (type === "submit" || type === "reset" || type === "button") {
         const v = el.getAttribute("value");
         if (v !== null) { if (normalize(v)) return normalize(v); }
@@ -656,7 +735,7 @@
     }
     // An image's `alt`, even empty, is its name (Chrome reads its `title` as the description).
     if (tag === "img" && el.hasAttribute("alt")) return normalize(el.getAttribute("alt"));
-    if (tag === "area" || (tag === "input" && el.type === "image")) {
+    if (tag === "area" || (tag === "input" && /** @type {HTMLInputElement} */ (el).type === "image")) {
       const v = normalize(el.getAttribute("alt"));
       if (v) return v;
     }
@@ -672,7 +751,8 @@
     return normalize(el.getAttribute("title"));
   }
 
-  /** Label texts `label=` compares against (docs/mcp.md#selectors): `<label>`s, `aria-label`, `aria-labelledby`. */
+  /** Label texts `label=` compares against (docs/mcp.md#selectors): `<label>`s, `aria-label`, `aria-labelledby`.
+   *  @param {Element} el */
   function labelCandidates(el) {
     const out = labelTexts(el).map(normalize);
     const al = el.getAttribute("aria-label");
@@ -681,7 +761,8 @@
     return out;
   }
 
-  /** `tag#id.class1.class2` for messages such as `obscuredBy` (id and classes only if present). */
+  /** `tag#id.class1.class2` for messages such as `obscuredBy` (id and classes only if present).
+   *  @param {Element} el */
   function describe(el) {
     let s = el.localName;
     if (el.id) s += "#" + el.id;

@@ -272,7 +272,7 @@
       return true;
     };
     if (root.nodeType === 1) {
-      if (D.underHidden(root)) return out;
+      if (D.underHidden(/** @type {Element} */ (root))) return out;
       test(/** @type {Element} */ (root));
     }
     D.walk(root, test);

@@ -1,6 +1,28 @@
 // @ts-check
 // snapshot: the snapshot walk (docs/mcp.md#snapshots). Returns structured line records; Rust renders them (docs/mcp.md#snapshots) and splices
 // in the lines of cross-origin frames, which it walks itself in their own isolated worlds.
+/** @typedef {{at: number, depth: number, reserved: boolean, inserted: boolean}} ShadowEntry A shadow tree being walked: where its marker line goes (`at`, `depth`), whether the semantic budget keeps it a place, whether it is in. */
+/** @typedef {{cur: Element | null, arr: Element[] | null, i: number, depth: number, shadow?: ShadowEntry}} WalkFrame The walk stack's frame: a sibling chain (`cur`) or an array (`arr` from `i`). */
+/** @typedef {{iframe: Element, line: SnapshotLine}} WalkPause Where the walk paused: a cross-origin iframe and its line. */
+/**
+ * @typedef {object} WalkState One walk, kept between pieces (`paused`).
+ * @property {SnapshotLine[]} lines
+ * @property {number} nextRef
+ * @property {SnapshotBudgets} left
+ * @property {number} maxOptions
+ * @property {boolean} truncated
+ * @property {boolean} more
+ * @property {number | undefined} cutRef
+ * @property {number} lastRef
+ * @property {boolean} skipping
+ * @property {Element | null} afterEl
+ * @property {Element | null} root
+ * @property {Map<Document, Element[]>} frames
+ * @property {ShadowEntry[]} pending
+ * @property {WalkFrame[]} stack
+ * @property {number} sent
+ */
+/** @type {(C: Chromate) => ChromateSnapshot} */
 (function (C) {
   "use strict";
   const D = C.dom;
@@ -19,14 +41,17 @@
   const TRISTATE = new Set(["true", "false", "mixed"]);
   const MAX_TEXT = 120;
 
-  /** Whether `s` (camelCase split, lower-cased) holds a secret term (docs/mcp.md#secrets) as a whole word. */
+  /** Whether `s` (camelCase split, lower-cased) holds a secret term (docs/mcp.md#secrets) as a whole word.
+   *  @param {string | null | undefined} s */
   function isSecretWord(s) {
     return !!s && SECRET_WORD.test(D.words(s));
   }
 
-  /** Whether the value of field `el` (with accessible name `name`) is secret per docs/mcp.md#secrets. */
+  /** Whether the value of field `el` (with accessible name `name`) is secret per docs/mcp.md#secrets.
+   *  @param {Element} el
+   *  @param {string} [name] */
   function isSecretField(el, name) {
-    if (el.localName === "input" && NO_VALUE_TYPES.has(el.type)) return true;
+    if (el.localName === "input" && NO_VALUE_TYPES.has(/** @type {HTMLInputElement} */ (el).type)) return true;
     const ac = el.getAttribute("autocomplete");
     if (ac) {
       for (const t of ac.toLowerCase().split(/\s+/)) {
@@ -37,15 +62,18 @@
     return isSecretWord(name);
   }
 
-  /** The printable value of `el` (docs/mcp.md#secrets): select/textarea/input/editing host, secrets omitted. */
+  /** The printable value of `el` (docs/mcp.md#secrets): select/textarea/input/editing host, secrets omitted.
+   *  @param {Element} el
+   *  @param {string} name
+   *  @param {boolean} editingHost */
   function valueOf(el, name, editingHost) {
     const tag = el.localName;
     let v;
     if (tag === "select") {
-      const o = el.selectedOptions && el.selectedOptions[0];
+      const o = /** @type {HTMLSelectElement} */ (el).selectedOptions && /** @type {HTMLSelectElement} */ (el).selectedOptions[0];
       v = o ? o.value : "";
-    } else if (tag === "textarea" || tag === "input") v = el.value;
-    else if (editingHost) v = D.normalize(el.innerText);
+    } else if (tag === "textarea" || tag === "input") v = /** @type {HTMLInputElement} */ (el).value;
+    else if (editingHost) v = D.normalize(/** @type {HTMLElement} */ (el).innerText);
     else return undefined;
     if (!v || isSecretField(el, name)) return undefined;
     return D.cut(v, 80);
@@ -54,10 +82,12 @@
   /** Destination of a link (docs/mcp.md#snapshots), as short as it reads unambiguously against the document that
    *  holds it: another origin → absolute; in the top document, the same document → `#fragment`
    *  (`?query` when only the query differs), a page under the document's directory → relative to
-   *  that directory (`ch02.html`, `api/x.html`); else path+query+fragment; cut at 80. */
+   *  that directory (`ch02.html`, `api/x.html`); else path+query+fragment; cut at 80.
+   *  @param {Element} el */
   function hrefOf(el) {
     if (!el.hasAttribute("href")) return undefined;
-    const abs = el.href;
+    // An SVG `<a>`'s `href` is no string.
+    const abs = /** @type {HTMLAnchorElement} */ (el).href;
     if (typeof abs !== "string" || !abs) return undefined;
     // `href` is already absolute and serialised, so a same-origin URL is the origin followed by
     // "/" (path), "?" or "#"; no URL parsing needed.
@@ -74,7 +104,8 @@
   }
 
   /** Whether `doc` is the top document of its tab: its relative hrefs read against the URL of
-   *  the snapshot's header (an iframe's lines keep their frame's path+query+fragment). */
+   *  the snapshot's header (an iframe's lines keep their frame's path+query+fragment).
+   *  @param {Document} doc */
   function isTopDocument(doc) {
     const w = doc.defaultView;
     try { return !!w && w === w.top; } catch (e) { return false; }
@@ -82,7 +113,9 @@
 
   /** `target` (a same-origin path+query+fragment) as a relative reference against `loc`, when
    *  shorter: `#f` for the same document, `?q…` for the same path, the rest of the path under
-   *  the document's directory (`./` first where the rest would not read as a path). */
+   *  the document's directory (`./` first where the rest would not read as a path).
+   *  @param {string} target
+   *  @param {Location} loc */
   function relativeTo(target, loc) {
     const hash = target.indexOf("#");
     const pathQuery = hash < 0 ? target : target.slice(0, hash);
@@ -104,7 +137,8 @@
     return rest;
   }
 
-  /** Hint (docs/mcp.md#snapshots): `#id`, else `[data-testid="v"]`/`[data-test-id="v"]`, else `tag[name="v"]`. */
+  /** Hint (docs/mcp.md#snapshots): `#id`, else `[data-testid="v"]`/`[data-test-id="v"]`, else `tag[name="v"]`.
+   *  @param {Element} el */
   function hintOf(el) {
     const id = el.getAttribute("id");
     if (id) return D.cut("#" + id, 80);
@@ -117,7 +151,11 @@
     return undefined;
   }
 
-  /** The snapshot class of `el` (docs/mcp.md#snapshots): "evidence", "semantic", "text" or null; `r` its role. */
+  /** The snapshot class of `el` (docs/mcp.md#snapshots): "evidence", "semantic", "text" or null; `r` its role.
+   *  @param {Element} el
+   *  @param {string} tag
+   *  @param {string | null} r
+   *  @returns {SnapshotClass | null} */
   function classify(el, tag, r) {
     if (EVIDENCE_TAGS.has(tag) || D.isLive(el) || EVIDENCE_ROLES.has(r)) return "evidence";
     if ((TEXT_TAGS.has(tag) || ((tag === "div" || tag === "span") && el.firstElementChild === null)) &&
@@ -127,7 +165,7 @@
     // A named section has the role region (docs/mcp.md#snapshots), a container (docs/mcp.md#snapshots), as an explicit
     // role="region" has; an unnamed one is generic and not listed.
     if (tag === "section" && r === "region") return "semantic";
-    if (tag === "input") return el.type === "hidden" ? null : "semantic";
+    if (tag === "input") return /** @type {HTMLInputElement} */ (el).type === "hidden" ? null : "semantic";
     if (el.hasAttribute("contenteditable") && D.isEditingHost(el)) return "semantic";
     if (TEXT_TAGS.has(tag) || tag === "pre") return "text";
     if (tag === "tr" && !inLayoutTable(el)) return "text";
@@ -135,7 +173,8 @@
   }
 
   /** Whether table row `tr` belongs to a table made presentational (`role="none"` or
-   *  `"presentation"`: a layout table), whose rows are no rows. */
+   *  `"presentation"`: a layout table), whose rows are no rows.
+   *  @param {Element} tr */
   function inLayoutTable(tr) {
     const table = tr.closest("table");
     const r = table && D.explicitRole(table);
@@ -151,7 +190,9 @@
    *  (the first `MAX_CELLS`, each cut at 40, empty ones at the end left out, `…` for the
    *  rest), a `<pre>` block's first
    *  `MAX_PRE_LINES` non-blank lines (whitespace runs in each made one space) joined by a
-   *  newline, else the element's visible text, normalised. */
+   *  newline, else the element's visible text, normalised.
+   *  @param {Element} el
+   *  @param {string} tag */
   function lineText(el, tag) {
     if (tag === "tr") {
       const cells = [];
@@ -181,13 +222,17 @@
   }
 
   /** Whether a text line of `tag` with text `t` is too long to list (ordinary text over
-   *  `MAX_TEXT`: prose is read with browser_read; rows and code blocks are cut instead). */
+   *  `MAX_TEXT`: prose is read with browser_read; rows and code blocks are cut instead).
+   *  @param {string} tag
+   *  @param {string} t */
   function tooLong(tag, t) {
     return t.length > MAX_TEXT && tag !== "tr" && tag !== "pre";
   }
 
   /** Index of `iframe` among the iframes of its document (light DOM and open shadow roots, tree
-   *  order); the same order `frameOwner` uses. */
+   *  order); the same order `frameOwner` uses.
+   *  @param {Element} iframe
+   *  @param {Map<Document, Element[]>} cache */
   function iframeIndex(iframe, cache) {
     const doc = iframe.ownerDocument;
     let list = cache.get(doc);
@@ -195,9 +240,11 @@
     return list.indexOf(iframe);
   }
 
+  /** @param {Document} doc */
   function allIframes(doc) {
+    /** @type {Element[]} */
     const out = [];
-    (function scan(root) {
+    (function scan(/** @type {Document | ShadowRoot} */ root) {
       const list = root.querySelectorAll("*");
       for (let i = 0; i < list.length; i++) {
         const el = list[i];
@@ -210,7 +257,8 @@
 
   /** `frameOwner(index)` → the `index`-th iframe element of this document (as `frame.index` in
    *  snapshot lines), or null. Call with `returnByValue:false` and `DOM.describeNode` the result
-   *  to learn its `frameId`. */
+   *  to learn its `frameId`.
+   *  @param {number} index */
   function frameOwner(index) {
     return allIframes(document)[index] || null;
   }
@@ -233,15 +281,19 @@
    *  frame and to `resume`). `after` (a ref number) pages: nothing is
    *  listed up to and including that element (its subtree is then walked), depths stay those of
    *  the whole snapshot; `skipping` says the element was not reached yet (it may be in a later
-   *  frame: pass `after` on to the frames walked while skipping, `skipping` to `resume`). */
+   *  frame: pass `after` on to the frames walked while skipping, `skipping` to `resume`).
+   *  @param {SnapshotTakeArgs} args */
   function take(args) {
     return D.withCache(() => takeUncached(args));
   }
 
+  /** @param {SnapshotTakeArgs} args
+   *  @returns {SnapshotPiece | ResolvedSelector | {ok: false, error: string, canonical: string}} */
   function takeUncached(args) {
     const t0 = performance.now();
     args = args || {};
     const b = args.budgets || {};
+    /** @type {WalkState} */
     const st = {
       lines: [],
       nextRef: args.nextRef || 1,
@@ -279,24 +331,31 @@
 
   /** `takeJson(args)` → `JSON.stringify(take(args))`. The protocol carries a string as is,
    *  while an object returned by value is converted property by property by the inspector,
-   *  which costs more than the walk itself on a 100-line snapshot; Rust uses these. */
+   *  which costs more than the walk itself on a 100-line snapshot; Rust uses these.
+   *  @param {SnapshotTakeArgs} args */
   function takeJson(args) {
     return JSON.stringify(take(args));
   }
 
-  /** `resumeJson(args)` → `JSON.stringify(resume(args))`, as `takeJson`. */
+  /** `resumeJson(args)` → `JSON.stringify(resume(args))`, as `takeJson`.
+   *  @param {SnapshotResumeArgs} args */
   function resumeJson(args) {
     return JSON.stringify(resume(args));
   }
 
   /** Paused walks, by token (one per pending cross-origin frame). */
+  /** @type {Map<number, {st: WalkState, iframe: Element}>} */
   const paused = new Map();
   let lastToken = 0;
 
   /** Runs the walk until it ends or pauses at a cross-origin frame; returns the lines since the
-   *  last piece. */
+   *  last piece.
+   *  @param {WalkState} st
+   *  @param {number} t0
+   *  @returns {SnapshotPiece} */
   function step(st, t0) {
     const pause = run(st);
+    /** @type {SnapshotPiece} */
     const res = {
       lines: st.sent ? st.lines.slice(st.sent) : st.lines, nextRef: st.nextRef, budgets: st.left, truncated: st.truncated,
       more: st.more, cutRef: st.cutRef, skipping: st.skipping, title: document.title, url: document.URL, ms: performance.now() - t0,
@@ -314,11 +373,14 @@
 
   /** `resume({token, nextRef, budgets, truncated?, more?, skipping?, lastRef?})` → the next piece of a walk that paused at a
    *  cross-origin frame (`take` result shape, possibly with `paused` again) | `{ok:false,
-   *  error:"unknown-token"}`. Pass the counter and budgets left after walking that frame. */
+   *  error:"unknown-token"}`. Pass the counter and budgets left after walking that frame.
+   *  @param {SnapshotResumeArgs} args */
   function resume(args) {
     return D.withCache(() => resumeUncached(args));
   }
 
+  /** @param {SnapshotResumeArgs} args
+   *  @returns {SnapshotPiece | {ok: false, error: string}} */
   function resumeUncached(args) {
     const t0 = performance.now();
     const p = paused.get(args.token);
@@ -338,14 +400,16 @@
 
   /** `pausedFrame(token)` → the iframe element a paused walk waits on, or null. Call with
    *  `returnByValue:false` and `DOM.describeNode` the result: its `frameId` names the frame (and,
-   *  for an out-of-process frame, the target) to walk. */
+   *  for an out-of-process frame, the target) to walk.
+   *  @param {number} token */
   function pausedFrame(token) {
     const p = paused.get(token);
     return p ? p.iframe : null;
   }
 
   /** `cancel({token})` → `{ok:true}`: drops a paused walk (e.g. the frame could not be walked
-   *  and Rust gives up on this snapshot). */
+   *  and Rust gives up on this snapshot).
+   *  @param {{token: number}} args */
   function cancel(args) {
     paused.delete(args.token);
     return { ok: true };
@@ -353,31 +417,40 @@
 
   /** Notes that the semantic budget left an element out, and the last ref listed before it
    *  (`cutRef`, 0 if none yet): where the next page starts (`after`). Lines listed after this
-   *  point (evidence and text keep budgets of their own) show on that page again. */
+   *  point (evidence and text keep budgets of their own) show on that page again.
+   *  @param {WalkState} st */
   function markMore(st) {
     if (st.more) return;
     st.more = true;
     st.cutRef = st.lastRef;
   }
 
+  /** @param {unknown} v
+   *  @param {number} d
+   *  @returns {number} */
   function num(v, d) {
     return typeof v === "number" && v >= 0 ? v : d;
   }
 
   /** Whether every budget is spent; once also something was left out (a semantic element among
-   *  it, so that `more` is known) the walk can stop. */
+   *  it, so that `more` is known) the walk can stop.
+   *  @param {WalkState} st */
   function done(st) {
     return st.truncated && st.more && st.left.semantic === 0 && st.left.evidence === 0 && st.left.text === 0 &&
       st.left.unlisted === 0;
   }
 
   /** Pushes the flat-tree element children of `node` as a frame of the walk stack: a sibling
-   *  chain (cheap: no NodeList) or, for slots, the array of assigned elements. */
+   *  chain (cheap: no NodeList) or, for slots, the array of assigned elements.
+   *  @param {WalkState} st
+   *  @param {Element} node
+   *  @param {number} depth
+   *  @param {ShadowEntry} [shadow] */
   function push(st, node, depth, shadow) {
     const sr = node.shadowRoot;
     if (sr) { st.stack.push({ cur: sr.firstElementChild, arr: null, i: 0, depth, shadow }); return; }
     if (node.localName === "slot" && D.isShadowSlot(node)) {
-      const arr = node.assignedNodes({ flatten: true }).filter((n) => n.nodeType === 1);
+      const arr = /** @type {Element[]} */ (/** @type {HTMLSlotElement} */ (node).assignedNodes({ flatten: true }).filter((n) => n.nodeType === 1));
       st.stack.push({ cur: null, arr, i: 0, depth, shadow });
       return;
     }
@@ -385,7 +458,9 @@
   }
 
   /** Runs the walk (an explicit stack, so that it can pause at a cross-origin frame and resume
-   *  in a later call); returns the iframe it paused at, or null when the walk is over. */
+   *  in a later call); returns the iframe it paused at, or null when the walk is over.
+   *  @param {WalkState} st
+   *  @returns {WalkPause | null} */
   function run(st) {
     const stack = st.stack;
     while (stack.length) {
@@ -405,7 +480,11 @@
   }
 
   /** Visits one element: lists it if it is a candidate, then pushes what to walk below it.
-   *  Returns `{iframe, line}` to pause at a cross-origin frame. */
+   *  Returns `{iframe, line}` to pause at a cross-origin frame.
+   *  @param {WalkState} st
+   *  @param {Element} el
+   *  @param {number} depth
+   *  @returns {WalkPause | null} */
   function visit(st, el, depth) {
     if (D.attrHidden(el)) return null;
     const tag = el.localName;
@@ -462,7 +541,9 @@
 
   /** Whether candidate `el` of class `cls` is seen enough to be listed: visible, or, for a
    *  semantic element, a text field that takes typing unseen (`isTypeable`) or a zero-size
-   *  control a person still reaches (`isReachableZeroSize`). */
+   *  control a person still reaches (`isReachableZeroSize`).
+   *  @param {Element} el
+   *  @param {SnapshotClass} cls */
   function listable(el, cls) {
     if (D.isVisible(el)) return true;
     return cls === "semantic" && (D.isTypeable(el) || D.isReachableZeroSize(el));
@@ -470,7 +551,14 @@
 
   /** Visits one element before the `after` element of a paged walk is reached: lists nothing,
    *  but indents below the containers and enters the frames that would be listed, so that the
-   *  lines after it are those of the whole snapshot. */
+   *  lines after it are those of the whole snapshot.
+   *  @param {WalkState} st
+   *  @param {Element} el
+   *  @param {string} tag
+   *  @param {string | null} r
+   *  @param {SnapshotClass | null} cls
+   *  @param {number} depth
+   *  @returns {WalkPause | null} */
   function skip(st, el, tag, r, cls, depth) {
     if (el === st.afterEl) { st.skipping = false; st.lastRef = C.refs.refOf(el) || st.lastRef; }
     let shown = false;
@@ -490,18 +578,20 @@
     if (tag === "iframe") {
       if (!shown) return null;
       let doc = null;
-      try { doc = el.contentDocument; } catch (e) { doc = null; }
+      try { doc = /** @type {HTMLIFrameElement} */ (el).contentDocument; } catch (e) { doc = null; }
       if (doc) {
         if (doc.documentElement) push(st, doc.documentElement, depth + 1);
         return null;
       }
-      if (!el.contentWindow) return null;
+      if (!/** @type {HTMLIFrameElement} */ (el).contentWindow) return null;
       return { iframe: el, line: { depth, frame: { index: iframeIndex(el, st.frames) } } };
     }
     push(st, el, shown && D.isContainer(el, r) ? depth + 1 : depth);
     return null;
   }
 
+  /** @param {WalkState} st
+   *  @param {ShadowEntry} entry */
   function endShadow(st, entry) {
     st.pending.pop();
     if (entry.inserted) return;
@@ -512,6 +602,9 @@
     insertMarker(st, entry, 0);
   }
 
+  /** @param {WalkState} st
+   *  @param {ShadowEntry} entry
+   *  @param {number} shift */
   function insertMarker(st, entry, shift) {
     entry.inserted = true;
     if (!entry.reserved) { st.truncated = true; markMore(st); return 0; }
@@ -519,15 +612,20 @@
     return 1;
   }
 
-  /** Same-origin frame: walk its document in place; cross-origin: pause the walk for Rust. */
+  /** Same-origin frame: walk its document in place; cross-origin: pause the walk for Rust.
+   *  @param {WalkState} st
+   *  @param {Element} iframe
+   *  @param {SnapshotLine} line
+   *  @param {number} depth
+   *  @returns {WalkPause | null} */
   function enterFrame(st, iframe, line, depth) {
     let doc = null;
-    try { doc = iframe.contentDocument; } catch (e) { doc = null; }
+    try { doc = /** @type {HTMLIFrameElement} */ (iframe).contentDocument; } catch (e) { doc = null; }
     if (doc) {
       if (doc.documentElement) push(st, doc.documentElement, depth);
       return null;
     }
-    if (!iframe.contentWindow) return null;
+    if (!/** @type {HTMLIFrameElement} */ (iframe).contentWindow) return null;
     line.frame = { index: iframeIndex(iframe, st.frames) };
     // The iframe line is itself a line of every shadow tree it sits in: their markers go out now.
     let shift = 0;
@@ -536,7 +634,12 @@
   }
 
   /** An unlisted text line (`unlisted: true`, no ref) for text-class `el` beyond the text
-   *  budget, if it would have been listed; counts against `st.left.unlisted`. */
+   *  budget, if it would have been listed; counts against `st.left.unlisted`.
+   *  @param {WalkState} st
+   *  @param {Element} el
+   *  @param {string} tag
+   *  @param {string | null} r
+   *  @param {number} depth */
   function makeUnlisted(st, el, tag, r, depth) {
     const name = lineText(el, tag);
     if (!name || tooLong(tag, name) || isOneControl(el, name)) return false;
@@ -546,7 +649,15 @@
     return true;
   }
 
+  /** @param {WalkState} st
+   *  @param {Element} el
+   *  @param {string} tag
+   *  @param {string | null} r
+   *  @param {SnapshotClass} cls
+   *  @param {number} depth
+   *  @returns {SnapshotLine | null} */
   function makeLine(st, el, tag, r, cls, depth) {
+    /** @type {SnapshotLine} */
     const line = { depth, ref: 0, role: "", kind: cls };
     let name;
     if (cls !== "semantic") {
@@ -591,9 +702,12 @@
    *  labels of its first `max` options not `hidden` (optgroups flattened), each cut at
    *  40, marked `(selected)` (unless `unmarked`: a secret field's choice is not shown) and
    *  `(disabled)`, then how many more: `["Dog", "Cat" (selected), +12 more]`; undefined when it
-   *  has none. */
+   *  has none.
+   *  @param {Element} sel
+   *  @param {boolean} unmarked
+   *  @param {number} max */
   function optionsOf(sel, unmarked, max) {
-    const opts = sel.options;
+    const opts = /** @type {HTMLSelectElement} */ (sel).options;
     if (!opts || !opts.length) return undefined;
     const parts = [];
     let rest = 0;
@@ -603,7 +717,7 @@
       if (parts.length >= max) { rest++; continue; }
       let p = JSON.stringify(D.cut(D.normalize(o.label), 40));
       if (o.selected && !unmarked) p += " (selected)";
-      if (o.disabled || (o.parentElement && o.parentElement.localName === "optgroup" && o.parentElement.disabled)) p += " (disabled)";
+      if (o.disabled || (o.parentElement && o.parentElement.localName === "optgroup" && /** @type {HTMLOptGroupElement} */ (o.parentElement).disabled)) p += " (disabled)";
       parts.push(p);
     }
     if (!parts.length) return undefined;
@@ -615,9 +729,12 @@
 
   /** Whether `label` (named `name`) only repeats its control: a field or button listed in this
    *  snapshot (snapshot-visible, or typeable, and inside the scope) under that same name, whose
-   *  ref does what clicking the label does. Such a label gets no line. */
+   *  ref does what clicking the label does. Such a label gets no line.
+   *  @param {WalkState} st
+   *  @param {Element} label
+   *  @param {string} name */
   function repeatsControl(st, label, name) {
-    const c = label.control;
+    const c = /** @type {HTMLLabelElement} */ (label).control;
     if (!c || !name || !LISTED_CONTROLS.has(c.localName) || D.underHidden(c)) return false;
     const r = D.role(c);
     if (r === "none" || r === "presentation") return false;
@@ -627,7 +744,9 @@
   }
 
   /** Whether ordinary text `el` (its text `text`) is all one link or button inside it, which
-   *  is listed with that text as its name: the text line would repeat it. */
+   *  is listed with that text as its name: the text line would repeat it.
+   *  @param {Element} el
+   *  @param {string} text */
   function isOneControl(el, text) {
     const list = el.querySelectorAll("a, button");
     for (let i = 0; i < list.length; i++) {
@@ -641,7 +760,8 @@
   const FORM_CONTROLS = new Set(["button", "input", "select", "textarea", "option", "optgroup", "fieldset"]);
 
   /** Whether `summary` is the summary of its `details` (its first `summary` child), the
-   *  disclosure button whose state is the `open` of that `details`. */
+   *  disclosure button whose state is the `open` of that `details`.
+   *  @param {Element} summary */
   function isDetailsSummary(summary) {
     const details = summary.parentElement;
     if (!details || details.localName !== "details") return false;
@@ -649,17 +769,21 @@
     return false;
   }
 
-  /** Sets the snapshot flags (docs/mcp.md#snapshots) on `line`. */
+  /** Sets the snapshot flags (docs/mcp.md#snapshots) on `line`.
+   *  @param {Element} el
+   *  @param {string} tag
+   *  @param {SnapshotLine} line */
   function flags(el, tag, line) {
     if (el.hasAttribute("disabled") || el.getAttribute("aria-disabled") === "true" ||
       (FORM_CONTROLS.has(tag) && el.matches(":disabled"))) line.disabled = true;
     const ac = el.getAttribute("aria-checked");
-    if ((tag === "input" && el.indeterminate && (el.type === "checkbox")) || ac === "mixed") line.checked = "mixed";
-    else if ((tag === "input" && (el.type === "checkbox" || el.type === "radio") && el.checked) || ac === "true") line.checked = true;
-    if ((tag === "option" && el.selected) || el.getAttribute("aria-selected") === "true") line.selected = true;
+    const input = /** @type {HTMLInputElement} */ (el);
+    if ((tag === "input" && input.indeterminate && (input.type === "checkbox")) || ac === "mixed") line.checked = "mixed";
+    else if ((tag === "input" && (input.type === "checkbox" || input.type === "radio") && input.checked) || ac === "true") line.checked = true;
+    if ((tag === "option" && /** @type {HTMLOptionElement} */ (el).selected) || el.getAttribute("aria-selected") === "true") line.selected = true;
     const ex = el.getAttribute("aria-expanded");
     if (ex !== null && TRISTATE.has(ex.toLowerCase())) line.expanded = ex.toLowerCase();
-    else if (tag === "summary" && isDetailsSummary(el)) line.expanded = el.parentElement.open ? "true" : "false";
+    else if (tag === "summary" && isDetailsSummary(el)) line.expanded = /** @type {HTMLDetailsElement} */ (el.parentElement).open ? "true" : "false";
     const pr = el.getAttribute("aria-pressed");
     if (pr !== null && TRISTATE.has(pr.toLowerCase())) line.pressed = pr.toLowerCase();
     const cur = el.getAttribute("aria-current");
@@ -667,7 +791,9 @@
   }
 
   /** `render(result, urlOverride?)` → the snapshot text (docs/mcp.md#snapshots) of a `take` result, for tests and
-   *  debugging (the engine renders in Rust; this is the reference rendering). */
+   *  debugging (the engine renders in Rust; this is the reference rendering).
+   *  @param {SnapshotPiece} res
+   *  @param {string} [url] */
   function render(res, url) {
     const out = ["page: " + (D.cut(res.title || "", 80) || "(untitled)") + " \u2014 " + (D.cut(url || res.url || "", 200) || "(no url)")];
     const shown = res.lines.filter((l) => !l.unlisted);
@@ -681,7 +807,8 @@
     return out.join("\n");
   }
 
-  /** The snapshot text (docs/mcp.md#snapshots) of one line record (no trailing newline). */
+  /** The snapshot text (docs/mcp.md#snapshots) of one line record (no trailing newline).
+   *  @param {SnapshotLine} l */
   function renderLine(l) {
     let s = "  ".repeat(l.depth);
     if (l.kind === "shadow") return s + "#shadow-root (open)";

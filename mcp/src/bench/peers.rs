@@ -14,9 +14,10 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use chromate::oracle::Controls;
+use chromate_mcp_client::{ClientError, Others, StdioClient};
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
-use tokio::process::{Child, ChildStdin, ChildStdout, Command};
+use tokio::process::Command;
+use tokio::task::block_in_place;
 
 use super::{tokens, BenchArgs, Measured};
 
@@ -360,12 +361,11 @@ impl Tool {
             cli.run(&["set", "viewport", "1280", "800"]).await?;
             (Driver::Cli(cli), version.map(|v| v.trim().to_string()))
         } else {
-            let mut client = McpClient::spawn(spec).await?;
-            let version = client.initialize().await;
-            let version = match version {
+            let mut client = McpClient::spawn(spec)?;
+            let version = match client.initialize() {
                 Ok(v) => v,
                 Err(e) => {
-                    client.stop().await;
+                    client.stop();
                     return Err(e);
                 }
             };
@@ -398,7 +398,7 @@ impl Tool {
                     Kind::DevTools => ("navigate_page", json!({"type": "url", "url": url})),
                     _ => ("browser_navigate", json!({ "url": url })),
                 };
-                client.call(navigate, arguments).await?;
+                client.call(navigate, arguments)?;
                 super::wait_after_navigation(wait_ms).await;
                 let snapshot = match kind {
                     Kind::DevTools => "take_snapshot",
@@ -408,11 +408,11 @@ impl Tool {
                 let mut text = String::new();
                 for _ in 0..repeat.max(1) {
                     let started = Instant::now();
-                    text = client.call(snapshot, json!({})).await?;
+                    text = client.call(snapshot, json!({}))?;
                     samples.push(started.elapsed().as_secs_f64() * 1e3);
                 }
                 let full = if kind == Kind::Chromate {
-                    chromate_full_view(client).await?
+                    chromate_full_view(client)?
                 } else {
                     text.clone()
                 };
@@ -439,9 +439,9 @@ impl Tool {
         match self.driver {
             Driver::Mcp(mut client) => {
                 if self.kind == Kind::Playwright {
-                    let _ = client.call("browser_close", json!({})).await;
+                    let _ = client.call("browser_close", json!({}));
                 }
-                (*client).stop().await;
+                (*client).stop();
             }
             Driver::Cli(cli) => {
                 let _ = cli.run(&["close"]).await;
@@ -451,7 +451,7 @@ impl Tool {
 }
 
 /// chromate's full view: `max_lines` 5000, paged with `after` until the page is done.
-async fn chromate_full_view(client: &mut McpClient) -> Result<String, String> {
+fn chromate_full_view(client: &mut McpClient) -> Result<String, String> {
     let mut full = String::new();
     let mut after: Option<String> = None;
     for _ in 0..100 {
@@ -459,7 +459,7 @@ async fn chromate_full_view(client: &mut McpClient) -> Result<String, String> {
         if let Some(after) = &after {
             arguments["after"] = json!(after);
         }
-        let text = client.call("browser_snapshot", arguments).await?;
+        let text = client.call("browser_snapshot", arguments)?;
         let next = text.split("continue with after=").nth(1).map(|rest| {
             rest.chars()
                 .take_while(char::is_ascii_alphanumeric)
@@ -494,55 +494,44 @@ fn figures(samples: Vec<f64>, text: &str, full: &str) -> PageFigures {
     }
 }
 
-/// A minimal MCP client over a child's stdio.
+/// A peer over MCP stdio: `chromate-mcp-client`'s `StdioClient`, the client chromate's tests
+/// drive `chromate mcp` with, here answering a request of the server's own as not offered and
+/// dropping other messages ([`Others::Refuse`]). Its waits block, so each runs in
+/// `block_in_place`: the runtime's other tasks (the pages served on 127.0.0.1) go on meanwhile.
 struct McpClient {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    stdout: BufReader<ChildStdout>,
-    next_id: u64,
+    inner: StdioClient,
     name: String,
 }
 
 impl McpClient {
-    async fn spawn(spec: &Spec) -> Result<McpClient, String> {
+    fn spawn(spec: &Spec) -> Result<McpClient, String> {
         let stderr = std::fs::File::create(spec.dir.join("stderr.log"))
             .map_err(|e| format!("cannot create its log: {e}"))?;
-        let mut child = Command::new(&spec.program)
+        let mut command = std::process::Command::new(&spec.program);
+        command
             .args(&spec.args)
             .envs(spec.env.iter().map(|(k, v)| (k, v)))
             .current_dir(&spec.dir)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::from(stderr))
-            .kill_on_drop(true)
-            .spawn()
-            .map_err(|e| format!("cannot start {}: {e}", spec.program.display()))?;
-        let (Some(stdin), Some(stdout)) = (child.stdin.take(), child.stdout.take()) else {
-            return Err("no stdio".into());
-        };
+            .stderr(Stdio::from(stderr));
+        let inner = StdioClient::spawn(&mut command, 1, Others::Refuse).map_err(|e| match e {
+            ClientError::Spawn(e) => format!("cannot start {}: {e}", spec.program.display()),
+            other => other.to_string(),
+        })?;
         Ok(McpClient {
-            child,
-            stdin: Some(stdin),
-            stdout: BufReader::new(stdout),
-            next_id: 1,
+            inner,
             name: spec.name.clone(),
         })
     }
 
     /// `initialize` and `notifications/initialized`; the server's name and version.
-    async fn initialize(&mut self) -> Result<Option<String>, String> {
-        let result = self
-            .request(
-                "initialize",
-                json!({
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "chromate-bench-snapshot", "version": env!("CARGO_PKG_VERSION")},
-                }),
-            )
-            .await?;
-        self.send(&json!({"jsonrpc": "2.0", "method": "notifications/initialized"}))
-            .await?;
+    fn initialize(&mut self) -> Result<Option<String>, String> {
+        let client_info =
+            json!({"name": "chromate-bench-snapshot", "version": env!("CARGO_PKG_VERSION")});
+        let response = block_in_place(|| {
+            self.inner
+                .initialize("2025-06-18", client_info, CALL_TIMEOUT)
+        });
+        let result = self.result("initialize", response)?;
         let info = &result["serverInfo"];
         Ok(info["version"]
             .as_str()
@@ -553,10 +542,9 @@ impl McpClient {
     }
 
     /// `tools/call`: the text of the result's content, or the error.
-    async fn call(&mut self, tool: &str, arguments: Value) -> Result<String, String> {
-        let result = self
-            .request("tools/call", json!({"name": tool, "arguments": arguments}))
-            .await?;
+    fn call(&mut self, tool: &str, arguments: Value) -> Result<String, String> {
+        let response = block_in_place(|| self.inner.call(tool, arguments, CALL_TIMEOUT));
+        let result = self.result("tools/call", response)?;
         let text = result["content"]
             .as_array()
             .into_iter()
@@ -571,72 +559,27 @@ impl McpClient {
         Ok(text)
     }
 
-    async fn send(&mut self, message: &Value) -> Result<(), String> {
-        let stdin = self.stdin.as_mut().ok_or("stdin closed")?;
-        let mut line = message.to_string();
-        line.push('\n');
-        stdin
-            .write_all(line.as_bytes())
-            .await
-            .map_err(|e| format!("{}: cannot write to it: {e}", self.name))?;
-        stdin
-            .flush()
-            .await
-            .map_err(|e| format!("{}: cannot write to it: {e}", self.name))
-    }
-
-    async fn request(&mut self, method: &str, params: Value) -> Result<Value, String> {
-        let id = self.next_id;
-        self.next_id += 1;
-        self.send(&json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params}))
-            .await?;
-        let deadline = tokio::time::Instant::now() + CALL_TIMEOUT;
-        loop {
-            let mut line = String::new();
-            let read = tokio::time::timeout_at(deadline, self.stdout.read_line(&mut line))
-                .await
-                .map_err(|_| {
-                    format!(
-                        "{}: no answer to {method} within {CALL_TIMEOUT:?}",
-                        self.name
-                    )
-                })?
-                .map_err(|e| format!("{}: {e}", self.name))?;
-            if read == 0 {
-                return Err(format!("{}: exited before answering {method}", self.name));
+    /// The `result` of the response to `method`, or what went wrong, in words.
+    fn result(&self, method: &str, response: Result<Value, ClientError>) -> Result<Value, String> {
+        let name = &self.name;
+        let message = response.map_err(|e| match e {
+            ClientError::Timeout { .. } => {
+                format!("{name}: no answer to {method} within {CALL_TIMEOUT:?}")
             }
-            let Ok(message) = serde_json::from_str::<Value>(line.trim()) else {
-                continue;
-            };
-            if message.get("method").is_some() {
-                // A request of the server's own (roots, sampling…): none is offered.
-                if let Some(their_id) = message.get("id") {
-                    let answer = json!({"jsonrpc": "2.0", "id": their_id,
-                        "error": {"code": -32601, "message": "not offered"}});
-                    self.send(&answer).await?;
-                }
-                continue;
-            }
-            if message["id"] != json!(id) {
-                continue;
-            }
-            if let Some(error) = message.get("error") {
-                return Err(format!("{}: {method}: {error}", self.name));
-            }
-            return Ok(message["result"].clone());
+            ClientError::Closed { .. } => format!("{name}: exited before answering {method}"),
+            ClientError::StdinClosed => "stdin closed".to_string(),
+            other => format!("{name}: {other}"),
+        })?;
+        if let Some(error) = message.get("error") {
+            return Err(format!("{name}: {method}: {error}"));
         }
+        Ok(message["result"].clone())
     }
 
     /// Closes stdin (a stdio MCP server ends then, its browser with it) and waits; kills the
     /// process if it has not ended within 15 s.
-    async fn stop(mut self) {
-        self.stdin = None;
-        if tokio::time::timeout(Duration::from_secs(15), self.child.wait())
-            .await
-            .is_err()
-        {
-            let _ = self.child.kill().await;
-        }
+    fn stop(self) {
+        block_in_place(|| self.inner.shutdown(Duration::from_secs(15)));
     }
 }
 
