@@ -329,14 +329,7 @@ impl Client {
     /// The text blocks of a successful call, joined.
     async fn call_text(&mut self, tool: &str, arguments: Value) -> String {
         let result = self.call(tool, arguments).await;
-        assert_ne!(result["isError"], json!(true), "{tool}: {result}");
-        result["content"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter_map(|block| block["text"].as_str())
-            .collect::<Vec<_>>()
-            .join("\n")
+        success_text(tool, &result)
     }
 
     async fn delete(&self) -> Answer {
@@ -404,3 +397,15 @@ mod browsers; // The shared browser: pools, crash, expiry, wss:// through a TLS 
 mod connections; // The accept loop: half-open connections, the cap, out of descriptors
 mod isolation; // What each session keeps its own
 mod revisions; // Cancellation, 2025-03-26 batches, the stateless revision
+
+/// The text blocks of `tool`'s successful result, joined; a tool error fails the test.
+fn success_text(tool: &str, result: &Value) -> String {
+    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
+    result["content"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|block| block["text"].as_str())
+        .collect::<Vec<_>>()
+        .join("\n")
+}

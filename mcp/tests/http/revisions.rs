@@ -144,15 +144,7 @@ async fn modern_call(port: u16, token: &str, tool: &str, arguments: Value) -> St
     )
     .await;
     assert_eq!(answer.status, 200, "{answer:?}");
-    let result = answer.json()["result"].clone();
-    assert_ne!(result["isError"], json!(true), "{tool}: {result}");
-    result["content"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(|block| block["text"].as_str())
-        .collect::<Vec<_>>()
-        .join("\n")
+    success_text(tool, &answer.json()["result"])
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
