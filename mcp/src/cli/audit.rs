@@ -23,7 +23,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::commands::{idle_timeout, session_name};
-use super::tool_run;
+use super::tool_run::{self, Target};
 use super::words::{Dashes, Words};
 use super::UsageError;
 use std::collections::HashSet;
@@ -502,28 +502,23 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         shown = true;
     };
     let on_phase = progress.then_some(&mut line as &mut dyn FnMut(&str));
-    let answer = match &command.session {
-        Some(session) => tool_run::on_session(
-            &qa::AUDIT_URL,
-            Some(session),
-            command.idle,
-            &command.arguments,
-            on_phase,
-        ),
-        None => {
-            let flags = McpFlags {
-                ignore_https_errors: command.ignore_https_errors,
-                ..McpFlags::default()
-            };
-            tool_run::on_own_browser(
-                &qa::AUDIT_URL,
-                flags,
-                &command.arguments,
-                &cli_names,
-                on_phase,
-            )
-        }
+    let target = match &command.session {
+        Some(name) => Target::Session {
+            name,
+            idle: command.idle,
+        },
+        None => Target::OwnBrowser(McpFlags {
+            ignore_https_errors: command.ignore_https_errors,
+            ..McpFlags::default()
+        }),
     };
+    let answer = tool_run::run(
+        &qa::AUDIT_URL,
+        target,
+        &command.arguments,
+        &cli_names,
+        on_phase,
+    );
     if shown {
         eprintln!();
     }

@@ -17,7 +17,7 @@ use std::time::Duration;
 use serde_json::{json, Map, Value};
 
 use super::commands::{idle_timeout, session_name};
-use super::tool_run;
+use super::tool_run::{self, Target};
 use super::words::{Dashes, Words};
 use super::UsageError;
 use chromate_command::config::McpFlags;
@@ -213,22 +213,20 @@ pub(crate) fn run(command: &QaFlowCommand) -> ExitCode {
     // log reads them as well as a person does, and stdout keeps the report alone.
     let mut line = |phase: &str| eprintln!("chromate: {phase}");
     let on_phase = (!command.quiet).then_some(&mut line as &mut dyn FnMut(&str));
-    let answer = match &command.session {
-        Some(session) => tool_run::on_session(
-            &qa::USER_FLOW,
-            Some(session),
-            command.idle,
-            &command.arguments,
-            on_phase,
-        ),
-        None => tool_run::on_own_browser(
-            &qa::USER_FLOW,
-            McpFlags::default(),
-            &command.arguments,
-            &str::to_owned,
-            on_phase,
-        ),
+    let target = match &command.session {
+        Some(name) => Target::Session {
+            name,
+            idle: command.idle,
+        },
+        None => Target::OwnBrowser(McpFlags::default()),
     };
+    let answer = tool_run::run(
+        &qa::USER_FLOW,
+        target,
+        &command.arguments,
+        &str::to_owned,
+        on_phase,
+    );
     let reply = match answer {
         Ok(reply) => reply,
         Err(message) => {

@@ -20,11 +20,36 @@ use chromate_command::session::ToolSession;
 use chromate_command::tools::{self, schema::ToolDecl, Defaults};
 use chromate_command::Reply;
 
+/// Where a command runs its tool.
+pub(crate) enum Target<'a> {
+    /// In this process, on a browser of its own, with the command's configuration flags.
+    OwnBrowser(McpFlags),
+    /// In the named session's daemon; one it starts lives `idle` unused ([`DEFAULT_IDLE`]).
+    Session {
+        name: &'a str,
+        idle: Option<Duration>,
+    },
+}
+
+/// Runs `decl` at `target` ([`on_own_browser`], [`on_session`]).
+pub(crate) fn run(
+    decl: &'static ToolDecl,
+    target: Target<'_>,
+    arguments: &Map<String, Value>,
+    invalid: &dyn Fn(&str) -> String,
+    on_phase: Option<&mut dyn FnMut(&str)>,
+) -> Result<Reply, String> {
+    match target {
+        Target::OwnBrowser(flags) => on_own_browser(decl, flags, arguments, invalid, on_phase),
+        Target::Session { name, idle } => on_session(decl, Some(name), idle, arguments, on_phase),
+    }
+}
+
 /// Runs `decl` in this process, on a browser of its own that is closed (with its context and
 /// every process it started) before this returns: a one-shot command leaves nothing running.
 /// `flags` are the command's own configuration flags; `invalid` words the validator's message
 /// as the command line spells the arguments; `on_phase` gets each progress phase in turn.
-pub(crate) fn on_own_browser(
+fn on_own_browser(
     decl: &'static ToolDecl,
     flags: McpFlags,
     arguments: &Map<String, Value>,
@@ -89,7 +114,7 @@ pub(crate) fn on_own_browser(
 /// Runs `decl` in the named session's daemon (started if need be, and kept for `idle` unused,
 /// by default [`DEFAULT_IDLE`]), on its browser; `on_phase` gets each progress phase in turn.
 /// The daemon validates the arguments with its own configuration.
-pub(crate) fn on_session(
+fn on_session(
     decl: &ToolDecl,
     session: Option<&str>,
     idle: Option<Duration>,

@@ -54,14 +54,7 @@ struct Model {
 impl Model {
     fn start(provider: &str, script: Vec<Step>) -> Model {
         let server = ProviderServer::start(script).unwrap();
-        let env = vec![
-            ("CHROMATE_LLM_PROVIDER".into(), provider.into()),
-            ("CHROMATE_LLM_MODEL".into(), "test-tools".into()),
-            ("CHROMATE_LLM_BASE_URL".into(), server.base_url(provider)),
-            ("CHROMATE_LLM_TIMEOUT_MS".into(), "10000".into()),
-            ("ANTHROPIC_API_KEY".into(), KEY.into()),
-            ("OPENAI_API_KEY".into(), KEY.into()),
-        ];
+        let env = crate::llm::model_env(&server, provider, "test-tools", KEY);
         Model { server, env }
     }
 
@@ -950,19 +943,7 @@ fn with_session_the_journey_runs_on_the_sessions_browser_with_the_daemons_provid
     let server = fixtures();
     let url = server.url("shop.html");
     let cli = crate::cli::Cli::new();
-    let model = Model::start(
-        "anthropic",
-        vec![
-            Step::Calls(vec![
-                call("click", json!({ "target": "testid=add-blue-mug" })),
-                done("added"),
-            ]),
-            Step::Calls(vec![
-                call("click", json!({ "target": "#cart-button" })),
-                done("the cart is open"),
-            ]),
-        ],
-    );
+    let model = Model::start("anthropic", first_two_steps());
     // The session's daemon starts with the provider's environment (navigate starts it).
     let started = cli.run_env(
         &["navigate", &server.url("index.html"), "--session", "shop"],
@@ -989,7 +970,7 @@ fn with_session_the_journey_runs_on_the_sessions_browser_with_the_daemons_provid
     let result: Value = serde_json::from_str(&ran.stdout).expect("the report alone on stdout");
     assert_eq!(result["status"], "completed", "{result:#}");
     assert_eq!(result["provider"], "anthropic");
-    assert_eq!(model.requests().len(), 2);
+    assert_eq!(model.requests().len(), 3);
     assert_eq!(model.remaining(), 0);
     // Each step's line came from the daemon to this command's stderr, in order.
     assert_step_lines(&ran.stderr, &steps);
