@@ -507,10 +507,10 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
             name,
             idle: command.idle,
         },
-        None => Target::OwnBrowser(McpFlags {
+        None => Target::OwnBrowser(Box::new(McpFlags {
             ignore_https_errors: command.ignore_https_errors,
             ..McpFlags::default()
-        }),
+        })),
     };
     let answer = tool_run::run(
         &qa::AUDIT_URL,

@@ -20,7 +20,6 @@ use super::commands::{idle_timeout, session_name};
 use super::tool_run::{self, Target};
 use super::words::{Dashes, Words};
 use super::UsageError;
-use chromate_command::config::McpFlags;
 use chromate_command::qaflow::{report, FlowResult, FlowStatus};
 use chromate_command::tools::qa;
 use chromate_command::Reply;
@@ -218,7 +217,7 @@ pub(crate) fn run(command: &QaFlowCommand) -> ExitCode {
             name,
             idle: command.idle,
         },
-        None => Target::OwnBrowser(McpFlags::default()),
+        None => Target::OwnBrowser(Box::default()),
     };
     let answer = tool_run::run(
         &qa::USER_FLOW,

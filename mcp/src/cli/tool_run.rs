@@ -23,7 +23,7 @@ use chromate_command::Reply;
 /// Where a command runs its tool.
 pub(crate) enum Target<'a> {
     /// In this process, on a browser of its own, with the command's configuration flags.
-    OwnBrowser(McpFlags),
+    OwnBrowser(Box<McpFlags>),
     /// In the named session's daemon; one it starts lives `idle` unused ([`DEFAULT_IDLE`]).
     Session {
         name: &'a str,
@@ -40,7 +40,7 @@ pub(crate) fn run(
     on_phase: Option<&mut dyn FnMut(&str)>,
 ) -> Result<Reply, String> {
     match target {
-        Target::OwnBrowser(flags) => on_own_browser(decl, flags, arguments, invalid, on_phase),
+        Target::OwnBrowser(flags) => on_own_browser(decl, *flags, arguments, invalid, on_phase),
         Target::Session { name, idle } => on_session(decl, Some(name), idle, arguments, on_phase),
     }
 }
