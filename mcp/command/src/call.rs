@@ -71,7 +71,16 @@ pub struct ProgressState {
     pub steps: Option<(u64, u64)>,
     /// Set when the response has been sent (or dropped): no notification after it.
     pub finished: bool,
+    /// The phases set so far (not the first, given to [`Progress::new`]), counted, and the
+    /// last [`PHASE_LOG`] of them, for a front end that shows each (`chromate qa-flow`'s
+    /// line per step) rather than the latest when it looks.
+    pub phases_set: u64,
+    pub recent: std::collections::VecDeque<String>,
 }
+
+/// The phases a [`Progress`] keeps for [`Progress::phases_since`]: a reader further behind
+/// misses the oldest.
+pub const PHASE_LOG: usize = 64;
 
 /// A shared handle on a call's [`ProgressState`].
 #[derive(Debug, Clone)]
@@ -90,6 +99,8 @@ impl Progress {
                 phase: phase.to_owned(),
                 steps: None,
                 finished: false,
+                phases_set: 0,
+                recent: std::collections::VecDeque::new(),
             })),
             started,
             changed: Arc::new(watch::channel(0).0),
@@ -112,8 +123,28 @@ impl Progress {
     }
 
     pub fn set_phase(&self, phase: impl Into<String>) {
-        self.with_state(|state| state.phase = phase.into());
+        self.with_state(|state| {
+            state.phase = phase.into();
+            state.phases_set += 1;
+            if state.recent.len() == PHASE_LOG {
+                state.recent.pop_front();
+            }
+            state.recent.push_back(state.phase.clone());
+        });
         self.changed.send_modify(|n| *n += 1);
+    }
+
+    /// Every phase set since the reader's count `seen` (at most the last [`PHASE_LOG`]),
+    /// oldest first; `seen` becomes the count now. Two phases set between two looks are
+    /// both there, where [`Progress::phase`] has only the second.
+    pub fn phases_since(&self, seen: &mut u64) -> Vec<String> {
+        self.with_state(|state| {
+            let new = state.phases_set.saturating_sub(*seen);
+            *seen = state.phases_set;
+            let kept = state.recent.len();
+            let new = usize::try_from(new).unwrap_or(usize::MAX).min(kept);
+            state.recent.iter().skip(kept - new).cloned().collect()
+        })
     }
 
     pub fn set_steps(&self, done: u64, total: u64) {

@@ -22,19 +22,16 @@ use std::time::Duration;
 
 use serde_json::{json, Map, Value};
 
-use super::commands::{idle_timeout, session_name, DEFAULT_IDLE};
+use super::commands::{idle_timeout, session_name};
+use super::tool_run::{self, Target};
 use super::words::{Dashes, Words};
 use super::UsageError;
-use crate::daemon::client::{self, Start};
-use crate::daemon::{self, Request, Response, SessionPaths};
 use std::collections::HashSet;
 
 use chromate_command::audit::findings::{AuditResult, Severity, Status};
 use chromate_command::audit::gate;
 use chromate_command::audit::report::{self, Format};
-use chromate_command::call::Progress;
-use chromate_command::config::{Config, McpFlags};
-use chromate_command::session::ToolSession;
+use chromate_command::config::McpFlags;
 use chromate_command::tools::{self, qa, Defaults};
 use chromate_command::Reply;
 
@@ -496,12 +493,35 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    // Progress (pages audited, queued, findings so far) while stderr is a terminal.
+    // Progress (pages audited, queued, findings so far) while stderr is a terminal: one line,
+    // rewritten in place.
     let progress = !command.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr());
-    let answer = match &command.session {
-        Some(_) => on_session(command, progress),
-        None => on_own_browser(command, progress),
+    let mut shown = false;
+    let mut line = |phase: &str| {
+        eprint!("\r\x1b[Kchromate: {phase}");
+        shown = true;
     };
+    let on_phase = progress.then_some(&mut line as &mut dyn FnMut(&str));
+    let target = match &command.session {
+        Some(name) => Target::Session {
+            name,
+            idle: command.idle,
+        },
+        None => Target::OwnBrowser(Box::new(McpFlags {
+            ignore_https_errors: command.ignore_https_errors,
+            ..McpFlags::default()
+        })),
+    };
+    let answer = tool_run::run(
+        &qa::AUDIT_URL,
+        target,
+        &command.arguments,
+        &cli_names,
+        on_phase,
+    );
+    if shown {
+        eprintln!();
+    }
     let reply = match answer {
         Ok(reply) => reply,
         Err(message) => return fail(&message),
@@ -544,93 +564,6 @@ pub(crate) fn run(command: &AuditCommand) -> ExitCode {
         eprintln!("chromate: audit: warning: {warning}");
     }
     write_reports(command, &result)
-}
-
-/// The audit in the named session's daemon (started if need be, and kept).
-fn on_session(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
-    let paths = paths(command.session.as_deref())?;
-    let request = Request::Call {
-        tool: qa::AUDIT_URL.name.to_owned(),
-        arguments: command.arguments.clone(),
-        cwd: std::env::current_dir().ok(),
-        progress,
-        refuse_file_urls: false,
-    };
-    let start = Start {
-        idle: command.idle.unwrap_or(DEFAULT_IDLE),
-        launch: true,
-    };
-    let mut shown = false;
-    let mut on_progress = |phase: &str| {
-        // One line, rewritten in place.
-        eprint!("\r\x1b[Kchromate: {phase}");
-        shown = true;
-    };
-    let answer = client::request_with_progress(&paths, &request, Some(&start), &mut on_progress);
-    if shown {
-        eprintln!();
-    }
-    match answer {
-        Ok(Response::Reply(reply)) => Ok(reply),
-        Ok(Response::Refused(message)) => Err(format!("the session daemon refused: {message}")),
-        Ok(_) => Err("the session daemon answered something else".to_owned()),
-        Err(err) => Err(err.to_string()),
-    }
-}
-
-/// The audit in this process, on a browser of its own that is closed (with its context and
-/// every process it started) before this returns: a one-shot `chromate audit` leaves nothing
-/// running.
-fn on_own_browser(command: &AuditCommand, progress: bool) -> Result<Reply, String> {
-    let flags = McpFlags {
-        ignore_https_errors: command.ignore_https_errors,
-        ..McpFlags::default()
-    };
-    let (config, warnings) = Config::resolve(flags, &|name| std::env::var(name).ok());
-    let config = config.for_command_line();
-    for warning in warnings {
-        eprintln!("chromate: {warning}");
-    }
-    let defaults = Defaults {
-        agent_timeout_ms: config.agent_timeout_ms,
-    };
-    let arguments = tools::validate(
-        &qa::AUDIT_URL,
-        Some(&Value::Object(command.arguments.clone())),
-        &defaults,
-    )
-    .map_err(|error| cli_names(&error.message))?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .map_err(|err| format!("cannot start the async runtime: {err}"))?;
-    let reply = runtime.block_on(async {
-        let cancel = super::flows::watch_signals();
-        let phases = Progress::new("starting", std::time::Instant::now());
-        let mut changes = phases.changes();
-        let watcher = progress.then(|| {
-            let phases = phases.clone();
-            tokio::spawn(async move {
-                while changes.changed().await.is_ok() {
-                    eprint!("\r\x1b[Kchromate: {}", phases.phase());
-                }
-            })
-        });
-        let mut session = ToolSession::new(config);
-        session.call_dir = std::env::current_dir().ok();
-        let reply =
-            chromate_command::run(&mut session, &qa::AUDIT_URL, arguments, &cancel, &phases).await;
-        session.shutdown().await;
-        if let Some(watcher) = watcher {
-            watcher.abort();
-            eprintln!();
-        }
-        reply
-    });
-    // The signal watch and anything else still spawned end with the runtime, now.
-    runtime.shutdown_timeout(Duration::from_secs(1));
-    Ok(reply)
 }
 
 /// Writes each report and prints the plain one; the exit status.
@@ -690,12 +623,6 @@ fn write_reports(command: &AuditCommand, result: &AuditResult) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
-}
-
-fn paths(session: Option<&str>) -> Result<SessionPaths, String> {
-    let name = daemon::session_name(session)?;
-    let dir = daemon::runtime_dir().map_err(|err| format!("the runtime directory: {err}"))?;
-    Ok(SessionPaths::new(&dir, &name))
 }
 
 fn fail(message: &str) -> ExitCode {

@@ -10,6 +10,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 
+use super::words::{Dashes, Words};
 use super::UsageError;
 use chromate_command::config::{Config, McpFlags};
 use chromate_command::{vision, Done, Failed, Reply};
@@ -54,38 +55,27 @@ pub(crate) struct DescribeCommand {
 /// Parses the words after `describe`; `Ok(None)` for `--help`.
 pub(crate) fn parse(words: &[String]) -> Result<Option<DescribeCommand>, UsageError> {
     let mut command = DescribeCommand::default();
-    let mut file = None;
-    let mut words = words.iter();
-    while let Some(word) = words.next() {
-        let (name, inline) = match word.split_once('=') {
-            Some((name, value)) if name.starts_with("--") => (name, Some(value.to_owned())),
-            _ => (word.as_str(), None),
-        };
-        let mut value = |flag: &str| {
-            inline
-                .clone()
-                .or_else(|| words.next().cloned())
-                .filter(|value| !value.is_empty())
-                .ok_or_else(|| UsageError(format!("describe: {flag} needs a value")))
-        };
+    let usage = |message: String| UsageError(format!("describe: {message}"));
+    let mut words = Words::new(words, Dashes::Any);
+    let mut positional = Vec::new();
+    while let Some(flag) = words.next_flag(&mut positional) {
+        let name = flag.name;
+        let mut value = || words.text_value(&flag).map_err(usage);
         match name {
             "-h" | "--help" => return Ok(None),
-            "--provider" => command.provider = Some(value(name)?),
-            "--model" => command.model = Some(value(name)?),
-            "--prompt" => command.prompt = Some(value(name)?),
-            "--text" if inline.is_none() => command.text = true,
-            "--json" if inline.is_none() => command.json = true,
-            "--allow-unrestricted-file-access" if inline.is_none() => command.unrestricted = true,
-            flag if flag.starts_with('-') && flag.len() > 1 => {
-                return Err(UsageError(format!("describe: unknown option {word:?}")))
-            }
-            _ if file.is_none() => file = Some(word.clone()),
-            _ => {
-                return Err(UsageError(format!(
-                    "describe: one FILE only, not also {word:?}"
-                )))
-            }
+            "--provider" => command.provider = Some(value()?),
+            "--model" => command.model = Some(value()?),
+            "--prompt" => command.prompt = Some(value()?),
+            "--text" if flag.is_bare() => command.text = true,
+            "--json" if flag.is_bare() => command.json = true,
+            "--allow-unrestricted-file-access" if flag.is_bare() => command.unrestricted = true,
+            _ => return Err(usage(format!("unknown option {:?}", flag.written))),
         }
+    }
+    let mut positional = positional.into_iter();
+    let file = positional.next();
+    if let Some(word) = positional.next() {
+        return Err(usage(format!("one FILE only, not also {word:?}")));
     }
     command.file = file.ok_or_else(|| UsageError("describe: missing FILE".to_owned()))?;
     Ok(Some(command))

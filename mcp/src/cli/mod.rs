@@ -15,6 +15,7 @@ mod init;
 pub(crate) mod qa_flow;
 pub(crate) mod run;
 pub(crate) mod skill;
+mod tool_run;
 mod words;
 
 use std::path::PathBuf;

@@ -43,12 +43,21 @@ fn check(args: &str, expect: Expect) {
         ),
         Ok(Command::Flows(command)) => format!("flows {command:?}"),
         Ok(Command::Describe(command)) => format!("describe {command:?}"),
-        Ok(Command::QaFlow(command)) => format!(
-            "qa-flow {} format={:?} output={:?}",
-            serde_json::Value::Object(command.arguments),
-            command.format,
-            command.output
-        ),
+        Ok(Command::QaFlow(command)) => {
+            let mut line = format!(
+                "qa-flow {} format={:?} output={:?}",
+                serde_json::Value::Object(command.arguments),
+                command.format,
+                command.output
+            );
+            if command.quiet || command.session.is_some() {
+                line.push_str(&format!(
+                    " quiet={} session={:?} idle={:?}",
+                    command.quiet, command.session, command.idle
+                ));
+            }
+            line
+        }
         Ok(Command::Close { session }) => format!("close {session:?}"),
         Ok(Command::Sessions { json }) => format!("sessions json={json}"),
         Ok(Command::Skill { install }) => format!("skill {install:?}"),
@@ -141,6 +150,20 @@ fn qa_flow_takes_a_url_steps_and_its_flags() {
     check(
         "qa-flow http://a/ --step a --timeout-ms soon",
         expect![[r#"usage error: qa-flow: --timeout-ms needs a number, not "soon""#]],
+    );
+    check(
+        "qa-flow http://a/ --step a --quiet --session=shop --idle-timeout 60",
+        expect![[
+            r#"qa-flow {"steps":["a"],"url":"http://a/"} format=Text output=None quiet=true session=Some("shop") idle=Some(60s)"#
+        ]],
+    );
+    check(
+        "qa-flow http://a/ --step a --idle-timeout 60",
+        expect!["usage error: qa-flow: --idle-timeout needs --session NAME: without it the journey's browser ends with the command"],
+    );
+    check(
+        "qa-flow http://a/ --step=",
+        expect!["usage error: qa-flow: --step needs a value"],
     );
     check(
         "qa-flow --help",

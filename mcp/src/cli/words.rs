@@ -104,6 +104,15 @@ impl<'a> Words<'a> {
         }
     }
 
+    /// The flag's value, which must not be empty: `--step ""` and `--step=` are
+    /// `"--step needs a value"`, as a missing one is.
+    pub(crate) fn text_value(&mut self, flag: &Flag<'_>) -> Result<String, String> {
+        self.value(flag, "a value")
+            .ok()
+            .filter(|value| !value.is_empty())
+            .ok_or_else(|| format!("{} needs a value", flag.name))
+    }
+
     /// An optional value: what follows the flag's `=`, else the next word unless it is
     /// a flag itself (`--http` then `--isolated`) or there is none.
     pub(crate) fn optional_value(&mut self, flag: &Flag<'_>) -> Option<String> {

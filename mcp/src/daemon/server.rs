@@ -455,9 +455,17 @@ async fn call(
     tokio::pin!(run);
     let mut byte = [0u8; 1];
     let mut changes = progress.changes();
+    // Each phase in turn (a command printing a line per step misses none), not the latest.
+    let mut sent = 0;
     loop {
         tokio::select! {
-            reply = &mut run => return reply,
+            reply = &mut run => {
+                // The phases the last change did not get to send yet, before the reply.
+                if let Some(write_half) = stream.as_deref_mut() {
+                    let _ = send_phases(write_half, &progress, &mut sent).await;
+                }
+                return reply;
+            }
             // The client sends nothing more: a read that ends means it closed (or died).
             _ = client.read(&mut byte) => break,
             changed = changes.changed(), if stream.is_some() => {
@@ -466,7 +474,7 @@ async fn call(
                     continue;
                 }
                 if let Some(write_half) = stream.as_deref_mut() {
-                    if answer(write_half, &Response::Progress(progress.phase())).await.is_err() {
+                    if send_phases(write_half, &progress, &mut sent).await.is_err() {
                         break;
                     }
                 }
@@ -477,6 +485,23 @@ async fn call(
     // Let the handler stop at its next await point, so the session is whole for the next call.
     let _ = tokio::time::timeout(CANCEL_GRACE, &mut run).await;
     None
+}
+
+/// Sends the client each phase set since `sent`, oldest first; `Err` when it is gone.
+async fn send_phases(
+    write_half: &mut tokio::net::unix::OwnedWriteHalf,
+    progress: &Progress,
+    sent: &mut u64,
+) -> Result<(), ()> {
+    for phase in progress.phases_since(sent) {
+        if answer(write_half, &Response::Progress(phase))
+            .await
+            .is_err()
+        {
+            return Err(());
+        }
+    }
+    Ok(())
 }
 
 /// A tool error as a reply (nothing to spill: validation and refusals carry no snapshot).

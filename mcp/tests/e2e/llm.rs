@@ -30,13 +30,24 @@ fn metadata_answer(summary: &str) -> Step {
 
 /// The environment that points chromate at `server` as `provider`, with the test key.
 fn provider_env(server: &ProviderServer, provider: &str) -> Vec<(String, String)> {
+    model_env(server, provider, "test-vision", KEY)
+}
+
+/// The environment that points chromate at `server` as `provider` with `model`, and `key` as
+/// both providers' key.
+pub(crate) fn model_env(
+    server: &ProviderServer,
+    provider: &str,
+    model: &str,
+    key: &str,
+) -> Vec<(String, String)> {
     vec![
         ("CHROMATE_LLM_PROVIDER".into(), provider.into()),
-        ("CHROMATE_LLM_MODEL".into(), "test-vision".into()),
+        ("CHROMATE_LLM_MODEL".into(), model.into()),
         ("CHROMATE_LLM_BASE_URL".into(), server.base_url(provider)),
         ("CHROMATE_LLM_TIMEOUT_MS".into(), "10000".into()),
-        ("ANTHROPIC_API_KEY".into(), KEY.into()),
-        ("OPENAI_API_KEY".into(), KEY.into()),
+        ("ANTHROPIC_API_KEY".into(), key.into()),
+        ("OPENAI_API_KEY".into(), key.into()),
     ]
 }
 

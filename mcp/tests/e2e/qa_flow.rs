@@ -44,23 +44,51 @@ const OFFERED: [&str; 10] = [
     "step_failed",
 ];
 
-fn provider_env(server: &ProviderServer, provider: &str) -> Vec<(String, String)> {
-    vec![
-        ("CHROMATE_LLM_PROVIDER".into(), provider.into()),
-        ("CHROMATE_LLM_MODEL".into(), "test-tools".into()),
-        ("CHROMATE_LLM_BASE_URL".into(), server.base_url(provider)),
-        ("CHROMATE_LLM_TIMEOUT_MS".into(), "10000".into()),
-        ("ANTHROPIC_API_KEY".into(), KEY.into()),
-        ("OPENAI_API_KEY".into(), KEY.into()),
-    ]
+/// The test provider answering from a script, and the environment that points chromate at it
+/// as `provider` (its base URL, a model, both keys); derefs to the server, for its requests.
+struct Model {
+    server: ProviderServer,
+    env: Vec<(String, String)>,
 }
 
-fn borrowed(env: &[(String, String)]) -> Vec<(&str, &str)> {
-    env.iter()
-        .map(|(name, value)| (name.as_str(), value.as_str()))
-        .collect()
+impl Model {
+    fn start(provider: &str, script: Vec<Step>) -> Model {
+        let server = ProviderServer::start(script).unwrap();
+        let env = crate::llm::model_env(&server, provider, "test-tools", KEY);
+        Model { server, env }
+    }
+
+    /// The environment, as the runners take it.
+    fn env(&self) -> Vec<(&str, &str)> {
+        self.env
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect()
+    }
+
+    /// `chromate ARGS` in `sandbox`, with this provider configured.
+    fn run(&self, sandbox: &Sandbox, args: &[&str]) -> crate::flows::Ran {
+        sandbox.run_with(args, &self.env())
+    }
+
+    /// `chromate qa-flow URL` with the checkout's five steps, then `extra`.
+    fn checkout(&self, sandbox: &Sandbox, url: &str, extra: &[&str]) -> crate::flows::Ran {
+        let mut args = vec!["qa-flow", url];
+        for step in STEPS {
+            args.extend(["--step", step]);
+        }
+        args.extend(extra);
+        self.run(sandbox, &args)
+    }
 }
 
+impl std::ops::Deref for Model {
+    type Target = ProviderServer;
+
+    fn deref(&self) -> &ProviderServer {
+        &self.server
+    }
+}
 fn call(name: &str, arguments: Value) -> (String, Value) {
     (name.to_owned(), arguments)
 }
@@ -148,18 +176,22 @@ fn sent_text(request: &Recorded) -> String {
     request.body.to_string()
 }
 
-fn qa_flow(
-    sandbox: &Sandbox,
-    url: &str,
-    extra: &[&str],
-    env: &[(String, String)],
-) -> crate::flows::Ran {
-    let mut args = vec!["qa-flow", url];
-    for step in STEPS {
-        args.extend(["--step", step]);
+/// `stderr` has the progress line of each of `steps` as it started, in order (each line
+/// shows the step's first 59 characters).
+fn assert_step_lines(stderr: &str, steps: &[&str]) {
+    let mut from = 0;
+    for (n, step) in steps.iter().enumerate() {
+        let shown: String = step.chars().take(40).collect();
+        let line = format!(
+            "chromate: qa-flow: step {} of {}: {shown}",
+            n + 1,
+            steps.len()
+        );
+        let at = stderr[from..]
+            .find(&line)
+            .unwrap_or_else(|| panic!("{line:?}, after the lines before it, in {stderr}"));
+        from += at + line.len();
     }
-    args.extend(extra);
-    sandbox.run_with(&args, &borrowed(env))
 }
 
 fn assert_durable(target: &Value) {
@@ -179,9 +211,8 @@ fn a_scripted_model_completes_the_checkout_in_each_wire_format() {
     let url = server.url("shop.html");
     for provider in ["anthropic", "openai", "ollama"] {
         let sandbox = Sandbox::new();
-        let model = ProviderServer::start(checkout_script()).unwrap();
-        let env = provider_env(&model, provider);
-        let ran = qa_flow(&sandbox, &url, &["--expect", OUTCOME, "--json"], &env);
+        let model = Model::start(provider, checkout_script());
+        let ran = model.checkout(&sandbox, &url, &["--expect", OUTCOME, "--json"]);
         ran.assert_ok();
         let result = ran.json();
         assert_eq!(result["status"], "completed", "{provider}: {result:#}");
@@ -211,6 +242,15 @@ fn a_scripted_model_completes_the_checkout_in_each_wire_format() {
         assert_eq!(result["metrics"]["steps_passed"], 5);
         assert_eq!(result["metrics"]["model_calls"], 8);
         assert_eq!(model.remaining(), 0, "{provider}: every answer was used");
+        // A line per step on stderr as it starts, in order, then the outcome's check; stdout
+        // is the report alone (it parsed as one document above).
+        assert_step_lines(&ran.stderr, &STEPS);
+        assert!(
+            ran.stderr
+                .contains("chromate: qa-flow: checking the expected outcome"),
+            "{}",
+            ran.stderr
+        );
 
         let requests = model.requests();
         assert_eq!(requests.len(), 8);
@@ -261,15 +301,18 @@ fn when_the_coupon_never_applies_the_journey_fails_at_step_3_with_findings_and_a
     let server = fixtures();
     let url = server.url("shop.html?coupon=broken");
     let sandbox = Sandbox::new();
-    let model = ProviderServer::start(broken_script()).unwrap();
-    let env = provider_env(&model, "openai");
-    let ran = qa_flow(
+    let model = Model::start("openai", broken_script());
+    let ran = model.checkout(
         &sandbox,
         &url,
-        &["--expect", OUTCOME, "--format", "json"],
-        &env,
+        &["--expect", OUTCOME, "--format", "json", "--quiet"],
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
+    assert!(
+        !ran.stderr.contains("chromate: qa-flow:"),
+        "--quiet: no progress lines: {}",
+        ran.stderr
+    );
     let result = ran.json();
     assert_eq!(result["status"], "failed", "{result:#}");
     assert_eq!(result["outcome_matched"], Value::Null, "never checked");
@@ -339,14 +382,12 @@ fn the_junit_report_of_a_failed_journey_reads_in_junitparser() {
     let server = fixtures();
     let url = server.url("shop.html?coupon=broken");
     let sandbox = Sandbox::new();
-    let model = ProviderServer::start(broken_script()).unwrap();
-    let env = provider_env(&model, "anthropic");
+    let model = Model::start("anthropic", broken_script());
     let report = sandbox.path().join("qa-flow.xml");
-    let ran = qa_flow(
+    let ran = model.checkout(
         &sandbox,
         &url,
         &["--format", "junit", "--output", report.to_str().unwrap()],
-        &env,
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     assert!(
@@ -433,16 +474,18 @@ fn a_hostile_page_changes_nothing_the_model_can_do() {
     let sandbox = Sandbox::new();
     // A model that obeys the page: it tries another origin (refused, and told so), then a tool
     // chromate never offers (the step fails; nothing runs).
-    let model = ProviderServer::start(vec![
-        Step::call("navigate", json!({ "url": "http://127.0.0.2:9/collect" })),
-        Step::call(
-            "upload",
-            json!({ "target": "body", "files": ["~/.ssh/id_ed25519"] }),
-        ),
-    ])
-    .unwrap();
-    let env = provider_env(&model, "ollama");
-    let ran = sandbox.run_with(
+    let model = Model::start(
+        "ollama",
+        vec![
+            Step::call("navigate", json!({ "url": "http://127.0.0.2:9/collect" })),
+            Step::call(
+                "upload",
+                json!({ "target": "body", "files": ["~/.ssh/id_ed25519"] }),
+            ),
+        ],
+    );
+    let ran = model.run(
+        &sandbox,
         &[
             "qa-flow",
             &url,
@@ -452,7 +495,6 @@ fn a_hostile_page_changes_nothing_the_model_can_do() {
             "Go to the checkout",
             "--json",
         ],
-        &borrowed(&env),
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     let result = ran.json();
@@ -497,21 +539,22 @@ fn a_hostile_page_changes_nothing_the_model_can_do() {
 #[test]
 fn qa_execute_user_flow_over_mcp_is_offered_with_caps_audit_and_runs_a_journey() {
     let server = fixtures();
-    let model = ProviderServer::start(vec![
-        Step::Calls(vec![
-            call("click", json!({ "target": "testid=add-blue-mug" })),
-            done("added"),
-        ]),
-        Step::Calls(vec![
-            call("expect", json!({ "target": "#count", "text": "1" })),
-            done("one item"),
-        ]),
-    ])
-    .unwrap();
-    let env = provider_env(&model, "anthropic");
+    let model = Model::start(
+        "anthropic",
+        vec![
+            Step::Calls(vec![
+                call("click", json!({ "target": "testid=add-blue-mug" })),
+                done("added"),
+            ]),
+            Step::Calls(vec![
+                call("expect", json!({ "target": "#count", "text": "1" })),
+                done("one item"),
+            ]),
+        ],
+    );
     let mut client = chromate_tests::McpCommand::new(chromate_binary())
         .args(&["--caps", "audit", "--structured-content"])
-        .envs(&borrowed(&env))
+        .envs(&model.env())
         .keep_env("CHROMATE_BROWSER")
         .deadline(std::time::Duration::from_secs(90))
         .spawn();
@@ -607,7 +650,7 @@ fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_confi
     let server = fixtures();
     let url = server.url("a11y-violations.html");
     let sandbox = Sandbox::new();
-    let model = ProviderServer::start(Vec::new()).unwrap();
+    let model = Model::start("anthropic", Vec::new());
     let audit = [
         "audit",
         url.as_str(),
@@ -621,9 +664,9 @@ fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_confi
     // nothing.
     let plain = sandbox.run(&audit);
     plain.assert_ok();
-    let mut env = provider_env(&model, "anthropic");
-    env.retain(|(name, _)| name != "CHROMATE_LLM_PROVIDER");
-    let unconfigured = sandbox.run_with(&audit, &borrowed(&env));
+    let mut env = model.env();
+    env.retain(|(name, _)| *name != "CHROMATE_LLM_PROVIDER");
+    let unconfigured = sandbox.run_with(&audit, &env);
     unconfigured.assert_ok();
     assert!(model.requests().is_empty(), "nothing was sent");
     let (plain, unconfigured) = (plain.json(), unconfigured.json());
@@ -655,8 +698,7 @@ fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_confi
         })
         .to_string(),
     )]);
-    let env = provider_env(&model, "anthropic");
-    let ran = sandbox.run_with(&audit, &borrowed(&env));
+    let ran = model.run(&sandbox, &audit);
     ran.assert_ok();
     let result = ran.json();
     assert_eq!(
@@ -699,7 +741,7 @@ fn the_audit_focus_pass_ranks_and_adds_model_findings_only_with_a_provider_confi
 
     // The provider refuses: the audit does not fail; chromate's ranking stands, with a warning.
     model.push([Step::fail(400, None)]);
-    let ran = sandbox.run_with(&audit, &borrowed(&env));
+    let ran = model.run(&sandbox, &audit);
     ran.assert_ok();
     let result = ran.json();
     assert!(result.get("model_pass").is_none(), "{result:#}");
@@ -729,13 +771,12 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
     let url = server.url("shop.html");
     let sandbox = Sandbox::new();
     // A model that only talks: the step fails once it has used its calls.
-    let model = ProviderServer::start(vec![
-        Step::say("Let me think."),
-        Step::say("Still thinking."),
-    ])
-    .unwrap();
-    let env = provider_env(&model, "openai");
-    let ran = sandbox.run_with(
+    let model = Model::start(
+        "openai",
+        vec![Step::say("Let me think."), Step::say("Still thinking.")],
+    );
+    let ran = model.run(
+        &sandbox,
         &[
             "qa-flow",
             &url,
@@ -745,7 +786,6 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
             "2",
             "--json",
         ],
-        &borrowed(&env),
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     let result = ran.json();
@@ -762,9 +802,9 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
     assert!(sent_text(&requests[1]).contains("Answer with a tool call"));
 
     // A model that never answers: the journey's deadline ends it as a timeout.
-    let model = ProviderServer::start(vec![Step::Hang]).unwrap();
-    let env = provider_env(&model, "anthropic");
-    let ran = sandbox.run_with(
+    let model = Model::start("anthropic", vec![Step::Hang]);
+    let ran = model.run(
+        &sandbox,
         &[
             "qa-flow",
             &url,
@@ -776,7 +816,6 @@ fn a_journey_is_bounded_by_its_model_calls_per_step_and_by_its_timeout() {
             "3000",
             "--json",
         ],
-        &borrowed(&env),
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     let result = ran.json();
@@ -802,9 +841,9 @@ fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_m
     let server = fixtures();
     let url = server.url("shop.html");
     let sandbox = Sandbox::new();
-    let model = ProviderServer::start(vec![Step::call("step_done", json!({}))]).unwrap();
-    let env = provider_env(&model, "openai");
-    let ran = sandbox.run_with(
+    let model = Model::start("openai", vec![Step::call("step_done", json!({}))]);
+    let ran = model.run(
+        &sandbox,
         &[
             "qa-flow",
             &url,
@@ -813,7 +852,6 @@ fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_m
             "--block-private-network",
             "--json",
         ],
-        &borrowed(&env),
     );
     assert_eq!(ran.code(), Some(1), "{ran:?}");
     let error = &ran.json()["error"];
@@ -827,7 +865,8 @@ fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_m
 
     // The same origin let through: the journey runs.
     let origin = url.split("/shop.html").next().unwrap();
-    let ran = sandbox.run_with(
+    let ran = model.run(
+        &sandbox,
         &[
             "qa-flow",
             &url,
@@ -838,7 +877,6 @@ fn with_block_private_network_a_loopback_entry_page_is_ssrf_blocked_before_any_m
             origin,
             "--json",
         ],
-        &borrowed(&env),
     );
     ran.assert_ok();
     assert_eq!(ran.json()["status"], "completed");
@@ -859,12 +897,13 @@ fn a_step_about_the_pages_look_sends_a_screenshot_unless_the_model_takes_no_imag
     let url = server.url("shop.html");
     let sandbox = Sandbox::new();
     for provider in ["anthropic", "openai", "ollama"] {
-        let model = ProviderServer::start(vec![
-            Step::call("step_done", json!({})),
-            Step::call("step_done", json!({})),
-        ])
-        .unwrap();
-        let env = provider_env(&model, provider);
+        let model = Model::start(
+            provider,
+            vec![
+                Step::call("step_done", json!({})),
+                Step::call("step_done", json!({})),
+            ],
+        );
         let steps = [
             "qa-flow",
             url.as_str(),
@@ -874,7 +913,7 @@ fn a_step_about_the_pages_look_sends_a_screenshot_unless_the_model_takes_no_imag
             "Check that the layout of the product cards looks right",
             "--json",
         ];
-        sandbox.run_with(&steps, &borrowed(&env)).assert_ok();
+        model.run(&sandbox, &steps).assert_ok();
         let requests = model.requests();
         assert!(!carries_image(&requests[0]), "{provider}: a step that acts");
         assert!(
@@ -882,18 +921,70 @@ fn a_step_about_the_pages_look_sends_a_screenshot_unless_the_model_takes_no_imag
             "{provider}: a step about the look"
         );
 
-        let model = ProviderServer::start(vec![
-            Step::call("step_done", json!({})),
-            Step::call("step_done", json!({})),
-        ])
-        .unwrap();
-        let env = provider_env(&model, provider);
+        let model = Model::start(
+            provider,
+            vec![
+                Step::call("step_done", json!({})),
+                Step::call("step_done", json!({})),
+            ],
+        );
         let mut no_vision = steps.to_vec();
         no_vision.push("--no-vision");
-        sandbox.run_with(&no_vision, &borrowed(&env)).assert_ok();
+        model.run(&sandbox, &no_vision).assert_ok();
         assert!(model
             .requests()
             .iter()
             .all(|request| !carries_image(request)));
     }
+}
+
+#[test]
+fn with_session_the_journey_runs_on_the_sessions_browser_with_the_daemons_provider() {
+    let server = fixtures();
+    let url = server.url("shop.html");
+    let cli = crate::cli::Cli::new();
+    let model = Model::start("anthropic", first_two_steps());
+    // The session's daemon starts with the provider's environment (navigate starts it).
+    let started = cli.run_env(
+        &["navigate", &server.url("index.html"), "--session", "shop"],
+        &model.env(),
+    );
+    crate::cli::assert_ok(&started, &["navigate"]);
+    let before = cli.pids("shop");
+    assert!(before.browser.is_some(), "the session has a browser");
+    // The command's own environment names no provider: the daemon's is the one that counts.
+    let steps = ["Add the blue mug to the cart", "Open the cart"];
+    let args = [
+        "qa-flow",
+        &url,
+        "--step",
+        steps[0],
+        "--step",
+        steps[1],
+        "--session",
+        "shop",
+        "--json",
+    ];
+    let ran = cli.run(&args);
+    assert_eq!(ran.code, Some(0), "{ran:?}");
+    let result: Value = serde_json::from_str(&ran.stdout).expect("the report alone on stdout");
+    assert_eq!(result["status"], "completed", "{result:#}");
+    assert_eq!(result["provider"], "anthropic");
+    assert_eq!(model.requests().len(), 3);
+    assert_eq!(model.remaining(), 0);
+    // Each step's line came from the daemon to this command's stderr, in order.
+    assert_step_lines(&ran.stderr, &steps);
+    assert!(!ran.stdout.contains("SECRETKEY") && !ran.stderr.contains("SECRETKEY"));
+    // On the session's browser: the same daemon and browser before and after, still running;
+    // the session's own tab is still on its page, and the journey's page is gone with its
+    // context.
+    let after = cli.pids("shop");
+    assert_eq!(
+        (after.daemon, after.browser),
+        (before.daemon, before.browser)
+    );
+    let tabs = cli.json(&["page", "list", "--session", "shop"]).to_string();
+    assert!(tabs.contains("index.html"), "{tabs}");
+    assert!(!tabs.contains("shop.html"), "{tabs}");
+    cli.finish();
 }

@@ -459,8 +459,16 @@ impl Provider {
     }
 
     /// One chat turn, transient failures retried ([`RETRIES`], backoff from [`BACKOFF`] or the
-    /// provider's `Retry-After` up to [`MAX_RETRY_AFTER`]).
-    pub async fn complete(&self, request: &Request) -> Result<Response, LlmError> {
+    /// provider's `Retry-After` up to [`MAX_RETRY_AFTER`]). Boxed where it is made, so that its
+    /// state machine and the HTTP exchange's exist once (crate::Boxed).
+    pub fn complete<'a>(
+        &'a self,
+        request: &'a Request,
+    ) -> crate::Boxed<'a, Result<Response, LlmError>> {
+        Box::pin(self.complete_unboxed(request))
+    }
+
+    async fn complete_unboxed(&self, request: &Request) -> Result<Response, LlmError> {
         let uri = self.uri().map_err(|message| {
             self.error("config", message, None, 0, format!("fix {BASE_URL_ENV}"))
         })?;

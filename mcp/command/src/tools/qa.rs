@@ -270,10 +270,21 @@ pub async fn audit(ctx: &mut ToolContext<'_>, args: AuditArgs) -> Result<ToolOut
         }
     }
     let text = report::render(report::Format::Text, &result, report::Options::default());
-    let value = serde_json::to_value(&result).map_err(|err| {
+    report_output(verb, &result, text, links)
+}
+
+/// A report tool's output: `result` as its JSON (failing to serialise is a chromate bug, said
+/// as such), `text` for the model, and the files it wrote as links.
+fn report_output(
+    verb: &str,
+    result: &impl serde::Serialize,
+    text: String,
+    links: Vec<std::path::PathBuf>,
+) -> Result<ToolOutput, ToolError> {
+    let value = serde_json::to_value(result).map_err(|err| {
         ToolError::new(
             ToolErrorCode::DriverError,
-            format!("audit: the result did not serialise: {err}"),
+            format!("{verb}: the result did not serialise: {err}"),
         )
         .with_hint("report this chromate bug")
         .with_detail(json!({ "reason": "internal" }))
@@ -613,16 +624,5 @@ pub async fn user_flow(ctx: &mut ToolContext<'_>, args: FlowArgs) -> Result<Tool
         }
     }
     let text = crate::qaflow::report::text(&result);
-    let value = serde_json::to_value(&result).map_err(|err| {
-        ToolError::new(
-            ToolErrorCode::DriverError,
-            format!("qa-flow: the result did not serialise: {err}"),
-        )
-        .with_hint("report this chromate bug")
-        .with_detail(json!({ "reason": "internal" }))
-    })?;
-    let mut output = ToolOutput::new(value);
-    output.text = Some(text);
-    output.links = links;
-    Ok(output)
+    report_output(verb, &result, text, links)
 }
