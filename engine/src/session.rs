@@ -2,7 +2,7 @@
 //! commands, raw commands, and typed event streams.
 //!
 //! Owns nothing but the session id and a connection handle; cheap to clone. Every command
-//! leaves through [`Session::call_json`], the one place where a command is bounded by the
+//! leaves through `Session::call_json`, the one place where a command is bounded by the
 //! deadline of the call that sends it (`wait::command_bound`): a command that runs out of that
 //! deadline fails [`Error::NoAnswer`]; the per-command timeout (30 s) stays the outer bound.
 
