@@ -81,10 +81,13 @@ struct HttpSession {
     /// The session directory, removed when the session ends unless it holds files the client
     /// was told about (docs/mcp.md#streamable-http).
     dir: std::path::PathBuf,
+    /// The token that opened the session (its index in `--auth-token`s; `None` without
+    /// tokens): only a request with the same token finds the session by its id.
+    principal: Option<usize>,
 }
 
 impl HttpSession {
-    fn start(session: ToolSession, flows: bool) -> Arc<HttpSession> {
+    fn start(session: ToolSession, flows: bool, principal: Option<usize>) -> Arc<HttpSession> {
         let dir = session.artifacts.dir().to_path_buf();
         let (outbox, mut messages) = Outbox::channel();
         let router = Arc::new(Router::default());
@@ -109,6 +112,7 @@ impl HttpSession {
             open_requests: AtomicUsize::new(0),
             inflight: Mutex::new(HashMap::new()),
             dir,
+            principal,
         })
     }
 
@@ -187,7 +191,7 @@ struct Server {
 }
 
 impl Server {
-    fn new_session(&self) -> Arc<HttpSession> {
+    fn new_session(&self, principal: Option<usize>) -> Arc<HttpSession> {
         let mut session = ToolSession::new(self.config.clone());
         if self.config.cdp_endpoint.is_some() {
             // On a remote endpoint (a pool), each session connects on its own: one pool
@@ -204,13 +208,23 @@ impl Server {
             .dir()
             .file_name()
             .map(|name| name.to_string_lossy().into_owned());
-        HttpSession::start(session, self.flows)
+        HttpSession::start(session, self.flows, principal)
+    }
+
+    /// The session named `id`, if it is one that a request with `principal`'s token opened:
+    /// another token's session answers as an unknown one does, so a leaked id is of no use
+    /// without its token and nothing tells the caller that it exists.
+    fn session(&self, id: &str, principal: Option<usize>) -> Option<Arc<HttpSession>> {
+        lock(&self.sessions)
+            .get(id)
+            .filter(|session| session.principal == principal)
+            .cloned()
     }
 
     fn stateless(&self, principal: Option<usize>) -> Arc<HttpSession> {
         lock(&self.stateless)
             .entry(principal)
-            .or_insert_with(|| self.new_session())
+            .or_insert_with(|| self.new_session(principal))
             .clone()
     }
 }
@@ -468,8 +482,10 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
     }
     match *request.method() {
         Method::POST => post(server, request, principal).await,
-        Method::DELETE => delete(server, request.headers()).await,
-        Method::GET if accepts_sse(request.headers()) => router::listen(server, request.headers()),
+        Method::DELETE => delete(server, request.headers(), principal).await,
+        Method::GET if accepts_sse(request.headers()) => {
+            router::listen(server, request.headers(), principal)
+        }
         _ => method_not_allowed(
             "method not allowed: POST a JSON-RPC message (DELETE ends a session; GET with Accept: text/event-stream listens)",
             "GET, POST, DELETE",
@@ -477,14 +493,20 @@ async fn handle(server: &Server, request: Request<Body>) -> Response<HttpBody> {
     }
 }
 
-async fn delete(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
+async fn delete(
+    server: &Server,
+    headers: &HeaderMap,
+    principal: Option<usize>,
+) -> Response<HttpBody> {
     let Some(id) = header(headers, "mcp-session-id") else {
         return plain(
             StatusCode::BAD_REQUEST,
             "DELETE needs an MCP-Session-Id header",
         );
     };
-    let session = lock(&server.sessions).remove(id);
+    let session = server
+        .session(id, principal)
+        .and_then(|_| lock(&server.sessions).remove(id));
     match session {
         Some(session) => {
             session.stop().await;
@@ -521,7 +543,9 @@ async fn post(
     };
     let incoming = match jsonrpc::parse_message(&bytes) {
         Ok(jsonrpc::Message::One(incoming)) => incoming,
-        Ok(jsonrpc::Message::Batch(items)) => return batch(server, &headers, items).await,
+        Ok(jsonrpc::Message::Batch(items)) => {
+            return batch(server, &headers, items, principal).await
+        }
         Err(error) => return rpc_status(StatusCode::BAD_REQUEST, &error),
     };
     let modern = is_modern(&incoming);
@@ -575,7 +599,7 @@ async fn post(
             Some(node) => format!("{node}.{random}"),
             None => random,
         };
-        let session = server.new_session();
+        let session = server.new_session(principal);
         sessions.insert(id.clone(), session.clone());
         (session, Some(id))
     } else {
@@ -589,7 +613,7 @@ async fn post(
                 ),
             );
         };
-        match lock(&server.sessions).get(id).cloned() {
+        match server.session(id, principal) {
             Some(session) => (session, None),
             None => {
                 return rpc_status(
@@ -686,9 +710,9 @@ async fn batch(
     server: &Server,
     headers: &HeaderMap,
     items: Vec<Result<Incoming, RpcError>>,
+    principal: Option<usize>,
 ) -> Response<HttpBody> {
-    let session =
-        header(headers, "mcp-session-id").and_then(|id| lock(&server.sessions).get(id).cloned());
+    let session = header(headers, "mcp-session-id").and_then(|id| server.session(id, principal));
     let takes = session.as_ref().is_some_and(|session| {
         lock(&session.core)
             .as_ref()

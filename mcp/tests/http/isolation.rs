@@ -464,3 +464,49 @@ async fn webmcp_page_tools_and_their_changes_are_each_sessions_own() {
     .await;
     assert_eq!(answer.status, 405, "{answer:?}");
 }
+
+/// A session is its token's (docs/mcp.md#streamable-http): with two `--auth-token`s, a request
+/// with the other token that names the session's id is answered as for an unknown session
+/// (404), on POST, GET and DELETE alike, and the session goes on serving its own token.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_answers_only_the_token_that_opened_it() {
+    let mut server = HttpServer::start(&[
+        "--http",
+        "127.0.0.1:0",
+        "--auth-token",
+        "token-of-agent-a",
+        "--auth-token",
+        "token-of-agent-b",
+    ]);
+    let port = server.port;
+    let mut a = Client::connect_with(port, &[("Authorization", "Bearer token-of-agent-a")]).await;
+    let ping = json!({"jsonrpc":"2.0","id":7,"method":"ping"}).to_string();
+    let as_b = |session: &str| {
+        vec![
+            ACCEPT,
+            JSON,
+            ("MCP-Protocol-Version", "2025-11-25"),
+            ("Authorization", "Bearer token-of-agent-b"),
+        ]
+        .into_iter()
+        .map(|(n, v)| (n.to_owned(), v.to_owned()))
+        .chain([("MCP-Session-Id".to_owned(), session.to_owned())])
+        .collect::<Vec<_>>()
+    };
+    let b_headers = as_b(&a.session);
+    let b_headers: Vec<(&str, &str)> = b_headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    let posted = http(port, "POST", &b_headers, &ping).await;
+    assert_eq!(posted.status, 404, "{posted:?}");
+    let listened = http(port, "GET", &b_headers, "").await;
+    assert_eq!(listened.status, 404, "{listened:?}");
+    let deleted = http(port, "DELETE", &b_headers, "").await;
+    assert_eq!(deleted.status, 404, "{deleted:?}");
+    // Still A's, and alive: B's DELETE ended nothing.
+    let text = a.call_text("browser_status", json!({})).await;
+    assert!(text.contains("serverPid"), "{text}");
+    let status = server.stop();
+    assert!(status.success(), "{status:?}");
+}

@@ -100,7 +100,11 @@ impl Router {
 /// whose list of tools can change (`--caps webmcp`); 405 for any other session and for the
 /// 2026-07-28 requests (no session, so no stream of their own), 400 without a session id, 404
 /// for an unknown one.
-pub(super) fn listen(server: &Server, headers: &HeaderMap) -> Response<HttpBody> {
+pub(super) fn listen(
+    server: &Server,
+    headers: &HeaderMap,
+    principal: Option<usize>,
+) -> Response<HttpBody> {
     let no_stream = || {
         method_not_allowed(
             "method not allowed: this session has nothing to send on its own (no --caps webmcp); POST a JSON-RPC message",
@@ -116,7 +120,7 @@ pub(super) fn listen(server: &Server, headers: &HeaderMap) -> Response<HttpBody>
             "GET needs an MCP-Session-Id header (send initialize first)",
         );
     };
-    let Some(session) = lock(&server.sessions).get(id).cloned() else {
+    let Some(session) = server.session(id, principal) else {
         return plain(
             StatusCode::NOT_FOUND,
             "no such session (it ended or expired)",
