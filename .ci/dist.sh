@@ -7,9 +7,10 @@
 #                               then in target/dist/: the archive chromate-VERSION-TARGET.tar.gz
 #                               with its .sha256, and the npm tarballs of the
 #                               wrapper (chromate-mcp) and of this platform's package
-#   .ci/dist.sh test [TARGET]   the binary copied alone to an empty directory outside the
-#                               repository audits a fixture page (browser_a11y through the command
-#                               line) and finds its violations; then the npm tarballs installed
+#   .ci/dist.sh test [TARGET]   the binary is at most 10 MB (x86_64 Linux); copied alone to an
+#                               empty directory outside the repository it audits a fixture page
+#                               (browser_a11y through the command line) and finds its violations;
+#                               then the npm tarballs installed
 #                               into an empty directory run `npx chromate-mcp mcp` under the
 #                               TypeScript MCP SDK client (tests/clients/client.mjs)
 # The packages' versions must be the workspace's. axe-core must be installed (.ci/setup.sh):
@@ -92,6 +93,15 @@ serve_fixtures() { # DIR: serves DIR on 127.0.0.1; sets fixture_port and server_
 
 test_dist() {
   [ -x "$bin" ] || { echo "dist: no release binary at $bin; run .ci/dist.sh build first" >&2; exit 1; }
+  # The size goal, measured on x86_64 Linux (benches/README.md, "Binary size"): at most 10 MB
+  # (10,000,000 bytes) with TLS.
+  local bytes
+  bytes=$(wc -c <"$bin" | tr -d ' ')
+  echo "dist: the release binary is $bytes bytes"
+  if [ "$target" = x86_64-unknown-linux-gnu ] && [ "$bytes" -gt 10000000 ]; then
+    echo "dist: $bin is $bytes bytes, over the 10 MB goal (10,000,000 bytes; benches/README.md, \"Binary size\")" >&2
+    exit 1
+  fi
   work=$(mktemp -d "${TMPDIR:-/tmp}/chromate-dist.XXXXXX")
   case "$work" in "$root"/*) echo "dist: $work is inside the repository" >&2; exit 1 ;; esac
   server_pid=
