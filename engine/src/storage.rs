@@ -242,7 +242,8 @@ impl Page {
         let params = runtime::CallFunctionOnParams::new(crate::js::STORAGE)
             .execution_context_id(runtime::ExecutionContextId(context_id))
             .arguments(vec![runtime::CallArgument {
-                value: Some(arg.clone()),
+                // As JSON text: `storage.js` says why.
+                value: Some(Value::String(arg.to_string())),
                 ..Default::default()
             }])
             .return_by_value(true);

@@ -370,6 +370,49 @@ async fn state_saved_on_one_page_logs_in_a_fresh_browser() {
     close_and_check(second).await;
 }
 
+/// Storage keys named like an object's members (`__proto__`, `constructor`) are saved and
+/// seeded as keys of their own, both into the next document and into the current one.
+#[tokio::test]
+async fn storage_keys_named_like_object_members_survive_a_save_and_a_seed() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let page = new_page_at(&browser, &server.url("storage.html")).await;
+    eval(
+        &page,
+        "localStorage.setItem('__proto__', 'p'); localStorage.setItem('constructor', 'c'); sessionStorage.setItem('__proto__', 's'); true",
+    )
+    .await;
+    let storage = page.storage().await.expect("storage");
+    assert_eq!(
+        storage.local.get("__proto__").map(String::as_str),
+        Some("p")
+    );
+    assert_eq!(
+        storage.local.get("constructor").map(String::as_str),
+        Some("c")
+    );
+    assert_eq!(
+        storage.session.get("__proto__").map(String::as_str),
+        Some("s")
+    );
+    let read_back = "[localStorage.getItem('__proto__'), localStorage.getItem('constructor'), sessionStorage.getItem('__proto__')]";
+    // Into the next document of the origin (the new-document script).
+    eval(&page, "localStorage.clear(); sessionStorage.clear(); true").await;
+    page.goto("about:blank", WaitUntil::Load, NAV)
+        .await
+        .expect("blank");
+    assert!(!page.seed_storage(&storage).await.expect("seed"));
+    page.goto(&server.url("storage.html"), WaitUntil::Load, NAV)
+        .await
+        .expect("goto");
+    assert_eq!(eval(&page, read_back).await, json!(["p", "c", "s"]));
+    // Into the current document (the call in chromate's world).
+    eval(&page, "localStorage.clear(); sessionStorage.clear(); true").await;
+    assert!(page.seed_storage(&storage).await.expect("seed now"));
+    assert_eq!(eval(&page, read_back).await, json!(["p", "c", "s"]));
+    close_and_check(browser).await;
+}
+
 /// The TLS fixture (`tests/support/tls.rs`) on real Chromium: a browser given the leaf's SPKI
 /// pin loads the HTTPS fixture page; one without it refuses the certificate and the page never
 /// gets past the handshake.

@@ -195,7 +195,9 @@ pub(crate) const JSON_VALUE: &str = include_str!("json.js");
 /// A new-document script that seeds storage: [`STORAGE`] applied to `arg`
 /// (`{op:"seed", origin, local, session}`).
 pub(crate) fn storage_seed_script(arg: &serde_json::Value) -> String {
-    format!("({STORAGE})({arg})")
+    // The argument goes in as JSON text (`storage.js` says why), a JS string literal here.
+    let text = serde_json::Value::String(arg.to_string());
+    format!("({STORAGE})({text})")
 }
 
 /// The declaration that calls `__chromate.<function>` with every argument passed (`function`

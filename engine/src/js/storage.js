@@ -4,14 +4,20 @@
 // Runtime.callFunctionOn in chromate's world (read, seed now) or as a new-document script in
 // that world (seed before the page's own scripts run), so it takes its argument directly.
 // Isolated worlds share the document's storage, so the page never sees these calls.
-/** @type {(a: {op: string, origin?: string, local?: Record<string, unknown>, session?: Record<string, unknown>}) => object} */
-(function (a) {
+// The argument comes as JSON text: an object passed by value, or written as an object literal,
+// would lose a page's key named `__proto__` (the protocol and the literal both set the
+// prototype instead); `JSON.parse` keeps it as a key of its own.
+/** @type {(text: string) => object} */
+(function (text) {
   "use strict";
-  /** Every key and value of `area` (a Storage), `{}` when the document may not use it.
+  /** @type {{op: string, origin?: string, local?: Record<string, unknown>, session?: Record<string, unknown>}} */
+  const a = JSON.parse(text);
+  /** Every key and value of `area` (a Storage), `{}` when the document may not use it. The
+   *  object has no prototype, so a key such as `__proto__` is kept as a key of its own.
    *  @param {() => Storage} area */
   function entries(area) {
     /** @type {Record<string, string | null>} */
-    const res = {};
+    const res = Object.create(null);
     try {
       const store = area();
       for (let i = 0; i < store.length; i++) {
