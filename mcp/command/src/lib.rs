@@ -143,6 +143,10 @@ async fn run_shared_unboxed(
     let mut guard = session.lock().await;
     let tab = session::tab_argument(&arguments).map(str::to_owned);
     let Some(tab) = tab.filter(|_| guard.trace.is_none()) else {
+        if guard.trace.is_none() && opens_with_url(decl, &arguments) {
+            drop(guard);
+            return open_then_load(session, decl, arguments, cancel, progress).await;
+        }
         return run(&mut guard, decl, arguments, cancel, progress).await;
     };
     let mut fork = match guard.fork_tab(&tab, decl.verb) {
@@ -153,6 +157,51 @@ async fn run_shared_unboxed(
     let reply = run_here(&mut fork, decl, arguments, cancel, progress).await;
     session.lock().await.merge_tab(fork);
     reply
+}
+
+/// Whether `arguments` ask browser_page to open a tab on a URL other than about:blank.
+fn opens_with_url(decl: &ToolDecl, arguments: &Map<String, Value>) -> bool {
+    opens_or_closes_a_tab(decl, arguments) == Some(None)
+        && arguments
+            .get("url")
+            .and_then(Value::as_str)
+            .is_some_and(|url| url != "about:blank")
+}
+
+/// A browser_page `open` with a URL on a shared session ([`run_shared`]): the session is
+/// locked to open the tab and to answer, not while the URL loads.
+async fn open_then_load(
+    session: &tokio::sync::Mutex<ToolSession>,
+    decl: &'static ToolDecl,
+    arguments: Map<String, Value>,
+    cancel: &Cancel,
+    progress: &Progress,
+) -> Reply {
+    let started = std::time::Instant::now();
+    let (call, timeout, agent) = {
+        let mut guard = session.lock().await;
+        let agent = guard.agent_timeout();
+        let timeout = call_timeout(decl, &arguments, agent);
+        let call = ToolCall::from_validated(decl, arguments).and_then(|call| {
+            call.check(&guard)?;
+            Ok(call)
+        });
+        match call {
+            Ok(call) => (call, timeout, agent),
+            Err(error) => return render(&mut guard, decl, Err(error)),
+        }
+    };
+    let outcome = tools::open_then_load(
+        session,
+        call,
+        progress.started() + timeout,
+        cancel,
+        progress,
+    )
+    .await;
+    let mut guard = session.lock().await;
+    let outcome = finish(&mut guard, decl, outcome, cancel, started, timeout, agent).await;
+    render(&mut guard, decl, outcome)
 }
 
 /// [`run`] on this session's active tab (a fork's: its tab).
@@ -211,27 +260,39 @@ async fn execute(
         cancel: cancel.clone(),
         progress: progress.clone(),
     };
-    let mut outcome = tool_call.run(&mut ctx).await;
-    ctx.session.call_deadline = None;
-    ctx.session.report_closed_tab(decl.verb, &mut outcome);
+    let outcome = tool_call.run(&mut ctx).await;
+    finish(ctx.session, decl, outcome, cancel, started, timeout, agent).await
+}
+
+/// What every call's outcome gets after its tool ran: a tab closed, stuck or crashed meanwhile
+/// reported or replaced, the observation, a replaced browser said.
+async fn finish(
+    session: &mut ToolSession,
+    decl: &'static ToolDecl,
+    mut outcome: Result<ToolOutput, ToolError>,
+    cancel: &Cancel,
+    started: std::time::Instant,
+    timeout: std::time::Duration,
+    agent: std::time::Duration,
+) -> Result<ToolOutput, ToolError> {
+    session.call_deadline = None;
+    session.report_closed_tab(decl.verb, &mut outcome);
     // A tab the call found stuck is replaced before anything else runs; so is a tab whose
     // renderer crashed, which the failed call then reports.
-    ctx.session.replace_stuck_tab().await;
-    ctx.session
-        .report_crashed_tab(decl.verb, &mut outcome)
-        .await;
+    session.replace_stuck_tab().await;
+    session.report_crashed_tab(decl.verb, &mut outcome).await;
     // The observation hook (docs/mcp.md#observations); a tool that runs steps makes its own.
     if let Ok(output) = &mut outcome {
         let hooked = decl.observes && matches!(decl.runs, Runs::Session);
         if hooked && output.observation.is_none() {
             let left = observation_bound(timeout, agent, started.elapsed());
-            output.observation = ctx.session.observe_within(cancel, left).await;
+            output.observation = session.observe_within(cancel, left).await;
             if let Some(observation) = &output.observation {
                 output.links.extend(observation.links.iter().cloned());
             }
         }
     }
-    say_replaced_browser(ctx.session, &mut outcome);
+    say_replaced_browser(session, &mut outcome);
     outcome
 }
 

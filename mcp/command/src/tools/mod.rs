@@ -44,6 +44,7 @@ pub use crate::call::{cancelled_error, Cancel, Progress};
 pub use input::resolve_path;
 pub use navigation::{url_hint, url_is_navigable, FILE_URL_HINT};
 pub use schema::{ArgError, Capability, Defaults, Runs, ToolDecl};
+pub(crate) use tabs::open_then_load;
 
 use schema::{Arg, IntDefault};
 

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::schema::{arg_enum, tool_args, Arg, Capability, Cli, Hints, Runs, Slot, ToolDecl};
-use super::{cancelled_error, ToolContext, NAV_TIMEOUT};
+use super::{cancelled_error, ToolCall, ToolContext, NAV_TIMEOUT};
 use crate::error::{ToolError, ToolErrorCode, ToolOutput};
 use crate::session::{Tab, ToolSession};
 
@@ -94,45 +94,18 @@ pub(super) async fn page(
     match args.action {
         TabAction::List => Ok(ToolOutput::new(list(ctx.session).await)),
         TabAction::Open => {
-            let url = args.url.as_deref().unwrap_or("about:blank");
-            let live = ctx.session.ensure_browser(&verb).await?;
-            let browser = live.browser.clone();
-            let previous = live.active_tab().map(|tab| tab.page.target_id().to_owned());
-            // Bounded by the call's timeout_ms: a browser that does not answer (stopped)
-            // fails the call in time instead of at the 30 s command timeout.
-            let bound = Duration::from_millis(args.timeout_ms);
-            let page = match chromate::wait::bounded(bound, live.open_tab()).await {
-                Ok(page) => page,
-                Err(err) => return Err(ctx.session.engine_error(&verb, &err)),
-            };
-            ctx.session.sync_tabs();
-            let id = activate(ctx.session, page.target_id());
-            ctx.session.shown.baseline = None;
-            if url != "about:blank" {
-                let timeout = Duration::from_millis(args.timeout_ms);
-                let loaded = ctx
-                    .cancel
-                    .run(page.goto(url, chromate::WaitUntil::Load, timeout))
-                    .await
-                    .ok_or_else(|| cancelled_error(&verb))?;
-                if let Err(err) = loaded {
-                    let error =
-                        super::navigation::navigation_error(ctx, &verb, &err, url, args.timeout_ms);
-                    // A tab that could not open its URL is not left behind: it closes, and
-                    // the tab that was active is again.
-                    if let Some(previous) = previous {
-                        // The error above is what the caller needs; a failed close changes
-                        // nothing they can act on.
-                        let _ = browser.close_page(&page).await;
-                        ctx.session.sync_tabs();
-                        activate(ctx.session, &previous);
-                    }
-                    return Err(error);
-                }
+            let url = args.url.clone().unwrap_or_else(|| "about:blank".to_owned());
+            let opened = open_blank(ctx, &args, &verb).await?;
+            if url == "about:blank" {
+                return Ok(opened.output());
             }
-            Ok(ToolOutput::new(
-                json!({ "ok": true, "action": "open", "id": id, "url": page.url() }),
-            ))
+            let timeout = Duration::from_millis(args.timeout_ms);
+            let loaded = ctx
+                .cancel
+                .run(opened.page.goto(&url, chromate::WaitUntil::Load, timeout))
+                .await
+                .ok_or_else(|| cancelled_error(&verb))?;
+            loaded_or_closed(ctx, opened, loaded.map(drop), &url, args.timeout_ms).await
         }
         TabAction::Select => {
             ctx.session.ensure_browser(&verb).await?;
@@ -229,6 +202,130 @@ async fn list(session: &mut ToolSession) -> serde_json::Value {
 }
 
 /// Makes the tab with `target_id` active; returns its id.
+/// A tab browser_page `open` has opened on about:blank and made active, before its URL loads.
+pub(crate) struct Opened {
+    page: chromate::Page,
+    browser: chromate::Browser,
+    id: Option<String>,
+    /// The target of the tab that was active before, made active again if the URL fails.
+    previous: Option<String>,
+}
+
+impl Opened {
+    fn output(&self) -> ToolOutput {
+        ToolOutput::new(
+            json!({ "ok": true, "action": "open", "id": self.id, "url": self.page.url() }),
+        )
+    }
+}
+
+/// browser_page `open`'s first part: a tab on about:blank, made active.
+async fn open_blank(
+    ctx: &mut ToolContext<'_>,
+    args: &PageArgs,
+    verb: &str,
+) -> Result<Opened, ToolError> {
+    let live = ctx.session.ensure_browser(verb).await?;
+    let browser = live.browser.clone();
+    let previous = live.active_tab().map(|tab| tab.page.target_id().to_owned());
+    // Bounded by the call's timeout_ms: a browser that does not answer (stopped) fails the
+    // call in time instead of at the 30 s command timeout.
+    let bound = Duration::from_millis(args.timeout_ms);
+    let page = match chromate::wait::bounded(bound, live.open_tab()).await {
+        Ok(page) => page,
+        Err(err) => return Err(ctx.session.engine_error(verb, &err)),
+    };
+    ctx.session.sync_tabs();
+    let id = activate(ctx.session, page.target_id());
+    ctx.session.shown.baseline = None;
+    Ok(Opened {
+        page,
+        browser,
+        id,
+        previous,
+    })
+}
+
+/// browser_page `open`'s last part, once its URL has loaded or failed: the answer, or the
+/// load's error after the tab is closed again and the tab that was active is again (a tab
+/// that could not open its URL is not left behind).
+async fn loaded_or_closed(
+    ctx: &mut ToolContext<'_>,
+    opened: Opened,
+    loaded: chromate::Result<()>,
+    url: &str,
+    timeout_ms: u64,
+) -> Result<ToolOutput, ToolError> {
+    let verb = "page open";
+    let Err(err) = loaded else {
+        return Ok(opened.output());
+    };
+    let error = super::navigation::navigation_error(ctx, verb, &err, url, timeout_ms);
+    if let Some(previous) = opened.previous {
+        // The error above is what the caller needs; a failed close changes nothing they can
+        // act on.
+        let _ = opened.browser.close_page(&opened.page).await;
+        ctx.session.sync_tabs();
+        activate(ctx.session, &previous);
+    }
+    Err(error)
+}
+
+/// browser_page `open` with a URL on a session other calls share (`call`, checked): the tab is
+/// opened and made active with the session locked, its URL loads with the session free (calls
+/// on other tabs fork and merge meanwhile), and the answer is made with it locked again
+/// (docs/mcp.md#tabs-for-parallel-agents). `deadline` bounds connecting to a browser endpoint,
+/// as the call's own timeout does for any call.
+pub(crate) async fn open_then_load(
+    session: &tokio::sync::Mutex<ToolSession>,
+    call: ToolCall,
+    deadline: std::time::Instant,
+    cancel: &crate::call::Cancel,
+    progress: &crate::call::Progress,
+) -> Result<ToolOutput, ToolError> {
+    let verb = "page open";
+    let (ToolCall::Page(args), Some(url)) = (&call, call_url(&call)) else {
+        return Err(ToolError::new(
+            ToolErrorCode::DriverError,
+            "internal error: not a browser_page open with a url",
+        ));
+    };
+    let mut guard = session.lock().await;
+    guard.call_deadline = Some(deadline);
+    let mut ctx = ToolContext {
+        session: &mut guard,
+        cancel: cancel.clone(),
+        progress: progress.clone(),
+    };
+    let opened = open_blank(&mut ctx, args, verb).await;
+    guard.call_deadline = None;
+    let opened = opened?;
+    drop(guard);
+    progress.set_phase(format!("waiting for {url} to load"));
+    let timeout = Duration::from_millis(args.timeout_ms);
+    let loaded = cancel
+        .run(opened.page.goto(&url, chromate::WaitUntil::Load, timeout))
+        .await
+        .ok_or_else(|| cancelled_error(verb))?;
+    let mut guard = session.lock().await;
+    let mut ctx = ToolContext {
+        session: &mut guard,
+        cancel: cancel.clone(),
+        progress: progress.clone(),
+    };
+    loaded_or_closed(&mut ctx, opened, loaded.map(drop), &url, args.timeout_ms).await
+}
+
+/// The URL a browser_page `open` loads after opening its tab, if it is not about:blank.
+fn call_url(call: &ToolCall) -> Option<String> {
+    match call {
+        ToolCall::Page(args) if args.action == TabAction::Open => {
+            args.url.clone().filter(|url| url != "about:blank")
+        }
+        _ => None,
+    }
+}
+
 fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
     let live = session.browser.live.as_mut()?;
     let id = live

@@ -184,3 +184,52 @@ fn mcp_tabs_page_open_and_close_do_not_wait_for_calls_on_other_tabs() {
     let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
     assert_eq!(list["active"], json!("p3"), "{list}");
 }
+
+/// browser_page `open` with a URL does not hold the session while the page loads: once the
+/// open reports it is waiting for its page (a document the server never answers), a call on
+/// p1 forks, runs and is answered while the open still waits; the open then fails at its
+/// timeout, its tab is closed again and p1 is active (ordering facts, no clock).
+#[test]
+fn mcp_tabs_page_open_with_a_url_does_not_hold_calls_on_other_tabs_while_it_loads() {
+    let server = fixtures();
+    let mut mcp = start_mcp();
+    mcp.ok(
+        "browser_navigate",
+        json!({ "url": server.url("tabs-agent.html?agent=A") }),
+    );
+    let hang = server.url("hang");
+    mcp.send(
+        &json!({ "jsonrpc": "2.0", "id": "opening", "method": "tools/call", "params": {
+        "name": "browser_page", "arguments": { "action": "open", "url": hang, "timeout_ms": 8000 },
+        "_meta": { "progressToken": "open" } } }),
+    );
+    // Progress is sent about every second while a call runs; the open's says it is loading.
+    let loading = format!("waiting for {hang} to load");
+    loop {
+        let message = mcp.recv();
+        assert_ne!(
+            message["id"],
+            json!("opening"),
+            "the open answered before it reported loading: {message}"
+        );
+        if message["params"]["message"] == json!(loading) {
+            break;
+        }
+    }
+    let snapshot = send_call(&mut mcp, "browser_snapshot", json!({ "tab": "p1" }));
+    let answered = mcp.response(&snapshot);
+    assert!(answered["result"].get("isError").is_none(), "{answered}");
+    assert!(answered.to_string().contains("Agent A"), "{answered}");
+    assert!(
+        !mcp.take_stashed()
+            .iter()
+            .any(|m| m["id"] == json!("opening")),
+        "the open still loads when the call on p1 is answered"
+    );
+    let opened = mcp.response(&json!("opening"));
+    let error = &opened["result"]["structuredContent"]["error"];
+    assert_eq!(error["code"], json!("TIMEOUT_WAITING_LOAD"), "{opened}");
+    let (list, _) = mcp.ok("browser_page", json!({ "action": "list" }));
+    assert_eq!(list["active"], json!("p1"), "{list}");
+    assert_eq!(list["count"], json!(1), "{list}");
+}
