@@ -9,10 +9,10 @@
 // <base url> serves tests/fixtures/pages (benches/README.md gives the command). Headless
 // /usr/bin/chromium (or $CHROMIUM) with the benches' flags; prints the median per page and call.
 // The browser is closed and checked gone by its PID at the end.
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { cdpPipe, spawnPiped } from "./cdp_pipe.mjs";
 
 const [base, repsArg] = process.argv.slice(2);
 if (!base) {
@@ -22,35 +22,8 @@ if (!base) {
 const N = Number(repsArg ?? 9);
 const PAGES = ["login.html", "bench-2000.html", "bench-10000.html", "console.html"];
 const profile = fs.mkdtempSync(path.join(os.tmpdir(), "after-load-"));
-const child = spawn(process.env.CHROMIUM ?? "/usr/bin/chromium", ["--headless", "--no-sandbox",
-  "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync",
-  "--no-first-run", "--window-size=1280,800", "--remote-debugging-pipe", `--user-data-dir=${profile}`,
-  "about:blank"], { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
-const write = child.stdio[3];
-let nextId = 1;
-let buffered = Buffer.alloc(0);
-const pending = new Map();
-const waiters = [];
-child.stdio[4].on("data", (chunk) => {
-  buffered = Buffer.concat([buffered, chunk]);
-  let end;
-  while ((end = buffered.indexOf(0)) >= 0) {
-    const message = JSON.parse(buffered.subarray(0, end).toString("utf8"));
-    buffered = buffered.subarray(end + 1);
-    if (message.id && pending.has(message.id)) {
-      pending.get(message.id)(message);
-      pending.delete(message.id);
-    } else if (message.method) {
-      for (const w of waiters.splice(0)) if (!w(message)) waiters.push(w);
-    }
-  }
-});
-const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
-  const id = nextId++;
-  pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-  write.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
-});
-const event = (match) => new Promise((resolve) => waiters.push((m) => (match(m) ? (resolve(m), true) : false)));
+const child = spawnPiped(process.env.CHROMIUM ?? "/usr/bin/chromium", profile);
+const { send, event } = cdpPipe(child);
 const now = () => performance.now();
 const median = (values) => values.sort((a, b) => a - b)[values.length >> 1].toFixed(1);
 

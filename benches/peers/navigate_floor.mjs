@@ -14,10 +14,10 @@
 // Every process it starts is closed and checked gone by PID at the end.
 import { Client } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/index.js";
 import { StdioClientTransport } from "../../tests/clients/node_modules/@modelcontextprotocol/sdk/dist/esm/client/stdio.js";
-import { spawn } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
+import { cdpPipe, spawnPiped } from "./cdp_pipe.mjs";
 
 const [chromateBin, base, repsArg] = process.argv.slice(2);
 if (!chromateBin || !base) {
@@ -27,42 +27,14 @@ if (!chromateBin || !base) {
 const N = Number(repsArg ?? 15);
 const chromium = process.env.CHROMIUM ?? "/usr/bin/chromium";
 const PAGES = ["login.html", "bench-2000.html", "bench-10000.html", "console.html"];
-const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-  "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,800"];
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "navigate-floor-"));
 const now = () => performance.now();
 
 // --- the raw pipe client --------------------------------------------------------------------
 function rawClient() {
   const profile = fs.mkdtempSync(path.join(work, "raw-profile-"));
-  const child = spawn(chromium, [...FLAGS, "--remote-debugging-pipe", `--user-data-dir=${profile}`, "about:blank"],
-    { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
-  const write = child.stdio[3];
-  const read = child.stdio[4];
-  let nextId = 1;
-  let buffered = Buffer.alloc(0);
-  const pending = new Map();
-  const waiters = [];
-  read.on("data", (chunk) => {
-    buffered = Buffer.concat([buffered, chunk]);
-    let end;
-    while ((end = buffered.indexOf(0)) >= 0) {
-      const message = JSON.parse(buffered.subarray(0, end).toString("utf8"));
-      buffered = buffered.subarray(end + 1);
-      if (message.id && pending.has(message.id)) {
-        pending.get(message.id)(message);
-        pending.delete(message.id);
-      } else if (message.method) {
-        for (const w of waiters.splice(0)) if (!w(message)) waiters.push(w);
-      }
-    }
-  });
-  const send = (method, params = {}, sessionId) => new Promise((resolve, reject) => {
-    const id = nextId++;
-    pending.set(id, (m) => (m.error ? reject(new Error(`${method}: ${m.error.message}`)) : resolve(m.result)));
-    write.write(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }) + "\0");
-  });
-  const event = (match) => new Promise((resolve) => waiters.push((m) => (match(m) ? (resolve(m), true) : false)));
+  const child = spawnPiped(chromium, profile);
+  const { send, event } = cdpPipe(child);
   let session;
   return {
     key: "raw", label: "raw CDP floor (Page.navigate → loadEventFired)", pid: child.pid,
