@@ -444,6 +444,61 @@ async fn a_tag_named_like_an_object_member_has_no_implicit_role() {
     close_and_check(browser).await;
 }
 
+/// Text CSS generates (`::before`/`::after`) is read only where a rule could give it: the
+/// walk skips pseudo-elements of trees whose style sheets name none. Still read: a rule in a
+/// shadow root's own sheet, a document rule that reaches into a shadow tree through
+/// `::part()`, the browser's own quotes of `q`, and a rule added after an earlier snapshot.
+#[tokio::test]
+async fn generated_text_is_read_from_every_sheet_that_can_give_it() {
+    let server = FixtureServer::start().await.expect("server");
+    server.route("pseudo.html", |_| {
+        chromate_tests::Response::html(
+            "<title>Pseudo</title>\
+             <style>x-part::part(label)::before { content: \"Part \"; }</style>\
+             <button><q>Quoted</q></button>\
+             <x-shadow></x-shadow><x-part></x-part>\
+             <button id=\"late\">Late</button>\
+             <script>\
+               const own = document.querySelector('x-shadow').attachShadow({mode: 'open'});\
+               own.innerHTML = '<style>b::before { content: \"Own \"; }</style><button><b></b>Shadow</button>';\
+               const part = document.querySelector('x-part').attachShadow({mode: 'open'});\
+               part.innerHTML = '<button part=\"label\">Named</button>';\
+             </script>",
+        )
+    });
+    let browser = launch().await;
+    let page = open(&browser, &server.url("pseudo.html")).await;
+    let names = |rendered: &str| -> Vec<String> {
+        rendered
+            .lines()
+            .filter(|line| line.contains("button"))
+            .map(|line| line.trim().to_owned())
+            .collect()
+    };
+    let first = snapshot(&page).await.render();
+    assert_eq!(
+        names(&first),
+        [
+            "e1: button \"“Quoted”\"",
+            "e3: button \"Own Shadow\"",
+            "e5: button \"Part Named\"",
+            "e6: button \"Late\" #late",
+        ],
+        "{first}"
+    );
+    page.evaluate(
+        "document.head.insertAdjacentHTML('beforeend', '<style>#late::after { content: \" now\"; }</style>')",
+    )
+    .await
+    .expect("add a rule");
+    let second = snapshot(&page).await.render();
+    assert!(
+        names(&second).contains(&"e6: button \"Late now\" #late".to_owned()),
+        "{second}"
+    );
+    close_and_check(browser).await;
+}
+
 #[tokio::test]
 async fn issue_20_hrefs_read_against_the_page_and_repeated_names_get_no_line() {
     let server = FixtureServer::start().await.expect("server");

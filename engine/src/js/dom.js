@@ -409,12 +409,83 @@
    *  @param {Element} el
    *  @param {"::before" | "::after"} which */
   function pseudoText(el, which) {
+    // Reading a pseudo-element's computed style is the walk's dearest call; most pages have no
+    // rule that could give one content, so it is read only where a rule could.
+    if (el.localName !== "q" && !pseudoRulesReach(el)) return "";
     const cs = el.ownerDocument.defaultView.getComputedStyle(el, which);
     const content = cs.content;
     if (!content || content === "none" || content === "normal") return "";
     if (cs.display === "none" || cs.visibility !== "visible") return "";
     const t = contentText(content, el, cs);
     return t && cs.display !== "inline" ? " " + t + " " : t;
+  }
+
+  /** A selector naming `::before` or `::after` (or their one-colon forms). */
+  const PSEUDO_SELECTOR = /:(?::)?(?:before|after)\b/i;
+  /** Per tree root, until the current task ends: whether its style sheets may give an element
+   *  `::before`/`::after` content (see `pseudoRulesReach`).
+   *  @type {Map<Node, boolean> | null} */
+  let pseudoRoots = null;
+
+  /** Whether any style rule that applies in `el`'s tree could give it a `::before` or
+   *  `::after`: a selector naming one in the style sheets (and adopted sheets) of its root and,
+   *  for a shadow tree, of every root above it (`::part(x)::before`). A sheet that cannot be
+   *  read (another origin's) counts as one that could. The browser's own sheet gives them only
+   *  to `q`, which `pseudoText` always reads. Known per root until the current task ends, so a
+   *  walk reads each sheet once and the next call sees sheets added since.
+   *  @param {Element} el */
+  function pseudoRulesReach(el) {
+    if (pseudoRoots === null) {
+      pseudoRoots = new Map();
+      queueMicrotask(() => { pseudoRoots = null; });
+    }
+    /** @type {Node} */
+    let root = el.getRootNode();
+    for (;;) {
+      let known = pseudoRoots.get(root);
+      if (known === undefined) {
+        known = rootMayGenerate(/** @type {Document | ShadowRoot} */ (root));
+        pseudoRoots.set(root, known);
+      }
+      if (known) return true;
+      const host = /** @type {ShadowRoot} */ (root).host;
+      if (!host) return false;
+      root = host.getRootNode();
+    }
+  }
+
+  /** @param {Document | ShadowRoot} root */
+  function rootMayGenerate(root) {
+    const sheets = root.styleSheets;
+    if (sheets) for (let i = 0; i < sheets.length; i++) if (sheetMayGenerate(sheets[i])) return true;
+    const adopted = root.adoptedStyleSheets;
+    if (adopted) for (let i = 0; i < adopted.length; i++) if (sheetMayGenerate(adopted[i])) return true;
+    return false;
+  }
+
+  /** @param {CSSStyleSheet} sheet */
+  function sheetMayGenerate(sheet) {
+    /** @type {CSSRuleList} */
+    let rules;
+    try {
+      rules = sheet.cssRules;
+    } catch (e) {
+      return true;
+    }
+    return !rules || rulesMayGenerate(rules);
+  }
+
+  /** Style rules, nested ones (grouping rules, CSS nesting) and imported sheets included.
+   *  @param {CSSRuleList} rules
+   *  @returns {boolean} */
+  function rulesMayGenerate(rules) {
+    for (let i = 0; i < rules.length; i++) {
+      const rule = /** @type {CSSRule & {selectorText?: string, styleSheet?: CSSStyleSheet | null, cssRules?: CSSRuleList}} */ (rules[i]);
+      if (rule.selectorText && PSEUDO_SELECTOR.test(rule.selectorText)) return true;
+      if (rule.styleSheet && sheetMayGenerate(rule.styleSheet)) return true;
+      if (rule.cssRules && rulesMayGenerate(rule.cssRules)) return true;
+    }
+    return false;
   }
 
   /** The text of a computed `content` value (`"[" attr(title) "]" / "alt"`): see `pseudoText`.
