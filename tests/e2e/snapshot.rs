@@ -445,29 +445,42 @@ async fn a_tag_named_like_an_object_member_has_no_implicit_role() {
 }
 
 /// Text CSS generates (`::before`/`::after`) is read only where a rule could give it: the
-/// walk skips pseudo-elements of trees whose style sheets name none. Still read: a rule in a
-/// shadow root's own sheet, a document rule that reaches into a shadow tree through
-/// `::part()`, the browser's own quotes of `q`, and a rule added after an earlier snapshot.
+/// walk skips pseudo-elements of trees whose style sheets name none. On a page whose document
+/// has no such rule, still read: a shadow root's own rule, a shadow root's rules for its host
+/// (`:host`) and for the elements slotted into it (`::slotted()`), the browser's own quotes of
+/// `q`, and a rule added after an earlier snapshot; on another page, a document rule that
+/// reaches into a shadow tree through `::part()`. Each name is what the walk read before it
+/// skipped any pseudo-element.
 #[tokio::test]
 async fn generated_text_is_read_from_every_sheet_that_can_give_it() {
     let server = FixtureServer::start().await.expect("server");
     server.route("pseudo.html", |_| {
         chromate_tests::Response::html(
             "<title>Pseudo</title>\
-             <style>x-part::part(label)::before { content: \"Part \"; }</style>\
              <button><q>Quoted</q></button>\
-             <x-shadow></x-shadow><x-part></x-part>\
+             <x-shadow></x-shadow>\
+             <button><x-host><i>Text</i></x-host></button>\
              <button id=\"late\">Late</button>\
              <script>\
                const own = document.querySelector('x-shadow').attachShadow({mode: 'open'});\
                own.innerHTML = '<style>b::before { content: \"Own \"; }</style><button><b></b>Shadow</button>';\
+               const host = document.querySelector('x-host').attachShadow({mode: 'open'});\
+               host.innerHTML = '<style>:host::before { content: \"Host \"; } ::slotted(i)::before { content: \"Slot \"; }</style><slot></slot>';\
+             </script>",
+        )
+    });
+    server.route("pseudo-part.html", |_| {
+        chromate_tests::Response::html(
+            "<title>Part</title>\
+             <style>x-part::part(label)::before { content: \"Part \"; }</style>\
+             <x-part></x-part>\
+             <script>\
                const part = document.querySelector('x-part').attachShadow({mode: 'open'});\
                part.innerHTML = '<button part=\"label\">Named</button>';\
              </script>",
         )
     });
     let browser = launch().await;
-    let page = open(&browser, &server.url("pseudo.html")).await;
     let names = |rendered: &str| -> Vec<String> {
         rendered
             .lines()
@@ -475,13 +488,14 @@ async fn generated_text_is_read_from_every_sheet_that_can_give_it() {
             .map(|line| line.trim().to_owned())
             .collect()
     };
+    let page = open(&browser, &server.url("pseudo.html")).await;
     let first = snapshot(&page).await.render();
     assert_eq!(
         names(&first),
         [
             "e1: button \"“Quoted”\"",
             "e3: button \"Own Shadow\"",
-            "e5: button \"Part Named\"",
+            "e4: button \"Host Slot Text\"",
             "e6: button \"Late\" #late",
         ],
         "{first}"
@@ -495,6 +509,14 @@ async fn generated_text_is_read_from_every_sheet_that_can_give_it() {
     assert!(
         names(&second).contains(&"e6: button \"Late now\" #late".to_owned()),
         "{second}"
+    );
+    let part = open(&browser, &server.url("pseudo-part.html")).await;
+    let rendered = snapshot(&part).await.render();
+    assert!(
+        names(&rendered)
+            .iter()
+            .any(|line| line.ends_with("button \"Part Named\"")),
+        "{rendered}"
     );
     close_and_check(browser).await;
 }

@@ -427,31 +427,46 @@
    *  @type {Map<Node, boolean> | null} */
   let pseudoRoots = null;
 
-  /** Whether any style rule that applies in `el`'s tree could give it a `::before` or
-   *  `::after`: a selector naming one in the style sheets (and adopted sheets) of its root and,
-   *  for a shadow tree, of every root above it (`::part(x)::before`). A sheet that cannot be
-   *  read (another origin's) counts as one that could. The browser's own sheet gives them only
-   *  to `q`, which `pseudoText` always reads. Known per root until the current task ends, so a
-   *  walk reads each sheet once and the next call sees sheets added since.
+  /** Whether any style rule that applies to `el` could give it a `::before` or `::after`: a
+   *  selector naming one in the style sheets (and adopted sheets) of its tree's root and, for a
+   *  shadow tree, of every root above it (`::part(x)::before`); of its own shadow root
+   *  (`:host::before`); and of the tree of the slot it is assigned to (`::slotted(x)::before`).
+   *  A sheet that cannot be read (another origin's) counts as one that could. The browser's own
+   *  sheet gives them only to `q`, which `pseudoText` always reads. Known per root until the
+   *  current task ends, so a walk reads each sheet once and the next call sees sheets added
+   *  since.
    *  @param {Element} el */
   function pseudoRulesReach(el) {
     if (pseudoRoots === null) {
       pseudoRoots = new Map();
       queueMicrotask(() => { pseudoRoots = null; });
     }
-    /** @type {Node} */
-    let root = el.getRootNode();
+    if (el.shadowRoot && rootGenerates(el.shadowRoot)) return true;
+    const slot = el.assignedSlot;
+    if (slot && treeGenerates(slot.getRootNode())) return true;
+    return treeGenerates(el.getRootNode());
+  }
+
+  /** `root` or a root above it (through shadow hosts) may generate: see `pseudoRulesReach`.
+   *  @param {Node} root */
+  function treeGenerates(root) {
     for (;;) {
-      let known = pseudoRoots.get(root);
-      if (known === undefined) {
-        known = rootMayGenerate(/** @type {Document | ShadowRoot} */ (root));
-        pseudoRoots.set(root, known);
-      }
-      if (known) return true;
+      if (rootGenerates(root)) return true;
       const host = /** @type {ShadowRoot} */ (root).host;
       if (!host) return false;
       root = host.getRootNode();
     }
+  }
+
+  /** @param {Node} root */
+  function rootGenerates(root) {
+    const roots = /** @type {Map<Node, boolean>} */ (pseudoRoots);
+    let known = roots.get(root);
+    if (known === undefined) {
+      known = rootMayGenerate(/** @type {Document | ShadowRoot} */ (root));
+      roots.set(root, known);
+    }
+    return known;
   }
 
   /** @param {Document | ShadowRoot} root */
