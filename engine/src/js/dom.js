@@ -334,7 +334,10 @@
    *  @param {Element} top
    *  @returns {string} */
   function collectText(el, own, fromContent, top) {
-    let s = own ? pseudoText(el, "::before") : "";
+    // Reading a pseudo-element's computed style is the walk's dearest call; most pages have no
+    // rule that could give one content, so it is read only where a rule could.
+    const pseudo = own && (el.localName === "q" || pseudoRulesReach(el));
+    let s = pseudo ? pseudoText(el, "::before") : "";
     const kids = children(el);
     /** @type {string | undefined} */
     let transform;
@@ -379,7 +382,7 @@
       if (fromContent && vis && styleOf(e).display !== "inline") s += " " + inner + " ";
       else s += inner;
     }
-    if (own) s += pseudoText(el, "::after");
+    if (pseudo) s += pseudoText(el, "::after");
     return s;
   }
 
@@ -409,9 +412,6 @@
    *  @param {Element} el
    *  @param {"::before" | "::after"} which */
   function pseudoText(el, which) {
-    // Reading a pseudo-element's computed style is the walk's dearest call; most pages have no
-    // rule that could give one content, so it is read only where a rule could.
-    if (el.localName !== "q" && !pseudoRulesReach(el)) return "";
     const cs = el.ownerDocument.defaultView.getComputedStyle(el, which);
     const content = cs.content;
     if (!content || content === "none" || content === "normal") return "";
@@ -432,7 +432,7 @@
    *  shadow tree, of every root above it (`::part(x)::before`); of its own shadow root
    *  (`:host::before`); and of the tree of the slot it is assigned to (`::slotted(x)::before`).
    *  A sheet that cannot be read (another origin's) counts as one that could. The browser's own
-   *  sheet gives them only to `q`, which `pseudoText` always reads. Known per root until the
+   *  sheet gives them only to `q`, whose pseudo-elements `collectText` always reads. Known per root until the
    *  current task ends, so a walk reads each sheet once and the next call sees sheets added
    *  since.
    *  @param {Element} el */

@@ -145,7 +145,7 @@ async fn run_shared_unboxed(
     let Some(tab) = tab.filter(|_| guard.trace.is_none()) else {
         if guard.trace.is_none() && opens_with_url(decl, &arguments) {
             drop(guard);
-            return open_then_load(session, decl, arguments, cancel, progress).await;
+            return open_then_load_reply(session, decl, arguments, cancel, progress).await;
         }
         return run(&mut guard, decl, arguments, cancel, progress).await;
     };
@@ -170,7 +170,7 @@ fn opens_with_url(decl: &ToolDecl, arguments: &Map<String, Value>) -> bool {
 
 /// A browser_page `open` with a URL on a shared session ([`run_shared`]): the session is
 /// locked to open the tab and to answer, not while the URL loads.
-async fn open_then_load(
+async fn open_then_load_reply(
     session: &tokio::sync::Mutex<ToolSession>,
     decl: &'static ToolDecl,
     arguments: Map<String, Value>,

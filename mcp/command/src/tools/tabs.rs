@@ -99,13 +99,8 @@ pub(super) async fn page(
             if url == "about:blank" {
                 return Ok(opened.output());
             }
-            let timeout = Duration::from_millis(args.timeout_ms);
-            let loaded = ctx
-                .cancel
-                .run(opened.page.goto(&url, chromate::WaitUntil::Load, timeout))
-                .await
-                .ok_or_else(|| cancelled_error(&verb))?;
-            loaded_or_closed(ctx, opened, loaded.map(drop), &url, args.timeout_ms).await
+            let loaded = load(&opened, &url, args.timeout_ms, &ctx.cancel).await?;
+            loaded_or_closed(ctx, opened, loaded, &url, args.timeout_ms).await
         }
         TabAction::Select => {
             ctx.session.ensure_browser(&verb).await?;
@@ -201,9 +196,8 @@ async fn list(session: &mut ToolSession) -> serde_json::Value {
     json!({ "count": pages.len(), "pages": pages, "active": live.active })
 }
 
-/// Makes the tab with `target_id` active; returns its id.
 /// A tab browser_page `open` has opened on about:blank and made active, before its URL loads.
-pub(crate) struct Opened {
+struct Opened {
     page: chromate::Page,
     browser: chromate::Browser,
     id: Option<String>,
@@ -244,6 +238,22 @@ async fn open_blank(
         id,
         previous,
     })
+}
+
+/// browser_page `open`'s middle part: `url` loading in the opened tab, within `timeout_ms`;
+/// a cancelled call is its error (the tab stays open).
+async fn load(
+    opened: &Opened,
+    url: &str,
+    timeout_ms: u64,
+    cancel: &crate::call::Cancel,
+) -> Result<chromate::Result<()>, ToolError> {
+    let timeout = Duration::from_millis(timeout_ms);
+    let loaded = cancel
+        .run(opened.page.goto(url, chromate::WaitUntil::Load, timeout))
+        .await
+        .ok_or_else(|| cancelled_error("page open"))?;
+    Ok(loaded.map(drop))
 }
 
 /// browser_page `open`'s last part, once its URL has loaded or failed: the answer, or the
@@ -302,18 +312,14 @@ pub(crate) async fn open_then_load(
     let opened = opened?;
     drop(guard);
     progress.set_phase(format!("waiting for {url} to load"));
-    let timeout = Duration::from_millis(args.timeout_ms);
-    let loaded = cancel
-        .run(opened.page.goto(&url, chromate::WaitUntil::Load, timeout))
-        .await
-        .ok_or_else(|| cancelled_error(verb))?;
+    let loaded = load(&opened, &url, args.timeout_ms, cancel).await?;
     let mut guard = session.lock().await;
     let mut ctx = ToolContext {
         session: &mut guard,
         cancel: cancel.clone(),
         progress: progress.clone(),
     };
-    loaded_or_closed(&mut ctx, opened, loaded.map(drop), &url, args.timeout_ms).await
+    loaded_or_closed(&mut ctx, opened, loaded, &url, args.timeout_ms).await
 }
 
 /// The URL a browser_page `open` loads after opening its tab, if it is not about:blank.
@@ -326,6 +332,7 @@ fn call_url(call: &ToolCall) -> Option<String> {
     }
 }
 
+/// Makes the tab with `target_id` active; returns its id.
 fn activate(session: &mut ToolSession, target_id: &str) -> Option<String> {
     let live = session.browser.live.as_mut()?;
     let id = live
