@@ -7,7 +7,7 @@
 //! network state, kept from CDP events), its short timers and animation frames not yet run and the
 //! answers to its requests its handlers have not yet had (`js/pending.js`, in the main world: CDP
 //! can report a request's end before the page's handler of it runs), and elements added or removed
-//! (`js/settle.js`, in chromate's world). A page with none of these pending and none of them seen
+//! from `DOMContentLoaded` on (`js/settle.js`, in chromate's world). A page with none of these pending and none of them seen
 //! since the wait began is done at the first check; one that was at work is done once nothing is
 //! pending and nothing moved for the grace window. When only the network was at work, the page is
 //! asked instead of waited out: its event loop runs a few more tasks (`settle.turn`), which is
@@ -43,7 +43,8 @@ pub struct Settled {
     pub waited: Duration,
     /// Whether the page came to rest (else the cap ended the wait).
     pub quiet: bool,
-    /// Mutations of the document that added or removed elements, since it was created.
+    /// Mutations of the document that added or removed elements, since it was parsed
+    /// (`DOMContentLoaded`).
     pub mutations: u64,
     /// How many times the page was checked: 1 when nothing was pending at the start.
     pub checks: u32,
