@@ -100,6 +100,12 @@ pub(crate) const PENDING: &str = include_str!("pending.js");
 pub(crate) const PENDING_READ: &str =
     "(globalThis[Symbol.for(\"chromate.pending\")] || (() => null))()";
 
+/// The compile hint the installer starts with: V8 compiles every function of the script at once
+/// instead of each on its first call, and a renderer compiles the script once for all its
+/// documents. V8 follows it when the browser runs with `--js-flags=--compile-hints-magic`, which
+/// chromate's launches pass (`launch::browser_args`); elsewhere it is a comment.
+const COMPILE_WHOLE: &str = "//# allFunctionsCalledOnLoad\n";
+
 /// Modules in installation order (dependencies first), as `(namespace key, source)`.
 const MODULES: [(&str, &str); 10] = [
     ("dom", DOM),
@@ -115,11 +121,12 @@ const MODULES: [(&str, &str); 10] = [
 ];
 
 /// The installer script: defines `globalThis.__chromate` (frozen, non-enumerable) holding every
-/// module, unless it already exists in this world. It starts with `(() => {` (a unit test
-/// checks the shape and the module order).
+/// module, unless it already exists in this world. It starts with V8's compile hint
+/// [`COMPILE_WHOLE`] and then `(() => {` (a unit test checks the shape and the module order).
 pub(crate) fn install_source() -> String {
-    let capacity = MODULES.iter().map(|(_, src)| src.len() + 24).sum::<usize>() + 160;
+    let capacity = MODULES.iter().map(|(_, src)| src.len() + 24).sum::<usize>() + 200;
     let mut res = String::with_capacity(capacity);
+    res.push_str(COMPILE_WHOLE);
     res.push_str("(() => {\nif (globalThis.__chromate) return;\nconst C = {};\n");
     for (key, src) in MODULES {
         res.push_str("C.");
@@ -271,7 +278,11 @@ mod tests {
             "a JSDoc comment is left in the installer"
         );
         assert!(source.contains("return !!((el).isContentEditable);"));
-        assert!(!source
+        // The compile hint is the one comment left, on the first line.
+        let code = source
+            .strip_prefix(COMPILE_WHOLE)
+            .expect("the compile hint");
+        assert!(!code
             .lines()
             .any(|line| line.starts_with(' ') || line.starts_with("//") || line.starts_with('*')));
         assert!(

@@ -177,6 +177,19 @@ pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<Strin
     if let Some((width, height)) = options.viewport {
         args.push(format!("--window-size={width},{height}"));
     }
+    // V8 compiles the whole of chromate's in-page script when a renderer first runs it, and
+    // keeps it for every later document of that renderer (the script starts with the compile
+    // hint `//# allFunctionsCalledOnLoad`, which V8 follows only with this flag). Compiled
+    // function by function instead, each document's first snapshot compiled its walk again:
+    // 3–4 ms of a navigation's observation (benches/README.md "Compiled once per renderer").
+    // Chromium keeps the last `--js-flags` it is given: a caller's own replaces this one.
+    if !options
+        .extra_args
+        .iter()
+        .any(|arg| arg.starts_with("--js-flags"))
+    {
+        args.push("--js-flags=--compile-hints-magic".to_string());
+    }
     args.extend(options.extra_args.iter().cloned());
     args.push("about:blank".to_string());
     args
@@ -264,6 +277,24 @@ mod tests {
         assert_eq!(env, [("BREAKPAD_DUMP_LOCATION", long.join("crashes"))]);
         let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));
         assert!(args.contains(&"--crash-dumps-dir=/tmp/p/crashes".to_owned()));
+    }
+
+    #[test]
+    fn v8_follows_the_compile_hint_unless_the_caller_sets_its_own_js_flags() {
+        let js_flags = |args: &[String]| {
+            args.iter()
+                .filter(|a| a.starts_with("--js-flags"))
+                .cloned()
+                .collect::<Vec<_>>()
+        };
+        let args = browser_args(&LaunchOptions::default(), Path::new("/tmp/p"));
+        assert_eq!(js_flags(&args), ["--js-flags=--compile-hints-magic"]);
+        let options = LaunchOptions {
+            extra_args: vec!["--js-flags=--expose-gc".to_owned()],
+            ..LaunchOptions::default()
+        };
+        let args = browser_args(&options, Path::new("/tmp/p"));
+        assert_eq!(js_flags(&args), ["--js-flags=--expose-gc"]);
     }
 
     #[test]
