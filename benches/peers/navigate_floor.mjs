@@ -1,6 +1,8 @@
 // browser_navigate against the raw-CDP floor, side by side in one run: a raw pipe client that
 // sends Page.navigate and waits for Page.loadEventFired (nothing more: no snapshot, no wait
-// after load), chromate's browser_navigate (its wait after load and its observation included),
+// after load), a second one that then reads every element's box and visibility in one
+// Runtime.evaluate (the least any observation of the page does: the style and layout of the
+// whole document that the renderer still owes after `load`), chromate's browser_navigate (its wait after load and its observation included),
 // optionally a baseline chromate binary and Playwright MCP, on the same pages, round-robin.
 //
 //   node benches/peers/navigate_floor.mjs <chromate binary> <base url> [repetitions=15]
@@ -30,14 +32,21 @@ const PAGES = ["login.html", "bench-2000.html", "bench-10000.html", "console.htm
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "navigate-floor-"));
 const now = () => performance.now();
 
-// --- the raw pipe client --------------------------------------------------------------------
-function rawClient() {
+// --- the raw pipe clients -------------------------------------------------------------------
+// The least any observation of the page must do after `load`: read every element's box and
+// whether it is visible, in one call (style and layout of the whole document, nothing more).
+const LEAST_OBSERVATION = `(() => { let shown = 0; for (const el of document.querySelectorAll("*")) {
+  const box = el.getBoundingClientRect(); if (box.width > 0 && el.checkVisibility()) shown++; } return shown; })()`;
+
+function rawClient(observe) {
   const profile = fs.mkdtempSync(path.join(work, "raw-profile-"));
   const child = spawnPiped(chromium, profile);
   const { send, event } = cdpPipe(child);
   let session;
   return {
-    key: "raw", label: "raw CDP floor (Page.navigate → loadEventFired)", pid: child.pid,
+    key: observe ? "raw-observed" : "raw",
+    label: observe ? "raw CDP + the least observation (one walk reading every box)" : "raw CDP floor (Page.navigate → loadEventFired)",
+    pid: child.pid,
     async start() {
       const { targetInfos } = await send("Target.getTargets");
       const page = targetInfos.find((t) => t.type === "page");
@@ -48,6 +57,7 @@ function rawClient() {
       const loaded = event((m) => m.method === "Page.loadEventFired" && m.sessionId === session);
       await send("Page.navigate", { url }, session);
       await loaded;
+      if (observe) await send("Runtime.evaluate", { expression: LEAST_OBSERVATION, returnByValue: true }, session);
     },
     async close() {
       await send("Browser.close").catch(() => {});
@@ -98,7 +108,7 @@ function descendants(pid) {
 }
 
 const chromateArgs = ["mcp", "--browser", chromium, "--artifacts-dir", "ARTIFACTS"];
-const tools = [rawClient(),
+const tools = [rawClient(false), rawClient(true),
   mcpServer("chromate", process.env.CHROMATE_LABEL ?? "chromate", path.resolve(chromateBin), chromateArgs,
     (url) => ["browser_navigate", { url }])];
 if (process.env.CHROMATE_OLD) {
@@ -153,7 +163,8 @@ for (const page of PAGES) {
     const xs = times.get(t.key).get(page);
     const m = median(xs);
     const ratio = t.key === "raw" ? "" : ` (${(m / floor).toFixed(2)}×)`;
-    return `${m.toFixed(1)} ms p90 ${quantile(xs, 0.9).toFixed(1)}${ratio}`;
+    const overLeast = t.key.startsWith("raw") ? "" : `, ${(m / median(times.get("raw-observed").get(page))).toFixed(2)}× the least observation`;
+    return `${m.toFixed(1)} ms p90 ${quantile(xs, 0.9).toFixed(1)}${ratio}${overLeast}`;
   });
   console.log([page, ...cells].join(" | "));
 }
