@@ -12,7 +12,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cdpPipe, spawnPiped } from "./cdp_pipe.mjs";
+import { cdpPipe, spawnPiped, timedLoad } from "./cdp_pipe.mjs";
 
 const [base, repsArg] = process.argv.slice(2);
 if (!base) {
@@ -38,13 +38,7 @@ try {
   for (const page of PAGES) {
     const rows = [];
     for (let i = 0; i < N; i++) {
-      const blank = event((m) => m.method === "Page.loadEventFired" && m.sessionId === s);
-      await send("Page.navigate", { url: "about:blank" }, s);
-      await blank;
-      const loaded = event((m) => m.method === "Page.loadEventFired" && m.sessionId === s);
-      const t0 = now();
-      await send("Page.navigate", { url: `${base}/${page}` }, s);
-      await loaded;
+      const load = await timedLoad({ send, event }, s, `${base}/${page}`);
       const t1 = now();
       await evaluate("1");
       const t2 = now();
@@ -53,7 +47,7 @@ try {
       await evaluate("new Promise((r) => requestAnimationFrame(() => r(1)))");
       const t4 = now();
       await evaluate("document.querySelectorAll('*').length");
-      rows.push([t1 - t0, t2 - t1, t3 - t2, t4 - t3, now() - t4]);
+      rows.push([load, t2 - t1, t3 - t2, t4 - t3, now() - t4]);
     }
     console.log([page, ...[0, 1, 2, 3, 4].map((k) => median(rows.map((r) => r[k])))].join(" | "));
   }

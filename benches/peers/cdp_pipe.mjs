@@ -47,3 +47,17 @@ export function cdpPipe(child) {
   const event = (match) => new Promise((resolve) => waiters.push((m) => (match(m) ? (resolve(m), true) : false)));
   return { send, event };
 }
+
+/** Navigates the page of `sessionId` to about:blank, then to `url`; resolves to the milliseconds
+ *  from the second Page.navigate to its Page.loadEventFired. */
+export async function timedLoad({ send, event }, sessionId, url) {
+  const loadOf = () => event((m) => m.method === "Page.loadEventFired" && m.sessionId === sessionId);
+  const blank = loadOf();
+  await send("Page.navigate", { url: "about:blank" }, sessionId);
+  await blank;
+  const loaded = loadOf();
+  const started = performance.now();
+  await send("Page.navigate", { url }, sessionId);
+  await loaded;
+  return performance.now() - started;
+}

@@ -14,7 +14,7 @@
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
-import { cdpPipe, spawnPiped } from "./cdp_pipe.mjs";
+import { cdpPipe, spawnPiped, timedLoad } from "./cdp_pipe.mjs";
 
 const [base, repsArg] = process.argv.slice(2);
 if (!base) {
@@ -46,7 +46,6 @@ const SETUPS = [
   ["+ installer, watch from DOMContentLoaded", addScript(installer(js("settle")), "chromate")],
   ["+ installer, watch from creation", addScript(installer(settleAtCreation), "chromate")],
 ];
-const now = () => performance.now();
 const median = (values) => values.sort((a, b) => a - b)[values.length >> 1].toFixed(1);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "document-setup-"));
 const clients = [];
@@ -67,15 +66,8 @@ try {
   for (const page of PAGES) {
     const rows = clients.map(() => []);
     for (let i = 0; i < N; i++) {
-      for (const [k, { send, event, session: s }] of clients.entries()) {
-        const blank = event((m) => m.method === "Page.loadEventFired" && m.sessionId === s);
-        await send("Page.navigate", { url: "about:blank" }, s);
-        await blank;
-        const loaded = event((m) => m.method === "Page.loadEventFired" && m.sessionId === s);
-        const t0 = now();
-        await send("Page.navigate", { url: `${base}/${page}` }, s);
-        await loaded;
-        rows[k].push(now() - t0);
+      for (const [k, client] of clients.entries()) {
+        rows[k].push(await timedLoad(client, client.session, `${base}/${page}`));
       }
     }
     console.log([page, ...rows.map(median)].join(" | "));
