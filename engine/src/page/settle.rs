@@ -7,9 +7,9 @@
 //! network state, kept from CDP events), its short timers and animation frames not yet run and the
 //! answers to its requests its handlers have not yet had (`js/pending.js`, in the main world: CDP
 //! can report a request's end before the page's handler of it runs), and elements added or removed
-//! from `DOMContentLoaded` on (`js/settle.js`, in chromate's world). A page with none of these pending and none of them seen
-//! since the wait began is done at the first check; one that was at work is done once nothing is
-//! pending and nothing moved for the grace window. When only the network was at work, the page is
+//! from `DOMContentLoaded` on (`js/settle.js`, in chromate's world). A page with none of these
+//! pending and none of them seen since the wait began is done at the first check; one that was at
+//! work is done once nothing is pending and nothing moved for the grace window. When only the network was at work, the page is
 //! asked instead of waited out: its event loop runs a few more tasks (`settle.turn`), which is
 //! where a response's handler acts, and if nothing moved meanwhile it is done. The cap bounds a
 //! page that never stops (polling, animating, streaming). This module decides when to stop waiting;
