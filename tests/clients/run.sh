@@ -23,15 +23,18 @@ venv_python=$root/target/venv/bin/python
 
 www=$(mktemp -d)
 out=$(mktemp)
+# The clients' and servers' own temp directories (artifacts, runtime directories) go here and
+# are removed with it at the end.
+scratch=$(mktemp -d)
 cp "$here/fixture.html" "$www/"
 exec 3< <(exec python3 -u "$here/serve.py" "$www")
 server_pid=$!
-cleanup() { kill "$server_pid" 2>/dev/null; rm -rf "$www" "$out"; }
+cleanup() { kill "$server_pid" 2>/dev/null; rm -rf "$www" "$out" "$scratch"; }
 trap cleanup EXIT
 if ! read -r -t 10 port <&3; then
   echo "0 passed, 1 failed (the fixture server did not start)"; exit 1
 fi
-export CHROMATE_BIN="$bin" FIXTURE_URL="http://127.0.0.1:$port/fixture.html"
+export CHROMATE_BIN="$bin" FIXTURE_URL="http://127.0.0.1:$port/fixture.html" TMPDIR="$scratch"
 
 for client in "node $here/client.mjs" "node $here/client-modern.mjs" "node $here/client-http.mjs" "node $here/inspector.mjs" "node $here/inspector-http.mjs" "$venv_python $here/client.py"; do
   before=$(grep -c '' "$out")

@@ -20,8 +20,10 @@ pub struct ClientRun {
 }
 
 /// Runs `tests/clients/<script>` to its end with `envs` (and `CHROMATE_BIN` when the caller
-/// passes it), from the temp directory: from the repository root, `import mcp` would find its
-/// `mcp/` folder. Panics when the virtual environment is missing (a test's setup error).
+/// passes it), from a temp directory of its own: from the repository root, `import mcp` would
+/// find its `mcp/` folder. That directory is the script's `TMPDIR` too, so what it and the
+/// servers it starts make there (artifacts directories, runtime directories) is removed with it
+/// at the end of the run. Panics when the virtual environment is missing (a test's setup error).
 pub fn run_client(script: &str, envs: &[(&str, String)]) -> ClientRun {
     let python = venv_python();
     assert!(
@@ -32,10 +34,15 @@ pub fn run_client(script: &str, envs: &[(&str, String)]) -> ClientRun {
     let script = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("clients")
         .join(script);
+    let tmp = tempfile::Builder::new()
+        .prefix("chromate-py-run-")
+        .tempdir()
+        .unwrap_or_else(|err| panic!("cannot make a temp directory: {err}"));
     let out = std::process::Command::new(&python)
         .arg(&script)
         .envs(envs.iter().map(|(name, value)| (*name, value)))
-        .current_dir(std::env::temp_dir())
+        .env("TMPDIR", tmp.path())
+        .current_dir(tmp.path())
         .output()
         .unwrap_or_else(|err| panic!("cannot run {}: {err}", script.display()));
     ClientRun {
