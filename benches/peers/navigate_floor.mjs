@@ -2,8 +2,9 @@
 // sends Page.navigate and waits for Page.loadEventFired (nothing more: no snapshot, no wait
 // after load), a second one that then reads every element's box and visibility in one
 // Runtime.evaluate (the least any observation of the page does: the style and layout of the
-// whole document that the renderer still owes after `load`), chromate's browser_navigate (its wait after load and its observation included),
-// optionally a baseline chromate binary and Playwright MCP, on the same pages, round-robin.
+// whole document that the renderer still owes after `load`), chromate's browser_navigate (its
+// wait after load and its observation included), optionally a baseline chromate binary and
+// Playwright MCP, on the same pages, round-robin.
 //
 //   node benches/peers/navigate_floor.mjs <chromate binary> <base url> [repetitions=15]
 //   CHROMATE_OLD=<baseline binary>   adds the baseline chromate (old against new in one run)
@@ -45,7 +46,8 @@ function rawClient(observe) {
   let session;
   return {
     key: observe ? "raw-observed" : "raw",
-    label: observe ? "raw CDP + the least observation (one walk reading every box)" : "raw CDP floor (Page.navigate → loadEventFired)",
+    label: observe ? "raw CDP + the least observation (one walk reading every box)"
+      : "raw CDP floor (Page.navigate → loadEventFired)",
     pid: child.pid,
     async start() {
       const { targetInfos } = await send("Target.getTargets");
@@ -163,7 +165,8 @@ for (const page of PAGES) {
     const xs = times.get(t.key).get(page);
     const m = median(xs);
     const ratio = t.key === "raw" ? "" : ` (${(m / floor).toFixed(2)}×)`;
-    const overLeast = t.key.startsWith("raw") ? "" : `, ${(m / median(times.get("raw-observed").get(page))).toFixed(2)}× the least observation`;
+    const least = median(times.get("raw-observed").get(page));
+    const overLeast = t.key.startsWith("raw") ? "" : `, ${(m / least).toFixed(2)}× the least observation`;
     return `${m.toFixed(1)} ms p90 ${quantile(xs, 0.9).toFixed(1)}${ratio}${overLeast}`;
   });
   console.log([page, ...cells].join(" | "));
