@@ -134,8 +134,9 @@ PY
     "$dist/chromate-mcp-$version.tgz" "$dist/chromate-mcp-$platform-$version.tgz")
   [ -x "$work/npm/node_modules/.bin/chromate-mcp" ] || { echo "dist: npm installed no chromate-mcp command" >&2; exit 1; }
   [ -d tests/clients/node_modules ] || (cd tests/clients && npm ci --silent --no-audit --no-fund)
+  # TMPDIR: the client's artifacts directory goes in $work, removed at the end.
   CHROMATE_COMMAND='["npx", "--no-install", "chromate-mcp", "mcp"]' CHROMATE_CWD="$work/npm" \
-    FIXTURE_URL="http://127.0.0.1:$fixture_port/fixture.html" \
+    FIXTURE_URL="http://127.0.0.1:$fixture_port/fixture.html" TMPDIR="$work" \
     timeout 120 node tests/clients/client.mjs
 }
 
