@@ -432,9 +432,9 @@
    *  shadow tree, of every root above it (`::part(x)::before`); of its own shadow root
    *  (`:host::before`); and of the tree of the slot it is assigned to (`::slotted(x)::before`).
    *  A sheet that cannot be read (another origin's) counts as one that could. The browser's own
-   *  sheet gives them only to `q`, whose pseudo-elements `collectText` always reads. Known per root until the
-   *  current task ends, so a walk reads each sheet once and the next call sees sheets added
-   *  since.
+   *  sheet gives them only to `q`, whose pseudo-elements `collectText` always reads. Known per
+   *  root until the current task ends, so a walk reads each sheet once and the next call sees
+   *  sheets added since.
    *  @param {Element} el */
   function pseudoRulesReach(el) {
     if (pseudoRoots === null) {

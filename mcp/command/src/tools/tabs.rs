@@ -81,7 +81,7 @@ pub(super) fn check_page(args: &PageArgs, session: &ToolSession) -> Result<(), T
                 super::navigation::url_hint(url),
             ));
         }
-        super::navigation::refuse_file_url("page open", url, session)?;
+        super::navigation::refuse_file_url(OPEN_VERB, url, session)?;
     }
     Ok(())
 }
@@ -196,6 +196,9 @@ async fn list(session: &mut ToolSession) -> serde_json::Value {
     json!({ "count": pages.len(), "pages": pages, "active": live.active })
 }
 
+/// How browser_page `open` names itself in its errors.
+const OPEN_VERB: &str = "page open";
+
 /// A tab browser_page `open` has opened on about:blank and made active, before its URL loads.
 struct Opened {
     page: chromate::Page,
@@ -252,7 +255,7 @@ async fn load(
     let loaded = cancel
         .run(opened.page.goto(url, chromate::WaitUntil::Load, timeout))
         .await
-        .ok_or_else(|| cancelled_error("page open"))?;
+        .ok_or_else(|| cancelled_error(OPEN_VERB))?;
     Ok(loaded.map(drop))
 }
 
@@ -266,7 +269,7 @@ async fn loaded_or_closed(
     url: &str,
     timeout_ms: u64,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = "page open";
+    let verb = OPEN_VERB;
     let Err(err) = loaded else {
         return Ok(opened.output());
     };
@@ -293,7 +296,7 @@ pub(crate) async fn open_then_load(
     cancel: &crate::call::Cancel,
     progress: &crate::call::Progress,
 ) -> Result<ToolOutput, ToolError> {
-    let verb = "page open";
+    let verb = OPEN_VERB;
     let (ToolCall::Page(args), Some(url)) = (&call, call_url(&call)) else {
         return Err(ToolError::new(
             ToolErrorCode::DriverError,
