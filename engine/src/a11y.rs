@@ -296,7 +296,9 @@ impl Page {
             method: "a11y.run".into(),
             source,
         })?;
-        let (refs, selectors) = self.assign_audit_refs(frame_id.as_deref()).await?;
+        let (refs, selectors) = self
+            .assign_audit_refs(frame_id.as_deref(), options.max_total_nodes)
+            .await?;
         let violations = raw
             .violations
             .into_iter()
@@ -361,21 +363,32 @@ impl Page {
     async fn assign_audit_refs(
         &self,
         frame_id: Option<&str>,
+        max_total_nodes: usize,
     ) -> Result<(Vec<Option<ElementRef>>, Vec<Option<String>>)> {
-        let _minting = self.refs.minting.lock().await;
-        let first_new = self.refs.next();
-        let answer = self
+        // The page mints at most one ref per node it kept, and it keeps at most
+        // `max_total_nodes` (`limit` holds it to that): another tab mints at the same time
+        // from after them.
+        let reservation = self.refs.reserve(max_total_nodes as u64);
+        let first_new = reservation.start;
+        let limit = reservation.limit;
+        let answer = match self
             .call_isolated(
                 frame_id,
                 "a11y.assignRefs",
-                &json!({ "nextRef": first_new }),
+                &json!({ "nextRef": first_new, "limit": limit }),
             )
-            .await?;
-        let next = answer
-            .get("nextRef")
-            .and_then(Value::as_u64)
-            .unwrap_or(first_new);
-        self.refs.advance_to(next);
+            .await
+        {
+            Ok(answer) => answer,
+            Err(err) => {
+                reservation.keep(first_new);
+                return Err(err);
+            }
+        };
+        match answer.get("nextRef").and_then(Value::as_u64) {
+            Some(next) => reservation.finish(next),
+            None => reservation.keep(first_new),
+        }
         let frame = match frame_id {
             Some(id) => id.to_string(),
             None => self.main_frame_id().ok_or(Error::PageClosed)?,
@@ -389,7 +402,7 @@ impl Page {
             numbers
                 .iter()
                 .flatten()
-                .filter(|number| **number >= first_new)
+                .filter(|number| (first_new..limit).contains(*number))
                 .map(|number| (*number, frame.clone())),
         );
         let selectors = answer

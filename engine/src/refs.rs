@@ -162,9 +162,6 @@ impl RefState {
 #[derive(Debug)]
 pub(crate) struct RefTable {
     state: Mutex<RefState>,
-    /// Held for a whole snapshot walk: the page mints numbers from `next` on, so two walks at
-    /// once (two tabs) would mint the same numbers.
-    pub(crate) minting: tokio::sync::Mutex<()>,
 }
 
 impl Default for RefTable {
@@ -174,8 +171,49 @@ impl Default for RefTable {
                 next: 1,
                 runs: Vec::new(),
             }),
-            minting: tokio::sync::Mutex::new(()),
         }
+    }
+}
+
+/// The numbers one minting call (a snapshot walk, an audit's refs) may use:
+/// `start..limit`, taken from the counter when the call begins, so that two tabs mint at the
+/// same time without sharing a number or waiting for each other. Every minting call knows how
+/// many it may mint at most (a walk: its line budgets; an audit: its node cap).
+///
+/// [`Reservation::finish`] gives the unused end back when no later reservation was taken
+/// meanwhile, so numbering stays gap-free for calls one after the other; two calls at once
+/// leave the first one's unused numbers unused. A reservation dropped without `finish` (its
+/// call cancelled, the page's answer lost) keeps all its numbers: the page may have minted any
+/// of them.
+#[must_use = "a reservation's unused numbers come back only through finish"]
+pub(crate) struct Reservation<'a> {
+    table: &'a RefTable,
+    /// The first number the call may mint.
+    pub(crate) start: u64,
+    /// One past the last number the call may mint.
+    pub(crate) limit: u64,
+}
+
+impl Reservation<'_> {
+    /// Ends the call, whose page handed back `next` as its next number: the numbers from
+    /// `next` to the limit come back unless a later reservation was taken. A `next` outside
+    /// `start..=limit` (a page that minted beyond its reservation) gives nothing back.
+    pub(crate) fn finish(self, next: u64) {
+        let mut state = lock(&self.table.state);
+        if state.next == self.limit && (self.start..=self.limit).contains(&next) {
+            state.next = next;
+        } else {
+            state.next = state.next.max(next);
+        }
+    }
+}
+
+impl Reservation<'_> {
+    /// Ends a call that failed: the numbers it may have minted stay used, and so does anything
+    /// up to `next`.
+    pub(crate) fn keep(self, next: u64) {
+        let mut state = lock(&self.table.state);
+        state.next = state.next.max(next);
     }
 }
 
@@ -183,6 +221,19 @@ impl RefTable {
     /// The next number a walk may mint.
     pub(crate) fn next(&self) -> u64 {
         lock(&self.state).next
+    }
+
+    /// Reserves `count` numbers for one minting call (see [`Reservation`]).
+    pub(crate) fn reserve(&self, count: u64) -> Reservation<'_> {
+        let mut state = lock(&self.state);
+        let start = state.next;
+        let limit = start.saturating_add(count);
+        state.next = limit;
+        Reservation {
+            table: self,
+            start,
+            limit,
+        }
     }
 
     /// Moves the counter to at least `next` (never back), so no number is minted twice.

@@ -319,6 +319,51 @@ async fn refs_are_never_reused_across_navigations_and_tabs() {
 }
 
 #[tokio::test]
+async fn two_tabs_snapshot_at_once_each_with_refs_of_its_own() {
+    let server = FixtureServer::start().await.expect("server");
+    let browser = launch().await;
+    let one = open(&browser, &server.url("bench-2000.html")).await;
+    let two = open(&browser, &server.url("bench-2000.html")).await;
+    let mut seen = std::collections::HashSet::new();
+    for round in 0..4 {
+        // Both walks run at once (no tab waits for the other's walk to end).
+        let (a, b) = tokio::join!(
+            one.snapshot(SnapshotOptions::default()),
+            two.snapshot(SnapshotOptions::default())
+        );
+        let (a, b) = (
+            a.expect("tab one's snapshot"),
+            b.expect("tab two's snapshot"),
+        );
+        for (tab, snap) in [("one", &a), ("two", &b)] {
+            let refs: Vec<_> = snap.lines.iter().filter_map(|l| l.element_ref).collect();
+            assert!(
+                refs.len() > 50,
+                "round {round}, tab {tab}:\n{}",
+                snap.render()
+            );
+            if round == 0 {
+                // The first walk of each tab mints every ref it shows: none is the other's.
+                for element_ref in refs {
+                    assert!(seen.insert(element_ref), "{element_ref} minted twice");
+                }
+            }
+        }
+        // Each tab's refs are its own: one resolves in its tab and is stale in the other.
+        let in_one = ref_of(&a, "Order notes");
+        one.snapshot(scoped(&format!("ref={in_one}")))
+            .await
+            .expect("tab one's ref in tab one");
+        let reason = stale_reason(two.snapshot(scoped(&format!("ref={in_one}"))).await);
+        assert_eq!(reason, StaleReason::DocumentChanged);
+    }
+    // The counter moved past every number either walk minted.
+    let highest = seen.iter().max().copied().expect("refs");
+    assert!(browser.next_ref() > highest);
+    close_and_check(browser).await;
+}
+
+#[tokio::test]
 async fn unknown_ambiguous_and_bare_refs_fail_with_their_codes() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;

@@ -110,11 +110,12 @@
     };
   }
 
-  /** `assignRefs({nextRef})` → `{refs: (number|null)[], selectors: (string|null)[], nextRef}`:
-   *  each kept element's existing ref, else a newly minted one, and its durable selector
-   *  (`locators.durable`); null for elements of other documents or closed shadow roots (they
-   *  cannot be resolved from this world's table).
-   *  @param {{nextRef: number}} a */
+  /** `assignRefs({nextRef, limit})` → `{refs: (number|null)[], selectors: (string|null)[], nextRef}`:
+   *  each kept element's existing ref, else a newly minted one below `limit` (the numbers
+   *  Rust reserved for this call), and its durable selector (`locators.durable`); null for
+   *  elements of other documents or closed shadow roots (they cannot be resolved from this
+   *  world's table) and for new ones past the limit.
+   *  @param {{nextRef: number, limit: number}} a */
   function assignRefs(a) {
     let nextRef = a.nextRef;
     const refs = [];
@@ -122,7 +123,8 @@
     for (const el of kept) {
       const root = el && el.getRootNode ? el.getRootNode() : null;
       const closed = root && root instanceof ShadowRoot && root.mode === "closed";
-      if (!el || el.ownerDocument !== document || closed || !el.isConnected) {
+      const unminted = el && C.refs.refOf(el) === null && nextRef >= a.limit;
+      if (!el || el.ownerDocument !== document || closed || !el.isConnected || unminted) {
         refs.push(null);
         selectors.push(null);
         continue;

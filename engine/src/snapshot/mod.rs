@@ -254,6 +254,16 @@ struct Budgets {
     unlisted: u64,
 }
 
+impl Budgets {
+    /// The most refs a walk with these budgets mints: one per listed line (unlisted text has
+    /// no ref; a shadow root's marker takes a semantic line but mints nothing).
+    fn mintable(&self) -> u64 {
+        self.semantic
+            .saturating_add(self.evidence)
+            .saturating_add(self.text)
+    }
+}
+
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Piece {
@@ -289,7 +299,8 @@ struct Walk {
     unlisted: Vec<Line>,
     /// Newly minted refs and the frame whose world holds them.
     minted: Vec<(u64, String)>,
-    first_new: u64,
+    /// The numbers this walk may mint ([`crate::refs::Reservation`]).
+    reserved: std::ops::Range<u64>,
     next_ref: u64,
     budgets: Budgets,
     /// How many options a native select's line lists (docs/mcp.md#snapshots).
@@ -322,7 +333,7 @@ impl Walk {
             self.url = Some(piece.url);
         }
         for record in piece.lines {
-            if record.kind != RecordKind::Shadow && record.number >= self.first_new {
+            if record.kind != RecordKind::Shadow && self.reserved.contains(&record.number) {
                 self.minted.push((record.number, frame_id.to_string()));
             }
             if record.unlisted {
@@ -462,7 +473,6 @@ impl Page {
         if let Some(after) = options.after {
             crate::page::resolve::resolve_live_ref(self, after).await?;
         }
-        let _minting = self.refs.minting.lock().await;
         // A document that is replaced during the walk is walked again, up to
         // `DOCUMENT_CHANGES` times; a walk that fails for another reason, twice more.
         let mut changes = 0;
@@ -474,18 +484,22 @@ impl Page {
             };
             let main_frame = self.main_frame_id().ok_or(Error::PageClosed)?;
             let document_before = self.frame_loader_id(&main_frame);
+            let budgets = Budgets {
+                semantic: options.max_lines as u64,
+                evidence: 10,
+                text: 7,
+                unlisted: UNLISTED_TEXT,
+            };
+            // Every listed line may mint a ref, and nothing else does: the budgets bound what
+            // this walk mints, so another tab's walk runs at the same time from after them.
+            let reservation = self.refs.reserve(budgets.mintable());
             let mut walk = Walk {
                 lines: Vec::new(),
                 unlisted: Vec::new(),
                 minted: Vec::new(),
-                first_new: self.refs.next(),
-                next_ref: self.refs.next(),
-                budgets: Budgets {
-                    semantic: options.max_lines as u64,
-                    evidence: 10,
-                    text: 7,
-                    unlisted: UNLISTED_TEXT,
-                },
+                reserved: reservation.start..reservation.limit,
+                next_ref: reservation.start,
+                budgets,
                 max_options: max_options(options.max_lines),
                 truncated: false,
                 more: false,
@@ -497,7 +511,10 @@ impl Page {
             };
             let walked = walk_frame(self, frame_id, &scope, 0, &mut walk).await;
             // Numbers the page saw are never minted again, whatever happened.
-            self.refs.advance_to(walk.next_ref);
+            match &walked {
+                Ok(()) => reservation.finish(walk.next_ref),
+                Err(_) => reservation.keep(walk.next_ref),
+            }
             self.record_refs(walk.minted.iter().cloned());
             if let Err(err) = walked {
                 match err {

@@ -290,6 +290,53 @@ fn ref_table_never_moves_back_and_keeps_the_first_record() {
 }
 
 #[test]
+fn reservations_at_once_share_no_number_and_one_alone_leaves_no_gap() {
+    let table = refs::RefTable::default();
+    // One call alone: its unused numbers come back, so the next call continues without a gap.
+    let alone = table.reserve(97);
+    assert_eq!((alone.start, alone.limit), (1, 98));
+    alone.finish(4);
+    assert_eq!(table.next(), 4);
+    // Two at once (two tabs): disjoint. The first's unused numbers stay unused once the
+    // second was taken; the second, finishing last, gives its own back.
+    let first = table.reserve(97);
+    let second = table.reserve(97);
+    assert_eq!((first.start, first.limit), (4, 101));
+    assert_eq!((second.start, second.limit), (101, 198));
+    first.finish(10);
+    assert_eq!(table.next(), 198);
+    second.finish(105);
+    assert_eq!(table.next(), 105);
+    // Finishing in the other order: the one that finishes last gives back only what no later
+    // reservation follows.
+    let first = table.reserve(10);
+    let second = table.reserve(10);
+    assert_eq!((first.start, second.start), (105, 115));
+    second.finish(117);
+    assert_eq!(table.next(), 117);
+    first.finish(107);
+    assert_eq!(table.next(), 117);
+    // A second call that minted nothing and gave everything back: the first may then too.
+    let first = table.reserve(10);
+    let second = table.reserve(10);
+    let minted_nothing = second.start;
+    second.finish(minted_nothing);
+    first.finish(119);
+    assert_eq!(table.next(), 119);
+    // Cancelled (dropped) or failed: every reserved number stays used, and anything the
+    // failed call saw beyond.
+    drop(table.reserve(5));
+    assert_eq!(table.next(), 124);
+    table.reserve(5).keep(140);
+    assert_eq!(table.next(), 140);
+    // A page that answered a number outside its reservation gives nothing back.
+    table.reserve(5).finish(150);
+    assert_eq!(table.next(), 150);
+    table.reserve(5).finish(149);
+    assert_eq!(table.next(), 155);
+}
+
+#[test]
 fn ref_table_retires_documents_a_page_left_and_stays_small() {
     let table = refs::RefTable::default();
     let doc = |frame: String, loader: u64| refs::Issued {
