@@ -10,9 +10,10 @@ import { spawn } from "node:child_process";
 export const FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
   "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1280,800"];
 
-/** Spawns `chromium` on about:blank with the pipe and `profile` as its user data directory. */
-export function spawnPiped(chromium, profile) {
-  return spawn(chromium, [...FLAGS, "--remote-debugging-pipe", `--user-data-dir=${profile}`, "about:blank"],
+/** Spawns `chromium` on about:blank with the pipe and `profile` as its user data directory
+ *  (and `extra` flags after the usual ones). */
+export function spawnPiped(chromium, profile, extra = []) {
+  return spawn(chromium, [...FLAGS, ...extra, "--remote-debugging-pipe", `--user-data-dir=${profile}`, "about:blank"],
     { stdio: ["ignore", "ignore", "ignore", "pipe", "pipe"] });
 }
 

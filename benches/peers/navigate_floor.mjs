@@ -2,7 +2,8 @@
 // sends Page.navigate and waits for Page.loadEventFired (nothing more: no snapshot, no wait
 // after load), a second one that then reads every element's box and visibility in one
 // Runtime.evaluate (the least any observation of the page does: the style and layout of the
-// whole document that the renderer still owes after `load`), chromate's browser_navigate (its
+// whole document that the renderer still owes after `load`), the floor again with chromate's
+// `--disable-back-forward-cache`, chromate's browser_navigate (its
 // wait after load and its observation included), optionally a baseline chromate binary and
 // Playwright MCP, on the same pages, round-robin.
 //
@@ -39,15 +40,16 @@ const now = () => performance.now();
 const LEAST_OBSERVATION = `(() => { let shown = 0; for (const el of document.querySelectorAll("*")) {
   const box = el.getBoundingClientRect(); if (box.width > 0 && el.checkVisibility()) shown++; } return shown; })()`;
 
-function rawClient(observe) {
+function rawClient(observe, extra = []) {
   const profile = fs.mkdtempSync(path.join(work, "raw-profile-"));
-  const child = spawnPiped(chromium, profile);
+  const child = spawnPiped(chromium, profile, extra);
   const { send, event } = cdpPipe(child);
   let session;
   return {
-    key: observe ? "raw-observed" : "raw",
+    key: observe ? "raw-observed" : extra.length ? "raw-flags" : "raw",
     label: observe ? "raw CDP + the least observation (one walk reading every box)"
-      : "raw CDP floor (Page.navigate → loadEventFired)",
+      : extra.length ? `raw CDP floor with ${extra.join(" ")}`
+        : "raw CDP floor (Page.navigate → loadEventFired)",
     pid: child.pid,
     async start() {
       const { targetInfos } = await send("Target.getTargets");
@@ -110,7 +112,9 @@ function descendants(pid) {
 }
 
 const chromateArgs = ["mcp", "--browser", chromium, "--artifacts-dir", "ARTIFACTS"];
-const tools = [rawClient(false), rawClient(true),
+// The floor again with the one launch flag of chromate's that changes a navigation's own cost
+// (engine/src/launch/mod.rs): no back/forward cache.
+const tools = [rawClient(false), rawClient(false, ["--disable-back-forward-cache"]), rawClient(true),
   mcpServer("chromate", process.env.CHROMATE_LABEL ?? "chromate", path.resolve(chromateBin), chromateArgs,
     (url) => ["browser_navigate", { url }])];
 if (process.env.CHROMATE_OLD) {

@@ -627,6 +627,9 @@ async fn back_forward_and_reload_reach_the_right_documents() {
     let server = FixtureServer::start().await.expect("server");
     let browser = launch().await;
     let page = new_page_at(&browser, &server.url("nav.html")).await;
+    page.evaluate("window.__left = 1")
+        .await
+        .expect("mark the page we leave");
     page.goto(&server.url("nav2.html"), WaitUntil::Load, NAV)
         .await
         .expect("second page");
@@ -637,6 +640,12 @@ async fn back_forward_and_reload_reach_the_right_documents() {
         .expect("an entry");
     assert!(back.url.ends_with("/nav.html"), "{}", back.url);
     assert!(page.url().ends_with("/nav.html"));
+    // chromate launches without the back/forward cache: back loads the page again, it does
+    // not bring back the document that was left.
+    assert_eq!(
+        page.evaluate("window.__left").await.expect("eval"),
+        serde_json::Value::Null
+    );
     let forward = page
         .forward(WaitUntil::Load, NAV)
         .await

@@ -319,7 +319,9 @@ impl Page {
             .await
     }
 
-    /// Goes back in history; `Ok(None)` if there is no entry to go back to.
+    /// Goes back in history; `Ok(None)` if there is no entry to go back to. A browser chromate
+    /// launched has no back/forward cache, so the page is loaded again; one it connected to may
+    /// bring back the document as it was left.
     pub async fn back(
         &self,
         wait_until: WaitUntil,
