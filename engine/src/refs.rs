@@ -206,9 +206,7 @@ impl Reservation<'_> {
             state.next = state.next.max(next);
         }
     }
-}
 
-impl Reservation<'_> {
     /// Ends a call that failed: the numbers it may have minted stay used, and so does anything
     /// up to `next`.
     pub(crate) fn keep(self, next: u64) {
