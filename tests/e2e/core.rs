@@ -640,8 +640,8 @@ async fn back_forward_and_reload_reach_the_right_documents() {
         .expect("an entry");
     assert!(back.url.ends_with("/nav.html"), "{}", back.url);
     assert!(page.url().ends_with("/nav.html"));
-    // chromate launches without the back/forward cache: back loads the page again, it does
-    // not bring back the document that was left.
+    // Back loads the page again; it does not bring back the document that was left (chromate
+    // launches without the back/forward cache).
     assert_eq!(
         page.evaluate("window.__left").await.expect("eval"),
         serde_json::Value::Null

@@ -167,12 +167,12 @@ pub(crate) fn browser_args(options: &LaunchOptions, profile: &Path) -> Vec<Strin
         "--disable-background-timer-throttling".to_string(),
         "--disable-renderer-backgrounding".to_string(),
         "--disable-backgrounding-occluded-windows".to_string(),
-        // No back/forward cache: a page an agent leaves is ended, not kept frozen. Kept, every
-        // navigation from a page starts its document in a new browsing instance, away from the
-        // renderer that could have taken it (about:blank → login.html 58 → 46 ms, bench-50 →
-        // login.html 51 → 39 ms; benches/README.md "The back/forward cache"), and `back`
-        // would bring back a page as it was left, with none of its requests made again (no
-        // mock, no journal entry). `back` and `forward` load the page again instead.
+        // No back/forward cache: a page an agent leaves is ended, not kept frozen. With the
+        // cache on, every navigation costs more (about:blank → login.html 58 → 46 ms, bench-50
+        // → login.html 51 → 39 ms, and a new document's first walk 5 → 2 ms; benches/README.md
+        // "The back/forward cache"), and `back` would bring back a page as it was left, with
+        // none of its requests made again (no mock, no journal entry). `back` and `forward`
+        // load the page again instead.
         "--disable-back-forward-cache".to_string(),
     ];
     if running_as_root() {
