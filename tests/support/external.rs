@@ -49,6 +49,9 @@ impl ExternalChromium {
                 "about:blank",
             ])
             .arg(format!("--user-data-dir={}", profile.path().display()))
+            // Chromium's process-singleton directory goes in TMPDIR: in the profile, it is
+            // removed with it, also after a kill, instead of staying in /tmp.
+            .env("TMPDIR", profile.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())

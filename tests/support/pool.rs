@@ -67,8 +67,10 @@ impl Browserless {
         for name in ["chromium", "management"] {
             std::os::unix::fs::symlink(package_routes.join(name), routes.join(name))?;
         }
-        // Browserless creates neither when they are given.
-        for sub in ["data", "downloads"] {
+        // Browserless creates neither when they are given. `tmp` is the pool's TMPDIR: the
+        // browsers it kills leave their process-singleton directories there, removed with
+        // `dir`, not in /tmp.
+        for sub in ["data", "downloads", "tmp"] {
             std::fs::create_dir_all(dir.path().join(sub))?;
         }
         let port = free_port()?;
@@ -110,6 +112,7 @@ impl Browserless {
             .env("DATA_DIR", dir.path().join("data"))
             .env("DOWNLOAD_DIR", dir.path().join("downloads"))
             .env("METRICS_JSON_PATH", dir.path().join("metrics.json"))
+            .env("TMPDIR", dir.path().join("tmp"))
             .env("DEBUG", "browserless*,-**:verbose,-**:trace")
             .stdin(Stdio::null())
             .stdout(log.try_clone()?)
